@@ -1,0 +1,18 @@
+"""The errors every backend raises: one base class with a clear one-line message."""
+
+from __future__ import annotations
+
+__all__ = ["BackendError", "ContextLengthError"]
+
+
+class BackendError(RuntimeError):
+    """A backend failed: not installed, unreachable, or it gave an unusable reply."""
+
+
+class ContextLengthError(BackendError):
+    """The prompt (plus room for the reply) does not fit the model's context window."""
+
+    def __init__(self, message: str, prompt_tokens: int | None = None, n_ctx: int | None = None) -> None:
+        super().__init__(message)
+        self.prompt_tokens = prompt_tokens
+        self.n_ctx = n_ctx

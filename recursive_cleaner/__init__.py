@@ -1,0 +1,1 @@
+"""recursive_cleaner (temporary lazy init while modules are being written)."""

@@ -1,0 +1,356 @@
+"""DataCleaner: walk the file chunk by chunk and let the model write one tested function at a time."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import parsers, schema
+from .context import build_context
+from .errors import LLMCallError, ParseError, StateFileError
+from .llm import LLMStats, call_llm
+from .output import OutputResult, render_module, write_output
+from .prompt import build_prompt, format_chunk, format_feedback
+from .response import parse_response
+from .sandbox import run_in_sandbox
+from .state import load_state, save_state
+from .types import BackendLike, ProgressCallback, as_backend
+from .validation import ALLOWED_IMPORTS, check_code_safety, validate_function_detailed
+
+__all__ = ["DataCleaner", "RunResult"]
+
+log = logging.getLogger("recursive_cleaner")
+_TEXT_DEFAULT_CHARS = 4000
+_MAX_SKIPS_KEPT = 100
+
+
+@dataclass
+class RunResult:
+    """What a run did: the output file, functions, chunks, skipped input lines and LLM cost."""
+
+    output_path: str
+    functions: list[str]
+    chunks_total: int
+    chunks_processed: int = 0
+    chunks_clean: int = 0
+    chunks_max_iterations: int = 0
+    skipped_records: int = 0
+    skipped: list[parsers.SkippedRecord] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    llm: dict[str, Any] = field(default_factory=dict)
+    resumed_from_chunk: int | None = None
+
+
+class DataCleaner:
+    """Generate ``cleaning_functions.py`` for a messy file with an LLM.
+
+    ``llm_backend`` is anything with ``generate(prompt) -> str``, a plain callable, or a
+    backend string such as ``"local"`` or ``"ollama:qwen2.5-coder"`` (see ``backends``).
+    """
+
+    def __init__(
+        self,
+        llm_backend: BackendLike | str,
+        file_path: str,
+        chunk_size: int = 50,
+        instructions: str = "",
+        max_iterations: int = 5,
+        context_budget: int = 8000,
+        on_progress: ProgressCallback | None = None,
+        state_file: str | None = None,
+        validate_runtime: bool = True,
+        schema_sample_size: int = 10,
+        *,
+        mode: str = "auto",
+        output_path: str = "cleaning_functions.py",
+        llm_attempts: int = 3,
+        sandbox_timeout: float = 10.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1")
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        if mode not in ("auto", "structured", "text"):
+            raise ValueError("mode must be 'auto', 'structured' or 'text'")
+        self.backend = _resolve_backend(llm_backend)
+        self.file_path = str(file_path)
+        self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
+        if mode == "structured" and self.fmt == "text":
+            raise ValueError(f"{file_path}: cannot read as structured data (use .jsonl, .csv or .json)")
+        self.mode = "text" if self.fmt == "text" else "structured"
+        if self.mode == "text" and chunk_size == 50:
+            chunk_size = _TEXT_DEFAULT_CHARS  # 50 is the records default; text is chunked by characters
+        self.chunk_size = chunk_size
+        self.instructions = instructions
+        self.max_iterations = max_iterations
+        self.context_budget = context_budget
+        self.on_progress = on_progress
+        self.state_file = state_file
+        self.validate_runtime = validate_runtime
+        self.schema_sample_size = schema_sample_size
+        self.output_path = output_path
+        self.llm_attempts = llm_attempts
+        self.sandbox_timeout = sandbox_timeout
+        self.sleep = sleep
+        self.functions: list[dict] = []
+        self.stats = LLMStats()
+        self.last_completed_chunk = -1
+        self.total_chunks = 0
+        self._skip_count = 0
+        self._skipped: list[parsers.SkippedRecord] = []
+        self._rejected: list[tuple[str, str]] = []
+        self._chunk_index = 0
+        self._callback_failed = False
+
+    @classmethod
+    def resume(cls, state_file: str, llm_backend: BackendLike | str, **options: Any) -> "DataCleaner":
+        """Rebuild a cleaner from its state file; FileNotFoundError / ValueError if it cannot."""
+        state = load_state(state_file)
+        cleaner = cls(
+            llm_backend,
+            state["file_path"],
+            chunk_size=state["chunk_size"],
+            instructions=state["instructions"],
+            state_file=state_file,
+            **{**state.get("options", {}), **options},
+        )
+        cleaner._restore(state)
+        return cleaner
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> RunResult:
+        """Process every chunk not yet done, write cleaning_functions.py, and return what happened."""
+        if not Path(self.file_path).is_file():
+            raise FileNotFoundError(f"data file not found: {self.file_path}")
+        resumed = self._load_existing_state()
+        schema_text = self._schema_text()
+        self.total_chunks = self._count_chunks()
+        result = RunResult(output_path=self.output_path, functions=[], chunks_total=self.total_chunks,
+                           resumed_from_chunk=resumed)
+
+        for index, records in enumerate(self._chunks()):
+            if index <= self.last_completed_chunk:
+                continue
+            self._emit("chunk_start", chunk_index=index, records=len(records))
+            status = self._process_chunk(records, index, schema_text)
+            result.chunks_processed += 1
+            result.chunks_clean += status == "clean"
+            result.chunks_max_iterations += status == "max_iterations"
+            self.last_completed_chunk = index
+            self._save()
+            self._emit("chunk_done", chunk_index=index, status=status)
+
+        written = self._write_output()
+        result.functions = written.written
+        result.rejected = self._rejected + written.rejected
+        result.skipped_records, result.skipped = self._skip_count, list(self._skipped)
+        result.llm = self.stats.to_dict()
+        self._emit(
+            "complete",
+            functions=len(written.written),
+            chunks=result.chunks_processed,
+            skipped_records=self._skip_count,
+            llm_calls=self.stats.calls,
+            prompt_tokens=self.stats.prompt_tokens,
+            completion_tokens=self.stats.completion_tokens,
+            latency_stats=self.stats.latency_stats(),
+            output_path=self.output_path,
+        )
+        return result
+
+    def _process_chunk(self, records: list, index: int, schema_text: str) -> str:
+        """Ask for one function at a time until the model calls the chunk clean; returns the chunk status."""
+        view = self._apply_accepted(records)
+        feedback: list[str] = []
+        last_reply = ""
+        for iteration in range(1, self.max_iterations + 1):
+            self._emit("iteration", chunk_index=index, iteration=iteration)
+            prompt = build_prompt(
+                self.instructions,
+                build_context(self.functions, self.context_budget),
+                format_chunk(view, self.mode),
+                schema=schema_text,
+                mode=self.mode,
+                feedback=format_feedback(feedback),
+                allowed_imports=", ".join(sorted(ALLOWED_IMPORTS)),
+                records=len(view) if self.mode == "structured" else None,
+            )
+            last_reply = self._call(prompt, index, iteration)
+            try:
+                parsed = parse_response(last_reply)
+            except ParseError as exc:
+                feedback.append(str(exc))
+                self._emit("parse_error", chunk_index=index, iteration=iteration, error=str(exc))
+                continue
+            if not parsed.has_function:
+                return "clean"
+            problem, outputs = self._check(parsed.name, parsed.code, view)
+            if problem:
+                feedback.append(f"Function `{parsed.name}` was rejected: {problem}")
+                self._rejected.append((parsed.name, problem))
+                self._emit("validation_failed", chunk_index=index, iteration=iteration,
+                           function_name=parsed.name, error=problem)
+                continue
+            self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code})
+            view, feedback = outputs if outputs is not None else view, []
+            self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name)
+        log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
+        self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
+        return "max_iterations"
+
+    # ------------------------------------------------------------------ steps
+    def _call(self, prompt: str, index: int, iteration: int) -> str:
+        try:
+            reply = call_llm(self.backend, prompt, attempts=self.llm_attempts, sleep=self.sleep)
+        except LLMCallError:
+            self._save()  # never lose finished chunks; the error names the backend's failure
+            raise
+        self.stats.add(reply)
+        self._emit("llm_call", chunk_index=index, iteration=iteration, latency_ms=round(reply.latency_ms, 1),
+                   prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                   attempts=reply.attempts)
+        return reply.text
+
+    def _check(self, name: str, code: str, records: list) -> tuple[str | None, list | None]:
+        """Why the candidate cannot be accepted (None if it can), and its outputs on ``records``."""
+        if name == "clean_data" or any(f["name"] == name for f in self.functions):
+            return (f"a function named `{name}` already exists; choose a new name, or mark the issue "
+                    "solved if the existing function already handles it."), None
+        problems = check_code_safety(code)
+        if problems:
+            return " ".join(problems), None
+        if not self.validate_runtime:
+            return None, None
+        report = validate_function_detailed(code, records, name, expect=str if self.mode == "text" else dict,
+                                            timeout=self.sandbox_timeout)
+        return (None, report.outputs) if report.ok else (report.error or "validation failed", None)
+
+    def _apply_accepted(self, records: list) -> list:
+        """The chunk as the accepted functions leave it (in the sandbox); unchanged if it cannot run."""
+        if not self.functions or not self.validate_runtime:
+            return records
+        source = render_module(self.functions, mode=self.mode)
+        res = run_in_sandbox(source, "clean_data", records, timeout=self.sandbox_timeout)
+        if not res.ok:
+            return records
+        return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
+
+    def _write_output(self) -> OutputResult:
+        sample = self._sample_records()
+
+        def check(source: str) -> str | None:
+            res = run_in_sandbox(source, "clean_data", sample, timeout=self.sandbox_timeout)
+            return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
+
+        return write_output(self.functions, self.output_path, mode=self.mode,
+                            check=check if self.validate_runtime else None)
+
+    # ------------------------------------------------------------------ input
+    def _chunks(self):
+        """Chunks of the input; skipped lines are reported once (not again when resuming)."""
+        self._chunk_index = 0
+        for records in parsers.iter_chunks(self.file_path, self.chunk_size, self.fmt, on_skip=self._on_skip):
+            yield records
+            self._chunk_index += 1
+
+    def _on_skip(self, skipped: parsers.SkippedRecord) -> None:
+        if self._chunk_index <= self.last_completed_chunk:
+            return  # reported in the run that processed this chunk
+        self._skip_count += 1
+        if len(self._skipped) < _MAX_SKIPS_KEPT:
+            self._skipped.append(skipped)
+        log.warning("%s:%d: skipped: %s", skipped.path, skipped.line, skipped.reason)
+        self._emit("record_skipped", path=skipped.path, line=skipped.line, reason=skipped.reason)
+
+    def _count_chunks(self) -> int:
+        n = parsers.count_records(self.file_path, self.fmt)
+        return max(0, math.ceil(n / self.chunk_size))
+
+    def _schema_text(self) -> str:
+        if self.mode == "text" or self.schema_sample_size <= 0:
+            return ""
+        return schema.format_schema_for_prompt(schema.infer_schema(self.file_path, self.schema_sample_size))
+
+    def _sample_records(self, limit: int = 20) -> list:
+        if self.mode == "text":
+            return ["Sample text. With two sentences."]
+        sample = []
+        for rec in parsers.iter_records(self.file_path, self.fmt):
+            sample.append(rec)
+            if len(sample) >= limit:
+                break
+        return sample
+
+    # ------------------------------------------------------------------ state
+    def _state(self) -> dict[str, Any]:
+        return {
+            "file_path": os.path.abspath(self.file_path),
+            "instructions": self.instructions,
+            "chunk_size": self.chunk_size,
+            "last_completed_chunk": self.last_completed_chunk,
+            "total_chunks": self.total_chunks,
+            "functions": self.functions,
+            "skipped_records": self._skip_count,
+            "rejected": [list(r) for r in self._rejected[-200:]],
+            "llm": self.stats.to_dict(),
+            "options": {"max_iterations": self.max_iterations, "context_budget": self.context_budget,
+                        "validate_runtime": self.validate_runtime, "schema_sample_size": self.schema_sample_size,
+                        "mode": self.mode, "output_path": self.output_path},
+        }
+
+    def _save(self) -> None:
+        if self.state_file:
+            save_state(self.state_file, self._state())
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        self.functions = [dict(name=f["name"], docstring=f["docstring"], code=f["code"]) for f in state["functions"]]
+        self.last_completed_chunk = state["last_completed_chunk"]
+        self.total_chunks = state.get("total_chunks", 0)
+        self._skip_count = state.get("skipped_records", 0)
+        self._rejected = [tuple(r) for r in state.get("rejected", [])]
+        llm = state.get("llm", {})
+        self.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
+                              prompt_tokens=llm.get("prompt_tokens", 0),
+                              completion_tokens=llm.get("completion_tokens", 0))
+
+    def _load_existing_state(self) -> int | None:
+        """Continue from the state file when it exists and belongs to this job."""
+        if not self.state_file or not Path(self.state_file).exists() or self.last_completed_chunk >= 0:
+            return self.last_completed_chunk if self.last_completed_chunk >= 0 else None
+        state = load_state(self.state_file)
+        if os.path.abspath(state["file_path"]) != os.path.abspath(self.file_path) or state["chunk_size"] != self.chunk_size:
+            raise StateFileError(
+                f"state file {self.state_file} belongs to {state['file_path']} with chunk_size "
+                f"{state['chunk_size']}; delete it or pass another state_file"
+            )
+        self._restore(state)
+        return self.last_completed_chunk
+
+    # ------------------------------------------------------------------ events
+    def _emit(self, event_type: str, **fields: Any) -> None:
+        """Send a progress event; a callback that raises is logged once and never stops the run."""
+        if self.on_progress is None:
+            return
+        event = {"type": event_type, "total_chunks": self.total_chunks, **fields}
+        try:
+            self.on_progress(event)
+        except Exception:  # noqa: BLE001 - a user's callback must not stop the run
+            if not self._callback_failed:
+                log.exception("on_progress callback raised on %r; further errors are ignored", event_type)
+            self._callback_failed = True
+
+
+def _resolve_backend(backend: BackendLike | str):
+    """A backend object, a callable, or a backend string looked up in ``backends``."""
+    if isinstance(backend, str):
+        from backends import get_backend  # imported only when a string is used
+        from .prompt import STOP_SEQUENCES
+
+        return get_backend(backend, stop=list(STOP_SEQUENCES))
+    return as_backend(backend)

@@ -1,0 +1,96 @@
+"""The error tree of recursive_cleaner.
+
+Every error the library raises on purpose derives from ``CleanerError``::
+
+    CleanerError
+    ├── ParseError              the model's reply could not be used (carries the reply);
+    │                           its message is fed back into the next prompt
+    ├── MaxIterationsError      a chunk never reached "clean" within max_iterations
+    │                           (carries chunk index, attempts and the last reply)
+    ├── OutputValidationError   the combined cleaning_functions.py is not valid Python
+    ├── LLMCallError            the backend kept failing after every retry
+    │                           (carries attempts and the last exception)
+    ├── SandboxError            the sandbox itself could not run (not the code in it)
+    ├── InputError              a problem with the input file, naming file and line
+    │   └── InputEncodingError  bytes that are not valid in the expected encoding
+    └── StateFileError          a state file that cannot be used (also a ValueError)
+
+A generated function that fails validation is not an exception: validation
+returns ``(False, reason)`` and the reason goes back to the model.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CleanerError",
+    "ParseError",
+    "MaxIterationsError",
+    "OutputValidationError",
+    "LLMCallError",
+    "SandboxError",
+    "InputError",
+    "InputEncodingError",
+    "StateFileError",
+]
+
+
+class CleanerError(Exception):
+    """Base class of every error raised by recursive_cleaner."""
+
+
+class ParseError(CleanerError):
+    """The model's reply could not be parsed; the message is fed back to the model."""
+
+    def __init__(self, message: str, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
+class MaxIterationsError(CleanerError):
+    """A chunk was not marked clean within ``max_iterations`` attempts."""
+
+    def __init__(self, message: str, chunk_index: int = -1, attempts: int = 0, last_reply: str = "") -> None:
+        super().__init__(message)
+        self.chunk_index = chunk_index
+        self.attempts = attempts
+        self.last_reply = last_reply
+
+
+class OutputValidationError(CleanerError):
+    """The generated cleaning_functions.py is not valid Python."""
+
+
+class LLMCallError(CleanerError):
+    """The LLM backend failed on every attempt."""
+
+    def __init__(self, message: str, attempts: int = 0, last_error: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.last_error = last_error
+
+
+class SandboxError(CleanerError):
+    """The sandbox could not start or talk to its child process."""
+
+
+class InputError(CleanerError):
+    """The input file cannot be read as the format it claims to be."""
+
+    def __init__(self, message: str, path: str = "", line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
+class InputEncodingError(InputError):
+    """The input file holds bytes that are not valid in its encoding."""
+
+    def __init__(
+        self, message: str, path: str = "", line: int | None = None, byte_offset: int | None = None
+    ) -> None:
+        super().__init__(message, path, line)
+        self.byte_offset = byte_offset
+
+
+class StateFileError(CleanerError, ValueError):
+    """A state file that is corrupt, of an unknown version, or for another job."""

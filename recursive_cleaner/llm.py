@@ -1,0 +1,120 @@
+"""Calling the backend: retries with tenacity, and counting calls, tokens and latency."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tenacity import RetryError, Retrying, stop_after_attempt, wait_exponential
+
+from .errors import LLMCallError
+from .types import LLMBackend
+
+__all__ = ["LLMReply", "LLMStats", "call_llm"]
+
+
+@dataclass
+class LLMReply:
+    """One successful call: the text and what it cost."""
+
+    text: str
+    latency_ms: float
+    attempts: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass
+class LLMStats:
+    """Running totals over a run."""
+
+    calls: int = 0
+    failed_attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def add(self, reply: LLMReply) -> None:
+        self.calls += 1
+        self.failed_attempts += reply.attempts - 1
+        self.prompt_tokens += reply.prompt_tokens or 0
+        self.completion_tokens += reply.completion_tokens or 0
+        self.latencies_ms.append(reply.latency_ms)
+
+    def latency_stats(self) -> dict[str, float]:
+        """min/max/avg/total latency in milliseconds (zeros before the first call)."""
+        lat = self.latencies_ms
+        if not lat:
+            return {"min_ms": 0.0, "max_ms": 0.0, "avg_ms": 0.0, "total_ms": 0.0, "calls": 0}
+        total = sum(lat)
+        return {
+            "min_ms": round(min(lat), 1),
+            "max_ms": round(max(lat), 1),
+            "avg_ms": round(total / len(lat), 1),
+            "total_ms": round(total, 1),
+            "calls": len(lat),
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "failed_attempts": self.failed_attempts,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency": self.latency_stats(),
+        }
+
+
+def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None]:
+    usage = getattr(backend, "last_usage", None)
+    if not isinstance(usage, dict):
+        return None, None
+    p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    return (p if isinstance(p, int) else None, c if isinstance(c, int) else None)
+
+
+def call_llm(
+    backend: LLMBackend,
+    prompt: str,
+    *,
+    attempts: int = 3,
+    wait_min: float = 1.0,
+    wait_max: float = 10.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.perf_counter,
+) -> LLMReply:
+    """Call ``backend.generate(prompt)`` with exponential backoff.
+
+    Raises LLMCallError, carrying the attempt count and the last exception, when every
+    attempt failed or the backend returned something other than a str.
+    """
+    retrying = Retrying(
+        stop=stop_after_attempt(max(1, attempts)),
+        wait=wait_exponential(min=wait_min, max=wait_max),
+        sleep=sleep,
+        reraise=False,
+    )
+    tries = 0
+
+    def once() -> tuple[str, float]:
+        nonlocal tries
+        tries += 1
+        start = clock()
+        text = backend.generate(prompt)
+        elapsed = (clock() - start) * 1000.0
+        if not isinstance(text, str):
+            raise TypeError(f"backend returned {type(text).__name__}, expected str")
+        return text, elapsed
+
+    try:
+        text, elapsed = retrying(once)
+    except RetryError as exc:
+        last = exc.last_attempt.exception()
+        raise LLMCallError(
+            f"LLM backend failed after {tries} attempt(s): {type(last).__name__}: {last}",
+            attempts=tries,
+            last_error=last,
+        ) from last
+    p, c = _usage_of(backend)
+    return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c)

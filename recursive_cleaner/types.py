@@ -1,0 +1,67 @@
+"""The backend protocol and the shapes of the values that flow through the cleaner."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol, Union, runtime_checkable
+
+__all__ = ["LLMBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
+
+Record = Union[dict, str]
+"""One unit a generated function cleans: a dict (structured files) or a str (text mode)."""
+
+Event = dict
+"""A progress event: ``{"type": ..., **fields}``; see EVENT_TYPES."""
+
+ProgressCallback = Callable[[Event], None]
+
+EVENT_TYPES = (
+    "chunk_start",  # chunk_index, total_chunks, records
+    "iteration",  # chunk_index, total_chunks, iteration
+    "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
+    "parse_error",  # chunk_index, iteration, error
+    "function_generated",  # chunk_index, iteration, function_name
+    "validation_failed",  # chunk_index, iteration, function_name, error
+    "record_skipped",  # path, line, reason (a malformed input line)
+    "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
+    "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
+    "complete",  # functions, chunks, skipped_records, llm_calls, tokens, latency_stats
+)
+
+
+@runtime_checkable
+class LLMBackend(Protocol):
+    """Anything that turns a prompt into a reply.
+
+    A backend may also expose ``last_usage``: a dict with ``prompt_tokens`` and
+    ``completion_tokens`` for its latest call; the cleaner counts them when present.
+    """
+
+    def generate(self, prompt: str) -> str: ...
+
+
+BackendLike = Union[LLMBackend, Callable[[str], str]]
+
+
+class _CallableBackend:
+    """Adapts a plain ``fn(prompt) -> str`` to the LLMBackend protocol."""
+
+    def __init__(self, fn: Callable[[str], str]) -> None:
+        self._fn = fn
+        self.last_usage: dict[str, Any] | None = None
+
+    def generate(self, prompt: str) -> str:
+        return self._fn(prompt)
+
+    def __repr__(self) -> str:
+        return f"CallableBackend({self._fn!r})"
+
+
+def as_backend(backend: BackendLike) -> LLMBackend:
+    """Return ``backend`` as an LLMBackend: objects with ``generate`` pass through, callables are wrapped."""
+    if hasattr(backend, "generate") and callable(getattr(backend, "generate")):
+        return backend  # type: ignore[return-value]
+    if callable(backend):
+        return _CallableBackend(backend)
+    raise TypeError(
+        f"llm_backend must have a generate(prompt) -> str method or be a callable, got {type(backend).__name__}"
+    )

@@ -1,0 +1,90 @@
+"""The one scripted fake backend every test shares (after httpx MockTransport and llm's MockModel)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Union
+
+Reply = Union[str, BaseException]
+
+
+class FakeBackend:
+    """A scripted LLM backend.
+
+    Built from a list of replies (returned in order; an exception instance is raised
+    instead of returned) or from a function ``handler(prompt) -> str``. Every prompt is
+    recorded in ``history``. When a list runs out, ``default`` is returned if given,
+    else an AssertionError is raised so a test notices an unexpected call.
+    """
+
+    def __init__(
+        self,
+        replies: Union[Iterable[Reply], Callable[[str], str], None] = None,
+        *,
+        default: str | None = None,
+        usage: dict | None = None,
+    ) -> None:
+        self.history: list[str] = []
+        self._handler: Callable[[str], str] | None = None
+        self._replies: list[Reply] = []
+        if callable(replies):
+            self._handler = replies
+        elif replies is not None:
+            self._replies = list(replies)
+        self._default = default
+        self._usage = usage
+        self.last_usage: dict | None = None
+
+    @property
+    def calls(self) -> int:
+        return len(self.history)
+
+    def generate(self, prompt: str) -> str:
+        self.history.append(prompt)
+        self.last_usage = dict(self._usage) if self._usage else None
+        if self._handler is not None:
+            return self._handler(prompt)
+        if self._replies:
+            reply = self._replies.pop(0)
+        elif self._default is not None:
+            reply = self._default
+        else:
+            raise AssertionError(f"FakeBackend: unexpected call #{len(self.history)}; no scripted reply left")
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+
+def make_reply(
+    name: str | None = None,
+    code: str | None = None,
+    *,
+    status: str = "needs_more_work",
+    docstring: str = "Fixes an issue.",
+    issues: Iterable[tuple[str, bool]] = (("An issue", False),),
+    fence: bool = True,
+) -> str:
+    """Build a well-formed model reply in the prompt's XML format."""
+    issue_xml = "\n".join(
+        f'    <issue id="{i}" solved="{str(solved).lower()}">{text}</issue>'
+        for i, (text, solved) in enumerate(issues, 1)
+    )
+    func = ""
+    if name is not None and code is not None:
+        body = f"```python\n{code}\n```" if fence else code
+        func = (
+            "  <function_to_generate>\n"
+            f"    <name>{name}</name>\n"
+            f"    <docstring>{docstring}</docstring>\n"
+            f"    <code>\n{body}\n    </code>\n"
+            "  </function_to_generate>\n"
+        )
+    return (
+        "<cleaning_analysis>\n"
+        f"  <issues_detected>\n{issue_xml}\n  </issues_detected>\n"
+        f"{func}"
+        f"  <chunk_status>{status}</chunk_status>\n"
+        "</cleaning_analysis>"
+    )
+
+
+CLEAN_REPLY = make_reply(status="clean", issues=(("Everything handled", True),))

@@ -1,0 +1,64 @@
+"""Prompt layout (static prefix first, chunk last) and the docstring registry."""
+
+from __future__ import annotations
+
+from recursive_cleaner.context import NO_FUNCTIONS, build_context
+from recursive_cleaner.prompt import build_prompt, format_chunk, format_feedback
+
+
+def _prompt(context="(none)", chunk='{"a": 1}', feedback="", schema=""):
+    return build_prompt("Phones to E.164.", context, chunk, schema=schema, feedback=feedback)
+
+
+def test_static_prefix_is_identical_across_chunks_and_context():
+    p1 = _prompt(context=NO_FUNCTIONS, chunk='{"a": 1}')
+    p2 = _prompt(context="## f\ndoc", chunk='{"b": 2}', feedback=format_feedback(["boom"]))
+    marker = "=== EXISTING FUNCTIONS"
+    assert p1.index(marker) == p2.index(marker)
+    assert p1[: p1.index(marker)] == p2[: p2.index(marker)]
+
+
+def test_order_goals_schema_context_chunk_feedback():
+    p = _prompt(context="## f\ndoc", schema="Fields detected:\n- a (int)", feedback=format_feedback(["bad"]))
+    order = [p.index(s) for s in ("USER'S CLEANING GOALS", "DATA SCHEMA", "=== EXISTING FUNCTIONS", "=== DATA (", "REJECTED")]
+    assert order == sorted(order)
+    assert p.rstrip().endswith("reply.")
+
+
+def test_prompt_states_the_function_contract_and_no_alternatives_as_example():
+    p = _prompt()
+    assert "takes ONE record (a dict" in p and "returns the cleaned" in p
+    assert "clean|needs_more_work" not in p and "true|false" not in p
+    text = build_prompt("x", "", "some text", mode="text")
+    assert "(a str)" in text and "def normalize_phones(text)" in text
+
+
+def test_format_chunk_jsonl_and_text():
+    assert format_chunk([{"a": "é"}, {"b": 1}]) == '{"a": "é"}\n{"b": 1}'
+    assert format_chunk(["raw text"], mode="text") == "raw text"
+
+
+def test_feedback_keeps_last_three():
+    fb = format_feedback([f"e{i}" for i in range(5)])
+    assert "e4" in fb and "e2" in fb and "e1" not in fb
+    assert format_feedback([]) == ""
+
+
+def _fn(i, doc_len=10):
+    return {"name": f"f{i}", "docstring": "d" * doc_len, "code": ""}
+
+
+def test_context_empty():
+    assert build_context([]) == NO_FUNCTIONS
+
+
+def test_context_keeps_most_recent_within_budget_oldest_first():
+    funcs = [_fn(i, 50) for i in range(10)]
+    ctx = build_context(funcs, max_chars=200)
+    assert "## f9" in ctx and "## f8" in ctx and "## f0" not in ctx
+    assert ctx.index("## f8") < ctx.index("## f9")
+    assert len(ctx) <= 200
+
+
+def test_context_too_small_for_any_entry():
+    assert build_context([_fn(1, 500)], max_chars=50) == NO_FUNCTIONS
