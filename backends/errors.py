@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendError", "ContextLengthError"]
+__all__ = ["BackendError", "BackendHTTPError", "ContextLengthError"]
 
 
 class BackendError(RuntimeError):
@@ -16,3 +16,12 @@ class ContextLengthError(BackendError):
         super().__init__(message)
         self.prompt_tokens = prompt_tokens
         self.n_ctx = n_ctx
+
+
+class BackendHTTPError(BackendError):
+    """A server answered with an HTTP error status; ``status`` holds it."""
+
+    def __init__(self, message: str, status: int, url: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.url = url

@@ -1,0 +1,150 @@
+"""LocalBackend: a GGUF model run in-process (the embedded Qwen2.5-Coder-1.5B by default).
+
+The model loads lazily on the first ``generate`` (or an explicit ``load()``) and stays
+loaded for the life of the process. Backends that point at the same file with the same
+context size and threads share one loaded runtime, so creating many is cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+from .errors import BackendError
+from .local_runtimes import Runtime, resolve_runtime
+from .model_files import DEFAULT_MODEL, EMBEDDED_MODELS, ensure_model
+
+__all__ = ["LocalBackend", "loaded_runtimes", "unload_all", "default_threads"]
+
+_LOADED: dict[tuple[Any, ...], Runtime] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def default_threads() -> int:
+    """The CPU cores this process may use (its affinity mask, else the CPU count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def loaded_runtimes() -> dict[tuple[Any, ...], Runtime]:
+    """A snapshot of the runtimes loaded in this process, by (runtime, path, n_ctx, n_threads)."""
+    with _LOAD_LOCK:
+        return dict(_LOADED)
+
+
+def unload_all() -> None:
+    """Drop every shared loaded model (frees its memory once no backend holds it)."""
+    with _LOAD_LOCK:
+        _LOADED.clear()
+
+
+class LocalBackend:
+    """Runs a GGUF chat model in this process; ``generate(prompt)`` sends the prompt as one user message."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        embedded: str = DEFAULT_MODEL,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        stop: Sequence[str] | None = None,
+        seed: int | None = 0,
+        system_prompt: str | None = None,
+        runtime: str = "auto",
+        verbose: bool = False,
+    ) -> None:
+        if model_path is None and embedded not in EMBEDDED_MODELS:
+            raise ValueError(f"unknown embedded model {embedded!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}")
+        if n_ctx < 256:
+            raise ValueError(f"n_ctx must be at least 256, got {n_ctx}")
+        self.model_path = Path(model_path).expanduser() if model_path is not None else None
+        self.embedded = embedded
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.stop = list(stop) if stop else None
+        self.seed = seed
+        self.system_prompt = system_prompt
+        self.runtime = runtime
+        self.verbose = verbose
+        self.last_usage: dict[str, int] | None = None
+        self.last_finish_reason: str | None = None
+        self.last_timings: dict[str, float] | None = None
+        self._runtime: Runtime | None = None
+
+    def __repr__(self) -> str:
+        model = str(self.model_path) if self.model_path else f"embedded:{self.embedded}"
+        return f"LocalBackend(model={model!r}, n_ctx={self.n_ctx}, runtime={self.runtime!r})"
+
+    @property
+    def loaded(self) -> bool:
+        return self._runtime is not None
+
+    def resolve_model_path(self) -> Path:
+        """The GGUF file to load: the given path, or the embedded model (joined on first use)."""
+        if self.model_path is None:
+            return ensure_model(self.embedded)
+        if not self.model_path.is_file():
+            raise BackendError(f"model file not found: {self.model_path}")
+        return self.model_path
+
+    def load(self) -> "LocalBackend":
+        """Load the model now (or reuse the copy already loaded in this process); return self."""
+        if self._runtime is not None:
+            return self
+        name, factory = resolve_runtime(self.runtime)
+        path = self.resolve_model_path()
+        key = (name, os.path.realpath(path), self.n_ctx, self.n_threads)
+        with _LOAD_LOCK:
+            runtime = _LOADED.get(key)
+            if runtime is None:
+                runtime = factory(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=self.verbose)
+                _LOADED[key] = runtime
+        self._runtime = runtime
+        return self
+
+    def unload(self) -> None:
+        """Forget this backend's runtime and drop it from the shared cache."""
+        runtime, self._runtime = self._runtime, None
+        if runtime is None:
+            return
+        with _LOAD_LOCK:
+            for key, value in list(_LOADED.items()):
+                if value is runtime:
+                    del _LOADED[key]
+
+    def messages_for(self, prompt: str) -> list[dict[str, str]]:
+        """The chat messages sent for ``prompt``: an optional system message, then the prompt as the user."""
+        messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        messages.append({"role": "user", "content": prompt})
+        return messages
+
+    def generate(self, prompt: str) -> str:
+        """Reply to ``prompt``; sets ``last_usage`` (prompt, completion, cached tokens) and ``last_timings``."""
+        self.last_usage = None
+        self.last_finish_reason = None
+        self.last_timings = None
+        runtime = self.load()._runtime
+        assert runtime is not None
+        reply = runtime.chat(
+            self.messages_for(prompt),
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            stop=self.stop,
+            seed=self.seed,
+        )
+        usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        if reply.cached_tokens is not None:
+            usage["cached_tokens"] = reply.cached_tokens
+        self.last_usage = usage
+        self.last_finish_reason = reply.finish_reason
+        self.last_timings = reply.timings
+        return reply.text

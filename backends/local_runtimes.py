@@ -1,0 +1,231 @@
+"""In-process llama.cpp runtimes that LocalBackend can drive: xllamacpp (default) and llama-cpp-python.
+
+Each runtime loads one GGUF file once and answers chat requests with the model's own
+chat template. Both are imported lazily, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from .errors import BackendError, ContextLengthError
+
+__all__ = [
+    "Completion",
+    "Runtime",
+    "XllamacppRuntime",
+    "LlamaCppPythonRuntime",
+    "RUNTIMES",
+    "AUTO_ORDER",
+    "resolve_runtime",
+    "context_error",
+]
+
+LOCAL_HINT = "pip install 'recursive-cleaner[local]'"
+
+
+@dataclass
+class Completion:
+    """One chat reply and its token counts."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int | None = None
+    finish_reason: str | None = None
+    timings: dict[str, float] | None = None
+
+
+class Runtime(Protocol):
+    """A loaded model that answers chat messages."""
+
+    name: str
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        stop: Sequence[str] | None,
+        seed: int | None,
+    ) -> Completion: ...
+
+
+def context_error(prompt_tokens: int | None, n_ctx: int | None) -> ContextLengthError:
+    """The one clear message for a prompt that does not fit the context window."""
+    size = f"{prompt_tokens} tokens" if prompt_tokens is not None else "too long"
+    return ContextLengthError(
+        f"the prompt is {size} but the local model's context window holds {n_ctx} tokens: "
+        "shorten the prompt (smaller chunks) or raise n_ctx",
+        prompt_tokens=prompt_tokens,
+        n_ctx=n_ctx,
+    )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+class XllamacppRuntime:
+    """llama.cpp's own server engine in-process via xllamacpp (prebuilt wheels, prompt cache, thread-safe)."""
+
+    name = "xllamacpp"
+
+    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False) -> None:
+        import xllamacpp as xlc
+
+        params = xlc.CommonParams()
+        params.model.path = model_path
+        params.n_ctx = n_ctx
+        params.n_parallel = 1  # one slot: the whole context for one request, and its KV cache reused
+        params.cpuparams.n_threads = n_threads
+        params.cpuparams_batch.n_threads = n_threads
+        params.cache_prompt = True
+        params.verbosity = 3 if verbose else 0
+        self.n_ctx = n_ctx
+        try:
+            self._server = xlc.Server(params)
+        except Exception as exc:  # the binding raises plain RuntimeError/ValueError on a bad file
+            raise BackendError(f"xllamacpp could not load the model {model_path}: {exc}") from exc
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        stop: Sequence[str] | None,
+        seed: int | None,
+    ) -> Completion:
+        request: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "cache_prompt": True,
+            "stream": False,
+        }
+        if stop:
+            request["stop"] = list(stop)
+        if seed is not None:
+            request["seed"] = seed
+        reply = self._server.handle_chat_completions(request)
+        if not isinstance(reply, dict):
+            raise BackendError(f"xllamacpp returned {type(reply).__name__}, expected a dict")
+        error = reply.get("error")
+        if error:
+            if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+                raise context_error(error.get("n_prompt_tokens"), error.get("n_ctx", self.n_ctx))
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise BackendError(f"the local model failed: {message}")
+        try:
+            choice = reply["choices"][0]
+            text = choice["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError):
+            raise BackendError(f"xllamacpp reply has no choices: {str(reply)[:200]}") from None
+        usage = reply.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
+        cached = details.get("cached_tokens", (reply.get("timings") or {}).get("cache_n"))
+        return Completion(
+            text=text,
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+            cached_tokens=cached if isinstance(cached, int) else None,
+            finish_reason=choice.get("finish_reason"),
+            timings=reply.get("timings") if isinstance(reply.get("timings"), dict) else None,
+        )
+
+
+_LLAMA_CPP_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)")
+
+
+class LlamaCppPythonRuntime:
+    """llama-cpp-python's Llama object (compiles from source; faster prompt reading, not thread-safe)."""
+
+    name = "llama-cpp-python"
+
+    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False) -> None:
+        from llama_cpp import Llama
+
+        self.n_ctx = n_ctx
+        self._lock = threading.Lock()
+        try:
+            self._llm = Llama(
+                model_path=model_path,
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                verbose=verbose,
+            )
+        except Exception as exc:
+            raise BackendError(f"llama-cpp-python could not load the model {model_path}: {exc}") from exc
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        stop: Sequence[str] | None,
+        seed: int | None,
+    ) -> Completion:
+        with self._lock:
+            try:
+                reply = self._llm.create_chat_completion(
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stop=list(stop) if stop else None,
+                    seed=seed,
+                )
+            except ValueError as exc:
+                match = _LLAMA_CPP_OVERFLOW.search(str(exc))
+                if match:
+                    raise context_error(int(match.group(1)), int(match.group(2))) from exc
+                raise BackendError(f"the local model failed: {exc}") from exc
+        choice = reply["choices"][0]
+        usage = reply.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+            finish_reason=choice.get("finish_reason"),
+        )
+
+
+RuntimeFactory = Callable[..., Runtime]
+
+# name -> (import name, factory, install hint)
+RUNTIMES: dict[str, tuple[str, RuntimeFactory, str]] = {
+    "xllamacpp": ("xllamacpp", XllamacppRuntime, LOCAL_HINT),
+    "llama-cpp-python": ("llama_cpp", LlamaCppPythonRuntime, "pip install llama-cpp-python"),
+}
+AUTO_ORDER = ("xllamacpp", "llama-cpp-python")
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def resolve_runtime(name: str = "auto") -> tuple[str, RuntimeFactory]:
+    """The (name, factory) of a runtime: ``auto`` picks the first installed in AUTO_ORDER."""
+    if name == "auto":
+        for candidate in AUTO_ORDER:
+            if _installed(RUNTIMES[candidate][0]):
+                return candidate, RUNTIMES[candidate][1]
+        raise BackendError(f"no local model runtime is installed: {LOCAL_HINT}")
+    try:
+        module, factory, hint = RUNTIMES[name]
+    except KeyError:
+        known = ", ".join(["auto", *RUNTIMES])
+        raise BackendError(f"unknown local runtime {name!r}: known are {known}") from None
+    if not _installed(module):
+        raise BackendError(f"the local runtime {name} is not installed: {hint}")
+    return name, factory

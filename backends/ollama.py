@@ -1,0 +1,98 @@
+"""OllamaBackend: Ollama's native ``POST /api/chat``, which (unlike its /v1 API) lets us set the context size."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from ._http import excerpt, normalize_base_url, post_json
+from .errors import BackendError, BackendHTTPError
+
+__all__ = ["OllamaBackend", "OLLAMA_BASE_URL"]
+
+OLLAMA_BASE_URL = "http://localhost:11434"
+
+
+class OllamaBackend:
+    """Sends the prompt as one user message to an Ollama server (non-streaming)."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = OLLAMA_BASE_URL,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = 1024,
+        num_ctx: int | None = 8192,
+        stop: Sequence[str] | None = None,
+        seed: int | None = 0,
+        timeout: float = 300.0,
+        keep_alive: str | int | None = None,
+        system_prompt: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError("OllamaBackend needs a model name, e.g. 'qwen2.5-coder:1.5b'")
+        self.model = model
+        self.base_url = normalize_base_url(base_url)
+        self.url = self.base_url + "/api/chat"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.num_ctx = num_ctx
+        self.stop = list(stop) if stop else None
+        self.seed = seed
+        self.timeout = timeout
+        self.keep_alive = keep_alive
+        self.system_prompt = system_prompt
+        self.options = dict(options or {})
+        self.last_usage: dict[str, int] | None = None
+        self.last_finish_reason: str | None = None
+
+    def __repr__(self) -> str:
+        return f"OllamaBackend(model={self.model!r}, base_url={self.base_url!r}, num_ctx={self.num_ctx})"
+
+    def payload(self, prompt: str) -> dict[str, Any]:
+        """The JSON body sent for ``prompt``."""
+        messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        messages.append({"role": "user", "content": prompt})
+        wanted = {
+            "temperature": self.temperature,
+            "num_ctx": self.num_ctx,
+            "num_predict": self.max_tokens,
+            "stop": self.stop,
+            "seed": self.seed,
+        }
+        options = {k: v for k, v in wanted.items() if v is not None}
+        options.update(self.options)
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False, "options": options}
+        if self.keep_alive is not None:
+            body["keep_alive"] = self.keep_alive
+        return body
+
+    def generate(self, prompt: str) -> str:
+        """Reply to ``prompt``; sets ``last_usage`` from prompt_eval_count / eval_count."""
+        self.last_usage = None
+        self.last_finish_reason = None
+        try:
+            data = post_json(self.url, self.payload(prompt), timeout=self.timeout)
+        except BackendHTTPError as exc:
+            if exc.status == 404 and "not found" in str(exc):
+                raise BackendHTTPError(f"{exc} (try: ollama pull {self.model})", exc.status, exc.url) from exc
+            raise
+        if data.get("error"):
+            raise BackendError(f"error from {self.url}: {excerpt(str(data['error']))}")
+        message = data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            raise BackendError(f"reply from {self.url} has no message content: {excerpt(json.dumps(data))!r}")
+        # Older Ollama versions leave prompt_eval_count out when the whole prompt came from the cache.
+        usage = {"prompt_tokens": _count(data, "prompt_eval_count"), "completion_tokens": _count(data, "eval_count")}
+        if isinstance(data.get("prompt_eval_cached_count"), int):
+            usage["cached_tokens"] = data["prompt_eval_cached_count"]
+        self.last_usage = usage
+        self.last_finish_reason = data.get("done_reason")
+        return message["content"]
+
+
+def _count(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    return value if isinstance(value, int) else 0

@@ -1,0 +1,298 @@
+"""The sandbox's child program: runs untrusted cleaning code in a locked-down interpreter.
+
+Started by ``recursive_cleaner.sandbox`` as ``python -I -S -B -W ignore _sandbox_child.py``
+in a fresh empty directory with an empty environment. Standard library only: it must never
+import recursive_cleaner (importing this file as a module has no side effects).
+
+Protocol. stdin carries one JSON request::
+
+    {"code": str, "function": str, "records": [JSON text, ...], "nonce": str,
+     "memory_mb": int, "cpu_seconds": int}
+
+fd 1 (moved off ``sys.stdout``, which goes to /dev/null with fd 2) carries lines::
+
+    A                        armed: everything after this ran under the audit hook
+    V<hex of UTF-8 text>     one refused operation, written the moment it is refused
+    R <nonce> <JSON>         the result {"outputs": [...], "errors": [...], "error": str|None}
+
+Order of lock-down: read the request, pre-import every allowed module (importing opens
+files), drop root to ``nobody``, set rlimits, remove process/signal/fd functions from the
+loaded modules, arm the audit hook, and only then compile and run the untrusted code.
+Everything the trusted code uses after arming is bound to locals first, so the untrusted
+code cannot monkeypatch it into leaking the nonce or widening the hook.
+"""
+
+from __future__ import annotations
+
+import builtins
+import codecs
+import gc
+import json
+import os
+import resource
+import sys
+
+__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "main"]
+
+ALLOWED_MODULES = frozenset(
+    {
+        "__future__", "base64", "binascii", "bisect", "calendar", "collections", "collections.abc",
+        "copy", "datetime", "decimal", "difflib", "fractions", "functools", "hashlib", "heapq",
+        "html", "ipaddress", "itertools", "json", "math", "numbers", "operator", "re",
+        "statistics", "string", "textwrap", "time", "typing", "unicodedata",
+    }
+)
+"""Modules generated code may import; each is imported before the audit hook is armed."""
+
+# Harmless helpers that C code imports on the caller's behalf (datetime.strptime imports
+# _strptime through the calling frame's __import__, which is the guarded one).
+_INTERNAL_MODULES = frozenset({"_strptime", "copyreg", "encodings", "locale", "_locale", "warnings"})
+_CODECS = (
+    "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "ascii", "latin-1",
+    "cp1252", "cp1250", "cp437", "cp850", "iso8859-15", "mac-roman", "idna", "punycode",
+    "unicode-escape", "raw-unicode-escape", "charmap",
+)
+CODE_FILENAME = "<cleaning_code>"
+_NOBODY = 65534
+_OS_KEEP = frozenset({"fspath", "fsencode", "fsdecode", "strerror", "urandom", "getpid", "cpu_count"})
+_IMP_DROP = ("create_builtin", "create_dynamic", "exec_builtin", "exec_dynamic", "init_frozen",
+             "get_frozen_object", "find_frozen", "_override_frozen_modules_for_tests",
+             "_override_multi_interp_extensions_check")
+_PEEK_ATTRS = frozenset({"tb_frame", "f_code"})
+_ALWAYS_OK = frozenset({"builtins.id"})
+
+
+def _read_request() -> dict:
+    chunks = []
+    while True:
+        chunk = os.read(0, 1 << 20)
+        if not chunk:
+            return json.loads(b"".join(chunks))
+        chunks.append(chunk)
+
+
+def _preload() -> None:
+    """Import and warm up everything allowed code may touch, while opening files is still allowed."""
+    for name in sorted(ALLOWED_MODULES | _INTERNAL_MODULES):
+        __import__(name)
+    for encoding in _CODECS:
+        codecs.lookup(encoding)
+    import datetime, decimal, hashlib, html, time, unicodedata  # noqa: E401 (already loaded)
+
+    datetime.datetime.strptime("2000-01-31 12:30:00", "%Y-%m-%d %H:%M:%S")
+    time.strptime("2000", "%Y")
+    time.strftime("%c %x %X %Z")
+    "x".encode("idna")
+    for algo in ("md5", "sha1", "sha256"):
+        hashlib.new(algo, b"x").hexdigest()
+    decimal.Decimal("1.25").quantize(decimal.Decimal("0.1"))
+    html.unescape("&amp;&eacute;")
+    unicodedata.normalize("NFKD", "\u00e9")
+
+
+def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
+    """Drop root, set the rlimits, and strip process, signal and fd functions from loaded modules."""
+    if os.geteuid() == 0:
+        try:
+            os.setgroups([])
+            os.setgid(_NOBODY)
+            os.setuid(_NOBODY)
+        except OSError:
+            pass  # best effort; the audit hook still refuses process creation
+    limits = {
+        resource.RLIMIT_AS: (memory_mb << 20,) * 2,
+        resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1),
+        resource.RLIMIT_FSIZE: (0, 0),
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_NPROC: (0, 0),
+        resource.RLIMIT_NOFILE: (top_fd + 1,) * 2,
+    }
+    for which, value in limits.items():
+        resource.setrlimit(which, value)
+    import _imp
+    import _signal
+    import posix
+
+    for module in (os, posix):
+        for name, value in list(vars(module).items()):
+            if callable(value) and not isinstance(value, type) and name not in _OS_KEEP:
+                delattr(module, name)
+    for module in (_signal, resource):
+        for name, value in list(vars(module).items()):
+            if callable(value) and not isinstance(value, type) and not name.startswith("__"):
+                delattr(module, name)
+    for name in _IMP_DROP:
+        if hasattr(_imp, name):
+            delattr(_imp, name)
+
+
+def _make_hook(out_fd: int, permits: list):
+    """Build the audit hook: default deny, every refusal written to out_fd before it is raised."""
+    write, type_, str_, bytes_, int_, float_, bool_, none_ = os.write, type, str, bytes, int, float, bool, type(None)
+    tuple_, repr_, len_, tname = tuple, repr, len, type.__dict__["__name__"].__get__
+    base_exc, perm_error, import_error = BaseException, PermissionError, ImportError
+    peek_attrs, always_ok = _PEEK_ATTRS, _ALWAYS_OK
+
+    def safe(value) -> str:
+        kind = type_(value)
+        text = "<" + tname(kind) + ">"
+        if kind is str_ or kind is bytes_ or kind is int_ or kind is float_ or kind is bool_ or kind is none_:
+            try:
+                text = repr_(value)
+            except base_exc:
+                pass
+        return text if len_(text) <= 120 else text[:117] + "..."
+
+    def describe(event: str, args: tuple) -> str:
+        if type_(args) is not tuple_:
+            return event
+        if event in ("import", "sandbox.import") and args:
+            return "import " + (args[0] if type_(args[0]) is str_ else safe(args[0]))
+        if event == "open" and len_(args) >= 2:
+            return "open(" + safe(args[0]) + ("" if args[1] is None else ", " + safe(args[1])) + ")"
+        if event == "object.__getattr__" and len_(args) == 2:
+            return "access to attribute " + safe(args[1]) + " of a " + tname(type_(args[0]))
+        return event + "(" + ", ".join([safe(a) for a in args[:4]]) + ")"
+
+    def hook(event: str, args: tuple) -> None:
+        if event in always_ok:
+            return
+        if event == "compile" and permits[0]:
+            permits[0] = 0
+            return
+        if event == "exec" and permits[1]:
+            permits[1] = 0
+            return
+        if event == "object.__getattr__" and permits[2] and len_(args) == 2 and type_(args[1]) is str_:
+            if args[1] in peek_attrs:
+                return
+        try:
+            text = describe(event, args)
+        except base_exc:
+            text = event
+        write(out_fd, b"\nV" + text.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
+        if event in ("import", "sandbox.import"):
+            raise import_error("sandbox: " + text + " is not allowed")
+        raise perm_error("sandbox: " + text + " is not allowed")
+
+    return hook
+
+
+def _make_import_guard():
+    """An __import__ for the untrusted code that only hands out allowed modules."""
+    real_import, audit, type_, str_ = __import__, sys.audit, type, str
+    allowed = ALLOWED_MODULES | _INTERNAL_MODULES
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if type_(name) is not str_ or level != 0 or name not in allowed:
+            audit("sandbox.import", name if type_(name) is str_ else "?")
+        return real_import(name, globals, locals, fromlist, level)
+
+    return guarded_import
+
+
+def main() -> None:
+    request = _read_request()
+    code, function_name = request["code"], request["function"]
+    texts, nonce = request["records"], request["nonce"].encode("ascii")
+    memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
+    del request
+    _preload()
+    out_fd = os.dup(1)
+    null_fd = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null_fd, fd)
+    os.close(null_fd)
+
+    # Everything used after arming, bound now: the untrusted code may rewrite module globals.
+    write, exit_, compile_, exec_, exc_info = os.write, os._exit, compile, exec, sys.exc_info
+    loads, dumps, callable_, type_, str_, tname = json.loads, json.dumps, callable, type, str, type.__dict__["__name__"].__get__
+    streq, encode, join_bytes, len_, range_, base_exc = str.__eq__, str.encode, b"".join, len, range, BaseException
+    syntax_errors, memory_error, repr_ = (SyntaxError, IndentationError, TabError), MemoryError, repr
+    gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
+    filename = CODE_FILENAME
+    permits = [1, 1, 0]  # one compile, one exec (ours), and the traceback peek switch
+
+    def describe_exception() -> tuple:
+        """(text, is_memory_error) for the exception being handled; runs no untrusted code while peeking."""
+        tb = exc_info()[2]
+        line = None
+        was_enabled = gc_isenabled()
+        gc_disable()  # no collection, hence no untrusted __del__, while the peek is allowed
+        permits[2] = 1
+        try:
+            while tb is not None:
+                if streq(filename, tb.tb_frame.f_code.co_filename) is True:
+                    line = tb.tb_lineno
+                tb = tb.tb_next
+        finally:
+            permits[2] = 0
+            if was_enabled:
+                gc_enable()
+        exc = exc_info()[1]
+        kind = type_(exc)
+        if kind in syntax_errors:
+            message, line = exc.msg, exc.lineno
+        else:
+            try:
+                message = str_(exc)
+            except base_exc:
+                message = "<unprintable message>"
+        name = tname(kind)
+        text = name + ": " + message if message else name
+        if len_(text) > 500:
+            text = text[:497] + "..."
+        if line is not None:
+            text = text + " (line " + str_(line) + ")"
+        return text, kind is memory_error
+
+    builtins_ns = dict(vars(builtins))
+    builtins_ns["__import__"] = _make_import_guard()
+    namespace = {"__name__": "cleaning_code", "__builtins__": builtins_ns}
+    hook = _make_hook(out_fd, permits)
+    _lock_down(memory_mb, cpu_seconds, out_fd)
+    write(out_fd, b"A\n")
+    sys.addaudithook(hook)
+    del hook
+
+    # ---- armed: from here on the hook refuses anything outside the permits ----
+    count = len_(texts)
+    outputs, errors, run_error = ["null"] * count, [None] * count, None
+    memory_text = "memory limit " + str_(memory_mb) + " MB exceeded"
+    try:
+        try:
+            exec_(compile_(code, filename, "exec", dont_inherit=True), namespace)
+            function = namespace.get(function_name)
+            if function is None:
+                run_error = "NameError: the code does not define a function named " + repr_(function_name)
+            elif not callable_(function):
+                run_error = "TypeError: " + repr_(function_name) + " is not a function"
+        except base_exc:
+            run_error, is_memory = describe_exception()
+            if is_memory:
+                run_error = memory_text
+        if run_error is None:
+            for index in range_(count):
+                try:
+                    value = function(loads(texts[index]))
+                except base_exc:
+                    errors[index], is_memory = describe_exception()
+                    if is_memory:
+                        run_error = memory_text
+                        break
+                    continue
+                try:
+                    outputs[index] = dumps(value)
+                except base_exc:
+                    errors[index] = "TypeError: the return value is not JSON-serialisable (" + tname(type_(value)) + ")"
+        payload = '{"outputs":[' + ",".join(outputs) + '],"errors":' + dumps(errors) + ',"error":' + dumps(run_error) + "}"
+        data = join_bytes((b"\nR ", nonce, b" ", encode(payload, "ascii", "backslashreplace"), b"\n"))
+        while data:
+            data = data[write(out_fd, data):]
+    except base_exc:
+        exit_(3)
+    exit_(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,544 @@
+"""Streaming readers for JSONL, CSV/TSV, JSON and plain text; a file is never loaded whole.
+
+* JSONL: binary line scan; bad lines (invalid JSON, not an object, not UTF-8) are
+  skipped and reported through ``on_skip``; blank lines are ignored silently.
+* CSV/TSV: the csv module (quoted newlines, BOM, CRLF); the header row gives the keys
+  (empty or repeated names are made unique); values stay strings; rows with the wrong
+  number of fields are skipped and reported; bytes that are not UTF-8 raise
+  InputEncodingError. ``.tsv`` files use a tab delimiter.
+* JSON: a top-level array of objects, or a top-level object holding the records in one
+  list of objects (``{"data": [...], "count": 3}``; other keys are ignored, and a second
+  non-empty list of objects is an error). Decoded one element at a time with
+  ``JSONDecoder.raw_decode`` over a buffer read in blocks, so memory is bounded by the
+  largest record, not the file. Non-object elements are skipped and reported; syntax
+  errors raise InputError naming line and column.
+* text: decoded in blocks (UTF-8, BOM dropped, newlines untouched) and cut into pieces of
+  at most ``chunk_size`` characters, preferring a line break, then a space, in the last
+  half of the window; joining the pieces gives back the text exactly.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import errno
+import itertools
+import json
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from .errors import InputEncodingError, InputError
+
+__all__ = [
+    "FORMATS",
+    "BLOCK_SIZE",
+    "SkippedRecord",
+    "detect_format",
+    "iter_records",
+    "iter_chunks",
+    "count_records",
+]
+
+FORMATS = ("jsonl", "csv", "json", "text")
+BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
+
+_BOM = codecs.BOM_UTF8
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".json": "json"}
+_JSON_TYPE_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+_ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that surrogateescape could not decode
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+_JSONL_RECORD_START = re.compile(rb"\n[ \t\r]*\{")
+_SCANNER = json.JSONDecoder()  # its C scan_once decodes one value with no Python overhead
+_LINE_ENDS = ("\n", "\r\n", "")
+_JSON_MARGIN = 64  # a syntax error this close to the buffer end may just be a cut-off token
+
+
+@dataclass(frozen=True)
+class SkippedRecord:
+    """A record left out of the stream: file, 1-based line, and what was wrong with it."""
+
+    path: str
+    line: int
+    reason: str
+
+
+SkipCallback = Callable[[SkippedRecord], None]
+
+
+def detect_format(path: str) -> str:
+    """Format by extension: .jsonl/.ndjson, .csv/.tsv, .json; anything else is text."""
+    return _EXTENSIONS.get(os.path.splitext(str(path))[1].lower(), "text")
+
+
+def _resolve(path: str, fmt: str | None) -> tuple[str, str]:
+    path = os.fspath(path)
+    fmt = detect_format(path) if fmt is None else fmt
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "No such file", path)
+    return path, fmt
+
+
+def iter_records(
+    path: str, fmt: str | None = None, *, on_skip: SkipCallback | None = None, block_size: int = BLOCK_SIZE
+) -> Iterator[dict]:
+    """Yield the records (dicts) of a structured file one at a time; bad records go to ``on_skip``."""
+    path, fmt = _resolve(path, fmt)
+    if fmt == "text":
+        raise ValueError("text files have no records; use iter_chunks(path, size, 'text')")
+    if fmt == "jsonl":
+        return itertools.chain.from_iterable(_iter_jsonl(path, on_skip, 1))
+    if fmt == "csv":
+        return _iter_csv(path, on_skip, "\t" if path.lower().endswith(".tsv") else ",")
+    return _JsonStream(path, block_size, on_skip).records()
+
+
+def iter_chunks(
+    path: str,
+    chunk_size: int,
+    fmt: str | None = None,
+    *,
+    on_skip: SkipCallback | None = None,
+    block_size: int = BLOCK_SIZE,
+) -> Iterator[list]:
+    """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most ``chunk_size`` chars."""
+    if not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    path, fmt = _resolve(path, fmt)
+    if fmt == "text":
+        return _iter_text_chunks(path, chunk_size, block_size)
+    if fmt == "jsonl":
+        return _iter_jsonl(path, on_skip, chunk_size)
+    return _batched(iter_records(path, fmt, on_skip=on_skip, block_size=block_size), chunk_size)
+
+
+def count_records(path: str, fmt: str | None = None, *, exact: bool = False, block_size: int = BLOCK_SIZE) -> int:
+    """Records iter_records would yield (text: the number of characters), streaming.
+
+    JSONL is counted by a binary scan for lines starting with ``{``; that equals the
+    number of records unless such a line is malformed (pass ``exact=True`` to parse
+    every line instead).
+    """
+    path, fmt = _resolve(path, fmt)
+    if fmt == "text":
+        return sum(len(block) for block in _text_blocks(path, block_size))
+    if fmt == "jsonl" and not exact:
+        return _count_jsonl(path, block_size)
+    return sum(1 for _ in iter_records(path, fmt, block_size=block_size))
+
+
+def _batched(records: Iterator[dict], size: int) -> Iterator[list]:
+    while True:
+        chunk = list(itertools.islice(records, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _type_name(value: object) -> str:
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+# ---------------------------------------------------------------------------- encoding
+def _encoding_hint(data: bytes) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or data[:64].count(0) > 8:
+        return "the file looks like UTF-16; re-encode it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)"
+    return "the file looks like Latin-1/cp1252; re-encode it to UTF-8 (e.g. iconv -f CP1252 -t UTF-8 IN > OUT)"
+
+
+def _encoding_error(path: str, line: int, offset: int, byte: int, sample: bytes) -> InputEncodingError:
+    message = (
+        f"{path}: line {line}: byte 0x{byte:02x} at byte offset {offset} is not valid UTF-8; "
+        f"{_encoding_hint(sample)}"
+    )
+    return InputEncodingError(message, path, line, offset)
+
+
+def _text_blocks(path: str, block_size: int) -> Iterator[str]:
+    """Decode a file as UTF-8 (BOM dropped) block by block; bad bytes raise InputEncodingError."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open(path, "rb") as f:
+        head = f.read(3)
+        consumed = 3 if head == _BOM else 0
+        raw = b"" if head == _BOM else head
+        lines = 0
+        while True:
+            raw += f.read(block_size)
+            final = not raw
+            pending = decoder.getstate()[0]
+            try:
+                text = decoder.decode(raw, final)
+            except UnicodeDecodeError as exc:
+                data = pending + raw
+                line = lines + data.count(b"\n", 0, exc.start) + 1
+                raise _encoding_error(path, line, consumed - len(pending) + exc.start, data[exc.start], data) from None
+            consumed += len(raw)
+            raw = b""
+            if text:
+                lines += text.count("\n")
+                yield text
+            if final:
+                return
+
+
+# ---------------------------------------------------------------------------- JSONL
+def _jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | None:
+    """Why a JSONL line was skipped, or None for a blank line (ignored silently)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {line_offset + exc.start}"
+    if not raw.strip():
+        return None
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply"
+    try:  # again without the line ending, so the column points into the line
+        json.loads(raw.decode().rstrip("\r\n"))
+    except json.JSONDecodeError as again:
+        return f"invalid JSON: {again.msg} (column {again.colno})"
+    except (ValueError, RecursionError) as again:
+        return f"invalid JSON: {again}"
+    return f"invalid JSON: {exc}"  # pragma: no cover
+
+
+def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator[list]:
+    """Lists of ``size`` records (the last may be shorter); the hot loop of the library."""
+    scan, loads = _SCANNER.scan_once, json.loads
+    chunk: list = []
+    with open(path, "rb") as f:
+        first = f.readline()
+        start = 0
+        if first.startswith(_BOM):
+            first, start = first[3:], 3
+        for lineno, raw in itertools.chain(((1, first),), enumerate(f, 2)):
+            try:
+                text = raw.decode()
+                try:
+                    obj, end = scan(text, 0)
+                except StopIteration:  # leading whitespace, blank line, or no JSON value
+                    end = -1
+                if end < 0 or text[end:] not in _LINE_ENDS:
+                    obj = loads(text)  # the general (slow) path; raises the usual error
+            except (ValueError, RecursionError) as exc:
+                if on_skip is not None:
+                    offset = start if lineno == 1 else f.tell() - len(raw)
+                    reason = _jsonl_problem(raw, exc, offset)
+                    if reason is not None:
+                        on_skip(SkippedRecord(path, lineno, reason))
+                continue
+            if type(obj) is dict:
+                chunk.append(obj)
+                if len(chunk) >= size:
+                    yield chunk
+                    chunk = []
+            elif on_skip is not None:
+                on_skip(SkippedRecord(path, lineno, f"valid JSON but not an object (got {_type_name(obj)})"))
+    if chunk:
+        yield chunk
+
+
+def _count_jsonl(path: str, block_size: int) -> int:
+    count = 0
+    with open(path, "rb") as f:
+        head = f.read(3)
+        carry = b"\n" + (b"" if head == _BOM else head)
+        while True:
+            block = f.read(block_size)
+            data = carry + block
+            count += len(_JSONL_RECORD_START.findall(data))
+            if not block:
+                return count
+            cut = data.rfind(b"\n")
+            # keep a line start whose "{" may still come in the next block
+            carry = data[cut:] if cut >= 0 and not data[cut + 1 :].strip(b" \t\r") else b""
+
+
+# ---------------------------------------------------------------------------- CSV
+def _unique_header(names: list[str]) -> list[str]:
+    """Empty names become column_N (1-based position); repeats get _2, _3, ..."""
+    taken = {n for n in names if n.strip()}
+    seen: set[str] = set()
+    result = []
+    for i, name in enumerate(names, 1):
+        if not name.strip():
+            name = f"column_{i}"
+        if name in seen:
+            k = 2
+            while f"{name}_{k}" in seen or f"{name}_{k}" in taken:
+                k += 1
+            name = f"{name}_{k}"
+        seen.add(name)
+        result.append(name)
+    return result
+
+
+def _csv_encoding_error(path: str, first_line: int) -> InputEncodingError:
+    """Find the first undecodable byte at or after ``first_line`` (rescans; only on error)."""
+    with open(path, "rb") as f:
+        sample = f.read(4096)
+    with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
+        offset = 3 if sample.startswith(_BOM) else 0
+        for lineno, line in enumerate(f, 1):
+            match = _ESCAPED.search(line) if lineno >= first_line else None
+            if match:
+                offset += len(line[: match.start()].encode("utf-8", "surrogateescape"))
+                return _encoding_error(path, lineno, offset, ord(match.group()) - 0xDC00, sample)
+            offset += len(line.encode("utf-8", "surrogateescape"))
+    return InputEncodingError(f"{path}: not valid UTF-8 near line {first_line}", path, first_line)  # pragma: no cover
+
+
+def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str) -> Iterator[dict]:
+    with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        rows = iter(reader)
+        keys: list[str] | None = None
+        end = 0
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
+                raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
+            start, end = end + 1, reader.line_num
+            if not row:
+                continue  # blank line
+            joined = "".join(row)
+            if not joined.isascii():
+                try:
+                    joined.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise _csv_encoding_error(path, start) from None
+            if keys is None:
+                keys = _unique_header(row)
+            elif len(row) == len(keys):
+                yield dict(zip(keys, row))
+            elif on_skip is not None:
+                on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+
+
+# ---------------------------------------------------------------------------- JSON
+class _JsonStream:
+    """Incremental reader of a top-level JSON array (or wrapper object) of records."""
+
+    def __init__(self, path: str, block_size: int, on_skip: SkipCallback | None) -> None:
+        self.path = path
+        self.block_size = block_size
+        self.on_skip = on_skip
+        self.decoder = json.JSONDecoder()
+        self.blocks: Iterator[str] | None = None
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.base_line = 0  # newlines in text already dropped from buf
+        self.base_col = 0  # characters after the last dropped newline
+        self.lc_pos = 0  # cache: buf.count("\n", 0, lc_pos) == lc_lines
+        self.lc_lines = 0
+
+    # -- buffer
+    def _more(self, wanted: int) -> bool:
+        """Append blocks until ``wanted`` more chars arrived or EOF; False if nothing came."""
+        assert self.blocks is not None
+        parts, got = [], 0
+        while got < wanted:
+            block = next(self.blocks, None)
+            if block is None:
+                self.eof = True
+                break
+            parts.append(block)
+            got += len(block)
+        self.buf += "".join(parts)
+        return got > 0
+
+    def _compact(self) -> None:
+        if self.pos < self.block_size:
+            return
+        pos = self.pos
+        newline = self.buf.rfind("\n", 0, pos)
+        self.base_col = pos - newline - 1 if newline >= 0 else self.base_col + pos
+        self._line_at(pos)
+        self.base_line += self.lc_lines
+        self.lc_pos = self.lc_lines = 0
+        self.buf, self.pos = self.buf[pos:], 0
+
+    def _line_at(self, pos: int) -> int:
+        if pos < self.lc_pos:
+            self.lc_pos = self.lc_lines = 0
+        self.lc_lines += self.buf.count("\n", self.lc_pos, pos)
+        self.lc_pos = pos
+        return self.base_line + self.lc_lines + 1
+
+    def _where(self, pos: int) -> tuple[int, int]:
+        newline = self.buf.rfind("\n", 0, pos)
+        col = pos - newline if newline >= 0 else self.base_col + pos + 1
+        return self._line_at(pos), col
+
+    def _error(self, message: str, pos: int | None = None) -> InputError:
+        line, col = self._where(self.pos if pos is None else pos)
+        return InputError(f"{self.path}: line {line} column {col}: {message}", self.path, line)
+
+    def _peek(self) -> str:
+        """Skip whitespace; the next character, or "" at end of file."""
+        while True:
+            self.pos = _JSON_WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self._more(1):
+                return ""
+
+    def _expect_more(self, what: str) -> str:
+        char = self._peek()
+        if not char:
+            raise self._error(f"unexpected end of file, expected {what}")
+        return char
+
+    def _value(self) -> object:
+        """Decode one complete JSON value at pos (reading more as needed)."""
+        while True:
+            try:
+                obj, end = self.decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                cut_off = exc.pos >= len(self.buf) - _JSON_MARGIN or exc.msg.startswith("Unterminated string")
+                if self.eof or not cut_off:
+                    raise self._error(f"invalid JSON: {exc.msg}", exc.pos) from None
+                self._more(max(self.block_size, len(self.buf) - self.pos))
+                continue
+            except RecursionError:
+                raise self._error("invalid JSON: nested too deeply") from None
+            except ValueError as exc:
+                raise self._error(f"invalid JSON: {exc}") from None
+            if end >= len(self.buf) and not self.eof:  # a number may continue in the next block
+                self._more(max(self.block_size, len(self.buf) - self.pos))
+                continue
+            self.pos = end
+            return obj
+
+    # -- grammar
+    def records(self) -> Iterator[dict]:
+        self.blocks = _text_blocks(self.path, self.block_size)
+        first = self._peek()
+        if not first:
+            return
+        if first == "[":
+            self.pos += 1
+            yield from self._array()
+        elif first == "{":
+            yield from self._wrapper()
+        else:
+            raise self._error("expected a JSON array of objects ([...]) or an object holding one ({\"data\": [...]})")
+        if self._peek():
+            raise self._error("extra data after the top-level JSON value (is this JSON Lines? use .jsonl)")
+
+    def _array(self) -> Iterator[dict]:
+        """Elements after an opening "[" up to and including the closing "]"."""
+        first = True
+        while True:
+            self._compact()
+            char = self._expect_more("']' closing the array")
+            if char == "]":
+                self.pos += 1
+                return
+            if not first:
+                if char != ",":
+                    raise self._error(f"expected ',' or ']' after an array element, found {char!r}")
+                self.pos += 1
+                self._expect_more("an array element")
+            first = False
+            start = self.pos
+            obj = self._value()
+            if type(obj) is dict:
+                yield obj
+            elif self.on_skip is not None:
+                reason = f"array element is not an object (got {_type_name(obj)})"
+                self.on_skip(SkippedRecord(self.path, self._line_at(start), reason))
+
+    def _wrapper(self) -> Iterator[dict]:
+        """A top-level object: stream its first list of objects, parse and ignore the rest."""
+        self.pos += 1
+        records_key: str | None = None
+        first = True
+        saw_empty_list = False
+        while True:
+            self._compact()
+            char = self._expect_more("'}' closing the top-level object")
+            if char == "}":
+                self.pos += 1
+                break
+            if not first:
+                if char != ",":
+                    raise self._error(f"expected ',' or '}}' in the top-level object, found {char!r}")
+                self.pos += 1
+                char = self._expect_more("a key")
+            first = False
+            if char != '"':
+                raise self._error(f"expected a quoted key in the top-level object, found {char!r}")
+            key = self._value()
+            if self._expect_more("':'") != ":":
+                raise self._error("expected ':' after a key")
+            self.pos += 1
+            if self._expect_more("a value") == "[":
+                key_pos = self.pos
+                self.pos += 1
+                char = self._expect_more("an array element")
+                if char == "{":
+                    if records_key is not None:
+                        raise self._error(
+                            f"the top-level object holds more than one list of objects ({records_key!r}, {key!r}); "
+                            "expected a single list of records",
+                            key_pos,
+                        )
+                    records_key = str(key)
+                    yield from self._array()
+                    continue
+                self.pos = key_pos
+                saw_empty_list = saw_empty_list or char == "]"
+            self._value()
+        if records_key is None and not saw_empty_list:
+            raise self._error(
+                'the top-level JSON object holds no list of records; expected [ {...}, ... ] or {"data": [ {...}, ... ]}'
+            )
+
+
+# ---------------------------------------------------------------------------- text
+def _text_cut(buf: str, start: int, size: int) -> int:
+    """Where to end the piece that starts at ``start`` (buf holds more than ``size`` chars after it)."""
+    end = start + size
+    low = start + size // 2
+    cut = max(buf.rfind("\n", low, end), buf.rfind("\r", low, end))
+    if cut >= 0 and buf[cut] == "\r" and buf[cut + 1] == "\n":  # CRLF across the limit: break earlier
+        cut = max(buf.rfind("\n", low, cut), buf.rfind("\r", low, cut))
+    if cut >= 0:
+        return cut + 1
+    cut = max(buf.rfind(" ", low, end), buf.rfind("\t", low, end))
+    if cut >= 0:
+        return cut + 1
+    while end > low + 1 and (unicodedata.combining(buf[end]) or buf[end] in "\u200d\ufe0f"):
+        end -= 1  # keep combining marks with their base character
+    return end
+
+
+def _iter_text_chunks(path: str, size: int, block_size: int) -> Iterator[list]:
+    pending: str | None = None  # held back so a trailing whitespace-only piece can join it
+    buf, pos = "", 0
+    for block in _text_blocks(path, max(block_size, size + 1)):
+        buf = buf[pos:] + block
+        pos = 0
+        while len(buf) - pos > size:
+            cut = _text_cut(buf, pos, size)
+            piece, pos = buf[pos:cut], cut
+            if pending is not None:
+                if not piece.strip() and len(pending) + len(piece) <= 2 * size:
+                    pending += piece
+                    continue
+                yield [pending]
+            pending = piece
+    tail = buf[pos:]
+    if tail and pending is not None and not tail.strip():
+        pending, tail = pending + tail, ""
+    if pending is not None:
+        yield [pending]
+    if tail.strip():
+        yield [tail]

@@ -1,0 +1,76 @@
+"""End to end with the real embedded model (slow: a few short prompts, small max_tokens).
+
+Skipped when xllamacpp or the model parts are missing, except under CI=true, where CI
+installs every extra and a missing model is a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Iterator
+
+import pytest
+
+from backends import BackendError, ContextLengthError, LocalBackend, get_backend
+from backends.local import unload_all
+from backends.model_files import ensure_model
+from recursive_cleaner.llm import call_llm
+
+pytestmark = pytest.mark.real_model
+
+N_CTX = 2048
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but {reason}: CI must install the 'local' extra")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[LocalBackend]:
+    if importlib.util.find_spec("xllamacpp") is None:
+        _unavailable("xllamacpp is not installed (pip install 'recursive-cleaner[local]')")
+    try:
+        path = ensure_model()
+    except BackendError as exc:
+        _unavailable(f"the embedded model is unavailable: {exc}")
+    yield LocalBackend(path, n_ctx=N_CTX, max_tokens=24, runtime="xllamacpp").load()
+    unload_all()
+
+
+def test_loads_and_replies_with_usage(backend: LocalBackend) -> None:
+    reply = call_llm(backend, "Reply with one word: what colour is the sky on a clear day?", sleep=lambda s: None)
+    assert reply.text.strip()
+    assert reply.prompt_tokens and reply.prompt_tokens > 5
+    assert reply.completion_tokens and 0 < reply.completion_tokens <= 24
+    assert backend.last_usage is not None and backend.last_usage["cached_tokens"] >= 0
+
+
+def test_stop_sequences_stop_generation(backend: LocalBackend) -> None:
+    prompt = "Write the numbers from 1 to 10 separated by commas, nothing else."
+    stopped = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=24, stop=[","], runtime="xllamacpp")
+    text = stopped.generate(prompt)
+    assert "," not in text
+    assert stopped.last_usage is not None and stopped.last_usage["completion_tokens"] <= 4
+    assert stopped._runtime is backend._runtime  # the loaded model is shared
+
+
+def test_shared_prefix_is_reused_from_the_cache(backend: LocalBackend) -> None:
+    short = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp")
+    prompt = "Name one primary colour. Answer in one word.\n" + "Context line that repeats.\n" * 20
+    short.generate(prompt)
+    short.generate(prompt)
+    usage = short.last_usage
+    assert usage is not None and usage["cached_tokens"] > usage["prompt_tokens"] // 2
+
+
+def test_prompt_longer_than_the_context_is_a_clear_error(backend: LocalBackend) -> None:
+    with pytest.raises(ContextLengthError, match=f"context window holds {N_CTX} tokens"):
+        backend.generate("word " * (N_CTX + 200))
+
+
+def test_spec_string_builds_a_working_local_backend(backend: LocalBackend) -> None:
+    local = get_backend(f"local:{backend.model_path}", n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp")
+    assert local.generate("Say OK.").strip()
