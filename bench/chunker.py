@@ -62,7 +62,7 @@ def run_child(kind: str, path: str, chunk_size: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=float, default=1024, help="size of the generated file in MiB (default 1024)")
-    parser.add_argument("--path", help="JSONL file to read (default bench/out/crm_<size>mb.jsonl; generated if missing)")
+    parser.add_argument("--path", help="JSONL file (default bench/out/crm_<size>mb.jsonl; generated if missing)")
     parser.add_argument("--chunk-size", type=int, default=50, help="records per chunk for iter_chunks (default 50)")
     parser.add_argument("--child", choices=["ours", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -86,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     ours_mb_s, base_mb_s = size_mb / ours["seconds"], size_mb / base["seconds"]
     print(f"file: {path} ({size_mb:.1f} MB, {base['records']} records), chunk_size={args.chunk_size}")
     print(f"{'reader':<34}{'seconds':>9}{'MB/s':>9}{'peak RSS MB':>13}")
-    print(f"{'parsers.iter_chunks':<34}{ours['seconds']:>9.2f}{ours_mb_s:>9.1f}{ours['peak_rss_mb']:>13.1f}")
-    print(f"{'for line in f: json.loads(line)':<34}{base['seconds']:>9.2f}{base_mb_s:>9.1f}{base['peak_rss_mb']:>13.1f}")
+    rows = (("parsers.iter_chunks", ours, ours_mb_s), ("for line in f: json.loads(line)", base, base_mb_s))
+    for name, res, mb_s in rows:
+        print(f"{name:<34}{res['seconds']:>9.2f}{mb_s:>9.1f}{res['peak_rss_mb']:>13.1f}")
     print(f"(getrusage RUSAGE_CHILDREN ru_maxrss after the iter_chunks child: {ours['ru_maxrss_mb']:.1f} MB)")
     print(
         f"chunker ratio={ours_mb_s / base_mb_s:.3f} ours_mb_s={ours_mb_s:.1f} "

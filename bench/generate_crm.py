@@ -18,7 +18,8 @@ import time
 
 FIRST = ["alice", "Bob", "CAROL", " dave", "Eve ", "frank", "Grace", "heidi", "IVAN", "judy", "Mallory", "niaj"]
 LAST = ["smith", "JONES", "Brown ", " garcia", "Miller", "davis", "RODRIGUEZ", "wilson", "Lopez", "nguyen"]
-PHONES = ["({a}) {b}-{c}", "{a}-{b}-{c}", "{a}.{b}.{c}", "{a}{b}{c}", "+1 {a} {b} {c}", "1-{a}-{b}-{c}", "+1 ({a}) {b}-{c}"]
+PHONES = ["({a}) {b}-{c}", "{a}-{b}-{c}", "{a}.{b}.{c}", "{a}{b}{c}", "+1 {a} {b} {c}", "1-{a}-{b}-{c}",
+          "+1 ({a}) {b}-{c}"]
 DATES = ["{y}-{m:02d}-{d:02d}", "{m:02d}/{d:02d}/{y}", "{y}/{m:02d}/{d:02d}", "{mon} {d}, {y}", "{d} {mon3} {y}",
          "{y}{m:02d}{d:02d}", "{y}-{m:02d}-{d:02d}T10:30:00Z"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -93,7 +94,8 @@ def generate(out_path: str, size_mb: float, seed: int = 7) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=float, default=1024, help="approximate output size in MiB (default 1024)")
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "out", "crm.jsonl"), help="output path")
+    default_out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out", "crm.jsonl")
+    parser.add_argument("--out", default=default_out, help="output path (default bench/out/crm.jsonl)")
     parser.add_argument("--seed", type=int, default=7, help="random seed for the record variants (default 7)")
     args = parser.parse_args(argv)
     start = time.perf_counter()

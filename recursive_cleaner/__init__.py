@@ -1,1 +1,46 @@
-"""recursive_cleaner (temporary lazy init while modules are being written)."""
+"""recursive_cleaner: an LLM writes, one tested function at a time, the code that cleans your data."""
+
+from .cleaner import DataCleaner, RunResult
+from .context import build_context
+from .errors import (
+    CleanerError,
+    InputEncodingError,
+    InputError,
+    LLMCallError,
+    MaxIterationsError,
+    OutputValidationError,
+    ParseError,
+    SandboxError,
+    StateFileError,
+)
+from .parsers import iter_chunks, iter_records
+from .response import parse_response
+from .schema import format_schema_for_prompt, infer_schema
+from .types import LLMBackend
+from .validation import check_code_safety, validate_function
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "DataCleaner",
+    "RunResult",
+    "LLMBackend",
+    "validate_function",
+    "check_code_safety",
+    "infer_schema",
+    "format_schema_for_prompt",
+    "build_context",
+    "parse_response",
+    "iter_chunks",
+    "iter_records",
+    "CleanerError",
+    "ParseError",
+    "MaxIterationsError",
+    "OutputValidationError",
+    "LLMCallError",
+    "SandboxError",
+    "InputError",
+    "InputEncodingError",
+    "StateFileError",
+    "__version__",
+]

@@ -16,8 +16,10 @@ fd 1 (moved off ``sys.stdout``, which goes to /dev/null with fd 2) carries lines
     R <nonce> <JSON>         the result {"outputs": [...], "errors": [...], "error": str|None}
 
 Order of lock-down: read the request, pre-import every allowed module (importing opens
-files), drop root to ``nobody``, set rlimits, remove process/signal/fd functions from the
-loaded modules, arm the audit hook, and only then compile and run the untrusted code.
+files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
+and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
+os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only
+then compile and run the untrusted code.
 Everything the trusted code uses after arming is bound to locals first, so the untrusted
 code cannot monkeypatch it into leaking the nonce or widening the hook.
 """
@@ -91,7 +93,7 @@ def _preload() -> None:
 
 
 def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
-    """Drop root, set the rlimits, and strip process, signal and fd functions from loaded modules."""
+    """Drop root, set the rlimits, and replace process, signal and fd functions of loaded modules by refusals."""
     if os.geteuid() == 0:
         try:
             os.setgroups([])
@@ -113,17 +115,28 @@ def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
     import _signal
     import posix
 
-    for module in (os, posix):
+    blocked = _make_blocker()
+    for module in (os, posix, _signal, resource):
         for name, value in list(vars(module).items()):
-            if callable(value) and not isinstance(value, type) and name not in _OS_KEEP:
-                delattr(module, name)
-    for module in (_signal, resource):
-        for name, value in list(vars(module).items()):
-            if callable(value) and not isinstance(value, type) and not name.startswith("__"):
-                delattr(module, name)
+            if callable(value) and not isinstance(value, type) and name not in _OS_KEEP and not name.startswith("__"):
+                setattr(module, name, blocked(module.__name__ + "." + name))
     for name in _IMP_DROP:
         if hasattr(_imp, name):
-            delattr(_imp, name)
+            setattr(_imp, name, blocked("_imp." + name))
+
+
+def _make_blocker():
+    """Make stand-ins for removed functions: calling one is a refused, recorded operation."""
+    audit = sys.audit
+
+    def blocked(qualname: str):
+        def refuse(*args, **kwargs):
+            audit("sandbox.blocked", qualname, args)
+
+        refuse.__name__ = refuse.__qualname__ = qualname.rpartition(".")[2]
+        return refuse
+
+    return blocked
 
 
 def _make_hook(out_fd: int, permits: list):
@@ -150,6 +163,8 @@ def _make_hook(out_fd: int, permits: list):
             return "import " + (args[0] if type_(args[0]) is str_ else safe(args[0]))
         if event == "open" and len_(args) >= 2:
             return "open(" + safe(args[0]) + ("" if args[1] is None else ", " + safe(args[1])) + ")"
+        if event == "sandbox.blocked" and len_(args) == 2 and type_(args[0]) is str_ and type_(args[1]) is tuple_:
+            return args[0] + "(" + ", ".join([safe(a) for a in args[1][:4]]) + ")"
         if event == "object.__getattr__" and len_(args) == 2:
             return "access to attribute " + safe(args[1]) + " of a " + tname(type_(args[0]))
         return event + "(" + ", ".join([safe(a) for a in args[:4]]) + ")"
@@ -206,7 +221,8 @@ def main() -> None:
 
     # Everything used after arming, bound now: the untrusted code may rewrite module globals.
     write, exit_, compile_, exec_, exc_info = os.write, os._exit, compile, exec, sys.exc_info
-    loads, dumps, callable_, type_, str_, tname = json.loads, json.dumps, callable, type, str, type.__dict__["__name__"].__get__
+    loads, dumps, callable_, type_, str_ = json.loads, json.dumps, callable, type, str
+    tname = type.__dict__["__name__"].__get__  # a class's own name, without running a metaclass property
     streq, encode, join_bytes, len_, range_, base_exc = str.__eq__, str.encode, b"".join, len, range, BaseException
     syntax_errors, memory_error, repr_ = (SyntaxError, IndentationError, TabError), MemoryError, repr
     gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
@@ -284,8 +300,14 @@ def main() -> None:
                 try:
                     outputs[index] = dumps(value)
                 except base_exc:
-                    errors[index] = "TypeError: the return value is not JSON-serialisable (" + tname(type_(value)) + ")"
-        payload = '{"outputs":[' + ",".join(outputs) + '],"errors":' + dumps(errors) + ',"error":' + dumps(run_error) + "}"
+                    try:  # e.g. "Object of type set is not JSON serializable", "Exceeds the limit ..."
+                        why = str_(exc_info()[1])[:150]
+                    except base_exc:
+                        why = "?"
+                    errors[index] = ("TypeError: the return value is not JSON-serialisable ("
+                                     + tname(type_(value)) + "): " + why)
+        payload = ('{"outputs":[' + ",".join(outputs) + '],"errors":' + dumps(errors)
+                   + ',"error":' + dumps(run_error) + "}")
         data = join_bytes((b"\nR ", nonce, b" ", encode(payload, "ascii", "backslashreplace"), b"\n"))
         while data:
             data = data[write(out_fd, data):]

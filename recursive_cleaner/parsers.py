@@ -1,20 +1,28 @@
 """Streaming readers for JSONL, CSV/TSV, JSON and plain text; a file is never loaded whole.
 
-* JSONL: binary line scan; bad lines (invalid JSON, not an object, not UTF-8) are
-  skipped and reported through ``on_skip``; blank lines are ignored silently.
+* JSONL: binary line scan (memory is bounded by the longest line); bad lines (invalid
+  JSON, valid JSON that is not an object, not UTF-8) are skipped and reported through
+  ``on_skip`` with their 1-based line number; blank lines are ignored silently.
 * CSV/TSV: the csv module (quoted newlines, BOM, CRLF); the header row gives the keys
-  (empty or repeated names are made unique); values stay strings; rows with the wrong
-  number of fields are skipped and reported; bytes that are not UTF-8 raise
-  InputEncodingError. ``.tsv`` files use a tab delimiter.
-* JSON: a top-level array of objects, or a top-level object holding the records in one
-  list of objects (``{"data": [...], "count": 3}``; other keys are ignored, and a second
-  non-empty list of objects is an error). Decoded one element at a time with
-  ``JSONDecoder.raw_decode`` over a buffer read in blocks, so memory is bounded by the
-  largest record, not the file. Non-object elements are skipped and reported; syntax
-  errors raise InputError naming line and column.
+  (empty names become ``column_N``, repeats get ``_2``, ``_3``...); values stay strings;
+  blank lines are ignored; rows with the wrong number of fields are skipped and reported;
+  bytes that are not UTF-8 raise InputEncodingError. ``.tsv`` files use a tab delimiter.
+* JSON: a top-level array of objects, or a top-level object holding the records in a list
+  of objects under some key (``{"data": [{...}, ...], "count": 3}``): the first list whose
+  first element is an object is streamed; other values (scalars, objects, empty lists,
+  lists of scalars) are parsed and ignored; a second list of objects is an error.
+  Elements are decoded one at a time with ``JSONDecoder.raw_decode`` over a buffer read
+  in blocks, so memory is bounded by the largest record, not the file. Non-object
+  elements are skipped and reported; syntax errors raise InputError naming line and column.
 * text: decoded in blocks (UTF-8, BOM dropped, newlines untouched) and cut into pieces of
-  at most ``chunk_size`` characters, preferring a line break, then a space, in the last
-  half of the window; joining the pieces gives back the text exactly.
+  at most ``chunk_size`` characters, breaking after the last line break in the second
+  half of the window, else after the last space or tab, else at the limit (code points,
+  combining marks kept with their letter). A whitespace-only piece joins the previous
+  chunk when the result stays within ``2 * chunk_size``. Joining the chunks gives back
+  the text exactly; a file with no non-whitespace character gives no chunks.
+
+Bad bytes raise InputEncodingError (an InputError) with ``path``, ``line`` and
+``byte_offset``, except in JSONL, where the line is skipped and reported instead.
 """
 
 from __future__ import annotations
@@ -91,7 +99,7 @@ def iter_records(
     if fmt == "text":
         raise ValueError("text files have no records; use iter_chunks(path, size, 'text')")
     if fmt == "jsonl":
-        return itertools.chain.from_iterable(_iter_jsonl(path, on_skip, 1))
+        return _iter_jsonl(path, on_skip, 0)
     if fmt == "csv":
         return _iter_csv(path, on_skip, "\t" if path.lower().endswith(".tsv") else ",")
     return _JsonStream(path, block_size, on_skip).records()
@@ -203,8 +211,8 @@ def _jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | No
     return f"invalid JSON: {exc}"  # pragma: no cover
 
 
-def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator[list]:
-    """Lists of ``size`` records (the last may be shorter); the hot loop of the library."""
+def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator:
+    """Lists of ``size`` records (the last may be shorter), or records one by one if size is 0."""
     scan, loads = _SCANNER.scan_once, json.loads
     chunk: list = []
     with open(path, "rb") as f:
@@ -229,6 +237,9 @@ def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator[
                         on_skip(SkippedRecord(path, lineno, reason))
                 continue
             if type(obj) is dict:
+                if not size:
+                    yield obj
+                    continue
                 chunk.append(obj)
                 if len(chunk) >= size:
                     yield chunk
@@ -410,7 +421,7 @@ class _JsonStream:
                 raise self._error("invalid JSON: nested too deeply") from None
             except ValueError as exc:
                 raise self._error(f"invalid JSON: {exc}") from None
-            if end >= len(self.buf) and not self.eof:  # a number may continue in the next block
+            if end > len(self.buf) - _JSON_MARGIN and not self.eof:  # "1.5e+3" cut after "1.5e" decodes as 1.5
                 self._more(max(self.block_size, len(self.buf) - self.pos))
                 continue
             self.pos = end
@@ -498,7 +509,8 @@ class _JsonStream:
             self._value()
         if records_key is None and not saw_empty_list:
             raise self._error(
-                'the top-level JSON object holds no list of records; expected [ {...}, ... ] or {"data": [ {...}, ... ]}'
+                "the top-level JSON object holds no list of records; "
+                'expected [ {...}, ... ] or {"data": [ {...}, ... ]}'
             )
 
 
@@ -520,25 +532,42 @@ def _text_cut(buf: str, start: int, size: int) -> int:
     return end
 
 
-def _iter_text_chunks(path: str, size: int, block_size: int) -> Iterator[list]:
-    pending: str | None = None  # held back so a trailing whitespace-only piece can join it
+def _text_pieces(path: str, size: int, block_size: int) -> Iterator[str]:
     buf, pos = "", 0
     for block in _text_blocks(path, max(block_size, size + 1)):
-        buf = buf[pos:] + block
-        pos = 0
+        buf, pos = buf[pos:] + block, 0
         while len(buf) - pos > size:
             cut = _text_cut(buf, pos, size)
-            piece, pos = buf[pos:cut], cut
-            if pending is not None:
-                if not piece.strip() and len(pending) + len(piece) <= 2 * size:
-                    pending += piece
-                    continue
-                yield [pending]
-            pending = piece
-    tail = buf[pos:]
-    if tail and pending is not None and not tail.strip():
-        pending, tail = pending + tail, ""
+            yield buf[pos:cut]
+            pos = cut
+    if pos < len(buf):
+        yield buf[pos:]
+
+
+def _iter_text_chunks(path: str, size: int, block_size: int) -> Iterator[list]:
+    """Pieces as chunks; a whitespace-only piece joins a neighbour when that stays within 2 * size."""
+    pending: str | None = None  # the last piece, held back so trailing whitespace can join it
+    lead: list[str] = []  # whitespace before the first content; dropped if the file has none
+    for piece in _text_pieces(path, size, block_size):
+        if piece.strip():
+            if lead:
+                joined = "".join(lead) + piece
+                pieces = [joined] if len(joined) <= 2 * size else lead + [piece]
+                lead = []
+                for extra in pieces[:-1]:
+                    yield [extra]
+                piece = pieces[-1]
+        elif pending is None:
+            lead.append(piece)
+            if len(lead) * size > BLOCK_SIZE:  # absurdly long leading whitespace: stop holding it
+                yield from ([p] for p in lead)
+                lead = []
+            continue
+        elif len(pending) + len(piece) <= 2 * size:
+            pending += piece
+            continue
+        if pending is not None:
+            yield [pending]
+        pending = piece
     if pending is not None:
         yield [pending]
-    if tail.strip():
-        yield [tail]

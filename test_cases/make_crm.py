@@ -42,7 +42,8 @@ def messy_id(rng: random.Random, n: int) -> object:
 
 def messy_name(rng: random.Random, first: str, last: str) -> str:
     return rng.choice([
-        f"{first} {last}", f"{first} {last}", f"  {first} {last}", f"{first}  {last} ", f"{first.upper()} {last.upper()}",
+        f"{first} {last}", f"{first} {last}", f"  {first} {last}", f"{first}  {last} ",
+        f"{first.upper()} {last.upper()}",
         f"{first.lower()} {last.lower()}", f" {first.upper()}   {last} ",
     ])
 

@@ -77,19 +77,23 @@ def healthcare(rng: random.Random) -> None:
     for i in range(150):
         y, m, d = rng.randint(1930, 2015), rng.randint(1, 12), rng.randint(1, 28)
         dob = rng.choice([f"{y}-{m:02d}-{d:02d}", f"{m:02d}/{d:02d}/{y}", f"{d:02d}.{m:02d}.{y}",
-                          f"{MONTHS[m - 1]} {d}, {y}", f"{y}/{m}/{d}", f"{d}-{MONTHS[m - 1]}-{y}", f"{y}{m:02d}{d:02d}"])
+                          f"{MONTHS[m - 1]} {d}, {y}", f"{y}/{m}/{d}", f"{d}-{MONTHS[m - 1]}-{y}",
+                          f"{y}{m:02d}{d:02d}"])
         kg = rng.randint(3, 140) + rng.choice([0, 0.5])
         weight = rng.choice([f"{kg} kg", f"{kg}kg", f"{round(kg * 2.20462)} lbs", f"{round(kg * 2.20462)}lb",
                              kg, str(kg), f"{kg} KG", None])
         record = {
             "patient_id": rng.choice([f"P-{i + 1:04d}", i + 1, f"p{i + 1}"]),
-            "name": rng.choice([f"{rng.choice(first)} {rng.choice(last)}", f"{rng.choice(last).upper()}, {rng.choice(first)}"]),
+            "name": rng.choice([f"{rng.choice(first)} {rng.choice(last)}",
+                                f"{rng.choice(last).upper()}, {rng.choice(first)}"]),
             "date_of_birth": dob,
             "gender": rng.choice(genders),
             "blood_type": rng.choice(rng.choice(list(blood.values()))) if rng.random() > 0.05 else "unknown",
             "weight": weight,
-            "allergies": rng.choice([[], ["penicillin"], "penicillin, latex", "none", "N/A", ["peanuts", "Latex"], None]),
-            "contact": {"phone": rng.choice([f"+1 555 01{rng.randint(0, 99):02d}", f"555-01{rng.randint(0, 99):02d}", None]),
+            "allergies": rng.choice([[], ["penicillin"], "penicillin, latex", "none", "N/A", ["peanuts", "Latex"],
+                                     None]),
+            "contact": {"phone": rng.choice([f"+1 555 01{rng.randint(0, 99):02d}", f"555-01{rng.randint(0, 99):02d}",
+                                             None]),
                         "email": rng.choice([None, f"patient{i + 1}@example.org", f" PATIENT{i + 1}@EXAMPLE.ORG"])},
         }
         if rng.random() < 0.1:
