@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -269,8 +268,7 @@ class DataCleaner:
         self._emit("record_skipped", path=skipped.path, line=skipped.line, reason=skipped.reason)
 
     def _count_chunks(self) -> int:
-        n = parsers.count_records(self.file_path, self.fmt)
-        return max(0, math.ceil(n / self.chunk_size))
+        return parsers.count_chunks(self.file_path, self.chunk_size, self.fmt)
 
     def _schema_text(self) -> str:
         if self.mode == "text" or self.schema_sample_size <= 0:

@@ -8,12 +8,9 @@
   blank lines are ignored; rows with the wrong number of fields are skipped and reported;
   bytes that are not UTF-8 raise InputEncodingError. ``.tsv`` files use a tab delimiter.
 * JSON: a top-level array of objects, or a top-level object holding the records in a list
-  of objects under some key (``{"data": [{...}, ...], "count": 3}``): the first list whose
-  first element is an object is streamed; other values (scalars, objects, empty lists,
-  lists of scalars) are parsed and ignored; a second list of objects is an error.
-  Elements are decoded one at a time with ``JSONDecoder.raw_decode`` over a buffer read
-  in blocks, so memory is bounded by the largest record, not the file. Non-object
-  elements are skipped and reported; syntax errors raise InputError naming line and column.
+  of objects under some key (``{"data": [{...}, ...], "count": 3}``), streamed record by
+  record by ``json_stream.JsonRecordStream`` (see there); non-object elements are skipped
+  and reported; syntax errors raise InputError naming line and column.
 * text: decoded in blocks (UTF-8, BOM dropped, newlines untouched) and cut into pieces of
   at most ``chunk_size`` characters, breaking after the last line break in the second
   half of the window, else after the last space or tab, else at the limit (code points,
@@ -39,6 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .errors import InputEncodingError, InputError
+from .json_stream import JsonRecordStream, json_type_name
 
 __all__ = [
     "FORMATS",
@@ -48,6 +46,7 @@ __all__ = [
     "iter_records",
     "iter_chunks",
     "count_records",
+    "count_chunks",
 ]
 
 FORMATS = ("jsonl", "csv", "json", "text")
@@ -55,13 +54,10 @@ BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
 
 _BOM = codecs.BOM_UTF8
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".json": "json"}
-_JSON_TYPE_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that surrogateescape could not decode
-_JSON_WS = re.compile(r"[ \t\n\r]*")
 _JSONL_RECORD_START = re.compile(rb"\n[ \t\r]*\{")
 _SCANNER = json.JSONDecoder()  # its C scan_once decodes one value with no Python overhead
 _LINE_ENDS = ("\n", "\r\n", "")
-_JSON_MARGIN = 64  # a syntax error this close to the buffer end may just be a cut-off token
 
 
 @dataclass(frozen=True)
@@ -102,7 +98,8 @@ def iter_records(
         return _iter_jsonl(path, on_skip, 0)
     if fmt == "csv":
         return _iter_csv(path, on_skip, "\t" if path.lower().endswith(".tsv") else ",")
-    return _JsonStream(path, block_size, on_skip).records()
+    report = None if on_skip is None else (lambda line, reason: on_skip(SkippedRecord(path, line, reason)))
+    return JsonRecordStream(_text_blocks(path, block_size), path, block_size, report).records()
 
 
 def iter_chunks(
@@ -139,16 +136,27 @@ def count_records(path: str, fmt: str | None = None, *, exact: bool = False, blo
     return sum(1 for _ in iter_records(path, fmt, block_size=block_size))
 
 
+def count_chunks(path: str, chunk_size: int, fmt: str | None = None, *, block_size: int = BLOCK_SIZE) -> int:
+    """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt)`` yields, streaming.
+
+    Structured formats: ceil(records / chunk_size), JSONL lines parsed one by one
+    (``count_records(..., exact=True)``). Text: the chunks are cut and counted, since a
+    chunk may end early at a line break or space.
+    """
+    if not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    path, fmt = _resolve(path, fmt)
+    if fmt == "text":
+        return sum(1 for _ in _iter_text_chunks(path, chunk_size, block_size))
+    return -(-count_records(path, fmt, exact=True, block_size=block_size) // chunk_size)
+
+
 def _batched(records: Iterator[dict], size: int) -> Iterator[list]:
     while True:
         chunk = list(itertools.islice(records, size))
         if not chunk:
             return
         yield chunk
-
-
-def _type_name(value: object) -> str:
-    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 # ---------------------------------------------------------------------------- encoding
@@ -245,7 +253,7 @@ def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator:
                     yield chunk
                     chunk = []
             elif on_skip is not None:
-                on_skip(SkippedRecord(path, lineno, f"valid JSON but not an object (got {_type_name(obj)})"))
+                on_skip(SkippedRecord(path, lineno, f"valid JSON but not an object (got {json_type_name(obj)})"))
     if chunk:
         yield chunk
 
@@ -329,189 +337,6 @@ def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str) -> Iterat
                 yield dict(zip(keys, row))
             elif on_skip is not None:
                 on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
-
-
-# ---------------------------------------------------------------------------- JSON
-class _JsonStream:
-    """Incremental reader of a top-level JSON array (or wrapper object) of records."""
-
-    def __init__(self, path: str, block_size: int, on_skip: SkipCallback | None) -> None:
-        self.path = path
-        self.block_size = block_size
-        self.on_skip = on_skip
-        self.decoder = json.JSONDecoder()
-        self.blocks: Iterator[str] | None = None
-        self.buf = ""
-        self.pos = 0
-        self.eof = False
-        self.base_line = 0  # newlines in text already dropped from buf
-        self.base_col = 0  # characters after the last dropped newline
-        self.lc_pos = 0  # cache: buf.count("\n", 0, lc_pos) == lc_lines
-        self.lc_lines = 0
-
-    # -- buffer
-    def _more(self, wanted: int) -> bool:
-        """Append blocks until ``wanted`` more chars arrived or EOF; False if nothing came."""
-        assert self.blocks is not None
-        parts, got = [], 0
-        while got < wanted:
-            block = next(self.blocks, None)
-            if block is None:
-                self.eof = True
-                break
-            parts.append(block)
-            got += len(block)
-        self.buf += "".join(parts)
-        return got > 0
-
-    def _compact(self) -> None:
-        if self.pos < self.block_size:
-            return
-        pos = self.pos
-        newline = self.buf.rfind("\n", 0, pos)
-        self.base_col = pos - newline - 1 if newline >= 0 else self.base_col + pos
-        self._line_at(pos)
-        self.base_line += self.lc_lines
-        self.lc_pos = self.lc_lines = 0
-        self.buf, self.pos = self.buf[pos:], 0
-
-    def _line_at(self, pos: int) -> int:
-        if pos < self.lc_pos:
-            self.lc_pos = self.lc_lines = 0
-        self.lc_lines += self.buf.count("\n", self.lc_pos, pos)
-        self.lc_pos = pos
-        return self.base_line + self.lc_lines + 1
-
-    def _where(self, pos: int) -> tuple[int, int]:
-        newline = self.buf.rfind("\n", 0, pos)
-        col = pos - newline if newline >= 0 else self.base_col + pos + 1
-        return self._line_at(pos), col
-
-    def _error(self, message: str, pos: int | None = None) -> InputError:
-        line, col = self._where(self.pos if pos is None else pos)
-        return InputError(f"{self.path}: line {line} column {col}: {message}", self.path, line)
-
-    def _peek(self) -> str:
-        """Skip whitespace; the next character, or "" at end of file."""
-        while True:
-            self.pos = _JSON_WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self._more(1):
-                return ""
-
-    def _expect_more(self, what: str) -> str:
-        char = self._peek()
-        if not char:
-            raise self._error(f"unexpected end of file, expected {what}")
-        return char
-
-    def _value(self) -> object:
-        """Decode one complete JSON value at pos (reading more as needed)."""
-        while True:
-            try:
-                obj, end = self.decoder.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError as exc:
-                cut_off = exc.pos >= len(self.buf) - _JSON_MARGIN or exc.msg.startswith("Unterminated string")
-                if self.eof or not cut_off:
-                    raise self._error(f"invalid JSON: {exc.msg}", exc.pos) from None
-                self._more(max(self.block_size, len(self.buf) - self.pos))
-                continue
-            except RecursionError:
-                raise self._error("invalid JSON: nested too deeply") from None
-            except ValueError as exc:
-                raise self._error(f"invalid JSON: {exc}") from None
-            if end > len(self.buf) - _JSON_MARGIN and not self.eof:  # "1.5e+3" cut after "1.5e" decodes as 1.5
-                self._more(max(self.block_size, len(self.buf) - self.pos))
-                continue
-            self.pos = end
-            return obj
-
-    # -- grammar
-    def records(self) -> Iterator[dict]:
-        self.blocks = _text_blocks(self.path, self.block_size)
-        first = self._peek()
-        if not first:
-            return
-        if first == "[":
-            self.pos += 1
-            yield from self._array()
-        elif first == "{":
-            yield from self._wrapper()
-        else:
-            raise self._error("expected a JSON array of objects ([...]) or an object holding one ({\"data\": [...]})")
-        if self._peek():
-            raise self._error("extra data after the top-level JSON value (is this JSON Lines? use .jsonl)")
-
-    def _array(self) -> Iterator[dict]:
-        """Elements after an opening "[" up to and including the closing "]"."""
-        first = True
-        while True:
-            self._compact()
-            char = self._expect_more("']' closing the array")
-            if char == "]":
-                self.pos += 1
-                return
-            if not first:
-                if char != ",":
-                    raise self._error(f"expected ',' or ']' after an array element, found {char!r}")
-                self.pos += 1
-                self._expect_more("an array element")
-            first = False
-            start = self.pos
-            obj = self._value()
-            if type(obj) is dict:
-                yield obj
-            elif self.on_skip is not None:
-                reason = f"array element is not an object (got {_type_name(obj)})"
-                self.on_skip(SkippedRecord(self.path, self._line_at(start), reason))
-
-    def _wrapper(self) -> Iterator[dict]:
-        """A top-level object: stream its first list of objects, parse and ignore the rest."""
-        self.pos += 1
-        records_key: str | None = None
-        first = True
-        saw_empty_list = False
-        while True:
-            self._compact()
-            char = self._expect_more("'}' closing the top-level object")
-            if char == "}":
-                self.pos += 1
-                break
-            if not first:
-                if char != ",":
-                    raise self._error(f"expected ',' or '}}' in the top-level object, found {char!r}")
-                self.pos += 1
-                char = self._expect_more("a key")
-            first = False
-            if char != '"':
-                raise self._error(f"expected a quoted key in the top-level object, found {char!r}")
-            key = self._value()
-            if self._expect_more("':'") != ":":
-                raise self._error("expected ':' after a key")
-            self.pos += 1
-            if self._expect_more("a value") == "[":
-                key_pos = self.pos
-                self.pos += 1
-                char = self._expect_more("an array element")
-                if char == "{":
-                    if records_key is not None:
-                        raise self._error(
-                            f"the top-level object holds more than one list of objects ({records_key!r}, {key!r}); "
-                            "expected a single list of records",
-                            key_pos,
-                        )
-                    records_key = str(key)
-                    yield from self._array()
-                    continue
-                self.pos = key_pos
-                saw_empty_list = saw_empty_list or char == "]"
-            self._value()
-        if records_key is None and not saw_empty_list:
-            raise self._error(
-                "the top-level JSON object holds no list of records; "
-                'expected [ {...}, ... ] or {"data": [ {...}, ... ]}'
-            )
 
 
 # ---------------------------------------------------------------------------- text

@@ -40,11 +40,11 @@ def empty_schema() -> dict:
     return {"fields": [], "types": {}, "samples": {}, "nullable": {}, "hints": {}}
 
 
-def infer_schema(file_path: str, sample_size: int = 10) -> dict:
+def infer_schema(file_path: str, sample_size: int = 10, fmt: str | None = None) -> dict:
     """Infer the schema of a file from its first ``sample_size`` records (text files: empty schema)."""
     if sample_size < 0:
         raise ValueError(f"sample_size must be >= 0, got {sample_size}")
-    fmt = parsers.detect_format(file_path)
+    fmt = fmt or parsers.detect_format(file_path)
     if fmt == "text" or sample_size == 0:
         return empty_schema()
     records = list(itertools.islice(parsers.iter_records(file_path, fmt), sample_size))

@@ -17,6 +17,7 @@ from recursive_cleaner.errors import InputEncodingError, InputError
 from recursive_cleaner.parsers import (
     FORMATS,
     SkippedRecord,
+    count_chunks,
     count_records,
     detect_format,
     iter_chunks,
@@ -377,6 +378,65 @@ def test_text_invalid_utf8(tmp_path):
     assert info.value.byte_offset == 3
 
 
+# ---------------------------------------------------------------------------- count_chunks
+def _chunk_cases(tmp_path) -> list[str]:
+    return [
+        write(tmp_path, "a.jsonl", '{"a": 1}\n{"a": 2\n[3]\n\n{"a": 4}\n{"a": 5} x\n{"a": 6}\n'),  # 3 records
+        write(tmp_path, "a.csv", "h1,h2\n1,2\n3\n4,5\n\n6,7\n8,9\n"),  # 4 records
+        write(tmp_path, "a.tsv", "h1\th2\n1\t2\n3\t4\n"),
+        write(tmp_path, "a.json", '[{"a": 1}, 2, {"a": 3}, {"a": 4}, {"a": 5}]'),
+        write(tmp_path, "w.json", '{"n": 2, "data": [{"a": 1}, {"a": 2}]}'),
+        write(tmp_path, "a.txt", "alpha beta gamma\ndelta epsilon zeta eta theta\r\niota kappa lambda mu nu xi\n\n\n"),
+        write(tmp_path, "b.txt", "é" * 30 + "🙂" * 30 + "e\u0301" * 10),
+        write(tmp_path, "c.txt", "  \n\t  word " * 40),
+    ]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 20, 1000])
+@pytest.mark.parametrize("block", [1, 5, 1 << 20])
+def test_count_chunks_matches_iter_chunks(tmp_path, size, block):
+    for path in _chunk_cases(tmp_path):
+        expected = len(list(iter_chunks(path, size, block_size=block)))
+        assert count_chunks(path, size, block_size=block) == expected, (path, size, block)
+        assert count_chunks(path, size) == expected, (path, size)
+    assert count_chunks(HEALTH, 40) == 4 == len(list(iter_chunks(HEALTH, 40)))
+
+
+def test_count_chunks_text_breaks_early(tmp_path):
+    text = "abcdefghijklmn " * 9 + "alpha beta gamma\ndelta epsilon zeta eta theta\r\niota kappa"
+    path = write(tmp_path, "a.txt", text)
+    chunks = list(iter_chunks(path, 20))
+    assert all(len(c[0]) < 20 for c in chunks)  # every chunk ends early at a space or line break
+    assert len(chunks) == 13 > math.ceil(len(text) / 20) == 10  # so characters / size undercounts
+    assert count_chunks(path, 20) == len(chunks)
+    assert count_chunks(path, 20, "text") == len(chunks)
+    assert count_chunks(NOTES, 50) == len(list(iter_chunks(NOTES, 50)))
+
+
+def test_count_chunks_jsonl_is_exact_where_the_fast_count_is_not(tmp_path):
+    path = write(tmp_path, "a.jsonl", '{"a": 1}\n{"a": 2\n{"a": 3}\n')
+    assert count_records(path) == 3  # the fast scan counts the broken line
+    assert count_chunks(path, 1) == 2 == len(list(iter_chunks(path, 1)))
+    assert count_chunks(path, 2) == 1 == len(list(iter_chunks(path, 2)))
+
+
+def test_count_chunks_empty_forced_format_and_errors(tmp_path):
+    for name, data in (("e.jsonl", ""), ("e.csv", "a,b\n"), ("e.json", "[]"), ("e.txt", " \n\t\n")):
+        assert count_chunks(write(tmp_path, name, data), 3) == 0
+    path = write(tmp_path, "records.log", '{"a": 1}\n{"a": 2}\n{"a": 3}\n')
+    assert count_chunks(path, 2, "jsonl") == 2 == len(list(iter_chunks(path, 2, "jsonl")))
+    assert count_chunks(path, 2) == len(list(iter_chunks(path, 2)))  # read as text
+    for bad in (0, -1, 2.5, None):
+        with pytest.raises(ValueError, match="chunk_size"):
+            count_chunks(path, bad)
+    with pytest.raises(ValueError, match="unknown format"):
+        count_chunks(path, 2, "xml")
+    with pytest.raises(FileNotFoundError):
+        count_chunks(str(tmp_path / "missing.jsonl"), 2)
+    with pytest.raises(InputEncodingError):
+        count_chunks(write(tmp_path, "bad.txt", b"ok \x80\n"), 2)
+
+
 # ---------------------------------------------------------------------------- properties
 def _tmp_file(suffix: str, data: bytes) -> str:
     fd, path = tempfile.mkstemp(suffix=suffix)
@@ -400,8 +460,11 @@ JSONISH = st.one_of(
 def test_arbitrary_bytes_raise_only_input_errors(data, suffix, size, block):
     path = _tmp_file(suffix, data)
     try:
+        chunks = 0
         for chunk in iter_chunks(path, size, on_skip=lambda s: None, block_size=block):
             assert chunk and len(chunk) <= (2 * size if suffix == ".txt" else size)
+            chunks += 1
+        assert count_chunks(path, size, block_size=block) == chunks
         count_records(path, block_size=block)
     except InputError:
         pass
@@ -431,6 +494,7 @@ def test_round_trip_json_and_jsonl(records, size, block, pretty, wrap):
             assert all(0 < len(c) <= size for c in chunks)
             assert [r for c in chunks for r in c] == records
             assert count_records(path) == len(records)
+            assert count_chunks(path, size, block_size=block) == len(chunks)
         finally:
             os.unlink(path)
 
@@ -462,5 +526,6 @@ def test_round_trip_text(text, size, block):
         pieces = [c[0] for c in iter_chunks(path, size, block_size=block)]
         assert "".join(pieces) == (text if text.strip() else "")
         assert all(p and len(p) <= 2 * size for p in pieces)
+        assert count_chunks(path, size, block_size=block) == len(pieces) == count_chunks(path, size)
     finally:
         os.unlink(path)

@@ -125,6 +125,7 @@ def test_infer_schema_uses_only_the_first_records(tmp_path):
 
 def test_infer_schema_text_and_broken_files():
     assert infer_schema(os.path.join(CASES, "notes.txt")) == empty_schema()
+    assert infer_schema(os.path.join(CASES, "crm_customers.jsonl"), fmt="text") == empty_schema()
     schema = infer_schema(os.path.join(CASES, "broken_lines.jsonl"), sample_size=30)
     assert schema["fields"] == ["id", "name", "email", "score"]
     assert schema["types"]["score"] == "mixed" and schema["nullable"]["score"] is True

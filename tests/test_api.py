@@ -1,0 +1,57 @@
+"""The public names are exactly what we mean to export, and the v0.2 signatures hold."""
+
+from __future__ import annotations
+
+import inspect
+
+import recursive_cleaner
+from recursive_cleaner import DataCleaner, LLMBackend, errors
+
+EXPECTED = {
+    "DataCleaner", "RunResult", "LLMBackend", "validate_function", "check_code_safety", "infer_schema",
+    "format_schema_for_prompt", "build_context", "parse_response", "iter_chunks", "iter_records",
+    "CleanerError", "ParseError", "MaxIterationsError", "OutputValidationError", "LLMCallError",
+    "SandboxError", "InputError", "InputEncodingError", "StateFileError", "__version__",
+}
+
+
+def test_exported_names():
+    assert set(recursive_cleaner.__all__) == EXPECTED
+    for name in EXPECTED:
+        assert hasattr(recursive_cleaner, name), name
+
+
+def test_v02_constructor_signature():
+    params = inspect.signature(DataCleaner.__init__).parameters
+    expected = [("llm_backend", inspect.Parameter.empty), ("file_path", inspect.Parameter.empty),
+                ("chunk_size", 50), ("instructions", ""), ("max_iterations", 5), ("context_budget", 8000),
+                ("on_progress", None), ("state_file", None), ("validate_runtime", True), ("schema_sample_size", 10)]
+    names = list(params)[1:11]
+    assert names == [n for n, _ in expected]
+    for name, default in expected:
+        assert params[name].default == default, name
+
+
+def test_resume_and_validate_function_signatures():
+    assert list(inspect.signature(DataCleaner.resume).parameters)[:2] == ["state_file", "llm_backend"]
+    sig = inspect.signature(recursive_cleaner.validate_function)
+    assert list(sig.parameters)[:3] == ["code", "sample_data", "function_name"]
+    assert list(inspect.signature(recursive_cleaner.infer_schema).parameters)[:2] == ["file_path", "sample_size"]
+
+
+def test_error_tree():
+    for cls in (errors.ParseError, errors.MaxIterationsError, errors.OutputValidationError, errors.LLMCallError,
+                errors.SandboxError, errors.InputError, errors.StateFileError):
+        assert issubclass(cls, errors.CleanerError)
+    assert issubclass(errors.InputEncodingError, errors.InputError)
+    assert issubclass(errors.StateFileError, ValueError)
+    for name in errors.__all__:
+        assert name in errors.__doc__, f"{name} missing from the drawn tree"
+
+
+def test_backend_protocol_accepts_any_object_with_generate():
+    class Mine:
+        def generate(self, prompt: str) -> str:
+            return ""
+
+    assert isinstance(Mine(), LLMBackend)
