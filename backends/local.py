@@ -23,7 +23,13 @@ _LOAD_LOCK = threading.Lock()
 
 
 def default_threads() -> int:
-    """The CPU cores this process may use (its affinity mask, else the CPU count)."""
+    """$RECURSIVE_CLEANER_THREADS if set, else the CPU cores this process may use."""
+    env = os.environ.get("RECURSIVE_CLEANER_THREADS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise BackendError(f"RECURSIVE_CLEANER_THREADS must be a whole number, got {env!r}") from None
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux

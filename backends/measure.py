@@ -28,7 +28,7 @@ _TASK = (
 )
 
 
-def cleaning_prompt(records: int = 40, nonce: str = "") -> str:
+def cleaning_prompt(records: int = 28, nonce: str = "") -> str:
     """A deterministic cleaner-like prompt: task, then ``records`` messy JSON lines (~45 tokens each)."""
     rows = []
     for i in range(records):

@@ -15,7 +15,7 @@ from .errors import LLMCallError, ParseError, StateFileError
 from .llm import LLMStats, call_llm
 from .output import OutputResult, render_module, write_output
 from .prompt import build_prompt, format_chunk, format_feedback
-from .response import parse_response
+from .response import ParsedResponse, parse_response
 from .sandbox import run_in_sandbox
 from .state import load_state, save_state
 from .types import BackendLike, ProgressCallback, as_backend
@@ -189,7 +189,7 @@ class DataCleaner:
                 continue
             if not parsed.has_function:
                 return "clean"
-            problem, outputs = self._check(parsed.name, parsed.code, view)
+            problem, outputs = self._check(parsed, view)
             if problem:
                 feedback.append(f"Function `{parsed.name}` was rejected: {problem}")
                 self._rejected.append((parsed.name, problem))
@@ -216,11 +216,11 @@ class DataCleaner:
                    attempts=reply.attempts)
         return reply.text
 
-    def _check(self, name: str, code: str, records: list) -> tuple[str | None, list | None]:
+    def _check(self, parsed: ParsedResponse, records: list) -> tuple[str | None, list | None]:
         """Why the candidate cannot be accepted (None if it can), and its outputs on ``records``."""
+        name, code = parsed.name, parsed.code
         if name == "clean_data" or any(f["name"] == name for f in self.functions):
-            return (f"a function named `{name}` already exists; choose a new name, or mark the issue "
-                    "solved if the existing function already handles it."), None
+            return _already_exists(name, parsed), None
         problems = check_code_safety(code)
         if problems:
             return " ".join(problems), None
@@ -342,6 +342,15 @@ class DataCleaner:
             if not self._callback_failed:
                 log.exception("on_progress callback raised on %r; further errors are ignored", event_type)
             self._callback_failed = True
+
+
+def _already_exists(name: str, parsed: ParsedResponse) -> str:
+    """Feedback for a re-sent function: say it is applied already and point at the next issue the model listed."""
+    others = [i.description for i in parsed.issues if not i.solved][1:]
+    nxt = f' Your next unsolved issue is: "{others[0]}".' if others else ""
+    return (f"`{name}` already exists and has already been applied to the data shown; mark that issue "
+            f"solved=\"true\" and do not write it again.{nxt} Write a function with a new name for a "
+            "different issue, or reply clean if nothing is left.")
 
 
 def _resolve_backend(backend: BackendLike | str):

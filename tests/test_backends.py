@@ -320,6 +320,17 @@ def test_local_missing_file(fake_runtime: Path, tmp_path: Path) -> None:
         LocalBackend(tmp_path / "nope.gguf").generate("p")
 
 
+def test_thread_count_default_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RECURSIVE_CLEANER_THREADS", raising=False)
+    assert local.default_threads() >= 1
+    assert LocalBackend(n_threads=3).n_threads == 3
+    monkeypatch.setenv("RECURSIVE_CLEANER_THREADS", "1")
+    assert LocalBackend().n_threads == 1
+    monkeypatch.setenv("RECURSIVE_CLEANER_THREADS", "many")
+    with pytest.raises(BackendError, match="RECURSIVE_CLEANER_THREADS must be a whole number"):
+        LocalBackend()
+
+
 def test_local_argument_checks() -> None:
     with pytest.raises(ValueError, match="unknown embedded model"):
         LocalBackend(embedded="70b")
