@@ -15,6 +15,18 @@ fd 1 (moved off ``sys.stdout``, which goes to /dev/null with fd 2) carries lines
     V<hex of UTF-8 text>     one refused operation, written the moment it is refused
     R <nonce> <JSON>         the result {"outputs": [...], "errors": [...], "error": str|None}
 
+Batch mode (``_sandbox_child.py --batch``, used by ``sandbox.SandboxWorker`` for apply): every
+message on stdin is a frame, an 8-byte big-endian length and that many bytes. The first frame
+is the request above without "records" (plus ``"dict_only": bool``); the code is loaded once
+and reported as ``L <nonce> {"error": str|None}``. Then each frame is a JSON array of records
+and gets the reply::
+
+    R <nonce> {"n": int, "size": int, "failed": [[index, str], ...], "error": str|None}
+    <size bytes: n JSON texts (ensure_ascii=False, UTF-8) joined by "\n"; "" where a record failed>
+    E <nonce>
+
+until stdin ends. The CPU limit applies per batch (the soft limit is moved on before each).
+
 Order of lock-down: read the request, pre-import every allowed module (importing opens
 files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
 and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
@@ -34,7 +46,7 @@ import os
 import resource
 import sys
 
-__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "main"]
+__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "main", "serve_batches"]
 
 ALLOWED_MODULES = frozenset(
     {
@@ -73,6 +85,27 @@ def _read_request() -> dict:
         chunks.append(chunk)
 
 
+def _make_frame_reader(fd: int):
+    """read_frame() -> the next length-prefixed frame on fd, or None at end of input."""
+    read, join, from_bytes, len_ = os.read, b"".join, int.from_bytes, len
+
+    def read_exact(n: int):
+        parts = []
+        while n > 0:
+            chunk = read(fd, n if n < 1 << 20 else 1 << 20)
+            if not chunk:
+                return None
+            parts.append(chunk)
+            n -= len_(chunk)
+        return join(parts)
+
+    def read_frame():
+        head = read_exact(8)
+        return None if head is None or len_(head) != 8 else read_exact(from_bytes(head, "big"))
+
+    return read_frame
+
+
 def _preload() -> None:
     """Import and warm up everything allowed code may touch, while opening files is still allowed."""
     for name in sorted(ALLOWED_MODULES | _INTERNAL_MODULES):
@@ -92,7 +125,7 @@ def _preload() -> None:
     unicodedata.normalize("NFKD", "\u00e9")
 
 
-def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
+def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int, *, cpu_hard: int | None = None) -> None:
     """Drop root, set the rlimits, and replace process, signal and fd functions of loaded modules by refusals."""
     if os.geteuid() == 0:
         try:
@@ -103,7 +136,7 @@ def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
             pass  # best effort; the audit hook still refuses process creation
     limits = {
         resource.RLIMIT_AS: (memory_mb << 20,) * 2,
-        resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1),
+        resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1 if cpu_hard is None else cpu_hard),
         resource.RLIMIT_FSIZE: (0, 0),
         resource.RLIMIT_CORE: (0, 0),
         resource.RLIMIT_NPROC: (0, 0),
@@ -178,6 +211,9 @@ def _make_hook(out_fd: int, permits: list):
         if event == "exec" and permits[1]:
             permits[1] = 0
             return
+        if event == "resource.setrlimit" and permits[3]:  # batch mode: the per-batch CPU limit
+            permits[3] = 0
+            return
         if event == "object.__getattr__" and permits[2] and len_(args) == 2 and type_(args[1]) is str_:
             if args[1] in peek_attrs:
                 return
@@ -206,31 +242,15 @@ def _make_import_guard():
     return guarded_import
 
 
-def main() -> None:
-    request = _read_request()
-    code, function_name = request["code"], request["function"]
-    texts, nonce = request["records"], request["nonce"].encode("ascii")
-    memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
-    del request
-    _preload()
-    out_fd = os.dup(1)
-    null_fd = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null_fd, fd)
-    os.close(null_fd)
-
-    # Everything used after arming, bound now: the untrusted code may rewrite module globals.
-    write, exit_, compile_, exec_, exc_info = os.write, os._exit, compile, exec, sys.exc_info
-    loads, dumps, callable_, type_, str_ = json.loads, json.dumps, callable, type, str
+def _make_describer(permits: list, filename: str):
+    """describe() -> (text, is_memory_error) for the exception being handled; runs no untrusted code while peeking."""
+    exc_info, type_, str_, streq, len_ = sys.exc_info, type, str, str.__eq__, len
     tname = type.__dict__["__name__"].__get__  # a class's own name, without running a metaclass property
-    streq, encode, join_bytes, len_, range_, base_exc = str.__eq__, str.encode, b"".join, len, range, BaseException
-    syntax_errors, memory_error, repr_ = (SyntaxError, IndentationError, TabError), MemoryError, repr
+    base_exc, memory_error = BaseException, MemoryError
+    syntax_errors = (SyntaxError, IndentationError, TabError)
     gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
-    filename = CODE_FILENAME
-    permits = [1, 1, 0]  # one compile, one exec (ours), and the traceback peek switch
 
     def describe_exception() -> tuple:
-        """(text, is_memory_error) for the exception being handled; runs no untrusted code while peeking."""
         tb = exc_info()[2]
         line = None
         was_enabled = gc_isenabled()
@@ -262,19 +282,47 @@ def main() -> None:
             text = text + " (line " + str_(line) + ")"
         return text, kind is memory_error
 
+    return describe_exception
+
+
+def main() -> None:
+    batch = sys.argv[1:] == ["--batch"]
+    request = json.loads(_make_frame_reader(0)()) if batch else _read_request()
+    code, function_name = request["code"], request["function"]
+    texts, nonce = request.get("records", []), request["nonce"].encode("ascii")
+    memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
+    dict_only = bool(request.get("dict_only"))
+    del request
+    _preload()
+    out_fd = os.dup(1)
+    in_fd = os.dup(0) if batch else -1
+    null_fd = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null_fd, fd)
+    os.close(null_fd)
+
+    # Everything used after arming, bound now: the untrusted code may rewrite module globals.
+    write, exit_, compile_, exec_, loads, dumps = os.write, os._exit, compile, exec, json.loads, json.dumps
+    callable_, repr_, encode, join_bytes, base_exc, len_ = callable, repr, str.encode, b"".join, BaseException, len
+    filename = CODE_FILENAME
+    permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
+    describe_exception = _make_describer(permits, filename)
+    memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
+    run_records = _make_runner(describe_exception, memory_text, dict_only)
+    if batch:
+        serve = _make_server(_make_frame_reader(in_fd), out_fd, nonce, run_records, _make_cpu_budget(cpu_seconds, permits))
+
     builtins_ns = dict(vars(builtins))
     builtins_ns["__import__"] = _make_import_guard()
     namespace = {"__name__": "cleaning_code", "__builtins__": builtins_ns}
     hook = _make_hook(out_fd, permits)
-    _lock_down(memory_mb, cpu_seconds, out_fd)
+    _lock_down(memory_mb, cpu_seconds, max(out_fd, in_fd), cpu_hard=resource.RLIM_INFINITY if batch else None)
     write(out_fd, b"A\n")
     sys.addaudithook(hook)
     del hook
 
     # ---- armed: from here on the hook refuses anything outside the permits ----
-    count = len_(texts)
-    outputs, errors, run_error = ["null"] * count, [None] * count, None
-    memory_text = "memory limit " + str_(memory_mb) + " MB exceeded"
+    run_error = function = None
     try:
         try:
             exec_(compile_(code, filename, "exec", dont_inherit=True), namespace)
@@ -287,25 +335,16 @@ def main() -> None:
             run_error, is_memory = describe_exception()
             if is_memory:
                 run_error = memory_text
+        if batch:
+            serve(function, run_error)
+            exit_(0)
+        count = len_(texts)
+        outputs, errors = ["null"] * count, [None] * count
         if run_error is None:
-            for index in range_(count):
-                try:
-                    value = function(loads(texts[index]))
-                except base_exc:
-                    errors[index], is_memory = describe_exception()
-                    if is_memory:
-                        run_error = memory_text
-                        break
-                    continue
-                try:
-                    outputs[index] = dumps(value)
-                except base_exc:
-                    try:  # e.g. "Object of type set is not JSON serializable", "Exceeds the limit ..."
-                        why = str_(exc_info()[1])[:150]
-                    except base_exc:
-                        why = "?"
-                    errors[index] = ("TypeError: the return value is not JSON-serialisable ("
-                                     + tname(type_(value)) + "): " + why)
+            outputs, failed, run_error = run_records(function, [loads(text) for text in texts], dumps)
+            for index, message in failed:
+                outputs[index], errors[index] = "null", message
+            outputs += ["null"] * (count - len_(outputs))  # after a MemoryError
         payload = ('{"outputs":[' + ",".join(outputs) + '],"errors":' + dumps(errors)
                    + ',"error":' + dumps(run_error) + "}")
         data = join_bytes((b"\nR ", nonce, b" ", encode(payload, "ascii", "backslashreplace"), b"\n"))
@@ -314,6 +353,106 @@ def main() -> None:
     except base_exc:
         exit_(3)
     exit_(0)
+
+
+def _make_runner(describe, memory_text: str, dict_only: bool):
+    """run(function, records, dumps) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed."""
+    str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
+    tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
+
+    def run(function, records: list, dumps) -> tuple:
+        texts, failed, run_error = [], [], None
+        append, fail = texts.append, failed.append
+        for index in range_(len_(records)):
+            try:
+                value = function(records[index])
+            except base_exc:
+                text, is_memory = describe()
+                fail([index, text])
+                append("")
+                if is_memory:
+                    run_error = memory_text
+                    break
+                continue
+            try:
+                if dict_only and not isinstance_(value, dict_):
+                    fail([index, "TypeError: returned " + tname(type_(value)) + ", expected a dict"])
+                    append("")
+                    continue
+                append(dumps(value))
+            except base_exc:
+                try:  # e.g. "Object of type set is not JSON serializable", "Exceeds the limit ..."
+                    why = str_(exc_info()[1])[:150]
+                except base_exc:
+                    why = "?"
+                fail([index, "TypeError: the return value is not JSON-serialisable (" + tname(type_(value)) + "): " + why])
+                append("")
+        return texts, failed, run_error
+
+    return run
+
+
+def _make_cpu_budget(cpu_seconds: int, permits: list):
+    """before_batch(): move the soft CPU limit to (CPU used so far + cpu_seconds), under a permit."""
+    import time
+
+    setrlimit, process_time, cpu, hard, int_ = resource.setrlimit, time.process_time, resource.RLIMIT_CPU, resource.RLIM_INFINITY, int
+
+    def before_batch() -> None:
+        permits[3] = 1
+        try:
+            setrlimit(cpu, (int_(process_time()) + 1 + cpu_seconds, hard))
+        finally:
+            permits[3] = 0
+
+    return before_batch
+
+
+def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batch):
+    """serve(function, load_error): report the load, then answer each batch frame until input ends."""
+    write, loads, dumps, join_text, join_bytes = os.write, json.loads, json.dumps, "\n".join, b"".join
+    encode, str_, len_, unicode_error, enumerate_ = str.encode, str, len, UnicodeEncodeError, enumerate
+
+    def dumps_utf8(value) -> str:
+        return dumps(value, ensure_ascii=False)
+
+    def send(data: bytes) -> None:
+        while data:
+            data = data[write(out_fd, data):]
+
+    def serve(function, load_error: str | None) -> None:
+        send(join_bytes((b"\nL ", nonce, b" ", encode(dumps({"error": load_error}), "ascii"), b"\n")))
+        while load_error is None:
+            frame = read_frame()
+            if frame is None:
+                return
+            before_batch()
+            texts, failed, load_error = run_records(function, loads(frame), dumps_utf8)
+            try:
+                data = encode(join_text(texts), "utf-8")
+            except unicode_error:  # lone surrogates: those records go out as ASCII JSON instead
+                for index, text in enumerate_(texts):
+                    try:
+                        encode(text, "utf-8")
+                    except unicode_error:
+                        texts[index] = dumps(loads(text))
+                data = encode(join_text(texts), "utf-8")
+            head = (b'{"n":%d,"size":%d,"failed":' % (len_(texts), len_(data))
+                    + encode(dumps(failed) + ',"error":' + dumps(load_error) + "}", "ascii"))
+            send(join_bytes((b"\nR ", nonce, b" ", head, b"\n", data, b"\nE ", nonce, b"\n")))
+
+    return serve
+
+
+def serve_batches(load, in_fd: int, out_fd: int, nonce: str, *, dict_only: bool = False, filename: str = "") -> None:
+    """Trusted mode, no lock-down: function = load(), then the batch-mode protocol on in_fd/out_fd."""
+    describe = _make_describer([0, 0, 0, 0], filename)
+    try:
+        function, error = load(), None
+    except BaseException:
+        function, error = None, describe()[0]
+    run_records = _make_runner(describe, "out of memory", dict_only)
+    _make_server(_make_frame_reader(in_fd), out_fd, nonce.encode("ascii"), run_records, lambda: None)(function, error)
 
 
 if __name__ == "__main__":

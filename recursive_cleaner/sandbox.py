@@ -12,6 +12,10 @@ parent enforces the wall-clock timeout by killing the child's process group.
 Records travel to the child as JSON on stdin; results come back as JSON on a pipe.
 Whatever the code does, the caller gets a :class:`SandboxResult`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
+
+:class:`SandboxWorker` is the persistent form for applying a file to a whole dataset: one
+child with the same guards loads the code once and then answers batch after batch (one JSON
+message per batch each way); a timeout, crash, memory error or refused operation ends it.
 """
 
 from __future__ import annotations
@@ -20,18 +24,22 @@ import json
 import math
 import os
 import secrets
+import select
 import selectors
 import signal
 import subprocess
 import sys
+import queue
+import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SandboxError
 
-__all__ = ["SandboxResult", "run_in_sandbox"]
+__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker"]
 
 _CHILD = Path(__file__).with_name("_sandbox_child.py")
 _MIN_MEMORY_MB = 64
@@ -124,14 +132,14 @@ def run_in_sandbox(
     )
 
 
-def _spawn(workdir: str) -> subprocess.Popen:
+def _spawn(workdir: str, *args: str, stderr=subprocess.PIPE) -> subprocess.Popen:
     """Start the child program in its own session, empty environment, in workdir."""
     if not sys.executable:
         raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
-    cmd = [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD)]
+    cmd = [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD), *args]
     try:
         return subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
             cwd=workdir, env={}, close_fds=True, start_new_session=True,
         )
     except OSError as exc:
@@ -207,10 +215,7 @@ def _parse(out: bytes, nonce: str) -> tuple[bool, list[str], dict | None]:
             armed = True
             continue
         if line.startswith(b"V"):
-            try:
-                text = bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
-            except ValueError:
-                text = "unreadable violation report"
+            text = _violation_text(line)
         elif line.startswith(prefix) and result is None:
             try:
                 result = json.loads(line[len(prefix):])
@@ -230,6 +235,13 @@ def _parse(out: bytes, nonce: str) -> tuple[bool, list[str], dict | None]:
     return armed, violations, result
 
 
+def _violation_text(line: bytes) -> str:
+    try:
+        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
+    except ValueError:
+        return "unreadable violation report"
+
+
 def _death_message(returncode: int | None, cpu_seconds: int) -> str:
     """Explain a child that ended without reporting a result."""
     if returncode is not None and returncode < 0:
@@ -242,3 +254,236 @@ def _death_message(returncode: int | None, cpu_seconds: int) -> str:
             name = "unknown signal"
         return f"killed by signal {number} ({name})"
     return f"the sandbox child exited with code {returncode} without a result"
+
+
+# ---------------------------------------------------------------------------- persistent worker
+@dataclass
+class BatchReply:
+    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed)."""
+
+    n: int = 0
+    payload: bytes = b""
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False when the batch as a whole failed (the worker is then closed)."""
+        return self.error is None and not self.violations
+
+
+class _Stop(Exception):
+    """The child stopped answering: its reason is the message."""
+
+
+class SandboxWorker:
+    """A persistent sandboxed child: ``code`` is loaded once, then each batch goes through ``function_name``.
+
+    ``start()``, then ``submit(records)`` any number of batches and ``receive(timeout)`` their
+    replies in the same order (or ``run_batch`` for both), then ``close()``. Batches are written
+    by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
+    batch; ``dict_only`` makes a non-dict return value an error for that record.
+    """
+
+    def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
+                 cpu_seconds: int = 61, dict_only: bool = False) -> None:
+        if memory_mb < _MIN_MEMORY_MB:
+            raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
+        self.cpu_seconds = max(1, int(cpu_seconds))
+        self.nonce = secrets.token_hex(16)
+        self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
+                                    "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
+                                    "dict_only": bool(dict_only)}).encode("ascii")
+        self._buf, self._pos = bytearray(), 0
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._proc = self._feeder = self._workdir = self._stderr = None
+        self._rfd = self._wfd = -1
+        self.closed = False
+
+    # -- the process (apply's trusted worker overrides _command) --
+    def _command(self) -> tuple[list[str], str, dict]:
+        """(argv, working directory, environment) of the child: the locked-down child in batch mode."""
+        if not sys.executable:
+            raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
+        self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
+        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD), "--batch"], self._workdir, {}
+
+    def _launch(self) -> tuple[int, int]:
+        """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""
+        cmd, cwd, env = self._command()
+        self._stderr = tempfile.TemporaryFile()
+        (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
+                                          env=env, close_fds=True, start_new_session=True)
+        except OSError as exc:
+            for fd in (wfd, rfd):
+                os.close(fd)
+            raise SandboxError(f"cannot start the worker process: {exc}") from exc
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        return wfd, rfd
+
+    def _kill(self) -> None:
+        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), self._proc.kill):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _wait(self, timeout: float) -> int | None:
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    # -- the protocol --
+    def start(self, timeout: float = 10.0) -> str | None:
+        """Start the child and load the code: None when ready, else why not (the worker is then closed)."""
+        self._wfd, self._rfd = self._launch()
+        self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
+        self._feeder.start()
+        self._queue.put(len(self._request).to_bytes(8, "big") + self._request)
+        deadline, armed, violations = time.monotonic() + timeout, False, []
+        prefix = b"L " + self.nonce.encode("ascii") + b" "
+        try:
+            while True:
+                line = self._line(deadline)
+                if line == b"A":
+                    armed = True
+                elif line.startswith(b"V"):
+                    violations.append(_violation_text(line))
+                elif line.startswith(prefix):
+                    error = json.loads(line[len(prefix):])["error"]
+                    break
+                elif line:
+                    violations.append("unexpected data on the sandbox result channel")
+        except _Stop as stop:
+            if not armed and str(stop) != "timeout":
+                self._stderr.seek(0)
+                tail = self._stderr.read().decode("utf-8", "replace").strip()[-1000:]
+                self.close()
+                raise SandboxError(f"the worker process failed before loading the code ({stop}): {tail}") from None
+            error = f"loading timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
+        if violations and error is None:
+            error = "refused operation: " + violations[0]
+        if error is not None:
+            self.close(kill=True)
+        return error
+
+    def submit(self, batch: list | bytes) -> None:
+        """Queue one batch (records, or their JSON array as bytes) for the child; never waits."""
+        data = batch if isinstance(batch, bytes) else json.dumps(batch).encode("ascii")
+        self._queue.put(len(data).to_bytes(8, "big") + data)
+
+    def receive(self, timeout: float = 60.0) -> BatchReply:
+        """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
+        deadline, violations = time.monotonic() + timeout, []
+        nonce = self.nonce.encode("ascii")
+        prefix = b"R " + nonce + b" "
+        try:
+            while True:
+                line = self._line(deadline)
+                if line.startswith(b"V"):
+                    violations.append(_violation_text(line))
+                elif line.startswith(prefix):
+                    break
+                elif line:
+                    violations.append("unexpected data on the sandbox result channel")
+            head = json.loads(line[len(prefix):])
+            payload = self._take(head["size"], deadline)
+            if self._take(len(nonce) + 4, deadline) != b"\nE " + nonce + b"\n":
+                raise _Stop("malformed reply from the sandbox child")
+            reply = BatchReply(head["n"], payload, [tuple(f) for f in head["failed"]], violations, head["error"])
+        except _Stop as stop:
+            why = f"timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
+            reply = BatchReply(error=why, violations=violations)
+        if reply.violations and reply.error is None:
+            more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+            reply.error = f"refused operation: {violations[0]}{more}"
+        if reply.error is not None:
+            self.close(kill=True)
+        return reply
+
+    def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
+        """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
+        started = time.monotonic()
+        self.submit(records)
+        reply = self.receive(timeout)
+        n = len(records)
+        outputs, errors = [None] * n, [None] * n
+        if reply.ok:
+            outputs = [json.loads(t) if t else None for t in reply.payload.split(b"\n")] if n else []
+            for index, message in reply.failed:
+                errors[index] = message
+        return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
+                             error=reply.error, duration_s=time.monotonic() - started)
+
+    def close(self, *, kill: bool = False, grace: float = 2.0) -> None:
+        """End the child: end of input and a short wait (or a kill at once), then clean up."""
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put(None)
+        if self._proc is not None and (kill or self._wait(grace) is None):
+            self._kill()
+            self._wait(grace)
+        if self._feeder is not None:
+            self._feeder.join(grace)
+        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close):
+            try:
+                closing and closing()
+            except OSError:
+                pass
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __enter__(self) -> SandboxWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(kill=exc[0] is not None)
+
+    def _feed(self) -> None:
+        """Feeder thread: write queued frames to the child, in order; close its input at the end."""
+        try:
+            while (data := self._queue.get()) is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._wfd, view):]
+        except OSError:
+            pass  # the child is gone; receive() reports why
+        finally:
+            try:
+                os.close(self._wfd)
+            except OSError:
+                pass
+
+    def _fill(self, deadline: float) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self._rfd], [], [], remaining)[0]:
+            raise _Stop("timeout")
+        chunk = os.read(self._rfd, 1 << 20)
+        if not chunk:
+            code = self._wait(1.0)
+            raise _Stop(_death_message(code, self.cpu_seconds) if code else "the sandbox child stopped without a reply")
+        if self._pos > (1 << 20) and self._pos > len(self._buf) // 2:
+            del self._buf[: self._pos]
+            self._pos = 0
+        self._buf += chunk
+
+    def _line(self, deadline: float) -> bytes:
+        while (end := self._buf.find(b"\n", self._pos)) < 0:
+            self._fill(deadline)
+        line = bytes(self._buf[self._pos : end])
+        self._pos = end + 1
+        return line
+
+    def _take(self, size: int, deadline: float) -> bytes:
+        while len(self._buf) - self._pos < size:
+            self._fill(deadline)
+        data = bytes(self._buf[self._pos : self._pos + size])
+        self._pos += size
+        return data

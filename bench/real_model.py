@@ -1,0 +1,157 @@
+"""The cleaner end to end on the CRM sample: LLM calls, tokens, parse failures, latency and accuracy.
+
+Runs DataCleaner on test_cases/crm_customers.jsonl with test_cases/crm_instructions.txt,
+counts the progress events (llm_call, parse_error), applies clean_data to every record in
+the sandbox (a record whose clean_data raised stays as it was) and compares the result
+with test_cases/crm_customers.clean.jsonl by key (bench/scoring.py: score_records). Also
+prints the accuracy of the untouched file (the baseline), per field before and after, and
+the cost figures of bench/cost.py. Writes OUT/summary.json. The last line is:
+
+    real_model calls=N prompt_tokens=N completion_tokens=N parse_fail_rate=X sec_per_call=X accuracy=X
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, Sequence
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for _p in (ROOT, HERE):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import scoring  # noqa: E402
+from accuracy import apply_clean_data, fmt, generate, read_instructions  # noqa: E402
+
+DEFAULT_DATA = os.path.join(ROOT, "test_cases", "crm_customers.jsonl")
+DEFAULT_TRUTH = os.path.join(ROOT, "test_cases", "crm_customers.clean.jsonl")
+DEFAULT_INSTRUCTIONS = "@" + os.path.join(ROOT, "test_cases", "crm_instructions.txt")
+DEFAULT_OUT = os.path.join(HERE, "out", "real_model")
+
+
+def read_jsonl(path: str) -> list[dict]:
+    """Every non-blank line of a JSONL file as a dict; ValueError naming the line otherwise."""
+    records = []
+    with open(path, encoding="utf-8-sig") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {lineno}: invalid JSON: {exc}") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}: line {lineno}: not a JSON object")
+            records.append(record)
+    return records
+
+
+def write_jsonl(path: str, records: list) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def cost_figures(calls: int, tokens: int, records: int, functions: int) -> dict[str, float]:
+    """calls per 1000 records processed by the generator, and tokens per accepted function."""
+    return {
+        "calls_per_1k": calls / records * 1000 if records else 0.0,
+        "tokens_per_function": tokens / max(1, functions),
+    }
+
+
+def parser(description: str | None = None) -> argparse.ArgumentParser:
+    """Options shared by real_model.py and cost.py."""
+    p = argparse.ArgumentParser(description=description or __doc__.split("\n\n")[0])
+    p.add_argument("--backend", default="local", help="backend spec: local, openai:MODEL@URL, ollama:MODEL ... (default local)")
+    p.add_argument("--data", default=DEFAULT_DATA, help="messy JSONL (default test_cases/crm_customers.jsonl)")
+    p.add_argument("--truth", default=DEFAULT_TRUTH, help="ground truth JSONL, line by line (default test_cases/crm_customers.clean.jsonl)")
+    p.add_argument("--instructions", default=DEFAULT_INSTRUCTIONS, help="TEXT or @FILE (default @test_cases/crm_instructions.txt)")
+    p.add_argument("--chunk-size", type=int, default=50, help="records per chunk (default 50)")
+    p.add_argument("--max-chunks", type=int, help="generate from the first N chunks only (the cleaner gets a truncated copy)")
+    p.add_argument("--records", type=int, help="use only the first N records (generation, apply and scoring)")
+    p.add_argument("--max-iterations", type=int, default=5, help="model replies per chunk at most (default 5)")
+    p.add_argument("--out", default=DEFAULT_OUT, help="output folder (default bench/out/real_model)")
+    p.add_argument("--batch-size", type=int, default=500, help="records per sandbox call when applying (default 500)")
+    p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
+    p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    return p
+
+
+def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
+    """Generate, apply and score; return the summary (also written to OUT/summary.json)."""
+    data, truth = read_jsonl(args.data), read_jsonl(args.truth)
+    if len(data) != len(truth):
+        raise SystemExit(f"real_model: {args.data} has {len(data)} records, {args.truth} has {len(truth)}")
+    if args.records is not None:
+        data, truth = data[: args.records], truth[: args.records]
+    os.makedirs(args.out, exist_ok=True)
+    gen_records = data if args.max_chunks is None else data[: args.max_chunks * args.chunk_size]
+    gen_input = os.path.join(args.out, "generation_input.jsonl")
+    write_jsonl(gen_input, gen_records)
+    spec = args.backend if backend is None else type(backend).__name__
+    print(f"real_model: generating from {len(gen_records)} of {len(data)} records "
+          f"(chunk size {args.chunk_size}), backend {spec}", file=sys.stderr, flush=True)
+    result, tel, gen_seconds, source = generate(
+        backend if backend is not None else args.backend, gen_input, read_instructions(args.instructions),
+        args.out, chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet)
+
+    started = time.perf_counter()
+    outputs, errors = apply_clean_data(source, data, batch_size=args.batch_size, timeout=args.apply_timeout)
+    apply_seconds = time.perf_counter() - started
+    failed = sum(1 for out, err in zip(outputs, errors) if err is not None or not isinstance(out, dict))
+    cleaned = [out if err is None and isinstance(out, dict) else rec for rec, out, err in zip(data, outputs, errors)]
+    write_jsonl(os.path.join(args.out, "cleaned.jsonl"), cleaned)
+    after, before = scoring.score_records(truth, cleaned), scoring.score_records(truth, data)
+
+    summary: dict[str, Any] = {
+        "benchmark": "real_model", "backend": args.backend if backend is None else repr(backend),
+        "records": len(data), "generation_records": tel.records_seen, "chunk_size": args.chunk_size,
+        "max_chunks": args.max_chunks, "functions": result.functions, "records_failed_apply": failed,
+        "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
+        "parse_errors": tel.parse_errors, "parse_fail_rate": tel.parse_fail_rate,
+        "validation_failures": tel.validation_failures, "sec_per_call": tel.sec_per_call,
+        "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
+        "accuracy": after.accuracy, "strict_accuracy": after.strict_accuracy,
+        "baseline_accuracy": before.accuracy, "field_accuracy": after.field_accuracy(),
+        "baseline_field_accuracy": before.field_accuracy(),
+        **cost_figures(tel.calls, tel.tokens, tel.records_seen, len(result.functions)),
+    }
+    with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+    return summary
+
+
+def print_report(s: dict[str, Any]) -> None:
+    """The human-readable table (everything but the last line)."""
+    print(f"records          {s['records']} ({s['generation_records']} seen by the generator, chunk size {s['chunk_size']})")
+    print(f"functions        {len(s['functions'])} ({', '.join(s['functions']) or 'none'})")
+    print(f"llm calls        {s['calls']} ({s['parse_errors']} parse errors, {s['validation_failures']} rejected functions)")
+    print(f"tokens           {s['prompt_tokens']} prompt + {s['completion_tokens']} completion")
+    print(f"sec per call     {s['sec_per_call']:.2f}")
+    print(f"seconds          {s['generation_seconds']:.1f} generation + {s['apply_seconds']:.1f} apply")
+    print(f"accuracy         {fmt(s['accuracy'])} (untouched file: {fmt(s['baseline_accuracy'])}; "
+          f"type-strict: {fmt(s['strict_accuracy'])})")
+    print(f"not cleaned      {s['records_failed_apply']} records (clean_data raised; kept as they were)")
+    print("field            before   after")
+    for key, value in s["field_accuracy"].items():
+        print(f"  {key:<14} {fmt(s['baseline_field_accuracy'][key])}   {fmt(value)}")
+    print(f"cost             calls_per_1k={s['calls_per_1k']:.1f} tokens_per_function={s['tokens_per_function']:.0f}")
+
+
+def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
+    """Run the benchmark; ``backend`` (an object) overrides --backend, for tests."""
+    s = run(parser().parse_args(argv), backend)
+    print_report(s)
+    print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
+          f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} accuracy={fmt(s['accuracy'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

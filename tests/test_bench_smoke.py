@@ -1,0 +1,175 @@
+"""bench/accuracy.py, real_model.py and cost.py end to end with the scripted FakeBackend on tiny data."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import accuracy  # noqa: E402
+import cost  # noqa: E402
+import real_model  # noqa: E402
+
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
+UPPER_STATE = '''def upper_state(record):
+    """Upper-case the state code."""
+    record = dict(record)
+    if record.get("id") == "7":
+        raise ValueError("row 7 is special")
+    record["state"] = str(record.get("state", "")).upper()
+    return record'''
+FIX_EMAIL = '''def fix_email(record):
+    """Lower-case the email and remove spaces."""
+    record = dict(record)
+    if isinstance(record.get("email"), str):
+        record["email"] = record["email"].lower().replace(" ", "")
+    return record'''
+
+ACCURACY_LINE = re.compile(r"accuracy (\S+) precision=([\d.]+) recall=([\d.]+) f1=([\d.]+) calls=(\d+) "
+                           r"tokens=(\d+) seconds=([\d.]+)")
+REAL_MODEL_LINE = re.compile(r"real_model calls=(\d+) prompt_tokens=(\d+) completion_tokens=(\d+) "
+                             r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) accuracy=([\d.]+)")
+COST_LINE = re.compile(r"cost calls_per_1k=([\d.]+) tokens_per_function=([\d.]+)")
+
+
+def _last_line(capsys) -> str:
+    return capsys.readouterr().out.strip().splitlines()[-1]
+
+
+def _write_pair(tmp_path) -> tuple[str, str]:
+    """10 rows; state lower-case in rows 1-4 and 7 (5 errors); name with a trailing space in rows 9-10 (2 errors)."""
+    dirty = [["id", "name", "state"]]
+    clean = [["ID", "Name", "State"]]  # header spelled differently: compared by position
+    for i in range(1, 11):
+        state = "al" if i <= 4 or i == 7 else "AL"
+        name = f"name {i}" + (" " if i >= 9 else "")
+        dirty.append([str(i), name, state])
+        clean.append([str(i), f"name {i}", "AL"])
+    paths = []
+    for label, rows in (("dirty", dirty), ("clean", clean)):
+        path = tmp_path / f"{label}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(rows)
+        paths.append(str(path))
+    return paths[0], paths[1]
+
+
+def test_accuracy_main(tmp_path, capsys):
+    dirty, clean = _write_pair(tmp_path)
+    backend = FakeBackend([make_reply("upper_state", UPPER_STATE)], default=CLEAN_REPLY, usage=USAGE)
+    out = tmp_path / "out"
+    argv = ["--dirty", dirty, "--clean", clean, "--instructions", "state: two capital letters",
+            "--chunk-size", "5", "--out", str(out), "--quiet"]
+    assert accuracy.main(argv, backend=backend) == 0
+    line = _last_line(capsys)
+    m = ACCURACY_LINE.fullmatch(line)
+    assert m, line
+    # rows 1-4 fixed (row 7 raises in clean_data and keeps its dirty value): errors 7, changed 4, correct 4
+    # P = 4/4 = 1, R = 4/7, F1 = 2 * 4/7 / (1 + 4/7) = 8/11
+    assert m.group(1) == tmp_path.name  # .../NAME/dirty.csv is called NAME
+    assert float(m.group(2)) == 1.0
+    assert float(m.group(3)) == pytest.approx(4 / 7, abs=1e-4)
+    assert float(m.group(4)) == pytest.approx(8 / 11, abs=1e-4)
+    # chunk 1: function, clean; chunk 2: clean -> 3 calls of 120 tokens
+    assert (int(m.group(5)), int(m.group(6))) == (3, 360)
+    assert backend.calls == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["error_cells"], summary["changed_cells"], summary["correct_repairs"]) == (7, 4, 4)
+    assert summary["broken_cells"] == 0 and summary["rows_failed_apply"] == 1
+    repaired = list(csv.reader(open(out / "repaired.csv", newline="", encoding="utf-8")))
+    assert repaired[0] == ["id", "name", "state"] and repaired[1] == ["1", "name 1", "AL"]
+    assert repaired[7] == ["7", "name 7", "al"]  # clean_data raised: dirty values kept
+    assert "state: two capital letters" in backend.history[0]
+
+
+def test_accuracy_rows_and_max_chunks(tmp_path, capsys):
+    dirty, clean = _write_pair(tmp_path)
+    backend = FakeBackend([make_reply("upper_state", UPPER_STATE)], default=CLEAN_REPLY)
+    out = tmp_path / "out"
+    argv = [os.path.dirname(dirty), "--instructions", "x", "--rows", "8", "--max-chunks", "1",
+            "--chunk-size", "3", "--out", str(out), "--quiet"]
+    assert accuracy.main(argv, backend=backend) == 0
+    m = ACCURACY_LINE.fullmatch(_last_line(capsys))
+    assert m
+    # the generator saw 3 rows (one chunk: function + clean = 2 calls, no usage -> 0 tokens);
+    # scored on 8 rows: errors = states of rows 1-4 and 7 = 5; fixed rows 1-4 -> R = 4/5, P = 1
+    assert (int(m.group(5)), int(m.group(6))) == (2, 0)
+    assert float(m.group(3)) == pytest.approx(0.8) and float(m.group(2)) == 1.0
+    with open(out / "generation_input.csv", newline="", encoding="utf-8") as f:
+        assert len(list(csv.reader(f))) == 4  # header + 3 rows
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rows"] == 8 and summary["generation_rows"] == 3
+
+
+def test_accuracy_named_dataset_missing_is_a_clear_error(tmp_path):
+    with pytest.raises(SystemExit, match="file not found"):
+        accuracy.main(["hospital", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")], backend=FakeBackend())
+
+
+def test_instructions_exist_for_every_dataset():
+    for name in accuracy.DATASETS:
+        path = os.path.join(ROOT, "bench", "instructions", f"{name}.txt")
+        assert os.path.getsize(path) > 200
+
+
+def _crm_backend() -> FakeBackend:
+    # chunk 1: an unparsable reply, then the function, then clean; chunk 2: clean
+    return FakeBackend(["no xml here at all", make_reply("fix_email", FIX_EMAIL)], default=CLEAN_REPLY, usage=USAGE)
+
+
+def test_real_model_main(tmp_path, capsys):
+    backend = _crm_backend()
+    argv = ["--records", "20", "--chunk-size", "10", "--out", str(tmp_path), "--quiet"]
+    assert real_model.main(argv, backend=backend) == 0
+    out = capsys.readouterr().out
+    line = out.strip().splitlines()[-1]
+    m = REAL_MODEL_LINE.fullmatch(line)
+    assert m, line
+    calls, prompt_tokens, completion_tokens = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    assert (calls, prompt_tokens, completion_tokens) == (4, 400, 80)
+    assert float(m.group(4)) == 0.25  # 1 parse error in 4 calls
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    # the e-mail field goes from 5/20 to 20/20; the other fields are untouched
+    assert summary["baseline_field_accuracy"]["email"] == 0.25
+    assert summary["field_accuracy"]["email"] == 1.0
+    for key, before in summary["baseline_field_accuracy"].items():
+        if key != "email":
+            assert summary["field_accuracy"][key] == before
+    assert float(m.group(6)) == pytest.approx(summary["accuracy"], abs=1e-4)
+    assert summary["accuracy"] == pytest.approx(summary["baseline_accuracy"] + 15 / (20 * 8))
+    assert summary["functions"] == ["fix_email"] and summary["generation_records"] == 20
+    assert summary["calls_per_1k"] == pytest.approx(4 / 20 * 1000)
+    assert summary["tokens_per_function"] == 480
+    assert "email" in out and "before" in out
+    cleaned = [json.loads(x) for x in (tmp_path / "cleaned.jsonl").read_text().splitlines()]
+    assert len(cleaned) == 20 and all(r["email"] == r["email"].lower() for r in cleaned)
+
+
+def test_cost_main_runs_and_reads_summary(tmp_path, capsys):
+    argv = ["--records", "20", "--chunk-size", "10", "--max-chunks", "1", "--out", str(tmp_path), "--quiet"]
+    assert cost.main(argv, backend=_crm_backend()) == 0
+    m = COST_LINE.fullmatch(_last_line(capsys))
+    assert m
+    # generator saw 10 records: 3 calls (parse error, function, clean) -> 300 per 1k; 360 tokens / 1 function
+    assert float(m.group(1)) == pytest.approx(300.0)
+    assert float(m.group(2)) == pytest.approx(360.0)
+    assert cost.main(["--from-summary", str(tmp_path / "summary.json")]) == 0
+    assert _last_line(capsys) == "cost calls_per_1k=300.0 tokens_per_function=360.0"
+
+
+@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py"])
+def test_scripts_show_help(script):
+    import subprocess
+
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), "--help"],
+                          capture_output=True, text=True, cwd="/", timeout=60)
+    assert proc.returncode == 0 and "usage:" in proc.stdout
