@@ -18,10 +18,12 @@ fd 1 (moved off ``sys.stdout``, which goes to /dev/null with fd 2) carries lines
 Batch mode (``_sandbox_child.py --batch``, used by ``sandbox.SandboxWorker`` for apply): every
 message on stdin is a frame, an 8-byte big-endian length and that many bytes. The first frame
 is the request above without "records" (plus ``"dict_only": bool``); the code is loaded once
-and reported as ``L <nonce> {"error": str|None}``. Then each frame is a JSON array of records
-and gets the reply::
+and reported as ``L <nonce> {"error": str|None}``. Then each frame is ``J`` + a JSON array of
+records, or ``L`` + JSONL lines (parsed here: blank lines ignored; lines that are not UTF-8, not
+JSON or not an object are skipped and their 0-based offsets listed), and gets the reply::
 
-    R <nonce> {"n": int, "size": int, "failed": [[index, str], ...], "error": str|None}
+    R <nonce> {"n": int, "size": int, "failed": [[index, str(, line)], ...], "skipped": [line, ...],
+               "error": str|None}
     <size bytes: n JSON texts (ensure_ascii=False, UTF-8) joined by "\n"; "" where a record failed>
     E <nonce>
 
@@ -411,7 +413,8 @@ def _make_cpu_budget(cpu_seconds: int, permits: list):
 def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batch):
     """serve(function, load_error): report the load, then answer each batch frame until input ends."""
     write, loads, dumps, join_text, join_bytes = os.write, json.loads, json.dumps, "\n".join, b"".join
-    encode, str_, len_, unicode_error, enumerate_ = str.encode, str, len, UnicodeEncodeError, enumerate
+    encode, decode, str_, len_, enumerate_, type_, dict_ = str.encode, bytes.decode, str, len, enumerate, type, dict
+    unicode_error, parse_errors, strip, blank = UnicodeEncodeError, (ValueError, RecursionError), str.strip, " \t\r\x0b\x0c"
 
     def dumps_utf8(value) -> str:
         return dumps(value, ensure_ascii=False)
@@ -420,6 +423,35 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
         while data:
             data = data[write(out_fd, data):]
 
+    def parse_lines(data: bytes) -> tuple:
+        """JSONL lines -> (records, line of each record, lines skipped as not UTF-8 / not JSON / not an object)."""
+        try:
+            lines = decode(data, "utf-8").split("\n")
+        except ValueError:
+            lines = []
+            for raw in data.split(b"\n"):
+                try:
+                    lines.append(decode(raw, "utf-8"))
+                except ValueError:
+                    lines.append(None)
+        records, line_of, skipped = [], [], []
+        for offset, line in enumerate_(lines):
+            if line is None:
+                skipped.append(offset)
+                continue
+            try:
+                value = loads(line)
+            except parse_errors:
+                if strip(line, blank):  # blank lines are ignored, as parsers does
+                    skipped.append(offset)
+                continue
+            if type_(value) is dict_:
+                records.append(value)
+                line_of.append(offset)
+            else:
+                skipped.append(offset)
+        return records, line_of, skipped
+
     def serve(function, load_error: str | None) -> None:
         send(join_bytes((b"\nL ", nonce, b" ", encode(dumps({"error": load_error}), "ascii"), b"\n")))
         while load_error is None:
@@ -427,7 +459,14 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
             if frame is None:
                 return
             before_batch()
-            texts, failed, load_error = run_records(function, loads(frame), dumps_utf8)
+            if frame[:1] == b"L":  # raw JSONL lines (apply's fast path); else b"J" + a JSON array of records
+                records, line_of, skipped = parse_lines(frame[1:])
+            else:
+                records, line_of, skipped = loads(frame[1:]), None, []
+            texts, failed, load_error = run_records(function, records, dumps_utf8)
+            if line_of is not None:
+                for item in failed:
+                    item.append(line_of[item[0]])
             try:
                 data = encode(join_text(texts), "utf-8")
             except unicode_error:  # lone surrogates: those records go out as ASCII JSON instead
@@ -438,21 +477,39 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
                         texts[index] = dumps(loads(text))
                 data = encode(join_text(texts), "utf-8")
             head = (b'{"n":%d,"size":%d,"failed":' % (len_(texts), len_(data))
-                    + encode(dumps(failed) + ',"error":' + dumps(load_error) + "}", "ascii"))
+                    + encode(dumps(failed) + ',"skipped":' + dumps(skipped) + ',"error":' + dumps(load_error) + "}",
+                             "ascii"))
             send(join_bytes((b"\nR ", nonce, b" ", head, b"\n", data, b"\nE ", nonce, b"\n")))
 
     return serve
 
 
-def serve_batches(load, in_fd: int, out_fd: int, nonce: str, *, dict_only: bool = False, filename: str = "") -> None:
-    """Trusted mode, no lock-down: function = load(), then the batch-mode protocol on in_fd/out_fd."""
+def serve_batches(filename: str) -> None:
+    """Trusted mode (apply with trusted=True), NOT sandboxed: batch mode on stdin/stdout, the code run as a plain module."""
+    import types
+
+    in_fd, out_fd, null_fd = os.dup(0), os.dup(1), os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null_fd, fd)
+    read_frame = _make_frame_reader(in_fd)
+    request = json.loads(read_frame())
     describe = _make_describer([0, 0, 0, 0], filename)
+    module = types.ModuleType("cleaning_functions")
+    module.__file__ = filename
+    sys.modules[module.__name__] = module
+    name, function, error = request["function"], None, None
     try:
-        function, error = load(), None
+        exec(compile(request["code"], filename, "exec", dont_inherit=True), module.__dict__)
+        function = module.__dict__.get(name)
+        if function is None:
+            error = "NameError: the code does not define a function named " + repr(name)
+        elif not callable(function):
+            error = "TypeError: " + repr(name) + " is not a function"
     except BaseException:
-        function, error = None, describe()[0]
-    run_records = _make_runner(describe, "out of memory", dict_only)
-    _make_server(_make_frame_reader(in_fd), out_fd, nonce.encode("ascii"), run_records, lambda: None)(function, error)
+        error = describe()[0]
+    os.dup2(null_fd, 2)
+    run_records = _make_runner(describe, "MemoryError", bool(request.get("dict_only")))
+    _make_server(read_frame, out_fd, request["nonce"].encode("ascii"), run_records, lambda: None)(function, error)
 
 
 if __name__ == "__main__":

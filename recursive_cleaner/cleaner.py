@@ -318,17 +318,17 @@ class DataCleaner:
                               completion_tokens=llm.get("completion_tokens", 0))
 
     def _load_existing_state(self) -> int | None:
-        """Continue from the state file when it exists and belongs to this job."""
-        if not self.state_file or not Path(self.state_file).exists() or self.last_completed_chunk >= 0:
-            return self.last_completed_chunk if self.last_completed_chunk >= 0 else None
-        state = load_state(self.state_file)
-        if os.path.abspath(state["file_path"]) != os.path.abspath(self.file_path) or state["chunk_size"] != self.chunk_size:
-            raise StateFileError(
-                f"state file {self.state_file} belongs to {state['file_path']} with chunk_size "
-                f"{state['chunk_size']}; delete it or pass another state_file"
-            )
-        self._restore(state)
-        return self.last_completed_chunk
+        """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""
+        if self.last_completed_chunk < 0 and self.state_file and Path(self.state_file).exists():
+            state = load_state(self.state_file)
+            same_file = os.path.abspath(state["file_path"]) == os.path.abspath(self.file_path)
+            if not same_file or state["chunk_size"] != self.chunk_size:
+                raise StateFileError(
+                    f"state file {self.state_file} belongs to {state['file_path']} with chunk_size "
+                    f"{state['chunk_size']}; delete it or pass another state_file"
+                )
+            self._restore(state)
+        return self.last_completed_chunk if self.last_completed_chunk >= 0 else None
 
     # ------------------------------------------------------------------ events
     def _emit(self, event_type: str, **fields: Any) -> None:

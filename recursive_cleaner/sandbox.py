@@ -259,11 +259,16 @@ def _death_message(returncode: int | None, cpu_seconds: int) -> str:
 # ---------------------------------------------------------------------------- persistent worker
 @dataclass
 class BatchReply:
-    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed)."""
+    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
+
+    ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
+    ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
+    """
 
     n: int = 0
     payload: bytes = b""
-    failed: list[tuple[int, str]] = field(default_factory=list)
+    failed: list[tuple] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -299,7 +304,7 @@ class SandboxWorker:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
         self._rfd = self._wfd = -1
-        self.closed = False
+        self.closed = self._armed = False
 
     # -- the process (apply's trusted worker overrides _command) --
     def _command(self) -> tuple[list[str], str, dict]:
@@ -345,23 +350,12 @@ class SandboxWorker:
         self._wfd, self._rfd = self._launch()
         self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
         self._feeder.start()
-        self._queue.put(len(self._request).to_bytes(8, "big") + self._request)
-        deadline, armed, violations = time.monotonic() + timeout, False, []
-        prefix = b"L " + self.nonce.encode("ascii") + b" "
+        self._send(self._request)
+        violations: list[str] = []
         try:
-            while True:
-                line = self._line(deadline)
-                if line == b"A":
-                    armed = True
-                elif line.startswith(b"V"):
-                    violations.append(_violation_text(line))
-                elif line.startswith(prefix):
-                    error = json.loads(line[len(prefix):])["error"]
-                    break
-                elif line:
-                    violations.append("unexpected data on the sandbox result channel")
+            error = self._message(b"L", time.monotonic() + timeout, violations)["error"]
         except _Stop as stop:
-            if not armed and str(stop) != "timeout":
+            if not self._armed and str(stop) != "timeout":
                 self._stderr.seek(0)
                 tail = self._stderr.read().decode("utf-8", "replace").strip()[-1000:]
                 self.close()
@@ -373,36 +367,30 @@ class SandboxWorker:
             self.close(kill=True)
         return error
 
-    def submit(self, batch: list | bytes) -> None:
-        """Queue one batch (records, or their JSON array as bytes) for the child; never waits."""
-        data = batch if isinstance(batch, bytes) else json.dumps(batch).encode("ascii")
-        self._queue.put(len(data).to_bytes(8, "big") + data)
+    def submit(self, records: list) -> None:
+        """Queue one batch of records for the child; never waits."""
+        self._send(b"J" + json.dumps(records).encode("ascii"))
+
+    def submit_lines(self, data: bytes) -> None:
+        """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
+        self._send(b"L" + data)
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
         """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
-        deadline, violations = time.monotonic() + timeout, []
-        nonce = self.nonce.encode("ascii")
-        prefix = b"R " + nonce + b" "
+        deadline, reply = time.monotonic() + timeout, BatchReply()
         try:
-            while True:
-                line = self._line(deadline)
-                if line.startswith(b"V"):
-                    violations.append(_violation_text(line))
-                elif line.startswith(prefix):
-                    break
-                elif line:
-                    violations.append("unexpected data on the sandbox result channel")
-            head = json.loads(line[len(prefix):])
-            payload = self._take(head["size"], deadline)
-            if self._take(len(nonce) + 4, deadline) != b"\nE " + nonce + b"\n":
+            if self.closed:
+                raise _Stop("the worker is closed")
+            head = self._message(b"R", deadline, reply.violations)
+            reply.n, reply.failed, reply.skipped, reply.error = head["n"], head["failed"], head["skipped"], head["error"]
+            reply.payload = self._take(head["size"], deadline)
+            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
                 raise _Stop("malformed reply from the sandbox child")
-            reply = BatchReply(head["n"], payload, [tuple(f) for f in head["failed"]], violations, head["error"])
         except _Stop as stop:
-            why = f"timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
-            reply = BatchReply(error=why, violations=violations)
+            reply.error = f"timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
         if reply.violations and reply.error is None:
-            more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
-            reply.error = f"refused operation: {violations[0]}{more}"
+            more = f" (and {len(reply.violations) - 1} more)" if len(reply.violations) > 1 else ""
+            reply.error = f"refused operation: {reply.violations[0]}{more}"
         if reply.error is not None:
             self.close(kill=True)
         return reply
@@ -412,12 +400,11 @@ class SandboxWorker:
         started = time.monotonic()
         self.submit(records)
         reply = self.receive(timeout)
-        n = len(records)
-        outputs, errors = [None] * n, [None] * n
-        if reply.ok:
-            outputs = [json.loads(t) if t else None for t in reply.payload.split(b"\n")] if n else []
-            for index, message in reply.failed:
-                errors[index] = message
+        outputs, errors = [None] * len(records), [None] * len(records)
+        if reply.ok and records:
+            outputs = [json.loads(text) if text else None for text in reply.payload.split(b"\n")]
+        for index, message, *_ in reply.failed:
+            errors[index] = message
         return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
                              error=reply.error, duration_s=time.monotonic() - started)
 
@@ -460,6 +447,23 @@ class SandboxWorker:
                 os.close(self._wfd)
             except OSError:
                 pass
+
+    def _send(self, frame: bytes) -> None:
+        self._queue.put(len(frame).to_bytes(8, "big") + frame)
+
+    def _message(self, kind: bytes, deadline: float, violations: list[str]) -> dict:
+        """The JSON of the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations."""
+        prefix = kind + b" " + self.nonce.encode("ascii") + b" "
+        while True:
+            line = self._line(deadline)
+            if line.startswith(prefix):
+                return json.loads(line[len(prefix):])
+            if line == b"A":
+                self._armed = True
+            elif line.startswith(b"V"):
+                violations.append(_violation_text(line))
+            elif line:
+                violations.append("unexpected data on the sandbox result channel")
 
     def _fill(self, deadline: float) -> None:
         remaining = deadline - time.monotonic()

@@ -1,0 +1,440 @@
+"""Apply a cleaning_functions.py to a whole dataset: streamed, in parallel, input order kept.
+
+Records are read one batch at a time (``parsers.iter_chunks``) and sent round-robin to N
+persistent workers; replies are collected in the order the batches were sent, so the output
+keeps the input order without sorting, and at most ``2 × workers`` batches are in flight:
+memory depends on the batch size, never on the file size. Output goes to a temporary file
+beside the target, renamed over it at the end: a failed run leaves nothing at the target.
+
+Workers. By default (``trusted=False``) the file must pass the AST policy
+(``validation.check_code_safety``) and every worker is a
+:class:`~recursive_cleaner.sandbox.SandboxWorker`: the sandbox's locked-down child, kept
+alive across batches (the code is loaded once; each batch is one JSON message each way).
+``trusted=True`` runs plain ``python`` processes that run the file as a normal module
+(any import, files, no limits): for a file you have reviewed. Both speak the same protocol,
+so they give byte-identical output for code that behaves the same in both.
+
+Per record: ``clean_data`` raising, or returning something that is not a JSON-serialisable
+dict, makes the record *failed*: it is written unchanged, or, with ``reject_path``, written
+there instead (JSONL ``{"index": n, "error": "...", "record": {...}}``, index counted from 0
+over the records read). The run as a whole fails with :class:`ApplyError` (nothing written)
+on a load error, a refused operation (the code touched files, processes, the network...),
+a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
+
+Output is in the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
+line; JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
+record's keys followed by any new keys of the rest of the first batch, in order of first
+appearance. Keys first seen after the first batch are left out of the CSV and listed in
+``ApplyResult.dropped_keys``; cells: None → empty, str as is, int/float via str(), bool,
+list and dict as JSON.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections import deque
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+from .errors import CleanerError
+from .json_stream import json_type_name
+from .parsers import SkippedRecord, _jsonl_problem, detect_format, iter_chunks
+from .sandbox import _CHILD, BatchReply, SandboxWorker
+from .validation import check_code_safety
+
+__all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records"]
+
+FUNCTION_NAME = "clean_data"
+_KEEP_SKIPS = 100
+_NL = b"\n"
+_FORMATS = ("jsonl", "csv", "json")
+# The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
+_BOOT = (
+    "import os, sys, importlib.util as u; d = os.path.dirname(os.path.abspath(sys.argv[2])); "
+    "sys.path.insert(0, d); s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
+    "m = u.module_from_spec(s); s.loader.exec_module(m); m.serve_batches(sys.argv[2])"
+)
+
+
+class ApplyError(CleanerError):
+    """Applying the functions failed as a whole (load error, refused operation, timeout, crash)."""
+
+
+@dataclass
+class ApplyResult:
+    """Counts and timing of one apply run."""
+
+    records_in: int = 0
+    records_out: int = 0
+    failed: int = 0
+    skipped_input: int = 0
+    seconds: float = 0.0
+    workers: int = 0
+    trusted: bool = False
+    skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
+    dropped_keys: list[str] = field(default_factory=list)  # CSV only: keys first seen after the first batch
+
+    @property
+    def records_per_s(self) -> float:
+        """Records read per second of wall-clock time."""
+        return self.records_in / self.seconds if self.seconds > 0 else 0.0
+
+
+class _TrustedWorker(SandboxWorker):
+    """NOT sandboxed (``trusted=True``): a plain Python process running the file as a normal module."""
+
+    def __init__(self, code: str, filename: str) -> None:
+        super().__init__(code, FUNCTION_NAME, dict_only=True)
+        self._filename = filename
+
+    def _command(self) -> tuple[list[str], str, dict]:
+        return [sys.executable, "-B", "-c", _BOOT, str(_CHILD), self._filename], os.getcwd(), dict(os.environ)
+
+
+def apply_file(
+    functions_path: str,
+    input_path: str,
+    output_path: str,
+    *,
+    workers: int | None = None,
+    batch_size: int = 2000,
+    trusted: bool = False,
+    reject_path: str | None = None,
+    fmt: str | None = None,
+    timeout_per_batch: float = 60.0,
+    on_progress: Callable[[dict], None] | None = None,
+) -> ApplyResult:
+    """Write clean_data(record) for every record of input_path to output_path, in order, in the same format.
+
+    ``workers`` None means one per available core. See the module docstring for failed
+    records, ``reject_path``, the output formats and what fails the run (ApplyError).
+    """
+    run = _Run(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
+               workers, trusted, timeout_per_batch, on_progress)
+    fmt = detect_format(input_path) if fmt is None else fmt
+    if fmt not in _FORMATS:
+        raise ValueError(f"apply_file reads {', '.join(_FORMATS)} files, not {fmt!r} ({input_path})")
+    size = _positive(batch_size, "batch_size")
+    if fmt == "jsonl":  # the fast path: the workers parse the lines, this process only cuts batches
+        batches: Iterator[_Batch] = _jsonl_batches(input_path, size)
+    else:
+        batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
+    with _AtomicFile(output_path) as out, (_AtomicFile(reject_path) if reject_path else nullcontext()) as rejects:
+        writer = _WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
+        for payload, count in run.cleaned(batches, rejects):
+            writer.write(payload, count)
+        writer.finish()
+    run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
+    run.result.seconds = time.monotonic() - run.started
+    return run.result
+
+
+def apply_records(
+    functions_source: str,
+    records: Iterable[dict],
+    *,
+    workers: int | None = None,
+    batch_size: int = 2000,
+    trusted: bool = False,
+    reject_path: str | None = None,
+    timeout_per_batch: float = 60.0,
+    on_progress: Callable[[dict], None] | None = None,
+) -> Iterator[dict]:
+    """Yield clean_data(record) for each record, in order; failed records unchanged (or to reject_path)."""
+    run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress)
+    size, it = _positive(batch_size, "batch_size"), iter(records)
+    batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
+    with _AtomicFile(reject_path) if reject_path else nullcontext() as rejects:
+        for payload, count in run.cleaned(batches, rejects):
+            if count:
+                yield from map(json.loads, payload.split(b"\n"))
+
+
+# ---------------------------------------------------------------------------- the pipeline
+@dataclass
+class _Batch:
+    """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte ``offset``."""
+
+    records: list | None = None
+    data: bytes = b""
+    line: int = 1
+    offset: int = 0
+
+    def submit(self, worker: SandboxWorker) -> None:
+        if self.records is None:
+            worker.submit_lines(self.data)
+        else:
+            worker.submit(self.records)
+
+    def where(self, first: int) -> str:
+        if self.records is None:
+            return f"lines {self.line}-{self.line + self.data.count(_NL) - 1}"
+        return f"records {first}-{first + len(self.records) - 1}"
+
+    def original(self, failed: tuple) -> Any:
+        """The input record of a failed entry (index, error[, line offset])."""
+        if self.records is not None:
+            return self.records[failed[0]]
+        return json.loads(self.data.split(b"\n")[failed[2]])
+
+    def skipped(self, path: str, offsets: list[int]) -> Iterator[SkippedRecord]:
+        """The lines a worker could not read, with the reasons parsers gives for them."""
+        lines = self.data.split(b"\n")
+        starts = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=self.offset))
+        for k in offsets:
+            try:
+                value = json.loads(lines[k].decode())
+                reason = f"valid JSON but not an object (got {json_type_name(value)})"
+            except (ValueError, RecursionError) as exc:
+                reason = _jsonl_problem(lines[k], exc, starts[k]) or "blank line"
+            yield SkippedRecord(path, self.line + k, reason)
+
+
+def _jsonl_batches(path: str, size: int) -> Iterator[_Batch]:
+    """Raw JSONL lines, ``size`` at a time (BOM dropped): the workers parse them, not this process."""
+    with open(path, "rb") as f:
+        line, offset = 1, 0
+        while lines := list(itertools.islice(f, size)):
+            if line == 1 and lines[0].startswith(codecs.BOM_UTF8):
+                lines[0], offset = lines[0][3:], 3
+            data = b"".join(lines)
+            yield _Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
+            line, offset = line + len(lines), offset + len(data)
+
+
+class _Run:
+    """One apply run: options, counts, and the ordered stream of cleaned batches."""
+
+    def __init__(self, code: str, filename: str, path: str, workers: int | None, trusted: bool, timeout: float,
+                 on_progress: Callable[[dict], None] | None) -> None:
+        if not timeout > 0:
+            raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
+        self.code, self.filename, self.path, self.timeout, self.on_progress = code, filename, path, timeout, on_progress
+        self.result = ApplyResult(workers=_worker_count(workers), trusted=trusted)
+        self.started = time.monotonic()
+
+    def skip(self, record: SkippedRecord) -> None:
+        self.result.skipped_input += 1
+        if len(self.result.skipped) < _KEEP_SKIPS:
+            self.result.skipped.append(record)
+        if self.on_progress is not None:
+            self.on_progress({"type": "record_skipped", "path": record.path, "line": record.line,
+                              "reason": record.reason})
+
+    def cleaned(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
+        """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed records resolved."""
+        result = self.result
+        for batch, reply in self._replies(batches):
+            for record in batch.skipped(self.path, reply.skipped) if reply.skipped else ():
+                self.skip(record)
+            first = result.records_in
+            result.records_in += reply.n
+            payload, count = reply.payload, reply.n
+            if reply.failed:
+                result.failed += len(reply.failed)
+                texts: list[bytes | None] = list(payload.split(b"\n"))
+                for failed in reply.failed:
+                    if rejects is None:
+                        texts[failed[0]] = _dump(batch.original(failed))
+                    else:
+                        texts[failed[0]] = None
+                        entry = {"index": first + failed[0], "error": failed[1], "record": batch.original(failed)}
+                        rejects.write(_dump(entry) + b"\n")
+                kept = [t for t in texts if t is not None]
+                payload, count = b"\n".join(kept), len(kept)
+            result.records_out += count
+            if self.on_progress is not None:
+                self.on_progress({"type": "apply_progress", "records_in": result.records_in,
+                                  "records_out": result.records_out, "failed": result.failed,
+                                  "skipped_input": result.skipped_input, "seconds": time.monotonic() - self.started})
+            yield payload, count
+
+    def _replies(self, batches: Iterator[_Batch]) -> Iterator[tuple[_Batch, BatchReply]]:
+        """(batch, reply) pairs: batches sent round-robin to n workers, collected in order, at most 2 × n in flight."""
+        n = self.result.workers
+        pool = _start_workers(self.code, self.filename, n, self.result.trusted, self.timeout)
+        pending: deque = deque()
+        done, first = False, 0
+        try:
+            for number, batch in enumerate(batches):
+                if len(pending) >= 2 * n:
+                    yield self._collect(*pending.popleft())
+                worker = pool[number % n]
+                try:
+                    batch.submit(worker)
+                except (TypeError, ValueError) as exc:
+                    raise ApplyError(f"{batch.where(first)}: a record is not JSON-serialisable: {exc}") from None
+                pending.append((batch, worker, first))
+                first += len(batch.records or ())
+            while pending:
+                yield self._collect(*pending.popleft())
+            done = True
+        finally:
+            for worker in pool:
+                worker.close(kill=not done)
+
+    def _collect(self, batch: _Batch, worker: SandboxWorker, first: int) -> tuple[_Batch, BatchReply]:
+        reply = worker.receive(self.timeout)
+        if not reply.ok:
+            raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
+        return batch, reply
+
+
+def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float) -> list[SandboxWorker]:
+    try:
+        ast.parse(code, filename)
+    except SyntaxError as exc:
+        raise ApplyError(f"cannot load {filename}: SyntaxError: {exc.msg} (line {exc.lineno})") from None
+    if not trusted:
+        problems = check_code_safety(code)
+        if problems:
+            raise ApplyError(f"{filename} is refused by the safety policy: {'; '.join(problems[:3])} "
+                             "(review it and pass trusted=True to run it without the sandbox)")
+    pool: list[SandboxWorker] = []
+    try:
+        for _ in range(n):
+            pool.append(_TrustedWorker(code, filename) if trusted else
+                        SandboxWorker(code, FUNCTION_NAME, cpu_seconds=math.ceil(timeout) + 1, dict_only=True))
+            error = pool[-1].start()
+            if error is not None:
+                raise ApplyError(f"cannot load {filename}: {error}")
+    except BaseException:
+        for worker in pool:
+            worker.close(kill=True)
+        raise
+    return pool
+
+
+def _worker_count(workers: int | None) -> int:
+    if workers is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return _positive(workers, "workers")
+
+
+def _positive(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _dump(value: Any) -> bytes:
+    """One JSON text as UTF-8 (as the workers write it; ASCII escapes where it holds lone surrogates)."""
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("ascii")
+
+
+# ---------------------------------------------------------------------------- output
+class _AtomicFile:
+    """A binary file written beside ``path`` and renamed over it on success, removed on failure."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def __enter__(self) -> BinaryIO:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(fd, self.path.stat().st_mode & 0o777 if self.path.exists() else 0o666 & ~umask)
+        self.file = os.fdopen(fd, "wb", buffering=1 << 20)
+        return self.file
+
+    def __exit__(self, kind: type | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self.file.flush()
+                os.fsync(self.file.fileno())
+                self.file.close()
+                os.replace(self.tmp, self.path)
+                return
+        except BaseException:
+            kind = BaseException
+            raise
+        finally:
+            if kind is not None:
+                self.file.close()
+                try:
+                    os.unlink(self.tmp)
+                except OSError:
+                    pass
+
+
+class _JsonlWriter:
+    def __init__(self, out: BinaryIO, delimiter: str) -> None:
+        self.out = out
+
+    def write(self, payload: bytes, count: int) -> None:
+        if count:
+            self.out.write(payload)
+            self.out.write(b"\n")
+
+    def finish(self) -> None:
+        pass
+
+
+class _JsonWriter(_JsonlWriter):
+    """A streamed JSON array, one record per line."""
+
+    wrote = False
+
+    def write(self, payload: bytes, count: int) -> None:
+        if count:
+            self.out.write(b",\n" if self.wrote else b"[\n")
+            self.out.write(payload.replace(b"\n", b",\n"))
+            self.wrote = True
+
+    def finish(self) -> None:
+        self.out.write(b"\n]\n" if self.wrote else b"[]\n")
+
+
+class _CsvWriter(_JsonlWriter):
+    """CSV rows under a header fixed by the first batch (see the module docstring)."""
+
+    def __init__(self, out: BinaryIO, delimiter: str) -> None:
+        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+        self.rows = csv.writer(self.text, delimiter=delimiter)
+        self.header: dict[str, None] | None = None
+        self.dropped: set[str] = set()
+
+    def write(self, payload: bytes, count: int) -> None:
+        if not count:
+            return
+        records = [json.loads(text) for text in payload.split(b"\n")]
+        if self.header is None:
+            self.header = {key: None for record in records for key in record}
+            self.rows.writerow(self.header)
+        for record in records:
+            self.rows.writerow([_cell(record.get(key)) for key in self.header])
+            if len(record) > len(self.header) or not record.keys() <= self.header.keys():
+                self.dropped.update(k for k in record if k not in self.header)
+
+    def finish(self) -> None:
+        self.text.flush()
+        self.text.detach()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+_WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter}
