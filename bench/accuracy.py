@@ -139,6 +139,9 @@ def apply_clean_data(
         else:
             errors[start] = res.error or "the sandbox run failed"
 
+    probe = run_in_sandbox(source, "clean_data", [], timeout=timeout)
+    if not probe.ok:  # the module itself does not load: no record can be cleaned
+        return outputs, [probe.error or "the module does not load in the sandbox"] * len(records)
     for start in range(0, len(records), max(1, batch_size)):
         run(start, min(start + max(1, batch_size), len(records)))
     return outputs, errors
@@ -267,6 +270,7 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         "rows": score.rows, "generation_rows": len(gen_rows), "chunk_size": args.chunk_size,
         "max_chunks": args.max_chunks, "functions": result.functions, "rows_failed_apply": failed,
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
+        "rejected": [[n, r[:300]] for n, r in result.rejected],
         "parse_errors": tel.parse_errors, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "raha_normalize": args.raha_normalize, **score.to_dict(),
     }

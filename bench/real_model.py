@@ -116,6 +116,7 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
         "parse_errors": tel.parse_errors, "parse_fail_rate": tel.parse_fail_rate,
         "validation_failures": tel.validation_failures, "sec_per_call": tel.sec_per_call,
+        "rejected": [[n, r[:300]] for n, r in result.rejected],
         "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "accuracy": after.accuracy, "strict_accuracy": after.strict_accuracy,
         "baseline_accuracy": before.accuracy, "field_accuracy": after.field_accuracy(),

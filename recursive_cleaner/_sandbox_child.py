@@ -4,30 +4,27 @@ Started by ``recursive_cleaner.sandbox`` as ``python -I -S -B -W ignore _sandbox
 in a fresh empty directory with an empty environment. Standard library only: it must never
 import recursive_cleaner (importing this file as a module has no side effects).
 
-Protocol. stdin carries one JSON request::
+Protocol. Every message on stdin is a frame: an 8-byte big-endian length and that many bytes.
+The first frame is the JSON request::
 
-    {"code": str, "function": str, "records": [JSON text, ...], "nonce": str,
-     "memory_mb": int, "cpu_seconds": int}
+    {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool}
 
-fd 1 (moved off ``sys.stdout``, which goes to /dev/null with fd 2) carries lines::
+Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
+here; blank lines ignored; lines that are not UTF-8, not JSON or not an object are skipped
+and their 0-based offsets listed). fd 1 (moved off ``sys.stdout``, which goes to /dev/null
+with fd 2) carries::
 
     A                        armed: everything after this ran under the audit hook
     V<hex of UTF-8 text>     one refused operation, written the moment it is refused
-    R <nonce> <JSON>         the result {"outputs": [...], "errors": [...], "error": str|None}
-
-Batch mode (``_sandbox_child.py --batch``, used by ``sandbox.SandboxWorker`` for apply): every
-message on stdin is a frame, an 8-byte big-endian length and that many bytes. The first frame
-is the request above without "records" (plus ``"dict_only": bool``); the code is loaded once
-and reported as ``L <nonce> {"error": str|None}``. Then each frame is ``J`` + a JSON array of
-records, or ``L`` + JSONL lines (parsed here: blank lines ignored; lines that are not UTF-8, not
-JSON or not an object are skipped and their 0-based offsets listed), and gets the reply::
-
+    L <nonce> {"error": str|None}            the code is loaded (or why not: then the child ends)
     R <nonce> {"n": int, "size": int, "failed": [[index, str(, line)], ...], "skipped": [line, ...],
-               "error": str|None}
+               "error": str|None}            one reply per batch, followed by
     <size bytes: n JSON texts (ensure_ascii=False, UTF-8) joined by "\n"; "" where a record failed>
     E <nonce>
 
-until stdin ends. The CPU limit applies per batch (the soft limit is moved on before each).
+until stdin ends or a batch ends in a memory error. The CPU limit applies per batch: before
+each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
+:func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
 
 Order of lock-down: read the request, pre-import every allowed module (importing opens
 files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
@@ -78,15 +75,6 @@ _PEEK_ATTRS = frozenset({"tb_frame", "f_code"})
 _ALWAYS_OK = frozenset({"builtins.id"})
 
 
-def _read_request() -> dict:
-    chunks = []
-    while True:
-        chunk = os.read(0, 1 << 20)
-        if not chunk:
-            return json.loads(b"".join(chunks))
-        chunks.append(chunk)
-
-
 def _make_frame_reader(fd: int):
     """read_frame() -> the next length-prefixed frame on fd, or None at end of input."""
     read, join, from_bytes, len_ = os.read, b"".join, int.from_bytes, len
@@ -127,7 +115,7 @@ def _preload() -> None:
     unicodedata.normalize("NFKD", "\u00e9")
 
 
-def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int, *, cpu_hard: int | None = None) -> None:
+def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
     """Drop root, set the rlimits, and replace process, signal and fd functions of loaded modules by refusals."""
     if os.geteuid() == 0:
         try:
@@ -138,7 +126,7 @@ def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int, *, cpu_hard: int |
             pass  # best effort; the audit hook still refuses process creation
     limits = {
         resource.RLIMIT_AS: (memory_mb << 20,) * 2,
-        resource.RLIMIT_CPU: (cpu_seconds, cpu_seconds + 1 if cpu_hard is None else cpu_hard),
+        resource.RLIMIT_CPU: (cpu_seconds, resource.RLIM_INFINITY),  # the soft limit moves on per batch
         resource.RLIMIT_FSIZE: (0, 0),
         resource.RLIMIT_CORE: (0, 0),
         resource.RLIMIT_NPROC: (0, 0),
@@ -213,7 +201,7 @@ def _make_hook(out_fd: int, permits: list):
         if event == "exec" and permits[1]:
             permits[1] = 0
             return
-        if event == "resource.setrlimit" and permits[3]:  # batch mode: the per-batch CPU limit
+        if event == "resource.setrlimit" and permits[3]:  # ours: the per-batch CPU limit
             permits[3] = 0
             return
         if event == "object.__getattr__" and permits[2] and len_(args) == 2 and type_(args[1]) is str_:
@@ -288,81 +276,63 @@ def _make_describer(permits: list, filename: str):
 
 
 def main() -> None:
-    batch = sys.argv[1:] == ["--batch"]
-    request = json.loads(_make_frame_reader(0)()) if batch else _read_request()
-    code, function_name = request["code"], request["function"]
-    texts, nonce = request.get("records", []), request["nonce"].encode("ascii")
+    request = json.loads(_make_frame_reader(0)())
+    code, function_name, nonce = request["code"], request["function"], request["nonce"].encode("ascii")
     memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
     dict_only = bool(request.get("dict_only"))
     del request
     _preload()
-    out_fd = os.dup(1)
-    in_fd = os.dup(0) if batch else -1
+    out_fd, in_fd = os.dup(1), os.dup(0)
     null_fd = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null_fd, fd)
     os.close(null_fd)
 
     # Everything used after arming, bound now: the untrusted code may rewrite module globals.
-    write, exit_, compile_, exec_, loads, dumps = os.write, os._exit, compile, exec, json.loads, json.dumps
-    callable_, repr_, encode, join_bytes, base_exc, len_ = callable, repr, str.encode, b"".join, BaseException, len
-    filename = CODE_FILENAME
+    write, exit_, compile_, exec_, callable_, repr_ = os.write, os._exit, compile, exec, callable, repr
+    base_exc, filename = BaseException, CODE_FILENAME
     permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
     describe_exception = _make_describer(permits, filename)
     memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
     run_records = _make_runner(describe_exception, memory_text, dict_only)
-    if batch:
-        serve = _make_server(_make_frame_reader(in_fd), out_fd, nonce, run_records, _make_cpu_budget(cpu_seconds, permits))
+    serve = _make_server(_make_frame_reader(in_fd), out_fd, nonce, run_records, _make_cpu_budget(cpu_seconds, permits))
 
     builtins_ns = dict(vars(builtins))
     builtins_ns["__import__"] = _make_import_guard()
     namespace = {"__name__": "cleaning_code", "__builtins__": builtins_ns}
     hook = _make_hook(out_fd, permits)
-    _lock_down(memory_mb, cpu_seconds, max(out_fd, in_fd), cpu_hard=resource.RLIM_INFINITY if batch else None)
+    _lock_down(memory_mb, cpu_seconds, max(out_fd, in_fd))
     write(out_fd, b"A\n")
     sys.addaudithook(hook)
     del hook
 
     # ---- armed: from here on the hook refuses anything outside the permits ----
-    run_error = function = None
+    load_error = function = None
     try:
         try:
             exec_(compile_(code, filename, "exec", dont_inherit=True), namespace)
             function = namespace.get(function_name)
             if function is None:
-                run_error = "NameError: the code does not define a function named " + repr_(function_name)
+                load_error = "NameError: the code does not define a function named " + repr_(function_name)
             elif not callable_(function):
-                run_error = "TypeError: " + repr_(function_name) + " is not a function"
+                load_error = "TypeError: " + repr_(function_name) + " is not a function"
         except base_exc:
-            run_error, is_memory = describe_exception()
+            load_error, is_memory = describe_exception()
             if is_memory:
-                run_error = memory_text
-        if batch:
-            serve(function, run_error)
-            exit_(0)
-        count = len_(texts)
-        outputs, errors = ["null"] * count, [None] * count
-        if run_error is None:
-            outputs, failed, run_error = run_records(function, [loads(text) for text in texts], dumps)
-            for index, message in failed:
-                outputs[index], errors[index] = "null", message
-            outputs += ["null"] * (count - len_(outputs))  # after a MemoryError
-        payload = ('{"outputs":[' + ",".join(outputs) + '],"errors":' + dumps(errors)
-                   + ',"error":' + dumps(run_error) + "}")
-        data = join_bytes((b"\nR ", nonce, b" ", encode(payload, "ascii", "backslashreplace"), b"\n"))
-        while data:
-            data = data[write(out_fd, data):]
+                load_error = memory_text
+        serve(function, load_error)
     except base_exc:
         exit_(3)
     exit_(0)
 
 
 def _make_runner(describe, memory_text: str, dict_only: bool):
-    """run(function, records, dumps) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed."""
+    """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed."""
     str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
     tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
+    dumps = _make_utf8_dumps()
 
-    def run(function, records: list, dumps) -> tuple:
+    def run(function, records: list) -> tuple:
         texts, failed, run_error = [], [], None
         append, fail = texts.append, failed.append
         for index in range_(len_(records)):
@@ -387,7 +357,8 @@ def _make_runner(describe, memory_text: str, dict_only: bool):
                     why = str_(exc_info()[1])[:150]
                 except base_exc:
                     why = "?"
-                fail([index, "TypeError: the return value is not JSON-serialisable (" + tname(type_(value)) + "): " + why])
+                fail([index, "TypeError: the return value is not JSON-serialisable ("
+                      + tname(type_(value)) + "): " + why])
                 append("")
         return texts, failed, run_error
 
@@ -398,12 +369,13 @@ def _make_cpu_budget(cpu_seconds: int, permits: list):
     """before_batch(): move the soft CPU limit to (CPU used so far + cpu_seconds), under a permit."""
     import time
 
-    setrlimit, process_time, cpu, hard, int_ = resource.setrlimit, time.process_time, resource.RLIMIT_CPU, resource.RLIM_INFINITY, int
+    setrlimit, process_time, int_ = resource.setrlimit, time.process_time, int
+    cpu, hard = resource.RLIMIT_CPU, resource.RLIM_INFINITY
 
     def before_batch() -> None:
         permits[3] = 1
         try:
-            setrlimit(cpu, (int_(process_time()) + 1 + cpu_seconds, hard))
+            setrlimit(cpu, (int_(process_time() + 0.5) + cpu_seconds, hard))
         finally:
             permits[3] = 0
 
@@ -414,10 +386,9 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
     """serve(function, load_error): report the load, then answer each batch frame until input ends."""
     write, loads, dumps, join_text, join_bytes = os.write, json.loads, json.dumps, "\n".join, b"".join
     encode, decode, str_, len_, enumerate_, type_, dict_ = str.encode, bytes.decode, str, len, enumerate, type, dict
-    unicode_error, parse_errors, strip, blank = UnicodeEncodeError, (ValueError, RecursionError), str.strip, " \t\r\x0b\x0c"
-
-    def dumps_utf8(value) -> str:
-        return dumps(value, ensure_ascii=False)
+    unicode_error, parse_errors, strip = UnicodeEncodeError, (ValueError, RecursionError), str.strip
+    blank = " \t\r\x0b\x0c"  # what bytes.strip() removes: parsers' test for a blank line
+    scan, json_space, not_scanned = json.JSONDecoder().scan_once, " \t\r\n", (ValueError, RecursionError, StopIteration)
 
     def send(data: bytes) -> None:
         while data:
@@ -439,12 +410,17 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
             if line is None:
                 skipped.append(offset)
                 continue
-            try:
-                value = loads(line)
-            except parse_errors:
-                if strip(line, blank):  # blank lines are ignored, as parsers does
-                    skipped.append(offset)
-                continue
+            try:  # the scanner alone is faster; json.loads decides whenever the line is not one whole value
+                value, end = scan(line, 0)
+            except not_scanned:
+                end = -1
+            if end != len_(line) and (end < 0 or strip(line[end:], json_space)):
+                try:
+                    value = loads(line)
+                except parse_errors:
+                    if strip(line, blank):  # blank lines are ignored, as parsers does
+                        skipped.append(offset)
+                    continue
             if type_(value) is dict_:
                 records.append(value)
                 line_of.append(offset)
@@ -463,7 +439,7 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
                 records, line_of, skipped = parse_lines(frame[1:])
             else:
                 records, line_of, skipped = loads(frame[1:]), None, []
-            texts, failed, load_error = run_records(function, records, dumps_utf8)
+            texts, failed, load_error = run_records(function, records)
             if line_of is not None:
                 for item in failed:
                     item.append(line_of[item[0]])
@@ -484,8 +460,17 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
     return serve
 
 
+def _make_utf8_dumps():
+    """json.dumps(value, ensure_ascii=False), with the C encoder built once rather than on every call."""
+    from json.encoder import c_make_encoder, encode_basestring
+
+    encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False, True)
+    join = "".join
+    return lambda value: join(encoder(value, 0))
+
+
 def serve_batches(filename: str) -> None:
-    """Trusted mode (apply with trusted=True), NOT sandboxed: batch mode on stdin/stdout, the code run as a plain module."""
+    """Trusted mode (apply with trusted=True), NOT sandboxed: the protocol on stdin/stdout, the code a plain module."""
     import types
 
     in_fd, out_fd, null_fd = os.dup(0), os.dup(1), os.open(os.devnull, os.O_RDWR)

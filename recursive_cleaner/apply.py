@@ -1,18 +1,24 @@
 """Apply a cleaning_functions.py to a whole dataset: streamed, in parallel, input order kept.
 
-Records are read one batch at a time (``parsers.iter_chunks``) and sent round-robin to N
-persistent workers; replies are collected in the order the batches were sent, so the output
-keeps the input order without sorting, and at most ``2 × workers`` batches are in flight:
-memory depends on the batch size, never on the file size. Output goes to a temporary file
-beside the target, renamed over it at the end: a failed run leaves nothing at the target.
+The input is cut into batches of ``batch_size`` records and sent round-robin to N persistent
+workers; replies are collected in the order the batches were sent, so the output keeps the
+input order without sorting, and at most ``2 × workers`` batches are in flight: memory
+depends on the batch size, never on the file size. JSONL batches are raw lines, parsed by
+the workers (this process only cuts lines, so it is not the bottleneck); lines that are not
+UTF-8, not JSON or not an object are skipped and reported with the reasons and line numbers
+``parsers.iter_records`` gives. CSV and JSON are read by ``parsers.iter_chunks``. Output goes
+to a temporary file beside the target, renamed over it at the end: a failed run leaves
+nothing at the target (and an existing target untouched).
 
 Workers. By default (``trusted=False``) the file must pass the AST policy
 (``validation.check_code_safety``) and every worker is a
 :class:`~recursive_cleaner.sandbox.SandboxWorker`: the sandbox's locked-down child, kept
-alive across batches (the code is loaded once; each batch is one JSON message each way).
-``trusted=True`` runs plain ``python`` processes that run the file as a normal module
-(any import, files, no limits): for a file you have reviewed. Both speak the same protocol,
-so they give byte-identical output for code that behaves the same in both.
+alive across batches (the code is loaded once; each batch is one message each way).
+``trusted=True`` runs plain ``python -B`` processes (fresh interpreters, not forks) that run
+the file as a normal module with your environment (any import, files, no limits) under the
+same protocol: for a file you have reviewed. Workers keep module state between the records
+they see, so a function that depends on earlier records gives results that depend on
+``workers`` and ``batch_size``; pure functions give byte-identical output for any of them.
 
 Per record: ``clean_data`` raising, or returning something that is not a JSON-serialisable
 dict, makes the record *failed*: it is written unchanged, or, with ``reject_path``, written
@@ -33,14 +39,12 @@ from __future__ import annotations
 
 import ast
 import codecs
-import csv
-import io
+import functools
 import itertools
 import json
 import math
 import os
 import sys
-import tempfile
 import time
 from collections import deque
 from contextlib import nullcontext
@@ -48,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from ._apply_output import WRITERS, AtomicFile, dump_json
 from .errors import CleanerError
 from .json_stream import json_type_name
 from .parsers import SkippedRecord, _jsonl_problem, detect_format, iter_chunks
@@ -131,8 +136,8 @@ def apply_file(
         batches: Iterator[_Batch] = _jsonl_batches(input_path, size)
     else:
         batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
-    with _AtomicFile(output_path) as out, (_AtomicFile(reject_path) if reject_path else nullcontext()) as rejects:
-        writer = _WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
+    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects:
+        writer = WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
         for payload, count in run.cleaned(batches, rejects):
             writer.write(payload, count)
         writer.finish()
@@ -156,7 +161,7 @@ def apply_records(
     run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress)
     size, it = _positive(batch_size, "batch_size"), iter(records)
     batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
-    with _AtomicFile(reject_path) if reject_path else nullcontext() as rejects:
+    with AtomicFile(reject_path) if reject_path else nullcontext() as rejects:
         for payload, count in run.cleaned(batches, rejects):
             if count:
                 yield from map(json.loads, payload.split(b"\n"))
@@ -183,15 +188,19 @@ class _Batch:
             return f"lines {self.line}-{self.line + self.data.count(_NL) - 1}"
         return f"records {first}-{first + len(self.records) - 1}"
 
+    @functools.cached_property
+    def lines(self) -> list[bytes]:
+        return self.data.split(b"\n")
+
     def original(self, failed: tuple) -> Any:
         """The input record of a failed entry (index, error[, line offset])."""
         if self.records is not None:
             return self.records[failed[0]]
-        return json.loads(self.data.split(b"\n")[failed[2]])
+        return json.loads(self.lines[failed[2]])
 
     def skipped(self, path: str, offsets: list[int]) -> Iterator[SkippedRecord]:
         """The lines a worker could not read, with the reasons parsers gives for them."""
-        lines = self.data.split(b"\n")
+        lines = self.lines
         starts = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=self.offset))
         for k in offsets:
             try:
@@ -247,11 +256,11 @@ class _Run:
                 texts: list[bytes | None] = list(payload.split(b"\n"))
                 for failed in reply.failed:
                     if rejects is None:
-                        texts[failed[0]] = _dump(batch.original(failed))
+                        texts[failed[0]] = dump_json(batch.original(failed))
                     else:
                         texts[failed[0]] = None
                         entry = {"index": first + failed[0], "error": failed[1], "record": batch.original(failed)}
-                        rejects.write(_dump(entry) + b"\n")
+                        rejects.write(dump_json(entry) + b"\n")
                 kept = [t for t in texts if t is not None]
                 payload, count = b"\n".join(kept), len(kept)
             result.records_out += count
@@ -307,9 +316,9 @@ def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: flo
         for _ in range(n):
             pool.append(_TrustedWorker(code, filename) if trusted else
                         SandboxWorker(code, FUNCTION_NAME, cpu_seconds=math.ceil(timeout) + 1, dict_only=True))
-            error = pool[-1].start()
-            if error is not None:
-                raise ApplyError(f"cannot load {filename}: {error}")
+            loaded = pool[-1].start()
+            if not loaded.ok:
+                raise ApplyError(f"cannot load {filename}: {loaded.error}")
     except BaseException:
         for worker in pool:
             worker.close(kill=True)
@@ -327,114 +336,3 @@ def _positive(value: Any, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
-
-
-def _dump(value: Any) -> bytes:
-    """One JSON text as UTF-8 (as the workers write it; ASCII escapes where it holds lone surrogates)."""
-    try:
-        return json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value).encode("ascii")
-
-
-# ---------------------------------------------------------------------------- output
-class _AtomicFile:
-    """A binary file written beside ``path`` and renamed over it on success, removed on failure."""
-
-    def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
-
-    def __enter__(self) -> BinaryIO:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(fd, self.path.stat().st_mode & 0o777 if self.path.exists() else 0o666 & ~umask)
-        self.file = os.fdopen(fd, "wb", buffering=1 << 20)
-        return self.file
-
-    def __exit__(self, kind: type | None, *exc: object) -> None:
-        try:
-            if kind is None:
-                self.file.flush()
-                os.fsync(self.file.fileno())
-                self.file.close()
-                os.replace(self.tmp, self.path)
-                return
-        except BaseException:
-            kind = BaseException
-            raise
-        finally:
-            if kind is not None:
-                self.file.close()
-                try:
-                    os.unlink(self.tmp)
-                except OSError:
-                    pass
-
-
-class _JsonlWriter:
-    def __init__(self, out: BinaryIO, delimiter: str) -> None:
-        self.out = out
-
-    def write(self, payload: bytes, count: int) -> None:
-        if count:
-            self.out.write(payload)
-            self.out.write(b"\n")
-
-    def finish(self) -> None:
-        pass
-
-
-class _JsonWriter(_JsonlWriter):
-    """A streamed JSON array, one record per line."""
-
-    wrote = False
-
-    def write(self, payload: bytes, count: int) -> None:
-        if count:
-            self.out.write(b",\n" if self.wrote else b"[\n")
-            self.out.write(payload.replace(b"\n", b",\n"))
-            self.wrote = True
-
-    def finish(self) -> None:
-        self.out.write(b"\n]\n" if self.wrote else b"[]\n")
-
-
-class _CsvWriter(_JsonlWriter):
-    """CSV rows under a header fixed by the first batch (see the module docstring)."""
-
-    def __init__(self, out: BinaryIO, delimiter: str) -> None:
-        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self.rows = csv.writer(self.text, delimiter=delimiter)
-        self.header: dict[str, None] | None = None
-        self.dropped: set[str] = set()
-
-    def write(self, payload: bytes, count: int) -> None:
-        if not count:
-            return
-        records = [json.loads(text) for text in payload.split(b"\n")]
-        if self.header is None:
-            self.header = {key: None for record in records for key in record}
-            self.rows.writerow(self.header)
-        for record in records:
-            self.rows.writerow([_cell(record.get(key)) for key in self.header])
-            if len(record) > len(self.header) or not record.keys() <= self.header.keys():
-                self.dropped.update(k for k in record if k not in self.header)
-
-    def finish(self) -> None:
-        self.text.flush()
-        self.text.detach()
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bool, list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-_WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter}

@@ -1,7 +1,7 @@
 """Run generated cleaning code in a fresh, locked-down child process.
 
 This is the only place in the library that runs generated code, and it never runs it
-in the library's own process. Each call starts ``python -I -S -B`` on
+in the library's own process. A :class:`SandboxWorker` starts ``python -I -S -B`` on
 ``_sandbox_child.py`` in a new session, with an empty environment and a fresh empty
 working directory (removed afterwards). The child pre-imports the allowed modules,
 drops root to ``nobody``, sets rlimits (address space, CPU, file size 0, no core, no
@@ -9,28 +9,26 @@ processes, no new file descriptors), replaces process/signal/fd functions of the
 loaded modules by refusals and arms a default-deny audit hook before it compiles the code. The
 parent enforces the wall-clock timeout by killing the child's process group.
 
-Records travel to the child as JSON on stdin; results come back as JSON on a pipe.
-Whatever the code does, the caller gets a :class:`SandboxResult`;
+The worker loads the code once and then answers batch after batch (one length-prefixed
+message each way, results under a per-worker secret token) until its input ends: apply uses
+it for whole datasets. :func:`run_in_sandbox` is one worker, one batch. Whatever the code
+does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
-
-:class:`SandboxWorker` is the persistent form for applying a file to a whole dataset: one
-child with the same guards loads the code once and then answers batch after batch (one JSON
-message per batch each way); a timeout, crash, memory error or refused operation ends it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
+import queue
 import secrets
 import select
-import selectors
+import shutil
 import signal
 import subprocess
 import sys
-import queue
-import shutil
 import tempfile
 import threading
 import time
@@ -44,7 +42,8 @@ __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker"]
 _CHILD = Path(__file__).with_name("_sandbox_child.py")
 _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
-_STDERR_KEEP = 4096
+_STDERR_KEEP = 1000
+_PIPE_BYTES = 1 << 20
 
 
 @dataclass
@@ -57,6 +56,27 @@ class SandboxResult:
     violations: list[str] = field(default_factory=list)
     error: str | None = None
     duration_s: float = 0.0
+
+
+@dataclass
+class BatchReply:
+    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
+
+    ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
+    ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
+    """
+
+    n: int = 0
+    payload: bytes = b""
+    failed: list[tuple] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False when the batch (or the load) as a whole failed; the worker is then closed."""
+        return self.error is None and not self.violations
 
 
 def run_in_sandbox(
@@ -80,8 +100,6 @@ def run_in_sandbox(
         raise TypeError("code and function_name must be str")
     if not timeout > 0:
         raise ValueError(f"timeout must be positive, got {timeout!r}")
-    if memory_mb < _MIN_MEMORY_MB:
-        raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
     texts = []
     for index, record in enumerate(records):
         try:
@@ -89,193 +107,24 @@ def run_in_sandbox(
         except (TypeError, ValueError) as exc:
             raise TypeError(f"record {index} is not JSON-serialisable: {exc}") from None
     cpu = int(cpu_seconds) if cpu_seconds is not None else math.ceil(timeout) + 1
-    nonce = secrets.token_hex(16)
-    request = json.dumps(
-        {"code": code, "function": function_name, "records": texts, "nonce": nonce,
-         "memory_mb": int(memory_mb), "cpu_seconds": max(1, cpu)}
-    ).encode("ascii")
-    output_cap = max(64 << 20, 8 * len(request))
-
+    batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="rc-sandbox-", ignore_cleanup_errors=True) as workdir:
-        proc = _spawn(workdir)
-        timed_out = overflow = True  # until _exchange says otherwise: kill at once on any failure
-        try:
-            out, err, timed_out, overflow = _exchange(proc, request, started + timeout, output_cap)
-        finally:
-            _reap(proc, started + timeout, kill_now=timed_out or overflow)
-    duration = time.monotonic() - started
-
-    armed, violations, result = _parse(out, nonce)
-    if timed_out:
-        error: str | None = f"timed out after {float(timeout)}s"
-    elif overflow:
-        error = f"output exceeded {output_cap >> 20} MB"
-    elif result is None:
-        if not armed:
-            tail = err.decode("utf-8", "replace").strip()[-1000:]
-            raise SandboxError(f"sandbox child failed before running the code (exit code {proc.returncode}): {tail}")
-        error = _death_message(proc.returncode, cpu)
-    else:
-        error = result.get("error")
-    if violations and error is None:
-        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
-        error = f"refused operation: {violations[0]}{more}"
+    deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
     n = len(texts)
-    outputs = list(result["outputs"]) if result else [None] * n
-    errors = list(result["errors"]) if result else [None] * n
-    if len(outputs) != n or len(errors) != n:  # cannot happen with an honest child
-        outputs, errors, error = [None] * n, [None] * n, error or "malformed result from the sandbox child"
-    return SandboxResult(
-        ok=error is None and not violations, outputs=outputs, errors=errors,
-        violations=violations, error=error, duration_s=duration,
-    )
-
-
-def _spawn(workdir: str, *args: str, stderr=subprocess.PIPE) -> subprocess.Popen:
-    """Start the child program in its own session, empty environment, in workdir."""
-    if not sys.executable:
-        raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
-    cmd = [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD), *args]
-    try:
-        return subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-            cwd=workdir, env={}, close_fds=True, start_new_session=True,
-        )
-    except OSError as exc:
-        raise SandboxError(f"cannot start the sandbox child: {exc}") from exc
-
-
-def _exchange(proc: subprocess.Popen, request: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
-    """Feed request to stdin and collect stdout/stderr until EOF, the deadline, or cap bytes of output."""
-    out, err = bytearray(), bytearray()
-    pending = memoryview(request)
-    with selectors.DefaultSelector() as sel:
-        os.set_blocking(proc.stdin.fileno(), False)
-        sel.register(proc.stdin, selectors.EVENT_WRITE)
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        sel.register(proc.stderr, selectors.EVENT_READ)
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return bytes(out), bytes(err), True, False
-            for key, _ in sel.select(remaining):
-                stream = key.fileobj
-                if stream is proc.stdin:
-                    try:
-                        pending = pending[os.write(stream.fileno(), pending[: 1 << 16]):]
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:
-                        pending = pending[:0]
-                    if not pending:
-                        sel.unregister(stream)
-                        stream.close()
-                    continue
-                chunk = os.read(stream.fileno(), 1 << 16)
-                if not chunk:
-                    sel.unregister(stream)
-                    continue
-                if stream is proc.stdout:
-                    out += chunk
-                    if len(out) > cap:
-                        return bytes(out), bytes(err), False, True
-                else:
-                    err += chunk
-                    del err[:-_STDERR_KEEP]
-    return bytes(out), bytes(err), False, False
-
-
-def _reap(proc: subprocess.Popen, deadline: float, *, kill_now: bool) -> None:
-    """Wait for the child until the deadline (or not at all), then kill its process group; close the pipes."""
-    try:
-        proc.wait(timeout=0 if kill_now else max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        for kill in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
-            try:
-                kill()
-            except (ProcessLookupError, PermissionError):
-                pass
-        proc.wait()
-    finally:
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream and not stream.closed:
-                stream.close()
-
-
-def _parse(out: bytes, nonce: str) -> tuple[bool, list[str], dict | None]:
-    """Split the child's result channel into (armed, violations, result)."""
-    armed, violations, result = False, [], None
-    prefix = b"R " + nonce.encode("ascii") + b" "
-    extra = 0
-    for line in out.split(b"\n"):
-        if not line:
-            continue
-        if line == b"A":
-            armed = True
-            continue
-        if line.startswith(b"V"):
-            text = _violation_text(line)
-        elif line.startswith(prefix) and result is None:
-            try:
-                result = json.loads(line[len(prefix):])
-                continue
-            except (ValueError, RecursionError):
-                text = "malformed result from the sandbox child"
-        else:
-            text = "unexpected data on the sandbox result channel"
-        if len(violations) < _MAX_VIOLATIONS:
-            violations.append(text)
-        else:
-            extra += 1
-    if extra:
-        violations.append(f"... {extra} more refused operations")
-    if result is not None and not isinstance(result, dict):
-        result = None
-    return armed, violations, result
-
-
-def _violation_text(line: bytes) -> str:
-    try:
-        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
-    except ValueError:
-        return "unreadable violation report"
-
-
-def _death_message(returncode: int | None, cpu_seconds: int) -> str:
-    """Explain a child that ended without reporting a result."""
-    if returncode is not None and returncode < 0:
-        number = -returncode
-        if number == signal.SIGXCPU:
-            return f"CPU time limit of {cpu_seconds}s exceeded"
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = "unknown signal"
-        return f"killed by signal {number} ({name})"
-    return f"the sandbox child exited with code {returncode} without a result"
-
-
-# ---------------------------------------------------------------------------- persistent worker
-@dataclass
-class BatchReply:
-    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
-
-    ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
-    ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
-    """
-
-    n: int = 0
-    payload: bytes = b""
-    failed: list[tuple] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """False when the batch as a whole failed (the worker is then closed)."""
-        return self.error is None and not self.violations
+    with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
+                       max_reply_mb=max(64, 8 * len(batch) >> 20)) as worker:
+        reply = worker._start(deadline, timed_out)
+        if reply.ok:
+            worker._send(b"J" + batch)
+            reply = worker._receive(deadline, timed_out)
+    outputs, errors = [None] * n, [None] * n
+    if reply.payload or reply.n:
+        for index, text in enumerate(reply.payload.split(b"\n")[:n]):
+            outputs[index] = json.loads(text) if text else None
+    for index, message, *_ in reply.failed:
+        errors[index] = message
+    return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
+                         error=reply.error, duration_s=time.monotonic() - started)
 
 
 class _Stop(Exception):
@@ -288,11 +137,12 @@ class SandboxWorker:
     ``start()``, then ``submit(records)`` any number of batches and ``receive(timeout)`` their
     replies in the same order (or ``run_batch`` for both), then ``close()``. Batches are written
     by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
-    batch; ``dict_only`` makes a non-dict return value an error for that record.
+    batch; ``dict_only`` makes a non-dict return value an error for that record. Any failure of a
+    batch as a whole (timeout, crash, memory, refused operation) kills the child.
     """
 
     def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
-                 cpu_seconds: int = 61, dict_only: bool = False) -> None:
+                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None) -> None:
         if memory_mb < _MIN_MEMORY_MB:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
         self.cpu_seconds = max(1, int(cpu_seconds))
@@ -300,6 +150,7 @@ class SandboxWorker:
         self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
                                     "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
                                     "dict_only": bool(dict_only)}).encode("ascii")
+        self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
@@ -308,24 +159,29 @@ class SandboxWorker:
 
     # -- the process (apply's trusted worker overrides _command) --
     def _command(self) -> tuple[list[str], str, dict]:
-        """(argv, working directory, environment) of the child: the locked-down child in batch mode."""
+        """(argv, working directory, environment) of the child: the locked-down child program."""
         if not sys.executable:
             raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
         self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
-        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD), "--batch"], self._workdir, {}
+        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD)], self._workdir, {}
 
     def _launch(self) -> tuple[int, int]:
         """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""
         cmd, cwd, env = self._command()
         self._stderr = tempfile.TemporaryFile()
         (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
+        for fd in (wfd, rfd):  # room for a whole batch, so a child rarely waits for the parent to read
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            except (AttributeError, OSError):
+                pass
         try:
             self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
                                           env=env, close_fds=True, start_new_session=True)
         except OSError as exc:
             for fd in (wfd, rfd):
                 os.close(fd)
-            raise SandboxError(f"cannot start the worker process: {exc}") from exc
+            raise SandboxError(f"cannot start the sandbox child: {exc}") from exc
         finally:
             os.close(child_in)
             os.close(child_out)
@@ -345,27 +201,9 @@ class SandboxWorker:
             return None
 
     # -- the protocol --
-    def start(self, timeout: float = 10.0) -> str | None:
-        """Start the child and load the code: None when ready, else why not (the worker is then closed)."""
-        self._wfd, self._rfd = self._launch()
-        self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
-        self._feeder.start()
-        self._send(self._request)
-        violations: list[str] = []
-        try:
-            error = self._message(b"L", time.monotonic() + timeout, violations)["error"]
-        except _Stop as stop:
-            if not self._armed and str(stop) != "timeout":
-                self._stderr.seek(0)
-                tail = self._stderr.read().decode("utf-8", "replace").strip()[-1000:]
-                self.close()
-                raise SandboxError(f"the worker process failed before loading the code ({stop}): {tail}") from None
-            error = f"loading timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
-        if violations and error is None:
-            error = "refused operation: " + violations[0]
-        if error is not None:
-            self.close(kill=True)
-        return error
+    def start(self, timeout: float = 10.0) -> BatchReply:
+        """Start the child and load the code; the reply is ``ok`` when ready, else says why not (worker closed)."""
+        return self._start(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def submit(self, records: list) -> None:
         """Queue one batch of records for the child; never waits."""
@@ -377,23 +215,7 @@ class SandboxWorker:
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
         """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
-        deadline, reply = time.monotonic() + timeout, BatchReply()
-        try:
-            if self.closed:
-                raise _Stop("the worker is closed")
-            head = self._message(b"R", deadline, reply.violations)
-            reply.n, reply.failed, reply.skipped, reply.error = head["n"], head["failed"], head["skipped"], head["error"]
-            reply.payload = self._take(head["size"], deadline)
-            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
-                raise _Stop("malformed reply from the sandbox child")
-        except _Stop as stop:
-            reply.error = f"timed out after {float(timeout)}s" if str(stop) == "timeout" else str(stop)
-        if reply.violations and reply.error is None:
-            more = f" (and {len(reply.violations) - 1} more)" if len(reply.violations) > 1 else ""
-            reply.error = f"refused operation: {reply.violations[0]}{more}"
-        if reply.error is not None:
-            self.close(kill=True)
-        return reply
+        return self._receive(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
         """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
@@ -401,8 +223,9 @@ class SandboxWorker:
         self.submit(records)
         reply = self.receive(timeout)
         outputs, errors = [None] * len(records), [None] * len(records)
-        if reply.ok and records:
-            outputs = [json.loads(text) if text else None for text in reply.payload.split(b"\n")]
+        if reply.payload or reply.n:
+            for index, text in enumerate(reply.payload.split(b"\n")[: len(records)]):
+                outputs[index] = json.loads(text) if text else None
         for index, message, *_ in reply.failed:
             errors[index] = message
         return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
@@ -433,6 +256,52 @@ class SandboxWorker:
     def __exit__(self, *exc: object) -> None:
         self.close(kill=exc[0] is not None)
 
+    def _start(self, deadline: float, timed_out: str) -> BatchReply:
+        self._wfd, self._rfd = self._launch()
+        self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
+        self._feeder.start()
+        self._send(self._request)
+        reply = BatchReply()
+        try:
+            reply.error = self._message(b"L", deadline, reply.violations)["error"]
+        except _Stop as stop:
+            if not self._armed and str(stop) != "timeout":
+                self._stderr.seek(0)
+                tail = self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
+                self.close()
+                raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
+            reply.error = timed_out if str(stop) == "timeout" else str(stop)
+        return self._settle(reply)
+
+    def _receive(self, deadline: float, timed_out: str) -> BatchReply:
+        reply = BatchReply()
+        try:
+            if self.closed:
+                raise _Stop("the worker is closed")
+            head = self._message(b"R", deadline, reply.violations)
+            reply.n, reply.failed, reply.skipped = head["n"], head["failed"], head["skipped"]
+            reply.error = head["error"]
+            if self._reply_cap is not None and head["size"] > self._reply_cap:
+                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB")
+            reply.payload = self._take(head["size"], deadline)
+            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
+                raise _Stop("malformed reply from the sandbox child")
+        except _Stop as stop:
+            reply.error = timed_out if str(stop) == "timeout" else str(stop)
+        return self._settle(reply)
+
+    def _settle(self, reply: BatchReply) -> BatchReply:
+        """A refusal is the error unless another came first; any failure closes the worker."""
+        if reply.violations and reply.error is None:
+            more = f" (and {len(reply.violations) - 1} more)" if len(reply.violations) > 1 else ""
+            reply.error = f"refused operation: {reply.violations[0]}{more}"
+        if reply.error is not None:
+            self.close(kill=True)
+        return reply
+
+    def _send(self, frame: bytes) -> None:
+        self._queue.put(len(frame).to_bytes(8, "big") + frame)
+
     def _feed(self) -> None:
         """Feeder thread: write queued frames to the child, in order; close its input at the end."""
         try:
@@ -448,22 +317,24 @@ class SandboxWorker:
             except OSError:
                 pass
 
-    def _send(self, frame: bytes) -> None:
-        self._queue.put(len(frame).to_bytes(8, "big") + frame)
-
     def _message(self, kind: bytes, deadline: float, violations: list[str]) -> dict:
         """The JSON of the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations."""
-        prefix = kind + b" " + self.nonce.encode("ascii") + b" "
-        while True:
-            line = self._line(deadline)
-            if line.startswith(prefix):
-                return json.loads(line[len(prefix):])
-            if line == b"A":
-                self._armed = True
-            elif line.startswith(b"V"):
-                violations.append(_violation_text(line))
-            elif line:
-                violations.append("unexpected data on the sandbox result channel")
+        prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
+        try:
+            while True:
+                line = self._line(deadline)
+                if line.startswith(prefix):
+                    return json.loads(line[len(prefix):])
+                if line == b"A":
+                    self._armed = True
+                elif line and len(violations) >= _MAX_VIOLATIONS:
+                    extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
+                elif line:
+                    violations.append(_violation_text(line) if line.startswith(b"V") else
+                                      "unexpected data on the sandbox result channel")
+        finally:
+            if extra:
+                violations.append(f"... {extra} more refused operations")
 
     def _fill(self, deadline: float) -> None:
         remaining = deadline - time.monotonic()
@@ -471,8 +342,7 @@ class SandboxWorker:
             raise _Stop("timeout")
         chunk = os.read(self._rfd, 1 << 20)
         if not chunk:
-            code = self._wait(1.0)
-            raise _Stop(_death_message(code, self.cpu_seconds) if code else "the sandbox child stopped without a reply")
+            raise _Stop(_death_message(self._wait(1.0), self.cpu_seconds))
         if self._pos > (1 << 20) and self._pos > len(self._buf) // 2:
             del self._buf[: self._pos]
             self._pos = 0
@@ -491,3 +361,24 @@ class SandboxWorker:
         data = bytes(self._buf[self._pos : self._pos + size])
         self._pos += size
         return data
+
+
+def _violation_text(line: bytes) -> str:
+    try:
+        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
+    except ValueError:
+        return "unreadable violation report"
+
+
+def _death_message(returncode: int | None, cpu_seconds: int) -> str:
+    """Explain a child that ended without reporting a result."""
+    if returncode is not None and returncode < 0:
+        number = -returncode
+        if number == signal.SIGXCPU:
+            return f"CPU time limit of {cpu_seconds}s exceeded"
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "unknown signal"
+        return f"killed by signal {number} ({name})"
+    return f"the sandbox child exited with code {returncode} without a result"

@@ -163,7 +163,8 @@ def test_a_failing_record_is_kept_unchanged_and_counted(tmp_path):
 
 def test_failing_records_go_to_the_reject_file_with_their_error(tmp_path):
     code = DOUBLE + "\ndef other(r):\n    return r\n"
-    code = code.replace('record["twice"] = record["i"] * 2', 'record["twice"] = record["i"] * 2\n    if record["i"] == 7:\n        return [1]')
+    code = code.replace('record["twice"] = record["i"] * 2',
+                        'record["twice"] = record["i"] * 2\n    if record["i"] == 7:\n        return [1]')
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": i, "bad": i == 3} for i in range(10)])
     rejects = tmp_path / "rejects.jsonl"
     result = apply_file(functions(tmp_path, code), source, str(tmp_path / "out.jsonl"), workers=2, batch_size=4,
@@ -269,7 +270,7 @@ def test_output_permissions_follow_the_umask(tmp_path):
 def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
     code = "SEEN = []\ndef clean(r):\n    SEEN.append(1)\n    return {'n': len(SEEN), 'x': 1 / r['a']}\n"
     with SandboxWorker(code, "clean") as worker:
-        assert worker.start() is None
+        assert worker.start().ok
         first = worker.run_batch([{"a": 1}, {"a": 0}])
         second = worker.run_batch([{"a": 2}])
     assert first.ok and first.outputs == [{"n": 1, "x": 1.0}, None]
@@ -279,9 +280,9 @@ def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
 
 def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):
     victim = str(shared_dir / "victim.txt")
-    code = f"def clean(r):\n    try:\n        open({victim!r}, 'w')\n    except Exception:\n        pass\n    return r\n"
+    code = f"def clean(r):\n    try:\n        open({victim!r}, 'w')\n    except Exception:\n        pass\n    return r"
     worker = SandboxWorker(code, "clean")
-    assert worker.start() is None
+    assert worker.start().ok
     result = worker.run_batch([{"a": 1}])
     assert not result.ok and "refused operation: open(" in result.error and worker.closed
     assert (shared_dir / "victim.txt").read_text() == "precious"
@@ -290,7 +291,19 @@ def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):
 
 def test_worker_load_refusal_and_memory_limit():
     worker = SandboxWorker("import socket\ndef clean(r):\n    return r\n", "clean")
-    assert "import socket" in worker.start()
+    loaded = worker.start()
+    assert not loaded.ok and "import socket" in loaded.error and loaded.violations == ["import socket"]
     worker = SandboxWorker("def clean(r):\n    return {'x': 'x' * 10**10}\n", "clean", memory_mb=256)
-    assert worker.start() is None
+    assert worker.start().ok
     assert worker.run_batch([{"a": 1}]).error == "memory limit 256 MB exceeded"
+
+
+def test_a_flood_of_refusals_is_counted_not_kept():
+    code = ("def clean(r):\n    for _ in range(5000):\n        try:\n            open('/etc/passwd')\n"
+            "        except Exception:\n            pass\n    return r")
+    worker = SandboxWorker(code, "clean")
+    assert worker.start().ok
+    result = worker.run_batch([{"a": 1}], timeout=30)
+    assert not result.ok and len(result.violations) == 51
+    assert result.violations[-1] == "... 4950 more refused operations"
+    assert result.error.startswith("refused operation: open('/etc/passwd', 'r') (and 50 more)")

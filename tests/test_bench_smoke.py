@@ -173,3 +173,19 @@ def test_scripts_show_help(script):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), "--help"],
                           capture_output=True, text=True, cwd="/", timeout=60)
     assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_apply_clean_data_isolates_bad_records():
+    # a refused operation fails the whole sandbox run; the batch is retried in halves
+    source = ('def clean_data(record):\n'
+              '    if record["a"] == 2:\n'
+              '        open("/etc/hostname").read()\n'
+              '    return {"a": record["a"] * 10}\n')
+    outputs, errors = accuracy.apply_clean_data(source, [{"a": 1}, {"a": 2}, {"a": 3}], batch_size=3)
+    assert outputs[0] == {"a": 10} and outputs[2] == {"a": 30}
+    assert outputs[1] is None and errors[1] and errors[0] is None and errors[2] is None
+
+
+def test_apply_clean_data_module_that_does_not_load():
+    outputs, errors = accuracy.apply_clean_data("def clean_data(r) return r", [{"a": 1}] * 3)
+    assert outputs == [None] * 3 and all("SyntaxError" in e for e in errors)

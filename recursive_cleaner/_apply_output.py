@@ -1,0 +1,127 @@
+"""apply's output side: files replaced atomically, and the JSONL / JSON / CSV writers (see apply's docstring)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, BinaryIO
+
+__all__ = ["AtomicFile", "WRITERS", "dump_json"]
+
+
+def dump_json(value: Any) -> bytes:
+    """One JSON text as UTF-8, as the workers write it (ASCII escapes if it holds lone surrogates)."""
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("ascii")
+
+
+class AtomicFile:
+    """A binary file written beside ``path`` and renamed over it on success; removed on failure.
+
+    The mode is the existing target's, else 0o666 minus the umask (``mkstemp`` alone gives 0o600).
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def __enter__(self) -> BinaryIO:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(fd, self.path.stat().st_mode & 0o777 if self.path.exists() else 0o666 & ~umask)
+        self.file = os.fdopen(fd, "wb", buffering=1 << 20)
+        return self.file
+
+    def __exit__(self, kind: type | None, *exc: object) -> None:
+        done = False
+        try:
+            if kind is None:
+                self.file.flush()
+                os.fsync(self.file.fileno())
+                self.file.close()
+                os.replace(self.tmp, self.path)
+                done = True
+        finally:
+            if not done:
+                self.file.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(self.tmp)
+
+
+class _JsonlWriter:
+    """One JSON text per line."""
+
+    def __init__(self, out: BinaryIO, delimiter: str) -> None:
+        self.out = out
+
+    def write(self, payload: bytes, count: int) -> None:
+        """Write ``count`` records given as JSON texts joined by b"\\n"."""
+        if count:
+            self.out.write(payload)
+            self.out.write(b"\n")
+
+    def finish(self) -> None:
+        pass
+
+
+class _JsonWriter(_JsonlWriter):
+    """A streamed JSON array, one record per line."""
+
+    wrote = False
+
+    def write(self, payload: bytes, count: int) -> None:
+        if count:
+            self.out.write(b",\n" if self.wrote else b"[\n")
+            self.out.write(payload.replace(b"\n", b",\n"))
+            self.wrote = True
+
+    def finish(self) -> None:
+        self.out.write(b"\n]\n" if self.wrote else b"[]\n")
+
+
+class _CsvWriter(_JsonlWriter):
+    """CSV rows under a header fixed by the first batch; keys first seen later are dropped and listed."""
+
+    def __init__(self, out: BinaryIO, delimiter: str) -> None:
+        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+        self.rows = csv.writer(self.text, delimiter=delimiter)
+        self.header: dict[str, None] | None = None
+        self.dropped: set[str] = set()
+
+    def write(self, payload: bytes, count: int) -> None:
+        if not count:
+            return
+        records = [json.loads(text) for text in payload.split(b"\n")]
+        if self.header is None:
+            self.header = {key: None for record in records for key in record}
+            self.rows.writerow(self.header)
+        for record in records:
+            self.rows.writerow([_cell(record.get(key)) for key in self.header])
+            if not record.keys() <= self.header.keys():
+                self.dropped.update(record.keys() - self.header.keys())
+
+    def finish(self) -> None:
+        self.text.flush()
+        self.text.detach()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter}
+"""Writer class per format: ``cls(binary_file, delimiter)``, then ``write(payload, count)``…, ``finish()``."""
