@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import secrets
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
@@ -87,6 +88,9 @@ class XllamacppRuntime:
         params.cpuparams_batch.n_threads = n_threads
         params.cache_prompt = True
         params.verbosity = 3 if verbose else 0
+        # xllamacpp also serves HTTP on an ephemeral 127.0.0.1 port; a random key keeps other local
+        # users off it. In-process calls do not need the key.
+        params.api_keys = [secrets.token_urlsafe(24)]
         self.n_ctx = n_ctx
         try:
             self._server = xlc.Server(params)

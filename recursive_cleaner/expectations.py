@@ -1,0 +1,493 @@
+"""What format each field should have: read by rules (no model) from the user's instructions.
+
+``infer_expectations(instructions, fields, samples)`` returns ``{field: Expectation}``:
+
+1. The instructions are cut into blocks (a bullet with its indented continuation lines, or a
+   paragraph) and blocks into clauses (sentences and ``;`` parts).
+2. A block whose first line starts with a heading naming fields (``- status: ...``) is about
+   those fields only. Elsewhere a format keyword is about the nearest group of field mentions
+   before it ("city, county and name are lower case"), else the one after it ("use E.164 for
+   phone"), else the subject of the previous clause ("... ; write them as HH:MM").
+3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
+   (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields).
+4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
+   number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
+   most specific wins (order of ``KINDS``).
+5. Only fields the instructions give no kind get a fallback: from the name (email, phone,
+   date/dob/_at) unless the instructions or the samples contradict it (source "field name"),
+   then from the samples' own canonical format (source "data"). Other fields get no entry.
+
+``us_state`` and ``country_alpha2`` take ``allowed=("lower",)`` when the codes are wanted in
+lower case. ``conforms`` (strict check of one value) lives here too; ``profiler`` uses it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Expectation", "KINDS", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES", "infer_expectations",
+           "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
+
+KINDS = ("date", "datetime", "time", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
+         "us_state", "bool", "title_case", "lower", "upper", "text")
+KIND_PRIMITIVES = {
+    "date": "to_iso_date", "datetime": "to_iso_datetime", "time": "to_time_24h", "phone_e164": "to_e164",
+    "email": "normalize_email", "enum": "closest_value", "number": "to_number", "integer": "to_int",
+    "country_alpha2": "to_country_code", "us_state": "to_us_state_code", "bool": "to_bool",
+    "title_case": "title_case_name", "lower": "to_lower", "upper": "to_upper", "text": "normalize_whitespace",
+}
+# When one field collects several kinds, the first in this order wins.
+_PRIORITY = ("phone_e164", "datetime", "date", "time", "email", "country_alpha2", "us_state", "enum", "bool",
+             "integer", "number", "title_case", "upper", "lower", "text")
+
+COUNTRY_CODES = frozenset((
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY "
+    "BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM "
+    "FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT "
+    "JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN "
+    "MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT "
+    "PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL "
+    "TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW").split())
+US_STATE_CODES = frozenset((
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK "
+    "OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI AS MP").split())
+_PLACEHOLDERS = frozenset({"n/a", "na", "n.a.", "null", "none", "nil", "nan", "-", "--", "?", "unknown",
+                           "missing", "empty", "not available", "tbd", "#n/a"})
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """The format one field should have, and why we believe it."""
+
+    kind: str
+    allowed: tuple[str, ...] = ()  # enum: allowed spellings as written; us_state/country: ("lower",) for lower case
+    source: str = ""  # "instructions" | "field name" | "data"
+    primitive: str = ""  # the toolkit primitive that fits
+
+    def describe(self, *, csv_strings: bool = False) -> str:
+        """A short noun phrase for the format: 'ISO dates (YYYY-MM-DD)'."""
+        if self.kind == "enum":
+            shown = ", ".join(repr(a) for a in self.allowed[:8]) + (", ..." if len(self.allowed) > 8 else "")
+            return f"one of {shown}"
+        lower = self.allowed == ("lower",)
+        return {
+            "date": "ISO dates (YYYY-MM-DD)", "datetime": "ISO 8601 timestamps (YYYY-MM-DDTHH:MM:SS)",
+            "time": "24-hour times (HH:MM)", "phone_e164": "E.164 phone numbers (+15551234567)",
+            "email": "lower-case email addresses without spaces",
+            "number": "plain numbers (12.5)" if csv_strings else "numbers (not text)",
+            "integer": "plain integers", "bool": "booleans (true/false)",
+            "country_alpha2": "ISO 3166-1 alpha-2 country codes" + (" in lower case (us, gb)" if lower else " (US, GB)"),
+            "us_state": "two-letter US state codes" + (" in lower case (ca, ny)" if lower else " (CA, NY)"),
+            "title_case": "Title Case with single spaces", "lower": "trimmed lower case",
+            "upper": "trimmed upper case", "text": "trimmed text with single spaces",
+        }.get(self.kind, self.kind)
+
+
+# ---------------------------------------------------------------- strict checks of one value
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?")
+_E164 = re.compile(r"\+[1-9]\d{7,14}")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+_PLAIN_INT = re.compile(r"[-+]?\d+")
+
+
+def clean_whitespace(text: str) -> bool:
+    """True when ``text`` has no leading/trailing whitespace, no runs of spaces, no tabs/newlines."""
+    return text == " ".join(text.split())
+
+
+def is_placeholder(value: Any) -> bool:
+    """A string that stands for a missing value: 'N/A', 'null', 'none', '-', 'unknown', 'empty', ..."""
+    return isinstance(value, str) and value.strip().casefold() in _PLACEHOLDERS
+
+
+def _real_date(text: str) -> bool:
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _title_word(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    if not letters:
+        return True
+    return letters[0].isupper() and not (len(letters) > 1 and all(c.isupper() for c in letters))
+
+
+def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool:
+    """Strict check of one value against ``exp``; None and "" (missing) always conform.
+
+    With ``csv_strings`` (every value of the data is a string, as in CSV) a plain numeric
+    string conforms to number/integer and "true"/"false" to bool.
+    """
+    if value is None or (isinstance(value, str) and value == ""):
+        return True
+    kind = exp.kind
+    if kind in ("number", "integer"):
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int) or (kind == "number" and isinstance(value, float) and math.isfinite(value)):
+            return True
+        pattern = _PLAIN_NUMBER if kind == "number" else _PLAIN_INT
+        return csv_strings and isinstance(value, str) and bool(pattern.fullmatch(value))
+    if kind == "bool":
+        return isinstance(value, bool) or (csv_strings and value in ("true", "false"))
+    if kind == "enum":
+        return isinstance(value, str) and value in exp.allowed
+    if kind == "text":
+        return not isinstance(value, str) or clean_whitespace(value)
+    if not isinstance(value, str):
+        return False
+    if kind == "date":
+        return bool(_ISO_DATE.fullmatch(value)) and _real_date(value)
+    if kind == "datetime":
+        m = _ISO_DATETIME.fullmatch(value)
+        return bool(m) and _real_date(m.group(1))
+    if kind == "time":
+        return bool(_TIME.fullmatch(value))
+    if kind == "phone_e164":
+        return bool(_E164.fullmatch(value))
+    if kind == "email":
+        return value == value.lower() and bool(_EMAIL.fullmatch(value))
+    if kind in ("country_alpha2", "us_state"):
+        codes = COUNTRY_CODES if kind == "country_alpha2" else US_STATE_CODES
+        if exp.allowed == ("lower",):
+            return value == value.lower() and value.upper() in codes
+        return value in codes
+    if not clean_whitespace(value):
+        return False
+    if kind == "lower":
+        return value == value.lower()
+    if kind == "upper":
+        return value == value.upper()
+    if kind == "title_case":
+        return all(_title_word(w) for w in value.split(" "))
+    return False
+
+
+# ---------------------------------------------------------------- what the data itself looks like
+
+_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_LIKE = re.compile("|".join([
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?P<t>[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?",
+    r"\d{1,2}[-/.]\d{1,2}[-/.]\d{2}(?:\d{2})?",
+    rf"{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}",
+    rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+{_MON}[\s,-]+\d{{2,4}}",
+    r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])",
+]), re.I)
+_TIME_LIKE = re.compile(r"\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.?\s?m\.?)?|\d{1,2}\s*[ap]\.?\s?m\.?", re.I)
+_PHONE_CHARS = re.compile(r"[\d\s()+.\-/]+")
+_NUMBER_LIKE = re.compile(r"(?=.*\d)(?:[$€£¥]|[A-Z]{3}\s)?\s*[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d+)?\s*"
+                          r"(?:[$€£¥%]|[A-Za-z]{1,12}\.?)?", re.I)
+
+
+def _phone_like(text: str) -> bool:
+    digits = sum(c.isdigit() for c in text)
+    if not (7 <= digits <= 15 and _PHONE_CHARS.fullmatch(text)):
+        return False
+    return any(c in "()+-. " for c in text) or digits in (10, 11)
+
+
+_LOOSE = (
+    ("email", lambda s: s.count("@") == 1 and "." in s.split("@")[1]),
+    ("date", lambda s: bool(_DATE_LIKE.fullmatch(s))),
+    ("time", lambda s: bool(_TIME_LIKE.fullmatch(s))),
+    ("phone_e164", _phone_like),
+    ("number", lambda s: bool(_NUMBER_LIKE.fullmatch(s))),
+)
+
+
+def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
+    """The kind that at least ``share`` of the strings look like in any layout (dates in any format, ...)."""
+    texts = [s.strip() for s in strings if isinstance(s, str) and s.strip() and not is_placeholder(s)]
+    if not texts:
+        return None
+    for kind, looks in _LOOSE:
+        hits = [t for t in texts if looks(t)]
+        if len(hits) >= share * len(texts):
+            if kind == "date":
+                timed = sum(bool((_DATE_LIKE.fullmatch(t) or {}).group("t")) if _DATE_LIKE.fullmatch(t) else 0
+                            for t in hits)
+                return "datetime" if timed * 2 > len(hits) else "date"
+            return kind
+    return None
+
+
+def expectation_from_values(values: list, *, csv_strings: bool = False) -> Expectation | None:
+    """An expectation the data proves by itself: its values look like one kind and the canonical form is there.
+
+    Dates/times/phones/emails need one value already in the canonical form, numbers half of them.
+    """
+    strings = [v for v in values if isinstance(v, str) and v.strip() and not is_placeholder(v)]
+    if len(strings) < 3 or len(strings) < 0.5 * sum(v is not None and v != "" for v in values):
+        return None
+    kind = loose_kind(strings)
+    if kind is None:
+        return None
+    exp = Expectation(kind, source="data", primitive=KIND_PRIMITIVES[kind])
+    good = sum(conforms(s, exp, csv_strings=csv_strings) for s in strings)
+    needed = 0.5 * len(strings) if kind == "number" else 1
+    return exp if good >= needed and good > 0 else None
+
+
+# ---------------------------------------------------------------- reading the instructions
+
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
+_CLAUSE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“(\[])|;\s+")
+_CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
+_FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
+_KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
+_PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
+    ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|date[\s-]?times?|timestamps?"),
+    ("phone_e164", r"\be\.?\s?164\b"),
+    ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
+    ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
+    ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
+    ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),
+    ("us_state", r"\bstate codes?\b|(?:two|2)[\s-]letter (?:us |u\.s\. )?state|state abbreviations?"),
+    ("code2", r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)"),
+    ("yesno", r"\byes\s*(?:/|or)\s*no\b"),
+    ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
+    ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\bdigits only\b|\bonly digits\b"),
+    ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
+               r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b"),
+    ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b"),
+    ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
+    ("lower", r"lower[\s-]?case"),
+    ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
+             r"double spaces|whitespace"),
+)]
+_ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
+                           r"possible values(?: are)?\s*:?|(?P<be>must be|should be|can be|is always))\s*"
+                           r"(?:the following\s*)?:?\s*", re.I)
+_QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
+_ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
+_NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
+                       r"letters?|null|empty|blank|missing|strings?|spaces?)\b", re.I)
+_CONTRADICT = {
+    "phone_e164": re.compile(r"digits|\d{3}[\s.-]\d{3}|\(\d{3}\)|as[\s-]is|unchanged|local|national|dashes|"
+                             r"hyphens|don'?t (?:change|touch)", re.I),
+    "date": re.compile(r"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|as[\s-]is|unchanged|don'?t (?:change|touch)|"
+                       r"month name|us format|european", re.I),
+    "email": re.compile(r"as[\s-]is|unchanged|don'?t (?:change|touch)|keep (?:the )?case|upper", re.I),
+}
+_SYNONYMS = (  # regex, test on the field's tokens
+    (r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
+     lambda t: bool({"phone", "telephone", "mobile", "cell", "cellphone", "tel"} & set(t))),
+    (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
+    (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: _date_name(t)),
+    (r"times", lambda t: "time" in t and not _date_name(t)),
+)
+
+
+def _tokens(field: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", field)
+    return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
+
+
+def _date_name(tokens: list[str]) -> bool:
+    return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (["at"], ["on"])
+
+
+def _blocks(text: str, is_head) -> list[str]:
+    """Bullets with their continuation lines, heading lines, paragraphs."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            blocks.append([])
+            continue
+        bullet = _BULLET.match(line)
+        body = line[bullet.end():] if bullet else line.strip()
+        new = bool(bullet) or (not line[:1].isspace() and is_head(body)) or not blocks or not blocks[-1]
+        if new:
+            blocks.append([body.strip()])
+        else:
+            blocks[-1].append(body.strip())
+    return [" ".join(b) for b in blocks if b]
+
+
+class _Reader:
+    """Finds field mentions and format keywords in the instructions."""
+
+    def __init__(self, fields: list[str]):
+        self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
+        for field in fields:
+            toks = _tokens(field) or [field.lower()]
+            phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
+            rx = rf"(?<![\w])(?:{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
+            self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
+        for rx, test in _SYNONYMS:
+            hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
+            if hit:
+                self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
+
+    def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
+        """Groups of adjacent field mentions: [(start, end, fields)]."""
+        found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
+                        for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
+        taken, end = [], -1
+        for hit in found:
+            if hit[0] >= end:
+                taken.append(hit)
+                end = hit[1]
+        if any(not generic for *_, generic in taken):
+            taken = [t for t in taken if not t[3]]
+        out: list[list] = []
+        for start, stop, fields, _ in taken:
+            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
+                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
+            else:
+                out.append([start, stop, fields])
+        return [tuple(g) for g in out]
+
+    def heading(self, body: str) -> frozenset:
+        m = _HEAD.match(body)
+        if not m or len(m.group(1).split()) > 8:
+            return frozenset()
+        return frozenset().union(*(g[2] for g in self.groups(m.group(1))))
+
+
+def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
+    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts."""
+    for trig in _ENUM_TRIGGER.finditer(clause):
+        rest, items, pos = clause[trig.end():], [], 0
+        while True:
+            m = _QUOTED.match(rest, pos)
+            if not m:
+                break
+            items.append(next(g for g in m.groups() if g is not None))
+            pos = m.end()
+            sep = _ITEM_SEP.match(rest, pos)
+            if not sep or not sep.group().strip():
+                break
+            pos = sep.end()
+        if len(items) < 2 and not items:
+            words = re.split(r"[(.;]", rest, maxsplit=1)[0].strip()
+            items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
+            strict = trig.group("be") is not None
+            if any(_NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4) for i in items):
+                items = []
+        if len(items) >= 2:
+            return tuple(dict.fromkeys(items)), trig.start()
+    return None
+
+
+def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
+    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped."""
+    found: list[tuple[str, tuple[str, ...], int, int]] = []
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            if any(m.start() < e and s < m.end() for _, _, s, e in found):
+                continue
+            if kind == "yesno":
+                found.append(("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end()))
+            else:
+                found.append((kind, (), m.start(), m.end()))
+    kinds = {k for k, *_ in found}
+    # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date is kept alone
+    if "datetime" in kinds and ("date" not in kinds or _KEEP_DATE.search(text)):
+        if not any(k == "datetime" and "hh" in text[s:e].lower() for k, _, s, e in found):
+            found = [f for f in found if f[0] != "datetime"]
+    if "datetime" in {k for k, *_ in found}:
+        found = [f for f in found if f[0] != "date"]
+    enum = _enum(text)
+    if enum:
+        found.append(("enum", enum[0], enum[1], enum[1] + 1))
+    return found
+
+
+def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
+    toks = _tokens(field) or [field.lower()]
+    names = {k for k, _ in kinds}
+    resolved = []
+    for kind, allowed in kinds:
+        if kind == "code2":
+            kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
+        if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
+            kind = "email"
+        if kind == "datetime" and "time" in toks and not _date_name(toks):
+            kind = "time"
+        if kind:
+            resolved.append((kind, allowed))
+    if not resolved:
+        return None
+    kind, allowed = min(resolved, key=lambda ka: _PRIORITY.index(ka[0]))
+    if kind in ("us_state", "country_alpha2"):
+        allowed = ("lower",) if "lower" in names and "upper" not in names else ()
+    return kind, allowed
+
+
+def _fallback(field: str, said: str, samples: list | None) -> Expectation | None:
+    toks = _tokens(field) or [field.lower()]
+    kind = ("email" if ("email" in toks or "mail" in toks) else
+            "phone_e164" if {"phone", "telephone", "mobile", "cellphone"} & set(toks) else
+            "datetime" if toks[-1:] == ["at"] else "date" if _date_name(toks) else None)
+    check = "date" if kind == "datetime" else kind
+    if kind and not (said and _CONTRADICT[check].search(said)):
+        texts = [s.strip() for s in samples or [] if s is not None and s != "" and not is_placeholder(s)]
+        if texts:
+            strings = [s for s in texts if isinstance(s, str)]
+            looks = dict(_LOOSE)[check]
+            if sum(looks(s) for s in strings) < 0.3 * len(texts):
+                kind = None  # the samples contradict the name (epoch numbers in created_at, ...)
+            elif kind == "datetime" and loose_kind(strings) == "date":
+                kind = "date"
+        if kind:
+            return Expectation(kind, source="field name", primitive=KIND_PRIMITIVES[kind])
+    if samples:
+        strings_only = all(isinstance(v, str) for v in samples if v is not None)
+        return expectation_from_values(list(samples), csv_strings=strings_only)
+    return None
+
+
+def infer_expectations(instructions: str, fields: list[str],
+                       samples: dict[str, list] | None = None) -> dict[str, Expectation]:
+    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module docstring)."""
+    fields = [str(f) for f in fields]
+    reader = _Reader(fields)
+    kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
+    said: dict[str, list[str]] = {f: [] for f in fields}
+    for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
+        head = reader.heading(block)
+        if head:
+            found = _detect(block)
+            for field in head:
+                said[field].append(block)
+                kinds[field].extend((k, a) for k, a, _, _ in found)
+            continue
+        subject: frozenset = frozenset()
+        for clause in (c for c in _CLAUSE_SPLIT.split(block) if c and c.strip()):
+            groups = reader.groups(clause)
+            for _, _, group in groups:
+                for field in group:
+                    said[field].append(clause)
+            for kind, allowed, start, end in _detect(clause):
+                after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
+                before = [g for g in groups if g[0] < start]
+                later = [g for g in groups if g[0] >= start]
+                target = (after or before[-1:] or later[:1])
+                fields_for = target[0][2] if target else subject
+                for field in fields_for:
+                    kinds[field].append((kind, allowed))
+            if groups:
+                subject = groups[-1][2]
+    out: dict[str, Expectation] = {}
+    for field in fields:
+        best = _resolve(field, kinds[field])
+        if best:
+            out[field] = Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])
+            continue
+        exp = _fallback(field, " ".join(said[field]), (samples or {}).get(field))
+        if exp:
+            out[field] = exp
+    return out

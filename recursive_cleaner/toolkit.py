@@ -1,0 +1,547 @@
+CATALOGUE = """\
+Tested helpers: from recursive_cleaner.toolkit import to_iso_date, to_number, closest_value, ...
+Each returns its input UNCHANGED when it cannot parse it (never raises) and is idempotent: f(f(x)) == f(x).
+to_iso_date(v, *, dayfirst=False) -> "YYYY-MM-DD" from "4/5/2023", "25/12/2023", "12.03.1985", "20230405", "April 5, 2023", "5 Apr 23", "2023-04-05T14:30:00Z"
+to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an offset is given; a date alone gets T00:00:00) from "4/5/2023 2:30 PM", "2023-04-05 14:30"
+to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
+to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped
+to_number(v, *, integer=False) -> float (int if integer=True) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0
+to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
+strip_units(v) -> the number's text without currency, unit or %: "12.0 oz" -> "12.0", "$1,234.50" -> "1,234.50"
+closest_value(v, allowed, *, cutoff=0.6, default=None) -> the allowed spelling for case/space/punctuation variants and typos ("actve", "CHURNED ", "Pendin g"); no match: default if given, else v
+to_bool(v) -> True/False from yes/no, y/n, true/false, t/f, 1/0, on/off (any case)
+null_if_placeholder(v, extra=()) -> None for "", "N/A", "NA", "null", "None", "-", "--", "?", "empty", "unknown", "nan" (any case, any spaces) and the strings in extra; else v
+is_null_like(v, extra=()) -> True for None, NaN and those placeholders, else False
+normalize_whitespace(v) -> stripped, inner runs of whitespace collapsed to one space
+title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald" (never reorders)
+normalize_email(v) -> all whitespace removed, lower case
+to_lower(v) / to_upper(v) -> stripped, then lower / upper case
+to_country_code(v) -> ISO 3166 alpha-2 ("US") from "United States", "U.S.A.", "America", "UK", "Deutschland", "Holland", "DEU", "de"
+to_country_name(v) -> canonical English name ("United States", "United Kingdom", "Germany") from any of those
+to_us_state_code(v) -> "CA" from "California", "Calif.", "ca"; 50 states, DC, PR, GU, VI, AS, MP
+to_us_state_name(v) -> "California" from any of those
+"""
+__doc__ = CATALOGUE  # the module docstring IS the catalogue that goes into the model's prompt (kept under -OO too)
+
+# Standard library only, and only modules the sandbox allows: the sandbox child loads this file by path
+# before it arms its audit hook, so nothing here may open files, compile code or read frames at call time.
+from __future__ import annotations  # noqa: E402 (only the catalogue assignment precedes it)
+
+import datetime as _dt  # noqa: E402
+import difflib as _difflib
+import re as _re
+import unicodedata as _ud
+
+from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE
+from ._toolkit_data import US_STATES as _STATE_TABLE
+
+PRIMITIVES: tuple[str, ...] = (
+    "to_iso_date", "to_iso_datetime", "to_time_24h", "to_e164", "to_number", "to_int", "strip_units",
+    "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
+    "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
+    "to_us_state_code", "to_us_state_name",
+)
+__all__ = ["CATALOGUE", "PRIMITIVES", *PRIMITIVES]
+
+
+def _stable(parse, value, *args):
+    """parse(value, *args) if that result is a fixed point of parse, else value: total and idempotent by construction."""
+    try:
+        result = parse(value, *args)
+        if result is value:
+            return value
+        again = parse(result, *args)
+        if type(again) is type(result) and again == result:
+            return result
+    except Exception:  # noqa: BLE001 (total: a helper never raises)
+        pass
+    return value
+
+
+# ---- dates and times ---------------------------------------------------------------------------
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_MONTHS = {name: number for number, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_ORD = r"(?:st|nd|rd|th)?"
+_DATES = tuple((kind, _re.compile(pattern, _re.ASCII)) for kind, pattern in (
+    ("ymd", r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"),
+    ("ymd", r"(\d{4})()(\d{2})(\d{2})"),
+    ("aby", r"(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})"),
+    ("mdy", _MONTH + r"[ /-]*(\d{1,2})" + _ORD + r"(?: ?, ?|[ /-]+)(\d{4}|\d{2})"),
+    ("dmy", r"(\d{1,2})" + _ORD + r"(?: of)?[ /-]*" + _MONTH + r"(?: ?, ?|[ /-]*)(\d{4}|\d{2})"),
+    ("ydm", r"(\d{4})[ /-]*" + _MONTH + r"[ /-]*(\d{1,2})" + _ORD),
+))
+_WEEKDAY = _re.compile(r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)\.?,? ", _re.ASCII)
+_ZONES = {"z": 0, "utc": 0, "gmt": 0}
+_TIME = _re.compile(
+    r"(\d{1,2})(?::(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)? ?(a\.?m\.?|p\.?m\.?|a|p)? ?"
+    r"(z|utc|gmt|[+-]\d{2}(?::?\d{2})?|[ecmp][sd]t|bst|cet|cest|eet|eest|ist|jst|hst|akst|akdt|aest|aedt)?",
+    _re.ASCII)
+_TIME_SEP = _re.compile(r"t| at |, ?| ", _re.ASCII)
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    return year if len(text) == 4 else year + (2000 if year < 70 else 1900)
+
+
+def _date_from(kind: str, groups: tuple, dayfirst: bool):
+    if kind == "ymd":
+        return _dt.date(int(groups[0]), int(groups[2]), int(groups[3]))
+    if kind == "aby":
+        a, sep, b, year = groups
+        first = (b, a) if dayfirst or sep == "." else (a, b)  # (month, day); dotted dates are European
+        for month, day in (first, first[::-1]):
+            try:
+                return _dt.date(_year(year), int(month), int(day))
+            except ValueError:
+                pass
+        return None
+    if kind == "mdy":
+        month, day, year = groups
+    elif kind == "dmy":
+        day, month, year = groups
+    else:
+        year, month, day = groups
+    return _dt.date(_year(year), _MONTHS[month[:3]], int(day))
+
+
+def _time_from(match) -> tuple:
+    """(hour, minute, second, offset "+HH:MM" | "" | None for a named zone) from a _TIME match."""
+    hour, minute, second, half, zone = match.groups()
+    hour = int(hour)
+    if half:
+        if not 1 <= hour <= 12:
+            raise ValueError("hour")
+        hour = hour % 12 + (12 if half[0] == "p" else 0)
+    elif minute is None or hour > 23:
+        raise ValueError("a bare hour needs am/pm")
+    minute, second = int(minute or 0), int(second or 0)
+    if minute > 59 or second > 59:
+        raise ValueError("minute")
+    offset = ""
+    if zone in _ZONES:
+        offset = "+00:00"
+    elif zone and zone[0] in "+-":
+        digits = zone[1:].replace(":", "")
+        if int(digits[:2]) > 23 or int(digits[2:] or 0) > 59:
+            raise ValueError("offset")
+        offset = zone[0] + digits[:2] + ":" + (digits[2:] or "00")
+    elif zone:
+        offset = None
+    return hour, minute, second, offset
+
+
+def _parse_moment(value, dayfirst: bool):
+    """(date, time tuple or None) for a date with an optional time after it; None when it is not one."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split()).lower()
+    text = text[_WEEKDAY.match(text).end():] if _WEEKDAY.match(text) else text
+    for kind, pattern in _DATES:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        date = _date_from(kind, match.groups(), dayfirst)
+        rest = text[match.end():]
+        if date is None or not rest:
+            return None if date is None else (date, None)
+        sep = _TIME_SEP.match(rest)
+        time = _TIME.fullmatch(rest, sep.end()) if sep else None
+        return (date, _time_from(time)) if time else None
+    return None
+
+
+def _iso_date(value, dayfirst):
+    if isinstance(value, _dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    moment = _parse_moment(value, dayfirst)
+    return value if moment is None else moment[0].isoformat()
+
+
+def _iso_datetime(value, dayfirst):
+    if isinstance(value, _dt.datetime):
+        return value.replace(microsecond=0).isoformat()
+    if isinstance(value, _dt.date):
+        return value.isoformat() + "T00:00:00"
+    moment = _parse_moment(value, dayfirst)
+    if moment is None:
+        return value
+    hour, minute, second, offset = moment[1] or (0, 0, 0, "")
+    if offset is None:  # a named zone such as EST: no fixed offset to write
+        return value
+    return "%sT%02d:%02d:%02d%s" % (moment[0].isoformat(), hour, minute, second, offset)
+
+
+def _time_24h(value, _):
+    if isinstance(value, (_dt.datetime, _dt.time)):
+        return "%02d:%02d" % (value.hour, value.minute)
+    if not isinstance(value, str):
+        return value
+    text = " ".join(value.split()).lower()
+    match = _TIME.fullmatch(text)
+    if match:
+        return "%02d:%02d" % _time_from(match)[:2]
+    moment = _parse_moment(text, False)
+    return value if moment is None or moment[1] is None else "%02d:%02d" % moment[1][:2]
+
+
+def to_iso_date(value, *, dayfirst: bool = False):
+    """"YYYY-MM-DD" from common date and timestamp layouts; a/b/yyyy is month first unless dayfirst or b > 12."""
+    return _stable(_iso_date, value, dayfirst)
+
+
+def to_iso_datetime(value, *, dayfirst: bool = False):
+    """"YYYY-MM-DDTHH:MM:SS" (+HH:MM when the input has an offset; Z/UTC/GMT give +00:00); a date alone gets 00:00:00."""
+    return _stable(_iso_datetime, value, dayfirst)
+
+
+def to_time_24h(value):
+    """"HH:MM" (24-hour) from a time such as "2:30 p.m." or "14:30:00", or from a date with a time."""
+    return _stable(_time_24h, value, None)
+
+
+# ---- phones ------------------------------------------------------------------------------------
+_EXTENSION = _re.compile(r"[ ,;]*(?:extension|ext|x|#)[ .:]*\d{1,6}$", _re.ASCII | _re.IGNORECASE)
+_PHONE_CHARS = _re.compile(r"\+?[0-9 ().\-/]+", _re.ASCII)
+
+
+def _e164(value, default_country):
+    if type(value) is int and value > 0:
+        value = str(value)
+    if not isinstance(value, str):
+        return value
+    country = str(default_country).strip().lstrip("+")
+    text = " ".join(value.split())
+    text = _EXTENSION.sub("", text[4:] if text[:4].lower() == "tel:" else text)
+    if text.startswith(("+", "00")):
+        text = text.replace("(0)", "")  # "+44 (0)20 ...": the trunk zero written after the country code
+    if not _PHONE_CHARS.fullmatch(text) or not country.isdigit() or not 1 <= len(country) <= 3:
+        return value
+    digits = "".join(ch for ch in text if "0" <= ch <= "9")
+    if text.startswith("+"):
+        full = digits
+    elif digits.startswith("00"):
+        full = digits[2:]
+    elif country == "1" and digits.startswith("011"):
+        full = digits[3:]
+    elif country == "1":
+        full = "1" + (digits[1:] if len(digits) == 11 and digits[0] == "1" else digits)
+    else:
+        national = digits[1:] if digits.startswith("0") else digits
+        full = country + national if len(national) >= 7 else ""
+    if not 7 <= len(full) <= 15 or full[0] == "0" or (full[0] == "1" and len(full) != 11):
+        return value
+    return "+" + full
+
+
+def to_e164(value, *, default_country: str = "1"):
+    """"+<country><number>" (E.164) from any common layout; extensions are dropped; national numbers get default_country."""
+    return _stable(_e164, value, default_country)
+
+
+# ---- numbers -----------------------------------------------------------------------------------
+_CURRENCY = "$€£¥₹₩₽¢₺₪₫฿₴₦₱"
+_NUMBER = _re.compile(
+    r"(?P<sign>[-+]?) ?(?P<pre>(?:[a-z]{3} ?|[a-z]{1,2}(?=[" + _CURRENCY + r"])|(?:rs|kr|fr)\.? ?)?"
+    r"[" + _CURRENCY + r"]?) ?(?P<sign2>[-+]?) ?(?P<num>[0-9][0-9,.' ]*[0-9]|[0-9]|[.,][0-9]+)"
+    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>[^0-9()+\-]*)", _re.ASCII | _re.IGNORECASE)
+
+
+def _split_number(value):
+    """(negative, integer digits, fraction digits, exponent, written number) for a decorated number, else None."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split())
+    negative = text.startswith("(") and text.endswith(")")
+    match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
+    if match is None or (match["sign"] and match["sign2"]) or (negative and (match["sign"] or match["sign2"])):
+        return None
+    negative = negative or "-" in (match["sign"], match["sign2"])
+    num = match["num"]
+    if "," in num and "." in num:
+        point = "," if num.rfind(",") > num.rfind(".") else "."
+    elif num.count(",") == 1:
+        head, _, tail = num.partition(",")
+        point = "" if len(tail) == 3 and _re.fullmatch(r"[1-9][0-9]{0,2}", head) else ","
+    else:
+        point = "." if num.count(".") == 1 else ""
+    whole, fraction = num.rpartition(point)[::2] if point else (num, "")
+    if not fraction.isdigit() and point:
+        return None
+    marks = {ch for ch in whole if not "0" <= ch <= "9"}
+    if len(marks) > 1 or (marks and not _re.fullmatch(r"[0-9]{1,3}(?:%s[0-9]{3})+" % _re.escape(marks.pop()), whole)):
+        return None
+    digits = "".join(ch for ch in whole if "0" <= ch <= "9") or "0"
+    return negative, digits, fraction, (match["exp"] or "").lower(), num + (match["exp"] or "")
+
+
+def _number(value, integer):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return value
+    if isinstance(value, (int, float)):
+        number = float(value) if not integer else value
+    else:
+        parts = _split_number(value)
+        if parts is None:
+            return value
+        negative, digits, fraction, exponent, _ = parts
+        if integer and not exponent and not fraction.strip("0"):
+            return -int(digits) if negative else int(digits)
+        number = float(("-" if negative else "") + digits + "." + (fraction or "0") + exponent)
+    if integer:
+        if isinstance(number, float):
+            if not number.is_integer():
+                return value
+            number = int(number)
+        return number
+    return number if number - number == 0 else value  # not inf or nan
+
+
+def to_number(value, *, integer: bool = False):
+    """float (int when integer=True and the value is whole) from numbers decorated with currency, units, %, grouping."""
+    return _stable(_number, value, bool(integer))
+
+
+def _int(value, _):
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if not isinstance(value, str):
+        return value
+    match = _re.fullmatch(r" *([-+]?)([0-9]+)(?:\.0*)? *", value)
+    if match:
+        return int(match[1] + match[2])
+    runs = _re.findall(r"[0-9]+", value)
+    return int(runs[0]) if len(runs) == 1 else value
+
+
+def to_int(value):
+    """int from an ID or a whole number in text: the one run of digits ("CUST-01024" -> 1024)."""
+    return _stable(_int, value, None)
+
+
+def _strip_units(value, _):
+    parts = _split_number(value)
+    return value if parts is None else ("-" if parts[0] else "") + parts[4]
+
+
+def strip_units(value):
+    """The number's text (sign, digits, separators as written) without currency, unit words or %."""
+    return _stable(_strip_units, value, None)
+
+
+# ---- categories, booleans, placeholders --------------------------------------------------------
+_NOT_FOUND = object()
+_CACHE: dict = {}
+
+
+def _loose_key(text: str) -> str:
+    """Case, accents, spaces and punctuation removed: "Pendin g" -> "pending"."""
+    decomposed = _ud.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed.casefold() if ch.isalnum())
+
+
+def _closest(value, options: list, cutoff: float):
+    for option in options:
+        if type(option) is type(value) and option == value:
+            return option
+    if not isinstance(value, str):
+        return _NOT_FOUND
+    key = _loose_key(value)
+    keyed = [(_loose_key(option), option) for option in options if isinstance(option, str)]
+    if not key:
+        return _NOT_FOUND
+    for option_key, option in keyed:
+        if option_key == key:
+            return option
+    scored = []
+    for option_key, option in keyed:
+        matcher = _difflib.SequenceMatcher(None, key, option_key)
+        if option_key and matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            scored.append((matcher.ratio(), option))
+    scored = sorted((item for item in scored if item[0] >= cutoff), key=lambda item: -item[0])
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0] and scored[1][1] != scored[0][1]):
+        return _NOT_FOUND  # nothing close enough, or a tie: do not guess
+    return scored[0][1]
+
+
+def closest_value(value, allowed, *, cutoff: float = 0.6, default=None):
+    """The entry of allowed that value spells (exactly, then ignoring case/accents/spaces/punctuation, then by
+    difflib ratio >= cutoff, never on a tie); no match: default if it is not None, else value unchanged."""
+    try:
+        options = [allowed] if isinstance(allowed, str) else list(allowed)
+        try:
+            key = (value, tuple(options), cutoff)
+            found = _CACHE.get(key, _NOT_FOUND)
+        except TypeError:  # unhashable: no cache
+            key, found = None, _NOT_FOUND
+        if found is _NOT_FOUND:
+            found = _closest(value, options, float(cutoff))
+            if key is not None:
+                if len(_CACHE) >= 4096:
+                    _CACHE.clear()
+                _CACHE[key] = found
+    except Exception:  # noqa: BLE001
+        return value
+    if found is not _NOT_FOUND:
+        return found
+    return value if default is None else default
+
+
+_TRUE = frozenset({"yes", "y", "true", "t", "1", "on"})
+_FALSE = frozenset({"no", "n", "false", "f", "0", "off"})
+
+
+def _bool(value, _):
+    if type(value) in (int, float):
+        return True if value == 1 else False if value == 0 else value
+    if not isinstance(value, str):
+        return value
+    key = value.strip().casefold()
+    return True if key in _TRUE else False if key in _FALSE else value
+
+
+def to_bool(value):
+    """True/False from yes/no, y/n, true/false, t/f, 1/0, on/off in any case (and the numbers 1 and 0)."""
+    return _stable(_bool, value, None)
+
+
+_PLACEHOLDERS = frozenset({
+    "", "n/a", "na", "n.a.", "#n/a", "<na>", "null", "none", "nil", "nan", "nat", "-", "--", "---", "?", "??",
+    "empty", "unknown", "undefined", "missing", "not available",
+})
+
+
+def is_null_like(value, extra=()) -> bool:
+    """True for None, a float NaN, a placeholder string (any case, any surrounding spaces) or a string in extra."""
+    try:
+        if value is None or (type(value) is float and value != value):
+            return True
+        if not isinstance(value, str):
+            return False
+        key = " ".join(value.split()).casefold()
+        extras = (extra,) if isinstance(extra, str) else extra
+        return key in _PLACEHOLDERS or any(isinstance(e, str) and key == " ".join(e.split()).casefold()
+                                           for e in extras)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def null_if_placeholder(value, extra=()):
+    """None when is_null_like(value, extra), else value unchanged."""
+    return None if is_null_like(value, extra) else value
+
+
+# ---- text --------------------------------------------------------------------------------------
+_WORD = _re.compile(r"[^\W_]+")
+
+
+def _text_op(value, operation):
+    return operation(value) if isinstance(value, str) else value
+
+
+def _whitespace(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _name(text: str) -> str:
+    return _WORD.sub(lambda match: match.group().capitalize(), " ".join(text.split()))
+
+
+def _email(text: str) -> str:
+    return "".join(text.split()).lower()
+
+
+def _lower(text: str) -> str:
+    return text.strip().lower()
+
+
+def _upper(text: str) -> str:
+    return text.strip().upper()
+
+
+def normalize_whitespace(value):
+    """Strip, and collapse each inner run of whitespace to one space."""
+    return _stable(_text_op, value, _whitespace)
+
+
+def title_case_name(value):
+    """Whitespace normalised and each word capitalised ("o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald")."""
+    return _stable(_text_op, value, _name)
+
+
+def normalize_email(value):
+    """All whitespace removed and lower case (no other checks)."""
+    return _stable(_text_op, value, _email)
+
+
+def to_lower(value):
+    """Stripped and lower case."""
+    return _stable(_text_op, value, _lower)
+
+
+def to_upper(value):
+    """Stripped and upper case."""
+    return _stable(_text_op, value, _upper)
+
+
+# ---- places ------------------------------------------------------------------------------------
+def _place_key(text: str) -> str:
+    """Accents, case and punctuation ignored; "&" is "and", "St" is "Saint", a leading/trailing "the" dropped."""
+    text = "".join(ch for ch in _ud.normalize("NFKD", text) if not _ud.combining(ch)).casefold()
+    text = _re.sub(r"[.'\u2019\u02bb`]", "", text.replace("&", " and "))
+    words = _re.sub(r"[^\w]+|_", " ", text).split()
+    words = ["saint" if word == "st" else word for word in words]
+    if words[:1] == ["the"]:
+        words = words[1:]
+    if words[-1:] == ["the"]:
+        words = words[:-1]
+    return " ".join(words)
+
+
+def _index(table: str, name_column: int) -> tuple[dict, dict]:
+    """(normalised spelling -> code, code -> canonical name); the first entry to claim a spelling keeps it."""
+    codes, names = {}, {}
+    for line in table.splitlines():
+        fields = line.split("|")
+        names[fields[0]] = fields[name_column]
+        for field in fields:
+            codes.setdefault(_place_key(field), fields[0])
+    return codes, names
+
+
+_COUNTRY_CODES, _COUNTRY_NAMES = _index(_COUNTRY_TABLE, 2)
+_STATE_CODES, _STATE_NAMES = _index(_STATE_TABLE, 1)
+
+
+def _lookup(value, table):
+    codes, names, want_name = table
+    if not isinstance(value, str):
+        return value
+    code = codes.get(_place_key(value))
+    return value if code is None else names[code] if want_name else code
+
+
+def to_country_code(value):
+    """ISO 3166-1 alpha-2 code from a country's name, common variant, alpha-3 or alpha-2 code (any case)."""
+    return _stable(_lookup, value, (_COUNTRY_CODES, _COUNTRY_NAMES, False))
+
+
+def to_country_name(value):
+    """The canonical English name of a country given as for to_country_code."""
+    return _stable(_lookup, value, (_COUNTRY_CODES, _COUNTRY_NAMES, True))
+
+
+def to_us_state_code(value):
+    """The USPS two-letter code of a US state, DC or territory from its name, code or (AP-style) abbreviation."""
+    return _stable(_lookup, value, (_STATE_CODES, _STATE_NAMES, False))
+
+
+def to_us_state_name(value):
+    """The name of a US state, DC or territory given as for to_us_state_code."""
+    return _stable(_lookup, value, (_STATE_CODES, _STATE_NAMES, True))
