@@ -102,5 +102,7 @@ def post_json(
         kind = "invalid JSON" if raw.rstrip().endswith((b"}", b"]")) else "truncated or invalid JSON"
         raise BackendError(f"{kind} from {url} ({where}): {excerpt(raw)!r}") from exc
     if not isinstance(data, dict):
-        raise BackendError(f"unexpected reply from {url}: a JSON {type(data).__name__}, not an object: {excerpt(raw)!r}")
+        raise BackendError(
+            f"unexpected reply from {url}: a JSON {type(data).__name__}, not an object: {excerpt(raw)!r}"
+        )
     return data

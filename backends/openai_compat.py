@@ -1,4 +1,4 @@
-"""OpenAICompatibleBackend: any server speaking OpenAI's ``POST /chat/completions`` (OpenAI, vLLM, llama.cpp, LM Studio...)."""
+"""OpenAICompatibleBackend: any server speaking OpenAI's ``POST /chat/completions`` (OpenAI, vLLM, llama-server...)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,12 @@ class OpenAICompatibleBackend:
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         messages.append({"role": "user", "content": prompt})
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False}
-        optional = {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": self.stop, "seed": self.seed}
+        optional = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "stop": self.stop,
+            "seed": self.seed,
+        }
         body.update({k: v for k, v in optional.items() if v is not None})
         body.update(self.extra_body)
         return body

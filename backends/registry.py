@@ -1,4 +1,4 @@
-"""Backend spec strings (``local``, ``local:PATH.gguf``, ``openai:MODEL@URL``, ``ollama:MODEL``, ``mlx:PATH``) -> backends."""
+"""Spec strings to backends: ``local[:PATH|0.5b]``, ``openai:MODEL[@URL]``, ``ollama:MODEL[@URL]``, ``mlx:PATH``."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ import recursive_cleaner (importing this file as a module has no side effects).
 Protocol. Every message on stdin is a frame: an 8-byte big-endian length and that many bytes.
 The first frame is the JSON request::
 
-    {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool}
+    {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool,
+     "toolkit_dir": str (optional; default: this file's folder)}
 
 Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
 here; blank lines ignored; lines that are not UTF-8, not JSON or not an object are skipped
@@ -26,8 +27,10 @@ until stdin ends or a batch ends in a memory error. The CPU limit applies per ba
 each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
 :func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
 
-Order of lock-down: read the request, pre-import every allowed module (importing opens
-files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
+Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
+``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that
+holds nothing else (the real package is never imported), pre-import every allowed module
+(importing opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
 and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
 os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only
 then compile and run the untrusted code.
@@ -45,7 +48,10 @@ import os
 import resource
 import sys
 
-__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "main", "serve_batches"]
+__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "TOOLKIT", "main", "serve_batches"]
+
+TOOLKIT = "recursive_cleaner.toolkit"
+"""The library's tested helpers for generated code; in the child, loaded by path (see _load_toolkit)."""
 
 ALLOWED_MODULES = frozenset(
     {
@@ -53,6 +59,7 @@ ALLOWED_MODULES = frozenset(
         "copy", "datetime", "decimal", "difflib", "fractions", "functools", "hashlib", "heapq",
         "html", "ipaddress", "itertools", "json", "math", "numbers", "operator", "re",
         "statistics", "string", "textwrap", "time", "typing", "unicodedata",
+        TOOLKIT,
     }
 )
 """Modules generated code may import; each is imported before the audit hook is armed."""
@@ -96,8 +103,31 @@ def _make_frame_reader(fd: int):
     return read_frame
 
 
-def _preload() -> None:
+def _load_toolkit(folder: str) -> None:
+    """Register toolkit.py (and the _toolkit_data.py it imports) from folder as recursive_cleaner.toolkit.
+
+    The package ``recursive_cleaner`` is a stub whose only attribute is ``toolkit``: importing the
+    real package would pull in the whole library. The data module is dropped from sys.modules
+    once the toolkit holds its tables.
+    """
+    module_type, package_name = type(sys), TOOLKIT.partition(".")[0]
+    package = module_type(package_name, None)
+    sys.modules[package_name] = package
+    for name in ("_toolkit_data", "toolkit"):
+        path = os.path.join(folder, name + ".py")
+        with open(path, "rb") as file:
+            source = file.read()
+        module = module_type(package_name + "." + name)
+        module.__file__, module.__package__ = path, package_name
+        sys.modules[module.__name__] = module
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+    del sys.modules[package_name + "._toolkit_data"]
+    package.toolkit = sys.modules[TOOLKIT]
+
+
+def _preload(toolkit_dir: str | None = None) -> None:
     """Import and warm up everything allowed code may touch, while opening files is still allowed."""
+    _load_toolkit(toolkit_dir or os.path.dirname(os.path.abspath(__file__)))
     for name in sorted(ALLOWED_MODULES | _INTERNAL_MODULES):
         __import__(name)
     for encoding in _CODECS:
@@ -279,9 +309,9 @@ def main() -> None:
     request = json.loads(_make_frame_reader(0)())
     code, function_name, nonce = request["code"], request["function"], request["nonce"].encode("ascii")
     memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
-    dict_only = bool(request.get("dict_only"))
+    dict_only, toolkit_dir = bool(request.get("dict_only")), request.get("toolkit_dir")
     del request
-    _preload()
+    _preload(toolkit_dir)
     out_fd, in_fd = os.dup(1), os.dup(0)
     null_fd = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):

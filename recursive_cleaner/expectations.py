@@ -215,8 +215,7 @@ def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
         hits = [t for t in texts if looks(t)]
         if len(hits) >= share * len(texts):
             if kind == "date":
-                timed = sum(bool((_DATE_LIKE.fullmatch(t) or {}).group("t")) if _DATE_LIKE.fullmatch(t) else 0
-                            for t in hits)
+                timed = sum(1 for t in hits if (m := _DATE_LIKE.fullmatch(t)) and m.group("t"))
                 return "datetime" if timed * 2 > len(hits) else "date"
             return kind
     return None
@@ -225,7 +224,8 @@ def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
 def expectation_from_values(values: list, *, csv_strings: bool = False) -> Expectation | None:
     """An expectation the data proves by itself: its values look like one kind and the canonical form is there.
 
-    Dates/times/phones/emails need one value already in the canonical form, numbers half of them.
+    The canonical form (ISO date, HH:MM, E.164, lower-case email, plain number) must hold at least
+    10% of the values: a tiny canonical minority does not beat the data's own convention.
     """
     strings = [v for v in values if isinstance(v, str) and v.strip() and not is_placeholder(v)]
     if len(strings) < 3 or len(strings) < 0.5 * sum(v is not None and v != "" for v in values):
@@ -235,8 +235,7 @@ def expectation_from_values(values: list, *, csv_strings: bool = False) -> Expec
         return None
     exp = Expectation(kind, source="data", primitive=KIND_PRIMITIVES[kind])
     good = sum(conforms(s, exp, csv_strings=csv_strings) for s in strings)
-    needed = 0.5 * len(strings) if kind == "number" else 1
-    return exp if good >= needed and good > 0 else None
+    return exp if good >= max(1.0, 0.1 * len(strings)) else None
 
 
 # ---------------------------------------------------------------- reading the instructions
@@ -248,7 +247,7 @@ _CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
 _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
-    ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|date[\s-]?times?|timestamps?"),
+    ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
     ("phone_e164", r"\be\.?\s?164\b"),
     ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
     ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
@@ -267,6 +266,7 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
 )]
+_COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
 _ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
                            r"possible values(?: are)?\s*:?|(?P<be>must be|should be|can be|is always))\s*"
                            r"(?:the following\s*)?:?\s*", re.I)
@@ -274,12 +274,11 @@ _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
 _NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
                        r"letters?|null|empty|blank|missing|strings?|spaces?)\b", re.I)
+_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
 _CONTRADICT = {
-    "phone_e164": re.compile(r"digits|\d{3}[\s.-]\d{3}|\(\d{3}\)|as[\s-]is|unchanged|local|national|dashes|"
-                             r"hyphens|don'?t (?:change|touch)", re.I),
-    "date": re.compile(r"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|as[\s-]is|unchanged|don'?t (?:change|touch)|"
-                       r"month name|us format|european", re.I),
-    "email": re.compile(r"as[\s-]is|unchanged|don'?t (?:change|touch)|keep (?:the )?case|upper", re.I),
+    "phone_e164": re.compile(rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{_AS_IS}", re.I),
+    "date": re.compile(rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{_AS_IS}", re.I),
+    "email": re.compile(rf"upper|{_AS_IS}", re.I),
 }
 _SYNONYMS = (  # regex, test on the field's tokens
     (r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
@@ -359,7 +358,7 @@ class _Reader:
 
 def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
     """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts."""
-    for trig in _ENUM_TRIGGER.finditer(clause):
+    for trig in [m for m in [_COLON.match(clause)] if m] + list(_ENUM_TRIGGER.finditer(clause)):
         rest, items, pos = clause[trig.end():], [], 0
         while True:
             m = _QUOTED.match(rest, pos)
@@ -371,8 +370,8 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
-        if len(items) < 2 and not items:
-            words = re.split(r"[(.;]", rest, maxsplit=1)[0].strip()
+        if not items and trig.re is _ENUM_TRIGGER:
+            words = re.split(r"[().;]", rest, maxsplit=1)[0].strip()
             items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
             strict = trig.group("be") is not None
             if any(_NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4) for i in items):
@@ -434,7 +433,8 @@ def _fallback(field: str, said: str, samples: list | None) -> Expectation | None
             "datetime" if toks[-1:] == ["at"] else "date" if _date_name(toks) else None)
     check = "date" if kind == "datetime" else kind
     if kind and not (said and _CONTRADICT[check].search(said)):
-        texts = [s.strip() for s in samples or [] if s is not None and s != "" and not is_placeholder(s)]
+        texts = [s.strip() if isinstance(s, str) else s for s in samples or []
+                 if s is not None and s != "" and not is_placeholder(s)]
         if texts:
             strings = [s for s in texts if isinstance(s, str)]
             looks = dict(_LOOSE)[check]
@@ -459,18 +459,23 @@ def infer_expectations(instructions: str, fields: list[str],
     said: dict[str, list[str]] = {f: [] for f in fields}
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
-        if head:
-            found = _detect(block)
-            for field in head:
-                said[field].append(block)
-                kinds[field].extend((k, a) for k, a, _, _ in found)
+        clauses = [c for c in _CLAUSE_SPLIT.split(block) if c and c.strip()]
+        mentioned = [reader.groups(c) for c in clauses]
+        for field in head:
+            said[field].append(block)
+        if head and all(g[2] <= head for groups in mentioned for g in groups):
+            for field in head:  # the whole block is about the heading's fields
+                kinds[field].extend((k, a) for k, a, _, _ in _detect(block))
             continue
-        subject: frozenset = frozenset()
-        for clause in (c for c in _CLAUSE_SPLIT.split(block) if c and c.strip()):
-            groups = reader.groups(clause)
+        subject: frozenset = head
+        for clause, groups in zip(clauses, mentioned):
             for _, _, group in groups:
                 for field in group:
                     said[field].append(clause)
+            if head and all(g[2] <= head for g in groups):
+                for field in head:
+                    kinds[field].extend((k, a) for k, a, _, _ in _detect(clause))
+                continue
             for kind, allowed, start, end in _detect(clause):
                 after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
                 before = [g for g in groups if g[0] < start]

@@ -40,6 +40,7 @@ from .errors import SandboxError
 __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker"]
 
 _CHILD = Path(__file__).with_name("_sandbox_child.py")
+_TOOLKIT_DIR = str(Path(__file__).resolve().parent)  # the child loads toolkit.py from here, by path
 _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
 _STDERR_KEEP = 1000
@@ -149,7 +150,7 @@ class SandboxWorker:
         self.nonce = secrets.token_hex(16)
         self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
                                     "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
-                                    "dict_only": bool(dict_only)}).encode("ascii")
+                                    "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}).encode("ascii")
         self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()

@@ -25,9 +25,7 @@ __doc__ = CATALOGUE  # the module docstring IS the catalogue that goes into the 
 
 # Standard library only, and only modules the sandbox allows: the sandbox child loads this file by path
 # before it arms its audit hook, so nothing here may open files, compile code or read frames at call time.
-from __future__ import annotations  # noqa: E402 (only the catalogue assignment precedes it)
-
-import datetime as _dt  # noqa: E402
+import datetime as _dt
 import difflib as _difflib
 import re as _re
 import unicodedata as _ud
@@ -376,7 +374,7 @@ def closest_value(value, allowed, *, cutoff: float = 0.6, default=None):
     try:
         options = [allowed] if isinstance(allowed, str) else list(allowed)
         try:
-            key = (value, tuple(options), cutoff)
+            key = (type(value), value, tuple(options), tuple(map(type, options)), cutoff)
             found = _CACHE.get(key, _NOT_FOUND)
         except TypeError:  # unhashable: no cache
             key, found = None, _NOT_FOUND
@@ -491,11 +489,14 @@ def to_upper(value):
 
 
 # ---- places ------------------------------------------------------------------------------------
+_PLACE_DROPPED = _re.compile(r"[.'\u2019\u02bb`]")
+_PLACE_SEPARATORS = _re.compile(r"[\W_]+")
+
+
 def _place_key(text: str) -> str:
     """Accents, case and punctuation ignored; "&" is "and", "St" is "Saint", a leading/trailing "the" dropped."""
     text = "".join(ch for ch in _ud.normalize("NFKD", text) if not _ud.combining(ch)).casefold()
-    text = _re.sub(r"[.'\u2019\u02bb`]", "", text.replace("&", " and "))
-    words = _re.sub(r"[^\w]+|_", " ", text).split()
+    words = _PLACE_SEPARATORS.sub(" ", _PLACE_DROPPED.sub("", text.replace("&", " and "))).split()
     words = ["saint" if word == "st" else word for word in words]
     if words[:1] == ["the"]:
         words = words[1:]
@@ -515,33 +516,35 @@ def _index(table: str, name_column: int) -> tuple[dict, dict]:
     return codes, names
 
 
-_COUNTRY_CODES, _COUNTRY_NAMES = _index(_COUNTRY_TABLE, 2)
-_STATE_CODES, _STATE_NAMES = _index(_STATE_TABLE, 1)
+_TABLES: dict = {}  # built on first use: most cleaning code never looks up a place
 
 
-def _lookup(value, table):
-    codes, names, want_name = table
+def _lookup(value, which):
+    table, want_name = which
     if not isinstance(value, str):
         return value
+    if table not in _TABLES:
+        _TABLES[table] = _index(table, 2 if table is _COUNTRY_TABLE else 1)
+    codes, names = _TABLES[table]
     code = codes.get(_place_key(value))
     return value if code is None else names[code] if want_name else code
 
 
 def to_country_code(value):
     """ISO 3166-1 alpha-2 code from a country's name, common variant, alpha-3 or alpha-2 code (any case)."""
-    return _stable(_lookup, value, (_COUNTRY_CODES, _COUNTRY_NAMES, False))
+    return _stable(_lookup, value, (_COUNTRY_TABLE, False))
 
 
 def to_country_name(value):
     """The canonical English name of a country given as for to_country_code."""
-    return _stable(_lookup, value, (_COUNTRY_CODES, _COUNTRY_NAMES, True))
+    return _stable(_lookup, value, (_COUNTRY_TABLE, True))
 
 
 def to_us_state_code(value):
     """The USPS two-letter code of a US state, DC or territory from its name, code or (AP-style) abbreviation."""
-    return _stable(_lookup, value, (_STATE_CODES, _STATE_NAMES, False))
+    return _stable(_lookup, value, (_STATE_TABLE, False))
 
 
 def to_us_state_name(value):
     """The name of a US state, DC or territory given as for to_us_state_code."""
-    return _stable(_lookup, value, (_STATE_CODES, _STATE_NAMES, True))
+    return _stable(_lookup, value, (_STATE_TABLE, True))

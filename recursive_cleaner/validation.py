@@ -12,8 +12,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from ._sandbox_child import ALLOWED_MODULES
+from ._sandbox_child import ALLOWED_MODULES, TOOLKIT
 from .sandbox import SandboxResult, run_in_sandbox
+from .toolkit import PRIMITIVES
 
 __all__ = [
     "ALLOWED_IMPORTS",
@@ -24,7 +25,12 @@ __all__ = [
 ]
 
 ALLOWED_IMPORTS: frozenset[str] = ALLOWED_MODULES
-"""Modules generated code may import (``import a.b`` needs ``a.b`` itself in the set)."""
+"""Modules generated code may import (``import a.b`` needs ``a.b`` itself in the set).
+
+The toolkit is imported as ``from recursive_cleaner.toolkit import ...`` or
+``import recursive_cleaner.toolkit as tk``; the bare package ``recursive_cleaner`` is refused.
+"""
+_TOOLKIT_HINT = f"write `from {TOOLKIT} import <names>` or `import {TOOLKIT} as tk`"
 
 FORBIDDEN_NAMES = frozenset(
     {
@@ -107,6 +113,8 @@ def _module_statement_problem(stmt: ast.stmt) -> str | None:
 def _node_problem(node: ast.AST) -> str | None:
     if isinstance(node, ast.Import):
         bad = [a.name for a in node.names if a.name not in ALLOWED_IMPORTS]
+        if any(a.name == TOOLKIT and a.asname is None for a in node.names):
+            return f"`import {TOOLKIT}` without `as` binds the whole library; {_TOOLKIT_HINT}"
         return _import_problem(bad[0]) if bad else None
     if isinstance(node, ast.ImportFrom):
         if node.level:
@@ -115,6 +123,9 @@ def _node_problem(node: ast.AST) -> str | None:
             return _import_problem(node.module or "")
         if any(a.name == "*" for a in node.names):
             return f"`from {node.module} import *` is not allowed; import the names you use explicitly"
+        unknown = [a.name for a in node.names if node.module == TOOLKIT and a.name not in PRIMITIVES]
+        if unknown:
+            return f"`{TOOLKIT}` has no `{unknown[0]}`; its helpers are: {', '.join(PRIMITIVES)}"
         return None
     if isinstance(node, ast.ClassDef):
         return f"class definitions (`class {node.name}`) are not allowed; use plain functions, dicts and tuples"
@@ -154,6 +165,9 @@ def _node_problem(node: ast.AST) -> str | None:
 
 
 def _import_problem(module: str) -> str:
+    package = TOOLKIT.partition(".")[0]
+    if module == package or module.startswith(package + "."):
+        return f"import of '{module}' is not allowed; only the toolkit may be imported from it: {_TOOLKIT_HINT}"
     allowed = ", ".join(sorted(ALLOWED_IMPORTS))
     return f"import of '{module}' is not allowed; only these modules may be imported: {allowed}"
 

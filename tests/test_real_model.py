@@ -6,20 +6,18 @@ installs every extra and a missing model is a failure.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from typing import Iterator
 
 import pytest
 
 from backends import BackendError, ContextLengthError, LocalBackend, get_backend
-from backends.local import unload_all
 from backends.model_files import ensure_model
 from recursive_cleaner.llm import call_llm
 
 pytestmark = pytest.mark.real_model
 
-N_CTX = 2048
+N_CTX = 8192  # LocalBackend's default, so a later test in the session reuses the loaded model
 
 
 def _unavailable(reason: str) -> None:
@@ -30,14 +28,15 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def backend() -> Iterator[LocalBackend]:
-    if importlib.util.find_spec("xllamacpp") is None:
+    try:
+        import xllamacpp  # noqa: F401
+    except ImportError:
         _unavailable("xllamacpp is not installed (pip install 'recursive-cleaner[local]')")
     try:
         path = ensure_model()
     except BackendError as exc:
         _unavailable(f"the embedded model is unavailable: {exc}")
     yield LocalBackend(path, n_ctx=N_CTX, max_tokens=24, runtime="xllamacpp").load()
-    unload_all()
 
 
 def test_loads_and_replies_with_usage(backend: LocalBackend) -> None:
