@@ -9,7 +9,8 @@
    before it ("city, county and name are lower case"), else the one after it ("use E.164 for
    phone"), else the subject of the previous clause ("... ; write them as HH:MM").
 3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
-   (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields).
+   (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields, "all
+   fields"); a synonym naming several fields counts only in a clause that names no field.
 4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
    number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
    most specific wins (order of ``KINDS``).
@@ -80,7 +81,8 @@ class Expectation:
             "email": "lower-case email addresses without spaces",
             "number": "plain numbers (12.5)" if csv_strings else "numbers (not text)",
             "integer": "plain integers", "bool": "booleans (true/false)",
-            "country_alpha2": "ISO 3166-1 alpha-2 country codes" + (" in lower case (us, gb)" if lower else " (US, GB)"),
+            "country_alpha2": "ISO 3166-1 alpha-2 country codes" + (" in lower case (us, gb)" if lower
+                                                                     else " (US, GB)"),
             "us_state": "two-letter US state codes" + (" in lower case (ca, ny)" if lower else " (CA, NY)"),
             "title_case": "Title Case with single spaces", "lower": "trimmed lower case",
             "upper": "trimmed upper case", "text": "trimmed text with single spaces",
@@ -242,7 +244,8 @@ def expectation_from_values(values: list, *, csv_strings: bool = False) -> Expec
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
-_CLAUSE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“(\[])|;\s+")
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
 _CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
@@ -286,7 +289,19 @@ _SYNONYMS = (  # regex, test on the field's tokens
     (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
     (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: _date_name(t)),
     (r"times", lambda t: "time" in t and not _date_name(t)),
+    (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
 )
+
+
+def _clauses(block: str) -> list[str]:
+    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(block):
+        if not block[:m.start()].lower().endswith(_ABBREVIATIONS):
+            out.append(block[start:m.start()])
+            start = m.end()
+    out.append(block[start:])
+    return [c for c in out if c.strip()]
 
 
 def _tokens(field: str) -> list[str]:
@@ -459,7 +474,7 @@ def infer_expectations(instructions: str, fields: list[str],
     said: dict[str, list[str]] = {f: [] for f in fields}
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
-        clauses = [c for c in _CLAUSE_SPLIT.split(block) if c and c.strip()]
+        clauses = _clauses(block)
         mentioned = [reader.groups(c) for c in clauses]
         for field in head:
             said[field].append(block)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import itertools
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -95,7 +94,8 @@ def value_shape(value: Any) -> str:
     """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9"."""
     if value is None:
         return "<null>"
-    for kind, name in ((bool, "<bool>"), (int, "<int>"), (float, "<float>"), (dict, "<dict>"), ((list, tuple), "<list>")):
+    for kind, name in ((bool, "<bool>"), (int, "<int>"), (float, "<float>"), (dict, "<dict>"),
+                       ((list, tuple), "<list>")):
         if isinstance(value, kind):
             return name
     text = value if isinstance(value, str) else str(value)
@@ -350,7 +350,8 @@ def _issue_text(p: FieldProfile, reason: Any) -> str:
     eg = ", ".join(_short(v) for v in p.offending[:MAX_EXAMPLES])
     n, total = p.n_offending, p.non_null
     if reason == "expectation" and p.expectation is not None:
-        return f"{p.field}: {n} of {total} values are not {p.expectation.describe(csv_strings=p.csv_strings)}, e.g. {eg}"
+        need = p.expectation.describe(csv_strings=p.csv_strings)
+        return f"{p.field}: {n} of {total} values are not {need}, e.g. {eg}"
     if reason == "mixed":
         return f"{p.field}: {n} of {total} values are text instead of numbers, e.g. {eg}"
     if reason == "variants":
@@ -417,7 +418,8 @@ def format_issue_for_prompt(p: FieldProfile, *, max_values: int = MAX_OFFENDING)
     lines = [f"Field {p.field!r}: {p.n_offending} of {p.non_null} values do not conform. Required: {need}."]
     shown, k = _join(p.offending[:max_values], 380)
     more = p.distinct_offending - k
-    lines.append(f"Offending values ({p.distinct_offending} distinct): {shown}" + (f", ... ({more} more)" if more > 0 else ""))
+    tail = f", ... ({more} more)" if more > 0 else ""
+    lines.append(f"Offending values ({p.distinct_offending} distinct): {shown}{tail}")
     if exp is None and p.primitive == "closest_value" and p.variants:
         groups = [f"[{_join(g, 120)[0]}]" for g in p.variants[:3]]
         lines.append("Same value spelled differently: " + "; ".join(groups))

@@ -13,7 +13,7 @@ to_bool(v) -> True/False from yes/no, y/n, true/false, t/f, 1/0, on/off (any cas
 null_if_placeholder(v, extra=()) -> None for "", "N/A", "NA", "null", "None", "-", "--", "?", "empty", "unknown", "nan" (any case, any spaces) and the strings in extra; else v
 is_null_like(v, extra=()) -> True for None, NaN and those placeholders, else False
 normalize_whitespace(v) -> stripped, inner runs of whitespace collapsed to one space
-title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald" (never reorders)
+title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald", "McDonald" kept (never reorders)
 normalize_email(v) -> all whitespace removed, lower case
 to_lower(v) / to_upper(v) -> stripped, then lower / upper case
 to_country_code(v) -> ISO 3166 alpha-2 ("US") from "United States", "U.S.A.", "America", "UK", "Deutschland", "Holland", "DEU", "de"
@@ -209,11 +209,12 @@ _PHONE_CHARS = _re.compile(r"\+?[0-9 ().\-/]+", _re.ASCII)
 
 def _e164(value, default_country):
     if type(value) is int and value > 0:
-        value = str(value)
-    if not isinstance(value, str):
+        text = str(value)
+    elif isinstance(value, str):
+        text = " ".join(value.split())
+    else:
         return value
     country = str(default_country).strip().lstrip("+")
-    text = " ".join(value.split())
     text = _EXTENSION.sub("", text[4:] if text[:4].lower() == "tel:" else text)
     if text.startswith(("+", "00")):
         text = text.replace("(0)", "")  # "+44 (0)20 ...": the trunk zero written after the country code
@@ -249,6 +250,11 @@ _NUMBER = _re.compile(
     r"(?P<exp>e[-+]?[0-9]+)?(?P<post>[^0-9()+\-]*)", _re.ASCII | _re.IGNORECASE)
 
 
+_MULTIPLIER = _re.compile(  # "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged
+    r" ?(?:(?:k|bn|mn|mil|mio|mrd|thousand|million|billion|trillion|lakh|crore)s?\b|[mb](?: ?(?:[a-z]{3}|["
+    + _CURRENCY + r"]))?$)", _re.IGNORECASE)
+
+
 def _split_number(value):
     """(negative, integer digits, fraction digits, exponent, written number) for a decorated number, else None."""
     if not isinstance(value, str):
@@ -257,6 +263,8 @@ def _split_number(value):
     negative = text.startswith("(") and text.endswith(")")
     match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
     if match is None or (match["sign"] and match["sign2"]) or (negative and (match["sign"] or match["sign2"])):
+        return None
+    if _MULTIPLIER.match(match["post"]):
         return None
     negative = negative or "-" in (match["sign"], match["sign2"])
     num = match["num"]
@@ -447,8 +455,14 @@ def _whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
+def _capitalize(match) -> str:
+    word = match.group()
+    keep = len(word) > 1 and word[0].isupper() and word[1].islower()  # "McDonald", "DeVito" are left as written
+    return word if keep else word.capitalize()
+
+
 def _name(text: str) -> str:
-    return _WORD.sub(lambda match: match.group().capitalize(), " ".join(text.split()))
+    return _WORD.sub(_capitalize, " ".join(text.split()))
 
 
 def _email(text: str) -> str:
@@ -469,7 +483,8 @@ def normalize_whitespace(value):
 
 
 def title_case_name(value):
-    """Whitespace normalised and each word capitalised ("o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald")."""
+    """Whitespace normalised, each word capitalised ("o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald") unless already
+    written like "McDonald" (capital, small, ...); words are never reordered."""
     return _stable(_text_op, value, _name)
 
 

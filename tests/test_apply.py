@@ -307,3 +307,12 @@ def test_a_flood_of_refusals_is_counted_not_kept():
     assert not result.ok and len(result.violations) == 51
     assert result.violations[-1] == "... 4950 more refused operations"
     assert result.error.startswith("refused operation: open('/etc/passwd', 'r') (and 50 more)")
+
+
+def test_tsv_stays_tsv_and_bad_rows_are_skipped(tmp_path):
+    source = tmp_path / "in.tsv"
+    source.write_text("i\tname\n0\ta b\n1\n2\tc\n", encoding="utf-8")
+    code = "def clean_data(record):\n    return dict(record, i=int(record['i']))\n"
+    result = apply_file(functions(tmp_path, code), str(source), str(tmp_path / "out.tsv"), workers=1)
+    assert (tmp_path / "out.tsv").read_bytes() == b"i\tname\r\n0\ta b\r\n2\tc\r\n"
+    assert (result.records_out, result.skipped_input, result.skipped[0].line) == (2, 1, 3)

@@ -165,6 +165,11 @@ def test_heading_block_sentence_about_another_field():
     assert result["category"].allowed == ("Books", "Toys", "Games")
 
 
+def test_all_fields():
+    result = infer_expectations("Trim whitespace in all fields. amount must be numeric.", ["name", "amount"])
+    assert kinds(result) == {"name": "text", "amount": "number"}
+
+
 def test_pronoun_follows_previous_clause():
     result = infer_expectations("The score column holds percentages. It must be numeric.", ["score", "name"])
     assert kinds(result) == {"score": "number"}

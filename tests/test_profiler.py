@@ -186,6 +186,13 @@ def test_similar_but_different_categories_are_not_variants():
     values = ["active", "inactive"] * 5 + ["north wing", "south wing"] * 5
     p = profile_field("x", values)
     assert p.variants == [] and p.issue is None
+    blood = ["O negative"] * 6 + ["A negative"] * 2 + ["A+"] * 4 + ["A-"] * 2 + ["a pos"] * 4 + ["ab pos"]
+    assert profile_field("blood_type", blood).variants == []
+
+
+def test_no_primitive_guess_for_mixed_identifiers():
+    p = profile_field("sku", ["SKU-1000", "sku1001", "1002", "SKU-1003", "1004", "sku1005", "SKU-1006"])
+    assert p.issue is not None and p.primitive == ""
 
 
 def test_numbers_mixed_with_numeric_text():
