@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import os
 import time
 from dataclasses import dataclass, field
@@ -14,7 +15,11 @@ from .context import build_context
 from .errors import LLMCallError, ParseError, StateFileError
 from .llm import LLMStats, call_llm
 from .output import OutputResult, render_module, write_output
-from .prompt import build_prompt, format_chunk, format_feedback
+from .expectations import Expectation, infer_expectations
+from .improvement import judge_change
+from .profiler import FieldProfile, format_issue_for_prompt, issue_counts, open_issues, profile_records
+from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
+from .toolkit import CATALOGUE
 from .response import ParsedResponse, parse_response
 from .sandbox import run_in_sandbox
 from .state import load_state, save_state
@@ -43,6 +48,7 @@ class RunResult:
     rejected: list[tuple[str, str]] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
     resumed_from_chunk: int | None = None
+    unfixable: dict[str, str] = field(default_factory=dict)
 
 
 class DataCleaner:
@@ -69,6 +75,9 @@ class DataCleaner:
         output_path: str = "cleaning_functions.py",
         llm_attempts: int = 3,
         sandbox_timeout: float = 10.0,
+        profile_fields: bool = True,
+        max_field_attempts: int = 3,
+        toolkit: bool = True,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if chunk_size < 1:
@@ -97,6 +106,13 @@ class DataCleaner:
         self.llm_attempts = llm_attempts
         self.sandbox_timeout = sandbox_timeout
         self.sleep = sleep
+        self.profile_fields = profile_fields
+        self.max_field_attempts = max_field_attempts
+        self.toolkit = toolkit
+        self.expectations: dict[str, Expectation] = {}
+        self._prefix = ""
+        self._field_failures: dict[str, int] = {}
+        self._unfixable: dict[str, str] = {}
         self.functions: list[dict] = []
         self.stats = LLMStats()
         self.last_completed_chunk = -1
@@ -128,7 +144,7 @@ class DataCleaner:
         if not Path(self.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {self.file_path}")
         resumed = self._load_existing_state()
-        schema_text = self._schema_text()
+        self._prepare_prompt()
         self.total_chunks = self._count_chunks()
         result = RunResult(output_path=self.output_path, functions=[], chunks_total=self.total_chunks,
                            resumed_from_chunk=resumed)
@@ -137,7 +153,7 @@ class DataCleaner:
             if index <= self.last_completed_chunk:
                 continue
             self._emit("chunk_start", chunk_index=index, records=len(records))
-            status = self._process_chunk(records, index, schema_text)
+            status = self._process_chunk(records, index)
             result.chunks_processed += 1
             result.chunks_clean += status == "clean"
             result.chunks_max_iterations += status == "max_iterations"
@@ -150,6 +166,7 @@ class DataCleaner:
         result.rejected = self._rejected + written.rejected
         result.skipped_records, result.skipped = self._skip_count, list(self._skipped)
         result.llm = self.stats.to_dict()
+        result.unfixable = dict(self._unfixable)
         self._emit(
             "complete",
             functions=len(written.written),
@@ -163,45 +180,92 @@ class DataCleaner:
         )
         return result
 
-    def _process_chunk(self, records: list, index: int, schema_text: str) -> str:
-        """Ask for one function at a time until the model calls the chunk clean; returns the chunk status."""
+    def _process_chunk(self, records: list, index: int) -> str:
+        """Ask for one function at a time until the chunk is clean by the profile and the model."""
         view = self._apply_accepted(records)
         feedback: list[str] = []
+        focus_field: str | None = None
         last_reply = ""
+        self._emit("chunk_profile", chunk_index=index, open_issues=self._issue_counts(view))
         for iteration in range(1, self.max_iterations + 1):
             self._emit("iteration", chunk_index=index, iteration=iteration)
-            prompt = build_prompt(
-                self.instructions,
-                build_context(self.functions, self.context_budget),
-                format_chunk(view, self.mode),
-                schema=schema_text,
-                mode=self.mode,
-                feedback=format_feedback(feedback),
-                allowed_imports=", ".join(sorted(ALLOWED_IMPORTS)),
-                records=len(view) if self.mode == "structured" else None,
-            )
-            last_reply = self._call(prompt, index, iteration)
+            focus = self._next_focus(view)
+            if (focus.field if focus else None) != focus_field:
+                focus_field, feedback = (focus.field if focus else None), []
+            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
             try:
                 parsed = parse_response(last_reply)
             except ParseError as exc:
-                feedback.append(str(exc))
-                self._emit("parse_error", chunk_index=index, iteration=iteration, error=str(exc))
+                self._failed(focus, feedback, str(exc), "parse_error", chunk_index=index, iteration=iteration)
                 continue
             if not parsed.has_function:
-                return "clean"
-            problem, outputs = self._check(parsed, view)
-            if problem:
-                feedback.append(f"Function `{parsed.name}` was rejected: {problem}")
-                self._rejected.append((parsed.name, problem))
-                self._emit("validation_failed", chunk_index=index, iteration=iteration,
-                           function_name=parsed.name, error=problem)
+                if focus is None:
+                    return "clean"
+                self._failed(focus, feedback, f"The field '{focus.field}' is not clean yet. {focus.issue} "
+                             "Write the function.", "not_clean", chunk_index=index, iteration=iteration)
                 continue
+            problem, outputs = self._check(parsed, view, focus)
+            if problem:
+                self._rejected.append((parsed.name, problem))
+                self._failed(focus, feedback, f"Function `{parsed.name}` was rejected: {problem}",
+                             "validation_failed", chunk_index=index, iteration=iteration,
+                             function_name=parsed.name, error=problem)
+                continue
+            before = self._issue_counts(view)
             self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code})
             view, feedback = outputs if outputs is not None else view, []
-            self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name)
+            if focus is not None:
+                self._field_failures.pop(focus.field, None)
+            self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name,
+                       field=focus.field if focus else None, issues_before=before,
+                       issues_after=self._issue_counts(view))
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
+
+    # ------------------------------------------------------------------ focus: what the library sees is dirty
+    def _profiling(self) -> bool:
+        return self.profile_fields and self.mode == "structured" and self.validate_runtime
+
+    def _issue_counts(self, view: list) -> dict[str, int]:
+        if not self._profiling():
+            return {}
+        return issue_counts(profile_records(view, self.expectations))
+
+    def _next_focus(self, view: list) -> FieldProfile | None:
+        """The worst field with an open issue that has not used up its attempts, or None."""
+        if not self._profiling():
+            return None
+        for prof in open_issues(profile_records(view, self.expectations)):
+            if self._field_failures.get(prof.field, 0) < self.max_field_attempts:
+                return prof
+            self._unfixable.setdefault(prof.field, prof.issue or "")
+        return None
+
+    def _failed(self, focus: FieldProfile | None, feedback: list[str], message: str, event: str, **fields) -> None:
+        """Record a failed attempt: feedback for the next prompt, an event, and the field's failure count."""
+        feedback.append(message)
+        if focus is not None:
+            self._field_failures[focus.field] = self._field_failures.get(focus.field, 0) + 1
+        self._emit(event, error=fields.pop("error", message), **fields)
+
+    def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
+        context = build_context(self.functions, self.context_budget)
+        if focus is None:
+            return build_prompt(self.instructions, context, format_chunk(view, self.mode), mode=self.mode,
+                                feedback=format_feedback(feedback), prefix=self._prefix,
+                                records=len(view) if self.mode == "structured" else None)
+        return build_field_prompt(self._prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
+                                  name=self._function_name(focus.field), feedback=format_feedback(feedback))
+
+    def _function_name(self, field: str) -> str:
+        base = "fix_" + (re.sub(r"\W+", "_", field).strip("_").lower() or "field")
+        taken = {f["name"] for f in self.functions}
+        n, name = 1, base
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        return name
 
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int) -> str:
@@ -216,7 +280,8 @@ class DataCleaner:
                    attempts=reply.attempts)
         return reply.text
 
-    def _check(self, parsed: ParsedResponse, records: list) -> tuple[str | None, list | None]:
+    def _check(self, parsed: ParsedResponse, records: list, focus: FieldProfile | None = None
+               ) -> tuple[str | None, list | None]:
         """Why the candidate cannot be accepted (None if it can), and its outputs on ``records``."""
         name, code = parsed.name, parsed.code
         if name == "clean_data" or any(f["name"] == name for f in self.functions):
@@ -228,7 +293,13 @@ class DataCleaner:
             return None, None
         report = validate_function_detailed(code, records, name, expect=str if self.mode == "text" else dict,
                                             timeout=self.sandbox_timeout)
-        return (None, report.outputs) if report.ok else (report.error or "validation failed", None)
+        if not report.ok:
+            return report.error or "validation failed", None
+        if self._profiling():
+            verdict = judge_change(records, report.outputs, self.expectations, target=focus.field if focus else None)
+            if verdict.problem:
+                return verdict.problem, None
+        return None, report.outputs
 
     def _apply_accepted(self, records: list) -> list:
         """The chunk as the accepted functions leave it (in the sandbox); unchanged if it cannot run."""
@@ -270,10 +341,17 @@ class DataCleaner:
     def _count_chunks(self) -> int:
         return parsers.count_chunks(self.file_path, self.chunk_size, self.fmt)
 
-    def _schema_text(self) -> str:
-        if self.mode == "text" or self.schema_sample_size <= 0:
-            return ""
-        return schema.format_schema_for_prompt(schema.infer_schema(self.file_path, self.schema_sample_size))
+    def _prepare_prompt(self) -> None:
+        """Schema, the static prompt prefix, and the format each field should have (from the instructions)."""
+        info = None
+        if self.mode == "structured" and self.schema_sample_size > 0:
+            info = schema.infer_schema(self.file_path, self.schema_sample_size)
+        self._prefix = static_prefix(
+            self.instructions, schema=schema.format_schema_for_prompt(info) if info else "", mode=self.mode,
+            allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
+            toolkit=CATALOGUE if self.toolkit else "")
+        if self._profiling() and info:
+            self.expectations = infer_expectations(self.instructions, info["fields"], info.get("samples"))
 
     def _sample_records(self, limit: int = 20) -> list:
         if self.mode == "text":
@@ -299,7 +377,8 @@ class DataCleaner:
             "llm": self.stats.to_dict(),
             "options": {"max_iterations": self.max_iterations, "context_budget": self.context_budget,
                         "validate_runtime": self.validate_runtime, "schema_sample_size": self.schema_sample_size,
-                        "mode": self.mode, "output_path": self.output_path},
+                        "mode": self.mode, "output_path": self.output_path, "profile_fields": self.profile_fields,
+                        "max_field_attempts": self.max_field_attempts, "toolkit": self.toolkit},
         }
 
     def _save(self) -> None:

@@ -1,16 +1,25 @@
 """Prompt templates and the functions that fill them.
 
 Order matters for local servers: the parts that never change within a run (role,
-rules, function contract, reply format, goals, schema) come first so a server can
-reuse its prompt cache; the functions written so far come next (they change only
-when one is accepted); the chunk and any feedback come last.
+rules, function contract, toolkit, reply format, goals, schema) come first so a server
+can reuse its prompt cache; the functions written so far come next (they change only
+when one is accepted); the task — one field's offending values, or the whole chunk —
+and any feedback come last. Both tasks share the same static prefix.
 """
 
 from __future__ import annotations
 
 import json
 
-__all__ = ["build_prompt", "format_chunk", "format_feedback", "ROOT_TAG", "STOP_SEQUENCES"]
+__all__ = [
+    "build_prompt",
+    "build_field_prompt",
+    "static_prefix",
+    "format_chunk",
+    "format_feedback",
+    "ROOT_TAG",
+    "STOP_SEQUENCES",
+]
 
 ROOT_TAG = "cleaning_analysis"
 STOP_SEQUENCES = (f"</{ROOT_TAG}>",)
@@ -27,16 +36,20 @@ _CONTRACTS = {
     ),
 }
 _PARAM = {"structured": "record", "text": "text"}
+_EXAMPLE_BODY = {
+    "structured": '    record = dict(record)\n    record["phone"] = to_e164(record.get("phone"))\n    return record',
+    "text": "    return text",
+}
 
-_STATIC = """You are a data cleaning engineer. You read a sample of a dataset, list its data quality \
-problems, and write Python functions that fix them, one function at a time.
+_STATIC = """You are a data cleaning engineer. You write small Python functions that fix data quality \
+problems, one function at a time.
 
 === FUNCTION CONTRACT ===
 {contract}
-Allowed imports: {imports}. Put imports at the top of the code block.
+Allowed imports: {imports}.
 Functions must be idempotent: running one twice gives the same result as running it once.
 Handle missing fields and unexpected values without raising.
-
+{toolkit}
 === REPLY FORMAT ===
 Reply with exactly one <cleaning_analysis> block and nothing else. Example:
 
@@ -46,14 +59,13 @@ Reply with exactly one <cleaning_analysis> block and nothing else. Example:
     <issue id="2" solved="false">Phone numbers use different formats</issue>
   </issues_detected>
   <function_to_generate>
-    <name>normalize_phones</name>
-    <docstring>Rewrite the phone field as +1 followed by 10 digits; leave unparseable values unchanged.</docstring>
+    <name>fix_phone</name>
+    <docstring>Rewrite phone as E.164; values that cannot be parsed stay as they are.</docstring>
     <code>
 ```python
-import re
-
-def normalize_phones({param}):
-    ...
+{example_import}
+def fix_phone({param}):
+{example_body}
 ```
     </code>
   </function_to_generate>
@@ -61,22 +73,38 @@ def normalize_phones({param}):
 </cleaning_analysis>
 
 Rules:
-1. List EVERY data quality issue you see in the data below, as specific as you can (field and problem).
-2. Mark an issue solved="true" only if a function under EXISTING FUNCTIONS already fixes it.
-3. Write ONE complete function (no placeholders) for the FIRST issue marked solved="false".
-4. When every issue is solved, leave out <function_to_generate> and write <chunk_status>clean</chunk_status>.
-5. Never rewrite a function listed under EXISTING FUNCTIONS; give a new function a new name.
+1. Write ONE complete function (no placeholders). Prefer the tested helpers above to writing your own parsing.
+2. Never rewrite a function listed under EXISTING FUNCTIONS; give a new function a new name.
+3. When there is nothing left to fix, leave out <function_to_generate> and write <chunk_status>clean</chunk_status>.
 
 === USER'S CLEANING GOALS ===
 {instructions}
 {schema}"""
 
-_DYNAMIC = """
+_CONTEXT = """
 === EXISTING FUNCTIONS (already written and applied; do not recreate) ===
 {context}
+"""
 
+_CHUNK_TASK = """
 === DATA ({what}) ===
 {chunk}
+
+=== TASK ===
+List EVERY data quality issue you still see in the data above (field and problem). Mark an issue \
+solved="true" only if a function under EXISTING FUNCTIONS already fixes it. Write ONE function for the \
+FIRST issue marked solved="false", or reply clean when every issue is solved.
+{feedback}
+Now write your <cleaning_analysis> reply."""
+
+_FIELD_TASK = """
+=== FIELD TO FIX ===
+{issue}
+
+=== TASK ===
+Write ONE function named {name}({param}) that fixes the field '{field}' so that its values have the \
+required format. Change only '{field}'; return every other field exactly as it was. Values that cannot \
+be fixed stay as they are.
 {feedback}
 Now write your <cleaning_analysis> reply."""
 
@@ -89,13 +117,35 @@ def format_chunk(records: list, mode: str = "structured") -> str:
 
 
 def format_feedback(errors: list[str]) -> str:
-    """The problems with earlier attempts on this chunk, newest last."""
+    """The problems with earlier attempts on this task, newest last."""
     if not errors:
         return ""
     lines = "\n".join(f"- {e}" for e in errors[-3:])
-    return (
-        "\n=== YOUR PREVIOUS ATTEMPT WAS REJECTED ===\n"
-        f"{lines}\nFix this in your next reply.\n"
+    return f"\n=== YOUR PREVIOUS ATTEMPT WAS REJECTED ===\n{lines}\nFix this in your next reply.\n"
+
+
+def static_prefix(
+    instructions: str,
+    *,
+    schema: str = "",
+    mode: str = "structured",
+    allowed_imports: str = "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools",
+    toolkit: str = "",
+) -> str:
+    """The part of every prompt that stays the same for a whole run."""
+    mode = "text" if mode == "text" else "structured"
+    use_toolkit = bool(toolkit.strip()) and mode == "structured"
+    return _STATIC.format(
+        contract=_CONTRACTS[mode],
+        imports=allowed_imports,
+        toolkit=f"\n=== TOOLKIT ===\n{toolkit.strip()}\n" if use_toolkit else "",
+        example_import="from recursive_cleaner.toolkit import to_e164\n" if use_toolkit else "import re\n",
+        example_body=_EXAMPLE_BODY[mode] if use_toolkit or mode == "text" else
+        '    record = dict(record)\n    record["phone"] = re.sub(r"[^0-9+]", "", str(record.get("phone") or ""))'
+        "\n    return record",
+        param=_PARAM[mode],
+        instructions=instructions.strip() or "(none given: fix obvious quality problems)",
+        schema=f"\n=== DATA SCHEMA ===\n{schema.strip()}\n" if schema.strip() else "",
     )
 
 
@@ -109,16 +159,19 @@ def build_prompt(
     feedback: str = "",
     allowed_imports: str = "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools",
     records: int | None = None,
+    toolkit: str = "",
+    prefix: str | None = None,
 ) -> str:
-    """Fill the generation prompt: static prefix first, chunk and feedback last."""
-    mode = "text" if mode == "text" else "structured"
-    schema_part = f"\n=== DATA SCHEMA ===\n{schema.strip()}\n" if schema.strip() else ""
-    static = _STATIC.format(
-        contract=_CONTRACTS[mode],
-        imports=allowed_imports,
-        param=_PARAM[mode],
-        instructions=instructions.strip() or "(none given: fix obvious quality problems)",
-        schema=schema_part,
-    )
+    """The open-ended prompt: show the chunk, ask for all issues and one function."""
+    if prefix is None:
+        prefix = static_prefix(instructions, schema=schema, mode=mode, allowed_imports=allowed_imports,
+                               toolkit=toolkit)
     what = "text" if mode == "text" else (f"{records} records, one JSON object per line" if records else "records")
-    return static + _DYNAMIC.format(context=context, what=what, chunk=chunk, feedback=feedback)
+    return (prefix + _CONTEXT.format(context=context)
+            + _CHUNK_TASK.format(what=what, chunk=chunk, feedback=feedback))
+
+
+def build_field_prompt(prefix: str, context: str, *, field: str, issue: str, name: str, feedback: str = "") -> str:
+    """The focused prompt: one field, its offending values, the function name to write."""
+    return (prefix + _CONTEXT.format(context=context)
+            + _FIELD_TASK.format(issue=issue.strip(), name=name, param="record", field=field, feedback=feedback))

@@ -1,7 +1,8 @@
 CATALOGUE = """\
 Tested helpers: from recursive_cleaner.toolkit import to_iso_date, to_number, closest_value, ...
 Each returns its input UNCHANGED when it cannot parse it (never raises) and is idempotent: f(f(x)) == f(x).
-to_iso_date(v, *, dayfirst=False) -> "YYYY-MM-DD" from "4/5/2023", "25/12/2023", "12.03.1985", "20230405", "April 5, 2023", "5 Apr 23", "2023-04-05T14:30:00Z"
+Use one per field: record["signup"] = to_iso_date(record.get("signup")); record["status"] = closest_value(record.get("status"), ["active", "churned"])
+to_iso_date(v, *, dayfirst=False) -> "YYYY-MM-DD" from "2023-04-05T14:30:00Z", "4/5/2023" (month first unless dayfirst=True or the first number > 12), "12.03.1985" (dotted: day first), "20230405", "April 5, 2023", "5 Apr 23"
 to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an offset is given; a date alone gets T00:00:00) from "4/5/2023 2:30 PM", "2023-04-05 14:30"
 to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
 to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped

@@ -64,7 +64,9 @@ def data(tmp_path):
 
 
 def _cleaner(backend, data, tmp_path, **kw):
+    """The reference design's loop; the library's own field profiling is tested in test_focus.py."""
     kw.setdefault("chunk_size", 3)
+    kw.setdefault("profile_fields", False)
     return DataCleaner(backend, str(data), instructions="Phones to E.164; fix status typos; lowercase emails.",
                        output_path=str(tmp_path / "cleaning_functions.py"), sleep=lambda s: None, **kw)
 
@@ -271,7 +273,7 @@ def llm(prompt):
     if calls == {kill_at}:
         os.kill(os.getpid(), signal.SIGKILL)
     return CLEAN_REPLY
-DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}).run()
+DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}, profile_fields=False).run()
 """
 
 

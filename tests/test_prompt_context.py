@@ -30,7 +30,7 @@ def test_prompt_states_the_function_contract_and_no_alternatives_as_example():
     assert "takes ONE record (a dict" in p and "returns the cleaned" in p
     assert "clean|needs_more_work" not in p and "true|false" not in p
     text = build_prompt("x", "", "some text", mode="text")
-    assert "(a str)" in text and "def normalize_phones(text)" in text
+    assert "(a str)" in text and "def fix_phone(text)" in text
 
 
 def test_format_chunk_jsonl_and_text():

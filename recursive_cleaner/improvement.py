@@ -1,0 +1,95 @@
+"""Does a candidate function move the field profile? The library's own check, no model call.
+
+A function aimed at one field is accepted only if it lowers that field's count of
+non-conforming values and leaves every other field exactly as it was. A function with no
+target (from the open-ended pass) must change something and must not add issues anywhere.
+The reasons go back to the model with numbers and the values still wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .expectations import Expectation
+from .profiler import FieldProfile, issue_counts, profile_records
+
+__all__ = ["Verdict", "judge_change", "describe_counts"]
+
+_SHOW = 8
+
+
+@dataclass
+class Verdict:
+    """The outcome: ``problem`` is None when the change may be accepted; counts are before/after."""
+
+    problem: str | None
+    before: dict[str, int]
+    after: dict[str, int]
+    profiles_after: dict[str, FieldProfile]
+
+
+def _changed_fields(before: list, after: list) -> dict[str, int]:
+    """Field → number of records whose value of that field changed (added/removed keys count)."""
+    changed: dict[str, int] = {}
+    for old, new in zip(before, after):
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            continue
+        for key in old.keys() | new.keys():
+            if old.get(key, _MISSING) != new.get(key, _MISSING):
+                changed[key] = changed.get(key, 0) + 1
+    return changed
+
+
+_MISSING = object()
+
+
+def _values(values: list) -> str:
+    shown = ", ".join(repr(v) for v in values[:_SHOW])
+    return shown + (f", ... ({len(values) - _SHOW} more)" if len(values) > _SHOW else "")
+
+
+def judge_change(
+    before: list[dict],
+    after: list[dict],
+    expectations: dict[str, Expectation],
+    *,
+    target: str | None = None,
+    csv_strings: bool | None = None,
+    before_profiles: dict[str, FieldProfile] | None = None,
+) -> Verdict:
+    """Judge the change from ``before`` to ``after`` (the same records, in order)."""
+    prof_before = before_profiles or profile_records(before, expectations, csv_strings=csv_strings)
+    prof_after = profile_records(after, expectations, csv_strings=csv_strings)
+    n_before, n_after = issue_counts(prof_before), issue_counts(prof_after)
+    changed = _changed_fields(before, after)
+
+    def verdict(problem: str | None) -> Verdict:
+        return Verdict(problem, n_before, n_after, prof_after)
+
+    if not changed:
+        field_hint = f" field '{target}'" if target else " any record"
+        return verdict(f"It changed nothing: no value of{field_hint} is different after it runs.")
+    if target is not None:
+        others = {f: n for f, n in changed.items() if f != target}
+        if others:
+            listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
+            return verdict(f"It changed other fields ({listed}); change only the field '{target}' "
+                           "and return every other field exactly as it was.")
+        old, new = n_before.get(target, 0), n_after.get(target, 0)
+        if new >= old:
+            left = prof_after.get(target)
+            still = _values(left.offending) if left else ""
+            return verdict(f"It did not reduce the wrong values of '{target}': {old} before, {new} after. "
+                           f"Still wrong: {still}.")
+        return verdict(None)
+    worse = {f: (n_before.get(f, 0), n) for f, n in n_after.items() if n > n_before.get(f, 0)}
+    if worse:
+        listed = "; ".join(f"'{f}' {a} -> {b} wrong values" for f, (a, b) in sorted(worse.items()))
+        return verdict(f"It made fields worse ({listed}).")
+    return verdict(None)
+
+
+def describe_counts(counts: dict[str, Any]) -> str:
+    """``field=N`` pairs for fields with open issues, for logs and events."""
+    return ", ".join(f"{f}={n}" for f, n in sorted(counts.items()) if n)

@@ -1,0 +1,121 @@
+"""The library checks for itself what is still dirty and leads the model field by field."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from recursive_cleaner import DataCleaner
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+ROWS = [
+    {"id": 1, "status": "active", "signup_date": "2023-04-05", "email": "a@x.com"},
+    {"id": 2, "status": "actve", "signup_date": "4/5/2023", "email": "b@x.com"},
+    {"id": 3, "status": "Pending ", "signup_date": "April 5, 2023", "email": "c@x.com"},
+    {"id": 4, "status": "CHURNED", "signup_date": "20230405", "email": "d@x.com"},
+]
+INSTRUCTIONS = """
+- status: exactly one of "active", "pending" or "churned"; fix typos.
+- signup_date: ISO 8601 date YYYY-MM-DD.
+"""
+FIX_STATUS = textwrap.dedent('''\
+    from recursive_cleaner.toolkit import closest_value
+
+    def fix_status(record):
+        record = dict(record)
+        record["status"] = closest_value(record.get("status"), ["active", "pending", "churned"])
+        return record''')
+FIX_DATE = textwrap.dedent('''\
+    from recursive_cleaner.toolkit import to_iso_date
+
+    def fix_signup_date(record):
+        record = dict(record)
+        record["signup_date"] = to_iso_date(record.get("signup_date"))
+        return record''')
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "crm.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return path
+
+
+def _run(backend, data, tmp_path, **kw):
+    events = []
+    cleaner = DataCleaner(backend, str(data), chunk_size=10, instructions=INSTRUCTIONS, on_progress=events.append,
+                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, **kw)
+    return cleaner.run(), events
+
+
+def _task(prompt):
+    return prompt[prompt.index("=== EXISTING FUNCTIONS"):]
+
+
+def test_field_prompt_shows_only_offending_values_and_names_the_function(data, tmp_path):
+    backend = FakeBackend([make_reply("fix_status", FIX_STATUS), make_reply("fix_signup_date", FIX_DATE),
+                           CLEAN_REPLY])
+    result, events = _run(backend, data, tmp_path)
+    assert result.functions == ["fix_status", "fix_signup_date"]
+    first = _task(backend.history[0])
+    assert "FIELD TO FIX" in first and "'status'" in first and "fix_status(record)" in first
+    assert "'actve'" in first and "closest_value" in first
+    assert "=== DATA (" not in first and "b@x.com" not in first  # not the whole chunk
+    second = _task(backend.history[1])
+    assert "'signup_date'" in second and "'4/5/2023'" in second and "to_iso_date" in second
+    assert "=== DATA (" in _task(backend.history[2])  # profile clean: the open-ended pass decides
+    gen = [e for e in events if e["type"] == "function_generated"]
+    assert gen[0]["field"] == "status" and gen[0]["issues_before"]["status"] == 3
+    assert gen[0]["issues_after"]["status"] == 0
+    assert [e for e in events if e["type"] == "chunk_profile"][0]["open_issues"]["signup_date"] == 3
+
+
+def test_static_prefix_is_shared_by_field_and_chunk_prompts(data, tmp_path):
+    backend = FakeBackend([make_reply("fix_status", FIX_STATUS), make_reply("fix_signup_date", FIX_DATE),
+                           CLEAN_REPLY])
+    _run(backend, data, tmp_path)
+    prefixes = {p[: p.index("=== EXISTING FUNCTIONS")] for p in backend.history}
+    assert len(prefixes) == 1
+    assert "TOOLKIT" in next(iter(prefixes))
+
+
+def test_models_clean_is_not_trusted_while_the_profile_shows_issues(data, tmp_path):
+    backend = FakeBackend([CLEAN_REPLY, make_reply("fix_status", FIX_STATUS)], default=CLEAN_REPLY)
+    result, events = _run(backend, data, tmp_path, max_iterations=2)
+    assert result.functions == ["fix_status"]
+    assert "not clean yet" in backend.history[1] and "'actve'" in backend.history[1]
+    assert any(e["type"] == "not_clean" for e in events)
+    assert result.chunks_clean == 0  # dates were still dirty when iterations ran out
+
+
+def test_function_that_does_not_move_the_profile_is_rejected_with_numbers(data, tmp_path):
+    useless = "def fix_status(record):\n    record = dict(record)\n    record['status'] = str(record.get('status')).upper()\n    return record"
+    backend = FakeBackend([make_reply("fix_status", useless), make_reply("fix_status", FIX_STATUS)],
+                          default=CLEAN_REPLY)
+    result, _ = _run(backend, data, tmp_path, max_iterations=2)
+    assert result.functions == ["fix_status"]
+    assert "did not reduce the wrong values of 'status': 3 before, 4 after" in backend.history[1]
+
+
+def test_function_that_touches_other_fields_is_rejected(data, tmp_path):
+    greedy = FIX_STATUS.replace("    return record", "    record['email'] = 'x'\n    return record")
+    backend = FakeBackend([make_reply("fix_status", greedy)], default=CLEAN_REPLY)
+    result, _ = _run(backend, data, tmp_path, max_iterations=2)
+    assert "fix_status" not in result.functions
+    assert "changed other fields ('email' in 4 record(s))" in backend.history[1]
+
+
+def test_field_given_up_after_max_field_attempts_then_next_field(data, tmp_path):
+    backend = FakeBackend(["garbage", "garbage", make_reply("fix_signup_date", FIX_DATE)], default=CLEAN_REPLY)
+    result, _ = _run(backend, data, tmp_path, max_field_attempts=2, max_iterations=4)
+    assert result.functions == ["fix_signup_date"]
+    assert "'status'" in _task(backend.history[1]) and "'signup_date'" in _task(backend.history[2])
+    assert "status" in result.unfixable
+
+
+def test_profile_off_gives_the_reference_design(data, tmp_path):
+    backend = FakeBackend([CLEAN_REPLY])
+    result, _ = _run(backend, data, tmp_path, profile_fields=False)
+    assert result.chunks_clean == 1 and backend.calls == 1
