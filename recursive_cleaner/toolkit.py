@@ -72,7 +72,7 @@ _DATES = tuple((kind, _re.compile(pattern, _re.ASCII)) for kind, pattern in (
     ("ydm", r"(\d{4})[ /-]*" + _MONTH + r"[ /-]*(\d{1,2})" + _ORD),
 ))
 _WEEKDAY = _re.compile(r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)\.?,? ", _re.ASCII)
-_ZONES = {"z": 0, "utc": 0, "gmt": 0}
+_ZONES = frozenset({"z", "utc", "gmt"})
 _TIME = _re.compile(
     r"(\d{1,2})(?::(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)? ?(a\.?m\.?|p\.?m\.?|a|p)? ?"
     r"(z|utc|gmt|[+-]\d{2}(?::?\d{2})?|[ecmp][sd]t|bst|cet|cest|eet|eest|ist|jst|hst|akst|akdt|aest|aedt)?",
@@ -189,7 +189,8 @@ def _time_24h(value, _):
 
 
 def to_iso_date(value, *, dayfirst: bool = False):
-    """"YYYY-MM-DD" from common date and timestamp layouts; a/b/yyyy is month first unless dayfirst or b > 12."""
+    """"YYYY-MM-DD" from common date and timestamp layouts; a/b/yyyy is month first unless dayfirst=True or only
+    the day-first reading is a date (25/12/2023); a.b.yyyy is day first."""
     return _stable(_iso_date, value, dayfirst)
 
 

@@ -108,7 +108,7 @@ def test_to_e164():
         ("5551234567", "+15551234567"), ("1-555-123-4567", "+15551234567"), ("+1 (555) 123-4567", "+15551234567"),
         ("+15551234567", "+15551234567"), ("tel:+1-555-123-4567", "+15551234567"),
         ("555-123-4567 x123", "+15551234567"), ("(555) 123-4567 ext. 12", "+15551234567"),
-        ("555 123 4567, extension 9", "+15551234567"), ("+44 20 7946 0123", "+442079460123"),
+        ("555 123 4567, extension 9", "+15551234567"), ("555-123-4567 #5", "+15551234567"), ("+44 20 7946 0123", "+442079460123"),
         ("+44 (0)20 7946 0123", "+442079460123"), ("00 44 20 7946 0123", "+442079460123"),
         ("011 44 20 7946 0123", "+442079460123"), (5551234567, "+15551234567"),
         ("12345", "12345"), ("123-4567", "123-4567"), ("1-800-FLOWERS", "1-800-FLOWERS"), ("+1 555 123 456", "+1 555 123 456"),
@@ -348,6 +348,13 @@ def test_catalogue_and_primitives():
         assert any(line.startswith(name + "(") or f" / {name}(" in line for line in lines), name
         assert callable(getattr(tk, name)) and getattr(tk, name).__doc__, name
     assert set(tk.__all__) == {*tk.PRIMITIVES, "CATALOGUE", "PRIMITIVES"} and len(set(tk.PRIMITIVES)) == len(tk.PRIMITIVES)
+
+
+def test_docs_show_the_current_catalogue():
+    docs = (PACKAGE.parent / "docs" / "toolkit.md").read_text(encoding="utf-8")
+    for line in tk.CATALOGUE.splitlines():
+        if line.split("(")[0] in tk.PRIMITIVES:
+            assert line in docs, f"docs/toolkit.md is missing the catalogue line: {line}"
 
 
 def test_toolkit_uses_only_modules_the_sandbox_allows():
