@@ -111,13 +111,17 @@ def run_in_sandbox(
     batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
     deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
-    n = len(texts)
     with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
                        max_reply_mb=max(64, 8 * len(batch) >> 20)) as worker:
         reply = worker._start(deadline, timed_out)
         if reply.ok:
             worker._send(b"J" + batch)
             reply = worker._receive(deadline, timed_out)
+    return _as_result(reply, len(texts), started)
+
+
+def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed."""
     outputs, errors = [None] * n, [None] * n
     if reply.payload or reply.n:
         for index, text in enumerate(reply.payload.split(b"\n")[:n]):
@@ -222,15 +226,7 @@ class SandboxWorker:
         """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
         started = time.monotonic()
         self.submit(records)
-        reply = self.receive(timeout)
-        outputs, errors = [None] * len(records), [None] * len(records)
-        if reply.payload or reply.n:
-            for index, text in enumerate(reply.payload.split(b"\n")[: len(records)]):
-                outputs[index] = json.loads(text) if text else None
-        for index, message, *_ in reply.failed:
-            errors[index] = message
-        return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
-                             error=reply.error, duration_s=time.monotonic() - started)
+        return _as_result(self.receive(timeout), len(records), started)
 
     def close(self, *, kill: bool = False, grace: float = 2.0) -> None:
         """End the child: end of input and a short wait (or a kill at once), then clean up."""
