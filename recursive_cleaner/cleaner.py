@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,9 +14,8 @@ from .context import build_context
 from .errors import LLMCallError, ParseError, StateFileError
 from .llm import LLMStats, call_llm
 from .output import OutputResult, render_module, write_output
-from .expectations import Expectation, infer_expectations
-from .improvement import judge_change
-from .profiler import FieldProfile, format_issue_for_prompt, issue_counts, open_issues, profile_records
+from .focus import FieldFocus, function_name
+from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .toolkit import CATALOGUE
 from .response import ParsedResponse, parse_response
@@ -107,12 +105,10 @@ class DataCleaner:
         self.sandbox_timeout = sandbox_timeout
         self.sleep = sleep
         self.profile_fields = profile_fields
-        self.max_field_attempts = max_field_attempts
         self.toolkit = toolkit
-        self.expectations: dict[str, Expectation] = {}
+        self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
+                                max_attempts=max_field_attempts)
         self._prefix = ""
-        self._field_failures: dict[str, int] = {}
-        self._unfixable: dict[str, str] = {}
         self.functions: list[dict] = []
         self.stats = LLMStats()
         self.last_completed_chunk = -1
@@ -166,7 +162,7 @@ class DataCleaner:
         result.rejected = self._rejected + written.rejected
         result.skipped_records, result.skipped = self._skip_count, list(self._skipped)
         result.llm = self.stats.to_dict()
-        result.unfixable = dict(self._unfixable)
+        result.unfixable = dict(self.focus.unfixable)
         self._emit(
             "complete",
             functions=len(written.written),
@@ -186,10 +182,10 @@ class DataCleaner:
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
-        self._emit("chunk_profile", chunk_index=index, open_issues=self._issue_counts(view))
+        self._emit("chunk_profile", chunk_index=index, open_issues=self.focus.counts(view))
         for iteration in range(1, self.max_iterations + 1):
             self._emit("iteration", chunk_index=index, iteration=iteration)
-            focus = self._next_focus(view)
+            focus = self.focus.next(view)
             if (focus.field if focus else None) != focus_field:
                 focus_field, feedback = (focus.field if focus else None), []
             last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
@@ -211,42 +207,21 @@ class DataCleaner:
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
                 continue
-            before = self._issue_counts(view)
+            before = self.focus.counts(view)
             self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code})
             view, feedback = outputs if outputs is not None else view, []
-            if focus is not None:
-                self._field_failures.pop(focus.field, None)
+            self.focus.fixed(focus)
             self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name,
                        field=focus.field if focus else None, issues_before=before,
-                       issues_after=self._issue_counts(view))
+                       issues_after=self.focus.counts(view))
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
 
-    # ------------------------------------------------------------------ focus: what the library sees is dirty
-    def _profiling(self) -> bool:
-        return self.profile_fields and self.mode == "structured" and self.validate_runtime
-
-    def _issue_counts(self, view: list) -> dict[str, int]:
-        if not self._profiling():
-            return {}
-        return issue_counts(profile_records(view, self.expectations))
-
-    def _next_focus(self, view: list) -> FieldProfile | None:
-        """The worst field with an open issue that has not used up its attempts, or None."""
-        if not self._profiling():
-            return None
-        for prof in open_issues(profile_records(view, self.expectations)):
-            if self._field_failures.get(prof.field, 0) < self.max_field_attempts:
-                return prof
-            self._unfixable.setdefault(prof.field, prof.issue or "")
-        return None
-
     def _failed(self, focus: FieldProfile | None, feedback: list[str], message: str, event: str, **fields) -> None:
         """Record a failed attempt: feedback for the next prompt, an event, and the field's failure count."""
         feedback.append(message)
-        if focus is not None:
-            self._field_failures[focus.field] = self._field_failures.get(focus.field, 0) + 1
+        self.focus.failed(focus)
         self._emit(event, error=fields.pop("error", message), **fields)
 
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
@@ -255,17 +230,9 @@ class DataCleaner:
             return build_prompt(self.instructions, context, format_chunk(view, self.mode), mode=self.mode,
                                 feedback=format_feedback(feedback), prefix=self._prefix,
                                 records=len(view) if self.mode == "structured" else None)
+        name = function_name(focus.field, {f["name"] for f in self.functions})
         return build_field_prompt(self._prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
-                                  name=self._function_name(focus.field), feedback=format_feedback(feedback))
-
-    def _function_name(self, field: str) -> str:
-        base = "fix_" + (re.sub(r"\W+", "_", field).strip("_").lower() or "field")
-        taken = {f["name"] for f in self.functions}
-        n, name = 1, base
-        while name in taken:
-            n += 1
-            name = f"{base}_{n}"
-        return name
+                                  name=name, feedback=format_feedback(feedback))
 
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int) -> str:
@@ -295,10 +262,9 @@ class DataCleaner:
                                             timeout=self.sandbox_timeout)
         if not report.ok:
             return report.error or "validation failed", None
-        if self._profiling():
-            verdict = judge_change(records, report.outputs, self.expectations, target=focus.field if focus else None)
-            if verdict.problem:
-                return verdict.problem, None
+        problem = self.focus.judge(records, report.outputs, focus)
+        if problem:
+            return problem, None
         return None, report.outputs
 
     def _apply_accepted(self, records: list) -> list:
@@ -350,8 +316,8 @@ class DataCleaner:
             self.instructions, schema=schema.format_schema_for_prompt(info) if info else "", mode=self.mode,
             allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
             toolkit=CATALOGUE if self.toolkit else "")
-        if self._profiling() and info:
-            self.expectations = infer_expectations(self.instructions, info["fields"], info.get("samples"))
+        if info:
+            self.focus.learn(self.instructions, info["fields"], info.get("samples"))
 
     def _sample_records(self, limit: int = 20) -> list:
         if self.mode == "text":
@@ -378,7 +344,7 @@ class DataCleaner:
             "options": {"max_iterations": self.max_iterations, "context_budget": self.context_budget,
                         "validate_runtime": self.validate_runtime, "schema_sample_size": self.schema_sample_size,
                         "mode": self.mode, "output_path": self.output_path, "profile_fields": self.profile_fields,
-                        "max_field_attempts": self.max_field_attempts, "toolkit": self.toolkit},
+                        "max_field_attempts": self.focus.max_attempts, "toolkit": self.toolkit},
         }
 
     def _save(self) -> None:

@@ -16,10 +16,12 @@ ProgressCallback = Callable[[Event], None]
 
 EVENT_TYPES = (
     "chunk_start",  # chunk_index, total_chunks, records
+    "chunk_profile",  # chunk_index, open_issues {field: values not conforming} (library's own check)
     "iteration",  # chunk_index, total_chunks, iteration
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
-    "function_generated",  # chunk_index, iteration, function_name
+    "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
+    "function_generated",  # chunk_index, iteration, function_name, field, issues_before, issues_after
     "validation_failed",  # chunk_index, iteration, function_name, error
     "record_skipped",  # path, line, reason (a malformed input line)
     "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)

@@ -1,0 +1,70 @@
+"""What the library itself sees is still dirty, and which field the model should fix next.
+
+The cleaner asks this module, with no model call, for the worst field of the chunk that still
+has an open issue; a field whose attempts are used up is set aside as unfixable (and reported).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .expectations import Expectation, infer_expectations
+from .improvement import judge_change
+from .profiler import FieldProfile, issue_counts, open_issues, profile_records
+
+__all__ = ["FieldFocus", "function_name"]
+
+
+@dataclass
+class FieldFocus:
+    """Field expectations for a run, attempts per field, and the fields given up on."""
+
+    enabled: bool = True
+    max_attempts: int = 3
+    expectations: dict[str, Expectation] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    unfixable: dict[str, str] = field(default_factory=dict)
+
+    def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
+        """Read the format each field should have from the user's instructions (and the samples)."""
+        if self.enabled:
+            self.expectations = infer_expectations(instructions, fields, samples)
+
+    def counts(self, records: list) -> dict[str, int]:
+        """Field → number of values that do not conform (empty when profiling is off)."""
+        return issue_counts(profile_records(records, self.expectations)) if self.enabled else {}
+
+    def next(self, records: list) -> FieldProfile | None:
+        """The worst field with an open issue that has attempts left, or None."""
+        if not self.enabled:
+            return None
+        for prof in open_issues(profile_records(records, self.expectations)):
+            if self.failures.get(prof.field, 0) < self.max_attempts:
+                return prof
+            self.unfixable.setdefault(prof.field, prof.issue or "")
+        return None
+
+    def failed(self, target: FieldProfile | None) -> None:
+        if target is not None:
+            self.failures[target.field] = self.failures.get(target.field, 0) + 1
+
+    def fixed(self, target: FieldProfile | None) -> None:
+        if target is not None:
+            self.failures.pop(target.field, None)
+
+    def judge(self, before: list, after: list, target: FieldProfile | None) -> str | None:
+        """Why the change from ``before`` to ``after`` does not move the profile, or None."""
+        if not self.enabled:
+            return None
+        return judge_change(before, after, self.expectations, target=target.field if target else None).problem
+
+
+def function_name(field_name: str, taken: set[str]) -> str:
+    """``fix_<field>``, numbered if that name is taken."""
+    base = "fix_" + (re.sub(r"\W+", "_", field_name).strip("_").lower() or "field")
+    n, name = 1, base
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
