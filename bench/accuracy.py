@@ -43,6 +43,7 @@ class Telemetry:
     completion_tokens: int = 0
     parse_errors: int = 0
     validation_failures: int = 0
+    not_clean: int = 0
     functions_generated: int = 0
     chunks_done: int = 0
     records_seen: int = 0
@@ -63,6 +64,8 @@ class Telemetry:
             self.parse_errors += 1
         elif kind == "validation_failed":
             self.validation_failures += 1
+        elif kind == "not_clean":  # the model said clean, the library's own profile disagreed
+            self.not_clean += 1
         elif kind == "function_generated":
             self.functions_generated += 1
         elif kind == "chunk_start":
@@ -170,7 +173,8 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, str, str]:
             raise SystemExit("accuracy: give NAME_OR_PATH, or both --dirty and --clean (not both forms)")
         dirty, clean = args.dirty, args.clean
         parent = os.path.basename(os.path.dirname(os.path.abspath(dirty)))
-        name = args.name or (parent if os.path.basename(dirty) == "dirty.csv" else os.path.splitext(os.path.basename(dirty))[0])
+        stem = os.path.splitext(os.path.basename(dirty))[0]
+        name = args.name or (parent if stem == "dirty" else stem)
     elif target:
         folder = target if os.path.isdir(target) else os.path.join(args.data_dir, target)
         name = args.name or os.path.basename(os.path.normpath(target))
@@ -271,7 +275,8 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         "max_chunks": args.max_chunks, "functions": result.functions, "rows_failed_apply": failed,
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
         "rejected": [[n, r[:300]] for n, r in result.rejected],
-        "parse_errors": tel.parse_errors, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
+        "parse_errors": tel.parse_errors, "validation_failures": tel.validation_failures,
+        "not_clean": tel.not_clean, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "raha_normalize": args.raha_normalize, **score.to_dict(),
     }
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
@@ -288,7 +293,8 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     print(f"broken cells     {score.broken_cells}")
     print(f"cell accuracy    {fmt(score.cell_accuracy)} (dirty file: {fmt(score.dirty_accuracy)})")
     print(f"rows not cleaned {failed} (clean_data raised or returned no dict; kept dirty)")
-    print(f"llm calls        {tel.calls} ({tel.parse_errors} parse errors)")
+    print(f"llm calls        {tel.calls} ({tel.parse_errors} parse errors, {tel.validation_failures} rejected functions, "
+          f"{tel.not_clean} 'clean' replies overruled)")
     print(f"tokens           {tel.prompt_tokens} prompt + {tel.completion_tokens} completion")
     print(f"seconds          {gen_seconds:.1f} generation + {apply_seconds:.1f} apply")
     print(f"output           {out}")

@@ -70,7 +70,8 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description or __doc__.split("\n\n")[0])
     p.add_argument("--backend", default="local", help="backend spec: local, openai:MODEL@URL, ollama:MODEL ... (default local)")
     p.add_argument("--data", default=DEFAULT_DATA, help="messy JSONL (default test_cases/crm_customers.jsonl)")
-    p.add_argument("--truth", default=DEFAULT_TRUTH, help="ground truth JSONL, line by line (default test_cases/crm_customers.clean.jsonl)")
+    p.add_argument("--truth", default=DEFAULT_TRUTH,
+                   help="ground truth JSONL, line by line (default test_cases/crm_customers.clean.jsonl)")
     p.add_argument("--instructions", default=DEFAULT_INSTRUCTIONS, help="TEXT or @FILE (default @test_cases/crm_instructions.txt)")
     p.add_argument("--chunk-size", type=int, default=50, help="records per chunk (default 50)")
     p.add_argument("--max-chunks", type=int, help="generate from the first N chunks only (the cleaner gets a truncated copy)")
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "max_chunks": args.max_chunks, "functions": result.functions, "records_failed_apply": failed,
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
         "parse_errors": tel.parse_errors, "parse_fail_rate": tel.parse_fail_rate,
-        "validation_failures": tel.validation_failures, "sec_per_call": tel.sec_per_call,
+        "validation_failures": tel.validation_failures, "not_clean": tel.not_clean, "sec_per_call": tel.sec_per_call,
         "rejected": [[n, r[:300]] for n, r in result.rejected],
         "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "accuracy": after.accuracy, "strict_accuracy": after.strict_accuracy,
@@ -132,7 +133,8 @@ def print_report(s: dict[str, Any]) -> None:
     """The human-readable table (everything but the last line)."""
     print(f"records          {s['records']} ({s['generation_records']} seen by the generator, chunk size {s['chunk_size']})")
     print(f"functions        {len(s['functions'])} ({', '.join(s['functions']) or 'none'})")
-    print(f"llm calls        {s['calls']} ({s['parse_errors']} parse errors, {s['validation_failures']} rejected functions)")
+    print(f"llm calls        {s['calls']} ({s['parse_errors']} parse errors, {s['validation_failures']} rejected functions, "
+          f"{s.get('not_clean', 0)} 'clean' replies overruled)")
     print(f"tokens           {s['prompt_tokens']} prompt + {s['completion_tokens']} completion")
     print(f"sec per call     {s['sec_per_call']:.2f}")
     print(f"seconds          {s['generation_seconds']:.1f} generation + {s['apply_seconds']:.1f} apply")

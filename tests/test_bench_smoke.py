@@ -20,14 +20,14 @@ import cost  # noqa: E402
 import real_model  # noqa: E402
 
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
-UPPER_STATE = '''def upper_state(record):
+UPPER_STATE = '''def {name}(record):
     """Upper-case the state code."""
     record = dict(record)
     if record.get("id") == "7":
         raise ValueError("row 7 is special")
     record["state"] = str(record.get("state", "")).upper()
     return record'''
-FIX_EMAIL = '''def fix_email(record):
+FIX_EMAIL = '''def {name}(record):
     """Lower-case the email and remove spaces."""
     record = dict(record)
     if isinstance(record.get("email"), str):
@@ -39,6 +39,31 @@ ACCURACY_LINE = re.compile(r"accuracy (\S+) precision=([\d.]+) recall=([\d.]+) f
 REAL_MODEL_LINE = re.compile(r"real_model calls=(\d+) prompt_tokens=(\d+) completion_tokens=(\d+) "
                              r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) accuracy=([\d.]+)")
 COST_LINE = re.compile(r"cost calls_per_1k=([\d.]+) tokens_per_function=([\d.]+)")
+
+
+FIELD_TASK = re.compile(r"function named (\w+)\(record\) that fixes the field '([^']+)'")
+
+
+def scripted(field: str, code: str, *, garbage_first: bool = False, usage: dict | None = USAGE) -> FakeBackend:
+    """A model that fixes one field: it sends ``code`` once, for that field's prompt, and calls everything else clean.
+
+    When the cleaner asks for a specific field (its focused prompt), only ``field`` gets the
+    function, under the name the cleaner asks for; otherwise the first reply carries it.
+    """
+    state = {"calls": 0, "sent": False}
+
+    def handler(prompt: str) -> str:
+        state["calls"] += 1
+        if garbage_first and state["calls"] == 1:
+            return "no xml here at all"
+        asked = FIELD_TASK.search(prompt)
+        if state["sent"] or (asked and asked.group(2) != field):
+            return CLEAN_REPLY
+        name = asked.group(1) if asked else f"fix_{field}"
+        state["sent"] = True
+        return make_reply(name, code.format(name=name))
+
+    return FakeBackend(handler, usage=usage)
 
 
 def _last_line(capsys) -> str:
@@ -65,10 +90,10 @@ def _write_pair(tmp_path) -> tuple[str, str]:
 
 def test_accuracy_main(tmp_path, capsys):
     dirty, clean = _write_pair(tmp_path)
-    backend = FakeBackend([make_reply("upper_state", UPPER_STATE)], default=CLEAN_REPLY, usage=USAGE)
+    backend = scripted("state", UPPER_STATE)
     out = tmp_path / "out"
     argv = ["--dirty", dirty, "--clean", clean, "--instructions", "state: two capital letters",
-            "--chunk-size", "5", "--out", str(out), "--quiet"]
+            "--chunk-size", "5", "--max-iterations", "20", "--out", str(out), "--quiet"]
     assert accuracy.main(argv, backend=backend) == 0
     line = _last_line(capsys)
     m = ACCURACY_LINE.fullmatch(line)
@@ -79,9 +104,9 @@ def test_accuracy_main(tmp_path, capsys):
     assert float(m.group(2)) == 1.0
     assert float(m.group(3)) == pytest.approx(4 / 7, abs=1e-4)
     assert float(m.group(4)) == pytest.approx(8 / 11, abs=1e-4)
-    # chunk 1: function, clean; chunk 2: clean -> 3 calls of 120 tokens
-    assert (int(m.group(5)), int(m.group(6))) == (3, 360)
-    assert backend.calls == 3
+    # every call the backend saw is counted, at 120 tokens each (how many the loop makes is the cleaner's business)
+    assert int(m.group(5)) == backend.calls >= 2
+    assert int(m.group(6)) == 120 * backend.calls
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["error_cells"], summary["changed_cells"], summary["correct_repairs"]) == (7, 4, 4)
     assert summary["broken_cells"] == 0 and summary["rows_failed_apply"] == 1
@@ -93,16 +118,17 @@ def test_accuracy_main(tmp_path, capsys):
 
 def test_accuracy_rows_and_max_chunks(tmp_path, capsys):
     dirty, clean = _write_pair(tmp_path)
-    backend = FakeBackend([make_reply("upper_state", UPPER_STATE)], default=CLEAN_REPLY)
+    backend = scripted("state", UPPER_STATE, usage=None)  # no usage reported -> 0 tokens
     out = tmp_path / "out"
-    argv = [os.path.dirname(dirty), "--instructions", "x", "--rows", "8", "--max-chunks", "1",
-            "--chunk-size", "3", "--out", str(out), "--quiet"]
+    argv = [os.path.dirname(dirty), "--instructions", "state: two capital letters", "--rows", "8", "--max-chunks",
+            "1", "--chunk-size", "3", "--max-iterations", "20", "--out", str(out), "--quiet"]
     assert accuracy.main(argv, backend=backend) == 0
     m = ACCURACY_LINE.fullmatch(_last_line(capsys))
     assert m
-    # the generator saw 3 rows (one chunk: function + clean = 2 calls, no usage -> 0 tokens);
+    # the generator saw 3 rows (one chunk; no usage reported -> 0 tokens);
     # scored on 8 rows: errors = states of rows 1-4 and 7 = 5; fixed rows 1-4 -> R = 4/5, P = 1
-    assert (int(m.group(5)), int(m.group(6))) == (2, 0)
+    assert int(m.group(5)) == backend.calls and int(m.group(6)) == 0
+    assert not any('"name 4"' in prompt for prompt in backend.history)  # row 4 is not in the truncated copy
     assert float(m.group(3)) == pytest.approx(0.8) and float(m.group(2)) == 1.0
     with open(out / "generation_input.csv", newline="", encoding="utf-8") as f:
         assert len(list(csv.reader(f))) == 4  # header + 3 rows
@@ -122,21 +148,21 @@ def test_instructions_exist_for_every_dataset():
 
 
 def _crm_backend() -> FakeBackend:
-    # chunk 1: an unparsable reply, then the function, then clean; chunk 2: clean
-    return FakeBackend(["no xml here at all", make_reply("fix_email", FIX_EMAIL)], default=CLEAN_REPLY, usage=USAGE)
+    # an unparsable reply first, then the e-mail function once, then "clean" from then on
+    return scripted("email", FIX_EMAIL, garbage_first=True)
 
 
 def test_real_model_main(tmp_path, capsys):
     backend = _crm_backend()
-    argv = ["--records", "20", "--chunk-size", "10", "--out", str(tmp_path), "--quiet"]
+    argv = ["--records", "20", "--chunk-size", "10", "--max-iterations", "30", "--out", str(tmp_path), "--quiet"]
     assert real_model.main(argv, backend=backend) == 0
     out = capsys.readouterr().out
     line = out.strip().splitlines()[-1]
     m = REAL_MODEL_LINE.fullmatch(line)
     assert m, line
     calls, prompt_tokens, completion_tokens = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    assert (calls, prompt_tokens, completion_tokens) == (4, 400, 80)
-    assert float(m.group(4)) == 0.25  # 1 parse error in 4 calls
+    assert calls == backend.calls and (prompt_tokens, completion_tokens) == (100 * calls, 20 * calls)
+    assert float(m.group(4)) == pytest.approx(1 / calls, abs=1e-4)  # 1 parse error
     summary = json.loads((tmp_path / "summary.json").read_text())
     # the e-mail field goes from 5/20 to 20/20; the other fields are untouched
     assert summary["baseline_field_accuracy"]["email"] == 0.25
@@ -147,23 +173,28 @@ def test_real_model_main(tmp_path, capsys):
     assert float(m.group(6)) == pytest.approx(summary["accuracy"], abs=1e-4)
     assert summary["accuracy"] == pytest.approx(summary["baseline_accuracy"] + 15 / (20 * 8))
     assert summary["functions"] == ["fix_email"] and summary["generation_records"] == 20
-    assert summary["calls_per_1k"] == pytest.approx(4 / 20 * 1000)
-    assert summary["tokens_per_function"] == 480
+    assert summary["parse_errors"] == 1
+    assert summary["calls_per_1k"] == pytest.approx(calls / 20 * 1000)
+    assert summary["tokens_per_function"] == 120 * calls
     assert "email" in out and "before" in out
     cleaned = [json.loads(x) for x in (tmp_path / "cleaned.jsonl").read_text().splitlines()]
     assert len(cleaned) == 20 and all(r["email"] == r["email"].lower() for r in cleaned)
 
 
 def test_cost_main_runs_and_reads_summary(tmp_path, capsys):
-    argv = ["--records", "20", "--chunk-size", "10", "--max-chunks", "1", "--out", str(tmp_path), "--quiet"]
-    assert cost.main(argv, backend=_crm_backend()) == 0
-    m = COST_LINE.fullmatch(_last_line(capsys))
-    assert m
-    # generator saw 10 records: 3 calls (parse error, function, clean) -> 300 per 1k; 360 tokens / 1 function
-    assert float(m.group(1)) == pytest.approx(300.0)
-    assert float(m.group(2)) == pytest.approx(360.0)
+    argv = ["--records", "20", "--chunk-size", "10", "--max-chunks", "1", "--max-iterations", "30",
+            "--out", str(tmp_path), "--quiet"]
+    backend = _crm_backend()
+    assert cost.main(argv, backend=backend) == 0
+    line = _last_line(capsys)
+    m = COST_LINE.fullmatch(line)
+    assert m, line
+    # the generator saw 10 records (one chunk) and accepted one function
+    calls = backend.calls
+    assert float(m.group(1)) == pytest.approx(calls / 10 * 1000, abs=0.05)
+    assert float(m.group(2)) == pytest.approx(120 * calls, abs=0.05)
     assert cost.main(["--from-summary", str(tmp_path / "summary.json")]) == 0
-    assert _last_line(capsys) == "cost calls_per_1k=300.0 tokens_per_function=360.0"
+    assert _last_line(capsys) == line
 
 
 @pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py"])
