@@ -171,6 +171,7 @@ class DataCleaner:
             llm_calls=self.stats.calls,
             prompt_tokens=self.stats.prompt_tokens,
             completion_tokens=self.stats.completion_tokens,
+            cached_tokens=self.stats.cached_tokens,
             latency_stats=self.stats.latency_stats(),
             output_path=self.output_path,
         )
@@ -244,7 +245,7 @@ class DataCleaner:
         self.stats.add(reply)
         self._emit("llm_call", chunk_index=index, iteration=iteration, latency_ms=round(reply.latency_ms, 1),
                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                   attempts=reply.attempts)
+                   cached_tokens=reply.cached_tokens, attempts=reply.attempts)
         return reply.text
 
     def _check(self, parsed: ParsedResponse, records: list, focus: FieldProfile | None = None
@@ -360,7 +361,8 @@ class DataCleaner:
         llm = state.get("llm", {})
         self.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
                               prompt_tokens=llm.get("prompt_tokens", 0),
-                              completion_tokens=llm.get("completion_tokens", 0))
+                              completion_tokens=llm.get("completion_tokens", 0),
+                              cached_tokens=llm.get("cached_tokens", 0))
 
     def _load_existing_state(self) -> int | None:
         """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""

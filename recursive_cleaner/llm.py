@@ -23,6 +23,7 @@ class LLMReply:
     attempts: int
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None
 
 
 @dataclass
@@ -33,6 +34,7 @@ class LLMStats:
     failed_attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     latencies_ms: list[float] = field(default_factory=list)
 
     def add(self, reply: LLMReply) -> None:
@@ -40,6 +42,7 @@ class LLMStats:
         self.failed_attempts += reply.attempts - 1
         self.prompt_tokens += reply.prompt_tokens or 0
         self.completion_tokens += reply.completion_tokens or 0
+        self.cached_tokens += reply.cached_tokens or 0
         self.latencies_ms.append(reply.latency_ms)
 
     def latency_stats(self) -> dict[str, float]:
@@ -62,16 +65,20 @@ class LLMStats:
             "failed_attempts": self.failed_attempts,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
             "latency": self.latency_stats(),
         }
 
 
-def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None]:
+def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None, int | None]:
+    """prompt, completion and cached (reused from the server's prompt cache) tokens, where reported."""
     usage = getattr(backend, "last_usage", None)
     if not isinstance(usage, dict):
-        return None, None
-    p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return (p if isinstance(p, int) else None, c if isinstance(c, int) else None)
+        return None, None, None
+    return tuple(  # type: ignore[return-value]
+        v if isinstance(v, int) else None
+        for v in (usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("cached_tokens"))
+    )
 
 
 def call_llm(
@@ -116,5 +123,6 @@ def call_llm(
             attempts=tries,
             last_error=last,
         ) from last
-    p, c = _usage_of(backend)
-    return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c)
+    p, c, cached = _usage_of(backend)
+    return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c,
+                    cached_tokens=cached)

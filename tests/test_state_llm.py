@@ -60,10 +60,11 @@ def test_load_invalid_raises_value_error(tmp_path, content):
 
 def test_call_llm_retries_then_succeeds_without_sleeping():
     slept = []
-    backend = FakeBackend([ConnectionError("down"), TimeoutError("slow"), "ok"], usage={"prompt_tokens": 7, "completion_tokens": 3})
+    backend = FakeBackend([ConnectionError("down"), TimeoutError("slow"), "ok"],
+                          usage={"prompt_tokens": 7, "completion_tokens": 3, "cached_tokens": 5})
     reply = call_llm(backend, "p", attempts=3, sleep=slept.append)
     assert reply.text == "ok" and reply.attempts == 3
-    assert reply.prompt_tokens == 7 and reply.completion_tokens == 3
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens) == (7, 3, 5)
     assert len(slept) == 2 and all(s > 0 for s in slept)
 
 
