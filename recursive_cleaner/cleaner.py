@@ -75,6 +75,8 @@ class DataCleaner:
         sandbox_timeout: float = 10.0,
         profile_fields: bool = True,
         max_field_attempts: int = 3,
+        open_pass_attempts: int = 1,
+        idle_chunks_before_skip: int = 2,
         toolkit: bool = True,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -105,6 +107,9 @@ class DataCleaner:
         self.sandbox_timeout = sandbox_timeout
         self.sleep = sleep
         self.profile_fields = profile_fields
+        self.open_pass_attempts = open_pass_attempts
+        self.idle_chunks_before_skip = idle_chunks_before_skip
+        self._idle_chunks = 0
         self.toolkit = toolkit
         self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
                                 max_attempts=max_field_attempts)
@@ -151,7 +156,7 @@ class DataCleaner:
             self._emit("chunk_start", chunk_index=index, records=len(records))
             status = self._process_chunk(records, index)
             result.chunks_processed += 1
-            result.chunks_clean += status == "clean"
+            result.chunks_clean += status in ("clean", "clean_by_profile")
             result.chunks_max_iterations += status == "max_iterations"
             self.last_completed_chunk = index
             self._save()
@@ -183,32 +188,38 @@ class DataCleaner:
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
+        open_failures, accepted = 0, 0
         self._emit("chunk_profile", chunk_index=index, open_issues=self.focus.counts(view))
         for iteration in range(1, self.max_iterations + 1):
-            self._emit("iteration", chunk_index=index, iteration=iteration)
             focus = self.focus.next(view)
+            if focus is None and self.focus.enabled and self._clean_by_profile(open_failures, accepted):
+                return "clean_by_profile"
+            self._emit("iteration", chunk_index=index, iteration=iteration)
             if (focus.field if focus else None) != focus_field:
                 focus_field, feedback = (focus.field if focus else None), []
             last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
             try:
                 parsed = parse_response(last_reply)
             except ParseError as exc:
+                open_failures += focus is None
                 self._failed(focus, feedback, str(exc), "parse_error", chunk_index=index, iteration=iteration)
                 continue
             if not parsed.has_function:
                 if focus is None:
+                    self._idle_chunks += accepted == 0
                     return "clean"
                 self._failed(focus, feedback, f"The field '{focus.field}' is not clean yet. {focus.issue} "
                              "Write the function.", "not_clean", chunk_index=index, iteration=iteration)
                 continue
             problem, outputs = self._check(parsed, view, focus)
             if problem:
+                open_failures += focus is None
                 self._rejected.append((parsed.name, problem))
                 self._failed(focus, feedback, f"Function `{parsed.name}` was rejected: {problem}",
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
                 continue
-            before = self.focus.counts(view)
+            before, accepted, self._idle_chunks = self.focus.counts(view), accepted + 1, 0
             self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code})
             view, feedback = outputs if outputs is not None else view, []
             self.focus.fixed(focus)
@@ -218,6 +229,20 @@ class DataCleaner:
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
+
+    def _clean_by_profile(self, open_failures: int, accepted: int) -> bool:
+        """The profile shows nothing left: stop after the open-ended pass found nothing it could fix.
+
+        Without a model call when the last ``idle_chunks_before_skip`` chunks taught nothing new
+        (homogeneous data stops costing calls); otherwise after ``open_pass_attempts`` failed
+        open-ended attempts on this chunk.
+        """
+        if accepted == 0 and open_failures == 0 and self._idle_chunks >= self.idle_chunks_before_skip:
+            return True
+        if open_failures >= self.open_pass_attempts:
+            self._idle_chunks += accepted == 0
+            return True
+        return False
 
     def _failed(self, focus: FieldProfile | None, feedback: list[str], message: str, event: str, **fields) -> None:
         """Record a failed attempt: feedback for the next prompt, an event, and the field's failure count."""

@@ -119,3 +119,22 @@ def test_profile_off_gives_the_reference_design(data, tmp_path):
     backend = FakeBackend([CLEAN_REPLY])
     result, _ = _run(backend, data, tmp_path, profile_fields=False)
     assert result.chunks_clean == 1 and backend.calls == 1
+
+
+CLEAN_ROWS = [{"id": i, "status": "active", "signup_date": "2023-04-05"} for i in range(12)]
+
+
+def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls(tmp_path):
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    again = make_reply("fix_status", FIX_STATUS)  # changes nothing on clean data: rejected
+    backend = FakeBackend([again, CLEAN_REPLY], default=CLEAN_REPLY)
+    events = []
+    cleaner = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, on_progress=events.append,
+                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None)
+    result = cleaner.run()
+    assert result.chunks_total == 4 and result.chunks_clean == 4
+    assert backend.calls == 2  # chunk 0: one failed open pass; chunk 1: model says clean; then no calls
+    statuses = [e["status"] for e in events if e["type"] == "chunk_done"]
+    assert statuses == ["clean_by_profile", "clean", "clean_by_profile", "clean_by_profile"]
+    assert "changed nothing" in [e for e in events if e["type"] == "validation_failed"][0]["error"]
