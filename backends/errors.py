@@ -12,6 +12,8 @@ class BackendError(RuntimeError):
 class ContextLengthError(BackendError):
     """The prompt (plus room for the reply) does not fit the model's context window."""
 
+    retryable = False  # the same prompt will not fit next time either
+
     def __init__(self, message: str, prompt_tokens: int | None = None, n_ctx: int | None = None) -> None:
         super().__init__(message)
         self.prompt_tokens = prompt_tokens

@@ -77,6 +77,7 @@ class DataCleaner:
         max_field_attempts: int = 3,
         open_pass_attempts: int = 1,
         idle_chunks_before_skip: int = 2,
+        chunk_chars: int = 12000,
         toolkit: bool = True,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -109,6 +110,7 @@ class DataCleaner:
         self.profile_fields = profile_fields
         self.open_pass_attempts = open_pass_attempts
         self.idle_chunks_before_skip = idle_chunks_before_skip
+        self.chunk_chars = chunk_chars
         self._idle_chunks = 0
         self.toolkit = toolkit
         self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
@@ -253,7 +255,8 @@ class DataCleaner:
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
         context = build_context(self.functions, self.context_budget)
         if focus is None:
-            return build_prompt(self.instructions, context, format_chunk(view, self.mode), mode=self.mode,
+            shown = format_chunk(view, self.mode, max_chars=self.chunk_chars)
+            return build_prompt(self.instructions, context, shown, mode=self.mode,
                                 feedback=format_feedback(feedback), prefix=self._prefix,
                                 records=len(view) if self.mode == "structured" else None)
         name = function_name(focus.field, {f["name"] for f in self.functions})

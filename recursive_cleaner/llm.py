@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tenacity import RetryError, Retrying, stop_after_attempt, wait_exponential
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from .errors import LLMCallError
 from .types import LLMBackend
@@ -94,12 +94,14 @@ def call_llm(
     """Call ``backend.generate(prompt)`` with exponential backoff.
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
-    attempt failed or the backend returned something other than a str.
+    attempt failed or the backend returned something other than a str. An exception with
+    ``retryable = False`` (e.g. a prompt too long for the context) is not retried.
     """
     retrying = Retrying(
         stop=stop_after_attempt(max(1, attempts)),
         wait=wait_exponential(min=wait_min, max=wait_max),
         sleep=sleep,
+        retry=retry_if_exception(lambda exc: getattr(exc, "retryable", True)),
         reraise=False,
     )
     tries = 0
@@ -116,8 +118,8 @@ def call_llm(
 
     try:
         text, elapsed = retrying(once)
-    except RetryError as exc:
-        last = exc.last_attempt.exception()
+    except (RetryError, Exception) as exc:
+        last = exc.last_attempt.exception() if isinstance(exc, RetryError) else exc
         raise LLMCallError(
             f"LLM backend failed after {tries} attempt(s): {type(last).__name__}: {last}",
             attempts=tries,

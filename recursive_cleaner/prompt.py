@@ -109,11 +109,23 @@ be fixed stay as they are.
 Now write your <cleaning_analysis> reply."""
 
 
-def format_chunk(records: list, mode: str = "structured") -> str:
-    """The chunk as the model sees it: one JSON object per line, or the raw text."""
-    if mode == "text":
-        return "\n".join(str(r) for r in records)
-    return "\n".join(json.dumps(r, ensure_ascii=False, default=str) for r in records)
+def format_chunk(records: list, mode: str = "structured", *, max_chars: int | None = None) -> str:
+    """The chunk as the model sees it: one JSON object per line, or the raw text.
+
+    With ``max_chars``, records are shown while they fit (at least one) and the rest are
+    counted, so a wide table never overflows a small model's context window.
+    """
+    lines = [str(r) if mode == "text" else json.dumps(r, ensure_ascii=False, default=str) for r in records]
+    if max_chars is None:
+        return "\n".join(lines)
+    shown, used = [], 0
+    for line in lines:
+        if shown and used + len(line) + 1 > max_chars:
+            break
+        shown.append(line[:max_chars])
+        used += len(line) + 1
+    rest = len(lines) - len(shown)
+    return "\n".join(shown) + (f"\n... ({rest} more records like these not shown)" if rest else "")
 
 
 def format_feedback(errors: list[str]) -> str:

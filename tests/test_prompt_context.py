@@ -62,3 +62,12 @@ def test_context_keeps_most_recent_within_budget_oldest_first():
 
 def test_context_too_small_for_any_entry():
     assert build_context([_fn(1, 500)], max_chars=50) == NO_FUNCTIONS
+
+
+def test_format_chunk_fits_a_character_budget():
+    records = [{"i": i, "text": "x" * 40} for i in range(100)]
+    shown = format_chunk(records, max_chars=500)
+    assert len(shown) < 600 and '"i": 0' in shown
+    assert shown.endswith("more records like these not shown)")
+    assert format_chunk([{"big": "y" * 1000}], max_chars=100).startswith('{"big"')  # at least one, cut
+    assert "not shown" not in format_chunk(records[:2], max_chars=500)

@@ -98,3 +98,13 @@ def test_stats_latency():
         s.latency_stats()
         s.latencies_ms.append(ms)
     assert s.latency_stats() == {"min_ms": 100.0, "max_ms": 300.0, "avg_ms": 200.0, "total_ms": 400.0, "calls": 2}
+
+
+def test_call_llm_does_not_retry_what_cannot_succeed():
+    class TooLong(RuntimeError):
+        retryable = False
+
+    backend = FakeBackend([TooLong("prompt is 12099 tokens, context holds 8192")])
+    with pytest.raises(LLMCallError, match="after 1 attempt.*12099 tokens") as info:
+        call_llm(backend, "p", attempts=3, sleep=lambda s: None)
+    assert info.value.attempts == 1 and backend.calls == 1
