@@ -1,5 +1,6 @@
 """recursive_cleaner: an LLM writes, one tested function at a time, the code that cleans your data."""
 
+from .apply import ApplyError, ApplyResult, apply_file, apply_records
 from .cleaner import DataCleaner, RunResult
 from .context import build_context
 from .errors import (
@@ -24,6 +25,10 @@ __version__ = "0.2.0"
 __all__ = [
     "DataCleaner",
     "RunResult",
+    "apply_file",
+    "apply_records",
+    "ApplyResult",
+    "ApplyError",
     "LLMBackend",
     "validate_function",
     "check_code_safety",

@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "record_skipped",  # path, line, reason (a malformed input line)
     "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
+    "apply_progress",  # apply_file: records done so far
     "complete",  # functions, chunks, skipped_records, llm_calls, tokens, latency_stats
 )
 
