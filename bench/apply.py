@@ -112,15 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child, path, args.out, functions, args.batch_size)
         return 0
-    if not os.path.exists(path):
-        from generate_crm import generate
+    from generate_crm import ensure_file
 
-        print(f"generating {path} ({args.size_mb:g} MB) ...", flush=True)
-        generate(path, args.size_mb)
-    size_mb = os.path.getsize(path) / 2**20
-    with open(path, "rb") as f:  # warm the page cache so every variant sees the same conditions
-        while f.read(1 << 20):
-            pass
+    size_mb = ensure_file(path, args.size_mb)
     print(f"file: {path} ({size_mb:.1f} MB), functions: {functions}, batch_size={args.batch_size}, "
           f"cores={len(os.sched_getaffinity(0))}, load average at start: {os.getloadavg()[0]:.2f}", flush=True)
     results: dict[str, dict] = {}

@@ -70,15 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child, path, args.chunk_size)
         return 0
-    if not os.path.exists(path):
-        from generate_crm import generate
+    from generate_crm import ensure_file
 
-        print(f"generating {path} ({args.size_mb:g} MB) ...", flush=True)
-        generate(path, args.size_mb)
-    size_mb = os.path.getsize(path) / 2**20
-    with open(path, "rb") as f:  # warm the page cache so both readers see the same conditions
-        while f.read(1 << 20):
-            pass
+    size_mb = ensure_file(path, args.size_mb)
     ours = run_child("ours", path, args.chunk_size)  # first child: RUSAGE_CHILDREN is exactly its peak
     base = run_child("baseline", path, args.chunk_size)
     if ours["records"] != base["records"]:

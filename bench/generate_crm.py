@@ -91,6 +91,17 @@ def generate(out_path: str, size_mb: float, seed: int = 7) -> int:
     return count
 
 
+
+def ensure_file(path: str, size_mb: float) -> float:
+    """Generate ``path`` if it is missing, read it once to warm the page cache, and return its size in MB."""
+    if not os.path.exists(path):
+        print(f"generating {path} ({size_mb:g} MB) ...", flush=True)
+        generate(path, size_mb)
+    with open(path, "rb") as f:  # every benchmark variant then sees the same conditions
+        while f.read(1 << 20):
+            pass
+    return os.path.getsize(path) / 2**20
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=float, default=1024, help="approximate output size in MiB (default 1024)")
