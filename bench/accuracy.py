@@ -30,7 +30,7 @@ import scoring  # noqa: E402  (bench/scoring.py)
 DATASETS = ("hospital", "beers", "flights")
 DEFAULT_DATA_DIR = os.path.join(os.path.dirname(ROOT), "shared", "bench-data")
 INSTRUCTIONS_DIR = os.path.join(HERE, "instructions")
-DEFAULT_CHUNK_SIZE = 20  # hospital rows are long: 20 rows keep the prompt near 3k tokens
+DEFAULT_CHUNK_SIZE = 50  # prompts are field-focused: the chunk size sets what the profiler sees, not the prompt length
 
 
 # ---------------------------------------------------------------------------- shared pipeline
