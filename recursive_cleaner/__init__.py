@@ -5,6 +5,7 @@ from .cleaner import DataCleaner, RunResult
 from .context import build_context
 from .errors import (
     CleanerError,
+    DependencyCycleError,
     InputEncodingError,
     InputError,
     LLMCallError,
@@ -47,5 +48,6 @@ __all__ = [
     "InputError",
     "InputEncodingError",
     "StateFileError",
+    "DependencyCycleError",
     "__version__",
 ]

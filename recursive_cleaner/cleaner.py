@@ -9,18 +9,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import parsers, schema
+from . import checkpoint, parsers, schema
 from .context import build_context
-from .errors import LLMCallError, ParseError, StateFileError
-from .llm import LLMStats, call_llm
-from .output import OutputResult, render_module, write_output
+from .dry_run import detect_issues
+from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
+from .improvement import judge_holdout
+from .llm import LLMStats, call_llm
+from .metrics import ImprovementReport
+from .output import OutputResult, render_module, write_output
 from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
-from .toolkit import CATALOGUE
 from .response import ParsedResponse, parse_response
+from .chunk_source import ChunkSource
+from .run_report import MetricsSample, measure_improvement, write_run_report
+from .sampling import STRATEGIES, split_holdout
 from .sandbox import run_in_sandbox
 from .state import load_state, save_state
+from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback, as_backend
 from .validation import ALLOWED_IMPORTS, check_code_safety, validate_function_detailed
 
@@ -47,6 +53,9 @@ class RunResult:
     llm: dict[str, Any] = field(default_factory=dict)
     resumed_from_chunk: int | None = None
     unfixable: dict[str, str] = field(default_factory=dict)
+    issues: list[dict] = field(default_factory=list)
+    report_path: str | None = None
+    improvement: ImprovementReport | None = None
 
 
 class DataCleaner:
@@ -71,6 +80,15 @@ class DataCleaner:
         *,
         mode: str = "auto",
         output_path: str = "cleaning_functions.py",
+        holdout_ratio: float = 0.2,
+        sampling_strategy: str = "sequential",
+        stratify_field: str | None = None,
+        seed: int = 0,
+        track_metrics: bool = False,
+        ground_truth: str | None = None,
+        metrics_sample: int = 1000,
+        report_path: str | None = "cleaning_report.md",
+        dry_run: bool = False,
         llm_attempts: int = 3,
         sandbox_timeout: float = 10.0,
         profile_fields: bool = True,
@@ -87,6 +105,12 @@ class DataCleaner:
             raise ValueError("max_iterations must be at least 1")
         if mode not in ("auto", "structured", "text"):
             raise ValueError("mode must be 'auto', 'structured' or 'text'")
+        if not 0 <= holdout_ratio < 1:
+            raise ValueError("holdout_ratio must be at least 0 and below 1")
+        if sampling_strategy not in STRATEGIES:
+            raise ValueError(f"sampling_strategy must be one of {', '.join(STRATEGIES)}")
+        if sampling_strategy == "stratified" and not stratify_field:
+            raise ValueError("sampling_strategy='stratified' needs stratify_field")
         self.backend = _resolve_backend(llm_backend)
         self.file_path = str(file_path)
         self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
@@ -111,6 +135,17 @@ class DataCleaner:
         self.open_pass_attempts = open_pass_attempts
         self.idle_chunks_before_skip = idle_chunks_before_skip
         self.chunk_chars = chunk_chars
+        self.holdout_ratio = holdout_ratio
+        self.sampling_strategy = sampling_strategy
+        self.stratify_field = stratify_field
+        self.seed = seed
+        self.track_metrics = track_metrics or ground_truth is not None
+        self.ground_truth = ground_truth
+        self.metrics_sample = metrics_sample
+        self.report_path = _beside(report_path, output_path)
+        self.dry_run = dry_run
+        self.source = ChunkSource(self.file_path, self.fmt, chunk_size, strategy=sampling_strategy,
+                                  stratify_field=stratify_field, seed=seed, on_skip=self._on_skip)
         self._idle_chunks = 0
         self.toolkit = toolkit
         self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
@@ -123,8 +158,14 @@ class DataCleaner:
         self._skip_count = 0
         self._skipped: list[parsers.SkippedRecord] = []
         self._rejected: list[tuple[str, str]] = []
-        self._chunk_index = 0
         self._callback_failed = False
+        self._issues: list[dict] = []
+        self._records_seen = 0
+        self._metrics_sample: MetricsSample | None = None
+        self._improvement: ImprovementReport | None = None
+        self._order_note = ""
+        self._hidden: list = []
+        self._hidden_next: list = []
 
     @classmethod
     def resume(cls, state_file: str, llm_backend: BackendLike | str, **options: Any) -> "DataCleaner":
@@ -138,17 +179,19 @@ class DataCleaner:
             state_file=state_file,
             **{**state.get("options", {}), **options},
         )
-        cleaner._restore(state)
+        checkpoint.restore(cleaner, state)
         return cleaner
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunResult:
-        """Process every chunk not yet done, write cleaning_functions.py, and return what happened."""
+        """Process every chunk not yet done, write cleaning_functions.py and the report, and return what happened."""
         if not Path(self.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {self.file_path}")
-        resumed = self._load_existing_state()
+        started = time.monotonic()
+        resumed = checkpoint.load_matching_state(self)
         self._prepare_prompt()
-        self.total_chunks = self._count_chunks()
+        self.total_chunks = self.source.count()
+        self._metrics_sample = MetricsSample(self.metrics_sample, self.seed) if self.track_metrics else None
         result = RunResult(output_path=self.output_path, functions=[], chunks_total=self.total_chunks,
                            resumed_from_chunk=resumed)
 
@@ -156,37 +199,57 @@ class DataCleaner:
             if index <= self.last_completed_chunk:
                 continue
             self._emit("chunk_start", chunk_index=index, records=len(records))
-            status = self._process_chunk(records, index)
+            status = self._analyze_chunk(records, index) if self.dry_run else self._process_chunk(records, index)
             result.chunks_processed += 1
             result.chunks_clean += status in ("clean", "clean_by_profile")
             result.chunks_max_iterations += status == "max_iterations"
             self.last_completed_chunk = index
             self._save()
             self._emit("chunk_done", chunk_index=index, status=status)
+        return self._finish(result, started)
 
-        written = self._write_output()
-        result.functions = written.written
-        result.rejected = self._rejected + written.rejected
+    def _finish(self, result: RunResult, started: float) -> RunResult:
+        """Write the functions (not in a dry run), measure, report, and emit the last event."""
+        source = None
+        if not self.dry_run:
+            written = self._write_output()
+            result.functions, source, self._order_note = written.written, written.source, written.order_note
+            result.rejected = self._rejected + written.rejected
+        else:
+            result.rejected = list(self._rejected)
         result.skipped_records, result.skipped = self._skip_count, list(self._skipped)
         result.llm = self.stats.to_dict()
         result.unfixable = dict(self.focus.unfixable)
-        self._emit(
-            "complete",
-            functions=len(written.written),
-            chunks=result.chunks_processed,
-            skipped_records=self._skip_count,
-            llm_calls=self.stats.calls,
-            prompt_tokens=self.stats.prompt_tokens,
-            completion_tokens=self.stats.completion_tokens,
-            cached_tokens=self.stats.cached_tokens,
-            latency_stats=self.stats.latency_stats(),
-            output_path=self.output_path,
-        )
+        result.issues = list(self._issues)
+        self._improvement = result.improvement = measure_improvement(self, source) if self.track_metrics else None
+        result.report_path = write_run_report(self, result, time.monotonic() - started)
+        totals = dict(chunks=result.chunks_processed, skipped_records=self._skip_count, llm_calls=self.stats.calls,
+                      prompt_tokens=self.stats.prompt_tokens, completion_tokens=self.stats.completion_tokens,
+                      cached_tokens=self.stats.cached_tokens, latency_stats=self.stats.latency_stats(),
+                      report_path=result.report_path)
+        if self.dry_run:
+            self._emit("dry_run_complete", issues=len(self._issues),
+                       fields=sorted({i["field"] for i in self._issues if i.get("field")}), **totals)
+        self._emit("complete", functions=len(result.functions), output_path=None if self.dry_run else self.output_path,
+                   **totals)
         return result
+
+    def get_improvement_report(self) -> ImprovementReport | None:
+        """Quality before/after on a sample of the records seen (run with ``track_metrics=True``)."""
+        return self._improvement
+
+    def _analyze_chunk(self, records: list, index: int) -> str:
+        """Dry run: report the chunk's issues (profile and model), write no code."""
+        issues = detect_issues(self, records, index)
+        self._issues.extend(issues)
+        self._emit("issues_detected", chunk_index=index, issues=issues)
+        return "analyzed"
 
     def _process_chunk(self, records: list, index: int) -> str:
         """Ask for one function at a time until the chunk is clean by the profile and the model."""
-        view = self._apply_accepted(records)
+        visible, hidden = split_holdout(records, self.holdout_ratio, seed=self.seed, salt=index) \
+            if self.validate_runtime else (records, [])
+        view, self._hidden = self._apply_accepted(visible), self._apply_accepted(hidden)
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
@@ -222,12 +285,16 @@ class DataCleaner:
                              function_name=parsed.name, error=problem)
                 continue
             before, accepted, self._idle_chunks = self.focus.counts(view), accepted + 1, 0
-            self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code})
             view, feedback = outputs if outputs is not None else view, []
+            self._hidden = self._hidden_next
+            after = self.focus.counts(view)
+            self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
+                                   "field": focus.field if focus else None,
+                                   "issue": (focus.issue if focus else _first_issue(parsed)) or "",
+                                   "issues_before": before, "issues_after": after, "chunk_index": index})
             self.focus.fixed(focus)
             self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name,
-                       field=focus.field if focus else None, issues_before=before,
-                       issues_after=self.focus.counts(view))
+                       field=focus.field if focus else None, issues_before=before, issues_after=after)
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
@@ -291,10 +358,24 @@ class DataCleaner:
                                             timeout=self.sandbox_timeout)
         if not report.ok:
             return report.error or "validation failed", None
-        problem = self.focus.judge(records, report.outputs, focus)
+        problem = self.focus.judge(records, report.outputs, focus) or self._check_hidden(code, name)
         if problem:
             return problem, None
         return None, report.outputs
+
+    def _check_hidden(self, code: str, name: str) -> str | None:
+        """The candidate must also run on the held-out records and leave them no worse."""
+        self._hidden_next = self._hidden
+        if not self._hidden:
+            return None
+        report = validate_function_detailed(code, self._hidden, name, expect=str if self.mode == "text" else dict,
+                                            timeout=self.sandbox_timeout)
+        self._hidden_next = report.outputs if report.ok else self._hidden
+        if not report.ok:
+            return f"On records you were not shown: {report.error or 'validation failed'}"
+        if self.mode != "structured":
+            return None
+        return judge_holdout(self._hidden, report.outputs, self.focus.expectations)
 
     def _apply_accepted(self, records: list) -> list:
         """The chunk as the accepted functions leave it (in the sandbox); unchanged if it cannot run."""
@@ -307,7 +388,7 @@ class DataCleaner:
         return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
 
     def _write_output(self) -> OutputResult:
-        sample = self._sample_records()
+        sample = self.source.head()
 
         def check(source: str) -> str | None:
             res = run_in_sandbox(source, "clean_data", sample, timeout=self.sandbox_timeout)
@@ -318,23 +399,20 @@ class DataCleaner:
 
     # ------------------------------------------------------------------ input
     def _chunks(self):
-        """Chunks of the input; skipped lines are reported once (not again when resuming)."""
-        self._chunk_index = 0
-        for records in parsers.iter_chunks(self.file_path, self.chunk_size, self.fmt, on_skip=self._on_skip):
+        """Chunks in the sampling order; records seen are counted for the report."""
+        for records in self.source.chunks(self._metrics_sample):
+            if self.source.index > self.last_completed_chunk:
+                self._records_seen += len(records)
             yield records
-            self._chunk_index += 1
 
-    def _on_skip(self, skipped: parsers.SkippedRecord) -> None:
-        if self._chunk_index <= self.last_completed_chunk:
+    def _on_skip(self, skipped: parsers.SkippedRecord, chunk_index: int) -> None:
+        if chunk_index <= self.last_completed_chunk:
             return  # reported in the run that processed this chunk
         self._skip_count += 1
         if len(self._skipped) < _MAX_SKIPS_KEPT:
             self._skipped.append(skipped)
         log.warning("%s:%d: skipped: %s", skipped.path, skipped.line, skipped.reason)
         self._emit("record_skipped", path=skipped.path, line=skipped.line, reason=skipped.reason)
-
-    def _count_chunks(self) -> int:
-        return parsers.count_chunks(self.file_path, self.chunk_size, self.fmt)
 
     def _prepare_prompt(self) -> None:
         """Schema, the static prompt prefix, and the format each field should have (from the instructions)."""
@@ -348,62 +426,20 @@ class DataCleaner:
         if info:
             self.focus.learn(self.instructions, info["fields"], info.get("samples"))
 
-    def _sample_records(self, limit: int = 20) -> list:
-        if self.mode == "text":
-            return ["Sample text. With two sentences."]
-        sample = []
-        for rec in parsers.iter_records(self.file_path, self.fmt):
-            sample.append(rec)
-            if len(sample) >= limit:
-                break
-        return sample
-
     # ------------------------------------------------------------------ state
-    def _state(self) -> dict[str, Any]:
-        return {
-            "file_path": os.path.abspath(self.file_path),
-            "instructions": self.instructions,
-            "chunk_size": self.chunk_size,
-            "last_completed_chunk": self.last_completed_chunk,
-            "total_chunks": self.total_chunks,
-            "functions": self.functions,
-            "skipped_records": self._skip_count,
-            "rejected": [list(r) for r in self._rejected[-200:]],
-            "llm": self.stats.to_dict(),
-            "options": {"max_iterations": self.max_iterations, "context_budget": self.context_budget,
-                        "validate_runtime": self.validate_runtime, "schema_sample_size": self.schema_sample_size,
-                        "mode": self.mode, "output_path": self.output_path, "profile_fields": self.profile_fields,
-                        "max_field_attempts": self.focus.max_attempts, "toolkit": self.toolkit},
-        }
+    def options(self) -> dict[str, Any]:
+        """The constructor options a resumed run gets back from the state file."""
+        return {"max_iterations": self.max_iterations, "context_budget": self.context_budget,
+                "validate_runtime": self.validate_runtime, "schema_sample_size": self.schema_sample_size,
+                "mode": self.mode, "output_path": self.output_path, "profile_fields": self.profile_fields,
+                "max_field_attempts": self.focus.max_attempts, "toolkit": self.toolkit,
+                "holdout_ratio": self.holdout_ratio, "sampling_strategy": self.sampling_strategy,
+                "stratify_field": self.stratify_field, "seed": self.seed, "track_metrics": self.track_metrics,
+                "ground_truth": self.ground_truth, "report_path": self.report_path, "dry_run": self.dry_run}
 
     def _save(self) -> None:
         if self.state_file:
-            save_state(self.state_file, self._state())
-
-    def _restore(self, state: dict[str, Any]) -> None:
-        self.functions = [dict(name=f["name"], docstring=f["docstring"], code=f["code"]) for f in state["functions"]]
-        self.last_completed_chunk = state["last_completed_chunk"]
-        self.total_chunks = state.get("total_chunks", 0)
-        self._skip_count = state.get("skipped_records", 0)
-        self._rejected = [tuple(r) for r in state.get("rejected", [])]
-        llm = state.get("llm", {})
-        self.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
-                              prompt_tokens=llm.get("prompt_tokens", 0),
-                              completion_tokens=llm.get("completion_tokens", 0),
-                              cached_tokens=llm.get("cached_tokens", 0))
-
-    def _load_existing_state(self) -> int | None:
-        """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""
-        if self.last_completed_chunk < 0 and self.state_file and Path(self.state_file).exists():
-            state = load_state(self.state_file)
-            same_file = os.path.abspath(state["file_path"]) == os.path.abspath(self.file_path)
-            if not same_file or state["chunk_size"] != self.chunk_size:
-                raise StateFileError(
-                    f"state file {self.state_file} belongs to {state['file_path']} with chunk_size "
-                    f"{state['chunk_size']}; delete it or pass another state_file"
-                )
-            self._restore(state)
-        return self.last_completed_chunk if self.last_completed_chunk >= 0 else None
+            save_state(self.state_file, checkpoint.snapshot(self))
 
     # ------------------------------------------------------------------ events
     def _emit(self, event_type: str, **fields: Any) -> None:
@@ -426,6 +462,18 @@ def _already_exists(name: str, parsed: ParsedResponse) -> str:
     return (f"`{name}` already exists and has already been applied to the data shown; mark that issue "
             f"solved=\"true\" and do not write it again.{nxt} Write a function with a new name for a "
             "different issue, or reply clean if nothing is left.")
+
+
+def _first_issue(parsed: ParsedResponse) -> str:
+    unsolved = [i.description for i in parsed.issues if not i.solved]
+    return unsolved[0] if unsolved else ""
+
+
+def _beside(report_path: str | None, output_path: str) -> str | None:
+    """A bare report file name goes next to cleaning_functions.py; any other path is used as given."""
+    if not report_path or os.path.dirname(report_path):
+        return report_path
+    return os.path.join(os.path.dirname(output_path), report_path)
 
 
 def _resolve_backend(backend: BackendLike | str):

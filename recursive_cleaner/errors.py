@@ -11,6 +11,8 @@ Every error the library raises on purpose derives from ``CleanerError``::
     ├── LLMCallError            the backend kept failing after every retry
     │                           (carries attempts and the last exception)
     ├── SandboxError            the sandbox itself could not run (not the code in it)
+    ├── DependencyCycleError    generated functions read what each other writes
+    │                           (carries the cycle; the output keeps generation order)
     ├── InputError              a problem with the input file, naming file and line
     │   └── InputEncodingError  bytes that are not valid in the expected encoding
     └── StateFileError          a state file that cannot be used (also a ValueError)
@@ -28,6 +30,7 @@ __all__ = [
     "OutputValidationError",
     "LLMCallError",
     "SandboxError",
+    "DependencyCycleError",
     "InputError",
     "InputEncodingError",
     "StateFileError",
@@ -94,3 +97,12 @@ class InputEncodingError(InputError):
 
 class StateFileError(CleanerError, ValueError):
     """A state file that is corrupt, of an unknown version, or for another job."""
+
+
+class DependencyCycleError(CleanerError):
+    """Generated functions need each other's output; ``cycle`` names them, ``fields`` the fields."""
+
+    def __init__(self, message: str, cycle: list[str], fields: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.cycle = cycle
+        self.fields = fields or []

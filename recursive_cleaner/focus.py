@@ -28,8 +28,7 @@ class FieldFocus:
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
         """Read the format each field should have from the user's instructions (and the samples)."""
-        if self.enabled:
-            self.expectations = infer_expectations(instructions, fields, samples)
+        self.expectations = infer_expectations(instructions, fields, samples)
 
     def counts(self, records: list) -> dict[str, int]:
         """Field → number of values that do not conform (empty when profiling is off)."""

@@ -14,7 +14,7 @@ from typing import Any
 from .expectations import Expectation
 from .profiler import FieldProfile, issue_counts, profile_records
 
-__all__ = ["Verdict", "judge_change", "describe_counts"]
+__all__ = ["Verdict", "judge_change", "judge_holdout", "describe_counts"]
 
 _SHOW = 8
 
@@ -88,6 +88,19 @@ def judge_change(
         listed = "; ".join(f"'{f}' {a} -> {b} wrong values" for f, (a, b) in sorted(worse.items()))
         return verdict(f"It made fields worse ({listed}).")
     return verdict(None)
+
+
+def judge_holdout(before: list, after: list, expectations: dict[str, Expectation], *,
+                  csv_strings: bool | None = None) -> str | None:
+    """Why the change makes the held-out records worse (a field with more wrong values), or None."""
+    n_before = issue_counts(profile_records(before, expectations, csv_strings=csv_strings))
+    prof_after = profile_records(after, expectations, csv_strings=csv_strings)
+    worse = {f: (n_before.get(f, 0), n) for f, n in issue_counts(prof_after).items() if n > n_before.get(f, 0)}
+    if not worse:
+        return None
+    listed = "; ".join(f"'{f}' {a} -> {b} wrong values (e.g. {_values(prof_after[f].offending[:3])})"
+                       for f, (a, b) in sorted(worse.items()))
+    return f"On records you were not shown it made fields worse: {listed}."
 
 
 def describe_counts(counts: dict[str, Any]) -> str:

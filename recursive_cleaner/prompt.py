@@ -14,6 +14,7 @@ import json
 __all__ = [
     "build_prompt",
     "build_field_prompt",
+    "build_detect_prompt",
     "static_prefix",
     "format_chunk",
     "format_feedback",
@@ -109,6 +110,17 @@ be fixed stay as they are.
 Now write your <cleaning_analysis> reply."""
 
 
+_DETECT_TASK = """
+=== DATA ({what}) ===
+{chunk}
+
+=== TASK ===
+This is an analysis only: do NOT write any function. List EVERY data quality issue you see in the data \
+above, one <issue> per problem, naming the field and giving an example value. Then reply with \
+<chunk_status>needs_more_work</chunk_status> if there is any issue, else clean.
+Now write your <cleaning_analysis> reply."""
+
+
 def format_chunk(records: list, mode: str = "structured", *, max_chars: int | None = None) -> str:
     """The chunk as the model sees it: one JSON object per line, or the raw text.
 
@@ -181,6 +193,12 @@ def build_prompt(
     what = "text" if mode == "text" else (f"{records} records, one JSON object per line" if records else "records")
     return (prefix + _CONTEXT.format(context=context)
             + _CHUNK_TASK.format(what=what, chunk=chunk, feedback=feedback))
+
+
+def build_detect_prompt(prefix: str, chunk: str, *, mode: str = "structured", records: int | None = None) -> str:
+    """The dry-run prompt: show the chunk and ask for the issues only, no code."""
+    what = "text" if mode == "text" else (f"{records} records, one JSON object per line" if records else "records")
+    return prefix + _DETECT_TASK.format(what=what, chunk=chunk)
 
 
 def build_field_prompt(prefix: str, context: str, *, field: str, issue: str, name: str, feedback: str = "") -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .errors import ParseError
 
-__all__ = ["Issue", "ParsedResponse", "parse_response", "extract_python_block", "check_module_shape"]
+__all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape"]
 
 STATUS_CLEAN = "clean"
 STATUS_NEEDS_WORK = "needs_more_work"
@@ -84,7 +84,10 @@ def _normalise_status(raw: str | None) -> str:
     return STATUS_CLEAN if word == STATUS_CLEAN else STATUS_NEEDS_WORK
 
 
-def _parse_issues(text: str) -> list[Issue]:
+def parse_issues(text: str) -> list[Issue]:
+    """The <issue> entries of a reply (none if it has no well-formed ones); never raises."""
+    if not isinstance(text, str):
+        return []
     issues = []
     for n, m in enumerate(_ISSUE.finditer(text), 1):
         attrs = dict((k.lower(), v) for k, v in _ATTR.findall(m.group(1)))
@@ -155,7 +158,7 @@ def parse_response(text: str) -> ParsedResponse:
         raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", str(text or ""))
     root = _tag(text, "cleaning_analysis")
     body = root if root is not None else text
-    result = ParsedResponse(issues=_parse_issues(body), status=_normalise_status(_tag(body, "chunk_status")))
+    result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(_tag(body, "chunk_status")))
 
     func = _tag(body, "function_to_generate")
     scope = func if func is not None else body

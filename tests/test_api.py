@@ -11,7 +11,7 @@ EXPECTED = {
     "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "check_code_safety", "infer_schema",
     "format_schema_for_prompt", "build_context", "parse_response", "iter_chunks", "iter_records",
     "CleanerError", "ParseError", "MaxIterationsError", "OutputValidationError", "LLMCallError",
-    "SandboxError", "InputError", "InputEncodingError", "StateFileError", "__version__",
+    "SandboxError", "InputError", "InputEncodingError", "StateFileError", "DependencyCycleError", "__version__",
 }
 
 
@@ -32,6 +32,16 @@ def test_v02_constructor_signature():
         assert params[name].default == default, name
 
 
+def test_v04_to_v06_options_are_keywords_with_the_reference_defaults():
+    params = inspect.signature(DataCleaner.__init__).parameters
+    expected = {"holdout_ratio": 0.2, "sampling_strategy": "sequential", "stratify_field": None,
+                "track_metrics": False, "report_path": "cleaning_report.md", "dry_run": False, "mode": "auto"}
+    for name, default in expected.items():
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert params[name].default == default, name
+    assert callable(DataCleaner.get_improvement_report)
+
+
 def test_resume_and_validate_function_signatures():
     assert list(inspect.signature(DataCleaner.resume).parameters)[:2] == ["state_file", "llm_backend"]
     sig = inspect.signature(recursive_cleaner.validate_function)
@@ -41,7 +51,7 @@ def test_resume_and_validate_function_signatures():
 
 def test_error_tree():
     for cls in (errors.ParseError, errors.MaxIterationsError, errors.OutputValidationError, errors.LLMCallError,
-                errors.SandboxError, errors.InputError, errors.StateFileError):
+                errors.SandboxError, errors.InputError, errors.StateFileError, errors.DependencyCycleError):
         assert issubclass(cls, errors.CleanerError)
     assert issubclass(errors.InputEncodingError, errors.InputError)
     assert issubclass(errors.StateFileError, ValueError)

@@ -67,6 +67,7 @@ def _cleaner(backend, data, tmp_path, **kw):
     """The reference design's loop; the library's own field profiling is tested in test_focus.py."""
     kw.setdefault("chunk_size", 3)
     kw.setdefault("profile_fields", False)
+    kw.setdefault("holdout_ratio", 0.0)  # every record visible; holdout is tested in test_cleaner_v04.py
     return DataCleaner(backend, str(data), instructions="Phones to E.164; fix status typos; lowercase emails.",
                        output_path=str(tmp_path / "cleaning_functions.py"), sleep=lambda s: None, **kw)
 

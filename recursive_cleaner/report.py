@@ -1,0 +1,291 @@
+"""The markdown cleaning report (``cleaning_report.md``): what a run did, readable in two minutes.
+
+A short summary comes first, then one section per topic; sections with nothing to say are left
+out. In a dry run the report is an analysis: the detected issues grouped by field replace the
+functions. Table cells are single-line with ``|`` escaped; long values end in "…".
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .metrics import _md_cell, _pct
+from .state import atomic_write_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .metrics import ImprovementReport
+
+__all__ = ["ReportData", "render_report", "write_report"]
+
+DEFAULT_TITLE = "Cleaning report"
+MAX_REJECTED = 30
+REASON_CHARS = 200
+MAX_EXAMPLES = 5
+MAX_SKIPPED = 10
+INSTRUCTION_CHARS = 1200
+DOCSTRING_CHARS = 600
+WHOLE_RECORD = "(whole record)"
+
+
+@dataclass
+class ReportData:
+    """Everything the report shows; the cleaner fills it in after a run."""
+
+    title: str = DEFAULT_TITLE
+    source: str = ""
+    instructions: str = ""
+    mode: str = "structured"
+    dry_run: bool = False
+    chunks_total: int = 0
+    chunks_processed: int = 0
+    records_seen: int = 0
+    functions: list[dict] = field(default_factory=list)  # name, docstring, field, issue, issues_before/after
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (function name, reason)
+    unfixable: dict[str, str] = field(default_factory=dict)  # field -> issue given up on
+    issues: list[dict] = field(default_factory=list)  # field, issue, offending, count, chunk_index
+    improvement: ImprovementReport | None = None
+    llm: dict = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens, cached_tokens, ...
+    latency: dict = field(default_factory=dict)  # min_ms, max_ms, avg_ms, total_ms
+    skipped_records: int = 0
+    skipped_examples: list[str] = field(default_factory=list)
+    output_path: str = ""
+    order_note: str = ""
+    seconds: float | None = None
+
+
+def _short(text: Any, limit: int) -> str:
+    """One line, at most ``limit`` characters (ending in '…' when cut)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _code(text: Any, limit: int = 60) -> str:
+    """An inline code span that survives backticks in the text."""
+    flat = _short(text, limit)
+    return f"`` {flat} ``" if "`" in flat else f"`{flat}`"
+
+
+def _field_cell(name: str) -> str:
+    """A field name in a table cell (the whole-record group is not a field name)."""
+    return WHOLE_RECORD if name == WHOLE_RECORD else _code(_md_cell(name, 40), 42)
+
+
+def _num(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else str(n)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {rest} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def _quote(text: str) -> list[str]:
+    body = text.strip()
+    if len(body) > INSTRUCTION_CHARS:
+        body = body[: INSTRUCTION_CHARS - 1].rstrip() + "…"
+    return [f"> {line}".rstrip() for line in body.splitlines()]
+
+
+def _title(data: ReportData) -> str:
+    if data.dry_run and data.title == DEFAULT_TITLE:
+        return "Data analysis (dry run)"
+    return data.title or DEFAULT_TITLE
+
+
+def _issue_groups(issues: list[dict]) -> dict[str, dict]:
+    """field -> {count, issues (distinct texts), examples (distinct values)}, in first-seen order."""
+    groups: dict[str, dict] = {}
+    for item in issues:
+        name = item.get("field") or WHOLE_RECORD
+        group = groups.setdefault(str(name), {"count": None, "issues": [], "examples": []})
+        if isinstance(item.get("count"), int):
+            group["count"] = (group["count"] or 0) + item["count"]
+        text = str(item.get("issue") or "").strip()
+        if text and text not in group["issues"]:
+            group["issues"].append(text)
+        for value in item.get("offending") or []:
+            if value not in group["examples"]:
+                group["examples"].append(value)
+    return groups
+
+
+def _dirty_fields(data: ReportData) -> list[str]:
+    names = list(data.unfixable)
+    if data.improvement is not None:
+        names += data.improvement.summary()["open_issues_after"]
+    names += [str(i.get("field")) for i in data.issues if i.get("field")]
+    return list(dict.fromkeys(names))
+
+
+def _summary(data: ReportData) -> list[str]:
+    lines = []
+    if data.source:
+        lines.append(f"- **Source:** {_code(data.source, 120)} ({data.mode})")
+    if data.chunks_total or data.records_seen:
+        unit = "texts" if data.mode == "text" else "records"
+        lines.append(f"- **Read:** {_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks, "
+                     f"{_num(data.records_seen)} {unit}")
+    if data.dry_run:
+        n_fields = len(set(_issue_groups(data.issues)) - {WHOLE_RECORD})
+        general = sum(1 for i in data.issues if not i.get("field"))
+        about = f", {general} about whole records" if general else ""
+        lines.append(f"- **Issues detected:** {len(data.issues)} in {n_fields} field(s){about}; no code was written")
+    else:
+        lines.append(f"- **Functions:** {len(data.functions)} accepted, {len(data.rejected)} rejected")
+    dirty = _dirty_fields(data)
+    if dirty:
+        label = "with issues" if data.dry_run else "still dirty"
+        more = f" and {len(dirty) - 12} more" if len(dirty) > 12 else ""
+        lines.append(f"- **Fields {label}:** " + ", ".join(_code(f, 40) for f in dirty[:12]) + more)
+    elif data.improvement is not None and not data.dry_run:
+        lines.append("- **Fields still dirty:** none found")
+    quality = _quality_line(data.improvement)
+    if quality:
+        lines.append(quality)
+    if data.llm.get("calls"):
+        tokens = int(data.llm.get("prompt_tokens") or 0) + int(data.llm.get("completion_tokens") or 0)
+        lines.append(f"- **LLM:** {_num(data.llm['calls'])} calls, {_num(tokens)} tokens")
+    if data.seconds is not None:
+        lines.append(f"- **Time:** {_duration(data.seconds)}")
+    if data.skipped_records:
+        lines.append(f"- **Skipped input:** {_num(data.skipped_records)} malformed records")
+    if data.output_path:
+        lines.append(f"- **Output:** {_code(data.output_path, 120)}")
+    if data.order_note:
+        lines.append(f"- **Function order:** {_short(data.order_note, 300)}")
+    if data.instructions.strip():
+        lines += ["", "Goals:", "", *_quote(data.instructions)]
+    return lines
+
+
+def _quality_line(imp: ImprovementReport | None) -> str:
+    if imp is None:
+        return ""
+    s = imp.summary()
+    if s["accuracy_before"] is not None or s["accuracy_after"] is not None:
+        return f"- **Cell accuracy vs ground truth:** {_pct(s['accuracy_before'])} → {_pct(s['accuracy_after'])}"
+    if s["conformity_before"] is None and s["conformity_after"] is None:
+        return ""
+    return (f"- **Mean conformity:** {_pct(s['conformity_before'])} → {_pct(s['conformity_after'])} "
+            f"({_num(s['rows_changed'])} of {_num(s['records'])} rows changed)")
+
+
+def _change(before: Any, after: Any, name: Any) -> str:
+    """'12 → 0' for the function's field, else the fields whose counts moved."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return ""
+    if name is not None and (name in before or name in after):
+        return f"{before.get(name, '?')} → {after.get(name, '?')}"
+    moved = [f"{_code(k, 30)} {before.get(k, '?')} → {after.get(k, '?')}"
+             for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
+    return ", ".join(moved[:5]) + (f" (+{len(moved) - 5} more)" if len(moved) > 5 else "") if moved else "no change"
+
+
+def _functions(data: ReportData) -> list[str]:
+    lines = ["## Functions", ""]
+    for i, fn in enumerate(data.functions, 1):
+        lines += [f"### {i}. {_code(fn.get('name') or '?', 80)}", ""]
+        doc = inspect.cleandoc(str(fn.get("docstring") or ""))
+        if doc:
+            doc = doc if len(doc) <= DOCSTRING_CHARS else doc[: DOCSTRING_CHARS - 1].rstrip() + "…"
+            lines += [f"> {line}".rstrip() for line in doc.splitlines()] + [""]
+        facts = []
+        if fn.get("field"):
+            facts.append(f"- Field: {_code(fn['field'], 60)}")
+        if fn.get("issue"):
+            facts.append(f"- Issue: {_short(fn['issue'], 300)}")
+        change = _change(fn.get("issues_before"), fn.get("issues_after"), fn.get("field"))
+        if change:
+            facts.append(f"- Values not conforming, before → after: {change}")
+        lines += facts + ([""] if facts else [])
+    return lines
+
+
+def _issues(data: ReportData) -> list[str]:
+    lines = ["## Detected issues", "", "| Field | Values | Issue | Examples |", "|---|---|---|---|"]
+    for name, group in _issue_groups(data.issues).items():
+        count = _num(group["count"]) if group["count"] is not None else "—"
+        issue = "; ".join(group["issues"][:2]) + (" …" if len(group["issues"]) > 2 else "")
+        examples = ", ".join(_code(_md_cell(repr(v) if not isinstance(v, str) else v, 30), 32)
+                             for v in group["examples"][:MAX_EXAMPLES])
+        lines.append(f"| {_field_cell(name)} | {count} | {_md_cell(issue, 160)} | {examples} |")
+    return lines
+
+
+def _rejected(data: ReportData) -> list[str]:
+    lines = ["## Rejected functions", ""]
+    for name, reason in data.rejected[:MAX_REJECTED]:
+        lines.append(f"- {_code(name or '?', 80)} — {_short(reason, REASON_CHARS)}")
+    if len(data.rejected) > MAX_REJECTED:
+        lines.append(f"- … and {len(data.rejected) - MAX_REJECTED} more")
+    return lines
+
+
+def _left_dirty(data: ReportData) -> list[str]:
+    """Fields given up on, then (after a real run) fields whose issues were still open at the end."""
+    rows = [(name, f"given up: {issue}") for name, issue in data.unfixable.items()]
+    if not data.dry_run:
+        for name, group in _issue_groups(data.issues).items():
+            if name not in data.unfixable and group["issues"]:
+                count = f"{_num(group['count'])} values: " if group["count"] else ""
+                rows.append((name, f"still open: {count}{group['issues'][0]}"))
+    lines = ["## Fields left dirty", "", "| Field | Issue |", "|---|---|"]
+    lines += [f"| {_field_cell(name)} | {_md_cell(issue, 200)} |" for name, issue in rows]
+    return lines if rows else []
+
+
+def _llm_usage(data: ReportData) -> list[str]:
+    llm, lat = data.llm, data.latency
+    lines = ["## LLM usage", ""]
+    if llm.get("calls") is not None:
+        failed = llm.get("failed_attempts") or 0
+        retried = f" ({_num(failed)} failed attempt{'s' * (failed != 1)} retried)" if failed else ""
+        lines.append(f"- Calls: {_num(llm['calls'])}{retried}")
+    prompt, cached = int(llm.get("prompt_tokens") or 0), int(llm.get("cached_tokens") or 0)
+    if prompt or llm.get("completion_tokens"):
+        lines.append(f"- Tokens: {_num(prompt)} prompt, {_num(int(llm.get('completion_tokens') or 0))} completion")
+    if prompt:
+        lines.append(f"- Prompt cache: {_num(cached)} cached tokens ({_pct(cached / prompt)} of prompt tokens)")
+    if lat and any(lat.get(k) for k in ("min_ms", "avg_ms", "max_ms", "total_ms")):
+        s = {k: float(lat.get(k) or 0) / 1000 for k in ("min_ms", "avg_ms", "max_ms", "total_ms")}
+        lines.append(f"- Latency per call: min {s['min_ms']:.2f} s, avg {s['avg_ms']:.2f} s, "
+                     f"max {s['max_ms']:.2f} s; total {s['total_ms']:.1f} s")
+    return lines if len(lines) > 2 else []
+
+
+def _skipped(data: ReportData) -> list[str]:
+    lines = ["## Skipped input", "", f"{_num(data.skipped_records)} input records could not be read and were skipped."]
+    if data.skipped_examples:
+        lines += ["", *[f"- {_code(e, 200)}" for e in data.skipped_examples[:MAX_SKIPPED]]]
+        if len(data.skipped_examples) > MAX_SKIPPED:
+            lines.append(f"- … and {len(data.skipped_examples) - MAX_SKIPPED} more")
+    return lines
+
+
+def render_report(data: ReportData) -> str:
+    """The report as markdown: summary first, then only the sections that have something to say."""
+    sections = [[f"# {_title(data)}", "", *_summary(data)]]
+    if data.dry_run and data.issues:
+        sections.append(_issues(data))
+    if not data.dry_run and data.functions:
+        sections.append(_functions(data))
+    if data.improvement is not None and data.improvement.fields:
+        sections.append(["## Quality before/after", "", data.improvement.to_markdown()])
+    if data.rejected:
+        sections.append(_rejected(data))
+    sections.append(_left_dirty(data))
+    sections.append(_llm_usage(data))
+    if data.skipped_records or data.skipped_examples:
+        sections.append(_skipped(data))
+    return "\n\n".join("\n".join(s).strip() for s in sections if s) + "\n"
+
+
+def write_report(path: str | os.PathLike, data: ReportData) -> str:
+    """Render the report and write it atomically to ``path``; returns the path."""
+    atomic_write_text(path, render_report(data))
+    return str(path)
