@@ -41,6 +41,7 @@ class Telemetry:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     parse_errors: int = 0
     validation_failures: int = 0
     not_clean: int = 0
@@ -59,6 +60,7 @@ class Telemetry:
             self.calls += 1
             self.prompt_tokens += event.get("prompt_tokens") or 0
             self.completion_tokens += event.get("completion_tokens") or 0
+            self.cached_tokens += event.get("cached_tokens") or 0
             self.latencies_ms.append(float(event.get("latency_ms") or 0.0))
         elif kind == "parse_error":
             self.parse_errors += 1
@@ -85,6 +87,11 @@ class Telemetry:
     def sec_per_call(self) -> float:
         """Mean model latency per call, in seconds (retries included in a call)."""
         return sum(self.latencies_ms) / len(self.latencies_ms) / 1000 if self.latencies_ms else 0.0
+
+    @property
+    def cache_share(self) -> float:
+        """Share of prompt tokens the server reused from its prompt cache (0 when it does not say)."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
     def parse_fail_rate(self) -> float:

@@ -115,6 +115,9 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "records": len(data), "generation_records": tel.records_seen, "chunk_size": args.chunk_size,
         "max_chunks": args.max_chunks, "functions": result.functions, "records_failed_apply": failed,
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
+        "cached_tokens": tel.cached_tokens, "cache_share": tel.cache_share,
+        "prompt_tokens_per_call": tel.prompt_tokens / tel.calls if tel.calls else 0.0,
+        "sec_per_function": gen_seconds / len(result.functions) if result.functions else None,
         "parse_errors": tel.parse_errors, "parse_fail_rate": tel.parse_fail_rate,
         "validation_failures": tel.validation_failures, "not_clean": tel.not_clean, "sec_per_call": tel.sec_per_call,
         "rejected": [[n, r[:300]] for n, r in result.rejected],
@@ -136,7 +139,10 @@ def print_report(s: dict[str, Any]) -> None:
     print(f"llm calls        {s['calls']} ({s['parse_errors']} parse errors, {s['validation_failures']} rejected functions, "
           f"{s.get('not_clean', 0)} 'clean' replies overruled)")
     print(f"tokens           {s['prompt_tokens']} prompt + {s['completion_tokens']} completion")
+    print(f"prompt per call  {s['prompt_tokens_per_call']:.0f} tokens, {100 * s['cache_share']:.0f}% reused from the server's cache")
     print(f"sec per call     {s['sec_per_call']:.2f}")
+    spf = s["sec_per_function"]
+    print(f"sec per function {'n/a' if spf is None else f'{spf:.1f}'} (generation seconds / accepted functions)")
     print(f"seconds          {s['generation_seconds']:.1f} generation + {s['apply_seconds']:.1f} apply")
     print(f"accuracy         {fmt(s['accuracy'])} (untouched file: {fmt(s['baseline_accuracy'])}; "
           f"type-strict: {fmt(s['strict_accuracy'])})")
@@ -152,7 +158,8 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     s = run(parser().parse_args(argv), backend)
     print_report(s)
     print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
-          f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} accuracy={fmt(s['accuracy'])}")
+          f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} "
+          f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])}")
     return 0
 
 

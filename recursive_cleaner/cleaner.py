@@ -10,25 +10,25 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import checkpoint, parsers, schema
+from .acceptance import Gate
+from .chunk_source import ChunkSource
 from .context import build_context
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
-from .improvement import judge_holdout
 from .llm import LLMStats, call_llm
 from .metrics import ImprovementReport
-from .output import OutputResult, render_module, write_output
+from .output import OutputResult, write_output
 from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .response import ParsedResponse, parse_response
-from .chunk_source import ChunkSource
 from .run_report import MetricsSample, measure_improvement, write_run_report
 from .sampling import STRATEGIES, split_holdout
 from .sandbox import run_in_sandbox
 from .state import load_state, save_state
 from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback, as_backend
-from .validation import ALLOWED_IMPORTS, check_code_safety, validate_function_detailed
+from .validation import ALLOWED_IMPORTS
 
 __all__ = ["DataCleaner", "RunResult"]
 
@@ -99,18 +99,7 @@ class DataCleaner:
         toolkit: bool = True,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if chunk_size < 1:
-            raise ValueError("chunk_size must be at least 1")
-        if max_iterations < 1:
-            raise ValueError("max_iterations must be at least 1")
-        if mode not in ("auto", "structured", "text"):
-            raise ValueError("mode must be 'auto', 'structured' or 'text'")
-        if not 0 <= holdout_ratio < 1:
-            raise ValueError("holdout_ratio must be at least 0 and below 1")
-        if sampling_strategy not in STRATEGIES:
-            raise ValueError(f"sampling_strategy must be one of {', '.join(STRATEGIES)}")
-        if sampling_strategy == "stratified" and not stratify_field:
-            raise ValueError("sampling_strategy='stratified' needs stratify_field")
+        _check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
         self.backend = _resolve_backend(llm_backend)
         self.file_path = str(file_path)
         self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
@@ -120,36 +109,24 @@ class DataCleaner:
         if self.mode == "text" and chunk_size == 50:
             chunk_size = _TEXT_DEFAULT_CHARS  # 50 is the records default; text is chunked by characters
         self.chunk_size = chunk_size
-        self.instructions = instructions
-        self.max_iterations = max_iterations
-        self.context_budget = context_budget
-        self.on_progress = on_progress
-        self.state_file = state_file
-        self.validate_runtime = validate_runtime
-        self.schema_sample_size = schema_sample_size
-        self.output_path = output_path
-        self.llm_attempts = llm_attempts
-        self.sandbox_timeout = sandbox_timeout
-        self.sleep = sleep
-        self.profile_fields = profile_fields
-        self.open_pass_attempts = open_pass_attempts
-        self.idle_chunks_before_skip = idle_chunks_before_skip
-        self.chunk_chars = chunk_chars
-        self.holdout_ratio = holdout_ratio
-        self.sampling_strategy = sampling_strategy
-        self.stratify_field = stratify_field
-        self.seed = seed
-        self.track_metrics = track_metrics or ground_truth is not None
-        self.ground_truth = ground_truth
-        self.metrics_sample = metrics_sample
+        self.instructions, self.max_iterations, self.context_budget = instructions, max_iterations, context_budget
+        self.on_progress, self.state_file, self.output_path = on_progress, state_file, output_path
+        self.validate_runtime, self.schema_sample_size = validate_runtime, schema_sample_size
+        self.llm_attempts, self.sandbox_timeout, self.sleep = llm_attempts, sandbox_timeout, sleep
+        self.profile_fields, self.open_pass_attempts = profile_fields, open_pass_attempts
+        self.idle_chunks_before_skip, self.chunk_chars = idle_chunks_before_skip, chunk_chars
+        self.holdout_ratio, self.seed = holdout_ratio, seed
+        self.sampling_strategy, self.stratify_field = sampling_strategy, stratify_field
+        self.track_metrics, self.ground_truth = track_metrics or ground_truth is not None, ground_truth
+        self.metrics_sample, self.dry_run = metrics_sample, dry_run
         self.report_path = _beside(report_path, output_path)
-        self.dry_run = dry_run
         self.source = ChunkSource(self.file_path, self.fmt, chunk_size, strategy=sampling_strategy,
                                   stratify_field=stratify_field, seed=seed, on_skip=self._on_skip)
         self._idle_chunks = 0
         self.toolkit = toolkit
         self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
                                 max_attempts=max_field_attempts)
+        self.gate = Gate(self.focus, mode=self.mode, validate_runtime=validate_runtime, timeout=sandbox_timeout)
         self._prefix = ""
         self.functions: list[dict] = []
         self.stats = LLMStats()
@@ -164,8 +141,6 @@ class DataCleaner:
         self._metrics_sample: MetricsSample | None = None
         self._improvement: ImprovementReport | None = None
         self._order_note = ""
-        self._hidden: list = []
-        self._hidden_next: list = []
 
     @classmethod
     def resume(cls, state_file: str, llm_backend: BackendLike | str, **options: Any) -> "DataCleaner":
@@ -249,7 +224,8 @@ class DataCleaner:
         """Ask for one function at a time until the chunk is clean by the profile and the model."""
         visible, hidden = split_holdout(records, self.holdout_ratio, seed=self.seed, salt=index) \
             if self.validate_runtime else (records, [])
-        view, self._hidden = self._apply_accepted(visible), self._apply_accepted(hidden)
+        view = self.gate.apply(self.functions, visible)
+        self.gate.hidden = self.gate.apply(self.functions, hidden)
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
@@ -276,7 +252,8 @@ class DataCleaner:
                 self._failed(focus, feedback, f"The field '{focus.field}' is not clean yet. {focus.issue} "
                              "Write the function.", "not_clean", chunk_index=index, iteration=iteration)
                 continue
-            problem, outputs = self._check(parsed, view, focus)
+            verdict = self.gate.check(parsed, view, self.functions, focus)
+            problem = verdict.problem
             if problem:
                 open_failures += focus is None
                 self._rejected.append((parsed.name, problem))
@@ -285,8 +262,8 @@ class DataCleaner:
                              function_name=parsed.name, error=problem)
                 continue
             before, accepted, self._idle_chunks = self.focus.counts(view), accepted + 1, 0
-            view, feedback = outputs if outputs is not None else view, []
-            self._hidden = self._hidden_next
+            view, feedback = verdict.outputs if verdict.outputs is not None else view, []
+            self.gate.hidden = verdict.hidden_outputs or self.gate.hidden
             after = self.focus.counts(view)
             self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
                                    "field": focus.field if focus else None,
@@ -342,50 +319,6 @@ class DataCleaner:
                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                    cached_tokens=reply.cached_tokens, attempts=reply.attempts)
         return reply.text
-
-    def _check(self, parsed: ParsedResponse, records: list, focus: FieldProfile | None = None
-               ) -> tuple[str | None, list | None]:
-        """Why the candidate cannot be accepted (None if it can), and its outputs on ``records``."""
-        name, code = parsed.name, parsed.code
-        if name == "clean_data" or any(f["name"] == name for f in self.functions):
-            return _already_exists(name, parsed), None
-        problems = check_code_safety(code)
-        if problems:
-            return " ".join(problems), None
-        if not self.validate_runtime:
-            return None, None
-        report = validate_function_detailed(code, records, name, expect=str if self.mode == "text" else dict,
-                                            timeout=self.sandbox_timeout)
-        if not report.ok:
-            return report.error or "validation failed", None
-        problem = self.focus.judge(records, report.outputs, focus) or self._check_hidden(code, name)
-        if problem:
-            return problem, None
-        return None, report.outputs
-
-    def _check_hidden(self, code: str, name: str) -> str | None:
-        """The candidate must also run on the held-out records and leave them no worse."""
-        self._hidden_next = self._hidden
-        if not self._hidden:
-            return None
-        report = validate_function_detailed(code, self._hidden, name, expect=str if self.mode == "text" else dict,
-                                            timeout=self.sandbox_timeout)
-        self._hidden_next = report.outputs if report.ok else self._hidden
-        if not report.ok:
-            return f"On records you were not shown: {report.error or 'validation failed'}"
-        if self.mode != "structured":
-            return None
-        return judge_holdout(self._hidden, report.outputs, self.focus.expectations)
-
-    def _apply_accepted(self, records: list) -> list:
-        """The chunk as the accepted functions leave it (in the sandbox); unchanged if it cannot run."""
-        if not self.functions or not self.validate_runtime:
-            return records
-        source = render_module(self.functions, mode=self.mode)
-        res = run_in_sandbox(source, "clean_data", records, timeout=self.sandbox_timeout)
-        if not res.ok:
-            return records
-        return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
 
     def _write_output(self) -> OutputResult:
         sample = self.source.head()
@@ -455,13 +388,18 @@ class DataCleaner:
             self._callback_failed = True
 
 
-def _already_exists(name: str, parsed: ParsedResponse) -> str:
-    """Feedback for a re-sent function: say it is applied already and point at the next issue the model listed."""
-    others = [i.description for i in parsed.issues if not i.solved][1:]
-    nxt = f' Your next unsolved issue is: "{others[0]}".' if others else ""
-    return (f"`{name}` already exists and has already been applied to the data shown; mark that issue "
-            f"solved=\"true\" and do not write it again.{nxt} Write a function with a new name for a "
-            "different issue, or reply clean if nothing is left.")
+def _check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
+                   stratify_field: str | None) -> None:
+    """ValueError for an option no run could use."""
+    problems = [(chunk_size < 1, "chunk_size must be at least 1"),
+                (max_iterations < 1, "max_iterations must be at least 1"),
+                (mode not in ("auto", "structured", "text"), "mode must be 'auto', 'structured' or 'text'"),
+                (not 0 <= holdout_ratio < 1, "holdout_ratio must be at least 0 and below 1"),
+                (strategy not in STRATEGIES, f"sampling_strategy must be one of {', '.join(STRATEGIES)}"),
+                (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field")]
+    for bad, message in problems:
+        if bad:
+            raise ValueError(message)
 
 
 def _first_issue(parsed: ParsedResponse) -> str:

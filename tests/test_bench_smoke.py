@@ -19,7 +19,7 @@ import accuracy  # noqa: E402
 import cost  # noqa: E402
 import real_model  # noqa: E402
 
-USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "cached_tokens": 40}
 UPPER_STATE = '''def {name}(record):
     """Upper-case the state code."""
     record = dict(record)
@@ -37,7 +37,8 @@ FIX_EMAIL = '''def {name}(record):
 ACCURACY_LINE = re.compile(r"accuracy (\S+) precision=([\d.]+) recall=([\d.]+) f1=([\d.]+) calls=(\d+) "
                            r"tokens=(\d+) seconds=([\d.]+)")
 REAL_MODEL_LINE = re.compile(r"real_model calls=(\d+) prompt_tokens=(\d+) completion_tokens=(\d+) "
-                             r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) accuracy=([\d.]+)")
+                             r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) cache_share=([\d.]+) "
+                             r"accuracy=([\d.]+)")
 COST_LINE = re.compile(r"cost calls_per_1k=([\d.]+) tokens_per_function=([\d.]+)")
 
 
@@ -170,7 +171,10 @@ def test_real_model_main(tmp_path, capsys):
     for key, before in summary["baseline_field_accuracy"].items():
         if key != "email":
             assert summary["field_accuracy"][key] == before
-    assert float(m.group(6)) == pytest.approx(summary["accuracy"], abs=1e-4)
+    assert float(m.group(6)) == pytest.approx(0.4) == summary["cache_share"]  # 40 of 100 prompt tokens cached
+    assert summary["prompt_tokens_per_call"] == 100
+    assert summary["sec_per_function"] == pytest.approx(summary["generation_seconds"])  # one function
+    assert float(m.group(7)) == pytest.approx(summary["accuracy"], abs=1e-4)
     assert summary["accuracy"] == pytest.approx(summary["baseline_accuracy"] + 15 / (20 * 8))
     assert summary["functions"] == ["fix_email"] and summary["generation_records"] == 20
     assert summary["parse_errors"] == 1
