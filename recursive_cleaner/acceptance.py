@@ -22,6 +22,7 @@ class Verdict:
     problem: str | None
     outputs: list | None = None
     hidden_outputs: list | None = None
+    replaces: str | None = None
 
 
 @dataclass
@@ -33,11 +34,16 @@ class Gate:
     validate_runtime: bool = True
     timeout: float = 10.0
     hidden: list = field(default_factory=list)
+    allow_modify: bool = False
+    raw: list = field(default_factory=list)
+    raw_hidden: list = field(default_factory=list)
 
     def check(self, parsed: ParsedResponse, records: list, functions: list[dict],
               target: FieldProfile | None = None) -> Verdict:
         """Why the candidate cannot be accepted, or its outputs on ``records`` and on the held-out records."""
         name, code = parsed.name, parsed.code
+        if self.allow_modify and self.validate_runtime and any(f["name"] == name for f in functions):
+            return self.check_modification(parsed, records, functions)
         if name == "clean_data" or any(f["name"] == name for f in functions):
             return Verdict(_already_exists(name, parsed))
         problems = check_code_safety(code)
@@ -64,6 +70,43 @@ class Gate:
         if self.mode != "structured":
             return None, report.outputs
         return judge_holdout(self.hidden, report.outputs, self.focus.expectations), report.outputs
+
+    def check_modification(self, parsed: ParsedResponse, current: list, functions: list[dict]) -> Verdict:
+        """A re-sent name replaces the old function if the chain then runs, changes something, and is no worse.
+
+        The chain with the new version runs on the chunk as it came in (``raw``) and on the held-out
+        records, and is compared with the chunk as the current functions leave it (``current``).
+        """
+        problems = check_code_safety(parsed.code)
+        if problems:
+            return Verdict(" ".join(problems))
+        chain = [{**f, "code": parsed.code, "docstring": parsed.docstring or f.get("docstring", "")}
+                 if f["name"] == parsed.name else f for f in functions]
+        source = render_module(chain, mode=self.mode)
+        res = run_in_sandbox(source, "clean_data", self.raw, timeout=self.timeout)
+        if not res.ok or any(err is not None for err in res.errors):
+            error = res.error or next((e for e in res.errors if e), "failed in the sandbox")
+            return Verdict(f"Your new version of `{parsed.name}` failed: {error}")
+        if res.outputs == current:
+            return Verdict(f"Your new version of `{parsed.name}` changes nothing on this data; write a function "
+                           "with a new name for a different issue, or reply clean.")
+        if self.mode == "structured":
+            worse = judge_holdout(current, res.outputs, self.focus.expectations)
+            if worse:
+                return Verdict(f"Your new version of `{parsed.name}` is worse: " + worse.replace(
+                    "On records you were not shown it made", "it made"))
+        hidden_out: list = []
+        if self.raw_hidden:
+            hid = run_in_sandbox(source, "clean_data", self.raw_hidden, timeout=self.timeout)
+            if not hid.ok or any(err is not None for err in hid.errors):
+                return Verdict(f"Your new version of `{parsed.name}` failed on records you were not shown: "
+                               f"{hid.error or next((e for e in hid.errors if e), '')}")
+            hidden_out = hid.outputs
+            if self.mode == "structured":
+                worse = judge_holdout(self.hidden, hidden_out, self.focus.expectations)
+                if worse:
+                    return Verdict(worse)
+        return Verdict(None, res.outputs, hidden_out, replaces=parsed.name)
 
     @property
     def _expect(self) -> type:

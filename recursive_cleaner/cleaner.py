@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import checkpoint, parsers, schema
-from .acceptance import Gate
+from .acceptance import Gate, Verdict
 from .chunk_source import ChunkSource
-from .context import build_context
+from .context import build_context, build_rich_context
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
@@ -56,6 +56,7 @@ class RunResult:
     issues: list[dict] = field(default_factory=list)
     report_path: str | None = None
     improvement: ImprovementReport | None = None
+    modifications: list[dict] = field(default_factory=list)
 
 
 class DataCleaner:
@@ -97,6 +98,7 @@ class DataCleaner:
         idle_chunks_before_skip: int = 2,
         chunk_chars: int = 12000,
         toolkit: bool = True,
+        rich_context: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         _check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
@@ -126,7 +128,10 @@ class DataCleaner:
         self.toolkit = toolkit
         self.focus = FieldFocus(enabled=profile_fields and self.mode == "structured" and validate_runtime,
                                 max_attempts=max_field_attempts)
-        self.gate = Gate(self.focus, mode=self.mode, validate_runtime=validate_runtime, timeout=sandbox_timeout)
+        self.gate = Gate(self.focus, mode=self.mode, validate_runtime=validate_runtime, timeout=sandbox_timeout,
+                         allow_modify=rich_context)
+        self.rich_context = rich_context
+        self._modifications: list[dict] = []
         self._prefix = ""
         self.functions: list[dict] = []
         self.stats = LLMStats()
@@ -196,6 +201,7 @@ class DataCleaner:
         result.llm = self.stats.to_dict()
         result.unfixable = dict(self.focus.unfixable)
         result.issues = list(self._issues)
+        result.modifications = list(self._modifications)
         self._improvement = result.improvement = measure_improvement(self, source) if self.track_metrics else None
         result.report_path = write_run_report(self, result, time.monotonic() - started)
         totals = dict(chunks=result.chunks_processed, skipped_records=self._skip_count, llm_calls=self.stats.calls,
@@ -226,6 +232,7 @@ class DataCleaner:
             if self.validate_runtime else (records, [])
         view = self.gate.apply(self.functions, visible)
         self.gate.hidden = self.gate.apply(self.functions, hidden)
+        self.gate.raw, self.gate.raw_hidden = visible, hidden
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
@@ -261,20 +268,37 @@ class DataCleaner:
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
                 continue
-            before, accepted, self._idle_chunks = self.focus.counts(view), accepted + 1, 0
-            view, feedback = verdict.outputs if verdict.outputs is not None else view, []
-            self.gate.hidden = verdict.hidden_outputs or self.gate.hidden
-            after = self.focus.counts(view)
-            self.functions.append({"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
-                                   "field": focus.field if focus else None,
-                                   "issue": (focus.issue if focus else _first_issue(parsed)) or "",
-                                   "issues_before": before, "issues_after": after, "chunk_index": index})
-            self.focus.fixed(focus)
-            self._emit("function_generated", chunk_index=index, iteration=iteration, function_name=parsed.name,
-                       field=focus.field if focus else None, issues_before=before, issues_after=after)
+            accepted, self._idle_chunks, feedback = accepted + 1, 0, []
+            view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
+
+    def _accept(self, parsed: ParsedResponse, verdict: Verdict, view: list, focus: FieldProfile | None,
+                **where: int) -> list:
+        """Add (or, for a re-sent name, replace) the function; the chunk as it now looks."""
+        before = self.focus.counts(view)
+        view = verdict.outputs if verdict.outputs is not None else view
+        self.gate.hidden = verdict.hidden_outputs or self.gate.hidden
+        after = self.focus.counts(view)
+        entry = {"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
+                 "field": focus.field if focus else None,
+                 "issue": (focus.issue if focus else _first_issue(parsed)) or "",
+                 "issues_before": before, "issues_after": after, "chunk_index": where["chunk_index"]}
+        if verdict.replaces:
+            slot = next(i for i, f in enumerate(self.functions) if f["name"] == verdict.replaces)
+            self.functions[slot] = {**self.functions[slot], **{k: v for k, v in entry.items() if k in
+                                                              ("docstring", "code", "issues_after")}}
+            self._modifications.append({"name": parsed.name, "chunk_index": where["chunk_index"],
+                                        "issues_before": before, "issues_after": after})
+            self._emit("function_modified", function_name=parsed.name, issues_before=before, issues_after=after,
+                       **where)
+        else:
+            self.functions.append(entry)
+            self._emit("function_generated", function_name=parsed.name, field=entry["field"],
+                       issues_before=before, issues_after=after, **where)
+        self.focus.fixed(focus)
+        return view
 
     def _clean_by_profile(self, open_failures: int, accepted: int) -> bool:
         """The profile shows nothing left: stop after the open-ended pass found nothing it could fix.
@@ -297,7 +321,7 @@ class DataCleaner:
         self._emit(event, error=fields.pop("error", message), **fields)
 
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
-        context = build_context(self.functions, self.context_budget)
+        context = (build_rich_context if self.rich_context else build_context)(self.functions, self.context_budget)
         if focus is None:
             shown = format_chunk(view, self.mode, max_chars=self.chunk_chars)
             return build_prompt(self.instructions, context, shown, mode=self.mode,
@@ -368,7 +392,8 @@ class DataCleaner:
                 "max_field_attempts": self.focus.max_attempts, "toolkit": self.toolkit,
                 "holdout_ratio": self.holdout_ratio, "sampling_strategy": self.sampling_strategy,
                 "stratify_field": self.stratify_field, "seed": self.seed, "track_metrics": self.track_metrics,
-                "ground_truth": self.ground_truth, "report_path": self.report_path, "dry_run": self.dry_run}
+                "ground_truth": self.ground_truth, "report_path": self.report_path, "dry_run": self.dry_run,
+                "rich_context": self.rich_context}
 
     def _save(self) -> None:
         if self.state_file:

@@ -241,3 +241,35 @@ def test_resume_keeps_the_new_options(data, tmp_path):
         (0.25, "random", 3, None)
     result = resumed.run()
     assert result.functions == ["normalize_phones"] and result.resumed_from_chunk == 0
+
+
+# --------------------------------------------------------------------------- rich context: re-sent names
+def test_rich_context_shows_code_and_a_resent_name_replaces_the_function(tmp_path):
+    rows = [{"id": i, "phone": p} for i, p in enumerate(["(555) 100-0001", "1-555-100-0002", "555.100.0003",
+                                                         "+1 555 100 0004", "5551000005", "555 100 0006"])]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    improved = PHONES.replace('    if len(digits) == 10:', '    if len(digits) == 11 and digits[0] == "1":\n'
+                              '        digits = digits[1:]\n    if len(digits) == 10:')
+    assert improved != PHONES
+    backend = FakeBackend([make_reply("normalize_phones", PHONES), make_reply("normalize_phones", improved),
+                           make_reply("normalize_phones", improved)], default=CLEAN_REPLY)
+    events = []
+    result = DataCleaner(backend, str(path), chunk_size=6, instructions="Phones to E.164.", holdout_ratio=0.0,
+                         profile_fields=False, rich_context=True, on_progress=events.append,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert "def normalize_phones(record):" in backend.history[1]  # prior work shown in full
+    assert result.functions == ["normalize_phones"]
+    assert [m["name"] for m in result.modifications] == ["normalize_phones"]
+    assert [e["type"] for e in events].count("function_modified") == 1
+    assert "digits[1:]" in (tmp_path / "cf.py").read_text()
+    # the third reply re-sent the same code: it changes nothing and is refused with that reason
+    assert any("changes nothing" in reason for _, reason in result.rejected)
+
+
+def test_without_rich_context_a_resent_name_is_refused(data, tmp_path):
+    backend = FakeBackend([make_reply("normalize_phones", PHONES), make_reply("normalize_phones", PHONES)],
+                          default=CLEAN_REPLY)
+    result = _cleaner(backend, data, tmp_path, holdout_ratio=0.0).run()
+    assert "def normalize_phones" not in backend.history[1].split("=== EXISTING FUNCTIONS")[1].split("===")[1]
+    assert any("already exists" in reason for _, reason in result.rejected)

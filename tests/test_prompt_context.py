@@ -71,3 +71,40 @@ def test_format_chunk_fits_a_character_budget():
     assert shown.endswith("more records like these not shown)")
     assert format_chunk([{"big": "y" * 1000}], max_chars=100).startswith('{"big"')  # at least one, cut
     assert "not shown" not in format_chunk(records[:2], max_chars=500)
+
+
+# --------------------------------------------------------------------------- rich context
+from recursive_cleaner.context import REUSE_GUIDANCE, build_rich_context  # noqa: E402
+
+
+def _coded(name, body_lines=3):
+    body = "\n".join(f"    x{i} = {i}" for i in range(body_lines))
+    return {"name": name, "docstring": f"Doc of {name}.",
+            "code": f'def {name}(record):\n    """Doc of {name}."""\n{body}\n    return record'}
+
+
+def test_rich_context_shows_code_and_reuse_guidance():
+    text = build_rich_context([_coded("fix_a"), _coded("fix_b")])
+    assert text.startswith(REUSE_GUIDANCE)
+    assert "def fix_a(record):" in text and "def fix_b(record):" in text
+    assert text.index("fix_a") < text.index("fix_b")  # oldest first
+
+
+def test_rich_context_truncates_long_code():
+    text = build_rich_context([_coded("long_one", body_lines=200)], max_code_chars=300)
+    assert "# ... (truncated)" in text and "x199" not in text and "def long_one" in text
+
+
+def test_rich_context_degrades_to_docstrings_then_drops_old_functions():
+    funcs = [_coded(f"f{i}", body_lines=20) for i in range(6)]
+    text = build_rich_context(funcs, max_chars=1200)
+    assert "def f5(record):" in text  # the newest keeps its code
+    assert "## f1\nDoc of f1." in text or "f1" not in text
+    assert "def f0(record):" not in text  # the oldest lost its code (or dropped out)
+    assert len(text) <= 1200
+    tiny = build_rich_context(funcs, max_chars=len(REUSE_GUIDANCE) + 40)
+    assert "## f5\nDoc of f5." in tiny and "def f5" not in tiny
+
+
+def test_rich_context_empty():
+    assert build_rich_context([]) == build_context([])
