@@ -53,6 +53,7 @@ class ReportData:
     skipped_examples: list[str] = field(default_factory=list)
     output_path: str = ""
     order_note: str = ""
+    modifications: list[dict] = field(default_factory=list)  # name, chunk_index: functions replaced by a new version
     seconds: float | None = None
 
 
@@ -202,6 +203,10 @@ def _functions(data: ReportData) -> list[str]:
         change = _change(fn.get("issues_before"), fn.get("issues_after"), fn.get("field"))
         if change:
             facts.append(f"- Values not conforming, before → after: {change}")
+        revised = [m for m in data.modifications if m.get("name") == fn.get("name")]
+        if revised:
+            chunks = ", ".join(str(int(m.get("chunk_index", 0)) + 1) for m in revised)
+            facts.append(f"- Revised by the model {len(revised)} time(s) (chunk {chunks}); the latest version is kept")
         lines += facts + ([""] if facts else [])
     return lines
 

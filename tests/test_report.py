@@ -202,3 +202,11 @@ def test_summary_without_truth_shows_mean_conformity_and_order_note():
     assert "- **Fields still dirty:** none found" in md
     assert "- **Function order:** cycle between a and b; kept generation order" in md
     assert "Accuracy" not in md
+
+
+def test_revised_functions_are_marked():
+    data = ReportData(functions=[{"name": "fix_phone", "docstring": "Phones.", "field": "phone"}],
+                      modifications=[{"name": "fix_phone", "chunk_index": 2}])
+    text = render_report(data)
+    assert "Revised by the model 1 time(s) (chunk 3)" in text
+    assert "Revised" not in render_report(ReportData(functions=data.functions))
