@@ -99,6 +99,39 @@ class Telemetry:
         return self.parse_errors / self.calls if self.calls else 0.0
 
 
+DEFAULT_OPTIONS = {"early_termination": True}
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (true/false, numbers, text) over DEFAULT_OPTIONS: DataCleaner keyword options."""
+    options: dict[str, Any] = dict(DEFAULT_OPTIONS)
+    for pair in pairs or ():
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--option needs KEY=VALUE, got {pair!r}")
+        value: Any = raw.strip()
+        low = value.lower()
+        if low in ("true", "false"):
+            value = low == "true"
+        elif low in ("none", "null"):
+            value = None
+        else:
+            for kind in (int, float):
+                try:
+                    value = kind(raw)
+                    break
+                except ValueError:
+                    pass
+        options[key.strip()] = value
+    return options
+
+
+def add_option_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a DataCleaner keyword option, repeatable, e.g. --option rich_context=true "
+                        f"(defaults: {', '.join(f'{k}={v}' for k, v in DEFAULT_OPTIONS.items())})")
+
+
 def generate(
     backend: Any,
     file_path: str,
@@ -108,6 +141,7 @@ def generate(
     chunk_size: int,
     max_iterations: int = 5,
     verbose: bool = True,
+    options: dict | None = None,
 ) -> tuple[Any, Telemetry, float, str]:
     """Run DataCleaner on ``file_path``; return (RunResult, Telemetry, seconds, cleaning_functions.py source)."""
     from recursive_cleaner import DataCleaner
@@ -116,7 +150,8 @@ def generate(
     telemetry = Telemetry(verbose=verbose)
     started = time.perf_counter()
     cleaner = DataCleaner(backend, file_path, chunk_size=chunk_size, instructions=instructions,
-                          max_iterations=max_iterations, on_progress=telemetry, output_path=output)
+                          max_iterations=max_iterations, on_progress=telemetry, output_path=output,
+                          **(DEFAULT_OPTIONS if options is None else options))
     result = cleaner.run()
     seconds = time.perf_counter() - started
     with open(output, encoding="utf-8") as f:
@@ -221,6 +256,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--raha-normalize", action="store_true",
                    help="normalise every value as Raha does (HTML unescape, collapse whitespace, strip) before comparing")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    add_option_argument(p)
     return p
 
 
@@ -249,7 +285,8 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
           file=sys.stderr, flush=True)
     result, tel, gen_seconds, source = generate(
         backend if backend is not None else args.backend, gen_input, instructions, out,
-        chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet)
+        chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
+        options=parse_options(args.option))
 
     # Apply to every row, with the keys the cleaner saw (the parser's de-duplicated header).
     from recursive_cleaner.parsers import iter_records

@@ -26,7 +26,7 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402
-from accuracy import apply_clean_data, fmt, generate, read_instructions  # noqa: E402
+from accuracy import add_option_argument, apply_clean_data, fmt, generate, parse_options, read_instructions  # noqa: E402
 
 DEFAULT_DATA = os.path.join(ROOT, "test_cases", "crm_customers.jsonl")
 DEFAULT_TRUTH = os.path.join(ROOT, "test_cases", "crm_customers.clean.jsonl")
@@ -81,6 +81,7 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=500, help="records per sandbox call when applying (default 500)")
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    add_option_argument(p)
     return p
 
 
@@ -100,7 +101,8 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
           f"(chunk size {args.chunk_size}), backend {spec}", file=sys.stderr, flush=True)
     result, tel, gen_seconds, source = generate(
         backend if backend is not None else args.backend, gen_input, read_instructions(args.instructions),
-        args.out, chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet)
+        args.out, chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
+        options=parse_options(args.option))
 
     started = time.perf_counter()
     outputs, errors = apply_clean_data(source, data, batch_size=args.batch_size, timeout=args.apply_timeout)

@@ -52,13 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--max-iterations", type=int, default=5)
     gen.add_argument("-o", "--output", default="cleaning_functions.py")
     gen.add_argument("--state", default=None, help="state file to save progress to and resume from")
+    gen.add_argument("--report", default="cleaning_report.md", help="markdown report path ('' for none)")
+    gen.add_argument("--no-early-termination", dest="early_termination", action="store_false",
+                     help="ask the model about every chunk, even when recent chunks taught nothing new")
     gen.add_argument("--debug", action="store_true", help="show tracebacks")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         cleaner = DataCleaner(args.backend, args.file, chunk_size=args.chunk_size,
                               instructions=_instructions(args.instructions), max_iterations=args.max_iterations,
-                              state_file=args.state, on_progress=_Progress(), output_path=args.output)
+                              state_file=args.state, on_progress=_Progress(), output_path=args.output,
+                              report_path=args.report or None, early_termination=args.early_termination)
         result = cleaner.run()
     except (CleanerError, OSError, ValueError, ImportError) as exc:
         if args.debug:
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {result.output_path}: {len(result.functions)} function(s) {', '.join(result.functions)}")
     print(f"chunks {result.chunks_processed}/{result.chunks_total}, skipped input lines {result.skipped_records}, "
           f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}")
+    if result.report_path:
+        print(f"report {result.report_path}")
     return 0
 
 

@@ -18,13 +18,16 @@ from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
 from .llm import LLMStats, call_llm
 from .metrics import ImprovementReport
+from .optimizer import TAGS_INSTRUCTION, ConsolidationResult, optimize_functions
 from .output import OutputResult, write_output
 from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
+from .reflection import ReflectionConfig, ReflectionStats, critique, find_duplicate
 from .response import ParsedResponse, parse_response
 from .run_report import MetricsSample, measure_improvement, write_run_report
 from .sampling import STRATEGIES, split_holdout
 from .sandbox import run_in_sandbox
+from .saturation import SaturationAssessment, check_saturation, clean_streak_saturated
 from .state import load_state, save_state
 from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback, as_backend
@@ -57,6 +60,9 @@ class RunResult:
     report_path: str | None = None
     improvement: ImprovementReport | None = None
     modifications: list[dict] = field(default_factory=list)
+    stopped_early: bool = False
+    reflection: dict[str, int] = field(default_factory=dict)
+    optimization: dict[str, Any] = field(default_factory=dict)
 
 
 class DataCleaner:
@@ -99,6 +105,11 @@ class DataCleaner:
         chunk_chars: int = 12000,
         toolkit: bool = True,
         rich_context: bool = False,
+        reflection: ReflectionConfig | str | None = None,
+        optimize: bool = False,
+        optimize_threshold: int = 10,
+        early_termination: bool = False,
+        saturation_check_interval: int = 20,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         _check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
@@ -131,6 +142,12 @@ class DataCleaner:
         self.gate = Gate(self.focus, mode=self.mode, validate_runtime=validate_runtime, timeout=sandbox_timeout,
                          allow_modify=rich_context)
         self.rich_context = rich_context
+        self.optimize, self.optimize_threshold = optimize, optimize_threshold
+        self.early_termination, self.saturation_check_interval = early_termination, saturation_check_interval
+        self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
+        self.reflection_stats, self._refine_rounds = ReflectionStats(), 0
+        self._history: list[tuple[str, int]] = []  # (status, functions added) per processed chunk
+        self._consolidation: ConsolidationResult | None = None
         self._modifications: list[dict] = []
         self._prefix = ""
         self.functions: list[dict] = []
@@ -146,6 +163,7 @@ class DataCleaner:
         self._metrics_sample: MetricsSample | None = None
         self._improvement: ImprovementReport | None = None
         self._order_note = ""
+        self._saturation: SaturationAssessment | None = None
 
     @classmethod
     def resume(cls, state_file: str, llm_backend: BackendLike | str, **options: Any) -> "DataCleaner":
@@ -179,18 +197,46 @@ class DataCleaner:
             if index <= self.last_completed_chunk:
                 continue
             self._emit("chunk_start", chunk_index=index, records=len(records))
+            added = len(self.functions)
             status = self._analyze_chunk(records, index) if self.dry_run else self._process_chunk(records, index)
+            self._history.append((status, len(self.functions) - added))
             result.chunks_processed += 1
             result.chunks_clean += status in ("clean", "clean_by_profile")
             result.chunks_max_iterations += status == "max_iterations"
             self.last_completed_chunk = index
             self._save()
             self._emit("chunk_done", chunk_index=index, status=status)
+            if self._check_saturation():
+                result.stopped_early = True
+                self._emit("early_termination", chunk_index=index, chunks_processed=result.chunks_processed,
+                           reasoning=self._saturation.reasoning if self._saturation else "")
+                break
         return self._finish(result, started)
+
+    def _check_saturation(self) -> bool:
+        """Every ``saturation_check_interval`` chunks, ask the model whether new chunks still teach anything.
+
+        The model is asked only when the cheap signal agrees: the last interval's chunks were all
+        clean and added no function. A failed or garbled check never stops the run.
+        """
+        n = self.saturation_check_interval
+        if not self.early_termination or self.dry_run or n < 1 or len(self._history) % n:
+            return False
+        statuses, added = [s for s, _ in self._history], [a for _, a in self._history]
+        if not clean_streak_saturated(statuses, n, added):
+            return False
+        first = len(self._history) - n
+        summaries = [f"chunk {first + i + 1}: {s}, {a} new function(s)" for i, (s, a) in enumerate(self._history[-n:])]
+        self._saturation = check_saturation(self.backend, self.functions, summaries,
+                                            new_functions_from_recent=sum(added[-n:]), stats=self.stats,
+                                            sleep=self.sleep, attempts=self.llm_attempts)
+        return self._saturation.should_stop
 
     def _finish(self, result: RunResult, started: float) -> RunResult:
         """Write the functions (not in a dry run), measure, report, and emit the last event."""
         source = None
+        if not self.dry_run and self.optimize and len(self.functions) >= self.optimize_threshold:
+            self._optimize()
         if not self.dry_run:
             written = self._write_output()
             result.functions, source, self._order_note = written.written, written.source, written.order_note
@@ -202,18 +248,34 @@ class DataCleaner:
         result.unfixable = dict(self.focus.unfixable)
         result.issues = list(self._issues)
         result.modifications = list(self._modifications)
+        result.reflection = self.reflection_stats.to_dict() if self.reflection else {}
+        if self._consolidation is not None:
+            c = self._consolidation
+            result.optimization = {"original": c.original_count, "final": len(c), "calls": c.calls,
+                                   "merged": [d.describe() for d in c.accepted],
+                                   "refused": [d.describe() for d in c.refused]}
         self._improvement = result.improvement = measure_improvement(self, source) if self.track_metrics else None
         result.report_path = write_run_report(self, result, time.monotonic() - started)
         totals = dict(chunks=result.chunks_processed, skipped_records=self._skip_count, llm_calls=self.stats.calls,
                       prompt_tokens=self.stats.prompt_tokens, completion_tokens=self.stats.completion_tokens,
                       cached_tokens=self.stats.cached_tokens, latency_stats=self.stats.latency_stats(),
-                      report_path=result.report_path)
+                      report_path=result.report_path, reflection=result.reflection,
+                      optimization={k: v for k, v in result.optimization.items() if k in ("original", "final", "calls")},
+                      stopped_early=result.stopped_early)
         if self.dry_run:
             self._emit("dry_run_complete", issues=len(self._issues),
                        fields=sorted({i["field"] for i in self._issues if i.get("field")}), **totals)
         self._emit("complete", functions=len(result.functions), output_path=None if self.dry_run else self.output_path,
                    **totals)
         return result
+
+    def _optimize(self) -> None:
+        """Two-pass optimization: consolidate groups of related functions; a merge must match its originals."""
+        sample = [r for _, r in self._metrics_sample.items()] if self._metrics_sample else self.source.head(500)
+        self._consolidation = optimize_functions(
+            self.functions, self.backend, records=sample, emit=self._emit, stats=self.stats, sleep=self.sleep,
+            llm_attempts=self.llm_attempts, timeout=self.sandbox_timeout, mode=self.mode)
+        self.functions = list(self._consolidation)
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with ``track_metrics=True``)."""
@@ -244,7 +306,7 @@ class DataCleaner:
                 return "clean_by_profile"
             self._emit("iteration", chunk_index=index, iteration=iteration)
             if (focus.field if focus else None) != focus_field:
-                focus_field, feedback = (focus.field if focus else None), []
+                focus_field, feedback, self._refine_rounds = (focus.field if focus else None), [], 0
             last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
             try:
                 parsed = parse_response(last_reply)
@@ -260,7 +322,7 @@ class DataCleaner:
                              "Write the function.", "not_clean", chunk_index=index, iteration=iteration)
                 continue
             verdict = self.gate.check(parsed, view, self.functions, focus)
-            problem = verdict.problem
+            problem = verdict.problem or self._review(parsed, view, focus, verdict)
             if problem:
                 open_failures += focus is None
                 self._rejected.append((parsed.name, problem))
@@ -273,6 +335,36 @@ class DataCleaner:
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
+
+    def _review(self, parsed: ParsedResponse, view: list, focus: FieldProfile | None, verdict: Verdict) -> str | None:
+        """Reflection (when on): a near-duplicate or a weak candidate goes back with its critique; None accepts.
+
+        A candidate still judged "refine" when the rounds are used up is accepted: it passed the
+        Gate, so reflection never accepts less than the run would without it.
+        """
+        cfg = self.reflection
+        if cfg is None or verdict.replaces:
+            return None
+        duplicate = find_duplicate(parsed.code, parsed.name, self.functions, threshold=cfg.dedup_threshold)
+        if duplicate:
+            self.reflection_stats.deduplicated += 1
+            return f"it does the same as `{duplicate}`, which already runs before yours; fix a different issue."
+        if self._refine_rounds == 0:
+            self.reflection_stats.original += 1
+        crit = critique(parsed.code, parsed.name, view, hidden=self.gate.hidden, target=focus.field if focus else None,
+                        expectations=self.focus.expectations, config=cfg, backend=self.backend,
+                        timeout=self.sandbox_timeout, stats=self.stats, sleep=self.sleep)
+        self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
+                   dimensions=crit.dimensions)
+        if crit.decision == "accept" or (crit.decision == "refine" and self._refine_rounds >= cfg.max_refine_rounds):
+            self.reflection_stats.final += 1
+            return None
+        if crit.decision == "refine":
+            self._refine_rounds += 1
+            self.reflection_stats.refined += 1
+        else:
+            self.reflection_stats.discarded += 1
+        return crit.feedback()
 
     def _accept(self, parsed: ParsedResponse, verdict: Verdict, view: list, focus: FieldProfile | None,
                 **where: int) -> list:
@@ -307,7 +399,8 @@ class DataCleaner:
         (homogeneous data stops costing calls); otherwise after ``open_pass_attempts`` failed
         open-ended attempts on this chunk.
         """
-        if accepted == 0 and open_failures == 0 and self._idle_chunks >= self.idle_chunks_before_skip:
+        if (self.early_termination and accepted == 0 and open_failures == 0
+                and self._idle_chunks >= self.idle_chunks_before_skip):
             return True
         if open_failures >= self.open_pass_attempts:
             self._idle_chunks += accepted == 0
@@ -379,7 +472,7 @@ class DataCleaner:
         self._prefix = static_prefix(
             self.instructions, schema=schema.format_schema_for_prompt(info) if info else "", mode=self.mode,
             allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
-            toolkit=CATALOGUE if self.toolkit else "")
+            toolkit=CATALOGUE if self.toolkit else "", extra_rules=TAGS_INSTRUCTION if self.optimize else "")
         if info:
             self.focus.learn(self.instructions, info["fields"], info.get("samples"))
 
@@ -393,7 +486,10 @@ class DataCleaner:
                 "holdout_ratio": self.holdout_ratio, "sampling_strategy": self.sampling_strategy,
                 "stratify_field": self.stratify_field, "seed": self.seed, "track_metrics": self.track_metrics,
                 "ground_truth": self.ground_truth, "report_path": self.report_path, "dry_run": self.dry_run,
-                "rich_context": self.rich_context}
+                "rich_context": self.rich_context,
+                "reflection": self.reflection.mode if self.reflection else None, "optimize": self.optimize, "optimize_threshold": self.optimize_threshold,
+                "early_termination": self.early_termination,
+                "saturation_check_interval": self.saturation_check_interval}
 
     def _save(self) -> None:
         if self.state_file:

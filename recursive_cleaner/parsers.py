@@ -11,11 +11,13 @@
   of objects under some key (``{"data": [{...}, ...], "count": 3}``), streamed record by
   record by ``json_stream.JsonRecordStream`` (see there); non-object elements are skipped
   and reported; syntax errors raise InputError naming line and column.
-* text: decoded in blocks (UTF-8, BOM dropped, newlines untouched) and cut into pieces of
-  at most ``chunk_size`` characters, breaking after the last line break in the second
-  half of the window, else after the last space or tab, else at the limit (code points,
-  combining marks kept with their letter). A whitespace-only piece joins the previous
-  chunk when the result stays within ``2 * chunk_size``. Joining the chunks gives back
+* text: decoded in blocks (UTF-8, BOM dropped, newlines untouched) and cut by
+  ``text_chunker`` into chunks of at most ``chunk_size`` characters at sentence boundaries
+  (an over-long sentence at its last whitespace before the limit, else at the limit); each
+  chunk after the first repeats up to ``overlap`` characters of whole sentences from the end
+  of the previous one (default: 200, at most a quarter of ``chunk_size``). A chunk that adds
+  only whitespace joins the previous chunk (leading whitespace: the first chunk) when the
+  result stays within ``2 * chunk_size``. With ``overlap=0`` joining the chunks gives back
   the text exactly; a file with no non-whitespace character gives no chunks.
 
 Bad bytes raise InputEncodingError (an InputError) with ``path``, ``line`` and
@@ -31,12 +33,12 @@ import itertools
 import json
 import os
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .errors import InputEncodingError, InputError
 from .json_stream import JsonRecordStream, json_type_name
+from .text_chunker import DEFAULT_OVERLAP, TextChunk, iter_overlapped_chunks
 
 __all__ = [
     "FORMATS",
@@ -107,15 +109,20 @@ def iter_chunks(
     chunk_size: int,
     fmt: str | None = None,
     *,
+    overlap: int | None = None,
     on_skip: SkipCallback | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> Iterator[list]:
-    """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most ``chunk_size`` chars."""
+    """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most ``chunk_size`` chars.
+
+    Text only: each chunk after the first starts with up to ``overlap`` characters of whole
+    sentences from the end of the previous one; None means 200, at most ``chunk_size // 4``.
+    """
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     path, fmt = _resolve(path, fmt)
     if fmt == "text":
-        return _iter_text_chunks(path, chunk_size, block_size)
+        return ([chunk.text] for chunk in _text_chunks(path, chunk_size, overlap, block_size))
     if fmt == "jsonl":
         return _iter_jsonl(path, on_skip, chunk_size)
     return _batched(iter_records(path, fmt, on_skip=on_skip, block_size=block_size), chunk_size)
@@ -136,18 +143,20 @@ def count_records(path: str, fmt: str | None = None, *, exact: bool = False, blo
     return sum(1 for _ in iter_records(path, fmt, block_size=block_size))
 
 
-def count_chunks(path: str, chunk_size: int, fmt: str | None = None, *, block_size: int = BLOCK_SIZE) -> int:
-    """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt)`` yields, streaming.
+def count_chunks(
+    path: str, chunk_size: int, fmt: str | None = None, *, overlap: int | None = None, block_size: int = BLOCK_SIZE
+) -> int:
+    """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt, overlap=overlap)`` yields, streaming.
 
     Structured formats: ceil(records / chunk_size), JSONL lines parsed one by one
     (``count_records(..., exact=True)``). Text: the chunks are cut and counted, since a
-    chunk may end early at a line break or space.
+    chunk ends early at a sentence boundary and repeats the overlap.
     """
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     path, fmt = _resolve(path, fmt)
     if fmt == "text":
-        return sum(1 for _ in _iter_text_chunks(path, chunk_size, block_size))
+        return sum(1 for _ in _text_chunks(path, chunk_size, overlap, block_size))
     return -(-count_records(path, fmt, exact=True, block_size=block_size) // chunk_size)
 
 
@@ -340,59 +349,52 @@ def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str) -> Iterat
 
 
 # ---------------------------------------------------------------------------- text
-def _text_cut(buf: str, start: int, size: int) -> int:
-    """Where to end the piece that starts at ``start`` (buf holds more than ``size`` chars after it)."""
-    end = start + size
-    low = start + size // 2
-    cut = max(buf.rfind("\n", low, end), buf.rfind("\r", low, end))
-    if cut >= 0 and buf[cut] == "\r" and buf[cut + 1] == "\n":  # CRLF across the limit: break earlier
-        cut = max(buf.rfind("\n", low, cut), buf.rfind("\r", low, cut))
-    if cut >= 0:
-        return cut + 1
-    cut = max(buf.rfind(" ", low, end), buf.rfind("\t", low, end))
-    if cut >= 0:
-        return cut + 1
-    while end > low + 1 and (unicodedata.combining(buf[end]) or buf[end] in "\u200d\ufe0f"):
-        end -= 1  # keep combining marks with their base character
-    return end
+def _text_overlap(size: int, overlap: int | None) -> int:
+    if overlap is None:
+        return min(DEFAULT_OVERLAP, size // 4)
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or not 0 <= overlap < size:
+        raise ValueError(f"overlap must be an integer from 0 to chunk_size - 1 ({size - 1}), got {overlap!r}")
+    return overlap
 
 
-def _text_pieces(path: str, size: int, block_size: int) -> Iterator[str]:
-    buf, pos = "", 0
-    for block in _text_blocks(path, max(block_size, size + 1)):
-        buf, pos = buf[pos:] + block, 0
-        while len(buf) - pos > size:
-            cut = _text_cut(buf, pos, size)
-            yield buf[pos:cut]
-            pos = cut
-    if pos < len(buf):
-        yield buf[pos:]
+def _text_chunks(path: str, size: int, overlap: int | None, block_size: int) -> Iterator[TextChunk]:
+    """The chunker's chunks; one that adds only whitespace joins a neighbour when that stays within 2 * size.
+
+    Such chunks hold pieces of a cut whitespace run, so they repeat nothing of the chunk before.
+    Checks ``overlap`` at call time; reads the file only when iterated.
+    """
+    chunks = iter_overlapped_chunks(_text_blocks(path, block_size), size, _text_overlap(size, overlap))
+    return _join_blank_chunks(chunks, size)
 
 
-def _iter_text_chunks(path: str, size: int, block_size: int) -> Iterator[list]:
-    """Pieces as chunks; a whitespace-only piece joins a neighbour when that stays within 2 * size."""
-    pending: str | None = None  # the last piece, held back so trailing whitespace can join it
+def _join_blank_chunks(chunks: Iterator[TextChunk], size: int) -> Iterator[TextChunk]:
+    pending: TextChunk | None = None  # the last chunk, held back so trailing whitespace can join it
     lead: list[str] = []  # whitespace before the first content; dropped if the file has none
-    for piece in _text_pieces(path, size, block_size):
-        if piece.strip():
+    held = 0
+    for chunk in chunks:
+        new = chunk.new
+        if new.strip():
             if lead:
-                joined = "".join(lead) + piece
-                pieces = [joined] if len(joined) <= 2 * size else lead + [piece]
-                lead = []
-                for extra in pieces[:-1]:
-                    yield [extra]
-                piece = pieces[-1]
+                joined = "".join(lead) + new
+                if len(joined) <= 2 * size:
+                    chunk = TextChunk(joined, 0)
+                else:
+                    yield from (TextChunk(p, 0) for p in lead)
+                lead, held = [], 0
         elif pending is None:
-            lead.append(piece)
-            if len(lead) * size > BLOCK_SIZE:  # absurdly long leading whitespace: stop holding it
-                yield from ([p] for p in lead)
-                lead = []
+            lead.append(new)
+            held += len(new)
+            if held > BLOCK_SIZE:  # absurdly long leading whitespace: stop holding it
+                yield from (TextChunk(p, 0) for p in lead)
+                lead, held = [], 0
             continue
-        elif len(pending) + len(piece) <= 2 * size:
-            pending += piece
+        elif len(pending.text) + len(new) <= 2 * size:
+            pending = TextChunk(pending.text + new, pending.overlap)
             continue
+        else:
+            chunk = TextChunk(new, 0)
         if pending is not None:
-            yield [pending]
-        pending = piece
+            yield pending
+        pending = chunk
     if pending is not None:
-        yield [pending]
+        yield pending

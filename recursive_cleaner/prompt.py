@@ -77,7 +77,7 @@ Rules:
 1. Write ONE complete function (no placeholders). Prefer the tested helpers above to writing your own parsing.
 2. Never rewrite a function listed under EXISTING FUNCTIONS; give a new function a new name.
 3. When there is nothing left to fix, leave out <function_to_generate> and write <chunk_status>clean</chunk_status>.
-
+{extra_rules}
 === USER'S CLEANING GOALS ===
 {instructions}
 {schema}"""
@@ -155,8 +155,9 @@ def static_prefix(
     mode: str = "structured",
     allowed_imports: str = "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools",
     toolkit: str = "",
+    extra_rules: str = "",
 ) -> str:
-    """The part of every prompt that stays the same for a whole run."""
+    """The part of every prompt that stays the same for a whole run (``extra_rules``: more numbered rules)."""
     mode = "text" if mode == "text" else "structured"
     use_toolkit = bool(toolkit.strip()) and mode == "structured"
     return _STATIC.format(
@@ -170,6 +171,7 @@ def static_prefix(
         param=_PARAM[mode],
         instructions=instructions.strip() or "(none given: fix obvious quality problems)",
         schema=f"\n=== DATA SCHEMA ===\n{schema.strip()}\n" if schema.strip() else "",
+        extra_rules=f"4. {extra_rules.strip()}\n" if extra_rules.strip() else "",
     )
 
 

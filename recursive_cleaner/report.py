@@ -54,6 +54,9 @@ class ReportData:
     output_path: str = ""
     order_note: str = ""
     modifications: list[dict] = field(default_factory=list)  # name, chunk_index: functions replaced by a new version
+    reflection: dict = field(default_factory=dict)    # ReflectionStats.to_dict(): original, discarded, refined, ...
+    optimization: dict = field(default_factory=dict)  # original, final, calls, merged [str], refused [str]
+    stopped_early: bool = False                      # early termination: chunks_processed < chunks_total
     seconds: float | None = None
 
 
@@ -263,6 +266,26 @@ def _llm_usage(data: ReportData) -> list[str]:
     return lines if len(lines) > 2 else []
 
 
+def _judgement(data: ReportData) -> list[str]:
+    """Reflection counts, two-pass consolidation, early termination."""
+    lines = ["## Review of the functions", ""]
+    r = data.reflection
+    if r:
+        lines.append(f"- Reflection: {_num(r.get('original', 0))} candidates critiqued, {_num(r.get('refined', 0))} "
+                     f"refine rounds, {_num(r.get('discarded', 0))} discarded, {_num(r.get('deduplicated', 0))} "
+                     f"near-duplicates dropped, {_num(r.get('final', 0))} accepted")
+    o = data.optimization
+    if o:
+        lines.append(f"- Consolidation: {_num(o.get('original', 0))} functions → {_num(o.get('final', 0))} "
+                     f"({_num(o.get('calls', 0))} calls)")
+        lines += [f"  - merged: {_short(m, 200)}" for m in o.get("merged", [])[:10]]
+        lines += [f"  - kept apart: {_short(m, REASON_CHARS)}" for m in o.get("refused", [])[:10]]
+    if data.stopped_early:
+        lines.append(f"- Early termination: the model judged the patterns saturated after "
+                     f"{_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks")
+    return lines if len(lines) > 2 else []
+
+
 def _skipped(data: ReportData) -> list[str]:
     lines = ["## Skipped input", "", f"{_num(data.skipped_records)} input records could not be read and were skipped."]
     if data.skipped_examples:
@@ -284,6 +307,7 @@ def render_report(data: ReportData) -> str:
     if data.rejected:
         sections.append(_rejected(data))
     sections.append(_left_dirty(data))
+    sections.append(_judgement(data))
     sections.append(_llm_usage(data))
     if data.skipped_records or data.skipped_examples:
         sections.append(_skipped(data))

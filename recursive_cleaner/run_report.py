@@ -82,7 +82,8 @@ def report_data(cleaner: "DataCleaner", result: "RunResult", seconds: float | No
         skipped_records=result.skipped_records,
         skipped_examples=[f"{s.path}:{s.line}: {s.reason}" for s in result.skipped[:10]],
         output_path="" if cleaner.dry_run else result.output_path, order_note=cleaner._order_note,
-        modifications=list(result.modifications),
+        modifications=list(result.modifications), reflection=dict(result.reflection),
+        optimization=dict(result.optimization), stopped_early=result.stopped_early,
         seconds=seconds)
 
 

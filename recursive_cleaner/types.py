@@ -23,11 +23,17 @@ EVENT_TYPES = (
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
     "function_generated",  # chunk_index, iteration, function_name, field, issues_before, issues_after
     "function_modified",  # chunk_index, iteration, function_name, issues_before, issues_after (rich_context)
+    "function_critiqued",  # function_name, score, decision, dimensions (reflection on)
     "validation_failed",  # chunk_index, iteration, function_name, error
     "record_skipped",  # path, line, reason (a malformed input line)
     "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
+    "early_termination",  # chunk_index, chunks_processed, reasoning: the model judged the patterns saturated
+    "optimize_start",  # function_count (optimize=True, after the last chunk)
+    "optimize_group",  # group, count
+    "optimize_round",  # round, remaining_issues, group, complete, confidence, merged, refused
+    "optimize_complete",  # original, final
     "issues_detected",  # chunk_index, issues (dry run)
     "dry_run_complete",  # issues, fields, llm_calls, tokens, latency_stats (dry run)
     "complete",  # functions, chunks, skipped_records, llm_calls, tokens, latency_stats, report_path

@@ -132,10 +132,19 @@ def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls
     backend = FakeBackend([again, CLEAN_REPLY], default=CLEAN_REPLY)
     events = []
     cleaner = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, on_progress=events.append,
-                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None)
+                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, early_termination=True)
     result = cleaner.run()
     assert result.chunks_total == 4 and result.chunks_clean == 4
     assert backend.calls == 2  # chunk 0: one failed open pass; chunk 1: model says clean; then no calls
     statuses = [e["status"] for e in events if e["type"] == "chunk_done"]
     assert statuses == ["clean_by_profile", "clean", "clean_by_profile", "clean_by_profile"]
     assert "changed nothing" in [e for e in events if e["type"] == "validation_failed"][0]["error"]
+
+
+def test_without_early_termination_every_chunk_gets_a_model_call(tmp_path):
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, output_path=str(tmp_path / "cf.py"),
+                sleep=lambda s: None).run()
+    assert backend.calls == 4  # the reference design: the model is asked about every chunk

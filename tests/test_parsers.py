@@ -336,11 +336,14 @@ NOTES = os.path.join(CASES, "notes.txt")
 def test_text_chunks_rebuild_the_text(size, block):
     with open(NOTES, encoding="utf-8", newline="") as f:
         text = f.read()
-    chunks = list(iter_chunks(NOTES, size, block_size=block))
+    chunks = list(iter_chunks(NOTES, size, block_size=block, overlap=0))  # no overlap: the chunks join up
     assert all(len(c) == 1 and isinstance(c[0], str) and c[0] for c in chunks)
     assert "".join(c[0] for c in chunks) == text
     assert all(len(c[0]) <= 2 * size for c in chunks)
     assert count_records(NOTES) == len(text)
+    overlapped = list(iter_chunks(NOTES, size, block_size=block))  # default overlap: min(200, size // 4)
+    assert all(len(c) == 1 and c[0] and len(c[0]) <= 2 * size for c in overlapped)
+    assert count_chunks(NOTES, size, block_size=block) == len(overlapped)
 
 
 def test_text_breaks_at_newline_then_space(tmp_path):
@@ -523,9 +526,13 @@ def test_round_trip_csv(ncols, rows, tab):
 def test_round_trip_text(text, size, block):
     path = _tmp_file(".txt", text.encode())
     try:
-        pieces = [c[0] for c in iter_chunks(path, size, block_size=block)]
+        pieces = [c[0] for c in iter_chunks(path, size, block_size=block, overlap=0)]
         assert "".join(pieces) == (text if text.strip() else "")
         assert all(p and len(p) <= 2 * size for p in pieces)
-        assert count_chunks(path, size, block_size=block) == len(pieces) == count_chunks(path, size)
+        assert count_chunks(path, size, block_size=block, overlap=0) == len(pieces)
+        assert count_chunks(path, size, overlap=0) == len(pieces)
+        overlapped = [c[0] for c in iter_chunks(path, size, block_size=block)]
+        assert all(p and len(p) <= 2 * size for p in overlapped)
+        assert count_chunks(path, size, block_size=block) == len(overlapped) == count_chunks(path, size)
     finally:
         os.unlink(path)
