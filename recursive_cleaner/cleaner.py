@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from . import checkpoint, parsers, schema
+from ._options import beside, check_options, first_issue, resolve_backend
 from .acceptance import Gate, Verdict
 from .chunk_source import ChunkSource
 from .context import build_context, build_rich_context
@@ -22,15 +21,16 @@ from .optimizer import TAGS_INSTRUCTION, ConsolidationResult, optimize_functions
 from .output import OutputResult, write_output
 from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
-from .reflection import ReflectionConfig, ReflectionStats, critique, find_duplicate
+from .reflection import ReflectionConfig, Reviewer
 from .response import ParsedResponse, parse_response
+from .result import RunResult
 from .run_report import MetricsSample, measure_improvement, write_run_report
-from .sampling import STRATEGIES, split_holdout
+from .sampling import split_holdout
 from .sandbox import run_in_sandbox
-from .saturation import SaturationAssessment, check_saturation, clean_streak_saturated
+from .saturation import SaturationWatch
 from .state import load_state, save_state
 from .toolkit import CATALOGUE
-from .types import BackendLike, ProgressCallback, as_backend
+from .types import BackendLike, ProgressCallback
 from .validation import ALLOWED_IMPORTS
 
 __all__ = ["DataCleaner", "RunResult"]
@@ -38,31 +38,6 @@ __all__ = ["DataCleaner", "RunResult"]
 log = logging.getLogger("recursive_cleaner")
 _TEXT_DEFAULT_CHARS = 4000
 _MAX_SKIPS_KEPT = 100
-
-
-@dataclass
-class RunResult:
-    """What a run did: the output file, functions, chunks, skipped input lines and LLM cost."""
-
-    output_path: str
-    functions: list[str]
-    chunks_total: int
-    chunks_processed: int = 0
-    chunks_clean: int = 0
-    chunks_max_iterations: int = 0
-    skipped_records: int = 0
-    skipped: list[parsers.SkippedRecord] = field(default_factory=list)
-    rejected: list[tuple[str, str]] = field(default_factory=list)
-    llm: dict[str, Any] = field(default_factory=dict)
-    resumed_from_chunk: int | None = None
-    unfixable: dict[str, str] = field(default_factory=dict)
-    issues: list[dict] = field(default_factory=list)
-    report_path: str | None = None
-    improvement: ImprovementReport | None = None
-    modifications: list[dict] = field(default_factory=list)
-    stopped_early: bool = False
-    reflection: dict[str, int] = field(default_factory=dict)
-    optimization: dict[str, Any] = field(default_factory=dict)
 
 
 class DataCleaner:
@@ -112,8 +87,8 @@ class DataCleaner:
         saturation_check_interval: int = 20,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        _check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
-        self.backend = _resolve_backend(llm_backend)
+        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
+        self.backend = resolve_backend(llm_backend)
         self.file_path = str(file_path)
         self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
         if mode == "structured" and self.fmt == "text":
@@ -132,7 +107,7 @@ class DataCleaner:
         self.sampling_strategy, self.stratify_field = sampling_strategy, stratify_field
         self.track_metrics, self.ground_truth = track_metrics or ground_truth is not None, ground_truth
         self.metrics_sample, self.dry_run = metrics_sample, dry_run
-        self.report_path = _beside(report_path, output_path)
+        self.report_path = beside(report_path, output_path)
         self.source = ChunkSource(self.file_path, self.fmt, chunk_size, strategy=sampling_strategy,
                                   stratify_field=stratify_field, seed=seed, on_skip=self._on_skip)
         self._idle_chunks = 0
@@ -145,8 +120,8 @@ class DataCleaner:
         self.optimize, self.optimize_threshold = optimize, optimize_threshold
         self.early_termination, self.saturation_check_interval = early_termination, saturation_check_interval
         self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
-        self.reflection_stats, self._refine_rounds = ReflectionStats(), 0
-        self._history: list[tuple[str, int]] = []  # (status, functions added) per processed chunk
+        self.reviewer = Reviewer(self.reflection) if self.reflection else None
+        self.watch = SaturationWatch(saturation_check_interval, enabled=early_termination)
         self._consolidation: ConsolidationResult | None = None
         self._modifications: list[dict] = []
         self._prefix = ""
@@ -163,7 +138,6 @@ class DataCleaner:
         self._metrics_sample: MetricsSample | None = None
         self._improvement: ImprovementReport | None = None
         self._order_note = ""
-        self._saturation: SaturationAssessment | None = None
 
     @classmethod
     def resume(cls, state_file: str, llm_backend: BackendLike | str, **options: Any) -> "DataCleaner":
@@ -199,38 +173,20 @@ class DataCleaner:
             self._emit("chunk_start", chunk_index=index, records=len(records))
             added = len(self.functions)
             status = self._analyze_chunk(records, index) if self.dry_run else self._process_chunk(records, index)
-            self._history.append((status, len(self.functions) - added))
+            self.watch.record(status, len(self.functions) - added)
             result.chunks_processed += 1
             result.chunks_clean += status in ("clean", "clean_by_profile")
             result.chunks_max_iterations += status == "max_iterations"
             self.last_completed_chunk = index
             self._save()
             self._emit("chunk_done", chunk_index=index, status=status)
-            if self._check_saturation():
+            if not self.dry_run and self.watch.should_stop(self.backend, self.functions, stats=self.stats,
+                                                           sleep=self.sleep, attempts=self.llm_attempts):
                 result.stopped_early = True
                 self._emit("early_termination", chunk_index=index, chunks_processed=result.chunks_processed,
-                           reasoning=self._saturation.reasoning if self._saturation else "")
+                           reasoning=self.watch.last.reasoning if self.watch.last else "")
                 break
         return self._finish(result, started)
-
-    def _check_saturation(self) -> bool:
-        """Every ``saturation_check_interval`` chunks, ask the model whether new chunks still teach anything.
-
-        The model is asked only when the cheap signal agrees: the last interval's chunks were all
-        clean and added no function. A failed or garbled check never stops the run.
-        """
-        n = self.saturation_check_interval
-        if not self.early_termination or self.dry_run or n < 1 or len(self._history) % n:
-            return False
-        statuses, added = [s for s, _ in self._history], [a for _, a in self._history]
-        if not clean_streak_saturated(statuses, n, added):
-            return False
-        first = len(self._history) - n
-        summaries = [f"chunk {first + i + 1}: {s}, {a} new function(s)" for i, (s, a) in enumerate(self._history[-n:])]
-        self._saturation = check_saturation(self.backend, self.functions, summaries,
-                                            new_functions_from_recent=sum(added[-n:]), stats=self.stats,
-                                            sleep=self.sleep, attempts=self.llm_attempts)
-        return self._saturation.should_stop
 
     def _finish(self, result: RunResult, started: float) -> RunResult:
         """Write the functions (not in a dry run), measure, report, and emit the last event."""
@@ -248,7 +204,7 @@ class DataCleaner:
         result.unfixable = dict(self.focus.unfixable)
         result.issues = list(self._issues)
         result.modifications = list(self._modifications)
-        result.reflection = self.reflection_stats.to_dict() if self.reflection else {}
+        result.reflection = self.reviewer.stats.to_dict() if self.reviewer else {}
         if self._consolidation is not None:
             c = self._consolidation
             result.optimization = {"original": c.original_count, "final": len(c), "calls": c.calls,
@@ -306,7 +262,9 @@ class DataCleaner:
                 return "clean_by_profile"
             self._emit("iteration", chunk_index=index, iteration=iteration)
             if (focus.field if focus else None) != focus_field:
-                focus_field, feedback, self._refine_rounds = (focus.field if focus else None), [], 0
+                focus_field, feedback = (focus.field if focus else None), []
+                if self.reviewer:
+                    self.reviewer.new_task()
             last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
             try:
                 parsed = parse_response(last_reply)
@@ -337,34 +295,17 @@ class DataCleaner:
         return "max_iterations"
 
     def _review(self, parsed: ParsedResponse, view: list, focus: FieldProfile | None, verdict: Verdict) -> str | None:
-        """Reflection (when on): a near-duplicate or a weak candidate goes back with its critique; None accepts.
-
-        A candidate still judged "refine" when the rounds are used up is accepted: it passed the
-        Gate, so reflection never accepts less than the run would without it.
-        """
-        cfg = self.reflection
-        if cfg is None or verdict.replaces:
+        """Reflection, when on: feedback for a weak or duplicate candidate (see reflection.Reviewer); None accepts."""
+        if self.reviewer is None or verdict.replaces:
             return None
-        duplicate = find_duplicate(parsed.code, parsed.name, self.functions, threshold=cfg.dedup_threshold)
-        if duplicate:
-            self.reflection_stats.deduplicated += 1
-            return f"it does the same as `{duplicate}`, which already runs before yours; fix a different issue."
-        if self._refine_rounds == 0:
-            self.reflection_stats.original += 1
-        crit = critique(parsed.code, parsed.name, view, hidden=self.gate.hidden, target=focus.field if focus else None,
-                        expectations=self.focus.expectations, config=cfg, backend=self.backend,
-                        timeout=self.sandbox_timeout, stats=self.stats, sleep=self.sleep)
-        self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
-                   dimensions=crit.dimensions)
-        if crit.decision == "accept" or (crit.decision == "refine" and self._refine_rounds >= cfg.max_refine_rounds):
-            self.reflection_stats.final += 1
-            return None
-        if crit.decision == "refine":
-            self._refine_rounds += 1
-            self.reflection_stats.refined += 1
-        else:
-            self.reflection_stats.discarded += 1
-        return crit.feedback()
+        problem, crit = self.reviewer.review(
+            parsed.code, parsed.name, view, self.functions, hidden=self.gate.hidden,
+            target=focus.field if focus else None, expectations=self.focus.expectations, backend=self.backend,
+            timeout=self.sandbox_timeout, stats=self.stats, sleep=self.sleep)
+        if crit is not None:
+            self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
+                       dimensions=crit.dimensions)
+        return problem
 
     def _accept(self, parsed: ParsedResponse, verdict: Verdict, view: list, focus: FieldProfile | None,
                 **where: int) -> list:
@@ -375,7 +316,7 @@ class DataCleaner:
         after = self.focus.counts(view)
         entry = {"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
                  "field": focus.field if focus else None,
-                 "issue": (focus.issue if focus else _first_issue(parsed)) or "",
+                 "issue": (focus.issue if focus else first_issue(parsed)) or "",
                  "issues_before": before, "issues_after": after, "chunk_index": where["chunk_index"]}
         if verdict.replaces:
             slot = next(i for i, f in enumerate(self.functions) if f["name"] == verdict.replaces)
@@ -507,39 +448,3 @@ class DataCleaner:
             if not self._callback_failed:
                 log.exception("on_progress callback raised on %r; further errors are ignored", event_type)
             self._callback_failed = True
-
-
-def _check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
-                   stratify_field: str | None) -> None:
-    """ValueError for an option no run could use."""
-    problems = [(chunk_size < 1, "chunk_size must be at least 1"),
-                (max_iterations < 1, "max_iterations must be at least 1"),
-                (mode not in ("auto", "structured", "text"), "mode must be 'auto', 'structured' or 'text'"),
-                (not 0 <= holdout_ratio < 1, "holdout_ratio must be at least 0 and below 1"),
-                (strategy not in STRATEGIES, f"sampling_strategy must be one of {', '.join(STRATEGIES)}"),
-                (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field")]
-    for bad, message in problems:
-        if bad:
-            raise ValueError(message)
-
-
-def _first_issue(parsed: ParsedResponse) -> str:
-    unsolved = [i.description for i in parsed.issues if not i.solved]
-    return unsolved[0] if unsolved else ""
-
-
-def _beside(report_path: str | None, output_path: str) -> str | None:
-    """A bare report file name goes next to cleaning_functions.py; any other path is used as given."""
-    if not report_path or os.path.dirname(report_path):
-        return report_path
-    return os.path.join(os.path.dirname(output_path), report_path)
-
-
-def _resolve_backend(backend: BackendLike | str):
-    """A backend object, a callable, or a backend string looked up in ``backends``."""
-    if isinstance(backend, str):
-        from backends import get_backend  # imported only when a string is used
-        from .prompt import STOP_SEQUENCES
-
-        return get_backend(backend, stop=list(STOP_SEQUENCES))
-    return as_backend(backend)

@@ -56,11 +56,11 @@ from .types import LLMBackend
 
 __all__ = ["DIMENSIONS", "MODEL_DIMENSION", "DEFAULT_WEIGHTS", "DEFAULT_MINIMUMS", "Critique", "ReflectionConfig",
            "ReflectionStats", "critique", "model_prompt", "combine_model_reply", "find_duplicate",
-           "code_similarity"]
+           "code_similarity", "Reviewer"]
 
 MODEL_DIMENSION = "correctness"
 DEFAULT_WEIGHTS = {"runs": 0.3, "fixes_issue": 0.3, "specific": 0.2, "side_effects": 0.2}
-DEFAULT_MINIMUMS = {"runs": 1.0, "fixes_issue": 0.1, "specific": 1.0}
+DEFAULT_MINIMUMS = {"runs": 1.0, "fixes_issue": 0.1, "specific": 1.0, "side_effects": 0.5}  # side_effects: idempotence is in the function contract
 MODES = ("rules", "model")
 
 
@@ -309,3 +309,43 @@ def combine_model_reply(result: Critique, reply: str, config: ReflectionConfig |
     combined.score = round((1 - config.model_weight) * measured + config.model_weight * value, 4)
     combined.decision, combined.blocked_by = config.decide(combined.score, combined.dimensions)
     return combined
+
+
+class Reviewer:
+    """The cleaner's reflection step for one run: dedup, critique, refine rounds per field, stats."""
+
+    def __init__(self, config: ReflectionConfig) -> None:
+        self.config = config
+        self.stats = ReflectionStats()
+        self.rounds = 0
+
+    def new_task(self) -> None:
+        """A new field (or the open-ended pass) is being worked on: its refine rounds start again."""
+        self.rounds = 0
+
+    def review(self, code: str, name: str, records: list, accepted: list[dict], *, hidden: list | None = None,
+               target: str | None = None, expectations: dict | None = None, backend: LLMBackend | None = None,
+               timeout: float = 10.0, stats: LLMStats | None = None,
+               sleep: Callable[[float], None] = time.sleep) -> tuple[str | None, Critique | None]:
+        """(feedback for the model, the critique): feedback None accepts the candidate.
+
+        A candidate still judged "refine" when the rounds are used up is accepted: it passed the
+        cleaner's own checks, so reflection never accepts less than the run would without it.
+        """
+        duplicate = find_duplicate(code, name, accepted, threshold=self.config.dedup_threshold)
+        if duplicate:
+            self.stats.deduplicated += 1
+            return f"it does the same as `{duplicate}`, which already runs before yours; fix a different issue.", None
+        if self.rounds == 0:
+            self.stats.original += 1
+        crit = critique(code, name, records, hidden=hidden, target=target, expectations=expectations,
+                        config=self.config, backend=backend, timeout=timeout, stats=stats, sleep=sleep)
+        if crit.decision == "accept" or (crit.decision == "refine" and self.rounds >= self.config.max_refine_rounds):
+            self.stats.final += 1
+            return None, crit
+        if crit.decision == "refine":
+            self.rounds += 1
+            self.stats.refined += 1
+        else:
+            self.stats.discarded += 1
+        return crit.feedback(), crit

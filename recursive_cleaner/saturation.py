@@ -28,7 +28,7 @@ from .llm import LLMStats, call_llm
 from .types import LLMBackend
 
 __all__ = ["SaturationAssessment", "check_saturation", "build_saturation_prompt", "parse_saturation",
-           "clean_streak_saturated", "CLEAN_STATUSES"]
+           "clean_streak_saturated", "CLEAN_STATUSES", "SaturationWatch"]
 
 CLEAN_STATUSES = frozenset({"clean", "clean_by_profile"})
 """The chunk statuses of ``DataCleaner._process_chunk`` that mean "nothing left to fix"."""
@@ -156,3 +156,30 @@ def clean_streak_saturated(statuses: list[str], window: int, new_functions: list
     if any(status not in CLEAN_STATUSES for status in statuses[-window:]):
         return False
     return new_functions is None or not any(new_functions[-window:])
+
+
+class SaturationWatch:
+    """What the cleaner keeps for early termination: per chunk its status and the functions it added."""
+
+    def __init__(self, interval: int = 20, *, enabled: bool = False) -> None:
+        self.interval, self.enabled = interval, enabled
+        self.history: list[tuple[str, int]] = []
+        self.last: SaturationAssessment | None = None
+
+    def record(self, status: str, added: int) -> None:
+        self.history.append((status, added))
+
+    def should_stop(self, backend: LLMBackend, functions: list[dict], *, stats: LLMStats | None = None,
+                    sleep: Callable[[float], None] = time.sleep, attempts: int = 3) -> bool:
+        """Every ``interval`` chunks, ask the model, but only when those chunks were all clean and added nothing."""
+        n = self.interval
+        if not self.enabled or n < 1 or not self.history or len(self.history) % n:
+            return False
+        statuses, added = [s for s, _ in self.history], [a for _, a in self.history]
+        if not clean_streak_saturated(statuses, n, added):
+            return False
+        first = len(self.history) - n
+        summaries = [f"chunk {first + i + 1}: {s}, {a} new function(s)" for i, (s, a) in enumerate(self.history[-n:])]
+        self.last = check_saturation(backend, functions, summaries, new_functions_from_recent=sum(added[-n:]),
+                                     stats=stats, sleep=sleep, attempts=attempts)
+        return self.last.should_stop

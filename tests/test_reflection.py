@@ -289,8 +289,8 @@ def test_model_mode_needs_a_backend():
 def measured(score: float) -> Critique:
     """A measured critique at ``score`` that no minimum blocks: runs and specific 1.0, the rest lowered."""
     dims = {"runs": 1.0, "specific": 1.0, "fixes_issue": 1.0, "side_effects": 1.0}
-    rest = (score - 0.5) / 0.5  # fixes_issue (0.3) and side_effects (0.2) at the same level
-    dims.update(fixes_issue=rest, side_effects=rest)
+    side = max((score - 0.5) / 0.5, 0.5)  # side_effects at its minimum or above, fixes_issue takes the rest
+    dims.update(fixes_issue=(score - 0.5 - 0.2 * side) / 0.3, side_effects=side)
     return Critique("f", score, "refine", dims, dict.fromkeys(DIMENSIONS, "measured"), target="phone",
                     examples=["'phone': 'a' -> 'b'"])
 
