@@ -273,3 +273,30 @@ def test_without_rich_context_a_resent_name_is_refused(data, tmp_path):
     result = _cleaner(backend, data, tmp_path, holdout_ratio=0.0).run()
     assert "def normalize_phones" not in backend.history[1].split("=== EXISTING FUNCTIONS")[1].split("===")[1]
     assert any("already exists" in reason for _, reason in result.rejected)
+
+
+# --------------------------------------------------------------------------- text mode
+def test_text_mode_chunks_at_sentences_and_functions_take_a_str(tmp_path):
+    text = " ".join(f"Sentence  number {i} has  double spaces." for i in range(30)) + "\n"
+    path = tmp_path / "notes.txt"
+    path.write_text(text)
+    squeeze = textwrap.dedent('''\
+        import re
+
+        def squeeze_spaces(text):
+            """Collapses runs of spaces."""
+            return re.sub(r" {2,}", " ", text)''')
+    backend = FakeBackend([make_reply("squeeze_spaces", squeeze)], default=CLEAN_REPLY)
+    events = []
+    cleaner = DataCleaner(backend, str(path), chunk_size=300, instructions="Single spaces only.",
+                          output_path=str(tmp_path / "cf.py"), track_metrics=True, on_progress=events.append,
+                          sleep=lambda s: None)
+    result = cleaner.run()
+    assert cleaner.mode == "text" and result.functions == ["squeeze_spaces"]
+    shown = [p[p.index("=== DATA (text) ==="):p.index("=== TASK ===")] for p in backend.history]
+    assert all(s.rstrip().endswith("spaces.") for s in shown[:-1])  # every chunk ends at a sentence
+    assert result.chunks_total > 3
+    assert "def clean_data(text):" in (tmp_path / "cf.py").read_text()
+    report = cleaner.get_improvement_report()
+    assert report is not None and report.rows_changed >= 1
+    assert (tmp_path / "cleaning_report.md").exists()
