@@ -12,6 +12,7 @@ from ._options import beside, check_options, first_issue, resolve_backend
 from .acceptance import Gate, Verdict
 from .chunk_source import ChunkSource
 from .context import build_context, build_rich_context
+from .cross_row_plan import build_plan_prompt, choose_steps, discover_steps, validate_steps, wants_dedup
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
@@ -81,6 +82,7 @@ class DataCleaner:
         toolkit: bool = True,
         rich_context: bool = False,
         reflection: ReflectionConfig | str | None = None,
+        cross_row: bool = True,
         optimize: bool = False,
         optimize_threshold: int = 10,
         early_termination: bool = False,
@@ -118,6 +120,7 @@ class DataCleaner:
                          allow_modify=rich_context)
         self.rich_context = rich_context
         self.optimize, self.optimize_threshold = optimize, optimize_threshold
+        self.cross_row, self.cross_row_steps = cross_row, []
         self.early_termination, self.saturation_check_interval = early_termination, saturation_check_interval
         self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
         self.reviewer = Reviewer(self.reflection) if self.reflection else None
@@ -191,6 +194,8 @@ class DataCleaner:
     def _finish(self, result: RunResult, started: float) -> RunResult:
         """Write the functions (not in a dry run), measure, report, and emit the last event."""
         source = None
+        if not self.dry_run and self.cross_row and self.mode == "structured":
+            self._plan_cross_row()
         if not self.dry_run and self.optimize and len(self.functions) >= self.optimize_threshold:
             self._optimize()
         if not self.dry_run:
@@ -204,6 +209,7 @@ class DataCleaner:
         result.unfixable = dict(self.focus.unfixable)
         result.issues = list(self._issues)
         result.modifications = list(self._modifications)
+        result.cross_row = [s.to_dict() for s in self.cross_row_steps]
         result.reflection = self.reviewer.stats.to_dict() if self.reviewer else {}
         if self._consolidation is not None:
             c = self._consolidation
@@ -224,6 +230,21 @@ class DataCleaner:
         self._emit("complete", functions=len(result.functions), output_path=None if self.dry_run else self.output_path,
                    **totals)
         return result
+
+    def _plan_cross_row(self, sample_size: int = 2000) -> None:
+        """Rules across rows (cross_row_plan): found in a cleaned sample, confirmed by the model, checked on it."""
+        sample = self.gate.apply(self.functions, self.source.head(sample_size))
+        candidates = discover_steps(sample)
+        if not candidates and not wants_dedup(self.instructions):
+            return
+        fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
+        reply = self._call(build_plan_prompt(self._prefix, candidates, len(sample)), max(self.last_completed_chunk, 0), 0)
+        chosen, problems = choose_steps(reply, fields)
+        kept, refused = validate_steps(candidates if chosen is None else chosen, sample, self.focus.expectations)
+        self.cross_row_steps = kept
+        self._rejected += refused + [("cross_row_plan", p) for p in problems]
+        self._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),
+                   source="library" if chosen is None else "model")
 
     def _optimize(self) -> None:
         """Two-pass optimization: consolidate groups of related functions; a merge must match its originals."""
@@ -386,7 +407,8 @@ class DataCleaner:
             return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
 
         return write_output(self.functions, self.output_path, mode=self.mode,
-                            check=check if self.validate_runtime else None)
+                            check=check if self.validate_runtime else None,
+                            cross_row=[s.to_dict() for s in self.cross_row_steps])
 
     # ------------------------------------------------------------------ input
     def _chunks(self):

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .cross_row import CrossRowStep
 from .dependencies import DependencyCycleError, order_functions
 from .errors import OutputValidationError
 from .state import atomic_write_text
@@ -110,7 +111,25 @@ def _select(functions: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
     return kept, rejected
 
 
-def render_module(functions: list[dict], *, mode: str = "structured") -> str:
+_CROSS_ROW = '''# Cross-row steps: rules that need the whole dataset, run by the library's own code in two
+# passes (fit, then transform). recursive_cleaner.apply_file runs them after clean_data;
+# clean_dataset() does the same for records that fit in memory.
+{steps}
+
+
+def clean_dataset(records):
+    """clean_data on every record, then the cross-row steps; duplicates removed by a dedup step are dropped."""
+    from recursive_cleaner.cross_row import CrossRowStep, apply_steps
+    return apply_steps([CrossRowStep.from_dict(s) for s in CROSS_ROW_STEPS], [clean_data(r) for r in records])'''
+
+
+def _cross_row_block(steps: list[dict]) -> str:
+    """CROSS_ROW_STEPS as literal dicts, each under a comment saying what it does, and clean_dataset()."""
+    entries = "\n".join(f"    # {CrossRowStep.from_dict(d).describe()}\n    {d!r}," for d in steps)
+    return _CROSS_ROW.format(steps=f"CROSS_ROW_STEPS = [\n{entries}\n]")
+
+
+def render_module(functions: list[dict], *, mode: str = "structured", cross_row: list[dict] | None = None) -> str:
     """The text of cleaning_functions.py for ``functions`` (assumed valid and non-clashing), in dependency order."""
     if mode != "text":
         functions, _ = dependency_order(functions)
@@ -133,6 +152,8 @@ def render_module(functions: list[dict], *, mode: str = "structured") -> str:
         f"{calls}"
         f"    return {param}"
     )
+    if cross_row and mode != "text":
+        out.append(_cross_row_block(cross_row))
     return "\n\n\n".join(out) + "\n"
 
 
@@ -142,6 +163,7 @@ def write_output(
     *,
     mode: str = "structured",
     check: ModuleCheck | None = None,
+    cross_row: list[dict] | None = None,
 ) -> OutputResult:
     """Write cleaning_functions.py atomically.
 
@@ -167,7 +189,7 @@ def write_output(
             else:
                 rejected.append((f["name"], reason))
         kept = good
-    source = render_module(kept, mode=mode)
+    source = render_module(kept, mode=mode, cross_row=cross_row)
     try:
         ast.parse(source)
     except SyntaxError as exc:  # only an internal bug can get here

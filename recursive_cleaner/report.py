@@ -57,6 +57,7 @@ class ReportData:
     reflection: dict = field(default_factory=dict)    # ReflectionStats.to_dict(): original, discarded, refined, ...
     optimization: dict = field(default_factory=dict)  # original, final, calls, merged [str], refused [str]
     stopped_early: bool = False                      # early termination: chunks_processed < chunks_total
+    cross_row: list[str] = field(default_factory=list)  # descriptions of the cross-row steps written
     seconds: float | None = None
 
 
@@ -302,6 +303,9 @@ def render_report(data: ReportData) -> str:
         sections.append(_issues(data))
     if not data.dry_run and data.functions:
         sections.append(_functions(data))
+    if data.cross_row:
+        sections.append(["## Cross-row steps", "", "Run after `clean_data`, over the whole dataset (two passes):", "",
+                         *[f"- {_short(d, 300)}" for d in data.cross_row]])
     if data.improvement is not None and data.improvement.fields:
         sections.append(["## Quality before/after", "", data.improvement.to_markdown()])
     if data.rejected:

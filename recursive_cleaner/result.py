@@ -32,5 +32,6 @@ class RunResult:
     improvement: ImprovementReport | None = None
     modifications: list[dict] = field(default_factory=list)
     stopped_early: bool = False
+    cross_row: list[dict] = field(default_factory=list)
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)

@@ -6,6 +6,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from . import parsers
+from .cross_row import CrossRowStep
 from .metrics import ImprovementReport, compare_quality
 from .report import ReportData, write_report
 from .sandbox import run_in_sandbox
@@ -84,6 +85,7 @@ def report_data(cleaner: "DataCleaner", result: "RunResult", seconds: float | No
         output_path="" if cleaner.dry_run else result.output_path, order_note=cleaner._order_note,
         modifications=list(result.modifications), reflection=dict(result.reflection),
         optimization=dict(result.optimization), stopped_early=result.stopped_early,
+        cross_row=[CrossRowStep.from_dict(d).describe() for d in result.cross_row],
         seconds=seconds)
 
 

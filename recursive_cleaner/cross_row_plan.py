@@ -1,0 +1,156 @@
+"""Which cross-row steps a dataset needs: rules found in a sample, confirmed by the model, checked on the sample.
+
+The library looks for functional dependencies (rows sharing a key agree on other fields),
+turns them into candidate ``majority`` steps (plus a ``vocabulary`` step for the keys, whose
+own typos would split their groups), and shows them to the model with the user's goals. The
+model copies the steps that hold and may add a ``dedup`` step when the goals ask for one. A
+step is kept only if, on the sample, it changes something and leaves no field with more
+values in the wrong format (the field profiler's count).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from typing import Any
+
+from .cross_row import CrossRowStep, apply_steps, format_steps, parse_steps
+from .expectations import loose_kind
+from .improvement import judge_holdout
+
+__all__ = ["discover_steps", "build_plan_prompt", "choose_steps", "validate_steps", "wants_dedup", "PLAN_TAG"]
+
+PLAN_TAG = "cross_row_plan"
+_ID_NAME = re.compile(r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I)
+MIN_AGREEMENT = 0.9
+
+
+def _key_value(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return value if isinstance(value, (str, int, float, bool)) else repr(value)
+
+
+def _dependents(records: list[dict], key: str, fields: list[str], min_agreement: float) -> list[str]:
+    """Fields whose value agrees with its key group's majority in >= ``min_agreement`` of grouped rows."""
+    groups: dict[Any, list[dict]] = defaultdict(list)
+    for r in records:
+        k = _key_value(r.get(key))
+        if k is not None:
+            groups[k].append(r)
+    grouped = [g for g in groups.values() if len(g) >= 2]
+    rows = sum(len(g) for g in grouped)
+    if len(grouped) < 2 or rows < max(6, len(records) // 4):
+        return []
+    found = []
+    for fld in fields:
+        if fld == key:
+            continue
+        overall = Counter(_key_value(r.get(fld)) for r in records)
+        if len(overall) < 2 or overall.most_common(1)[0][1] > 0.98 * len(records):
+            continue  # constant (or almost): nothing to learn
+        agree = sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped)
+        if agree / rows >= min_agreement:
+            found.append(fld)
+    return found
+
+
+def _key_like(values: set) -> bool:
+    """Identifiers and codes can be keys; times, dates and decimal numbers cannot."""
+    strings = [str(v) for v in values]
+    if loose_kind(strings) in ("date", "datetime", "time"):
+        return False
+    return not any(isinstance(v, float) or re.fullmatch(r"[-+]?\d*[.,]\d+", str(v).strip()) for v in values)
+
+
+def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3) -> list[CrossRowStep]:
+    """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < 6:
+        return []
+    fields = list(dict.fromkeys(k for r in dicts for k in r))
+    n = len(dicts)
+    keys = []
+    for fld in fields:
+        values = {_key_value(r.get(fld)) for r in dicts} - {None}
+        if not 2 <= len(values) <= n // 2 or not _key_like(values):
+            continue
+        if True:
+            deps = _dependents(dicts, fld, fields, min_agreement)
+            if deps:
+                keys.append((fld, deps))
+    keys.sort(key=lambda kd: (-len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))
+    steps, covered = [], set()
+    for key, deps in keys:
+        if key in covered:
+            continue  # a field that another key determines is not a key of its own
+        todo = [d for d in deps if d not in covered and d not in {s.key[0] for s in steps}]
+        if not todo:
+            continue
+        steps.append(CrossRowStep("majority", key=(key,), fields=tuple(todo)))
+        covered.update(todo)
+        if len(steps) >= max_keys:
+            break
+    if steps:
+        steps.insert(0, CrossRowStep("vocabulary", fields=tuple(s.key[0] for s in steps)))
+    return steps
+
+
+_PLAN = """
+=== RULES ACROSS ROWS ===
+Some problems can only be fixed by looking at other rows. The library found these rules in a
+sample of {n} records: rows that share the key agree on the other fields, so a value that
+disagrees with most rows of its key is a typo.
+{candidates}
+
+Kinds of rule:
+<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with the same KEY_FIELD get the value most of them have
+<cross_row_step kind="vocabulary" fields="FIELD"/>  rare misspellings become the common spelling
+<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before
+
+=== TASK ===
+Given the user's goals, copy the rules above that are true for this data, drop any that are not,
+and add a dedup rule only if the goals ask to remove duplicates. Reply with
+<{tag}> containing one <cross_row_step .../> per rule, or an empty <{tag}></{tag}> if none applies.
+"""
+
+
+def wants_dedup(instructions: str) -> bool:
+    """The goals mention duplicates at all (the model then decides whether they ask to remove them)."""
+    return bool(re.search(r"\bduplicat|\bdedup", instructions or "", re.I))
+
+
+def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int) -> str:
+    """The planning prompt: the run's static prefix, the candidate rules, the task."""
+    shown = format_steps(candidates) if candidates else "(none found)"
+    return prefix + _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG)
+
+
+def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | None, list[str]]:
+    """The steps the model's reply keeps (only known fields) and why any were refused; None: no plan in it."""
+    m = re.search(rf"<{PLAN_TAG}\b[^>]*>(.*?)(?:</{PLAN_TAG}\s*>|\Z)", reply or "", re.S | re.I)
+    if m is None and "<cross_row_step" not in (reply or ""):
+        return None, ["the reply had no <" + PLAN_TAG + ">"]
+    return parse_steps(m.group(1) if m else reply or "", fields)
+
+
+def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None
+                   ) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+    """Keep each step that changes the sample and makes no field worse; (kept, [(step, reason)])."""
+    kept: list[CrossRowStep] = []
+    refused: list[tuple[str, str]] = []
+    current = [r for r in sample if isinstance(r, dict)]
+    for step in steps:
+        after = apply_steps(kept + [step], [r for r in sample if isinstance(r, dict)])
+        if after == current:
+            refused.append((format_steps([step]), "it changes nothing on the sample"))
+            continue
+        if step.kind != "dedup":
+            worse = judge_holdout(current, after, expectations or {})
+            if worse:
+                refused.append((format_steps([step]), worse.replace("On records you were not shown it made",
+                                                                     "On the sample it made")))
+                continue
+        kept.append(step)
+        current = after
+    return kept, refused

@@ -1,0 +1,219 @@
+"""Cross-row steps: fit/transform semantics, the model's XML, discovery in a sample, and the cleaner's plan."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+
+import pytest
+
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.cross_row import CrossRowStep, apply_steps, fit, format_steps, iter_apply, parse_steps
+from recursive_cleaner.cross_row_plan import choose_steps, discover_steps, validate_steps, wants_dedup
+from tests.fakes import CLEAN_REPLY, FakeBackend
+
+HOSPITALS = [("10001", "mercy hospital", "birmingham"), ("10002", "st vincent", "florence"),
+             ("10003", "city clinic", "mobile")]
+
+
+def hospital_rows(n_per=6):
+    rows = []
+    for pid, name, city in HOSPITALS:
+        for m in range(n_per):
+            rows.append({"provider": pid, "name": name, "city": city, "measure": f"m-{m}", "score": f"{50 + m}%"})
+    rows[1]["city"] = "birmxngham"      # typo inside a group
+    rows[8]["name"] = "st vxncent"      # typo inside a group
+    rows[14]["provider"] = "1000x"      # typo in the key itself
+    rows[14]["city"] = "mobxle"
+    return rows
+
+
+# --------------------------------------------------------------------------- semantics
+def test_majority_repairs_values_that_disagree_with_their_key_group():
+    rows = hospital_rows()
+    out = apply_steps([CrossRowStep("majority", key=("provider",), fields=("name", "city"))], rows)
+    assert out[1]["city"] == "birmingham" and out[8]["name"] == "st vincent"
+    # its key has a typo: the row joins the close key whose group it matches (same name), key repaired too
+    assert out[14]["city"] == "mobile" and out[14]["provider"] == "10003"
+    assert [r["score"] for r in out] == [r["score"] for r in rows]  # other fields untouched
+
+
+def test_a_mistyped_key_that_matches_no_group_is_left_alone():
+    rows = hospital_rows()
+    rows[14].update(name="other clinic", city="elsewhere")
+    out = apply_steps([CrossRowStep("majority", key=("provider",), fields=("name", "city"))], rows)
+    assert out[14] == rows[14]
+
+
+def test_vocabulary_on_the_key_lets_a_mistyped_row_join_its_group():
+    rows = [{"code": "scip-inf-1", "name": "antibiotic on time"}] * 5 + \
+        [{"code": "pn-3b", "name": "blood culture"}] * 5 + [{"code": "scip-xnf-1", "name": "antibiotic on txme"}]
+    steps = [CrossRowStep("vocabulary", fields=("code",)),
+             CrossRowStep("majority", key=("code",), fields=("name",))]
+    out = apply_steps(steps, rows)
+    assert out[-1] == {"code": "scip-inf-1", "name": "antibiotic on time"}
+
+
+def test_majority_needs_a_clear_majority():
+    rows = [{"k": 1, "v": "a"}, {"k": 1, "v": "b"}, {"k": 2, "v": "c"}, {"k": 2, "v": "c"}, {"k": 2, "v": "d"}]
+    out = apply_steps([CrossRowStep("majority", key=("k",), fields=("v",))], rows)
+    assert [r["v"] for r in out] == ["a", "b", "c", "c", "c"]  # a 1-1 tie is left alone
+
+
+def test_vocabulary_leaves_well_formed_numbers_and_ambiguous_spellings_alone():
+    rows = [{"id": "408"}] * 10 + [{"id": "409"}] + [{"c": "boston"}] * 5 + [{"c": "bostan"}] * 5 + [{"c": "bostxn"}]
+    out = apply_steps([CrossRowStep("vocabulary", fields=("id", "c"))], rows)
+    assert out[10]["id"] == "409"  # two numbers are two values
+    assert out[-1]["c"] == "bostxn"  # as close to boston as to bostan, and they are equally common
+
+
+def test_dedup_keeps_the_first_record_of_each_normalised_key():
+    rows = [{"email": "A@x.com ", "n": 1}, {"email": "b@x.com", "n": 2}, {"email": "a@X.COM", "n": 3},
+            {"email": None, "n": 4}, {"email": None, "n": 5}]
+    out = apply_steps([CrossRowStep("dedup", key=("email",))], rows)
+    assert [r["n"] for r in out] == [1, 2, 4, 5]  # records without a key are kept
+
+
+def test_two_passes_over_a_stream_keep_memory_per_key():
+    def stream():
+        for i in range(3000):
+            yield {"k": i % 3, "v": "good" if i % 50 else "bad"}
+    step = CrossRowStep("majority", key=("k",), fields=("v",))
+    fitted = fit([step], stream())
+    assert len(fitted.groups[0]) == 3  # one entry per key, not per row
+    assert all(r["v"] == "good" for r in iter_apply(fitted, stream()))
+    assert fitted.changed[(0, "v")] == 60
+
+
+def test_step_validation_and_round_trip():
+    with pytest.raises(ValueError, match="kind"):
+        CrossRowStep("sort")
+    with pytest.raises(ValueError, match="key"):
+        CrossRowStep("majority", fields=("a",))
+    step = CrossRowStep("majority", key=("k",), fields=("a", "b"))
+    assert CrossRowStep.from_dict(step.to_dict()) == step
+    assert "for each k" in step.describe()
+
+
+# --------------------------------------------------------------------------- the model's XML
+def test_parse_steps_accepts_good_tags_and_explains_bad_ones():
+    text = ('<cross_row_step kind="majority" key="provider" fields="name, city"/>\n'
+            "<cross_row_step kind='dedup' key='email'>\n"
+            '<cross_row_step kind="majority" key="provider" fields="nope"/>\n'
+            '<cross_row_step kind="explode" key="x"/>\n'
+            '<cross_row_step kind="majority" key="city" fields="city"/>')
+    steps, problems = parse_steps(text, ["provider", "name", "city", "email"])
+    assert steps == [CrossRowStep("majority", key=("provider",), fields=("name", "city")),
+                     CrossRowStep("dedup", key=("email",))]
+    assert len(problems) == 3 and "unknown field(s) nope" in problems[0]
+    assert parse_steps(format_steps(steps), None)[0] == steps
+
+
+def test_choose_steps_tells_an_empty_plan_from_no_plan():
+    assert choose_steps("<cross_row_plan></cross_row_plan>", ["a"]) == ([], [])
+    chosen, problems = choose_steps("I do not know", ["a"])
+    assert chosen is None and problems
+
+
+# --------------------------------------------------------------------------- discovery
+def test_discovery_finds_the_keys_and_their_dependent_fields():
+    steps = discover_steps(hospital_rows())
+    assert steps[0].kind == "vocabulary" and "provider" in steps[0].fields
+    majority = steps[1]
+    assert majority.key == ("provider",) and set(majority.fields) == {"name", "city"}
+    assert {s.key for s in steps[1:]} == {("provider",), ("measure",)}  # each measure has one score here
+
+
+def test_discovery_does_not_use_times_or_decimals_as_keys():
+    rows = [{"t": f"{h}:00 p.m.", "flight": f"AA-{i}", "x": f"{h}.5"} for i in range(30) for h in (1, 2)]
+    assert discover_steps(rows) == []
+
+
+def test_validation_refuses_steps_that_change_nothing_or_make_a_field_worse():
+    rows = hospital_rows()
+    useless = CrossRowStep("majority", key=("provider",), fields=("measure",))
+    good = CrossRowStep("majority", key=("provider",), fields=("name", "city"))
+    kept, refused = validate_steps([useless, good], rows)
+    assert kept == [good] and "changes nothing" in refused[0][1]
+    dates = [{"k": i % 2, "d": "2024-01-0%d" % (1 + i % 9)} for i in range(20)]
+    kept, refused = validate_steps([CrossRowStep("vocabulary", fields=("d",))], dates)
+    assert kept == [] and refused
+
+
+def test_wants_dedup():
+    assert wants_dedup("Remove duplicates by email") and not wants_dedup("phones to E.164")
+
+
+# --------------------------------------------------------------------------- through DataCleaner
+def _write(tmp_path, rows):
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location("cf_cross_row", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_cleaner_writes_the_steps_the_model_confirms(tmp_path):
+    rows = hospital_rows()
+    plan = ('<cross_row_plan><cross_row_step kind="vocabulary" fields="provider"/>'
+            '<cross_row_step kind="majority" key="provider" fields="name, city"/></cross_row_plan>')
+    backend = FakeBackend(lambda p: plan if "RULES ACROSS ROWS" in p else CLEAN_REPLY)
+    events = []
+    result = DataCleaner(backend, str(_write(tmp_path, rows)), chunk_size=9, instructions="The same provider has "
+                         "the same name and city.", output_path=str(tmp_path / "cf.py"), on_progress=events.append,
+                         sleep=lambda s: None).run()
+    assert [s["kind"] for s in result.cross_row] == ["majority"]  # the vocabulary step changed nothing: refused
+    assert any("changes nothing" in reason for _, reason in result.rejected)
+    planned = [e for e in events if e["type"] == "cross_row_planned"][0]
+    assert planned["source"] == "model"
+    prompt = [p for p in backend.history if "RULES ACROSS ROWS" in p][0]
+    assert 'key="provider"' in prompt  # the library's candidates were shown
+    cleaned = _load(tmp_path / "cf.py").clean_dataset(rows)
+    assert cleaned[1]["city"] == "birmingham" and cleaned[14]["city"] == "mobile"
+    assert "Cross-row steps" in (tmp_path / "cleaning_report.md").read_text()
+
+
+def test_an_unusable_plan_reply_falls_back_to_the_checked_candidates(tmp_path):
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(_write(tmp_path, hospital_rows())), chunk_size=9,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    # measure -> score holds but changes nothing here, so only the provider step is written
+    assert [tuple(s["key"]) for s in result.cross_row] == [("provider",)]
+
+
+def test_a_dedup_step_removes_duplicates_that_sit_in_different_chunks(tmp_path):
+    rows = [{"id": i, "email": f"user{i % 6}@x.com" if i < 6 else f"USER{i - 6}@X.com "} for i in range(12)]
+    plan = '<cross_row_plan><cross_row_step kind="dedup" key="email" normalize="casefold"/></cross_row_plan>'
+    backend = FakeBackend(lambda p: plan if "RULES ACROSS ROWS" in p else CLEAN_REPLY)
+    result = DataCleaner(backend, str(_write(tmp_path, rows)), chunk_size=6, instructions="Remove duplicates by email.",
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert result.chunks_total == 2 and result.cross_row[0]["kind"] == "dedup"
+    cleaned = _load(tmp_path / "cf.py").clean_dataset(rows)
+    assert [r["id"] for r in cleaned] == [0, 1, 2, 3, 4, 5]  # each duplicate pair spans the two chunks
+
+
+def test_no_candidates_and_no_duplicates_in_the_goals_cost_no_call(tmp_path):
+    rows = [{"id": i, "v": f"x{i}"} for i in range(12)]
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(_write(tmp_path, rows)), chunk_size=12, output_path=str(tmp_path / "cf.py"),
+                         sleep=lambda s: None).run()
+    assert result.cross_row == [] and not any("RULES ACROSS ROWS" in p for p in backend.history)
+    assert "CROSS_ROW_STEPS" not in (tmp_path / "cf.py").read_text()
+    off = FakeBackend(default=CLEAN_REPLY)
+    DataCleaner(off, str(_write(tmp_path, hospital_rows())), chunk_size=9, cross_row=False,
+                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert not any("RULES ACROSS ROWS" in p for p in off.history)
+
+
+def test_generated_module_documents_each_step():
+    from recursive_cleaner.output import render_module
+    src = render_module([{"name": "f", "docstring": "d", "code": "def f(record):\n    return record"}],
+                        cross_row=[CrossRowStep("dedup", key=("email",)).to_dict()])
+    assert "# drop records whose email (casefold) was seen before; keep the first" in src
+    assert textwrap.dedent("def clean_dataset(records):") in src
