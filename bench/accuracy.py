@@ -158,6 +158,34 @@ def generate(
         return result, telemetry, seconds, f.read()
 
 
+def cross_row_steps(source: str) -> list[dict]:
+    """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left out.
+
+    Dropping rows would break the cell-by-position comparison, so dedup steps are not scored.
+    """
+    import ast
+
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CROSS_ROW_STEPS" for t in node.targets):
+            return [s for s in ast.literal_eval(node.value) if s.get("kind") != "dedup"]
+    return []
+
+
+def apply_cross_row(steps: list[dict], keys: list[str], rows: list[list[str]]) -> list[list[str]]:
+    """The library's two-pass cross-row code over the repaired rows (trusted: the steps are data)."""
+    from recursive_cleaner.cross_row import CrossRowStep, apply_steps
+
+    records = [dict(zip(keys, row)) for row in rows]
+    out = apply_steps([CrossRowStep.from_dict(s) for s in steps], records)
+    return [[scoring.to_csv_text(r.get(k)) for k in keys] for r in out]
+
+
+def _score_written(path: str, dirty: list, clean: list, rows: list, normalize) -> Any:
+    """Write the repaired table as CSV, read it back and score what the file holds."""
+    scoring.write_csv_table(path, [dirty[0]] + rows)
+    return scoring.score_tables(dirty, clean, scoring.read_csv_table(path), header=True, normalize=normalize)
+
+
 def apply_clean_data(
     source: str, records: list, *, batch_size: int = 500, timeout: float = 60.0
 ) -> tuple[list, list[str | None]]:
@@ -306,11 +334,14 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
             failed += 1
             continue  # keeps its dirty values
         repaired[i] = [scoring.to_csv_text(cleaned.get(k)) for k in keys]  # a dropped key is written as ""
+    normalize = scoring.raha_normalize if args.raha_normalize else None
+    per_record = None
+    steps = cross_row_steps(source)
+    if steps:  # score clean_data alone too, then run the cross-row steps over every row (row count kept)
+        per_record = _score_written(os.path.join(out, "repaired_per_record.csv"), dirty, clean, repaired, normalize)
+        repaired = apply_cross_row(steps, keys, repaired)
     repaired_path = os.path.join(out, "repaired.csv")
-    scoring.write_csv_table(repaired_path, [dirty[0]] + repaired)
-    back = scoring.read_csv_table(repaired_path)  # score what the CSV file holds
-    score = scoring.score_tables(dirty, clean, back, header=True,
-                                 normalize=scoring.raha_normalize if args.raha_normalize else None)
+    score = _score_written(repaired_path, dirty, clean, repaired, normalize)
 
     seconds = gen_seconds + apply_seconds
     summary = {
@@ -322,6 +353,7 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         "parse_errors": tel.parse_errors, "validation_failures": tel.validation_failures,
         "not_clean": tel.not_clean, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "raha_normalize": args.raha_normalize, **score.to_dict(),
+        "cross_row_steps": steps, "per_record_only": per_record.to_dict() if per_record else None,
     }
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
@@ -335,6 +367,9 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     print(f"changed cells    {score.changed_cells}")
     print(f"correct repairs  {score.correct_repairs}")
     print(f"broken cells     {score.broken_cells}")
+    if per_record is not None:
+        print(f"clean_data only  precision={fmt(per_record.precision)} recall={fmt(per_record.recall)} "
+              f"f1={fmt(per_record.f1)} broken={per_record.broken_cells} (before the {len(steps)} cross-row step(s))")
     print(f"cell accuracy    {fmt(score.cell_accuracy)} (dirty file: {fmt(score.dirty_accuracy)})")
     print(f"rows not cleaned {failed} (clean_data raised or returned no dict; kept dirty)")
     print(f"llm calls        {tel.calls} ({tel.parse_errors} parse errors, {tel.validation_failures} rejected functions, "
