@@ -95,13 +95,15 @@ def call_llm(
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
     attempt failed or the backend returned something other than a str. An exception with
-    ``retryable = False`` (e.g. a prompt too long for the context) is not retried.
+    ``retryable = False`` (e.g. a prompt too long for the context) is not retried; Ctrl-C
+    (KeyboardInterrupt) propagates at once, unwrapped.
     """
     retrying = Retrying(
         stop=stop_after_attempt(max(1, attempts)),
         wait=wait_exponential(min=wait_min, max=wait_max),
         sleep=sleep,
-        retry=retry_if_exception(lambda exc: getattr(exc, "retryable", True)),
+        # Ctrl-C (KeyboardInterrupt) and other BaseExceptions are never retried: they propagate as they are.
+        retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)),
         reraise=False,
     )
     tries = 0

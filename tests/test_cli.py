@@ -1,0 +1,415 @@
+"""The command line (click's CliRunner, the shared FakeBackend) and the live progress display."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from backends import BackendError
+from recursive_cleaner import cli as cli_module
+from recursive_cleaner import cleaner as cleaner_module
+from recursive_cleaner import progress as progress_module
+from recursive_cleaner.cli import cli
+from recursive_cleaner.progress import LiveProgress
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = [{"id": i, "email": e, "status": "active"}
+        for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com", "E@X.com", "f@x.com"])]
+EMAIL = textwrap.dedent('''\
+    def lower_emails(record):
+        record = dict(record)
+        record["email"] = str(record.get("email", "")).strip().lower()
+        return record''')
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
+
+
+def _runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click 8.1
+    except TypeError:
+        return CliRunner()  # click >= 8.2 keeps stderr apart
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A temporary working folder with a small JSONL file (two chunks of 3)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return tmp_path
+
+
+@pytest.fixture
+def use(monkeypatch):
+    """use(backend): the CLI's -b resolves to this backend; the specs asked for are recorded."""
+    def install(backend):
+        specs: list[str] = []
+
+        def make(spec):
+            specs.append(spec)
+            return backend
+        monkeypatch.setattr(cli_module, "make_backend", make)
+        return specs
+    return install
+
+
+def invoke(*args: str):
+    return _runner().invoke(cli, list(args))
+
+
+def one_error_line(result, code: int = 1) -> str:
+    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines), no traceback."""
+    assert result.exit_code == code, (result.exit_code, result.output, result.stderr)
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]  # progress lines
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ") and "Traceback" not in result.stderr
+    return lines[0]
+
+
+def _scripted(*replies, default=CLEAN_REPLY):
+    return FakeBackend(list(replies), default=default, usage=USAGE)
+
+
+# ---------------------------------------------------------------------------- help and wiring
+def test_help_lists_every_command_and_each_command_has_help():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("generate", "analyze", "resume", "apply", "report"):
+        assert command in result.output
+        sub = invoke(command, "--help")
+        assert sub.exit_code == 0 and "Usage:" in sub.output, command
+    assert "--holdout" in invoke("generate", "--help").output
+    assert "--reject-file" in invoke("apply", "--help").output
+
+
+def test_console_script_and_python_dash_m():
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["recursive-cleaner"] == "recursive_cleaner.cli:main"
+    assert any(d.startswith("click") for d in project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert extras["progress"] == ["rich>=13"] and any("progress" in d for d in extras["dev"])
+    out = subprocess.run([sys.executable, "-m", "recursive_cleaner", "--help"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0 and "generate" in out.stdout and "python -m recursive_cleaner" in out.stdout
+
+
+# ---------------------------------------------------------------------------- generate / analyze
+def test_generate_writes_functions_report_and_plain_progress(work, use):
+    specs = use(_scripted(make_reply("lower_emails", EMAIL)))
+    (work / "goals.txt").write_text("email: lower case")
+    result = invoke("generate", "crm.jsonl", "-i", "@goals.txt", "--chunk-size", "3", "-b", "ollama:m")
+    assert result.exit_code == 0, result.stderr
+    assert specs == ["ollama:m"]
+    assert "wrote cleaning_functions.py: 1 function(s) lower_emails" in result.stdout
+    assert "chunks 2/2" in result.stdout and "report cleaning_report.md" in result.stdout
+    assert "def lower_emails" in (work / "cleaning_functions.py").read_text()
+    assert (work / "cleaning_report.md").is_file()
+    # not a terminal: plain progress lines on stderr
+    assert "chunk 1/2 (3 records)" in result.stderr and "+ accepted lower_emails" in result.stderr
+    assert "records/s" in result.stderr and "ETA" in result.stderr and "done in" in result.stderr
+
+
+def test_generate_passes_its_options_to_the_cleaner(work, use, monkeypatch):
+    seen = {}
+    original = cleaner_module.DataCleaner.__init__
+
+    def spy(self, backend, file_path, **kwargs):
+        seen.update(kwargs, file_path=file_path)
+        original(self, backend, file_path, **kwargs)
+
+    monkeypatch.setattr(cleaner_module.DataCleaner, "__init__", spy)
+    use(_scripted())
+    result = invoke("generate", "crm.jsonl", "-i", "fix it", "--chunk-size", "2", "--max-iterations", "2",
+                    "--holdout", "0.3", "--sampling", "stratified", "--stratify-field", "status", "--seed", "7",
+                    "--track-metrics", "--no-early-termination", "--report", "", "-o", "out/cf.py",
+                    "--state", "st.json", "--llm-attempts", "2", "--progress", "off")
+    assert result.exit_code == 0, result.stderr
+    assert seen["file_path"] == "crm.jsonl" and seen["instructions"] == "fix it"
+    assert (seen["chunk_size"], seen["max_iterations"], seen["holdout_ratio"]) == (2, 2, 0.3)
+    assert (seen["sampling_strategy"], seen["stratify_field"], seen["seed"]) == ("stratified", "status", 7)
+    assert seen["track_metrics"] is True and seen["early_termination"] is False and seen["dry_run"] is False
+    assert seen["report_path"] is None and seen["output_path"] == "out/cf.py" and seen["state_file"] == "st.json"
+    assert seen["llm_attempts"] == 2 and seen["on_progress"] is None
+    assert (work / "out" / "cf.py").is_file() and (work / "st.json").is_file()
+    assert result.stderr == ""  # --progress off
+
+
+def test_analyze_reports_issues_and_writes_no_code(work, use):
+    use(_scripted(default=make_reply(status="clean", issues=(("Emails are in mixed case", False),))))
+    for args in (("analyze",), ("generate", "--dry-run")):
+        result = invoke(*args, "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
+        assert result.exit_code == 0, result.stderr
+        assert "found" in result.stdout and "issue(s)" in result.stdout
+        assert not (work / "cleaning_functions.py").exists()
+        assert "Emails are in mixed case" in (work / "cleaning_report.md").read_text()
+        assert "issue(s) found" in result.stderr
+
+
+def test_usage_errors_exit_2():
+    assert invoke("generate").exit_code == 2  # FILE missing
+    assert invoke("generate", "x.jsonl", "--chunk-size", "0").exit_code == 2
+    assert invoke("frobnicate").exit_code == 2
+    version = invoke("--version")
+    assert version.exit_code == 0 and "recursive-cleaner, version" in version.output
+
+
+def test_stratified_without_field_and_unknown_backend_are_usage_errors(work):
+    result = invoke("generate", "crm.jsonl", "--sampling", "stratified")
+    assert result.exit_code == 2 and "--stratify-field" in result.stderr
+    result = invoke("generate", "crm.jsonl", "-b", "nosuch:model")  # the real backend registry
+    assert result.exit_code == 2 and "unknown backend 'nosuch:model'" in result.stderr
+
+
+# ---------------------------------------------------------------------------- errors: one line, exit 1
+def test_missing_data_file(work, use):
+    use(_scripted())
+    assert one_error_line(invoke("generate", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
+    assert one_error_line(invoke("analyze", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
+
+
+def test_missing_instructions_file(work, use):
+    use(_scripted())
+    line = one_error_line(invoke("generate", "crm.jsonl", "-i", "@goals.txt"))
+    assert line == "Error: instructions file not found: goals.txt"
+
+
+def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch):
+    def missing(spec):
+        raise ModuleNotFoundError("No module named 'xllamacpp'", name="xllamacpp")
+
+    monkeypatch.setattr(cli_module, "make_backend", missing)
+    line = one_error_line(invoke("generate", "crm.jsonl"))
+    assert "xllamacpp" in line and "pip install 'recursive-cleaner[local]'" in line
+    # what the local backend really raises when its runtime is absent: the hint reaches the shell
+    use(FakeBackend([BackendError("no local model runtime is installed: pip install 'recursive-cleaner[local]'")]))
+    line = one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
+    assert "pip install 'recursive-cleaner[local]'" in line
+
+
+def test_dead_server_then_resume_finishes_the_run(work, use):
+    # chunk 1 (clean: one open-ended call) gets its answer, then the server dies: exit 1, one line,
+    # and the state file keeps chunk 1
+    (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
+    use(FakeBackend([CLEAN_REPLY, ConnectionRefusedError(111, "Connection refused")]))
+    line = one_error_line(invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json",
+                                 "--llm-attempts", "1", "-b", "openai:m@http://127.0.0.1:9/v1"))
+    assert "LLM backend failed after 1 attempt(s)" in line and "Connection refused" in line
+    assert "recursive-cleaner resume st.json -b openai:m@http://127.0.0.1:9/v1" in line
+    assert json.loads((work / "st.json").read_text())["last_completed_chunk"] == 0
+    summary = invoke("report", "st.json")
+    assert summary.exit_code == 0 and "1/2 chunks done" in summary.stdout and "resume st.json" in summary.stdout
+
+    specs = use(_scripted())
+    result = invoke("resume", "st.json", "-b", "ollama:m")
+    assert result.exit_code == 0, result.stderr
+    assert specs == ["ollama:m"]
+    assert "chunks 1/2 (resumed after chunk 1)" in result.stdout and "chunk 2/2" in result.stderr
+    assert (work / "cleaning_functions.py").is_file()
+    assert "2/2 chunks done" in invoke("report", "st.json").stdout
+
+
+def test_bad_or_missing_state_file(work, use):
+    use(_scripted())
+    assert one_error_line(invoke("resume", "gone.json")) == "Error: state file not found: gone.json"
+    (work / "bad.json").write_text("{not json")
+    assert "is not valid JSON" in one_error_line(invoke("resume", "bad.json"))
+    assert "is not valid JSON" in one_error_line(invoke("report", "bad.json"))
+    (work / "old.json").write_text(json.dumps({"version": "0.2.0"}))
+    assert "is missing 'file_path'" in one_error_line(invoke("resume", "old.json"))
+    # a state file of another job given to generate
+    (work / "other.jsonl").write_text(json.dumps({"a": 1}) + "\n")
+    assert invoke("generate", "other.jsonl", "--state", "st.json", "--progress", "off").exit_code == 0
+    assert "belongs to" in one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"))
+
+
+def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
+    (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
+    specs = use(FakeBackend([CLEAN_REPLY, KeyboardInterrupt()]))
+    result = invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json")
+    line = one_error_line(result, code=130)
+    assert "interrupted" in line and "recursive-cleaner resume st.json" in line
+    assert specs == ["local"]
+
+
+def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
+    fake = FakeBackend([KeyboardInterrupt()], default=CLEAN_REPLY)
+    use(fake)
+    line = one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"), code=130)
+    assert fake.calls == 1
+    assert line == "Error: interrupted"  # no chunk finished: nothing to resume
+
+
+def test_debug_shows_the_traceback(work, use):
+    use(_scripted())
+    for args in (("--debug", "generate", "nope.jsonl"), ("generate", "nope.jsonl", "--debug")):
+        result = invoke(*args)
+        assert result.exit_code == 1
+        assert "Traceback (most recent call last)" in result.stderr and "FileNotFoundError" in result.stderr
+        assert result.stderr.strip().splitlines()[-1] == "Error: data file not found: nope.jsonl"
+
+
+def test_unexpected_error_is_one_line_with_its_type(work, use):
+    use(FakeBackend(lambda prompt: 42))  # not a str: LLMCallError
+    assert "TypeError" in one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
+
+
+# ---------------------------------------------------------------------------- apply, report
+FUNCS = textwrap.dedent('''\
+    def clean_data(record):
+        if record["id"] == 4:
+            raise ValueError("no four")
+        record["email"] = record["email"].lower()
+        return record''')
+
+
+def test_apply_writes_the_cleaned_file(work):
+    (work / "cf.py").write_text(FUNCS.replace('        raise ValueError("no four")\n', "        pass\n"))
+    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--workers", "1")
+    assert result.exit_code == 0, result.stderr
+    assert "wrote clean.jsonl: 6 of 6 records" in result.stdout and "sandboxed" in result.stdout
+    emails = [json.loads(line)["email"] for line in (work / "clean.jsonl").read_text().splitlines()]
+    assert emails == [r["email"].lower() for r in ROWS]
+    assert "applied 6 records" in result.stderr
+
+
+def test_apply_trusted_with_reject_file(work):
+    (work / "cf.py").write_text(FUNCS)
+    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--trusted", "--workers", "1",
+                    "--reject-file", "rejects.jsonl", "--batch-size", "2")
+    assert result.exit_code == 0, result.stderr
+    assert "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout and "trusted" in result.stdout
+    rejected = [json.loads(line) for line in (work / "rejects.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in rejected] == [4] and "no four" in rejected[0]["error"]
+
+
+def test_apply_errors(work):
+    assert one_error_line(invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl")) == \
+        "Error: functions file not found: cf.py"
+    (work / "cf.py").write_text("import os\ndef clean_data(record):\n    return record\n")
+    assert one_error_line(invoke("apply", "cf.py", "gone.jsonl", "-o", "x.jsonl")) == \
+        "Error: data file not found: gone.jsonl"
+    assert "refused by the safety policy" in one_error_line(
+        invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl", "--workers", "1"))
+    assert invoke("apply", "cf.py", "crm.jsonl").exit_code == 2  # -o is required
+
+
+def test_report_prints_a_markdown_report(work):
+    (work / "cleaning_report.md").write_text("# Cleaning report\n\nAll good.\n")
+    result = invoke("report")
+    assert result.exit_code == 0 and result.stdout == "# Cleaning report\n\nAll good.\n"
+    assert one_error_line(invoke("report", "nothing.md")) == "Error: report or state file not found: nothing.md"
+
+
+# ---------------------------------------------------------------------------- LiveProgress
+EVENTS = [
+    {"type": "chunk_start", "chunk_index": 0, "total_chunks": 2, "records": 3},
+    {"type": "iteration", "chunk_index": 0, "total_chunks": 2, "iteration": 1},
+    {"type": "llm_call", "chunk_index": 0, "total_chunks": 2, "latency_ms": 1500.0, "prompt_tokens": 900,
+     "completion_tokens": 100},
+    {"type": "function_generated", "chunk_index": 0, "total_chunks": 2, "function_name": "fix_a", "field": "a"},
+    {"type": "llm_call", "chunk_index": 0, "total_chunks": 2, "latency_ms": 900.0, "prompt_tokens": 0,
+     "completion_tokens": 0},
+    {"type": "validation_failed", "chunk_index": 0, "total_chunks": 2, "function_name": "fix_b", "error": "boom"},
+    {"type": "chunk_done", "chunk_index": 0, "total_chunks": 2, "status": "clean"},
+    {"type": "chunk_start", "chunk_index": 1, "total_chunks": 2, "records": 3},
+    {"type": "parse_error", "chunk_index": 1, "total_chunks": 2, "error": "no XML"},
+    {"type": "chunk_done", "chunk_index": 1, "total_chunks": 2, "status": "max_iterations"},
+    {"type": "complete", "total_chunks": 2, "functions": 1, "llm_calls": 2, "prompt_tokens": 900,
+     "completion_tokens": 100},
+]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_live_progress_plain_lines_and_tally():
+    out = io.StringIO()
+    progress = LiveProgress(out, clock=_Clock())
+    assert progress.live is False  # a StringIO is not a terminal
+    for event in EVENTS:
+        progress(event)
+    t = progress.tally
+    assert (t.accepted, t.rejected, t.unusable, t.calls, t.tokens, t.chunks_done, t.records) == (1, 1, 1, 2, 1000, 2,
+                                                                                                  6)
+    text = out.getvalue()
+    assert "chunk 1/2 (3 records)" in text and "+ accepted fix_a (a)" in text and "- rejected fix_b: boom" in text
+    assert "chunk 1/2 clean · functions 1 accepted, 1 rejected · model 2 calls, 1000 tokens" in text
+    assert "ETA 0:00:" in text and "done in" in text
+
+
+def test_live_progress_draws_the_rich_bar():
+    pytest.importorskip("rich")
+    out = io.StringIO()
+    with LiveProgress(out, live=True, clock=_Clock()) as progress:
+        for event in EVENTS:
+            progress(event)
+    text = out.getvalue()  # a file gets the final frame
+    assert "100%" in text and "2/2 chunks" in text and "functions 1 accepted, 1 rejected" in text
+    assert "━" in text
+
+
+def test_live_progress_without_rich(monkeypatch):
+    monkeypatch.setattr(progress_module, "rich_available", lambda: False)
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert LiveProgress(Tty()).live is False  # falls back to plain lines
+    with pytest.raises(ImportError, match=r"recursive-cleaner\[progress\]"):
+        LiveProgress(live=True)
+    assert "pip install 'recursive-cleaner[progress]'" in cli_module.error_message(
+        ImportError("the live progress bar needs rich: pip install 'recursive-cleaner[progress]'", name="rich"))
+
+
+def test_live_progress_on_apply_events():
+    out = io.StringIO()
+    with LiveProgress(out, clock=_Clock()) as progress:
+        progress({"type": "apply_progress", "records_in": 2000, "records_out": 2000, "failed": 3,
+                  "skipped_input": 1, "seconds": 2.0})
+    assert "applied 2,000 records · 3 failed · 1 bad input lines skipped · 1,000 records/s" in out.getvalue()
+
+
+# ---------------------------------------------------------------------------- a real terminal
+PTY_SCRIPT = textwrap.dedent('''\
+    import sys
+    sys.path.insert(0, {root!r})
+    from recursive_cleaner import cli
+    from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+    EMAIL = {email!r}
+    cli.make_backend = lambda spec: FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY,
+                                                usage={{"prompt_tokens": 100, "completion_tokens": 20}})
+    sys.exit(cli.main(["generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3"]))
+''')
+
+
+def test_progress_bar_in_a_real_terminal(work):
+    pexpect = pytest.importorskip("pexpect", reason="pexpect is in the dev extra")
+    pytest.importorskip("rich", reason="rich (the progress extra) is in the dev extra")
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(sys.executable, ["-c", PTY_SCRIPT.format(root=str(ROOT), email=EMAIL)], cwd=str(work),
+                          env=env, encoding="utf-8", timeout=120, dimensions=(30, 100))
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = child.before
+    assert child.exitstatus == 0, screen
+    assert "━" in screen and "100%" in screen and "2/2 chunks" in screen
+    assert "functions 1 accepted" in screen
+    assert "wrote cleaning_functions.py: 1 function(s) lower_emails" in screen
+    assert "[     0s] chunk" not in screen  # the bar, not the plain lines
