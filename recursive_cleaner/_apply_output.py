@@ -1,4 +1,7 @@
-"""apply's output side: files replaced atomically, and the JSONL / JSON / CSV writers (see apply's docstring)."""
+"""apply's output side: files replaced atomically, and the JSONL / JSON / CSV writers (see apply's docstring).
+
+The Parquet and Excel writers live in ``_tabular`` (their libraries are optional extras).
+"""
 
 from __future__ import annotations
 
@@ -123,5 +126,21 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter}
-"""Writer class per format: ``cls(binary_file, delimiter)``, then ``write(payload, count)``…, ``finish()``."""
+def _parquet_writer(out: BinaryIO, delimiter: str) -> Any:
+    from ._tabular import ParquetWriter  # pyarrow is imported only when Parquet is written
+
+    return ParquetWriter(out, delimiter)
+
+
+def _excel_writer(out: BinaryIO, delimiter: str) -> Any:
+    from ._tabular import ExcelWriter  # openpyxl is imported only when Excel is written
+
+    return ExcelWriter(out, delimiter)
+
+
+WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter, "parquet": _parquet_writer,
+           "excel": _excel_writer}
+"""Writer factory per format: ``cls(binary_file, delimiter)``, then ``write(payload, count)``…, ``finish()``.
+
+A writer raises ValueError for records its format cannot hold; apply_file turns it into ApplyError.
+"""

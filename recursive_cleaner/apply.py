@@ -6,9 +6,9 @@ input order without sorting, and at most ``2 × workers`` batches are in flight:
 depends on the batch size, never on the file size. JSONL batches are raw lines, parsed by
 the workers (this process only cuts lines, so it is not the bottleneck); lines that are not
 UTF-8, not JSON or not an object are skipped and reported with the reasons and line numbers
-``parsers.iter_records`` gives. CSV and JSON are read by ``parsers.iter_chunks``. Output goes
-to a temporary file beside the target, renamed over it at the end: a failed run leaves
-nothing at the target (and an existing target untouched).
+``parsers.iter_records`` gives. CSV, JSON, Parquet and Excel are read by
+``parsers.iter_chunks``. Output goes to a temporary file beside the target, renamed over it
+at the end: a failed run leaves nothing at the target (and an existing target untouched).
 
 Workers. By default (``trusted=False``) the file must pass the AST policy
 (``validation.check_code_safety``) and every worker is a
@@ -32,7 +32,9 @@ line; JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the firs
 record's keys followed by any new keys of the rest of the first batch, in order of first
 appearance. Keys first seen after the first batch are left out of the CSV and listed in
 ``ApplyResult.dropped_keys``; cells: None → empty, str as is, int/float via str(), bool,
-list and dict as JSON.
+list and dict as JSON. Parquet and Excel (optional extras ``parquet`` / ``excel``) follow the
+same header rule; Parquet column types are fixed by the first batch, and a later value that
+does not fit fails the run (ApplyError): see ``_tabular``.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ __all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records"]
 FUNCTION_NAME = "clean_data"
 _KEEP_SKIPS = 100
 _NL = b"\n"
-_FORMATS = ("jsonl", "csv", "json")
+_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
 # The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
 _BOOT = (
     "import os, sys, importlib.util as u; d = os.path.dirname(os.path.abspath(sys.argv[2])); "
@@ -89,7 +91,7 @@ class ApplyResult:
     workers: int = 0
     trusted: bool = False
     skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
-    dropped_keys: list[str] = field(default_factory=list)  # CSV only: keys first seen after the first batch
+    dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
 
     @property
     def records_per_s(self) -> float:
@@ -138,9 +140,16 @@ def apply_file(
         batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
     with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects:
         writer = WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
-        for payload, count in run.cleaned(batches, rejects):
-            writer.write(payload, count)
-        writer.finish()
+        try:
+            for payload, count in run.cleaned(batches, rejects):
+                try:
+                    writer.write(payload, count)
+                except ValueError as exc:  # a record the output format cannot hold (see _tabular)
+                    raise ApplyError(f"{output_path}: {exc}") from None
+            writer.finish()
+        except BaseException:
+            getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+            raise
     run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
     run.result.seconds = time.monotonic() - run.started
     return run.result

@@ -16,6 +16,7 @@ from .cross_row_plan import build_plan_prompt, choose_steps, discover_steps, val
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
+from .frames import materialize_input
 from .llm import LLMStats, call_llm
 from .metrics import ImprovementReport
 from .optimizer import TAGS_INSTRUCTION, ConsolidationResult, optimize_functions
@@ -51,7 +52,7 @@ class DataCleaner:
     def __init__(
         self,
         llm_backend: BackendLike | str,
-        file_path: str,
+        file_path: str | Any,
         chunk_size: int = 50,
         instructions: str = "",
         max_iterations: int = 5,
@@ -91,10 +92,11 @@ class DataCleaner:
     ) -> None:
         check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
         self.backend = resolve_backend(llm_backend)
+        file_path = materialize_input(file_path)  # a DataFrame or list of dicts becomes a JSONL file
         self.file_path = str(file_path)
         self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
         if mode == "structured" and self.fmt == "text":
-            raise ValueError(f"{file_path}: cannot read as structured data (use .jsonl, .csv or .json)")
+            raise ValueError(f"{file_path}: cannot read as structured data (use .jsonl, .csv, .json, .parquet or .xlsx)")
         self.mode = "text" if self.fmt == "text" else "structured"
         if self.mode == "text" and chunk_size == 50:
             chunk_size = _TEXT_DEFAULT_CHARS  # 50 is the records default; text is chunked by characters

@@ -9,6 +9,7 @@ records are known, measures cell accuracy. ``DataCleaner.get_improvement_report(
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -250,11 +251,31 @@ class ImprovementReport:
             lines.append(f"| **all cells** | | | | | {_pct(self.accuracy_before)} → {_pct(self.accuracy_after)} |")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        """Compact plain-text table (what ``print(report)`` shows)."""
+    def _title(self, arrow: str) -> str:
         title = f"{self.records} records, {self.rows_changed} rows changed"
         if self._has_truth():
-            title += f", accuracy {_pct(self.accuracy_before)} -> {_pct(self.accuracy_after)}"
+            title += f", accuracy {_pct(self.accuracy_before)}{arrow}{_pct(self.accuracy_after)}"
+        return title
+
+    def _repr_markdown_(self) -> str:
+        """Notebooks: the title line, then ``to_markdown()``."""
+        return f"**{self._title(' → ')}**" + ("\n\n" + self.to_markdown() if self.fields else "")
+
+    def _repr_html_(self) -> str:
+        """Notebooks: a small HTML table, one row per field, the title as caption."""
+        def row(cells: list[str], tag: str) -> str:
+            return "<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>"
+
+        body = [row(r, "td") for r in self._rows(" → ")]
+        if self._has_truth():
+            overall = f"{_pct(self.accuracy_before)} → {_pct(self.accuracy_after)}"
+            body.append(row(["all cells", "", "", "", "", overall], "td"))
+        return (f'<table class="recursive-cleaner-improvement"><caption>{html.escape(self._title(" → "))}</caption>'
+                f"<thead>{row(self._header(), 'th')}</thead><tbody>{''.join(body)}</tbody></table>")
+
+    def __str__(self) -> str:
+        """Compact plain-text table (what ``print(report)`` shows)."""
+        title = self._title(" -> ")
         if not self.fields:
             return title
         rows = [[c.lower() for c in self._header()]]

@@ -20,6 +20,12 @@
   result stays within ``2 * chunk_size``. With ``overlap=0`` joining the chunks gives back
   the text exactly; a file with no non-whitespace character gives no chunks.
 
+* Parquet (``.parquet``, ``.pq``; needs the ``parquet`` extra, pyarrow) and Excel
+  (``.xlsx``, ``.xlsm``, first sheet, header row; needs the ``excel`` extra, openpyxl): see
+  ``_tabular``. The library is imported only when such a file is read; without it the call
+  raises ModuleNotFoundError with the pip command. Values are made JSON-ready (dates as
+  ISO strings). ``.xls`` (the old binary format) is refused with a hint to save as .xlsx.
+
 Bad bytes raise InputEncodingError (an InputError) with ``path``, ``line`` and
 ``byte_offset``, except in JSONL, where the line is skipped and reported instead.
 """
@@ -51,11 +57,12 @@ __all__ = [
     "count_chunks",
 ]
 
-FORMATS = ("jsonl", "csv", "json", "text")
+FORMATS = ("jsonl", "csv", "json", "text", "parquet", "excel")
 BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
 
 _BOM = codecs.BOM_UTF8
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".json": "json"}
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".json": "json",
+               ".parquet": "parquet", ".pq": "parquet", ".xlsx": "excel", ".xlsm": "excel", ".xls": "excel"}
 _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that surrogateescape could not decode
 _JSONL_RECORD_START = re.compile(rb"\n[ \t\r]*\{")
 _SCANNER = json.JSONDecoder()  # its C scan_once decodes one value with no Python overhead
@@ -75,7 +82,7 @@ SkipCallback = Callable[[SkippedRecord], None]
 
 
 def detect_format(path: str) -> str:
-    """Format by extension: .jsonl/.ndjson, .csv/.tsv, .json; anything else is text."""
+    """Format by extension: .jsonl/.ndjson, .csv/.tsv, .json, .parquet/.pq, .xlsx/.xlsm/.xls; anything else is text."""
     return _EXTENSIONS.get(os.path.splitext(str(path))[1].lower(), "text")
 
 
@@ -100,6 +107,10 @@ def iter_records(
         return _iter_jsonl(path, on_skip, 0)
     if fmt == "csv":
         return _iter_csv(path, on_skip, "\t" if path.lower().endswith(".tsv") else ",")
+    if fmt in ("parquet", "excel"):
+        from . import _tabular  # the optional libraries are imported only for these formats
+
+        return _tabular.iter_parquet(path) if fmt == "parquet" else _tabular.iter_excel(path, on_skip)
     report = None if on_skip is None else (lambda line, reason: on_skip(SkippedRecord(path, line, reason)))
     return JsonRecordStream(_text_blocks(path, block_size), path, block_size, report).records()
 
@@ -133,13 +144,17 @@ def count_records(path: str, fmt: str | None = None, *, exact: bool = False, blo
 
     JSONL is counted by a binary scan for lines starting with ``{``; that equals the
     number of records unless such a line is malformed (pass ``exact=True`` to parse
-    every line instead).
+    every line instead). Parquet: the row count in the file's metadata.
     """
     path, fmt = _resolve(path, fmt)
     if fmt == "text":
         return sum(len(block) for block in _text_blocks(path, block_size))
     if fmt == "jsonl" and not exact:
         return _count_jsonl(path, block_size)
+    if fmt == "parquet":
+        from . import _tabular
+
+        return _tabular.count_parquet(path)
     return sum(1 for _ in iter_records(path, fmt, block_size=block_size))
 
 

@@ -51,7 +51,7 @@ def test_detect_format(name, fmt):
 
 
 def test_formats_constant():
-    assert FORMATS == ("jsonl", "csv", "json", "text")
+    assert FORMATS == ("jsonl", "csv", "json", "text", "parquet", "excel")
 
 
 def test_unknown_format_and_bad_chunk_size(tmp_path):

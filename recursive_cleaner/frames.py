@@ -1,0 +1,228 @@
+"""Notebook helpers: DataFrames and lists of dicts in, DataFrames, tables and charts out.
+
+pandas and matplotlib are imported only when a function needs them (``pip install
+'recursive-cleaner[pandas]'``, ``pip install matplotlib``); a missing one raises
+ModuleNotFoundError with the pip command.
+
+* ``materialize_input(data)``: a DataFrame or a list of dicts as a JSONL file the cleaner
+  reads (a path is returned unchanged). Values are made JSON-ready: NaN/None/NA/NaT → null,
+  numpy scalars → Python, timestamps → ISO strings (a datetime column whose values are all
+  at midnight → "YYYY-MM-DD"), Decimal → float. The index is not part of the records
+  (``df.reset_index()`` first to clean it). Column labels become strings.
+* ``apply_frame(functions_path, df)``: ``cleaning_functions.py`` applied to every row (the
+  sandboxed workers of ``apply_records``), a new DataFrame with the same index; columns in
+  the input's order, then new ones in order of first appearance.
+* ``improvement_frame(report)`` / ``plot_improvement(report)``: an ``ImprovementReport`` as
+  a per-field DataFrame / a bar chart of conformity before and after.
+* ``CleaningReport(path_or_text)``: ``cleaning_report.md`` shown inline in a notebook.
+
+``ImprovementReport`` itself renders inline (``_repr_html_``, ``_repr_markdown_``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from ._apply_output import dump_json
+from ._extras import require
+from ._tabular import plain_value
+from .apply import apply_records
+from .metrics import ImprovementReport
+
+__all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_frame", "plot_improvement",
+           "CleaningReport", "INPUT_DIR"]
+
+INPUT_DIR = "recursive_cleaner_inputs"
+"""Folder under the system temp dir where ``materialize_input`` writes when no workdir is given."""
+
+_SLICE = 10_000  # DataFrame rows converted at a time
+
+
+def _is_frame(data: Any) -> bool:
+    pandas = sys.modules.get("pandas")  # a DataFrame cannot exist unless pandas was imported
+    return pandas is not None and isinstance(data, pandas.DataFrame)
+
+
+def _labels(df: Any) -> dict[str, Any]:
+    """String key -> original column label; ValueError if two labels give the same key."""
+    labels: dict[str, Any] = {}
+    for label in df.columns:
+        key = str(label)
+        if key in labels:
+            raise ValueError(f"the DataFrame has two columns named {key!r}; rename one (records need unique keys)")
+        labels[key] = label
+    return labels
+
+
+def _column_values(series: Any) -> list:
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(series):
+        present = series.dropna()
+        dates_only = series.dt.tz is None and bool((present == present.dt.normalize()).all())
+        return [None if pd.isna(v) else (v.date().isoformat() if dates_only else v.isoformat()) for v in series]
+    return [plain_value(v) for v in series.tolist()]
+
+
+def frame_records(df: Any) -> Iterator[dict]:
+    """The rows of a DataFrame as JSON-ready dicts (string keys), converted a slice at a time."""
+    keys = list(_labels(df))
+    for start in range(0, len(df), _SLICE):
+        part = df.iloc[start:start + _SLICE]
+        columns = [_column_values(part.iloc[:, i]) for i in range(len(keys))]
+        for row in zip(*columns):
+            yield dict(zip(keys, row))
+    if keys == [] and len(df):
+        yield from ({} for _ in range(len(df)))
+
+
+def _records(data: Any) -> Iterator[dict]:
+    if _is_frame(data):
+        yield from frame_records(data)
+        return
+    if isinstance(data, (str, bytes, dict)) or not isinstance(data, Iterable):
+        raise TypeError(f"expected a file path, a pandas DataFrame or a list of dicts, got {type(data).__name__}")
+    for i, record in enumerate(data):
+        if not isinstance(record, dict):
+            raise TypeError(f"item {i} is a {type(record).__name__}, not a dict: every record must be a dict")
+        yield {str(k): plain_value(v) for k, v in record.items()}
+
+
+def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> str:
+    """A path the cleaner can read: a str/PathLike as it is; a DataFrame or list of dicts written as JSONL.
+
+    The file is named by its content (``input-<sha256 prefix>.jsonl`` in ``workdir``, default
+    ``<tempdir>/recursive_cleaner_inputs``), so the same data gives the same path again and
+    a state file written for it can be resumed. The file is not deleted afterwards.
+    """
+    if isinstance(data, (str, os.PathLike)):
+        return os.fspath(data)
+    folder = Path(workdir) if workdir is not None else Path(tempfile.gettempdir()) / INPUT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    fd, tmp = tempfile.mkstemp(prefix=".input-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for record in _records(data):
+                line = dump_json(record) + b"\n"
+                digest.update(line)
+                out.write(line)
+        final = folder / f"input-{digest.hexdigest()[:16]}.jsonl"
+        os.replace(tmp, final)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return str(final)
+
+
+def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any) -> Any:
+    """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same index.
+
+    Failed rows stay unchanged (``reject_path`` is refused: every row must come back). The
+    counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
+    Values come back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
+    """
+    pd = require("pandas", "apply_frame")
+    if apply_options.get("reject_path") is not None:
+        raise TypeError("apply_frame keeps every row, so it takes no reject_path; use apply_records for that")
+    labels = _labels(df)
+    if not len(df):
+        return df.copy()
+    code = Path(functions_path).read_text(encoding="utf-8")
+    counts: dict = {}
+    user_progress = apply_options.pop("on_progress", None)
+
+    def progress(event: dict) -> None:
+        if event.get("type") == "apply_progress":
+            counts.update({k: event[k] for k in ("records_in", "records_out", "failed")})
+        if user_progress is not None:
+            user_progress(event)
+
+    rows = list(apply_records(code, frame_records(df), on_progress=progress, **apply_options))
+    if len(rows) != len(df):  # pragma: no cover - apply_records keeps failed records
+        raise RuntimeError(f"apply_frame: {len(df)} rows in, {len(rows)} out")
+    seen = dict.fromkeys(key for row in rows for key in row)
+    order = [k for k in labels if k in seen] + [k for k in seen if k not in labels]
+    result = pd.DataFrame(rows, columns=order)
+    result.columns = [labels.get(k, k) for k in order]
+    result.index = df.index
+    result.attrs["apply"] = counts
+    return result
+
+
+def improvement_frame(report: ImprovementReport) -> Any:
+    """One row per field (index "field"): conformity, type consistency, distinct and nulls before/after, ...
+
+    Shares are fractions (0–1); a side where the field does not exist is NaN. Accuracy
+    columns appear only when the report has ground truth.
+    """
+    pd = require("pandas", "improvement_frame")
+    truth = report.accuracy_before is not None or report.accuracy_after is not None
+    rows = []
+    for name, f in report.fields.items():
+        row: dict[str, Any] = {"field": name}
+        for side, quality in (("before", f.before), ("after", f.after)):
+            for attr in ("conformity", "type_consistency", "distinct", "nulls"):
+                row[f"{attr}_{side}"] = getattr(quality, attr) if quality else None
+        row["cells_changed"], row["spelling_collapse"] = f.cells_changed, f.spelling_collapse
+        row["open_issue_before"] = f.before.open_issue if f.before else None
+        row["open_issue_after"] = f.after.open_issue if f.after else None
+        if truth:
+            row["accuracy_before"], row["accuracy_after"] = f.accuracy_before, f.accuracy_after
+        rows.append(row)
+    columns = ["field", *(f"{a}_{s}" for s in ("before", "after") for a in
+                          ("conformity", "type_consistency", "distinct", "nulls")),
+               "cells_changed", "spelling_collapse", "open_issue_before", "open_issue_after"]
+    columns += ["accuracy_before", "accuracy_after"] if truth else []
+    return pd.DataFrame(rows, columns=columns).set_index("field")
+
+
+def plot_improvement(report: ImprovementReport, ax: Any = None) -> Any:
+    """A bar chart of each field's conformity before and after (percent); returns the matplotlib Axes."""
+    plt = require("matplotlib.pyplot", "plot_improvement")
+    names = list(report.fields)
+    before = [100 * f.before.conformity if f.before else 0.0 for f in report.fields.values()]
+    after = [100 * f.after.conformity if f.after else 0.0 for f in report.fields.values()]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 2), 3.5))
+    positions = range(len(names))
+    ax.bar([p - 0.2 for p in positions], before, 0.4, label="before")
+    ax.bar([p + 0.2 for p in positions], after, 0.4, label="after")
+    ax.set_xticks(list(positions))
+    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("conformity (%)")
+    ax.set_title(f"{report.records} records, {report.rows_changed} rows changed")
+    ax.legend()
+    return ax
+
+
+class CleaningReport:
+    """A markdown cleaning report for notebooks: a path to ``cleaning_report.md`` or the markdown itself.
+
+    A ``PathLike``, or a one-line string naming an existing file, is read; any other string is
+    the text. Shown inline through ``_repr_markdown_``; ``str()`` is the markdown.
+    """
+
+    def __init__(self, source: str | os.PathLike) -> None:
+        self.path: str | None = None
+        if isinstance(source, os.PathLike) or ("\n" not in source and os.path.isfile(source)):
+            self.path = os.fspath(source)
+            self.text = Path(self.path).read_text(encoding="utf-8")
+        else:
+            self.text = str(source)
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        where = self.path or f"{len(self.text)} characters"
+        return f"CleaningReport({where!r})"

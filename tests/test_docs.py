@@ -1,0 +1,170 @@
+"""Every ```python block of README.md and docs/*.md runs, or, for a signature, matches the code.
+
+* The blocks of one page run in order in one namespace (like notebook cells), in a fresh
+  temp dir that holds a copy of ``test_cases/``, ``data.jsonl`` (60 records of the CRM
+  sample) and an identity ``cleaning_functions.py``. Every backend string ("local",
+  "ollama:...", "openai:...") gives a FakeBackend that answers "clean", so no model loads
+  and no network is used. Tracebacks point at the page's own line numbers.
+* A *signature block* — ``Name(params)`` that is not a valid call, like
+  ``LocalBackend(model_path=None, *, n_ctx=8192)`` — is checked against ``inspect.signature``
+  of ``Name`` (looked up in ``backends`` and ``recursive_cleaner``): same parameters, kinds
+  and defaults.
+* A block whose first line is ``# doc-test: skip <reason>`` is not run. There may be at most
+  ``MAX_SKIPPED`` of them, each with a reason, so the number cannot grow silently.
+* A missing optional library (pandas, pyarrow, openpyxl, matplotlib) skips the page locally
+  and fails it in CI.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import CLEAN_REPLY, FakeBackend
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MAX_SKIPPED = 0
+SKIP_MARK = "# doc-test: skip"
+OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy"}
+SIGNATURE_HOMES = ("backends", "recursive_cleaner", "recursive_cleaner.frames", "recursive_cleaner.apply",
+                   "recursive_cleaner.toolkit")
+IDENTITY = '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    return record\n'
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
+_SIGNATURE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<params>.*)\)\s*$", re.S)
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int  # 1-based line of the first code line
+    source: str
+
+    @property
+    def skipped(self) -> bool:
+        return self.source.lstrip().startswith(SKIP_MARK)
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        indent = len(match["indent"])
+        body = "".join(line[indent:] for line in match["body"].splitlines(keepends=True))
+        found.append(Block(page, text.count("\n", 0, match.start("body")) + 1, body))
+    return found
+
+
+ALL_BLOCKS = [b for page in PAGES for b in blocks(page)]
+
+
+def signature_of(block: Block) -> tuple[str, str] | None:
+    """(name, params) when the block is a signature rather than code."""
+    try:
+        compile(block.source, block.where, "exec")
+        return None
+    except SyntaxError:
+        match = _SIGNATURE.match(block.source)
+        return (match["name"], match["params"]) if match else None
+
+
+def _described(params: str) -> list[tuple[str, str, object]]:
+    """(name, kind, default) of each parameter in a documented signature."""
+    args = ast.parse(f"def _doc({params}): pass").body[0].args
+    out = []
+    positional = args.posonlyargs + args.args
+    defaults = [inspect.Parameter.empty] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    kinds = ["POSITIONAL_ONLY"] * len(args.posonlyargs) + ["POSITIONAL_OR_KEYWORD"] * len(args.args)
+    out += [(a.arg, k, d) for a, k, d in zip(positional, kinds, defaults)]
+    if args.vararg:
+        out.append((args.vararg.arg, "VAR_POSITIONAL", inspect.Parameter.empty))
+    out += [(a.arg, "KEYWORD_ONLY", d if d is not None else inspect.Parameter.empty)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg:
+        out.append((args.kwarg.arg, "VAR_KEYWORD", inspect.Parameter.empty))
+    return [(n, k, d if d is inspect.Parameter.empty else ast.literal_eval(d)) for n, k, d in out]
+
+
+def check_signature(block: Block, name: str, params: str) -> None:
+    homes = [importlib.import_module(m) for m in SIGNATURE_HOMES]
+    target = next((getattr(m, name) for m in homes if hasattr(m, name)), None)
+    assert target is not None, f"{block.where}: documented signature of unknown {name}"
+    actual = [(p.name, p.kind.name, p.default) for p in inspect.signature(target).parameters.values()]
+    assert _described(params) == actual, f"{block.where}: the documented signature of {name} is out of date"
+
+
+@pytest.fixture
+def doc_env(tmp_path, monkeypatch):
+    """A temp working dir with sample data, no real backends, and a clean import of cleaning_functions."""
+    import backends
+
+    shutil.copytree(ROOT / "test_cases", tmp_path / "test_cases")
+    lines = (ROOT / "test_cases" / "crm_customers.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "data.jsonl").write_text("".join(lines[:60]), encoding="utf-8")
+    (tmp_path / "cleaning_functions.py").write_text(IDENTITY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "cleaning_functions", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("RECURSIVE_CLEANER_CACHE", str(tmp_path / "model-cache"))
+    fakes: list[FakeBackend] = []
+
+    def fake_backend(spec: str, **options) -> FakeBackend:
+        fakes.append(FakeBackend(default=CLEAN_REPLY))
+        return fakes[-1]
+
+    monkeypatch.setattr(backends, "get_backend", fake_backend)
+    yield fakes
+    sys.modules.pop("cleaning_functions", None)
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_python_blocks_of_a_page_run(page, doc_env):
+    namespace: dict = {"__name__": "__doc_test__"}
+    for block in blocks(page):
+        if block.skipped:
+            continue
+        signature = signature_of(block)
+        if signature is not None:
+            check_signature(block, *signature)
+            continue
+        sys.modules.pop("cleaning_functions", None)  # a block may have just written a new one
+        importlib.invalidate_caches()
+        code = compile("\n" * (block.line - 1) + block.source, str(page), "exec")
+        try:
+            exec(code, namespace)
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").partition(".")[0] not in OPTIONAL or os.environ.get("CI", "").lower() == "true":
+                raise
+            pytest.skip(f"{block.where} needs {exc.name}")
+
+
+def test_skipped_blocks_are_few_and_explained():
+    skipped = [b for b in ALL_BLOCKS if b.skipped]
+    for block in skipped:
+        reason = block.source.lstrip()[len(SKIP_MARK):].splitlines()[0].strip(" :—-")
+        assert len(reason) >= 10, f"{block.where}: say why the block cannot run"
+    assert len(skipped) <= MAX_SKIPPED, [b.where for b in skipped]
+
+
+def test_the_pages_have_code_to_check():
+    assert len(ALL_BLOCKS) >= 20 and len([b for b in ALL_BLOCKS if signature_of(b)]) >= 4
+    assert {p.name for p in PAGES} >= {"README.md", "quickstart.md", "backends.md", "scaling.md", "benchmarks.md",
+                                       "formats.md", "notebooks.md"}
