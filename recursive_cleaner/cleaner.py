@@ -242,7 +242,8 @@ class DataCleaner:
         fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
         reply = self._call(build_plan_prompt(self._prefix, candidates, len(sample)), max(self.last_completed_chunk, 0), 0)
         chosen, problems = choose_steps(reply, fields)
-        kept, refused = validate_steps(candidates if chosen is None else chosen, sample, self.focus.expectations)
+        kept, refused = validate_steps(candidates if chosen is None else chosen, sample, self.focus.expectations,
+                                       allow_dedup=wants_dedup(self.instructions))
         self.cross_row_steps = kept
         self._rejected += refused + [("cross_row_plan", p) for p in problems]
         self._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),

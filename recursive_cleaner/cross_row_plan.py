@@ -134,13 +134,20 @@ def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | No
     return parse_steps(m.group(1) if m else reply or "", fields)
 
 
-def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None
-                   ) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
-    """Keep each step that changes the sample and makes no field worse; (kept, [(step, reason)])."""
+def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
+                   allow_dedup: bool = True) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+    """Keep each step that changes the sample and makes no field worse; (kept, [(step, reason)]).
+
+    ``allow_dedup=False`` (the goals never mention duplicates) refuses dedup steps: dropping
+    records is never done on the model's initiative alone.
+    """
     kept: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
     current = [r for r in sample if isinstance(r, dict)]
     for step in steps:
+        if step.kind == "dedup" and not allow_dedup:
+            refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
+            continue
         after = apply_steps(kept + [step], [r for r in sample if isinstance(r, dict)])
         if after == current:
             refused.append((format_steps([step]), "it changes nothing on the sample"))

@@ -2,7 +2,9 @@
 
 A function aimed at one field is accepted only if it lowers that field's count of
 non-conforming values and leaves every other field exactly as it was. A function with no
-target (from the open-ended pass) must change something and must not add issues anywhere.
+target (from the open-ended pass) must lower some field's count of wrong values and must not
+add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
+prompt's example for a field the data does not have).
 The reasons go back to the model with numbers and the values still wrong.
 """
 
@@ -87,6 +89,10 @@ def judge_change(
     if worse:
         listed = "; ".join(f"'{f}' {a} -> {b} wrong values" for f, (a, b) in sorted(worse.items()))
         return verdict(f"It made fields worse ({listed}).")
+    if not any(n < n_before.get(f, 0) for f, n in n_after.items()):
+        fields = ", ".join(f"'{f}'" for f in sorted(changed))
+        return verdict(f"It changed {fields} but fixed nothing: no field has fewer values in the wrong format "
+                       "afterwards. Only fix a problem you can see in the data shown, for a field that exists.")
     return verdict(None)
 
 

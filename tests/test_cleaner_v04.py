@@ -70,7 +70,7 @@ def test_holdout_zero_shows_every_record(data, tmp_path):
 
 
 def test_holdout_rejects_a_function_that_makes_hidden_records_worse(tmp_path):
-    rows = [{"id": i, "when": "2024-03-%02d" % (i + 1)} for i in range(10)]
+    rows = [{"id": i, "when": "2024-03-%02d" % (i + 1) if i % 3 else "03/%02d/2024" % (i + 1)} for i in range(12)]
     path = tmp_path / "d.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     _, hidden = split_holdout(rows, 0.3, seed=0, salt=0)
@@ -78,14 +78,15 @@ def test_holdout_rejects_a_function_that_makes_hidden_records_worse(tmp_path):
     breaks_hidden = textwrap.dedent(f'''\
         def touch_dates(record):
             record = dict(record)
+            when = record["when"]
             if record["id"] in {sorted(hidden_ids)!r}:
-                record["when"] = "March " + record["when"][-2:]
-            else:
-                record["id"] = record["id"]
-                record["note"] = "checked"
+                record["when"] = "March " + when[-2:]
+            elif "/" in when:
+                month, day, year = when.split("/")
+                record["when"] = year + "-" + month + "-" + day
             return record''')
     backend = FakeBackend([make_reply("touch_dates", breaks_hidden)], default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(path), chunk_size=10, instructions="Dates to ISO 8601.", holdout_ratio=0.3,
+    result = DataCleaner(backend, str(path), chunk_size=12, instructions="Dates to ISO 8601.", holdout_ratio=0.3,
                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
     assert "touch_dates" not in result.functions
     assert any("not shown" in reason and "'when'" in reason for _, reason in result.rejected)

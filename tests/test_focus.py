@@ -148,3 +148,20 @@ def test_without_early_termination_every_chunk_gets_a_model_call(tmp_path):
     DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, output_path=str(tmp_path / "cf.py"),
                 sleep=lambda s: None).run()
     assert backend.calls == 4  # the reference design: the model is asked about every chunk
+
+
+def test_open_pass_function_must_fix_something_measurable(tmp_path):
+    """A small model copies the prompt's example: an e-mail fixer for data without e-mails, or an E.164
+    rewrite of phones that already had the required format. Neither lowers any field's wrong values."""
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    copied = textwrap.dedent('''\
+        def fix_email(record):
+            record = dict(record)
+            record["email"] = str(record.get("email") or "").lower() or None
+            return record''')
+    backend = FakeBackend([make_reply("fix_email", copied)], default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=12, instructions=INSTRUCTIONS, holdout_ratio=0.0,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert result.functions == []
+    assert any("fixed nothing" in reason for _, reason in result.rejected)
