@@ -11,7 +11,7 @@ from typing import Any
 
 from .dependencies import field_access
 from .expectations import Expectation, conforms, is_placeholder
-from .profiler import FieldProfile, issue_counts, profile_records
+from .profiler import FieldProfile, issue_counts, profile_records, value_key
 from .sandbox import run_in_sandbox
 from .validation import validate_function_detailed
 
@@ -67,21 +67,13 @@ def _present(value: Any) -> bool:
     return value is not None and value != "" and not is_placeholder(value)
 
 
-def _key(value: Any) -> tuple:
-    try:
-        hash(value)
-        return (type(value).__name__, value)
-    except TypeError:
-        return (type(value).__name__, repr(value))
-
-
 def _conforms(value: Any, profile: FieldProfile) -> bool | None:
     """Whether the value conforms by the profile; None when the profile's capped offending list cannot tell."""
     if value is None or value == "":
         return True
     if profile.expectation is not None:
         return conforms(value, profile.expectation, csv_strings=profile.csv_strings)
-    if _key(value) in {_key(v) for v in profile.offending}:
+    if value_key(value) in {value_key(v) for v in profile.offending}:
         return False
     return None if profile.distinct_offending > len(profile.offending) else True
 

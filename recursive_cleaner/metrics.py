@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .profiler import profile_records
+from .profiler import is_missing, profile_records, value_key
 
 __all__ = ["FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
            "compare_quality"]
@@ -64,18 +64,6 @@ class FieldImprovement:
     accuracy_after: float | None = None
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value == "")
-
-
-def _key(value: Any) -> tuple:
-    try:
-        hash(value)
-        return (type(value).__name__, value)
-    except TypeError:
-        return (type(value).__name__, repr(value))
-
-
 def _normalized(value: Any) -> str:
     text = value if isinstance(value, str) else str(value)
     return _PUNCT_SPACE.sub(" ", text.casefold()).strip()
@@ -98,12 +86,12 @@ def _md_cell(value: Any, limit: int = 60) -> str:
 
 
 def _field_quality(name: str, values: list, profile) -> FieldQuality:
-    present = [v for v in values if not _missing(v)]
+    present = [v for v in values if not is_missing(v)]
     types = Counter(type(v).__name__ for v in present)
     consistency = types.most_common(1)[0][1] / len(present) if present else 1.0
     return FieldQuality(
         field=name, non_null=len(present), nulls=len(values) - len(present), type_consistency=consistency,
-        conformity=profile.score, distinct=len({_key(v) for v in present}),
+        conformity=profile.score, distinct=len({value_key(v) for v in present}),
         distinct_normalized=len({_normalized(v) for v in present}), open_issue=profile.issue)
 
 

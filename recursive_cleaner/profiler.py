@@ -110,11 +110,12 @@ def value_shape(value: Any) -> str:
     return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
 
 
-def _missing(value: Any) -> bool:
+def is_missing(value: Any) -> bool:
+    """None or the empty string."""
     return value is None or (isinstance(value, str) and value == "")
 
 
-def _key(value: Any) -> tuple:
+def value_key(value: Any) -> tuple:
     """Distinct-value identity that keeps 1, 1.0, True and "1" apart and accepts lists/dicts."""
     try:
         hash(value)
@@ -315,11 +316,11 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
                   csv_strings: bool = False) -> FieldProfile:
     """Profile one field's values against ``expectation`` (or, without one, against the data's own shape)."""
     values = list(values)
-    present = [v for v in values if not _missing(v)]
+    present = [v for v in values if not is_missing(v)]
     counts: Counter = Counter()
     first: dict[tuple, Any] = {}
     for value in present:
-        key = _key(value)
+        key = value_key(value)
         counts[key] += 1
         first.setdefault(key, value)
     str_counts = {first[k]: n for k, n in counts.items() if isinstance(first[k], str)}
