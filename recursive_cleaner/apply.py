@@ -35,6 +35,15 @@ appearance. Keys first seen after the first batch are left out of the CSV and li
 list and dict as JSON. Parquet and Excel (optional extras ``parquet`` / ``excel``) follow the
 same header rule; Parquet column types are fixed by the first batch, and a later value that
 does not fit fails the run (ApplyError): see ``_tabular``.
+
+Cross-row steps (``CROSS_ROW_STEPS`` in the file, read as a literal, never run here; off with
+``cross_row=False``): two passes. Pass 1 is the above, written to a temporary JSONL file beside
+the output while this process fits the steps on the records as they stream back (memory per
+distinct key); pass 2 transforms that file (the library's code, here) into the output, which
+keeps the input's format and order; the temporary file is always removed. ``apply_records``
+spools pass 1 (in memory up to 32 MB) and yields nothing before it ends. ``audit_path``: a log
+of every changed cell, by function (the workers call them one by one) and cross-row step.
+Details in ``_apply_cross_row``; the final counts also come as an ``apply_complete`` event.
 """
 
 from __future__ import annotations
@@ -54,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from ._apply_cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
 from ._apply_output import WRITERS, AtomicFile, dump_json
 from .errors import CleanerError
 from .json_stream import json_type_name
@@ -67,6 +77,8 @@ FUNCTION_NAME = "clean_data"
 _KEEP_SKIPS = 100
 _NL = b"\n"
 _FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+_FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
+                 "changes_by_step", "seconds")
 # The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
 _BOOT = (
     "import os, sys, importlib.util as u; d = os.path.dirname(os.path.abspath(sys.argv[2])); "
@@ -92,6 +104,11 @@ class ApplyResult:
     trusted: bool = False
     skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
     dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
+    cross_row_steps: list[str] = field(default_factory=list)  # the cross-row steps run: "cross_row[0]:dedup(email)"
+    dropped_duplicates: int = 0  # records a cross-row dedup step dropped
+    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
+    changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
+    audit_rows: int = 0  # rows written to audit_path
 
     @property
     def records_per_s(self) -> float:
@@ -102,8 +119,8 @@ class ApplyResult:
 class _TrustedWorker(SandboxWorker):
     """NOT sandboxed (``trusted=True``): a plain Python process running the file as a normal module."""
 
-    def __init__(self, code: str, filename: str) -> None:
-        super().__init__(code, FUNCTION_NAME, dict_only=True)
+    def __init__(self, code: str, filename: str, function: str = FUNCTION_NAME) -> None:
+        super().__init__(code, function, dict_only=True)
         self._filename = filename
 
     def _command(self) -> tuple[list[str], str, dict]:
@@ -122,14 +139,18 @@ def apply_file(
     fmt: str | None = None,
     timeout_per_batch: float = 60.0,
     on_progress: Callable[[dict], None] | None = None,
+    cross_row: bool = True,
+    audit_path: str | None = None,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the same format.
 
     ``workers`` None means one per available core. See the module docstring for failed
-    records, ``reject_path``, the output formats and what fails the run (ApplyError).
+    records, ``reject_path``, the output formats and what fails the run (ApplyError); for
+    the file's ``CROSS_ROW_STEPS`` (run after clean_data unless ``cross_row=False``) and
+    ``audit_path`` (a log of every changed cell).
     """
     run = _Run(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
-               workers, trusted, timeout_per_batch, on_progress)
+               workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None)
     fmt = detect_format(input_path) if fmt is None else fmt
     if fmt not in _FORMATS:
         raise ValueError(f"apply_file reads {', '.join(_FORMATS)} files, not {fmt!r} ({input_path})")
@@ -138,21 +159,24 @@ def apply_file(
         batches: Iterator[_Batch] = _jsonl_batches(input_path, size)
     else:
         batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
-    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects:
+    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
+            spool(output_path, bool(run.steps)) as spooled:
+        run.open_audit(audit, str(audit_path))
         writer = WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
         try:
-            for payload, count in run.cleaned(batches, rejects):
+            for payload, count in run.output(batches, rejects, spooled, size):
                 try:
                     writer.write(payload, count)
                 except ValueError as exc:  # a record the output format cannot hold (see _tabular)
                     raise ApplyError(f"{output_path}: {exc}") from None
             writer.finish()
+            run.close_audit()
         except BaseException:
             getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
             raise
     run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
-    run.result.seconds = time.monotonic() - run.started
-    return run.result
+    return run.finish()
 
 
 def apply_records(
@@ -165,15 +189,26 @@ def apply_records(
     reject_path: str | None = None,
     timeout_per_batch: float = 60.0,
     on_progress: Callable[[dict], None] | None = None,
+    cross_row: bool = True,
+    audit_path: str | None = None,
 ) -> Iterator[dict]:
-    """Yield clean_data(record) for each record, in order; failed records unchanged (or to reject_path)."""
-    run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress)
+    """Yield clean_data(record) for each record, in order; failed records unchanged (or to reject_path).
+
+    Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
+    yielded), and ``audit_path`` as for :func:`apply_file`.
+    """
+    run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
+               cross_row=cross_row, audit=audit_path is not None)
     size, it = _positive(batch_size, "batch_size"), iter(records)
     batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
-    with AtomicFile(reject_path) if reject_path else nullcontext() as rejects:
-        for payload, count in run.cleaned(batches, rejects):
+    with (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, spool(None, bool(run.steps)) as spooled:
+        run.open_audit(audit, str(audit_path))
+        for payload, count in run.output(batches, rejects, spooled, size):
             if count:
                 yield from map(json.loads, payload.split(b"\n"))
+        run.close_audit()
+    run.finish()
 
 
 # ---------------------------------------------------------------------------- the pipeline
@@ -236,12 +271,36 @@ class _Run:
     """One apply run: options, counts, and the ordered stream of cleaned batches."""
 
     def __init__(self, code: str, filename: str, path: str, workers: int | None, trusted: bool, timeout: float,
-                 on_progress: Callable[[dict], None] | None) -> None:
+                 on_progress: Callable[[dict], None] | None, *, cross_row: bool = True, audit: bool = False) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
         self.code, self.filename, self.path, self.timeout, self.on_progress = code, filename, path, timeout, on_progress
         self.result = ApplyResult(workers=_worker_count(workers), trusted=trusted)
+        try:
+            self.plan: FunctionsPlan = read_plan(code, filename, steps=cross_row, audit=audit)
+        except ValueError as exc:
+            raise ApplyError(str(exc)) from None
+        self.steps = self.plan.steps
+        self.result.cross_row_steps = [step_label(i, s) for i, s in enumerate(self.steps)]
+        self.audit: AuditLog | None = None
         self.started = time.monotonic()
+
+    def open_audit(self, out: BinaryIO | None, path: str) -> None:
+        self.audit = None if out is None else AuditLog(out, as_csv=path.lower().endswith(".csv"))
+
+    def close_audit(self) -> None:
+        if self.audit is not None:
+            self.audit.finish()
+            self.result.changes_by_step = dict(self.audit.by_step)
+            self.result.audit_rows = self.audit.rows
+
+    def finish(self) -> ApplyResult:
+        """The result, timed; reported as an ``apply_complete`` event."""
+        result = self.result
+        result.seconds = time.monotonic() - self.started
+        if self.on_progress is not None:
+            self.on_progress({"type": "apply_complete", **{k: getattr(result, k) for k in _FINAL_COUNTS}})
+        return result
 
     def skip(self, record: SkippedRecord) -> None:
         self.result.skipped_input += 1
@@ -251,15 +310,31 @@ class _Run:
             self.on_progress({"type": "record_skipped", "path": record.path, "line": record.line,
                               "reason": record.reason})
 
+    def output(self, batches: Iterator[_Batch], rejects: BinaryIO | None, spool: BinaryIO | None,
+               size: int) -> Iterator[tuple[bytes, int]]:
+        """(payload, count) per batch of the output: clean_data's, then (with steps and a spool) the cross-row pass."""
+        if not self.steps or spool is None:
+            for payload, count, _ in self.cleaned_rows(batches, rejects):
+                yield payload, count
+            return
+        yield from two_passes(self.cleaned_rows(batches, rejects), self.steps, spool, size, self.audit, self.result)
+
     def cleaned(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
         """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed records resolved."""
+        for payload, count, _ in self.cleaned_rows(batches, rejects):
+            yield payload, count
+
+    def cleaned_rows(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int, Any]]:
+        """``cleaned``, with the input index of each record of the payload (a range; a list when some were rejected)."""
         result = self.result
         for batch, reply in self._replies(batches):
             for record in batch.skipped(self.path, reply.skipped) if reply.skipped else ():
                 self.skip(record)
             first = result.records_in
             result.records_in += reply.n
-            payload, count = reply.payload, reply.n
+            payload, count, rows = reply.payload, reply.n, range(first, first + reply.n)
+            if self.plan.audited and reply.n:  # each text is {"record", "trail"}: log the trail
+                payload = AuditLog.unwrap(payload, first, self.plan.names, self.audit)
             if reply.failed:
                 result.failed += len(reply.failed)
                 texts: list[bytes | None] = list(payload.split(b"\n"))
@@ -270,19 +345,23 @@ class _Run:
                         texts[failed[0]] = None
                         entry = {"index": first + failed[0], "error": failed[1], "record": batch.original(failed)}
                         rejects.write(dump_json(entry) + b"\n")
-                kept = [t for t in texts if t is not None]
+                        if self.audit is not None:
+                            self.audit.event(first + failed[0], "clean_data", "rejected")
+                rows = [first + k for k, t in enumerate(texts) if t is not None]
+                kept = [texts[k - first] for k in rows]
                 payload, count = b"\n".join(kept), len(kept)
             result.records_out += count
             if self.on_progress is not None:
                 self.on_progress({"type": "apply_progress", "records_in": result.records_in,
                                   "records_out": result.records_out, "failed": result.failed,
                                   "skipped_input": result.skipped_input, "seconds": time.monotonic() - self.started})
-            yield payload, count
+            yield payload, count, rows
 
     def _replies(self, batches: Iterator[_Batch]) -> Iterator[tuple[_Batch, BatchReply]]:
         """(batch, reply) pairs: batches sent round-robin to n workers, collected in order, at most 2 × n in flight."""
         n = self.result.workers
-        pool = _start_workers(self.code, self.filename, n, self.result.trusted, self.timeout)
+        pool = _start_workers(self.plan.code, self.filename, n, self.result.trusted, self.timeout,
+                              function=self.plan.function)
         pending: deque = deque()
         done, first = False, 0
         try:
@@ -310,7 +389,8 @@ class _Run:
         return batch, reply
 
 
-def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float) -> list[SandboxWorker]:
+def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float, *,
+                   function: str = FUNCTION_NAME) -> list[SandboxWorker]:
     try:
         ast.parse(code, filename)
     except SyntaxError as exc:
@@ -323,8 +403,8 @@ def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: flo
     pool: list[SandboxWorker] = []
     try:
         for _ in range(n):
-            pool.append(_TrustedWorker(code, filename) if trusted else
-                        SandboxWorker(code, FUNCTION_NAME, cpu_seconds=math.ceil(timeout) + 1, dict_only=True))
+            pool.append(_TrustedWorker(code, filename, function) if trusted else
+                        SandboxWorker(code, function, cpu_seconds=math.ceil(timeout) + 1, dict_only=True))
             loaded = pool[-1].start()
             if not loaded.ok:
                 raise ApplyError(f"cannot load {filename}: {loaded.error}")

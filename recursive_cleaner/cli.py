@@ -304,14 +304,18 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds one batch may take.")
+@click.option("--audit", "audit", default=None, metavar="PATH",
+              help="Log every changed cell here: row, field, old, new, step (JSONL; CSV for a .csv path).")
+@click.option("--no-cross-row", is_flag=True, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
 @_progress_opt
 @_debug_option
 def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: int | None, reject_file: str | None,
-              batch_size: int, timeout: float, progress: str) -> None:
+              batch_size: int, timeout: float, audit: str | None, no_cross_row: bool, progress: str) -> None:
     """Apply cleaning functions to a whole file.
 
     Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
-    processes (sandboxed unless --trusted), and writes the records in order to OUTPUT.
+    processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
+    and writes the records in order to OUTPUT.
     """
     from .apply import apply_file
 
@@ -319,13 +323,21 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     _need_file(file, "data file")
     with _progress(progress) as on_progress:
         result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
-                            reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress)
+                            reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
+                            cross_row=not no_cross_row, audit_path=audit)
     failed = f", {result.failed} failed" + (f" (in {reject_file})" if reject_file and result.failed else
                                             " (written unchanged)" if result.failed else "")
     click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
                f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
                f"({result.records_per_s:,.0f} records/s, {result.workers} "
                f"{'trusted' if result.trusted else 'sandboxed'} worker(s))")
+    if result.cross_row_steps:
+        changed = sum(n for fields in result.cross_row_changed.values() for n in fields.values())
+        click.echo(f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} duplicates dropped, "
+                   f"{changed:,} cells changed")
+    if audit:
+        by_step = ", ".join(f"{name} {n:,}" for name, n in result.changes_by_step.items()) or "no changes"
+        click.echo(f"audit {audit}: {result.audit_rows:,} rows; records changed: {by_step}")
     if result.dropped_keys:
         click.echo(f"warning: keys first seen after the first batch are not in the CSV: "
                    f"{', '.join(result.dropped_keys)}", err=True)

@@ -193,30 +193,37 @@ class Fitted:
         if not isinstance(record, dict):
             return record
         out = dict(record)
-        for i, step in enumerate(self.steps):
-            if step.kind == "vocabulary":
-                for fld in step.fields:
-                    voc = self.vocab.get((i, fld))
-                    value = out.get(fld)
-                    if voc is not None and _hashable(value) in voc.fixes:
-                        out[fld] = voc.fixes[_hashable(value)]
-                        self.changed[(i, fld)] += 1
-            elif step.kind == "majority":
-                group = self._group(i, step, out)
-                for fld in step.fields if group else ():
-                    top = _winner(group.get(fld), step)
-                    if top is not _NONE and _hashable(out.get(fld)) != top:
-                        out[fld] = top
-                        self.changed[(i, fld)] += 1
-            else:  # dedup
-                key = self._key(step, out)
-                if key is not None:
-                    seen = self.seen.setdefault(i, set())
-                    if key in seen:
-                        self.dropped += 1
-                        return None
-                    seen.add(key)
+        for i in range(len(self.steps)):
+            if not self.apply_step(i, out):
+                return None
         return out
+
+    def apply_step(self, i: int, out: dict) -> bool:
+        """Step ``i`` on ``out`` in place (``transform`` runs them all in order); False when a dedup step drops it."""
+        step = self.steps[i]
+        if step.kind == "vocabulary":
+            for fld in step.fields:
+                voc = self.vocab.get((i, fld))
+                value = out.get(fld)
+                if voc is not None and _hashable(value) in voc.fixes:
+                    out[fld] = voc.fixes[_hashable(value)]
+                    self.changed[(i, fld)] += 1
+        elif step.kind == "majority":
+            group = self._group(i, step, out)
+            for fld in step.fields if group else ():
+                top = _winner(group.get(fld), step)
+                if top is not _NONE and _hashable(out.get(fld)) != top:
+                    out[fld] = top
+                    self.changed[(i, fld)] += 1
+        else:  # dedup
+            key = self._key(step, out)
+            if key is not None:
+                seen = self.seen.setdefault(i, set())
+                if key in seen:
+                    self.dropped += 1
+                    return False
+                seen.add(key)
+        return True
 
 
 _KEY = "\0key"  # inside a majority group: the raw key values, counted

@@ -123,13 +123,16 @@ def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> st
 def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any) -> Any:
     """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same index.
 
-    Failed rows stay unchanged (``reject_path`` is refused: every row must come back). The
-    counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
+    Failed rows stay unchanged (``reject_path`` is refused: every row must come back), and the
+    file's cross-row steps are not run (a dedup step drops rows; ``cross_row=True`` is refused).
+    The counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
     Values come back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
     """
     pd = require("pandas", "apply_frame")
     if apply_options.get("reject_path") is not None:
         raise TypeError("apply_frame keeps every row, so it takes no reject_path; use apply_records for that")
+    if apply_options.setdefault("cross_row", False):
+        raise TypeError("apply_frame keeps every row, so it does not run cross-row steps; use apply_records for them")
     labels = _labels(df)
     if not len(df):
         return df.copy()

@@ -58,6 +58,7 @@ class ReportData:
     optimization: dict = field(default_factory=dict)  # original, final, calls, merged [str], refused [str]
     stopped_early: bool = False                      # early termination: chunks_processed < chunks_total
     cross_row: list[str] = field(default_factory=list)  # descriptions of the cross-row steps written
+    applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
     seconds: float | None = None
 
 
@@ -296,6 +297,20 @@ def _skipped(data: ReportData) -> list[str]:
     return lines
 
 
+def _applied(data: ReportData) -> list[str]:
+    """An apply run: records in and out, duplicates dropped, records changed per function and cross-row step."""
+    a = data.applied
+    facts = [f"{_num(a.get('records_in', 0))} records in, {_num(a.get('records_out', 0))} out"]
+    facts += [f"{_num(a[k])} {label}" for k, label in (("dropped_duplicates", "duplicates dropped"),
+                                                      ("failed", "failed")) if a.get(k)]
+    lines = ["## Applied to the data", "", f"- {', '.join(facts)}"]
+    by_step = a.get("changes_by_step") or {}
+    if by_step:
+        lines += ["", "| Function or step | Records changed (dedup: dropped) |", "|---|---|"]
+        lines += [f"| {_code(_md_cell(name, 80), 82)} | {_num(n)} |" for name, n in by_step.items()]
+    return lines
+
+
 def render_report(data: ReportData) -> str:
     """The report as markdown: summary first, then only the sections that have something to say."""
     sections = [[f"# {_title(data)}", "", *_summary(data)]]
@@ -306,6 +321,8 @@ def render_report(data: ReportData) -> str:
     if data.cross_row:
         sections.append(["## Cross-row steps", "", "Run after `clean_data`, over the whole dataset (two passes):", "",
                          *[f"- {_short(d, 300)}" for d in data.cross_row]])
+    if data.applied:
+        sections.append(_applied(data))
     if data.improvement is not None and data.improvement.fields:
         sections.append(["## Quality before/after", "", data.improvement.to_markdown()])
     if data.rejected:

@@ -29,6 +29,7 @@ EVENT_TYPES = (
     "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
+    "apply_complete",  # apply_file / apply_records: final counts (records_in, records_out, dropped_duplicates, ...)
     "cross_row_planned",  # steps (list of dicts), refused, source: "model" | "library" (after the last chunk)
     "early_termination",  # chunk_index, chunks_processed, reasoning: the model judged the patterns saturated
     "optimize_start",  # function_count (optimize=True, after the last chunk)
