@@ -40,7 +40,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .errors import InputEncodingError, InputError
 from .json_stream import JsonRecordStream, json_type_name
@@ -334,33 +334,44 @@ def _csv_encoding_error(path: str, first_line: int) -> InputEncodingError:
 
 def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str) -> Iterator[dict]:
     with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
-        reader = csv.reader(f, delimiter=delimiter)
-        rows = iter(reader)
-        keys: list[str] | None = None
-        end = 0
-        while True:
+        yield from _csv_records(f, path, on_skip, delimiter)
+
+
+def _csv_records(
+    lines: Iterable[str], path: str, on_skip: SkipCallback | None, delimiter: str,
+    keys: list[str] | None = None, line: int = 0,
+) -> Iterator[dict]:
+    """The records of CSV text lines (a file opened as ``_iter_csv`` does, or a span of one).
+
+    A span that starts after the header passes its ``keys`` and the number of ``line``s before it
+    (dask_apply reads a file in spans cut at row boundaries); the header row is read otherwise.
+    """
+    reader = csv.reader(lines, delimiter=delimiter)
+    rows = iter(reader)
+    end = line
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
+            raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
+        start, end = end + 1, line + reader.line_num
+        if not row:
+            continue  # blank line
+        joined = "".join(row)
+        if not joined.isascii():
             try:
-                row = next(rows)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
-                raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
-            start, end = end + 1, reader.line_num
-            if not row:
-                continue  # blank line
-            joined = "".join(row)
-            if not joined.isascii():
-                try:
-                    joined.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise _csv_encoding_error(path, start) from None
-            if keys is None:
-                keys = _unique_header(row)
-            elif len(row) == len(keys):
-                yield dict(zip(keys, row))
-            elif on_skip is not None:
-                on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+                joined.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _csv_encoding_error(path, start) from None
+        if keys is None:
+            keys = _unique_header(row)
+        elif len(row) == len(keys):
+            yield dict(zip(keys, row))
+        elif on_skip is not None:
+            on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
 
 
 # ---------------------------------------------------------------------------- text

@@ -11,7 +11,7 @@
   and defaults.
 * A block whose first line is ``# doc-test: skip <reason>`` is not run. There may be at most
   ``MAX_SKIPPED`` of them, each with a reason, so the number cannot grow silently.
-* A missing optional library (pandas, pyarrow, openpyxl, matplotlib) skips the page locally
+* A missing optional library (pandas, pyarrow, openpyxl, matplotlib, dask) skips the page locally
   and fails it in CI.
 """
 
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MAX_SKIPPED = 0
 SKIP_MARK = "# doc-test: skip"
-OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy"}
+OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy", "dask", "distributed"}
 SIGNATURE_HOMES = ("backends", "recursive_cleaner", "recursive_cleaner.frames", "recursive_cleaner.apply",
                    "recursive_cleaner.toolkit")
 IDENTITY = '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    return record\n'

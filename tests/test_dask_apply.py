@@ -1,0 +1,216 @@
+"""apply_dask on a real dask.distributed LocalCluster (2 worker processes): byte-identical to apply_file, sandboxed."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from recursive_cleaner import apply as apply_module
+from recursive_cleaner.apply import ApplyError, apply_file
+from recursive_cleaner.dask_apply import apply_dask
+from recursive_cleaner.output import _cross_row_block
+from tests.optional_deps import optional
+
+optional("dask.bag")
+distributed = optional("distributed")
+
+# Pure, raises on one record, and adds keys: "nick" in the first batch (kept in the CSV header),
+# "late" only from record 20 on (dropped from the CSV, listed in dropped_keys).
+CODE = '''
+def clean_data(record):
+    """Trim and title-case the name; raise on the record named boom."""
+    record = dict(record)
+    if str(record.get("name", "")).strip() == "boom":
+        raise ValueError("boom at " + str(record.get("id")))
+    record["name"] = str(record.get("name", "")).strip().title()
+    if str(record.get("id")) == "1":
+        record["nick"] = "first"
+    if int(record.get("id", 0)) >= 20:
+        record["late"] = True
+    return record
+'''
+
+JSONL_LINES = [json.dumps({"id": i, "name": f"  person {i} é"}, ensure_ascii=False) for i in range(34)]
+JSONL_LINES[3] = "not json"
+JSONL_LINES[7] = ""
+JSONL_LINES[11] = "[1, 2]"
+JSONL_LINES[15] = json.dumps({"id": 15, "name": "boom"})
+JSONL_LINES[22] = json.dumps({"id": 22, "name": "ünïcode \u2028 line sep", "n": 1.5e300})
+
+
+def jsonl_bytes() -> bytes:
+    # BOM, a line that is not UTF-8, and no newline after the last line
+    body = "\n".join(JSONL_LINES).encode("utf-8").replace(b"  person 30", b"  person \xff30")
+    return codecs.BOM_UTF8 + body
+
+
+def csv_bytes() -> bytes:
+    rows = ['id,name,note']
+    for i in range(30):
+        if i == 4:
+            rows.append('4,"  two\nlines",x')  # a quoted newline
+        elif i == 9:
+            rows.append('9,too,many,fields')  # skipped and reported
+        elif i == 13:
+            rows.append('13,boom,')
+        elif i == 17:
+            rows.append('')  # a blank line
+            rows.append('17,"quote ""inside""","a,b"')
+        else:
+            rows.append(f'{i},  name {i} ü,n{i}')
+    return codecs.BOM_UTF8 + "\r\n".join(rows).encode("utf-8") + b"\r\n"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+@pytest.fixture
+def shared_dir():
+    """A world-writable directory holding a world-writable victim, so only the sandbox stands in the way."""
+    path = Path(tempfile.mkdtemp(prefix="rc-dask-test-"))
+    path.chmod(0o777)
+    victim = path / "victim.txt"
+    victim.write_text("precious")
+    victim.chmod(0o666)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "people.jsonl").write_bytes(jsonl_bytes())
+    (src / "people.csv").write_bytes(csv_bytes())
+    (tmp_path / "cleaning_functions.py").write_text(CODE)
+    return tmp_path
+
+
+def reference(data: Path, name: str, **options) -> tuple[bytes, object]:
+    """apply_file's output bytes and result for one input file."""
+    target = data / "ref" / name
+    result = apply_file(str(data / "cleaning_functions.py"), str(data / "in" / name), str(target), workers=1,
+                        batch_size=3, **options)
+    return target.read_bytes(), result
+
+
+def test_jsonl_and_csv_outputs_are_byte_identical_to_apply_file(data, client):
+    result = apply_dask(str(data / "cleaning_functions.py"), str(data / "in" / "people.*"), str(data / "out"),
+                        client=client, batch_size=3, partition_size=5)
+    assert result.partitions >= 8 and result.workers == 2 and not result.trusted
+    assert sorted(os.listdir(data / "out")) == ["people.csv", "people.jsonl"]
+    totals = [0, 0, 0, 0]
+    for name in ("people.jsonl", "people.csv"):
+        expected, ref = reference(data, name)
+        source = str(data / "in" / name)
+        assert (data / "out" / name).read_bytes() == expected, name
+        mine = result.files[source]
+        assert result.outputs[source] == str(data / "out" / name)
+        assert (mine.records_in, mine.records_out, mine.failed, mine.skipped_input) == \
+            (ref.records_in, ref.records_out, ref.failed, ref.skipped_input)
+        assert mine.skipped == ref.skipped and mine.dropped_keys == ref.dropped_keys
+        for i, value in enumerate((ref.records_in, ref.records_out, ref.failed, ref.skipped_input)):
+            totals[i] += value
+    assert [result.records_in, result.records_out, result.failed, result.skipped_input] == totals
+    assert result.failed == 2 and result.skipped_input == 4  # 3 JSONL lines (+ the blank one, silent), 1 CSV row
+    assert result.dropped_keys == ["late"]  # the CSV header is fixed by the first batch, as in apply_file
+    assert b'"late": true' in (data / "out" / "people.jsonl").read_bytes()
+
+
+def test_rejects_match_apply_file_with_file_wide_indices(data, client):
+    events = []
+    for name in ("people.jsonl", "people.csv"):
+        target = data / "one" / name
+        result = apply_dask(str(data / "cleaning_functions.py"), str(data / "in" / name), str(target),
+                            client=client, batch_size=3, partition_size=3, reject_dir=str(data / "rejects"),
+                            on_progress=events.append)
+        expected, ref = reference(data, name, reject_path=str(data / "ref" / f"{name}.rejects"))
+        assert target.read_bytes() == expected
+        rejects = (data / "rejects" / f"{name}.rejects.jsonl").read_bytes()
+        assert rejects == (data / "ref" / f"{name}.rejects").read_bytes()
+        assert json.loads(rejects)["index"] > 3  # counted over the file, not over the part
+        assert (result.records_out, result.failed) == (ref.records_out, ref.failed)
+    assert events and all(e["type"] == "apply_progress" for e in events)
+
+
+def test_generated_code_runs_in_sandbox_workers_not_in_dask_workers(data, client, monkeypatch, shared_dir):
+    victim = shared_dir / "victim.txt"
+    code = f"def clean_data(record):\n    open({str(victim)!r}, 'w').write('gone')\n    return record\n"
+    (data / "cleaning_functions.py").write_text(code)
+    args = (str(data / "cleaning_functions.py"), str(data / "in" / "people.jsonl"), str(data / "out.jsonl"))
+    with pytest.raises(ApplyError, match="safety policy"):
+        apply_dask(*args, client=client)
+    # without the AST policy (here and on every Dask worker), the sandbox's runtime refusals stop it
+    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
+    client.run(_set_policy, False)
+    try:
+        with pytest.raises(ApplyError, match=r"people\.jsonl: lines \d+-\d+: refused operation: open"):
+            apply_dask(*args, client=client, batch_size=3, partition_size=3)
+    finally:
+        client.run(_set_policy, True)
+    assert victim.read_text() == "precious"
+    assert not (data / "out.jsonl").exists() and not [p for p in os.listdir(data) if p.startswith(".out")]
+
+
+def _set_policy(on: bool) -> None:
+    """On a Dask worker: turn apply's AST policy check off or back on."""
+    from recursive_cleaner import apply, validation
+
+    apply.check_code_safety = validation.check_code_safety if on else (lambda code: [])
+
+
+def test_threaded_scheduler_without_a_client_and_trusted_workers(data):
+    target = data / "threads.csv"
+    result = apply_dask(str(data / "cleaning_functions.py"), str(data / "in" / "people.csv"), str(target),
+                        batch_size=3, partition_size=7, trusted=True)
+    expected, _ = reference(data, "people.csv")
+    assert target.read_bytes() == expected and result.trusted and result.partitions == 4  # 29 records, 9 a part
+
+
+def test_cross_row_steps_are_refused_unless_turned_off(data):
+    functions = data / "cleaning_functions.py"  # as output writes it: the steps, and clean_dataset (never run)
+    functions.write_text(CODE + "\n\n" + _cross_row_block([{"kind": "dedup", "key": ["name"]}]) + "\n")
+    args = (str(functions), str(data / "in" / "people.jsonl"), str(data / "steps.jsonl"))
+    with pytest.raises(ValueError, match=r"CROSS_ROW_STEPS \(cross_row\[0\]:dedup\(name\)\).*cross_row=False"):
+        apply_dask(*args, batch_size=3, partition_size=6)
+    apply_dask(*args, batch_size=3, partition_size=6, cross_row=False)  # clean_data only, as with apply_file
+    expected, _ = reference(data, "people.jsonl", cross_row=False)
+    assert (data / "steps.jsonl").read_bytes() == expected
+
+
+def test_bad_arguments_fail_before_any_task(data):
+    functions = str(data / "cleaning_functions.py")
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        apply_dask(functions, str(data / "in" / "*.parquet"), str(data / "out"))
+    with pytest.raises(ValueError, match="overwrite its input"):
+        apply_dask(functions, str(data / "in" / "people.csv"), str(data / "in"))
+    with pytest.raises(ValueError, match="partition_size"):
+        apply_dask(functions, str(data / "in" / "people.csv"), str(data / "o.csv"), partition_size=0)
+    (data / "in" / "notes.txt").write_text("text")
+    with pytest.raises(ValueError, match="not 'text'"):
+        apply_dask(functions, [str(data / "in" / "notes.txt")], str(data / "out"))
+    (data / "other").mkdir()
+    (data / "other" / "people.csv").write_bytes(csv_bytes())
+    with pytest.raises(ValueError, match="would both be written"):
+        apply_dask(functions, [str(data / "in" / "people.csv"), str(data / "other" / "people.csv")], str(data / "o"))
+    assert not (data / "out").exists() and not (data / "o").exists()
+
+
+def test_without_dask_the_error_says_what_to_install(data, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    monkeypatch.setitem(sys.modules, "dask.bag", None)
+    with pytest.raises(ModuleNotFoundError) as info:
+        apply_dask(str(data / "cleaning_functions.py"), str(data / "in" / "people.csv"), str(data / "o.csv"))
+    assert str(info.value) == "apply_dask needs dask: pip install 'recursive-cleaner[dask]'"
