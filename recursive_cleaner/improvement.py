@@ -1,7 +1,9 @@
 """Does a candidate function move the field profile? The library's own check, no model call.
 
 A function aimed at one field is accepted only if it lowers that field's count of
-non-conforming values and leaves every other field exactly as it was. A function with no
+non-conforming values, leaves the values that were already right exactly as they were (a small
+model's lookup table otherwise "corrects" every other spelling), and leaves every other field
+exactly as it was. A function with no
 target (from the open-ended pass) must lower some field's count of wrong values and must not
 add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
 prompt's example for a field the data does not have).
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .expectations import Expectation
-from .profiler import FieldProfile, issue_counts, profile_records
+from .profiler import FieldProfile, is_missing, issue_counts, profile_records, value_key
 
 __all__ = ["Verdict", "judge_change", "judge_holdout", "describe_counts"]
 
@@ -51,6 +53,22 @@ def _values(values: list) -> str:
     return shown + (f", ... ({len(values) - _SHOW} more)" if len(values) > _SHOW else "")
 
 
+def _changed_right_values(before: list, after: list, target: str, profile: FieldProfile | None) -> list[tuple]:
+    """(old, new) for each record whose ``target`` value was right (present, not offending) and changed."""
+    if profile is None:
+        return []
+    broke = []
+    for old, new in zip(before, after):
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            continue
+        value, changed = old.get(target), new.get(target, _MISSING)
+        if is_missing(value) or value_key(value) in profile.bad_keys or changed == value:
+            continue
+        if changed is _MISSING or value_key(changed) != value_key(value):
+            broke.append((value, None if changed is _MISSING else changed))
+    return broke
+
+
 def judge_change(
     before: list[dict],
     after: list[dict],
@@ -78,6 +96,11 @@ def judge_change(
             listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
             return verdict(f"It changed other fields ({listed}); change only the field '{target}' "
                            "and return every other field exactly as it was.")
+        broke = _changed_right_values(before, after, target, prof_before.get(target))
+        if broke:
+            examples = ", ".join(f"{a!r} -> {b!r}" for a, b in broke[:4])
+            return verdict(f"It changed {len(broke)} value(s) of '{target}' that were already right ({examples}); "
+                           "change only the wrong values and return the right ones exactly as they were.")
         old, new = n_before.get(target, 0), n_after.get(target, 0)
         if new >= old:
             left = prof_after.get(target)

@@ -73,6 +73,7 @@ class FieldProfile:
     issue: str | None
     primitive: str
     distinct_offending: int = 0
+    bad_keys: frozenset = frozenset()  # value_key of every offending value (uncapped)
     csv_strings: bool = False
 
     @property
@@ -340,7 +341,7 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
         shapes=dict(Counter(value_shape(v) for v in present).most_common(MAX_SHAPES)),
         expectation=exp, conforming=len(present) - n_bad, offending=ranked_bad[:MAX_OFFENDING],
         examples_ok=good[:MAX_EXAMPLES], variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
-        issue=None, primitive="", distinct_offending=len(bad), csv_strings=csv_strings)
+        issue=None, primitive="", distinct_offending=len(bad), csv_strings=csv_strings, bad_keys=frozenset(bad))
     if bad:
         profile.issue = _issue_text(profile, reason)
         profile.primitive = primitive
