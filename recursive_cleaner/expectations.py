@@ -33,16 +33,16 @@ from typing import Any
 __all__ = ["Expectation", "KINDS", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES", "infer_expectations",
            "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
 
-KINDS = ("date", "datetime", "time", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
+KINDS = ("date", "datetime", "time", "time12", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
          "us_state", "bool", "title_case", "lower", "upper", "text")
 KIND_PRIMITIVES = {
-    "date": "to_iso_date", "datetime": "to_iso_datetime", "time": "to_time_24h", "phone_e164": "to_e164",
+    "date": "to_iso_date", "datetime": "to_iso_datetime", "time": "to_time_24h", "time12": "to_time_12h", "phone_e164": "to_e164",
     "email": "normalize_email", "enum": "closest_value", "number": "to_number", "integer": "to_int",
     "country_alpha2": "to_country_code", "us_state": "to_us_state_code", "bool": "to_bool",
     "title_case": "title_case_name", "lower": "to_lower", "upper": "to_upper", "text": "normalize_whitespace",
 }
 # When one field collects several kinds, the first in this order wins.
-_PRIORITY = ("phone_e164", "datetime", "date", "time", "email", "country_alpha2", "us_state", "enum", "bool",
+_PRIORITY = ("phone_e164", "datetime", "date", "time12", "time", "email", "country_alpha2", "us_state", "enum", "bool",
              "integer", "number", "title_case", "upper", "lower", "text")
 
 COUNTRY_CODES = frozenset((
@@ -77,7 +77,7 @@ class Expectation:
         lower = self.allowed == ("lower",)
         return {
             "date": "ISO dates (YYYY-MM-DD)", "datetime": "ISO 8601 timestamps (YYYY-MM-DDTHH:MM:SS)",
-            "time": "24-hour times (HH:MM)", "phone_e164": "E.164 phone numbers (+15551234567)",
+            "time": "24-hour times (HH:MM)", "time12": "12-hour times (7:10 a.m., 12:45 p.m.)", "phone_e164": "E.164 phone numbers (+15551234567)",
             "email": "lower-case email addresses without spaces",
             "number": "plain numbers (12.5)" if csv_strings else "numbers (not text)",
             "integer": "plain integers", "bool": "booleans (true/false)",
@@ -94,6 +94,7 @@ class Expectation:
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ISO_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?")
+_TIME12 = re.compile(r"(1[0-2]|[1-9]):[0-5]\d [ap]\.m\.")
 _E164 = re.compile(r"\+[1-9]\d{7,14}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
 _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -156,6 +157,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
         return bool(m) and _real_date(m.group(1))
     if kind == "time":
         return bool(_TIME.fullmatch(value))
+    if kind == "time12":
+        return bool(_TIME12.fullmatch(value))
     if kind == "phone_e164":
         return bool(_E164.fullmatch(value))
     if kind == "email":
@@ -253,6 +256,7 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
     ("phone_e164", r"\be\.?\s?164\b"),
     ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
+    ("time12", r"(?<!\w)[ap]\.m\.|\bam/pm\b|\b12[\s-]?hour"),
     ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
     ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
     ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),

@@ -5,6 +5,7 @@ Use one per field: record["signup"] = to_iso_date(record.get("signup")); record[
 to_iso_date(v, *, dayfirst=False) -> "YYYY-MM-DD" from "2023-04-05T14:30:00Z", "4/5/2023" (month first unless dayfirst=True or the first number > 12), "12.03.1985" (dotted: day first), "20230405", "April 5, 2023", "5 Apr 23"
 to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an offset is given; a date alone gets T00:00:00) from "4/5/2023 2:30 PM", "2023-04-05 14:30"
 to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
+to_time_12h(v) -> "2:30 p.m." from "14:30", "2:30PM", "2:30P", "07:05", "12:00noon", and from text around a time ("6:55 a.m. Dec 02", "12/02/2011 6:55 a.m.", "Thu 20:00")
 to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped
 to_number(v, *, integer=False) -> float (int if integer=True) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0
 to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
@@ -35,7 +36,7 @@ from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE
 from ._toolkit_data import US_STATES as _STATE_TABLE
 
 PRIMITIVES: tuple[str, ...] = (
-    "to_iso_date", "to_iso_datetime", "to_time_24h", "to_e164", "to_number", "to_int", "strip_units",
+    "to_iso_date", "to_iso_datetime", "to_time_24h", "to_time_12h", "to_e164", "to_number", "to_int", "strip_units",
     "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
     "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
     "to_us_state_code", "to_us_state_name",
@@ -202,6 +203,36 @@ def to_iso_datetime(value, *, dayfirst: bool = False):
 def to_time_24h(value):
     """"HH:MM" (24-hour) from a time such as "2:30 p.m." or "14:30:00", or from a date with a time."""
     return _stable(_time_24h, value, None)
+
+
+_TIME_IN_TEXT = _re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(noon|midnight|a\.?m\.?|p\.?m\.?|a|p)?(?![\d:])",
+                           _re.ASCII)
+
+
+def _time_12h(value, _):
+    hm = None
+    strict = _time_24h(value, None)
+    if isinstance(strict, str) and strict is not value and len(strict) == 5:
+        hm = int(strict[:2]), int(strict[3:])
+    elif isinstance(value, str):
+        match = _TIME_IN_TEXT.search(value.lower())
+        if match:
+            hour, minute, mark = int(match.group(1)), int(match.group(2)), (match.group(3) or "").replace(".", "")
+            if mark in ("p", "pm", "noon") and hour < 12:
+                hour += 12
+            elif mark in ("a", "am", "midnight") and hour == 12:
+                hour = 0
+            if hour < 24 and minute < 60 and not (mark and int(match.group(1)) > 12):
+                hm = hour, minute
+    if hm is None:
+        return value
+    hour, minute = hm
+    return "%d:%02d %s" % (hour % 12 or 12, minute, "a.m." if hour < 12 else "p.m.")
+
+
+def to_time_12h(value):
+    """"7:10 a.m." / "2:30 p.m." (hour without a leading zero) from any time, or the first time in a text."""
+    return _stable(_time_12h, value, None)
 
 
 # ---- phones ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from recursive_cleaner.expectations import (
     KIND_PRIMITIVES,
     KINDS,
     Expectation,
+    conforms,
     expectation_from_values,
     infer_expectations,
     loose_kind,
@@ -97,8 +98,9 @@ def test_beers_paragraph():
 def test_flights_paragraph_and_generic_times():
     result = infer_expectations(FLIGHTS, FLIGHTS_FIELDS)
     times = ["sched_dep_time", "act_dep_time", "sched_arr_time", "act_arr_time"]
-    assert kinds(result) == {**{t: "time" for t in times}, "src": "lower"}
-    assert all(result[t].primitive == "to_time_24h" for t in times)
+    # "a.m."/"p.m." is the target; the paragraph's "24-hour times like 20:00" are inputs to convert
+    assert kinds(result) == {**{t: "time12" for t in times}, "src": "lower"}
+    assert all(result[t].primitive == "to_time_12h" for t in times)
     generic = infer_expectations("All times must be in 24-hour format.", FLIGHTS_FIELDS)
     assert kinds(generic) == {t: "time" for t in times}
 
@@ -212,3 +214,12 @@ def test_loose_kind_and_expectation_from_values():
     # a tiny canonical minority does not beat the data's own convention
     assert expectation_from_values(["7:10 a.m."] * 30 + ["19:10"]) is None
     assert expectation_from_values(["1.5", "2", "3 oz"], csv_strings=True).kind == "number"
+
+
+def test_twelve_hour_times_win_over_a_mention_of_24_hour_inputs():
+    text = ('Write all times in one format: hour without a leading zero, a space and "a.m." or "p.m.", '
+            'e.g. "7:10 a.m."; convert 24-hour times like "20:00".')
+    result = infer_expectations(text, ["dep_time", "arr_time", "flight"], None)
+    assert {f: e.kind for f, e in result.items()} == {"dep_time": "time12", "arr_time": "time12"}
+    assert result["dep_time"].primitive == "to_time_12h"
+    assert conforms("7:10 a.m.", result["dep_time"]) and not conforms("07:10", result["dep_time"])

@@ -484,3 +484,15 @@ def test_the_stub_package_holds_only_the_toolkit():
             "def clean(r):\n    return {'names': sorted(k for k in dir(recursive_cleaner) if not k.startswith('_'))}")
     result = run_in_sandbox(code, "clean", [{}])  # the AST policy would refuse the un-aliased form; the child need not
     assert result.ok and result.outputs == [{"names": ["toolkit"]}], result
+
+
+def test_to_time_12h():
+    from recursive_cleaner.toolkit import to_time_12h
+    table(to_time_12h, [
+        ("7:10 a.m.", "7:10 a.m."), ("20:00", "8:00 p.m."), ("00:15", "12:15 a.m."), ("12:00noon", "12:00 p.m."),
+        ("2:45P", "2:45 p.m."), ("10:34A", "10:34 a.m."), ("12/02/2011 6:55 a.m.", "6:55 a.m."),
+        ("6:55 a.m. Dec 02", "6:55 a.m."), ("7:10aDec 1", "7:10 a.m."), ("Thu  20:00", "8:00 p.m."),
+        ("8:25 p.m. (Estimated runway)", "8:25 p.m."), ("11:25 p.m.&nbsp(Estimated)", "11:25 p.m."),
+        ("Not Available", "Not Available"), ("", ""), ("13:30 p.m.", "13:30 p.m."), ("25:00", "25:00"),
+        (dt.time(14, 5), "2:05 p.m."),
+    ])
