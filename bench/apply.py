@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=2000, help="records per batch for apply_file (default 2000)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of all variants, interleaved; each variant keeps its fastest round (default 1)")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated subset to run (default all: " + ",".join(VARIANTS) + ")")
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -117,9 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     size_mb = ensure_file(path, args.size_mb)
     print(f"file: {path} ({size_mb:.1f} MB), functions: {functions}, batch_size={args.batch_size}, "
           f"cores={len(os.sched_getaffinity(0))}, load average at start: {os.getloadavg()[0]:.2f}", flush=True)
+    chosen = [v for v in VARIANTS if v in {x.strip() for x in args.variants.split(",")}]
+    missing = {"baseline", "sandboxed-1", "sandboxed-all"} - set(chosen)
+    if missing:
+        parser.error(f"--variants must include {', '.join(sorted(missing))} (the last line compares them)")
     results: dict[str, dict] = {}
     for round_ in range(1, max(1, args.repeat) + 1):
-        for variant in VARIANTS:
+        for variant in chosen:
             out = os.path.join(os.path.dirname(os.path.abspath(path)), f"apply_{variant}.jsonl")
             res = run_child(variant, path, out, functions, args.batch_size)
             print(f"  round {round_} {variant}: {res['seconds']:.1f} s (load average {os.getloadavg()[0]:.2f})",
