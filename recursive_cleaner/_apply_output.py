@@ -14,7 +14,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["AtomicFile", "WRITERS", "dump_json"]
+__all__ = ["AtomicFile", "WRITERS", "dump_json", "load_batch"]
+
+
+def load_batch(payload: bytes) -> list:
+    """The records of a worker's batch: JSON texts joined by b"\\n"."""
+    return [json.loads(text) for text in payload.split(b"\n")]
 
 
 def dump_json(value: Any) -> bytes:
@@ -102,7 +107,7 @@ class _CsvWriter(_JsonlWriter):
     def write(self, payload: bytes, count: int) -> None:
         if not count:
             return
-        records = [json.loads(text) for text in payload.split(b"\n")]
+        records = load_batch(payload)
         if self.header is None:
             self.header = {key: None for record in records for key in record}
             self.rows.writerow(self.header)

@@ -44,6 +44,7 @@ import json
 import math
 from typing import Any, BinaryIO, Callable, Iterator
 
+from ._apply_output import load_batch
 from ._extras import require
 
 __all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel", "ParquetWriter", "ExcelWriter",
@@ -162,7 +163,7 @@ class ParquetWriter:
         """Write ``count`` records given as JSON texts joined by b"\\n"."""
         if not count:
             return
-        records = [json.loads(text) for text in payload.split(b"\n")]
+        records = load_batch(payload)
         if self.header is None:
             self._start(records)
         arrays = []
@@ -342,7 +343,7 @@ class ExcelWriter:
         """Write ``count`` records given as JSON texts joined by b"\\n"."""
         if not count:
             return
-        records = [json.loads(text) for text in payload.split(b"\n")]
+        records = load_batch(payload)
         if self.header is None:
             self.header = {key: None for record in records for key in record}
             self._append([self._cell(key) for key in self.header])
