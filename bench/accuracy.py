@@ -79,6 +79,15 @@ class Telemetry:
                       f"{self.calls} calls, {self.functions_generated} functions, "
                       f"{time.monotonic() - self.started:.0f} s", file=sys.stderr, flush=True)
 
+    def sync(self, llm: dict | None) -> None:
+        """Take the run's own totals (``RunResult.llm``): they also count calls that emit no llm_call event."""
+        if not llm:
+            return
+        self.calls = max(self.calls, int(llm.get("calls") or 0))
+        self.prompt_tokens = max(self.prompt_tokens, int(llm.get("prompt_tokens") or 0))
+        self.completion_tokens = max(self.completion_tokens, int(llm.get("completion_tokens") or 0))
+        self.cached_tokens = max(self.cached_tokens, int(llm.get("cached_tokens") or 0))
+
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
@@ -154,6 +163,7 @@ def generate(
                           **(DEFAULT_OPTIONS if options is None else options))
     result = cleaner.run()
     seconds = time.perf_counter() - started
+    telemetry.sync(getattr(result, "llm", None))
     with open(output, encoding="utf-8") as f:
         return result, telemetry, seconds, f.read()
 
@@ -354,6 +364,10 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         "not_clean": tel.not_clean, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
         "raha_normalize": args.raha_normalize, **score.to_dict(),
         "cross_row_steps": steps, "per_record_only": per_record.to_dict() if per_record else None,
+        "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
+        "stopped_early": getattr(result, "stopped_early", False),
+        "reflection": getattr(result, "reflection", {}), "optimization": getattr(result, "optimization", {}),
+        "modifications": len(getattr(result, "modifications", []) or []),
     }
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)

@@ -128,6 +128,9 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "baseline_accuracy": before.accuracy, "field_accuracy": after.field_accuracy(),
         "baseline_field_accuracy": before.field_accuracy(),
         **cost_figures(tel.calls, tel.tokens, tel.records_seen, len(result.functions)),
+        "calls_per_1k_file": tel.calls / len(gen_records) * 1000 if gen_records else 0.0,
+        "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
+        "stopped_early": getattr(result, "stopped_early", False),
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
@@ -152,7 +155,9 @@ def print_report(s: dict[str, Any]) -> None:
     print("field            before   after")
     for key, value in s["field_accuracy"].items():
         print(f"  {key:<14} {fmt(s['baseline_field_accuracy'][key])}   {fmt(value)}")
-    print(f"cost             calls_per_1k={s['calls_per_1k']:.1f} tokens_per_function={s['tokens_per_function']:.0f}")
+    print(f"cost             calls_per_1k={s['calls_per_1k']:.1f} tokens_per_function={s['tokens_per_function']:.0f} "
+          f"(per 1000 records of the file: {s.get('calls_per_1k_file', 0.0):.1f} calls; "
+          f"{s.get('chunks_processed', 0)} chunks read{', stopped early' if s.get('stopped_early') else ''})")
 
 
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:

@@ -131,33 +131,46 @@ def make_pair(rng: random.Random, n: int, used_emails: set[str]) -> tuple[dict, 
     return messy, clean
 
 
-def build() -> tuple[list[dict], list[dict], list[tuple[int, int, str]]]:
-    """(messy records, clean records, [(duplicate line, original line, kind)]), lines 1-based."""
-    rng = random.Random(SEED)
+def build(unique: int = UNIQUE, seed: int = SEED) -> tuple[list[dict], list[dict], list[tuple[int, int, str]]]:
+    """(messy records, clean records, [(duplicate line, original line, kind)]), lines 1-based.
+
+    ``unique`` distinct customers plus five duplicates; the defaults give the bundled 300-record sample.
+    """
+    rng = random.Random(seed)
     used: set[str] = set()
-    pairs = [make_pair(rng, 1000 + i, used) for i in range(UNIQUE)]
+    pairs = [make_pair(rng, 1000 + i, used) for i in range(unique)]
     # five duplicates by email: three exact copies, two re-typed with other formatting
-    picks = rng.sample(range(UNIQUE), 5)
+    picks = rng.sample(range(unique), 5)
     inserts = []
     for k, src in enumerate(picks):
         messy, clean = pairs[src]
         if k >= 3:
             messy = dict(messy, email=messy["email"].strip().upper(), name=clean["name"].upper())
         kind = "re-typed" if k >= 3 else "exact"
-        inserts.append((rng.randint(src + 1, UNIQUE), (dict(messy), dict(clean)), (src, kind)))
+        inserts.append((rng.randint(src + 1, unique), (dict(messy), dict(clean)), (src, kind)))
     rows: list[tuple[dict, dict, tuple | None]] = [(m, c, None) for m, c in pairs]
     for position, (messy, clean), dup in sorted(inserts, key=lambda t: -t[0]):
         rows.insert(position, (messy, clean, dup))
-    index = {id(pairs[i][0]): i for i in range(UNIQUE)}
+    index = {id(pairs[i][0]): i for i in range(unique)}
     line_of = {index[id(m)]: line for line, (m, _, dup) in enumerate(rows, 1) if dup is None}
     dups = [(line, line_of[dup[0]], dup[1]) for line, (_, _, dup) in enumerate(rows, 1) if dup is not None]
     return [r[0] for r in rows], [r[1] for r in rows], dups
 
 
-def main() -> None:
-    messy, clean, dups = build()
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=UNIQUE + 5,
+                        help=f"records to write, five of them duplicates (default {UNIQUE + 5}: the bundled sample)")
+    parser.add_argument("--out", default=HERE, help="folder for the two files (default: next to this script)")
+    args = parser.parse_args(argv)
+    if args.records < 10:
+        parser.error("--records must be at least 10")
+    messy, clean, dups = build(unique=args.records - 5)
+    os.makedirs(args.out, exist_ok=True)
     for name, records in (("crm_customers.jsonl", messy), ("crm_customers.clean.jsonl", clean)):
-        with open(os.path.join(HERE, name), "w", encoding="utf-8", newline="\n") as f:
+        with open(os.path.join(args.out, name), "w", encoding="utf-8", newline="\n") as f:
             for record in records:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
     print(f"wrote {len(messy)} records; duplicates (line, original line, kind): {dups}")
