@@ -15,7 +15,7 @@ This package knows nothing of the cleaner that uses it.
 
 from __future__ import annotations
 
-from .errors import BackendError, BackendHTTPError, ContextLengthError
+from .errors import BackendError, BackendHTTPError, BackendSetupError, ContextLengthError
 from .local import LocalBackend, unload_all
 from .mlx_backend import MLXBackend
 from .model_files import EMBEDDED_MODELS, ensure_model
@@ -29,6 +29,7 @@ __all__ = [
     "get_backend",
     "BackendError",
     "BackendHTTPError",
+    "BackendSetupError",
     "ContextLengthError",
     "LocalBackend",
     "OllamaBackend",

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendError", "BackendHTTPError", "ContextLengthError"]
+__all__ = ["BackendError", "BackendHTTPError", "BackendSetupError", "ContextLengthError"]
 
 
 class BackendError(RuntimeError):
     """A backend failed: not installed, unreachable, or it gave an unusable reply."""
+
+
+class BackendSetupError(BackendError):
+    """The backend cannot start: a runtime not installed, a model file missing, a bad setting.
+
+    Not retried: trying the same call again cannot install a package or find a file.
+    """
+
+    retryable = False
 
 
 class ContextLengthError(BackendError):

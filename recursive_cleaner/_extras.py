@@ -1,4 +1,4 @@
-"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask): imported only when used.
+"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx): imported only when used.
 
 A missing one raises ModuleNotFoundError whose message is the pip command, e.g.
 ``reading .parquet needs pyarrow: pip install 'recursive-cleaner[parquet]'``. A module
@@ -12,7 +12,8 @@ from types import ModuleType
 
 __all__ = ["EXTRAS", "require"]
 
-EXTRAS = {"pyarrow": "parquet", "openpyxl": "excel", "pandas": "pandas", "dask": "dask"}
+EXTRAS = {"pyarrow": "parquet", "openpyxl": "excel", "pandas": "pandas", "dask": "dask",
+          "pypdf": "documents", "docx": "documents"}
 """Top-level module -> the extra of recursive-cleaner that installs it (matplotlib has none)."""
 
 

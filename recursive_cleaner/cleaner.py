@@ -13,6 +13,7 @@ from .acceptance import Gate, Verdict
 from .chunk_source import ChunkSource
 from .context import build_context, build_rich_context
 from .cross_row_plan import build_plan_prompt, choose_steps, discover_steps, validate_steps, wants_dedup
+from .documents import is_document, materialize_document
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
@@ -93,6 +94,8 @@ class DataCleaner:
         check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
         self.backend = resolve_backend(llm_backend)
         file_path = materialize_input(file_path)  # a DataFrame or list of dicts becomes a JSONL file
+        if is_document(file_path) and Path(file_path).is_file():  # PDF, Word, HTML: their text, in text mode
+            file_path = materialize_document(file_path)
         self.file_path = str(file_path)
         self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
         if mode == "structured" and self.fmt == "text":

@@ -361,6 +361,29 @@ def test_no_runtime_installed_gives_the_install_hint(monkeypatch: pytest.MonkeyP
         runtimes.resolve_runtime("vllm")
 
 
+def test_a_setup_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing runtime reaches the user after one attempt, with its install hint, and no sleeps."""
+    from backends import BackendSetupError
+    from recursive_cleaner.errors import LLMCallError
+    from recursive_cleaner.llm import call_llm
+
+    monkeypatch.setattr(runtimes, "_installed", lambda module: False)
+    tries, sleeps = [], []
+
+    def generate(prompt: str) -> str:
+        tries.append(prompt)
+        runtimes.resolve_runtime("auto")
+        return "unreachable"
+
+    from tests.fakes import FakeBackend
+
+    with pytest.raises(LLMCallError) as info:
+        call_llm(FakeBackend(generate), "hello", attempts=3, sleep=sleeps.append)
+    assert len(tries) == 1 and sleeps == [] and info.value.attempts == 1
+    assert isinstance(info.value.last_error, BackendSetupError)
+    assert "pip install 'recursive-cleaner[local]'" in str(info.value)
+
+
 def test_auto_prefers_xllamacpp(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtimes, "_installed", lambda module: True)
     assert runtimes.resolve_runtime("auto")[0] == "xllamacpp"

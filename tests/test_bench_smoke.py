@@ -224,3 +224,37 @@ def test_apply_clean_data_isolates_bad_records():
 def test_apply_clean_data_module_that_does_not_load():
     outputs, errors = accuracy.apply_clean_data("def clean_data(r) return r", [{"a": 1}] * 3)
     assert outputs == [None] * 3 and all("SyntaxError" in e for e in errors)
+
+
+# ---------------------------------------------------------------------------- mechanisms.py
+def test_mechanisms_configs_turn_one_mechanism_on_each():
+    import mechanisms
+
+    assert mechanisms.CONFIGS["baseline"] == {"rich_context": "false", "reflection": "none", "optimize": "false",
+                                              "early_termination": "false"}
+    for name in ("rich_context", "reflection", "optimize", "early_termination"):
+        changed = {k for k, v in mechanisms.CONFIGS[name].items() if mechanisms.CONFIGS["baseline"].get(k) != v}
+        assert changed and changed <= {name, "optimize_threshold"}, name
+    assert mechanisms.CONFIGS["all"]["reflection"] == "rules" and mechanisms.CONFIGS["all"]["early_termination"] == "true"
+    args = mechanisms.options_for("reflection")
+    assert args[::2] == ["--option"] * 4 and "reflection=rules" in args
+    assert accuracy.parse_options(args[1::2])["reflection"] == "rules"
+    assert accuracy.parse_options(mechanisms.options_for("baseline")[1::2])["reflection"] is None
+
+
+def test_mechanisms_reads_finished_runs_and_prints_the_table(tmp_path, capsys):
+    import mechanisms
+
+    for config, f1, calls in (("baseline", 0.5, 10), ("all", 0.75, 4)):
+        folder = tmp_path / f"hospital-{config}"
+        folder.mkdir()
+        (folder / "summary.json").write_text(json.dumps({
+            "dataset": "hospital", "calls": calls, "prompt_tokens": 900, "completion_tokens": 100,
+            "precision": 0.8, "recall": 0.6, "f1": f1, "broken_cells": 3, "functions": ["a", "b"],
+            "generation_seconds": 10.0, "apply_seconds": 2.0}))
+    assert mechanisms.main(["hospital", "--configs", "baseline,all", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| hospital | baseline | 10 | 1,000 | 0.800 | 0.600 | **0.500** | 3 | 2 | 12 |" in out
+    assert "mechanism hospital all calls=4 tokens=1000 precision=0.8000 recall=0.6000 f1=0.7500 broken=3" in out
+    with pytest.raises(SystemExit):
+        mechanisms.main(["hospital", "--configs", "nosuch", "--out", str(tmp_path)])

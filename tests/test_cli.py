@@ -413,3 +413,57 @@ def test_progress_bar_in_a_real_terminal(work):
     assert "functions 1 accepted" in screen
     assert "wrote cleaning_functions.py: 1 function(s) lower_emails" in screen
     assert "[     0s] chunk" not in screen  # the bar, not the plain lines
+
+
+# ---------------------------------------------------------------------------- other formats
+@pytest.mark.parametrize("suffix, module", [(".parquet", "pyarrow"), (".xlsx", "openpyxl")])
+def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
+    from tests.optional_deps import optional
+
+    lib = optional(module)
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(lib.Table.from_pylist(ROWS), str(work / "crm.parquet"))
+    else:
+        book = lib.Workbook()
+        sheet = book.active
+        sheet.append(list(ROWS[0]))
+        for row in ROWS:
+            sheet.append(list(row.values()))
+        book.save(str(work / "crm.xlsx"))
+    use(_scripted(make_reply("lower_emails", EMAIL)))
+    result = invoke("generate", f"crm{suffix}", "-i", "email: lower case", "--chunk-size", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "lower_emails" in result.stdout and "def lower_emails" in (work / "cleaning_functions.py").read_text()
+    result = invoke("apply", "cleaning_functions.py", f"crm{suffix}", "-o", f"clean{suffix}", "--workers", "1")
+    assert result.exit_code == 0, result.stderr
+    from recursive_cleaner.parsers import iter_records
+
+    back = list(iter_records(str(work / f"clean{suffix}")))
+    assert [r["email"] for r in back] == [r["email"].lower() for r in ROWS]
+    assert [r["status"] for r in back] == ["active"] * len(ROWS)
+
+
+def test_generate_on_a_document_runs_in_text_mode(work, use, monkeypatch):
+    from recursive_cleaner import documents
+
+    monkeypatch.setattr(documents.tempfile, "gettempdir", lambda: str(work))
+    (work / "notes.html").write_text("<h1>Notes</h1><p>Seen on 03/04/2021.</p><script>x()</script>")
+    backend = _scripted()
+    use(backend)
+    result = invoke("generate", "notes.html", "-i", "Dates as YYYY-MM-DD.")
+    assert result.exit_code == 0, result.stderr
+    assert "Seen on 03/04/2021." in backend.history[0] and "x()" not in backend.history[0]
+    assert "def clean_data(text" in (work / "cleaning_functions.py").read_text()
+
+
+def test_a_document_without_its_extra_is_one_line_with_the_install_command(work, use, monkeypatch):
+    from recursive_cleaner import documents
+
+    monkeypatch.setattr(documents.tempfile, "gettempdir", lambda: str(work))
+    monkeypatch.setitem(sys.modules, "pypdf", None)
+    (work / "scan.pdf").write_bytes(b"%PDF-1.4\n")
+    use(_scripted())
+    line = one_error_line(invoke("generate", "scan.pdf"))
+    assert "reading .pdf needs pypdf: pip install 'recursive-cleaner[documents]'" in line
