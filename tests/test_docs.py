@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MAX_SKIPPED = 0
 SKIP_MARK = "# doc-test: skip"
-OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy", "dask", "distributed"}
+OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy", "dask", "distributed", "pypdf", "docx"}
 SIGNATURE_HOMES = ("backends", "recursive_cleaner", "recursive_cleaner.frames", "recursive_cleaner.apply",
                    "recursive_cleaner.toolkit")
 IDENTITY = '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    return record\n'
