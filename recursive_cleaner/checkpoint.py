@@ -48,7 +48,7 @@ def restore(cleaner: "DataCleaner", state: dict[str, Any]) -> None:
     cleaner.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
                              prompt_tokens=llm.get("prompt_tokens", 0),
                              completion_tokens=llm.get("completion_tokens", 0),
-                             cached_tokens=llm.get("cached_tokens", 0))
+                             cached_tokens=llm.get("cached_tokens", 0), on_add=cleaner.stats.on_add)
 
 
 def load_matching_state(cleaner: "DataCleaner") -> int | None:

@@ -18,7 +18,7 @@ from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
 from .focus import FieldFocus, function_name
 from .frames import materialize_input
-from .llm import LLMStats, call_llm
+from .llm import LLMReply, LLMStats, call_llm
 from .metrics import ImprovementReport
 from .optimizer import TAGS_INSTRUCTION, ConsolidationResult, optimize_functions
 from .output import OutputResult, write_output
@@ -134,7 +134,8 @@ class DataCleaner:
         self._modifications: list[dict] = []
         self._prefix = ""
         self.functions: list[dict] = []
-        self.stats = LLMStats()
+        self.stats = LLMStats(on_add=self._on_llm_call)
+        self._where: dict[str, int] = {"chunk_index": -1, "iteration": 0}
         self.last_completed_chunk = -1
         self.total_chunks = 0
         self._skip_count = 0
@@ -188,6 +189,7 @@ class DataCleaner:
             self.last_completed_chunk = index
             self._save()
             self._emit("chunk_done", chunk_index=index, status=status)
+            self._where = {"chunk_index": index, "iteration": 0}  # a saturation check's call belongs to no iteration
             if not self.dry_run and self.watch.should_stop(self.backend, self.functions, stats=self.stats,
                                                            sleep=self.sleep, attempts=self.llm_attempts):
                 result.stopped_early = True
@@ -243,7 +245,8 @@ class DataCleaner:
         if not candidates and not wants_dedup(self.instructions):
             return
         fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
-        reply = self._call(build_plan_prompt(self._prefix, candidates, len(sample)), max(self.last_completed_chunk, 0), 0)
+        reply = self._call(build_plan_prompt(self._prefix, candidates, len(sample)), max(self.last_completed_chunk, 0), 0,
+                           purpose="cross_row")
         chosen, problems = choose_steps(reply, fields)
         kept, refused = validate_steps(candidates if chosen is None else chosen, sample, self.focus.expectations,
                                        allow_dedup=wants_dedup(self.instructions))
@@ -393,17 +396,21 @@ class DataCleaner:
                                   name=name, feedback=format_feedback(feedback))
 
     # ------------------------------------------------------------------ steps
-    def _call(self, prompt: str, index: int, iteration: int) -> str:
+    def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate") -> str:
+        self._where = {"chunk_index": index, "iteration": iteration}
         try:
             reply = call_llm(self.backend, prompt, attempts=self.llm_attempts, sleep=self.sleep)
         except LLMCallError:
             self._save()  # never lose finished chunks; the error names the backend's failure
             raise
-        self.stats.add(reply)
-        self._emit("llm_call", chunk_index=index, iteration=iteration, latency_ms=round(reply.latency_ms, 1),
+        self.stats.add(reply, purpose)
+        return reply.text
+
+    def _on_llm_call(self, reply: LLMReply, purpose: str) -> None:
+        """Every counted model call, also those of saturation, reflection and consolidation, is an event."""
+        self._emit("llm_call", **self._where, purpose=purpose or "generate", latency_ms=round(reply.latency_ms, 1),
                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                    cached_tokens=reply.cached_tokens, attempts=reply.attempts)
-        return reply.text
 
     def _write_output(self) -> OutputResult:
         sample = self.source.head()

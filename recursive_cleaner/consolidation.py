@@ -260,7 +260,7 @@ def _ask(backend: LLMBackend, prompt: Callable[..., str], result: ConsolidationR
             return None, ("llm_error", f"the LLM call failed: {exc}")
         result.calls += 1
         if stats is not None:
-            stats.add(reply)
+            stats.add(reply, "consolidation")
         try:
             return parse_consolidation(reply.text), None
         except ParseError as exc:

@@ -34,7 +34,7 @@ def detect_issues(cleaner: "DataCleaner", records: list, index: int) -> list[dic
     shown = format_chunk(records, cleaner.mode, max_chars=cleaner.chunk_chars)
     prompt = build_detect_prompt(cleaner._prefix, shown, mode=cleaner.mode,
                                  records=len(records) if cleaner.mode == "structured" else None)
-    reply = cleaner._call(prompt, index, 1)
+    reply = cleaner._call(prompt, index, 1, purpose="detect")
     for issue in parse_issues(reply):
         found.append({"field": None, "issue": issue.description, "count": None, "offending": [],
                       "chunk_index": index, "source": "model"})

@@ -28,7 +28,7 @@ class LLMReply:
 
 @dataclass
 class LLMStats:
-    """Running totals over a run."""
+    """Running totals over a run; ``on_add(reply, purpose)``, when set, hears of every call counted."""
 
     calls: int = 0
     failed_attempts: int = 0
@@ -36,14 +36,18 @@ class LLMStats:
     completion_tokens: int = 0
     cached_tokens: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+    on_add: Callable[[LLMReply, str], None] | None = field(default=None, repr=False, compare=False)
 
-    def add(self, reply: LLMReply) -> None:
+    def add(self, reply: LLMReply, purpose: str = "") -> None:
+        """Count one call; ``purpose`` (e.g. "saturation") is passed on to ``on_add``."""
         self.calls += 1
         self.failed_attempts += reply.attempts - 1
         self.prompt_tokens += reply.prompt_tokens or 0
         self.completion_tokens += reply.completion_tokens or 0
         self.cached_tokens += reply.cached_tokens or 0
         self.latencies_ms.append(reply.latency_ms)
+        if self.on_add is not None:
+            self.on_add(reply, purpose)
 
     def latency_stats(self) -> dict[str, float]:
         """min/max/avg/total latency in milliseconds (zeros before the first call)."""

@@ -227,7 +227,7 @@ def critique(code: str, name: str, records: list, *, hidden: list | None = None,
         result.evidence["model"] = f"the critique call failed ({exc}); the measured score {score:.2f} stands"
         return result
     if stats is not None:
-        stats.add(reply)
+        stats.add(reply, "reflection")
     return combine_model_reply(result, reply.text, config)
 
 

@@ -129,7 +129,7 @@ def check_saturation(
             return SaturationAssessment(False, "", "continue", calls=calls, error=f"the LLM call failed: {exc}")
         calls += 1
         if stats is not None:
-            stats.add(reply)
+            stats.add(reply, "saturation")
         try:
             assessment = parse_saturation(reply.text)
         except ParseError as exc:

@@ -107,6 +107,10 @@ def test_early_termination_stops_when_the_model_judges_saturation(tmp_path):
     assert result.stopped_early and result.chunks_processed == 4 < result.chunks_total == 20
     assert [e for e in events if e["type"] == "early_termination"]
     assert "Early termination" in (tmp_path / "cleaning_report.md").read_text()
+    calls = [e for e in events if e["type"] == "llm_call"]
+    assert len(calls) == backend.calls == result.llm["calls"]  # every counted call is an event
+    assert [e["purpose"] for e in calls].count("saturation") == 1 and calls[-1]["purpose"] == "saturation"
+    assert calls[-1]["chunk_index"] == 3 and calls[-1]["iteration"] == 0
 
 
 def test_early_termination_off_reads_every_chunk_and_asks_about_each(tmp_path):
