@@ -12,7 +12,6 @@ from ._options import beside, check_options, first_issue, resolve_backend
 from .acceptance import Gate, Verdict
 from .chunk_source import ChunkSource
 from .context import build_context, build_rich_context
-from .cross_row_plan import build_plan_prompt, choose_steps, discover_steps, validate_steps, wants_dedup
 from .documents import is_document, materialize_document
 from .dry_run import detect_issues
 from .errors import LLMCallError, ParseError
@@ -20,21 +19,20 @@ from .focus import FieldFocus, function_name
 from .frames import materialize_input
 from .llm import LLMReply, LLMStats, call_llm
 from .metrics import ImprovementReport
-from .optimizer import TAGS_INSTRUCTION, ConsolidationResult, optimize_functions
-from .output import OutputResult, write_output
+from .optimizer import TAGS_INSTRUCTION, ConsolidationResult
 from .profiler import FieldProfile, format_issue_for_prompt
 from .prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .reflection import ReflectionConfig, Reviewer
 from .response import ParsedResponse, parse_response
 from .result import RunResult
-from .run_report import MetricsSample, measure_improvement, write_run_report
+from .run_report import MetricsSample
 from .sampling import split_holdout
-from .sandbox import run_in_sandbox
 from .saturation import SaturationWatch
 from .state import load_state, save_state
 from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback
 from .validation import ALLOWED_IMPORTS
+from .wrap_up import finish_run
 
 __all__ = ["DataCleaner", "RunResult"]
 
@@ -196,72 +194,7 @@ class DataCleaner:
                 self._emit("early_termination", chunk_index=index, chunks_processed=result.chunks_processed,
                            reasoning=self.watch.last.reasoning if self.watch.last else "")
                 break
-        return self._finish(result, started)
-
-    def _finish(self, result: RunResult, started: float) -> RunResult:
-        """Write the functions (not in a dry run), measure, report, and emit the last event."""
-        source = None
-        if not self.dry_run and self.cross_row and self.mode == "structured":
-            self._plan_cross_row()
-        if not self.dry_run and self.optimize and len(self.functions) >= self.optimize_threshold:
-            self._optimize()
-        if not self.dry_run:
-            written = self._write_output()
-            result.functions, source, self._order_note = written.written, written.source, written.order_note
-            result.rejected = self._rejected + written.rejected
-        else:
-            result.rejected = list(self._rejected)
-        result.skipped_records, result.skipped = self._skip_count, list(self._skipped)
-        result.llm = self.stats.to_dict()
-        result.unfixable = dict(self.focus.unfixable)
-        result.issues = list(self._issues)
-        result.modifications = list(self._modifications)
-        result.cross_row = [s.to_dict() for s in self.cross_row_steps]
-        result.reflection = self.reviewer.stats.to_dict() if self.reviewer else {}
-        if self._consolidation is not None:
-            c = self._consolidation
-            result.optimization = {"original": c.original_count, "final": len(c), "calls": c.calls,
-                                   "merged": [d.describe() for d in c.accepted],
-                                   "refused": [d.describe() for d in c.refused]}
-        self._improvement = result.improvement = measure_improvement(self, source) if self.track_metrics else None
-        result.report_path = write_run_report(self, result, time.monotonic() - started)
-        totals = dict(chunks=result.chunks_processed, skipped_records=self._skip_count, llm_calls=self.stats.calls,
-                      prompt_tokens=self.stats.prompt_tokens, completion_tokens=self.stats.completion_tokens,
-                      cached_tokens=self.stats.cached_tokens, latency_stats=self.stats.latency_stats(),
-                      report_path=result.report_path, reflection=result.reflection,
-                      optimization={k: v for k, v in result.optimization.items() if k in ("original", "final", "calls")},
-                      stopped_early=result.stopped_early)
-        if self.dry_run:
-            self._emit("dry_run_complete", issues=len(self._issues),
-                       fields=sorted({i["field"] for i in self._issues if i.get("field")}), **totals)
-        self._emit("complete", functions=len(result.functions), output_path=None if self.dry_run else self.output_path,
-                   **totals)
-        return result
-
-    def _plan_cross_row(self, sample_size: int = 2000) -> None:
-        """Rules across rows (cross_row_plan): found in a cleaned sample, confirmed by the model, checked on it."""
-        sample = self.gate.apply(self.functions, self.source.head(sample_size))
-        candidates = discover_steps(sample)
-        if not candidates and not wants_dedup(self.instructions):
-            return
-        fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
-        reply = self._call(build_plan_prompt(self._prefix, candidates, len(sample)), max(self.last_completed_chunk, 0), 0,
-                           purpose="cross_row")
-        chosen, problems = choose_steps(reply, fields)
-        kept, refused = validate_steps(candidates if chosen is None else chosen, sample, self.focus.expectations,
-                                       allow_dedup=wants_dedup(self.instructions))
-        self.cross_row_steps = kept
-        self._rejected += refused + [("cross_row_plan", p) for p in problems]
-        self._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),
-                   source="library" if chosen is None else "model")
-
-    def _optimize(self) -> None:
-        """Two-pass optimization: consolidate groups of related functions; a merge must match its originals."""
-        sample = [r for _, r in self._metrics_sample.items()] if self._metrics_sample else self.source.head(500)
-        self._consolidation = optimize_functions(
-            self.functions, self.backend, records=sample, emit=self._emit, stats=self.stats, sleep=self.sleep,
-            llm_attempts=self.llm_attempts, timeout=self.sandbox_timeout, mode=self.mode)
-        self.functions = list(self._consolidation)
+        return finish_run(self, result, started)
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with ``track_metrics=True``)."""
@@ -411,17 +344,6 @@ class DataCleaner:
         self._emit("llm_call", **self._where, purpose=purpose or "generate", latency_ms=round(reply.latency_ms, 1),
                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                    cached_tokens=reply.cached_tokens, attempts=reply.attempts)
-
-    def _write_output(self) -> OutputResult:
-        sample = self.source.head()
-
-        def check(source: str) -> str | None:
-            res = run_in_sandbox(source, "clean_data", sample, timeout=self.sandbox_timeout)
-            return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
-
-        return write_output(self.functions, self.output_path, mode=self.mode,
-                            check=check if self.validate_runtime else None,
-                            cross_row=[s.to_dict() for s in self.cross_row_steps])
 
     # ------------------------------------------------------------------ input
     def _chunks(self):

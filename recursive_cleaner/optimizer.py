@@ -6,8 +6,8 @@ tag (:func:`group_by_salience`, IDF over tags) and lets the model consolidate ea
 (:func:`~recursive_cleaner.consolidation.consolidate_with_agency`); a merge is kept only if it
 cleans the sample records exactly as the functions it replaces did.
 
-Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``_finish``, before
-``_write_output``, when ``optimize`` and ``len(self.functions) >= optimize_threshold``::
+Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``wrap_up.finish_run``, before
+``write_functions``, when ``optimize`` and ``len(self.functions) >= optimize_threshold``::
 
     result = optimize_functions(self.functions, self.backend, records=self.source.head(),
                                 emit=self._emit, stats=self.stats, sleep=self.sleep,
