@@ -104,16 +104,16 @@ def _make_frame_reader(fd: int):
 
 
 def _load_toolkit(folder: str) -> None:
-    """Register toolkit.py (and the _toolkit_data.py it imports) from folder as recursive_cleaner.toolkit.
+    """Register toolkit.py (and the _toolkit_data.py, _toolkit_dates.py it imports) as recursive_cleaner.toolkit.
 
     The package ``recursive_cleaner`` is a stub whose only attribute is ``toolkit``: importing the
     real package would pull in the whole library. The data module is dropped from sys.modules
-    once the toolkit holds its tables.
+    once the toolkit holds its tables, the dates module once it holds its parsers.
     """
     module_type, package_name = type(sys), TOOLKIT.partition(".")[0]
     package = module_type(package_name, None)
     sys.modules[package_name] = package
-    for name in ("_toolkit_data", "toolkit"):
+    for name in ("_toolkit_data", "_toolkit_dates", "toolkit"):
         path = os.path.join(folder, name + ".py")
         with open(path, "rb") as file:
             source = file.read()
@@ -121,7 +121,7 @@ def _load_toolkit(folder: str) -> None:
         module.__file__, module.__package__ = path, package_name
         sys.modules[module.__name__] = module
         exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
-    del sys.modules[package_name + "._toolkit_data"]
+    del sys.modules[package_name + "._toolkit_data"], sys.modules[package_name + "._toolkit_dates"]
     package.toolkit = sys.modules[TOOLKIT]
 
 
