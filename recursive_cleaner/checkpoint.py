@@ -33,6 +33,7 @@ def snapshot(cleaner: "DataCleaner") -> dict[str, Any]:
         "issues": cleaner._issues[-500:],
         "llm": cleaner.stats.to_dict(),
         "options": cleaner.options(),
+        "early_termination": {**cleaner.watch.to_dict(), "idle_chunks": cleaner._idle_chunks},
     }
 
 
@@ -44,6 +45,10 @@ def restore(cleaner: "DataCleaner", state: dict[str, Any]) -> None:
     cleaner._skip_count = state.get("skipped_records", 0)
     cleaner._rejected = [tuple(r) for r in state.get("rejected", [])]
     cleaner._issues = list(state.get("issues", []))
+    progress = state.get("early_termination")
+    if isinstance(progress, dict):
+        cleaner.watch.load(progress)
+        cleaner._idle_chunks = int(progress.get("idle_chunks", 0) or 0)
     llm = state.get("llm", {})
     cleaner.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
                              prompt_tokens=llm.get("prompt_tokens", 0),

@@ -159,26 +159,40 @@ def clean_streak_saturated(statuses: list[str], window: int, new_functions: list
 
 
 class SaturationWatch:
-    """What the cleaner keeps for early termination: per chunk its status and the functions it added."""
+    """What the cleaner keeps for early termination: chunks counted, and for the last ``interval``
+    chunks each one's status and the functions it added (``to_dict``/``load`` carry it in the state file)."""
 
     def __init__(self, interval: int = 20, *, enabled: bool = False) -> None:
         self.interval, self.enabled = interval, enabled
+        self.count = 0
         self.history: list[tuple[str, int]] = []
         self.last: SaturationAssessment | None = None
 
     def record(self, status: str, added: int) -> None:
-        self.history.append((status, added))
+        self.count += 1
+        self.history = (self.history + [(status, added)])[-max(1, self.interval):]
+
+    def to_dict(self) -> dict:
+        return {"count": self.count, "recent": [list(h) for h in self.history]}
+
+    def load(self, data: dict | None) -> None:
+        """Take back what ``to_dict`` gave (a resumed run keeps counting where it stopped)."""
+        if not isinstance(data, dict):
+            return
+        recent = [(str(s), int(a)) for s, a in data.get("recent", []) if isinstance(a, int)]
+        self.count = max(int(data.get("count", 0) or 0), len(recent))
+        self.history = recent[-max(1, self.interval):]
 
     def should_stop(self, backend: LLMBackend, functions: list[dict], *, stats: LLMStats | None = None,
                     sleep: Callable[[float], None] = time.sleep, attempts: int = 3) -> bool:
         """Every ``interval`` chunks, ask the model, but only when those chunks were all clean and added nothing."""
         n = self.interval
-        if not self.enabled or n < 1 or not self.history or len(self.history) % n:
+        if not self.enabled or n < 1 or not self.count or self.count % n:
             return False
         statuses, added = [s for s, _ in self.history], [a for _, a in self.history]
         if not clean_streak_saturated(statuses, n, added):
             return False
-        first = len(self.history) - n
+        first = self.count - n
         summaries = [f"chunk {first + i + 1}: {s}, {a} new function(s)" for i, (s, a) in enumerate(self.history[-n:])]
         self.last = check_saturation(backend, functions, summaries, new_functions_from_recent=sum(added[-n:]),
                                      stats=stats, sleep=sleep, attempts=attempts)

@@ -7,6 +7,8 @@ text, like a model would see them.
 from __future__ import annotations
 
 import json
+
+import pytest
 import textwrap
 
 from recursive_cleaner import DataCleaner
@@ -111,6 +113,31 @@ def test_early_termination_stops_when_the_model_judges_saturation(tmp_path):
     assert len(calls) == backend.calls == result.llm["calls"]  # every counted call is an event
     assert [e["purpose"] for e in calls].count("saturation") == 1 and calls[-1]["purpose"] == "saturation"
     assert calls[-1]["chunk_index"] == 3 and calls[-1]["iteration"] == 0
+
+
+def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
+    """Idle chunks and the saturation count live in the state file: a resumed run does not start over."""
+    path, state = _homogeneous(tmp_path), str(tmp_path / "state.json")
+
+    def interrupted(prompt):
+        if "saturat" in prompt.lower():
+            raise KeyboardInterrupt  # Ctrl-C during the first saturation check, after chunk 4 was saved
+        return CLEAN_REPLY
+
+    first = FakeBackend(interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _run(first, path, tmp_path, chunk_size=3, profile_fields=True, early_termination=True,
+             saturation_check_interval=4, state_file=state)
+    assert first.calls == 3  # chunks 1 and 2 asked, chunks 3 and 4 skipped as idle, then the check
+    saved = json.loads(open(state).read())["early_termination"]
+    assert saved["count"] == 4 and saved["idle_chunks"] == 2 and len(saved["recent"]) == 4
+
+    second = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
+    cleaner = DataCleaner.resume(state, second, sleep=lambda s: None)
+    assert cleaner.watch.count == 4 and cleaner._idle_chunks == 2
+    result = cleaner.run()
+    assert result.stopped_early and cleaner.last_completed_chunk == 7  # the check after chunk 8
+    assert second.calls == 1 and "saturat" in second.history[0].lower()  # no open pass repeated
 
 
 def test_early_termination_off_reads_every_chunk_and_asks_about_each(tmp_path):
