@@ -166,5 +166,7 @@ def test_skipped_blocks_are_few_and_explained():
 
 def test_the_pages_have_code_to_check():
     assert len(ALL_BLOCKS) >= 20 and len([b for b in ALL_BLOCKS if signature_of(b)]) >= 4
-    assert {p.name for p in PAGES} >= {"README.md", "quickstart.md", "backends.md", "scaling.md", "benchmarks.md",
-                                       "formats.md", "notebooks.md"}
+    assert {p.name for p in PAGES} >= {"README.md", "quickstart.md", "backends.md", "backend-local.md",
+                                       "backend-ollama.md", "backend-openai.md", "backend-mlx.md", "scaling.md",
+                                       "benchmarks.md", "formats.md", "notebooks.md", "events.md", "safety.md",
+                                       "function-contract.md"}
