@@ -14,3 +14,18 @@ def optional(name: str) -> ModuleType:
     if os.environ.get("CI", "").lower() == "true":
         return importlib.import_module(name)
     return pytest.importorskip(name)
+
+
+def write_table_file(path, records: list[dict]) -> None:
+    """Write records as .parquet (pyarrow) or .xlsx (openpyxl, header row first), by the path's suffix."""
+    path = str(path)
+    if path.endswith(".parquet"):
+        pa, pq = optional("pyarrow"), optional("pyarrow.parquet")
+        pq.write_table(pa.Table.from_pylist(records), path)
+        return
+    book = optional("openpyxl").Workbook()
+    sheet = book.active
+    sheet.append(list(records[0]))
+    for record in records:
+        sheet.append(list(record.values()))
+    book.save(path)

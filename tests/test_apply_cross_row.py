@@ -18,6 +18,7 @@ from recursive_cleaner.cross_row import CrossRowStep, Fitted, apply_steps
 from recursive_cleaner.output import render_module
 from recursive_cleaner.parsers import iter_records
 from recursive_cleaner.report import ReportData, render_report
+from tests.optional_deps import write_table_file
 
 FUNCS = [
     {"name": "strip_name", "code": "def strip_name(record):\n"
@@ -211,20 +212,10 @@ def test_csv_and_json_keep_their_format(tmp_path, suffix):
 
 @pytest.mark.parametrize("suffix, module", [("parquet", "pyarrow.parquet"), ("xlsx", "openpyxl")])
 def test_parquet_and_excel_go_through_the_same_writers(tmp_path, suffix, module):
-    lib = pytest.importorskip(module)
+    pytest.importorskip(module)
     records = make_records(bad=False)
     source = tmp_path / f"in.{suffix}"
-    if suffix == "parquet":
-        import pyarrow as pa
-
-        lib.write_table(pa.Table.from_pylist(records), source)
-    else:
-        book = lib.Workbook()
-        sheet = book.active
-        sheet.append(list(records[0]))
-        for record in records:
-            sheet.append(list(record.values()))
-        book.save(source)
+    write_table_file(source, records)
     path = functions_file(tmp_path)
     target = tmp_path / f"out.{suffix}"
     result = apply_file(path, str(source), str(target), workers=1, batch_size=25)

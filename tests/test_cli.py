@@ -418,20 +418,10 @@ def test_progress_bar_in_a_real_terminal(work):
 # ---------------------------------------------------------------------------- other formats
 @pytest.mark.parametrize("suffix, module", [(".parquet", "pyarrow"), (".xlsx", "openpyxl")])
 def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
-    from tests.optional_deps import optional
+    from tests.optional_deps import optional, write_table_file
 
-    lib = optional(module)
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(lib.Table.from_pylist(ROWS), str(work / "crm.parquet"))
-    else:
-        book = lib.Workbook()
-        sheet = book.active
-        sheet.append(list(ROWS[0]))
-        for row in ROWS:
-            sheet.append(list(row.values()))
-        book.save(str(work / "crm.xlsx"))
+    optional(module)
+    write_table_file(work / f"crm{suffix}", ROWS)
     use(_scripted(make_reply("lower_emails", EMAIL)))
     result = invoke("generate", f"crm{suffix}", "-i", "email: lower case", "--chunk-size", "3")
     assert result.exit_code == 0, result.stderr
