@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .expectations import Expectation, infer_expectations
+from .expectations import Expectation
+from .instructions import infer_expectations
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
 

@@ -13,9 +13,9 @@ from recursive_cleaner.expectations import (
     Expectation,
     conforms,
     expectation_from_values,
-    infer_expectations,
     loose_kind,
 )
+from recursive_cleaner.instructions import infer_expectations
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CRM_FIELDS = ["customer_id", "name", "email", "phone", "status", "signup_date", "country", "amount"]

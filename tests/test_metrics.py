@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation, infer_expectations
+from recursive_cleaner.expectations import Expectation
+from recursive_cleaner.instructions import infer_expectations
 from recursive_cleaner.metrics import (
     FieldImprovement,
     FieldQuality,

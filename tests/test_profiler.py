@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation, infer_expectations
+from recursive_cleaner.expectations import Expectation
+from recursive_cleaner.instructions import infer_expectations
 from recursive_cleaner.profiler import (
     FieldProfile,
     conforms,
