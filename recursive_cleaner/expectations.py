@@ -64,7 +64,8 @@ class Expectation:
             "date": "ISO dates (YYYY-MM-DD)", "datetime": "ISO 8601 timestamps (YYYY-MM-DDTHH:MM:SS)",
             "time": "24-hour times (HH:MM)", "time12": "12-hour times (7:10 a.m., 12:45 p.m.)", "phone_e164": "E.164 phone numbers (+15551234567)",
             "email": "lower-case email addresses without spaces",
-            "number": "plain numbers (12.5)" if csv_strings else "numbers (not text)",
+            "number": ("plain numbers (12.5)" if csv_strings else "numbers (not text)")
+            + (", whole ones without a decimal part (12, not 12.0)" if self.allowed == ("whole_as_int",) else ""),
             "integer": "plain integers", "bool": "booleans (true/false)",
             "country_alpha2": "ISO 3166-1 alpha-2 country codes" + (" in lower case (us, gb)" if lower
                                                                      else " (US, GB)"),
@@ -84,6 +85,7 @@ _E164 = re.compile(r"\+[1-9]\d{7,14}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
 _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _PLAIN_INT = re.compile(r"[-+]?\d+")
+_WHOLE_WITH_FRACTION = re.compile(r"[-+]?\d+\.0+")
 
 
 def clean_whitespace(text: str) -> bool:
@@ -123,6 +125,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
     if kind in ("number", "integer"):
         if isinstance(value, bool):
             return False
+        if "whole_as_int" in exp.allowed and _WHOLE_WITH_FRACTION.fullmatch(str(value)):
+            return False  # 12.0 or "12.0" where the goals want 12
         if isinstance(value, int) or (kind == "number" and isinstance(value, float) and math.isfinite(value)):
             return True
         pattern = _PLAIN_NUMBER if kind == "number" else _PLAIN_INT

@@ -49,7 +49,10 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
     ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\bdigits only\b|\bonly digits\b"),
     ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
-               r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b"),
+               r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
+               r"\b(?:just|only) the number\b"),
+    # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
+    ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b"),
     ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b"),
     ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
     ("lower", r"lower[\s-]?case"),
@@ -212,6 +215,8 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
     names = {k for k, _ in kinds}
     resolved = []
     for kind, allowed in kinds:
+        if kind == "whole":
+            kind = "number"
         if kind == "code2":
             kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
         if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
@@ -225,6 +230,8 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
     kind, allowed = min(resolved, key=lambda ka: _PRIORITY.index(ka[0]))
     if kind in ("us_state", "country_alpha2"):
         allowed = ("lower",) if "lower" in names and "upper" not in names else ()
+    if kind == "number":
+        allowed = ("whole_as_int",) if "whole" in names else ()
     return kind, allowed
 
 

@@ -330,6 +330,8 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
         exp, reason = expectation, "expectation"
         bad = {k for k in counts if not conforms(first[k], exp, csv_strings=csv_strings)}
         primitive = _primitive(exp.kind, [first[k] for k in bad])
+        if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
+            primitive = "to_number(value, whole_as_int=True)"
     else:
         exp, bad, reason, primitive = _judge(counts, first, variants, csv_strings)
     n_bad = sum(counts[k] for k in bad)

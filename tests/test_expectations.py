@@ -223,3 +223,17 @@ def test_twelve_hour_times_win_over_a_mention_of_24_hour_inputs():
     assert {f: e.kind for f, e in result.items()} == {"dep_time": "time12", "arr_time": "time12"}
     assert result["dep_time"].primitive == "to_time_12h"
     assert conforms("7:10 a.m.", result["dep_time"]) and not conforms("07:10", result["dep_time"])
+
+
+@pytest.mark.parametrize("text", ['- ounces: just the number, no trailing ".0"', "- ounces: a number without .0",
+                                  "- ounces: plain numbers; drop the .0 of whole values"])
+def test_no_trailing_zero_fraction_asks_for_whole_numbers_as_int(text):
+    exp = infer_expectations(text, ["ounces", "abv"])["ounces"]
+    assert (exp.kind, exp.allowed) == ("number", ("whole_as_int",))
+    assert "12, not 12.0" in exp.describe(csv_strings=True)
+    for right in (12, "12", 16.9, "16.9", None, ""):
+        assert conforms(right, exp, csv_strings=True), right
+    for wrong in (12.0, "12.0", "12.00", "12.0 oz"):
+        assert not conforms(wrong, exp, csv_strings=True), wrong
+    plain = infer_expectations("- ounces: plain numbers", ["ounces"])["ounces"]
+    assert plain.allowed == () and conforms(12.0, plain) and conforms("12.0", plain, csv_strings=True)

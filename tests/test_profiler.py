@@ -293,3 +293,10 @@ def test_format_issue_for_prompt_long_values_are_truncated():
 def test_field_profile_score_without_values():
     p = profile_field("empty", [None, "", None])
     assert isinstance(p, FieldProfile) and p.score == 1.0 and p.issue is None and p.nulls == 3
+
+
+def test_whole_numbers_as_int_suggest_to_number_with_its_option():
+    exp = E("number", allowed=("whole_as_int",), source="instructions", primitive="to_number")
+    p = profile_field("ounces", ["12.0 oz.", "12.0 OZ.", "16.9 oz", "12", "12.0"], exp, csv_strings=True)
+    assert p.conforming == 1 and p.primitive == "to_number(value, whole_as_int=True)"
+    assert "Toolkit primitive that fits: to_number(value, whole_as_int=True)" in format_issue_for_prompt(p)

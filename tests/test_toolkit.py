@@ -496,3 +496,12 @@ def test_to_time_12h():
         ("Not Available", "Not Available"), ("", ""), ("13:30 p.m.", "13:30 p.m."), ("25:00", "25:00"),
         (dt.time(14, 5), "2:05 p.m."),
     ])
+
+
+def test_to_number_whole_as_int():
+    table(to_number, [("12.0 oz.", 12), ("16.9 oz", 16.9), ("12.0 OZ.", 12), (12.0, 12), (12, 12), ("12", 12),
+                      ("$1,234.00", 1234), ("0.05%", 0.05), ("-3.0", -3), ("N/A", "N/A"), ("12 pack", 12)],
+          whole_as_int=True)
+    for value in ("12.0 oz", "16.9 oz", 7.0, "1e3"):
+        once = to_number(value, whole_as_int=True)
+        assert to_number(once, whole_as_int=True) == once and type(to_number(once, whole_as_int=True)) is type(once)
