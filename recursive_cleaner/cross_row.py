@@ -121,6 +121,8 @@ class _Vocabulary:
         strings = [(v, n) for v, n in self.counts.items() if isinstance(v, str)]
         frequent = sorted(strings, key=lambda vn: -vn[1])
         for value, n in strings:
+            if len(value.strip()) < 4 and n > 1:
+                continue  # a short code seen more than once is a value of its own ("KY" is not a typo of "NY")
             best: list[tuple[int, int, str]] = []
             limit = min(step.max_distance, max(1, len(value) // 4))  # short codes: one edit at most
             for other, m in frequent:

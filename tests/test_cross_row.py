@@ -68,6 +68,14 @@ def test_vocabulary_leaves_well_formed_numbers_and_ambiguous_spellings_alone():
     assert out[-1]["c"] == "bostxn"  # as close to boston as to bostan, and they are equally common
 
 
+def test_vocabulary_keeps_short_codes_that_recur_and_repairs_a_single_mistyped_one():
+    # beers: "KY" (40 rows) is one edit from "NY" (200 rows) and was rewritten; a recurring short code is a value
+    rows = [{"state": "NY"}] * 200 + [{"state": "KY"}] * 40 + [{"state": "Nx"}]
+    out = apply_steps([CrossRowStep("vocabulary", fields=("state",))], rows)
+    assert [r["state"] for r in out].count("KY") == 40
+    assert out[-1]["state"] == "NY"  # seen once: a typo
+
+
 def test_dedup_keeps_the_first_record_of_each_normalised_key():
     rows = [{"email": "A@x.com ", "n": 1}, {"email": "b@x.com", "n": 2}, {"email": "a@X.COM", "n": 3},
             {"email": None, "n": 4}, {"email": None, "n": 5}]
