@@ -91,26 +91,24 @@ def test_models_clean_is_not_trusted_while_the_profile_shows_issues(data, tmp_pa
     assert result.chunks_clean == 0  # dates were still dirty when iterations ran out
 
 
-def test_function_that_does_not_move_the_profile_is_rejected_with_numbers(data, tmp_path):
-    useless = ("def fix_status(record):\n    record = dict(record)\n    if record.get('status') != 'active':\n"
-               "        record['status'] = str(record.get('status')).upper()\n    return record")
-    backend = FakeBackend([make_reply("fix_status", useless), make_reply("fix_status", FIX_STATUS)],
+USELESS = ("def fix_status(record):\n    record = dict(record)\n    if record.get('status') != 'active':\n"
+           "        record['status'] = str(record.get('status')).upper()\n    return record")
+# A small model's lookup table maps every spelling to one of a few names it saw, right ones included.
+TABLE = ("from recursive_cleaner.toolkit import closest_value\n\ndef fix_status(record):\n"
+         "    record = dict(record)\n    record['status'] = closest_value(record.get('status'), ['pending', "
+         "'churned'], cutoff=0.0)\n    return record")
+
+
+@pytest.mark.parametrize("code, feedback", [
+    (USELESS, "did not reduce the wrong values of 'status': 3 before, 3 after"),  # does not move the profile
+    (TABLE, "that were already right ('active' -> "),  # changes values that were right
+])
+def test_a_bad_candidate_is_rejected_and_the_reason_fed_back(data, tmp_path, code, feedback):
+    backend = FakeBackend([make_reply("fix_status", code), make_reply("fix_status", FIX_STATUS)],
                           default=CLEAN_REPLY)
     result, _ = _run(backend, data, tmp_path, max_iterations=2)
     assert result.functions == ["fix_status"]
-    assert "did not reduce the wrong values of 'status': 3 before, 3 after" in backend.history[1]
-
-
-def test_function_that_changes_right_values_is_rejected(data, tmp_path):
-    """A small model's lookup table maps every spelling to one of a few names it saw, right ones included."""
-    table = ("from recursive_cleaner.toolkit import closest_value\n\ndef fix_status(record):\n"
-             "    record = dict(record)\n    record['status'] = closest_value(record.get('status'), ['pending', "
-             "'churned'], cutoff=0.0)\n    return record")
-    backend = FakeBackend([make_reply("fix_status", table), make_reply("fix_status", FIX_STATUS)],
-                          default=CLEAN_REPLY)
-    result, _ = _run(backend, data, tmp_path, max_iterations=2)
-    assert result.functions == ["fix_status"]
-    assert "that were already right ('active' -> " in backend.history[1]
+    assert feedback in backend.history[1]
 
 
 def test_function_that_touches_other_fields_is_rejected(data, tmp_path):
