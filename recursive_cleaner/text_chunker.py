@@ -175,8 +175,14 @@ def _is_mark(ch: str) -> bool:
 
 
 def _splits(buf: str, cut: int) -> bool:
-    """Whether cutting before buf[cut] separates a CRLF pair or a character from its marks."""
-    return (buf[cut - 1] == "\r" and buf[cut] == "\n") or _is_mark(buf[cut]) or buf[cut - 1] == "\u200d"
+    """Whether cutting before buf[cut] separates a CRLF pair or a character from its marks.
+
+    As in Unicode's grapheme rules, a line break never takes marks: a mark after it starts a new cluster.
+    """
+    before, at = buf[cut - 1], buf[cut]
+    if before in "\r\n":
+        return before == "\r" and at == "\n"
+    return _is_mark(at) or before == "\u200d"
 
 
 def _cut(buf: str, pos: int, size: int) -> int:
@@ -192,6 +198,10 @@ def _cut(buf: str, pos: int, size: int) -> int:
     cut = pos + size
     while cut > pos + 1 and _splits(buf, cut):
         cut -= 1
+    if _splits(buf, cut):  # one cluster longer than size: cut inside it, but never inside a CRLF pair
+        cut = pos + size
+        if buf[cut - 1] == "\r" and buf[cut] == "\n" and cut - 1 > pos:
+            cut -= 1
     return cut
 
 

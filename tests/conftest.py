@@ -1,6 +1,14 @@
 """Shared test settings: hypothesis never times a test (speed lives in bench/, not in assertions)."""
 
+import os
+
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("default")
+# On CI, build on hypothesis' own "ci" profile (derandomized, so a run can be reproduced); locally, explore.
+settings.register_profile(
+    "recursive_cleaner",
+    parent=settings.get_profile("ci" if os.environ.get("CI") else "default"),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("recursive_cleaner")

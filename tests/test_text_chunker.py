@@ -8,7 +8,7 @@ import tracemalloc
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner import parsers
@@ -97,6 +97,8 @@ def test_split_sentences_on_messy_notes():
     ("e\u0301" * 4, 3, ["e\u0301"] * 4),  # a combining mark stays with its letter
     ("ab\r\ncd", 3, ["ab", "\r\n", "cd"]),  # a CRLF pair is never split
     ("x\U0001f468\u200d\U0001f469y", 3, ["x", "\U0001f468\u200d\U0001f469", "y"]),  # nor around a ZWJ
+    ("a\r\n\U0001f3fbb", 2, ["a", "\r\n", "\U0001f3fbb"]),  # a line break takes no marks
+    ("e" + "\u0301" * 5, 3, ["e\u0301\u0301", "\u0301\u0301\u0301"]),  # a cluster over the limit is cut
     ("Short. " + "word " * 6 + "end. Tail.", 12,
      ["Short. ", "word word ", "word word ", "word word ", "end. Tail."]),
 ])
@@ -106,6 +108,7 @@ def test_long_sentence_fallback(text, size, expected):
 
 @given(word=st.text(st.characters(blacklist_categories=("Cs", "Mn", "Mc", "Me")), min_size=1, max_size=5),
        n=st.integers(1, 60), size=st.integers(2, 30))
+@example(word="\U0001f3fb", n=2, size=2)  # a skin-tone modifier right after CRLF (found by CI)
 def test_pieces_never_start_with_a_mark_or_split_crlf(word, n, size):
     text = (word + "e\u0301\r\n") * n
     pieces = chunk_text(text, size, 0)
