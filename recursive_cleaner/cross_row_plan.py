@@ -6,23 +6,31 @@ own typos would split their groups), and shows them to the model with the user's
 model copies the steps that hold and may add a ``dedup`` step when the goals ask for one. A
 step is kept only if, on the sample, it changes something and leaves no field with more
 values in the wrong format (the field profiler's count).
+
+A key the goals name ("the times are the same for every row of that flight", "the same
+provider_number always has the same name") is a *stated key*: its fields need only agree
+in most rows (``STATED_AGREEMENT``), since the user vouches for the rule, and a majority step
+on it is kept even if the model's reply drops it (it must still pass the sample check).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, Iterable
 
 from .cross_row import CrossRowStep, apply_steps, format_steps, parse_steps
 from .expectations import loose_kind
 from .improvement import judge_holdout
 
-__all__ = ["discover_steps", "build_plan_prompt", "choose_steps", "validate_steps", "wants_dedup", "PLAN_TAG"]
+__all__ = ["discover_steps", "stated_keys", "build_plan_prompt", "choose_steps", "with_stated", "validate_steps",
+           "wants_dedup", "PLAN_TAG"]
 
 PLAN_TAG = "cross_row_plan"
 _ID_NAME = re.compile(r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I)
 MIN_AGREEMENT = 0.9
+STATED_AGREEMENT = 0.5
+_AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 
 
 def _key_value(value: Any) -> Any:
@@ -63,23 +71,48 @@ def _key_like(values: set) -> bool:
     return not any(isinstance(v, float) or re.fullmatch(r"[-+]?\d*[.,]\d+", str(v).strip()) for v in values)
 
 
-def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3) -> list[CrossRowStep]:
-    """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys."""
+def stated_keys(instructions: str, fields: list[str]) -> list[str]:
+    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
+    found = []
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
+        if not _AGREE_WORDS.search(sentence):
+            continue
+        for fld in fields:
+            name = "[ _]".join(re.escape(part) for part in re.split(r"[ _]+", fld.strip()))
+            if not name:
+                continue
+            key_phrases = (
+                rf"\bsame\s+{name}\s+(?:\w+\s+)?(?:has|have|gets?|shares?)\s+the\s+same\b",
+                rf"\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+"
+                rf"(?:that|the\s+same|a|one|each|every|a\s+given)\s+{name}\b",
+                rf"\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same)\s+{name}\b",
+            )
+            if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
+                found.append(fld)
+    return found
+
+
+def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3,
+                   stated: Iterable[str] = ()) -> list[CrossRowStep]:
+    """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys.
+
+    ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first.
+    """
     dicts = [r for r in records if isinstance(r, dict)]
     if len(dicts) < 6:
         return []
     fields = list(dict.fromkeys(k for r in dicts for k in r))
+    stated = set(stated)
     n = len(dicts)
     keys = []
     for fld in fields:
         values = {_key_value(r.get(fld)) for r in dicts} - {None}
         if not 2 <= len(values) <= n // 2 or not _key_like(values):
             continue
-        if True:
-            deps = _dependents(dicts, fld, fields, min_agreement)
-            if deps:
-                keys.append((fld, deps))
-    keys.sort(key=lambda kd: (-len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))
+        deps = _dependents(dicts, fld, fields, min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
+        if deps:
+            keys.append((fld, deps))
+    keys.sort(key=lambda kd: (kd[0] not in stated, -len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))
     steps, covered = [], set()
     for key, deps in keys:
         if key in covered:
@@ -132,6 +165,14 @@ def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | No
     if m is None and "<cross_row_step" not in (reply or ""):
         return None, ["the reply had no <" + PLAN_TAG + ">"]
     return parse_steps(m.group(1) if m else reply or "", fields)
+
+
+def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]) -> list[CrossRowStep]:
+    """The model's steps plus each candidate majority step on a stated key that the reply dropped."""
+    stated = set(stated)
+    have = {s.key for s in chosen if s.kind == "majority"}
+    return list(chosen) + [s for s in candidates
+                           if s.kind == "majority" and s.key[0] in stated and s.key not in have]
 
 
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .cross_row_plan import build_plan_prompt, choose_steps, discover_steps, validate_steps, wants_dedup
+from .cross_row_plan import (build_plan_prompt, choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup,
+                             with_stated)
 from .optimizer import optimize_functions
 from .output import OutputResult, write_output
 from .result import RunResult
@@ -66,15 +67,16 @@ def finish_run(cleaner: "DataCleaner", result: RunResult, started: float) -> Run
 def plan_cross_row(c: "DataCleaner", sample_size: int = 2000) -> None:
     """Rules across rows (cross_row_plan): found in a cleaned sample, confirmed by the model, checked on it."""
     sample = c.gate.apply(c.functions, c.source.head(sample_size))
-    candidates = discover_steps(sample)
+    fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
+    stated = stated_keys(c.instructions, fields)
+    candidates = discover_steps(sample, stated=stated)
     if not candidates and not wants_dedup(c.instructions):
         return
-    fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
     reply = c._call(build_plan_prompt(c._prefix, candidates, len(sample)), max(c.last_completed_chunk, 0), 0,
                     purpose="cross_row")
     chosen, problems = choose_steps(reply, fields)
-    kept, refused = validate_steps(candidates if chosen is None else chosen, sample, c.focus.expectations,
-                                   allow_dedup=wants_dedup(c.instructions))
+    kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
+                                   c.focus.expectations, allow_dedup=wants_dedup(c.instructions))
     c.cross_row_steps = kept
     c._rejected += refused + [("cross_row_plan", p) for p in problems]
     c._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),

@@ -10,7 +10,8 @@ import pytest
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.cross_row import CrossRowStep, apply_steps, fit, format_steps, iter_apply, parse_steps
-from recursive_cleaner.cross_row_plan import choose_steps, discover_steps, validate_steps, wants_dedup
+from recursive_cleaner.cross_row_plan import (choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup,
+                                              with_stated)
 from tests.fakes import CLEAN_REPLY, FakeBackend
 
 HOSPITALS = [("10001", "mercy hospital", "birmingham"), ("10002", "st vincent", "florence"),
@@ -138,6 +139,45 @@ def test_discovery_does_not_use_times_or_decimals_as_keys():
     assert discover_steps(rows) == []
 
 
+@pytest.mark.parametrize("goals, expected", [
+    ("Several sources report the same flight; the times are the same for every row of that flight.", ["flight"]),
+    ("The same provider_number always has the same name, city and zip, and the same measure code has the same "
+     "condition.", ["provider_number", "measure_code"]),
+    ("Within each flight, all reports should agree.", ["flight"]),
+    ("Keep the name as it is. Every flight has a time.", []),  # no agreement stated
+    ("The same flight is reported many times.", []),  # "same" but no rule about its rows
+])
+def test_stated_keys_are_the_keys_the_goals_say_rows_agree_on(goals, expected):
+    assert stated_keys(goals, ["flight", "provider_number", "name", "measure_code", "city", "zip"]) == expected
+
+
+def flight_rows(agree_every=10):
+    """Four sources per flight; the 'sched' field disagrees in 3 of every ``agree_every`` rows."""
+    rows = []
+    for i in range(40):
+        flight, time = f"AA-{100 + i // 4}", f"{1 + (i // 4) % 9}:00 p.m."
+        wrong = i % agree_every in (1, 5, 8) and i % 4 != 0
+        rows.append({"src": f"s{i % 4}", "flight": flight, "sched": f"{1 + (i // 4 + 1) % 9}:30 p.m." if wrong else time})
+    return rows
+
+
+def test_a_stated_key_needs_only_most_rows_to_agree():
+    rows = flight_rows()
+    assert discover_steps(rows) == []  # 70% agreement: below what discovery trusts on its own
+    steps = discover_steps(rows, stated=["flight"])
+    assert [(s.kind, s.key, s.fields) for s in steps] == [("vocabulary", (), ("flight",)),
+                                                          ("majority", ("flight",), ("sched",))]
+    fixed = apply_steps(steps, rows)
+    assert all(r["sched"] == f"{1 + (i // 4) % 9}:00 p.m." for i, r in enumerate(fixed))
+
+
+def test_a_stated_step_the_model_dropped_is_kept():
+    candidates = discover_steps(flight_rows(), stated=["flight"])
+    assert with_stated([], candidates, ["flight"]) == [candidates[1]]  # the majority step, not the vocabulary
+    assert with_stated([candidates[1]], candidates, ["flight"]) == [candidates[1]]  # no duplicate
+    assert with_stated([], candidates, []) == []
+
+
 def test_validation_refuses_steps_that_change_nothing_or_make_a_field_worse():
     rows = hospital_rows()
     useless = CrossRowStep("majority", key=("provider",), fields=("measure",))
@@ -185,6 +225,17 @@ def test_the_cleaner_writes_the_steps_the_model_confirms(tmp_path):
     cleaned = _load(tmp_path / "cf.py").clean_dataset(rows)
     assert cleaned[1]["city"] == "birmingham" and cleaned[14]["city"] == "mobile"
     assert "Cross-row steps" in (tmp_path / "cleaning_report.md").read_text()
+
+
+def test_the_cleaner_keeps_the_rule_the_goals_state_even_if_the_model_drops_it(tmp_path):
+    backend = FakeBackend(lambda p: "<cross_row_plan></cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY)
+    goals = "Several sites report the same flight; the times are the same for every row of that flight."
+    result = DataCleaner(backend, str(_write(tmp_path, flight_rows())), chunk_size=20, instructions=goals,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert [(s["kind"], s["key"], s["fields"]) for s in result.cross_row] == [("majority", ["flight"], ["sched"])]
+    unstated = DataCleaner(FakeBackend(default=CLEAN_REPLY), str(_write(tmp_path, flight_rows())), chunk_size=20,
+                           output_path=str(tmp_path / "cf2.py"), sleep=lambda s: None).run()
+    assert unstated.cross_row == []
 
 
 def test_an_unusable_plan_reply_falls_back_to_the_checked_candidates(tmp_path):
