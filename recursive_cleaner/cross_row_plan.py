@@ -39,15 +39,25 @@ def _key_value(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool)) else repr(value)
 
 
-def _dependents(records: list[dict], key: str, fields: list[str], min_agreement: float) -> list[str]:
-    """Fields whose value agrees with its key group's majority in >= ``min_agreement`` of grouped rows."""
+def _grouped(records: list[dict], key: tuple[str, ...]) -> tuple[list[list[dict]], int]:
+    """The key groups of two or more rows, and how many rows they hold (rows with a blank key part are left out)."""
     groups: dict[Any, list[dict]] = defaultdict(list)
     for r in records:
-        k = _key_value(r.get(key))
-        if k is not None:
+        k = tuple(_key_value(r.get(part)) for part in key)
+        if None not in k:
             groups[k].append(r)
     grouped = [g for g in groups.values() if len(g) >= 2]
-    rows = sum(len(g) for g in grouped)
+    return grouped, sum(len(g) for g in grouped)
+
+
+def _agreement(grouped: list[list[dict]], rows: int, fld: str) -> float:
+    """Share of the grouped rows whose ``fld`` is their group's most common value."""
+    return sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped) / rows
+
+
+def _dependents(records: list[dict], key: str, fields: list[str], min_agreement: float) -> list[tuple[str, float]]:
+    """(field, agreement) for each field that agrees with its key group's majority in >= ``min_agreement`` of rows."""
+    grouped, rows = _grouped(records, (key,))
     if len(grouped) < 2 or rows < max(6, len(records) // 4):
         return []
     found = []
@@ -57,10 +67,50 @@ def _dependents(records: list[dict], key: str, fields: list[str], min_agreement:
         overall = Counter(_key_value(r.get(fld)) for r in records)
         if len(overall) < 2 or overall.most_common(1)[0][1] > 0.98 * len(records):
             continue  # constant (or almost): nothing to learn
-        agree = sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped)
-        if agree / rows >= min_agreement:
-            found.append(fld)
+        agree = _agreement(grouped, rows, fld)
+        if agree >= min_agreement:
+            found.append((fld, agree))
     return found
+
+
+def _majorities(grouped: list[list[dict]], fld: str) -> dict[int, Any]:
+    """id(row) -> its group's most common ``fld`` value."""
+    out = {}
+    for g in grouped:
+        top = Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][0]
+        out.update((id(r), top) for r in g)
+    return out
+
+
+def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> str | None:
+    """A field that, added to ``key``, explains ``fld``'s disagreements (state_average by state + measure_code).
+
+    A typo disagrees with its group whatever joins the key; a value that really depends on a
+    second field agrees with its (key, second) group, or is alone in it (the only hospital of
+    its state). A blank value, or a blank second field, explains nothing. The second field is
+    the one that explains the most disagreements: at least 3, a third of them, and three times
+    the share of rows the pair leaves alone; its groups must keep 80% of the grouped rows.
+    """
+    grouped, base_rows = _grouped(records, (key,))
+    alone = _majorities(grouped, fld)
+    wrong = [r for g in grouped for r in g if _key_value(r.get(fld)) != alone[id(r)]]
+    if len(wrong) < 3:
+        return None
+    best: tuple[int, str] | None = None
+    for other in others:
+        if other in (key, fld):
+            continue
+        pair_groups, rows = _grouped(records, (key, other))
+        if rows < 0.8 * base_rows:
+            continue
+        paired = _majorities(pair_groups, fld)
+        explained = sum(1 for r in wrong if None not in (_key_value(r.get(other)), _key_value(r.get(fld)))
+                        and paired.get(id(r), _key_value(r.get(fld))) == _key_value(r.get(fld)))
+        alone_share = 1 - rows / base_rows
+        if (explained >= max(3, len(wrong) / 3, 3 * alone_share * len(wrong))
+                and (best is None or explained > best[0])):
+            best = (explained, other)
+    return best[1] if best else None
 
 
 def _key_like(values: set) -> bool:
@@ -104,29 +154,37 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
     fields = list(dict.fromkeys(k for r in dicts for k in r))
     stated = set(stated)
     n = len(dicts)
-    keys = []
+    keys, key_like = [], []
     for fld in fields:
         values = {_key_value(r.get(fld)) for r in dicts} - {None}
         if not 2 <= len(values) <= n // 2 or not _key_like(values):
             continue
+        key_like.append(fld)
         deps = _dependents(dicts, fld, fields, min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
         if deps:
             keys.append((fld, deps))
     keys.sort(key=lambda kd: (kd[0] not in stated, -len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))
-    steps, covered = [], set()
+    steps, pairs, covered = [], [], set()
     for key, deps in keys:
         if key in covered:
             continue  # a field that another key determines is not a key of its own
-        todo = [d for d in deps if d not in covered and d not in {s.key[0] for s in steps}]
+        todo = [(d, a) for d, a in deps if d not in covered and d not in {s.key[0] for s in steps}]
         if not todo:
             continue
-        steps.append(CrossRowStep("majority", key=(key,), fields=tuple(todo)))
-        covered.update(todo)
+        alone, by_pair = [], defaultdict(list)
+        for d, a in todo:
+            second = _second_key(dicts, key, d, key_like)
+            (by_pair[second] if second else alone).append(d)
+        if alone:
+            steps.append(CrossRowStep("majority", key=(key,), fields=tuple(alone)))
+        pairs += [CrossRowStep("majority", key=tuple(sorted((key, second), key=fields.index)), fields=tuple(ds))
+                  for second, ds in by_pair.items()]
+        covered.update(d for d, _ in todo)
         if len(steps) >= max_keys:
             break
     if steps:
         steps.insert(0, CrossRowStep("vocabulary", fields=tuple(s.key[0] for s in steps)))
-    return steps
+    return steps + pairs
 
 
 _PLAN = """

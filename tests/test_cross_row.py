@@ -178,6 +178,39 @@ def test_a_stated_step_the_model_dropped_is_kept():
     assert with_stated([], candidates, []) == []
 
 
+def measure_rows():
+    """Most hospitals in "al", one in "ga" and one in "ak": state_average depends on state *and* measure_code."""
+    rows = []
+    for h, state in enumerate(["al"] * 30 + ["ga", "ak"]):
+        for m in ("ami-1", "hf-2", "pn-3"):
+            rows.append({"provider_id": f"1000{h}", "name": f"hospital {h}", "city": f"city {h}", "zip": f"3500{h}",
+                         "phone": f"205555000{h}", "state": state, "measure_code": m, "condition": f"cond {m}",
+                         "measure_name": f"measure {m}", "state_average": f"{state}_{m}"})
+    rows[3]["condition"], rows[7]["state_average"] = "cxnd ami-1", "al_hx-2"  # typos
+    return rows
+
+
+def test_discovery_finds_a_field_that_depends_on_a_pair_of_fields():
+    steps = discover_steps(measure_rows())
+    majority = [(s.key, s.fields) for s in steps if s.kind == "majority"]
+    assert (("measure_code",), ("condition", "measure_name")) in majority
+    # measure_code alone would write al_... into the ga and ak rows
+    assert (("state", "measure_code"), ("state_average",)) in majority
+    fixed = apply_steps(steps, measure_rows())
+    assert all(r["state_average"] == f"{r['state']}_{r['measure_code']}" for r in fixed)
+    assert fixed[3]["condition"] == "cond ami-1"
+
+
+def test_a_blank_that_comes_with_another_blank_is_not_a_dependency():
+    cities = ["Austin", "Boston", "Denver", "Miami", "Tulsa", "Omaha"]
+    states = ["TX", "MA", "CO", "FL", "OK", "NE"]
+    rows = [{"brewery_id": f"{i // 24}", "city": cities[i // 24], "state": states[i // 24]} for i in range(144)]
+    for i in (0, 1, 24, 25, 48, 49):  # the city carries the state and the state is blank, in runs of two
+        rows[i].update(city=f"{rows[i]['city']} {rows[i]['state']}", state="")
+    steps = discover_steps(rows)
+    assert [(s.key, s.fields) for s in steps if s.kind == "majority"] == [(("brewery_id",), ("city", "state"))]
+
+
 def test_validation_refuses_steps_that_change_nothing_or_make_a_field_worse():
     rows = hospital_rows()
     useless = CrossRowStep("majority", key=("provider",), fields=("measure",))
