@@ -11,7 +11,7 @@ from typing import Any
 
 from .dependencies import field_access
 from .expectations import Expectation, conforms, is_placeholder
-from .profiler import FieldProfile, issue_counts, profile_records, value_key
+from .profiler import FieldProfile, issue_counts, profile_records, strings_only, value_key
 from .sandbox import run_in_sandbox
 from .validation import validate_function_detailed
 
@@ -100,6 +100,8 @@ def measure(code: str, name: str, visible: list, held: list, target: str | None,
         return dims, evidence, []
     after = [out if good else rec for rec, out, good in zip(every, outputs, ok)]
     changes = {i: _changed(every[i], after[i]) for i in ran}
+    if csv_strings is None:
+        csv_strings = strings_only(every)  # from the input: a number the function wrote must not flip it
     before_prof = profile_records(every, expectations, csv_strings=csv_strings)
     after_prof = profile_records(after, expectations, csv_strings=csv_strings)
     named = {target} if target else set(field_access(code, name).writes)

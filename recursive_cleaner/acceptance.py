@@ -69,7 +69,8 @@ class Gate:
             return f"On records you were not shown: {report.error or 'validation failed'}", []
         if self.mode != "structured":
             return None, report.outputs
-        return judge_holdout(self.hidden, report.outputs, self.focus.expectations), report.outputs
+        return judge_holdout(self.hidden, report.outputs, self.focus.expectations,
+                             csv_strings=self.focus.csv_strings), report.outputs
 
     def check_modification(self, parsed: ParsedResponse, current: list, functions: list[dict]) -> Verdict:
         """A re-sent name replaces the old function if the chain then runs, changes something, and is no worse.
@@ -91,7 +92,8 @@ class Gate:
             return Verdict(f"Your new version of `{parsed.name}` changes nothing on this data; write a function "
                            "with a new name for a different issue, or reply clean.")
         if self.mode == "structured":
-            worse = judge_holdout(current, res.outputs, self.focus.expectations)
+            worse = judge_holdout(current, res.outputs, self.focus.expectations,
+                                  csv_strings=self.focus.csv_strings)
             if worse:
                 return Verdict(f"Your new version of `{parsed.name}` is worse: " + worse.replace(
                     "On records you were not shown it made", "it made"))
@@ -103,7 +105,8 @@ class Gate:
                                f"{hid.error or next((e for e in hid.errors if e), '')}")
             hidden_out = hid.outputs
             if self.mode == "structured":
-                worse = judge_holdout(self.hidden, hidden_out, self.focus.expectations)
+                worse = judge_holdout(self.hidden, hidden_out, self.focus.expectations,
+                                      csv_strings=self.focus.csv_strings)
                 if worse:
                     return Verdict(worse)
         return Verdict(None, res.outputs, hidden_out, replaces=parsed.name)

@@ -264,7 +264,7 @@ class DataCleaner:
         problem, crit = self.reviewer.review(
             parsed.code, parsed.name, view, self.functions, hidden=self.gate.hidden,
             target=focus.field if focus else None, expectations=self.focus.expectations, backend=self.backend,
-            timeout=self.sandbox_timeout, stats=self.stats, sleep=self.sleep)
+            timeout=self.sandbox_timeout, stats=self.stats, sleep=self.sleep, csv_strings=self.focus.csv_strings)
         if crit is not None:
             self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
                        dimensions=crit.dimensions)

@@ -234,7 +234,8 @@ def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stat
 
 
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
-                   allow_dedup: bool = True) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+                   allow_dedup: bool = True,
+                   csv_strings: bool | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample and makes no field worse; (kept, [(step, reason)]).
 
     ``allow_dedup=False`` (the goals never mention duplicates) refuses dedup steps: dropping
@@ -252,7 +253,7 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
             refused.append((format_steps([step]), "it changes nothing on the sample"))
             continue
         if step.kind != "dedup":
-            worse = judge_holdout(current, after, expectations or {})
+            worse = judge_holdout(current, after, expectations or {}, csv_strings=csv_strings)
             if worse:
                 refused.append((format_steps([step]), worse.replace("On records you were not shown it made",
                                                                      "On the sample it made")))

@@ -26,20 +26,27 @@ class FieldFocus:
     expectations: dict[str, Expectation] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     unfixable: dict[str, str] = field(default_factory=dict)
+    csv_strings: bool | None = None  # the source holds only strings (CSV); learned once, from the raw data
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
         """Read the format each field should have from the user's instructions (and the samples)."""
         self.expectations = infer_expectations(instructions, fields, samples)
+        if samples:
+            self.csv_strings = all(isinstance(v, str) for values in samples.values() for v in values if v is not None)
+
+    def profile(self, records: list) -> dict[str, FieldProfile]:
+        """Every field's profile, judged as the source's values are (numbers as text count when it is CSV)."""
+        return profile_records(records, self.expectations, csv_strings=self.csv_strings)
 
     def counts(self, records: list) -> dict[str, int]:
         """Field → number of values that do not conform (empty when profiling is off)."""
-        return issue_counts(profile_records(records, self.expectations)) if self.enabled else {}
+        return issue_counts(self.profile(records)) if self.enabled else {}
 
     def next(self, records: list) -> FieldProfile | None:
         """The worst field with an open issue that has attempts left, or None."""
         if not self.enabled:
             return None
-        for prof in open_issues(profile_records(records, self.expectations)):
+        for prof in open_issues(self.profile(records)):
             if self.failures.get(prof.field, 0) < self.max_attempts:
                 return prof
             self.unfixable.setdefault(prof.field, prof.issue or "")
@@ -57,7 +64,8 @@ class FieldFocus:
         """Why the change from ``before`` to ``after`` does not move the profile, or None."""
         if not self.enabled:
             return None
-        return judge_change(before, after, self.expectations, target=target.field if target else None).problem
+        return judge_change(before, after, self.expectations, target=target.field if target else None,
+                            csv_strings=self.csv_strings).problem
 
 
 def function_name(field_name: str, taken: set[str]) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .expectations import Expectation
-from .profiler import FieldProfile, is_missing, issue_counts, profile_records, value_key
+from .profiler import FieldProfile, is_missing, issue_counts, profile_records, strings_only, value_key
 
 __all__ = ["Verdict", "judge_change", "judge_holdout", "describe_counts"]
 
@@ -33,14 +33,22 @@ class Verdict:
     profiles_after: dict[str, FieldProfile]
 
 
-def _changed_fields(before: list, after: list) -> dict[str, int]:
+def _same(old: Any, new: Any, csv_strings: bool) -> bool:
+    """Equal values; in CSV data also a number whose text is the old string ("12" -> 12 writes "12" again)."""
+    if old == new:
+        return True
+    return (csv_strings and isinstance(old, str) and isinstance(new, (int, float)) and not isinstance(new, bool)
+            and str(new) == old)
+
+
+def _changed_fields(before: list, after: list, csv_strings: bool = False) -> dict[str, int]:
     """Field → number of records whose value of that field changed (added/removed keys count)."""
     changed: dict[str, int] = {}
     for old, new in zip(before, after):
         if not isinstance(old, dict) or not isinstance(new, dict):
             continue
         for key in old.keys() | new.keys():
-            if old.get(key, _MISSING) != new.get(key, _MISSING):
+            if not _same(old.get(key, _MISSING), new.get(key, _MISSING), csv_strings):
                 changed[key] = changed.get(key, 0) + 1
     return changed
 
@@ -53,7 +61,8 @@ def _values(values: list) -> str:
     return shown + (f", ... ({len(values) - _SHOW} more)" if len(values) > _SHOW else "")
 
 
-def _changed_right_values(before: list, after: list, target: str, profile: FieldProfile | None) -> list[tuple]:
+def _changed_right_values(before: list, after: list, target: str, profile: FieldProfile | None,
+                          csv_strings: bool = False) -> list[tuple]:
     """(old, new) for each record whose ``target`` value was right (present, not offending) and changed."""
     if profile is None:
         return []
@@ -62,7 +71,7 @@ def _changed_right_values(before: list, after: list, target: str, profile: Field
         if not isinstance(old, dict) or not isinstance(new, dict):
             continue
         value, changed = old.get(target), new.get(target, _MISSING)
-        if is_missing(value) or value_key(value) in profile.bad_keys or changed == value:
+        if is_missing(value) or value_key(value) in profile.bad_keys or _same(value, changed, csv_strings):
             continue
         if changed is _MISSING or value_key(changed) != value_key(value):
             broke.append((value, None if changed is _MISSING else changed))
@@ -78,11 +87,17 @@ def judge_change(
     csv_strings: bool | None = None,
     before_profiles: dict[str, FieldProfile] | None = None,
 ) -> Verdict:
-    """Judge the change from ``before`` to ``after`` (the same records, in order)."""
+    """Judge the change from ``before`` to ``after`` (the same records, in order).
+
+    ``csv_strings=None`` reads it from ``before`` only: a function that turns "12.0 oz" into 12 must
+    not make the other fields' numbers-as-text count as wrong.
+    """
+    if csv_strings is None:
+        csv_strings = strings_only(before)
     prof_before = before_profiles or profile_records(before, expectations, csv_strings=csv_strings)
     prof_after = profile_records(after, expectations, csv_strings=csv_strings)
     n_before, n_after = issue_counts(prof_before), issue_counts(prof_after)
-    changed = _changed_fields(before, after)
+    changed = _changed_fields(before, after, csv_strings)
 
     def verdict(problem: str | None) -> Verdict:
         return Verdict(problem, n_before, n_after, prof_after)
@@ -96,7 +111,7 @@ def judge_change(
             listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
             return verdict(f"It changed other fields ({listed}); change only the field '{target}' "
                            "and return every other field exactly as it was.")
-        broke = _changed_right_values(before, after, target, prof_before.get(target))
+        broke = _changed_right_values(before, after, target, prof_before.get(target), csv_strings)
         if broke:
             examples = ", ".join(f"{a!r} -> {b!r}" for a, b in broke[:4])
             return verdict(f"It changed {len(broke)} value(s) of '{target}' that were already right ({examples}); "
@@ -122,6 +137,8 @@ def judge_change(
 def judge_holdout(before: list, after: list, expectations: dict[str, Expectation], *,
                   csv_strings: bool | None = None) -> str | None:
     """Why the change makes the held-out records worse (a field with more wrong values), or None."""
+    if csv_strings is None:
+        csv_strings = strings_only(before)
     n_before = issue_counts(profile_records(before, expectations, csv_strings=csv_strings))
     prof_after = profile_records(after, expectations, csv_strings=csv_strings)
     worse = {f: (n_before.get(f, 0), n) for f, n in issue_counts(prof_after).items() if n > n_before.get(f, 0)}

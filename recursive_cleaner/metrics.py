@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .profiler import is_missing, profile_records, value_key
+from .profiler import is_missing, profile_records, strings_only, value_key
 
 __all__ = ["FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
            "compare_quality"]
@@ -106,7 +106,8 @@ def _text_quality(items: list) -> QualityMetrics:
     return QualityMetrics(records=total, fields={TEXT_FIELD: quality})
 
 
-def measure_quality(records: list, expectations: dict | None = None) -> QualityMetrics:
+def measure_quality(records: list, expectations: dict | None = None, *,
+                    csv_strings: bool | None = None) -> QualityMetrics:
     """Per-field quality of structured records (dicts); uses ``profiler.profile_records``.
 
     Items that are not dicts are ignored. A list of strings (text mode) is one field "text":
@@ -116,7 +117,7 @@ def measure_quality(records: list, expectations: dict | None = None) -> QualityM
     dicts = [r for r in records if isinstance(r, dict)]
     if not dicts and any(isinstance(r, str) for r in records):
         return _text_quality(records)
-    profiles = profile_records(dicts, expectations)
+    profiles = profile_records(dicts, expectations, csv_strings=csv_strings)
     rows = [_as_record(r) for r in dicts]
     fields = {name: _field_quality(name, [row.get(name) for row in rows], profile)
               for name, profile in profiles.items()}
@@ -274,7 +275,7 @@ class ImprovementReport:
 
 
 def compare_quality(before: list, after: list, *, expectations: dict | None = None,
-                    truth: list | None = None) -> ImprovementReport:
+                    truth: list | None = None, csv_strings: bool | None = None) -> ImprovementReport:
     """Before/after metrics for the same records (same order); ``truth`` = the clean records, aligned by position.
 
     A cell counts as changed when its value or type differs, or when the field is present on only
@@ -286,7 +287,10 @@ def compare_quality(before: list, after: list, *, expectations: dict | None = No
     order, then fields only ``after`` has) is compared with the i-th field of ``truth``.
     """
     before, after = list(before or []), list(after or [])
-    q_before, q_after = measure_quality(before, expectations), measure_quality(after, expectations)
+    if csv_strings is None:  # read from ``before``: numbers written by the functions must not flip it
+        csv_strings = strings_only(before)
+    q_before = measure_quality(before, expectations, csv_strings=csv_strings)
+    q_after = measure_quality(after, expectations, csv_strings=csv_strings)
     rows_b, rows_a = [_as_record(r) for r in before], [_as_record(r) for r in after]
     names = list(dict.fromkeys([*q_before.fields, *q_after.fields, *_field_order(rows_b), *_field_order(rows_a)]))
     n_rows = max(len(rows_b), len(rows_a))

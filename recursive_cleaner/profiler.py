@@ -37,7 +37,7 @@ from .expectations import (KIND_PRIMITIVES, Expectation, clean_whitespace, confo
                            is_placeholder, loose_kind)
 
 __all__ = ["FieldProfile", "value_shape", "conforms", "profile_field", "profile_records", "open_issues",
-           "format_issue_for_prompt", "issue_counts"]
+           "format_issue_for_prompt", "issue_counts", "strings_only"]
 
 MAX_SHAPES = 10
 MAX_OFFENDING = 12
@@ -379,10 +379,15 @@ def profile_records(records: list[dict], expectations: dict[str, Expectation] | 
         for key in record:
             fields.setdefault(key, None)
     if csv_strings is None:
-        csv_strings = all(isinstance(v, str) for r in dicts for v in r.values() if v is not None)
+        csv_strings = strings_only(dicts)
     expectations = expectations or {}
     return {str(f): profile_field(str(f), [r.get(f) for r in dicts], expectations.get(str(f)),
                                   csv_strings=csv_strings) for f in fields}
+
+
+def strings_only(records: list) -> bool:
+    """Whether every non-null value of every record is a string (CSV data): numbers written as text conform."""
+    return all(isinstance(v, str) for r in records if isinstance(r, dict) for v in r.values() if v is not None)
 
 
 def open_issues(profiles: dict[str, FieldProfile]) -> list[FieldProfile]:

@@ -326,7 +326,8 @@ class Reviewer:
     def review(self, code: str, name: str, records: list, accepted: list[dict], *, hidden: list | None = None,
                target: str | None = None, expectations: dict | None = None, backend: LLMBackend | None = None,
                timeout: float = 10.0, stats: LLMStats | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> tuple[str | None, Critique | None]:
+               sleep: Callable[[float], None] = time.sleep,
+               csv_strings: bool | None = None) -> tuple[str | None, Critique | None]:
         """(feedback for the model, the critique): feedback None accepts the candidate.
 
         A candidate still judged "refine" when the rounds are used up is accepted: it passed the
@@ -339,7 +340,8 @@ class Reviewer:
         if self.rounds == 0:
             self.stats.original += 1
         crit = critique(code, name, records, hidden=hidden, target=target, expectations=expectations,
-                        config=self.config, backend=backend, timeout=timeout, stats=stats, sleep=sleep)
+                        config=self.config, backend=backend, timeout=timeout, stats=stats, sleep=sleep,
+                        csv_strings=csv_strings)
         if crit.decision == "accept" or (crit.decision == "refine" and self.rounds >= self.config.max_refine_rounds):
             self.stats.final += 1
             return None, crit

@@ -66,7 +66,8 @@ def measure_improvement(cleaner: "DataCleaner", source: str | None) -> Improveme
         if res.ok:
             after = [out if err is None else rec for rec, out, err in zip(before, res.outputs, res.errors)]
     truth = _truth_rows(cleaner.ground_truth, positions) if cleaner.ground_truth else None
-    return compare_quality(before, after, expectations=cleaner.focus.expectations, truth=truth)
+    return compare_quality(before, after, expectations=cleaner.focus.expectations, truth=truth,
+                           csv_strings=cleaner.focus.csv_strings)
 
 
 def report_data(cleaner: "DataCleaner", result: "RunResult", seconds: float | None) -> ReportData:

@@ -76,7 +76,8 @@ def plan_cross_row(c: "DataCleaner", sample_size: int = 2000) -> None:
                     purpose="cross_row")
     chosen, problems = choose_steps(reply, fields)
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
-                                   c.focus.expectations, allow_dedup=wants_dedup(c.instructions))
+                                   c.focus.expectations, allow_dedup=wants_dedup(c.instructions),
+                                   csv_strings=c.focus.csv_strings)
     c.cross_row_steps = kept
     c._rejected += refused + [("cross_row_plan", p) for p in problems]
     c._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),

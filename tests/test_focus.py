@@ -176,3 +176,23 @@ def test_open_pass_function_must_fix_something_measurable(tmp_path):
                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
     assert result.functions == []
     assert any("fixed nothing" in reason for _, reason in result.rejected)
+
+
+def test_a_csv_function_that_writes_numbers_leaves_the_other_text_numbers_right(tmp_path):
+    # beers: fix_ounces returns 12 (an int); abv "0.05" and brewery_id "177" are still text, as CSV gives them
+    path = tmp_path / "beers.csv"
+    path.write_text("id,ounces,abv,brewery_id\n" + "".join(
+        f"{i},{oz},0.0{5 + i % 3},{170 + i}\n" for i, oz in enumerate(["12.0 oz.", "12.0 OZ.", "16.0 ounce", "12",
+                                                                       "12.0 oz", "16.9 oz", "12.0", "16"] * 2)))
+    fix = textwrap.dedent('''\
+        from recursive_cleaner.toolkit import strip_units, to_number
+
+        def fix_ounces(record):
+            record = dict(record)
+            record["ounces"] = to_number(strip_units(record.get("ounces")), whole_as_int=True)
+            return record''')
+    goals = "- ounces: just the number, no unit and no trailing .0\n- abv: a decimal fraction\n- brewery_id: whole numbers"
+    backend = FakeBackend([make_reply("fix_ounces", fix)], default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=16, instructions=goals, holdout_ratio=0.25,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert result.functions == ["fix_ounces"], result.rejected

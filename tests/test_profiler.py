@@ -300,3 +300,17 @@ def test_whole_numbers_as_int_suggest_to_number_with_its_option():
     p = profile_field("ounces", ["12.0 oz.", "12.0 OZ.", "16.9 oz", "12", "12.0"], exp, csv_strings=True)
     assert p.conforming == 1 and p.primitive == "to_number(value, whole_as_int=True)"
     assert "Toolkit primitive that fits: to_number(value, whole_as_int=True)" in format_issue_for_prompt(p)
+
+
+def test_the_judges_read_csv_from_the_records_before_the_change():
+    from recursive_cleaner.improvement import judge_change, judge_holdout
+
+    exp = {"ounces": Expectation("number", allowed=("whole_as_int",)), "abv": Expectation("number"),
+           "brewery_id": Expectation("integer")}
+    before = [{"ounces": oz, "abv": "0.05", "brewery_id": "177"} for oz in ("12.0 oz", "16", "12", "16.9 oz")]
+    after = [{**r, "ounces": n} for r, n in zip(before, (12, 16, 12, 16.9))]
+    assert judge_holdout(before, after, exp) is None  # abv "0.05" is still a right value of CSV data
+    verdict = judge_change(before, after, exp, target="ounces")
+    assert verdict.problem is None  # "16" -> 16 writes "16" again: not a right value changed
+    assert judge_change(before, [{**r, "ounces": 16.0} if r["ounces"] == "16" else r for r in before], exp,
+                        target="ounces").problem  # "16" -> 16.0 writes "16.0": a right value broken
