@@ -19,16 +19,17 @@ __all__ = ["Expectation", "KINDS", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE
            "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
 
 KINDS = ("date", "datetime", "time", "time12", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
-         "us_state", "bool", "title_case", "lower", "upper", "text")
+         "us_state", "bool", "title_case", "lower", "upper", "text", "as_is")
 KIND_PRIMITIVES = {
     "date": "to_iso_date", "datetime": "to_iso_datetime", "time": "to_time_24h", "time12": "to_time_12h", "phone_e164": "to_e164",
     "email": "normalize_email", "enum": "closest_value", "number": "to_number", "integer": "to_int",
     "country_alpha2": "to_country_code", "us_state": "to_us_state_code", "bool": "to_bool",
     "title_case": "title_case_name", "lower": "to_lower", "upper": "to_upper", "text": "normalize_whitespace",
+    "as_is": "",  # the goals say to leave the field as it is: every value conforms, nothing to fix
 }
 # When one field collects several kinds, the first in this order wins.
 _PRIORITY = ("phone_e164", "datetime", "date", "time12", "time", "email", "country_alpha2", "us_state", "enum", "bool",
-             "integer", "number", "title_case", "upper", "lower", "text")
+             "integer", "number", "title_case", "upper", "lower", "text", "as_is")
 
 COUNTRY_CODES = frozenset((
     "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY "
@@ -71,7 +72,7 @@ class Expectation:
                                                                      else " (US, GB)"),
             "us_state": "two-letter US state codes" + (" in lower case (ca, ny)" if lower else " (CA, NY)"),
             "title_case": "Title Case with single spaces", "lower": "trimmed lower case",
-            "upper": "trimmed upper case", "text": "trimmed text with single spaces",
+            "upper": "trimmed upper case", "text": "trimmed text with single spaces", "as_is": "left as it is",
         }.get(self.kind, self.kind)
 
 
@@ -122,6 +123,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
     if value is None or (isinstance(value, str) and value == ""):
         return True
     kind = exp.kind
+    if kind == "as_is":
+        return True
     if kind in ("number", "integer"):
         if isinstance(value, bool):
             return False

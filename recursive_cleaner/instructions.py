@@ -35,6 +35,7 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "inc
 _CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
+_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
 _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
     ("phone_e164", r"\be\.?\s?164\b"),
@@ -58,7 +59,10 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("lower", r"lower[\s-]?case"),
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
+    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS})"),  # "Leave beer_name and style as they are"
 )]
+_PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
+                      r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
 _ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
                            r"possible values(?: are)?\s*:?|(?P<be>must be|should be|can be|is always))\s*"
@@ -67,7 +71,6 @@ _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
 _NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
                        r"letters?|null|empty|blank|missing|strings?|spaces?)\b", re.I)
-_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
 _CONTRADICT = {
     "phone_e164": re.compile(rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{_AS_IS}", re.I),
     "date": re.compile(rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{_AS_IS}", re.I),
@@ -193,6 +196,8 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
         for m in rx.finditer(text):
             if any(m.start() < e and s < m.end() for _, _, s, e in found):
                 continue
+            if _PART_OF.match(text, m.end()):
+                continue  # "the state code, an underscore and the measure code": only a part of the value
             if kind == "yesno":
                 found.append(("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end()))
             else:

@@ -183,7 +183,7 @@ def test_name_fallback_only_when_instructions_are_silent():
     assert kinds(result) == {"email": "email", "phone": "phone_e164", "signup_date": "date", "updated_at": "datetime"}
     assert all(e.source == "field name" for e in result.values())
     # the instructions contradict the name: no fallback
-    assert "phone" not in infer_expectations("Keep phones as they are.", ["phone"])
+    assert infer_expectations("Keep phones as they are.", ["phone"])["phone"].kind == "as_is"
     assert "phone" not in infer_expectations("phone: 10 digits like 5551234567", ["phone"])
     assert "dob" not in infer_expectations("dob: dates as MM/DD/YYYY please", ["dob"])
     # an explicit statement wins over the name
@@ -237,3 +237,21 @@ def test_no_trailing_zero_fraction_asks_for_whole_numbers_as_int(text):
         assert not conforms(wrong, exp, csv_strings=True), wrong
     plain = infer_expectations("- ounces: plain numbers", ["ounces"])["ounces"]
     assert plain.allowed == () and conforms(12.0, plain) and conforms("12.0", plain, csv_strings=True)
+
+
+def test_fields_the_goals_leave_as_they_are_have_nothing_to_fix():
+    goals = "ounces: just the number. Leave beer_name, style and brewery_name as they are."
+    result = infer_expectations(goals, ["beer_name", "style", "ounces", "brewery_name"])
+    assert kinds(result) == {"beer_name": "as_is", "style": "as_is", "ounces": "number", "brewery_name": "as_is"}
+    from recursive_cleaner.profiler import profile_records
+
+    prof = profile_records([{"brewery_name": n} for n in ("Against the Grain Brewery", "Against The Grain Brewery",
+                                                          "Against the Grain Brewery", " odd  spacing ")], result)
+    assert prof["brewery_name"].issue is None  # no "same value spelled differently": the user said leave it
+
+
+def test_a_format_that_is_only_part_of_the_value_is_not_the_fields_format():
+    goals = ('state is a two-letter state code such as "al", and state_average is the state code, an underscore '
+             'and the measure code, e.g. "al_scip-inf-1".')
+    result = infer_expectations(goals, ["state", "state_average"])
+    assert result["state"].kind == "us_state" and result.get("state_average", Expectation("x")).kind != "us_state"
