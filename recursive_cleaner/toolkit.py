@@ -125,7 +125,8 @@ _CURRENCY = "$€£¥₹₩₽¢₺₪₫฿₴₦₱"
 _NUMBER = _re.compile(
     r"(?P<sign>[-+]?) ?(?P<pre>(?:[a-z]{3} ?|[a-z]{1,2}(?=[" + _CURRENCY + r"])|(?:rs|kr|fr)\.? ?)?"
     r"[" + _CURRENCY + r"]?) ?(?P<sign2>[-+]?) ?(?P<num>[0-9][0-9,.' ]*[0-9]|[0-9]|[.,][0-9]+)"
-    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>[^0-9()+\-]*)", _re.ASCII | _re.IGNORECASE)
+    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>(?:[^0-9()+\-]|(?<=[a-z])-(?=[a-z]))*)",  # "oz. Alumi-Tek": a word's hyphen
+    _re.ASCII | _re.IGNORECASE)
 
 
 _MULTIPLIER = _re.compile(  # "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged

@@ -161,6 +161,8 @@ def test_strip_units():
     table(strip_units, [
         ("12.0 oz", "12.0"), ("5.0%", "5.0"), ("$1,234.50", "1,234.50"), ("1.234,50 €", "1.234,50"), ("(12.50)", "-12.50"),
         ("+5 kg", "5"), ("-3 °C", "-3"), ("1e3 m/s", "1e3"), ("42", "42"), (12.0, 12.0),
+        ("16.0 oz. Alumi-Tek", "16.0"),  # a hyphen inside a word of the unit text
+        ("10-20", "10-20"), ("12 - 5", "12 - 5"),  # a range or a sum is not one number
     ])
 
 
