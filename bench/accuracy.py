@@ -168,6 +168,18 @@ def generate(
         return result, telemetry, seconds, f.read()
 
 
+def saved_run(path: str) -> tuple[Any, Telemetry, float, str]:
+    """A saved cleaning_functions.py as ``generate`` would return it: no model call, no generation time."""
+    import ast
+    from types import SimpleNamespace
+
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    names = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
+             and n.name not in ("clean_data", "clean_dataset") and not n.name.startswith("_")]
+    return SimpleNamespace(functions=names, rejected=[]), Telemetry(verbose=False), 0.0, source
+
+
 def cross_row_steps(source: str) -> list[dict]:
     """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left out.
 
@@ -294,6 +306,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--raha-normalize", action="store_true",
                    help="normalise every value as Raha does (HTML unescape, collapse whitespace, strip) before comparing")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    p.add_argument("--functions", metavar="PATH",
+                   help="score this cleaning_functions.py (e.g. a saved run's, with today's toolkit): no generation")
     add_option_argument(p)
     return p
 
@@ -318,13 +332,17 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         gen_rows = gen_rows[: args.max_chunks * args.chunk_size]
     gen_input = os.path.join(out, "generation_input.csv")
     scoring.write_csv_table(gen_input, [dirty[0]] + gen_rows)
-    print(f"accuracy {name}: generating from {len(gen_rows)} of {len(dirty) - 1} rows "
-          f"(chunk size {args.chunk_size}), backend {args.backend if backend is None else type(backend).__name__}",
-          file=sys.stderr, flush=True)
-    result, tel, gen_seconds, source = generate(
-        backend if backend is not None else args.backend, gen_input, instructions, out,
-        chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
-        options=parse_options(args.option))
+    if args.functions:
+        result, tel, gen_seconds, source = saved_run(args.functions)
+        print(f"accuracy {name}: scoring {args.functions} (no generation)", file=sys.stderr, flush=True)
+    else:
+        print(f"accuracy {name}: generating from {len(gen_rows)} of {len(dirty) - 1} rows "
+              f"(chunk size {args.chunk_size}), backend {args.backend if backend is None else type(backend).__name__}",
+              file=sys.stderr, flush=True)
+        result, tel, gen_seconds, source = generate(
+            backend if backend is not None else args.backend, gen_input, instructions, out,
+            chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
+            options=parse_options(args.option))
 
     # Apply to every row, with the keys the cleaner saw (the parser's de-duplicated header).
     from recursive_cleaner.parsers import iter_records

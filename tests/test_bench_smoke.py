@@ -117,6 +117,21 @@ def test_accuracy_main(tmp_path, capsys):
     assert "state: two capital letters" in backend.history[0]
 
 
+def test_accuracy_rescores_a_saved_run_without_the_model(tmp_path, capsys):
+    dirty, clean = _write_pair(tmp_path)
+    argv = ["--dirty", dirty, "--clean", clean, "--instructions", "state: two capital letters",
+            "--chunk-size", "5", "--max-iterations", "20", "--quiet"]
+    assert accuracy.main(argv + ["--out", str(tmp_path / "run")], backend=scripted("state", UPPER_STATE)) == 0
+    first = ACCURACY_LINE.fullmatch(_last_line(capsys))
+    saved = str(tmp_path / "run" / "cleaning_functions.py")
+    # a FakeBackend with no replies fails the test on any call
+    assert accuracy.main(argv + ["--out", str(tmp_path / "again"), "--functions", saved], backend=FakeBackend()) == 0
+    again = ACCURACY_LINE.fullmatch(_last_line(capsys))
+    assert again.group(2, 3, 4) == first.group(2, 3, 4) and again.group(5, 6) == ("0", "0")
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["functions"] == json.loads((tmp_path / "run" / "summary.json").read_text())["functions"]
+
+
 def test_accuracy_rows_and_max_chunks(tmp_path, capsys):
     dirty, clean = _write_pair(tmp_path)
     backend = scripted("state", UPPER_STATE, usage=None)  # no usage reported -> 0 tokens
