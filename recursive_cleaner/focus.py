@@ -2,6 +2,9 @@
 
 The cleaner asks this module, with no model call, for the worst field of the chunk that still
 has an open issue; a field whose attempts are used up is set aside as unfixable (and reported).
+A field given up on is taken up again (at most ``max_reopen`` times) when a later chunk shows
+wrong values of a shape not seen before: the first chunk's "Not Available" says nothing about
+the "12/02/2011 6:55 a.m." of chunk 20.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass, field
 from .expectations import Expectation
 from .instructions import infer_expectations
 from .improvement import judge_change
-from .profiler import FieldProfile, issue_counts, open_issues, profile_records
+from .profiler import FieldProfile, issue_counts, open_issues, profile_records, value_shape
 
 __all__ = ["FieldFocus", "function_name"]
 
@@ -27,6 +30,9 @@ class FieldFocus:
     failures: dict[str, int] = field(default_factory=dict)
     unfixable: dict[str, str] = field(default_factory=dict)
     csv_strings: bool | None = None  # the source holds only strings (CSV); learned once, from the raw data
+    max_reopen: int = 2
+    given_up_shapes: dict[str, frozenset] = field(default_factory=dict)  # field -> shapes of its wrong values
+    reopened: dict[str, int] = field(default_factory=dict)
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
         """Read the format each field should have from the user's instructions (and the samples)."""
@@ -48,6 +54,14 @@ class FieldFocus:
             return None
         for prof in open_issues(self.profile(records)):
             if self.failures.get(prof.field, 0) < self.max_attempts:
+                return prof
+            shapes = frozenset(value_shape(v) for v in prof.offending)
+            seen = self.given_up_shapes.setdefault(prof.field, shapes)
+            if not shapes <= seen and self.reopened.get(prof.field, 0) < self.max_reopen:
+                self.given_up_shapes[prof.field] = seen | shapes  # new kinds of wrong value: one more round
+                self.reopened[prof.field] = self.reopened.get(prof.field, 0) + 1
+                self.failures[prof.field] = 0
+                self.unfixable.pop(prof.field, None)
                 return prof
             self.unfixable.setdefault(prof.field, prof.issue or "")
         return None

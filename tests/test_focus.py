@@ -196,3 +196,20 @@ def test_a_csv_function_that_writes_numbers_leaves_the_other_text_numbers_right(
     result = DataCleaner(backend, str(path), chunk_size=16, instructions=goals, holdout_ratio=0.25,
                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
     assert result.functions == ["fix_ounces"], result.rejected
+
+
+def test_a_field_given_up_is_taken_up_again_for_new_kinds_of_wrong_value():
+    from recursive_cleaner.expectations import Expectation
+    from recursive_cleaner.focus import FieldFocus
+
+    focus = FieldFocus(max_attempts=1, max_reopen=1, expectations={"t": Expectation("time12")})
+    chunk = lambda *bad: [{"t": "7:10 a.m."}] * 5 + [{"t": b} for b in bad]  # noqa: E731
+    first = focus.next(chunk("Not Available"))
+    focus.failed(first)
+    assert focus.next(chunk("Not Available", "Contact Airline")) is None  # the same shape: still given up
+    assert "t" in focus.unfixable
+    again = focus.next(chunk("12/02/2011 6:55 a.m."))  # a date in front: a shape never tried
+    assert again is not None and again.field == "t" and "t" not in focus.unfixable
+    focus.failed(again)
+    assert focus.next(chunk("Thu  20:00")) is None  # reopened once already (max_reopen=1)
+    assert "t" in focus.unfixable
