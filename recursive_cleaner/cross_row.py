@@ -11,7 +11,10 @@ Kinds of step:
 - ``majority``: rows sharing a key agree on ``fields`` (a functional dependency, e.g.
   ``provider_number -> name, city``); each field takes the value most rows of its key group
   have, when that value holds at least ``min_share`` of the group (and the group has at least
-  ``min_count`` rows). Memory: one counter per (key, field) of the values seen.
+  ``min_count`` rows). Memory: one counter per (key, field) of the values seen. With
+  ``weight_by`` (the field naming each row's source), blanks do not vote and each source's vote
+  is weighted by how often it agrees with the winners (``source_weights``); the weighted
+  plurality wins. Memory: one counter per (key, field) of the (value, source) pairs seen.
 - ``vocabulary``: a field has a small set of correct spellings that most rows use; a rare
   value within ``max_distance`` edits of a value at least ``ratio`` times as frequent is
   replaced by it (only when the closest such value is unambiguous). Memory: the distinct
@@ -29,6 +32,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Iterator
+
+from .source_weights import weigh_votes
 
 __all__ = ["CrossRowStep", "Fitted", "fit", "apply_steps", "iter_apply", "KINDS", "parse_steps", "format_steps"]
 
@@ -49,6 +54,7 @@ class CrossRowStep:
     min_count: int = 2
     max_distance: int = 2
     ratio: float = 3.0
+    weight_by: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -59,11 +65,16 @@ class CrossRowStep:
             raise ValueError(f"a {self.kind} step needs fields")
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}")
+        if self.weight_by and self.kind != "majority":
+            raise ValueError("only a majority step can weight its votes by source")
 
     def describe(self) -> str:
         """One line for the report and the generated file."""
         if self.kind == "dedup":
             return f"drop records whose {'+'.join(self.key)} ({self.normalize}) was seen before; keep the first"
+        if self.kind == "majority" and self.weight_by:
+            return (f"for each {'+'.join(self.key)}, set {', '.join(self.fields)} to the value its rows' sources "
+                    f"vote for, each {'+'.join(self.weight_by)} weighted by how often it agrees with the others")
         if self.kind == "majority":
             return (f"for each {'+'.join(self.key)}, set {', '.join(self.fields)} to the value most of its rows "
                     f"have (at least {self.min_share:.0%} of {self.min_count}+ rows)")
@@ -73,12 +84,17 @@ class CrossRowStep:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["key"], d["fields"] = list(self.key), list(self.fields)
+        if self.weight_by:
+            d["weight_by"] = list(self.weight_by)
+        else:
+            d.pop("weight_by")  # files written before weighting existed stay the same
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CrossRowStep":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         known["key"], known["fields"] = tuple(known.get("key") or ()), tuple(known.get("fields") or ())
+        known["weight_by"] = tuple(known.get("weight_by") or ())
         return cls(**known)
 
 
@@ -236,6 +252,9 @@ def _winner(counts: Counter | None, step: CrossRowStep) -> Any:
     """The value a clear majority of the group has, or _NONE."""
     if not counts:
         return _NONE
+    if step.weight_by:  # already weighted by source reliability: the strict plurality wins
+        ranked = counts.most_common(2)
+        return ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else _NONE
     total = sum(counts.values())
     (top, n), = counts.most_common(1)
     if total >= step.min_count and n / total >= step.min_share and n > total - n:
@@ -265,8 +284,10 @@ def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
             raw_key = tuple(record.get(k) for k in s.key)
             group = raw_majority[i][tuple(_hashable(k) for k in raw_key)]
             group.setdefault(_KEY, Counter())[_hashable(raw_key[0]) if len(raw_key) == 1 else raw_key] += 1
+            source = _hashable(tuple(record.get(k) for k in s.weight_by)) if s.weight_by else None
             for fld in s.fields:
-                group.setdefault(fld, Counter())[_hashable(record.get(fld))] += 1
+                vote = _hashable(record.get(fld))
+                group.setdefault(fld, Counter())[(vote, source) if s.weight_by else vote] += 1
     for i, s in vocab_steps:
         for fld in s.fields:
             fitted.vocab[(i, fld)].solve(s)
@@ -279,6 +300,12 @@ def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
             target = merged.setdefault(key, {})
             for fld, counts in group.items():
                 target.setdefault(fld, Counter()).update(counts)
+        if s.weight_by:
+            weighted, _ = weigh_votes({(key, fld): group[fld] for key, group in merged.items() for fld in s.fields
+                                       if fld in group})
+            for key, group in merged.items():
+                for fld in s.fields:
+                    group[fld] = weighted.get((key, fld), Counter())
         fitted.groups[i] = merged
     return fitted
 
@@ -314,12 +341,12 @@ def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[l
         attrs = {k.lower(): v for k, v in _ATTR.findall(m.group(1))}
         try:
             step = CrossRowStep(kind=attrs.get("kind", "").strip().lower(), key=_names(attrs.get("key", "")),
-                                fields=_names(attrs.get("fields", "")),
+                                fields=_names(attrs.get("fields", "")), weight_by=_names(attrs.get("weight_by", "")),
                                 normalize=attrs.get("normalize", "casefold").strip().lower() or "casefold")
         except ValueError as exc:
             problems.append(f"{m.group(0)}: {exc}")
             continue
-        unknown = [f for f in step.key + step.fields if known is not None and f not in known]
+        unknown = [f for f in step.key + step.fields + step.weight_by if known is not None and f not in known]
         if unknown:
             problems.append(f"{m.group(0)}: unknown field(s) {', '.join(unknown)}")
             continue
@@ -327,7 +354,7 @@ def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[l
         if step.kind == "majority" and not fields:
             problems.append(f"{m.group(0)}: the key cannot also be the field to fix")
             continue
-        steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields}))
+        steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}))
     return steps, problems
 
 
@@ -340,6 +367,8 @@ def format_steps(steps: Iterable[CrossRowStep]) -> str:
             attrs.append(f'key="{", ".join(s.key)}"')
         if s.fields:
             attrs.append(f'fields="{", ".join(s.fields)}"')
+        if s.weight_by:
+            attrs.append(f'weight_by="{", ".join(s.weight_by)}"')
         if s.kind == "dedup":
             attrs.append(f'normalize="{s.normalize}"')
         out.append(f"<cross_row_step {' '.join(attrs)}/>")

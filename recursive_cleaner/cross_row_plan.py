@@ -10,7 +10,9 @@ values in the wrong format (the field profiler's count).
 A key the goals name ("the times are the same for every row of that flight", "the same
 provider_number always has the same name") is a *stated key*: its fields need only agree
 in most rows (``STATED_AGREEMENT``), since the user vouches for the rule, and a majority step
-on it is kept even if the model's reply drops it (it must still pass the sample check).
+on it is kept even if the model's reply drops it (it must still pass the sample check). When
+a field names each row's source (``src``, ``source``, ``site`` …) and each source reports a
+key once, the stated key's votes are weighted by source reliability (``weight_by``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ PLAN_TAG = "cross_row_plan"
 _ID_NAME = re.compile(r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I)
 MIN_AGREEMENT = 0.9
 STATED_AGREEMENT = 0.5
+_SOURCE_NAME = re.compile(r"(?:^|_)(?:src|sources?|sites?|websites?|origin|feed|reporter|vendor)(?:$|_)", re.I)
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 
 
@@ -113,6 +116,19 @@ def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> s
     return best[1] if best else None
 
 
+def _source_field(records: list[dict], key: str, fields: list[str]) -> str | None:
+    """A field named like a source (src, site …) that each key group has at most once per row, for 90% of rows."""
+    grouped, rows = _grouped(records, (key,))
+    for fld in fields:
+        if fld == key or not _SOURCE_NAME.search(fld) or not rows:
+            continue
+        once = sum(n for g in grouped for v, n in Counter(_key_value(r.get(fld)) for r in g).items()
+                   if n == 1 and v is not None)
+        if once >= 0.9 * rows:
+            return fld
+    return None
+
+
 def _key_like(values: set) -> bool:
     """Identifiers and codes can be keys; times, dates and decimal numbers cannot."""
     strings = [str(v) for v in values]
@@ -176,7 +192,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
             second = _second_key(dicts, key, d, key_like)
             (by_pair[second] if second else alone).append(d)
         if alone:
-            steps.append(CrossRowStep("majority", key=(key,), fields=tuple(alone)))
+            source = _source_field(dicts, key, fields) if key in stated else None
+            steps.append(CrossRowStep("majority", key=(key,), fields=tuple(a for a in alone if a != source),
+                                      weight_by=(source,) if source else ()))
         pairs += [CrossRowStep("majority", key=tuple(sorted((key, second), key=fields.index)), fields=tuple(ds))
                   for second, ds in by_pair.items()]
         covered.update(d for d, _ in todo)

@@ -309,3 +309,45 @@ def test_generated_module_documents_each_step():
                         cross_row=[CrossRowStep("dedup", key=("email",)).to_dict()])
     assert "# drop records whose email (casefold) was seen before; keep the first" in src
     assert textwrap.dedent("def clean_dataset(records):") in src
+
+
+# --------------------------------------------------------------------------- votes weighted by source
+def reported_flights():
+    """s1-s3 always right; s4 and s5 share a wrong time wherever they report. f5 is reported by s1, s4, s5 only."""
+    rows = []
+    for f in range(6):
+        sources = ("s1", "s4", "s5") if f == 5 else ("s1", "s2", "s3", "s4", "s5")
+        for s in sources:
+            rows.append({"flight": f"AA-{f}", "src": s, "dep": "9:00 p.m." if s in ("s4", "s5") else f"{f + 1}:10 a.m."})
+    return rows
+
+
+def test_a_weighted_vote_trusts_the_sources_that_agree_with_the_others():
+    plain = apply_steps([CrossRowStep("majority", key=("flight",), fields=("dep",))], reported_flights())
+    assert plain[-1]["dep"] == "9:00 p.m."  # two unreliable sites outvote one good one
+    weighted = apply_steps([CrossRowStep("majority", key=("flight",), fields=("dep",), weight_by=("src",))],
+                           reported_flights())
+    assert [r["dep"] for r in weighted] == [f"{int(r['flight'][3:]) + 1}:10 a.m." for r in weighted]
+
+
+def test_a_blank_does_not_vote_and_is_filled_by_the_weighted_vote():
+    rows = reported_flights()[:3]  # s1-s3 on AA-0
+    rows[0]["dep"] = ""
+    out = apply_steps([CrossRowStep("majority", key=("flight",), fields=("dep",), weight_by=("src",))], rows)
+    assert out[0]["dep"] == "1:10 a.m."
+
+
+def test_weight_by_round_trips_and_old_files_stay_the_same():
+    step = CrossRowStep("majority", key=("flight",), fields=("dep", "arr"), weight_by=("src",))
+    assert parse_steps(format_steps([step]), ["flight", "dep", "arr", "src"]) == ([step], [])
+    assert CrossRowStep.from_dict(step.to_dict()) == step
+    assert "weight_by" not in CrossRowStep("majority", key=("k",), fields=("v",)).to_dict()
+    with pytest.raises(ValueError, match="only a majority step"):
+        CrossRowStep("vocabulary", fields=("v",), weight_by=("src",))
+
+
+def test_a_stated_key_reported_by_sources_gets_a_weighted_vote():
+    rows = reported_flights()
+    weighted = [s for s in discover_steps(rows, stated=["flight"]) if s.kind == "majority"]
+    assert [(s.key, s.fields, s.weight_by) for s in weighted] == [(("flight",), ("dep",), ("src",))]
+    assert all(not s.weight_by for s in discover_steps(rows))  # not stated: no weighting on the library's own guess
