@@ -3,8 +3,9 @@
 The cleaner asks this module, with no model call, for the worst field of the chunk that still
 has an open issue; a field whose attempts are used up is set aside as unfixable (and reported).
 A field given up on is taken up again (at most ``max_reopen`` times) when a later chunk shows
-wrong values of a shape not seen before: the first chunk's "Not Available" says nothing about
-the "12/02/2011 6:55 a.m." of chunk 20.
+wrong values that call for another toolkit primitive than those tried: the first chunk's "Not
+Available" (null_if_placeholder) says nothing about the "12/02/2011 6:55 a.m." (to_time_12h)
+of chunk 20, while a new typo ("x00xx" after "x00x5") is no reason to try again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from .expectations import Expectation
 from .instructions import infer_expectations
 from .improvement import judge_change
-from .profiler import FieldProfile, issue_counts, open_issues, profile_records, value_shape
+from .profiler import FieldProfile, issue_counts, open_issues, profile_records
 
 __all__ = ["FieldFocus", "function_name"]
 
@@ -31,7 +32,7 @@ class FieldFocus:
     unfixable: dict[str, str] = field(default_factory=dict)
     csv_strings: bool | None = None  # the source holds only strings (CSV); learned once, from the raw data
     max_reopen: int = 2
-    given_up_shapes: dict[str, frozenset] = field(default_factory=dict)  # field -> shapes of its wrong values
+    given_up_remedies: dict[str, set] = field(default_factory=dict)  # field -> primitives suggested when given up
     reopened: dict[str, int] = field(default_factory=dict)
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
@@ -55,10 +56,9 @@ class FieldFocus:
         for prof in open_issues(self.profile(records)):
             if self.failures.get(prof.field, 0) < self.max_attempts:
                 return prof
-            shapes = frozenset(value_shape(v) for v in prof.offending)
-            seen = self.given_up_shapes.setdefault(prof.field, shapes)
-            if not shapes <= seen and self.reopened.get(prof.field, 0) < self.max_reopen:
-                self.given_up_shapes[prof.field] = seen | shapes  # new kinds of wrong value: one more round
+            tried = self.given_up_remedies.setdefault(prof.field, {prof.primitive})
+            if prof.primitive and prof.primitive not in tried and self.reopened.get(prof.field, 0) < self.max_reopen:
+                tried.add(prof.primitive)  # wrong values that need another remedy: one more round
                 self.reopened[prof.field] = self.reopened.get(prof.field, 0) + 1
                 self.failures[prof.field] = 0
                 self.unfixable.pop(prof.field, None)

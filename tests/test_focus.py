@@ -206,10 +206,21 @@ def test_a_field_given_up_is_taken_up_again_for_new_kinds_of_wrong_value():
     chunk = lambda *bad: [{"t": "7:10 a.m."}] * 5 + [{"t": b} for b in bad]  # noqa: E731
     first = focus.next(chunk("Not Available"))
     focus.failed(first)
-    assert focus.next(chunk("Not Available", "Contact Airline")) is None  # the same shape: still given up
+    assert focus.next(chunk("Not Available", "N/A")) is None  # the same remedy: still given up
     assert "t" in focus.unfixable
-    again = focus.next(chunk("12/02/2011 6:55 a.m."))  # a date in front: a shape never tried
+    again = focus.next(chunk("12/02/2011 6:55 a.m."))  # a date in front: to_time_12h, not null_if_placeholder
     assert again is not None and again.field == "t" and "t" not in focus.unfixable
+    assert (first.primitive, again.primitive) == ("null_if_placeholder", "to_time_12h")
     focus.failed(again)
-    assert focus.next(chunk("Thu  20:00")) is None  # reopened once already (max_reopen=1)
+    assert focus.next(chunk("Thu  20:00")) is None  # the same remedy again
     assert "t" in focus.unfixable
+
+
+def test_a_new_typo_is_no_reason_to_take_a_field_up_again():
+    from recursive_cleaner.expectations import Expectation
+    from recursive_cleaner.focus import FieldFocus
+
+    focus = FieldFocus(max_attempts=1, expectations={"pid": Expectation("integer")})
+    chunk = lambda *bad: [{"pid": "10018"}] * 5 + [{"pid": b} for b in bad]  # noqa: E731
+    focus.failed(focus.next(chunk("x00x5")))
+    assert focus.next(chunk("x00xx")) is None and "pid" in focus.unfixable
