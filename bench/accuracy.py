@@ -180,8 +180,8 @@ def saved_run(path: str) -> tuple[Any, Telemetry, float, str]:
     return SimpleNamespace(functions=names, rejected=[]), Telemetry(verbose=False), 0.0, source
 
 
-def cross_row_steps(source: str) -> list[dict]:
-    """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left out.
+def cross_row_steps(source: str, *, dedup: bool = False) -> list[dict]:
+    """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left out unless asked.
 
     Dropping rows would break the cell-by-position comparison, so dedup steps are not scored.
     """
@@ -189,7 +189,7 @@ def cross_row_steps(source: str) -> list[dict]:
 
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CROSS_ROW_STEPS" for t in node.targets):
-            return [s for s in ast.literal_eval(node.value) if s.get("kind") != "dedup"]
+            return [s for s in ast.literal_eval(node.value) if dedup or s.get("kind") != "dedup"]
     return []
 
 

@@ -7,7 +7,11 @@ with test_cases/crm_customers.clean.jsonl by key (bench/scoring.py: score_record
 prints the accuracy of the untouched file (the baseline), per field before and after, and
 the cost figures of bench/cost.py. Writes OUT/summary.json. The last line is:
 
-    real_model calls=N prompt_tokens=N completion_tokens=N parse_fail_rate=X sec_per_call=X accuracy=X
+    real_model calls=N prompt_tokens=N completion_tokens=N parse_fail_rate=X sec_per_call=X cache_share=X accuracy=X
+    records_kept=N/N
+
+The cross-row steps (dedup included) run after clean_data, as ``apply`` runs them; records they
+drop are counted in ``records_kept``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402
-from accuracy import add_option_argument, apply_clean_data, fmt, generate, parse_options, read_instructions  # noqa: E402
+from accuracy import (add_option_argument, apply_clean_data, cross_row_steps, fmt, generate, parse_options,  # noqa: E402
+                      read_instructions)
 
 DEFAULT_DATA = os.path.join(ROOT, "test_cases", "crm_customers.jsonl")
 DEFAULT_TRUTH = os.path.join(ROOT, "test_cases", "crm_customers.clean.jsonl")
@@ -109,12 +114,23 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     apply_seconds = time.perf_counter() - started
     failed = sum(1 for out, err in zip(outputs, errors) if err is not None or not isinstance(out, dict))
     cleaned = [out if err is None and isinstance(out, dict) else rec for rec, out, err in zip(data, outputs, errors)]
+    from recursive_cleaner.cross_row import CrossRowStep, apply_steps
+
+    steps = [CrossRowStep.from_dict(d) for d in cross_row_steps(source, dedup=True)]
+    final = apply_steps(steps, cleaned) if steps else cleaned  # what `apply` writes, dedup included
+    records_kept = len(final)
+    if records_kept == len(data):
+        cleaned = final
+    else:  # rows were dropped: cells can no longer be compared by position; score clean_data alone
+        print(f"real_model: the cross-row steps drop {len(data) - records_kept} of {len(data)} records; "
+              "accuracy is clean_data's alone", file=sys.stderr)
     write_jsonl(os.path.join(args.out, "cleaned.jsonl"), cleaned)
     after, before = scoring.score_records(truth, cleaned), scoring.score_records(truth, data)
 
     summary: dict[str, Any] = {
         "benchmark": "real_model", "backend": args.backend if backend is None else repr(backend),
-        "records": len(data), "generation_records": tel.records_seen, "chunk_size": args.chunk_size,
+        "records": len(data), "records_kept": records_kept, "cross_row_steps": len(steps),
+        "generation_records": tel.records_seen, "chunk_size": args.chunk_size,
         "max_chunks": args.max_chunks, "functions": result.functions, "records_failed_apply": failed,
         "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
         "cached_tokens": tel.cached_tokens, "cache_share": tel.cache_share,
@@ -141,6 +157,7 @@ def print_report(s: dict[str, Any]) -> None:
     """The human-readable table (everything but the last line)."""
     print(f"records          {s['records']} ({s['generation_records']} seen by the generator, chunk size {s['chunk_size']})")
     print(f"functions        {len(s['functions'])} ({', '.join(s['functions']) or 'none'})")
+    print(f"records kept     {s['records_kept']} of {s['records']} after {s['cross_row_steps']} cross-row step(s)")
     print(f"llm calls        {s['calls']} ({s['parse_errors']} parse errors, {s['validation_failures']} rejected functions, "
           f"{s.get('not_clean', 0)} 'clean' replies overruled)")
     print(f"tokens           {s['prompt_tokens']} prompt + {s['completion_tokens']} completion")
@@ -166,7 +183,8 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     print_report(s)
     print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
           f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} "
-          f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])}")
+          f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])} "
+          f"records_kept={s['records_kept']}/{s['records']}")
     return 0
 
 

@@ -5,6 +5,7 @@ from .cleaner import DataCleaner, RunResult
 from .context import build_context
 from .errors import (
     CleanerError,
+    DataLossError,
     DependencyCycleError,
     InputEncodingError,
     InputError,
@@ -49,5 +50,6 @@ __all__ = [
     "InputEncodingError",
     "StateFileError",
     "DependencyCycleError",
+    "DataLossError",
     "__version__",
 ]

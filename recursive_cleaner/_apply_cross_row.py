@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
 from ._apply_output import _cell, dump_json
-from .cross_row import CrossRowStep, Fitted, fit
+from .cross_row import CrossRowStep, Fitted, fit, unasked_drops
+from .errors import DataLossError
 
 __all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
            "AuditLog"]
@@ -258,10 +259,11 @@ def spool(beside: str | None, wanted: bool = True) -> Iterator[BinaryIO | None]:
 
 
 def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowStep], file: BinaryIO, size: int,
-               audit: AuditLog | None, result: Any) -> Iterator[tuple[bytes, int]]:
+               audit: AuditLog | None, result: Any, max_drop: float = 1.0) -> Iterator[tuple[bytes, int]]:
     """(payload, count) batches of the output: ``cleaned`` (payload, count, rows) spooled and fitted, then transformed.
 
     At the end sets ``result.dropped_duplicates``, ``cross_row_changed`` and lowers ``records_out``.
+    Raises DataLossError as soon as steps not marked ``asked`` drop more than ``max_drop`` of the records.
     """
     def first_pass() -> Iterator[Any]:
         for payload, count, rows in cleaned:
@@ -270,10 +272,20 @@ def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowSt
                 file.write(b"".join(b"%d\t%s\n" % pair for pair in zip(rows, texts)))
                 yield from map(json.loads, texts)
 
-    fitted = fit(steps, first_pass())
+    counted = [0]
+
+    def counting(records: Iterable[Any]) -> Iterator[Any]:
+        for record in records:
+            counted[0] += 1
+            yield record
+
+    fitted = fit(steps, counting(first_pass()))
     file.seek(0)
     labels = [step_label(i, s) for i, s in enumerate(steps)]
+    limit = max_drop * counted[0]
     while lines := list(itertools.islice(file, size)):
+        if unasked_drops(fitted) > limit:
+            raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
         texts = []
         for line in lines:
             row, _, text = line.partition(b"\t")
@@ -282,12 +294,22 @@ def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowSt
             if out is not None:
                 texts.append(dump_json(out))
         yield b"\n".join(texts), len(texts)
+    if unasked_drops(fitted) > limit:
+        raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
     result.dropped_duplicates = fitted.dropped
     result.records_out -= fitted.dropped
     changed: dict[str, dict[str, int]] = {}
     for (i, fld), n in sorted(fitted.changed.items(), key=lambda item: item[0][0]):
         changed.setdefault(labels[i], {})[fld] = n
     result.cross_row_changed = changed
+
+
+def _loss_message(fitted: Fitted, labels: list[str], records: int, max_drop: float) -> str:
+    steps = ", ".join(f"{labels[i]} {n:,}" for i, n in sorted(fitted.dropped_by.items()) if not fitted.steps[i].asked)
+    return (f"the cross-row steps would drop at least {unasked_drops(fitted):,} of {records:,} records "
+            f"(more than {max_drop:.0%}; {steps}) and the goals they were made from did not ask for it: nothing "
+            "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or --allow-drop "
+            "(allow_drop=True) to apply them anyway")
 
 
 def _same(old: Any, new: Any) -> bool:

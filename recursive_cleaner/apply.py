@@ -44,6 +44,8 @@ keeps the input's format and order; the temporary file is always removed. ``appl
 spools pass 1 (in memory up to 32 MB) and yields nothing before it ends. ``audit_path``: a log
 of every changed cell, by function (the workers call them one by one) and cross-row step.
 Details in ``_apply_cross_row``; the final counts also come as an ``apply_complete`` event.
+Steps the goals did not ask for (a dedup step without ``"asked": True``) may drop at most
+``max_drop`` (5%) of the records: past that the run stops with DataLossError and writes nothing.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from ._apply_cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
 from ._apply_output import WRITERS, AtomicFile, dump_json
+from .cross_row_guard import MAX_DROP_SHARE as MAX_DROP
 from .errors import CleanerError
 from .json_stream import json_type_name
 from .parsers import SkippedRecord, _jsonl_problem, detect_format, iter_chunks
@@ -141,16 +144,19 @@ def apply_file(
     on_progress: Callable[[dict], None] | None = None,
     cross_row: bool = True,
     audit_path: str | None = None,
+    max_drop: float = MAX_DROP,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the same format.
 
     ``workers`` None means one per available core. See the module docstring for failed
     records, ``reject_path``, the output formats and what fails the run (ApplyError); for
     the file's ``CROSS_ROW_STEPS`` (run after clean_data unless ``cross_row=False``) and
-    ``audit_path`` (a log of every changed cell).
+    ``audit_path`` (a log of every changed cell). Cross-row steps the goals did not ask for
+    (``asked``) may drop at most ``max_drop`` of the records (DataLossError otherwise; 1.0 allows any).
     """
     run = _Run(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
-               workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None)
+               workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
+               max_drop=max_drop)
     fmt = detect_format(input_path) if fmt is None else fmt
     if fmt not in _FORMATS:
         raise ValueError(f"apply_file reads {', '.join(_FORMATS)} files, not {fmt!r} ({input_path})")
@@ -191,14 +197,15 @@ def apply_records(
     on_progress: Callable[[dict], None] | None = None,
     cross_row: bool = True,
     audit_path: str | None = None,
+    max_drop: float = MAX_DROP,
 ) -> Iterator[dict]:
     """Yield clean_data(record) for each record, in order; failed records unchanged (or to reject_path).
 
     Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
-    yielded), and ``audit_path`` as for :func:`apply_file`.
+    yielded), ``audit_path`` and ``max_drop`` as for :func:`apply_file`.
     """
     run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
-               cross_row=cross_row, audit=audit_path is not None)
+               cross_row=cross_row, audit=audit_path is not None, max_drop=max_drop)
     size, it = _positive(batch_size, "batch_size"), iter(records)
     batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
     with (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
@@ -271,9 +278,13 @@ class _Run:
     """One apply run: options, counts, and the ordered stream of cleaned batches."""
 
     def __init__(self, code: str, filename: str, path: str, workers: int | None, trusted: bool, timeout: float,
-                 on_progress: Callable[[dict], None] | None, *, cross_row: bool = True, audit: bool = False) -> None:
+                 on_progress: Callable[[dict], None] | None, *, cross_row: bool = True, audit: bool = False,
+                 max_drop: float = 1.0) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
+        if not 0 <= max_drop <= 1:
+            raise ValueError(f"max_drop must be a share between 0 and 1, got {max_drop!r}")
+        self.max_drop = max_drop
         self.code, self.filename, self.path, self.timeout, self.on_progress = code, filename, path, timeout, on_progress
         self.result = ApplyResult(workers=_worker_count(workers), trusted=trusted)
         try:
@@ -317,7 +328,8 @@ class _Run:
             for payload, count, _ in self.cleaned_rows(batches, rejects):
                 yield payload, count
             return
-        yield from two_passes(self.cleaned_rows(batches, rejects), self.steps, spool, size, self.audit, self.result)
+        yield from two_passes(self.cleaned_rows(batches, rejects), self.steps, spool, size, self.audit, self.result,
+                              self.max_drop)
 
     def cleaned(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
         """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed records resolved."""

@@ -124,6 +124,7 @@ class DataCleaner:
         self.rich_context = rich_context
         self.optimize, self.optimize_threshold = optimize, optimize_threshold
         self.cross_row, self.cross_row_steps = cross_row, []
+        self._cross_row_drop: tuple[int, int] = (0, 0)  # (records the cross-row steps drop, sample records)
         self.early_termination, self.saturation_check_interval = early_termination, saturation_check_interval
         self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
         self.reviewer = Reviewer(self.reflection) if self.reflection else None

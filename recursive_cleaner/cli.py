@@ -286,6 +286,9 @@ def _print_result(result: Any, dry_run: bool) -> None:
                + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
                + f", skipped input lines {result.skipped_records}, "
                f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}")
+    if result.cross_row_sample:
+        click.echo(f"cross-row steps: {len(result.cross_row)}; on a sample they keep "
+                   f"{result.cross_row_sample - result.cross_row_dropped:,} of {result.cross_row_sample:,} records")
     if result.improvement is not None:
         click.echo(str(result.improvement))
     if result.report_path:
@@ -307,24 +310,27 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @click.option("--audit", "audit", default=None, metavar="PATH",
               help="Log every changed cell here: row, field, old, new, step (JSONL; CSV for a .csv path).")
 @click.option("--no-cross-row", is_flag=True, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
+@click.option("--allow-drop", is_flag=True,
+              help="Let cross-row steps the goals did not ask for drop more than 5% of the records.")
 @_progress_opt
 @_debug_option
 def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: int | None, reject_file: str | None,
-              batch_size: int, timeout: float, audit: str | None, no_cross_row: bool, progress: str) -> None:
+              batch_size: int, timeout: float, audit: str | None, no_cross_row: bool, allow_drop: bool,
+              progress: str) -> None:
     """Apply cleaning functions to a whole file.
 
     Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
     processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
     and writes the records in order to OUTPUT.
     """
-    from .apply import apply_file
+    from .apply import MAX_DROP, apply_file
 
     _need_file(functions, "functions file")
     _need_file(file, "data file")
     with _progress(progress) as on_progress:
         result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
                             reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
-                            cross_row=not no_cross_row, audit_path=audit)
+                            cross_row=not no_cross_row, audit_path=audit, max_drop=1.0 if allow_drop else MAX_DROP)
     failed = f", {result.failed} failed" + (f" (in {reject_file})" if reject_file and result.failed else
                                             " (written unchanged)" if result.failed else "")
     click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "

@@ -35,7 +35,8 @@ from typing import Any, Iterable, Iterator
 
 from .source_weights import weigh_votes
 
-__all__ = ["CrossRowStep", "Fitted", "fit", "apply_steps", "iter_apply", "KINDS", "parse_steps", "format_steps"]
+__all__ = ["CrossRowStep", "Fitted", "fit", "apply_steps", "iter_apply", "KINDS", "parse_steps", "format_steps",
+           "normalized", "unasked_drops"]
 
 KINDS = ("dedup", "majority", "vocabulary")
 NORMALIZERS = ("exact", "casefold", "digits")
@@ -55,6 +56,7 @@ class CrossRowStep:
     max_distance: int = 2
     ratio: float = 3.0
     weight_by: tuple[str, ...] = ()
+    asked: bool = False  # a dedup step the user's goals ask for: apply lets it drop more than max_drop
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -65,6 +67,8 @@ class CrossRowStep:
             raise ValueError(f"a {self.kind} step needs fields")
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}")
+        if self.asked and self.kind != "dedup":
+            raise ValueError("only a dedup step is marked as asked for by the goals")
         if self.weight_by and self.kind != "majority":
             raise ValueError("only a majority step can weight its votes by source")
 
@@ -88,6 +92,8 @@ class CrossRowStep:
             d["weight_by"] = list(self.weight_by)
         else:
             d.pop("weight_by")  # files written before weighting existed stay the same
+        if not self.asked:
+            d.pop("asked")
         return d
 
     @classmethod
@@ -98,7 +104,8 @@ class CrossRowStep:
         return cls(**known)
 
 
-def _norm(value: Any, how: str) -> Any:
+def normalized(value: Any, how: str) -> Any:
+    """A key part as a dedup/majority step compares it (``exact``, ``casefold`` or ``digits``)."""
     if value is None:
         return None
     if how == "digits":
@@ -167,6 +174,7 @@ class Fitted:
     seen: dict[int, set] = field(default_factory=dict)
     changed: Counter = field(default_factory=Counter)
     dropped: int = 0
+    dropped_by: Counter = field(default_factory=Counter)  # step index -> records it dropped
 
     def _fix(self, fld: str, value: Any) -> Any:
         for (_, name), voc in self.vocab.items():
@@ -175,7 +183,7 @@ class Fitted:
         return value
 
     def _key(self, step: CrossRowStep, record: dict) -> Any:
-        parts = tuple(_norm(self._fix(k, record.get(k)), step.normalize) for k in step.key)
+        parts = tuple(normalized(self._fix(k, record.get(k)), step.normalize) for k in step.key)
         return None if any(p is None for p in parts) else parts
 
     def _group(self, i: int, step: CrossRowStep, record: dict) -> dict[str, Counter] | None:
@@ -239,6 +247,7 @@ class Fitted:
                 seen = self.seen.setdefault(i, set())
                 if key in seen:
                     self.dropped += 1
+                    self.dropped_by[i] += 1
                     return False
                 seen.add(key)
         return True
@@ -308,6 +317,11 @@ def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
                     group[fld] = weighted.get((key, fld), Counter())
         fitted.groups[i] = merged
     return fitted
+
+
+def unasked_drops(fitted: Fitted) -> int:
+    """Records dropped so far by steps the goals did not ask for (see ``CrossRowStep.asked``)."""
+    return sum(n for i, n in fitted.dropped_by.items() if not fitted.steps[i].asked)
 
 
 def apply_steps(steps: Iterable[CrossRowStep], records: list) -> list:

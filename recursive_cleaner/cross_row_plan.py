@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from dataclasses import replace
 from typing import Any, Iterable
 
 from .cross_row import CrossRowStep, apply_steps, format_steps, parse_steps
+from .cross_row_guard import asks_dedup, dedup_key_problem, harm
 from .expectations import loose_kind
 from .improvement import judge_holdout
 
@@ -224,15 +226,22 @@ and add a dedup rule only if the goals ask to remove duplicates. Reply with
 """
 
 
+_DEDUP_KIND = '<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before\n'
+_DEDUP_TASK = ",\nand add a dedup rule only if the goals ask to remove duplicates"
+
+
 def wants_dedup(instructions: str) -> bool:
-    """The goals mention duplicates at all (the model then decides whether they ask to remove them)."""
-    return bool(re.search(r"\bduplicat|\bdedup", instructions or "", re.I))
+    """The goals ask to remove duplicates (``cross_row_guard.asks_dedup``: a negated mention is no request)."""
+    return asks_dedup(instructions)
 
 
-def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int) -> str:
-    """The planning prompt: the run's static prefix, the candidate rules, the task."""
+def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int, *, dedup: bool = True) -> str:
+    """The planning prompt: the run's static prefix, the candidate rules, the task (no dedup kind unless ``dedup``)."""
     shown = format_steps(candidates) if candidates else "(none found)"
-    return prefix + _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG)
+    text = _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG)
+    if not dedup:
+        text = text.replace(_DEDUP_KIND, "").replace(_DEDUP_TASK, "")
+    return prefix + text
 
 
 def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | None, list[str]]:
@@ -252,23 +261,38 @@ def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stat
 
 
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
-                   allow_dedup: bool = True,
+                   allow_dedup: bool = True, stated: Iterable[str] = (),
                    csv_strings: bool | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
-    """Keep each step that changes the sample and makes no field worse; (kept, [(step, reason)]).
+    """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
 
-    ``allow_dedup=False`` (the goals never mention duplicates) refuses dedup steps: dropping
-    records is never done on the model's initiative alone.
+    ``allow_dedup`` is whether the goals ask to remove duplicates: without it a dedup step is
+    refused (dropping records is never done on the model's initiative alone); with it a kept
+    dedup step is marked ``asked``. A dedup key must identify records, and a step that drops or
+    rewrites more than a small share of the sample is refused unless the goals ask for it
+    (``cross_row_guard``; a majority step on a ``stated`` key is asked for).
     """
     kept: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
+    stated = set(stated)
     current = [r for r in sample if isinstance(r, dict)]
     for step in steps:
-        if step.kind == "dedup" and not allow_dedup:
-            refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
-            continue
+        if step.kind == "dedup":
+            if not allow_dedup:
+                refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
+                continue
+            problem = dedup_key_problem(step, current)
+            if problem:
+                refused.append((format_steps([step]), problem))
+                continue
+            step = replace(step, asked=True)
         after = apply_steps(kept + [step], [r for r in sample if isinstance(r, dict)])
         if after == current:
             refused.append((format_steps([step]), "it changes nothing on the sample"))
+            continue
+        asked = step.asked or (step.kind == "majority" and bool(stated & set(step.key)))
+        too_much = harm(step, current, after, asked=asked)
+        if too_much:
+            refused.append((format_steps([step]), too_much))
             continue
         if step.kind != "dedup":
             worse = judge_holdout(current, after, expectations or {}, csv_strings=csv_strings)

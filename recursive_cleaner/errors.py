@@ -13,6 +13,8 @@ Every error the library raises on purpose derives from ``CleanerError``::
     ├── SandboxError            the sandbox itself could not run (not the code in it)
     ├── DependencyCycleError    generated functions read what each other writes
     │                           (carries the cycle; the output keeps generation order)
+    ├── DataLossError           apply: cross-row steps the goals did not ask for would
+    │                           drop more records than allowed (carries the counts)
     ├── InputError              a problem with the input file, naming file and line
     │   └── InputEncodingError  bytes that are not valid in the expected encoding
     └── StateFileError          a state file that cannot be used (also a ValueError)
@@ -34,6 +36,7 @@ __all__ = [
     "InputError",
     "InputEncodingError",
     "StateFileError",
+    "DataLossError",
 ]
 
 
@@ -106,3 +109,12 @@ class DependencyCycleError(CleanerError):
         super().__init__(message)
         self.cycle = cycle
         self.fields = fields or []
+
+
+class DataLossError(CleanerError):
+    """Cross-row steps not asked for by the goals would drop more than ``max_drop`` of the records; nothing written."""
+
+    def __init__(self, message: str, dropped: int = 0, records: int = 0) -> None:
+        super().__init__(message)
+        self.dropped = dropped
+        self.records = records

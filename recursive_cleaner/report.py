@@ -58,6 +58,8 @@ class ReportData:
     optimization: dict = field(default_factory=dict)  # original, final, calls, merged [str], refused [str]
     stopped_early: bool = False                      # early termination: chunks_processed < chunks_total
     cross_row: list[str] = field(default_factory=list)  # descriptions of the cross-row steps written
+    cross_row_dropped: int = 0  # records those steps drop on the planning sample
+    cross_row_sample: int = 0  # records in that sample (0: no plan was made)
     applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
     seconds: float | None = None
 
@@ -311,6 +313,25 @@ def _applied(data: ReportData) -> list[str]:
     return lines
 
 
+def _cross_row_refused(data: ReportData) -> list[tuple[str, str]]:
+    return [(n, r) for n, r in data.rejected if str(n).startswith("<cross_row_step") or n == "cross_row_plan"]
+
+
+def _cross_row(data: ReportData) -> list[str]:
+    """The steps written, the records they drop on the sample, and the steps refused with their reasons."""
+    lines = ["## Cross-row steps", ""]
+    if data.cross_row:
+        lines += ["Run after `clean_data`, over the whole dataset (two passes):", "",
+                  *[f"- {_short(d, 300)}" for d in data.cross_row], ""]
+    if data.cross_row_sample:
+        lines += [f"On the planning sample they keep {_num(data.cross_row_sample - data.cross_row_dropped)} of "
+                  f"{_num(data.cross_row_sample)} records ({_num(data.cross_row_dropped)} dropped).", ""]
+    refused = _cross_row_refused(data)
+    if refused:
+        lines += ["Refused:", "", *[f"- {_code(n, 200)}: {_short(r, 300)}" for n, r in refused[:MAX_REJECTED]]]
+    return lines
+
+
 def render_report(data: ReportData) -> str:
     """The report as markdown: summary first, then only the sections that have something to say."""
     sections = [[f"# {_title(data)}", "", *_summary(data)]]
@@ -318,9 +339,8 @@ def render_report(data: ReportData) -> str:
         sections.append(_issues(data))
     if not data.dry_run and data.functions:
         sections.append(_functions(data))
-    if data.cross_row:
-        sections.append(["## Cross-row steps", "", "Run after `clean_data`, over the whole dataset (two passes):", "",
-                         *[f"- {_short(d, 300)}" for d in data.cross_row]])
+    if data.cross_row or _cross_row_refused(data):
+        sections.append(_cross_row(data))
     if data.applied:
         sections.append(_applied(data))
     if data.improvement is not None and data.improvement.fields:

@@ -87,6 +87,7 @@ def report_data(cleaner: "DataCleaner", result: "RunResult", seconds: float | No
         modifications=list(result.modifications), reflection=dict(result.reflection),
         optimization=dict(result.optimization), stopped_early=result.stopped_early,
         cross_row=[CrossRowStep.from_dict(d).describe() for d in result.cross_row],
+        cross_row_dropped=result.cross_row_dropped, cross_row_sample=result.cross_row_sample,
         seconds=seconds)
 
 

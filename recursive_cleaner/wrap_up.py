@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from .cross_row import apply_steps
 from .cross_row_plan import (build_plan_prompt, choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup,
                              with_stated)
 from .optimizer import optimize_functions
@@ -43,6 +44,7 @@ def finish_run(cleaner: "DataCleaner", result: RunResult, started: float) -> Run
     result.issues = list(c._issues)
     result.modifications = list(c._modifications)
     result.cross_row = [s.to_dict() for s in c.cross_row_steps]
+    result.cross_row_dropped, result.cross_row_sample = c._cross_row_drop
     result.reflection = c.reviewer.stats.to_dict() if c.reviewer else {}
     if c._consolidation is not None:
         done = c._consolidation
@@ -72,16 +74,20 @@ def plan_cross_row(c: "DataCleaner", sample_size: int = 2000) -> None:
     candidates = discover_steps(sample, stated=stated)
     if not candidates and not wants_dedup(c.instructions):
         return
-    reply = c._call(build_plan_prompt(c._prefix, candidates, len(sample)), max(c.last_completed_chunk, 0), 0,
-                    purpose="cross_row")
+    dedup = wants_dedup(c.instructions)
+    reply = c._call(build_plan_prompt(c._prefix, candidates, len(sample), dedup=dedup),
+                    max(c.last_completed_chunk, 0), 0, purpose="cross_row")
     chosen, problems = choose_steps(reply, fields)
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
-                                   c.focus.expectations, allow_dedup=wants_dedup(c.instructions),
+                                   c.focus.expectations, allow_dedup=dedup, stated=stated,
                                    csv_strings=c.focus.csv_strings)
     c.cross_row_steps = kept
+    records = [r for r in sample if isinstance(r, dict)]
+    c._cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
     c._rejected += refused + [("cross_row_plan", p) for p in problems]
     c._emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),
-            source="library" if chosen is None else "model")
+            source="library" if chosen is None else "model", dropped=c._cross_row_drop[0],
+            sample_records=c._cross_row_drop[1])
 
 
 def optimize(c: "DataCleaner") -> None:

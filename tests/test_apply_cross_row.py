@@ -40,7 +40,7 @@ FUNCS = [
 ]
 STEPS = [
     {"kind": "majority", "key": ["provider_number"], "fields": ["city"]},
-    {"kind": "dedup", "key": ["email"]},
+    {"kind": "dedup", "key": ["email"], "asked": True},
 ]
 MAJORITY, DEDUP = "cross_row[0]:majority(provider_number)", "cross_row[1]:dedup(email)"
 CITIES = ["Springfield", "Shelbyville", "Ogdenville", "North Haverbrook", "Capital City", "Brockway"]
@@ -348,7 +348,7 @@ def test_csv_audit_log(tmp_path):
 def test_a_clean_data_that_is_not_a_chain_is_one_step(tmp_path):
     code = ("def clean_data(record):\n    record = dict(record)\n    if record.get('n'):\n"
             "        record['n'] = record['n'] * 2\n    return record\n\n"
-            "CROSS_ROW_STEPS = [{'kind': 'dedup', 'key': ['n']}]\n")
+            "CROSS_ROW_STEPS = [{'kind': 'dedup', 'key': ['n'], 'asked': True}]\n")
     audit = tmp_path / "audit.jsonl"
     out = list(apply_records(code, [{"n": 1}, {"n": 0}, {"n": 1}, {"n": 2}], workers=1, audit_path=str(audit)))
     assert out == [{"n": 2}, {"n": 0}, {"n": 4}]

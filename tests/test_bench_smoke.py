@@ -38,7 +38,7 @@ ACCURACY_LINE = re.compile(r"accuracy (\S+) precision=([\d.]+) recall=([\d.]+) f
                            r"tokens=(\d+) seconds=([\d.]+)")
 REAL_MODEL_LINE = re.compile(r"real_model calls=(\d+) prompt_tokens=(\d+) completion_tokens=(\d+) "
                              r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) cache_share=([\d.]+) "
-                             r"accuracy=([\d.]+)")
+                             r"accuracy=([\d.]+) records_kept=(\d+)/(\d+)")
 COST_LINE = re.compile(r"cost calls_per_1k=([\d.]+) tokens_per_function=([\d.]+)")
 
 
@@ -188,6 +188,7 @@ def test_real_model_main(tmp_path, capsys):
             assert summary["field_accuracy"][key] == before
     assert float(m.group(6)) == pytest.approx(0.4) == summary["cache_share"]  # 40 of 100 prompt tokens cached
     assert summary["prompt_tokens_per_call"] == 100
+    assert (m.group(8), m.group(9)) == ("20", "20") and summary["records_kept"] == 20
     assert summary["sec_per_function"] == pytest.approx(summary["generation_seconds"])  # one function
     assert float(m.group(7)) == pytest.approx(summary["accuracy"], abs=1e-4)
     assert summary["accuracy"] == pytest.approx(summary["baseline_accuracy"] + 15 / (20 * 8))

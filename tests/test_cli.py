@@ -457,3 +457,17 @@ def test_a_document_without_its_extra_is_one_line_with_the_install_command(work,
     use(_scripted())
     line = one_error_line(invoke("generate", "scan.pdf"))
     assert "reading .pdf needs pypdf: pip install 'recursive-cleaner[documents]'" in line
+
+
+def test_apply_refuses_an_unasked_drop_unless_allowed(work):
+    """A dedup on a field with a handful of values (the README's job at 61b931a kept 2 of 300): exit 1, no file."""
+    from recursive_cleaner.output import render_module
+
+    fn = {"name": "keep", "code": "def keep(record):\n    return record", "docstring": ""}
+    (work / "cf.py").write_text(render_module([fn], cross_row=[{"kind": "dedup", "key": ["status"]}]))
+    line = one_error_line(invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1"))
+    assert "would drop at least 5 of 6 records" in line and "--allow-drop" in line
+    assert not (work / "out.jsonl").exists()
+    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1", "--allow-drop")
+    assert result.exit_code == 0, result.stderr
+    assert "wrote out.jsonl: 1 of 6 records" in result.stdout and "5 duplicates dropped" in result.stdout

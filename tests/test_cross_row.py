@@ -224,6 +224,7 @@ def test_validation_refuses_steps_that_change_nothing_or_make_a_field_worse():
 
 def test_wants_dedup():
     assert wants_dedup("Remove duplicates by email") and not wants_dedup("phones to E.164")
+    assert not wants_dedup("Keep every record, including duplicates (removing duplicates is a separate step).")
 
 
 # --------------------------------------------------------------------------- through DataCleaner
@@ -280,14 +281,15 @@ def test_an_unusable_plan_reply_falls_back_to_the_checked_candidates(tmp_path):
 
 
 def test_a_dedup_step_removes_duplicates_that_sit_in_different_chunks(tmp_path):
-    rows = [{"id": i, "email": f"user{i % 6}@x.com" if i < 6 else f"USER{i - 6}@X.com "} for i in range(12)]
+    rows = [{"id": i, "email": f"user{i}@x.com" if i < 20 else f"USER{i - 20}@X.com "} for i in range(24)]
     plan = '<cross_row_plan><cross_row_step kind="dedup" key="email" normalize="casefold"/></cross_row_plan>'
     backend = FakeBackend(lambda p: plan if "RULES ACROSS ROWS" in p else CLEAN_REPLY)
-    result = DataCleaner(backend, str(_write(tmp_path, rows)), chunk_size=6, instructions="Remove duplicates by email.",
+    result = DataCleaner(backend, str(_write(tmp_path, rows)), chunk_size=12, instructions="Remove duplicates by email.",
                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
-    assert result.chunks_total == 2 and result.cross_row[0]["kind"] == "dedup"
+    assert result.chunks_total == 2 and result.cross_row[0]["kind"] == "dedup" and result.cross_row[0]["asked"]
+    assert (result.cross_row_dropped, result.cross_row_sample) == (4, 24)
     cleaned = _load(tmp_path / "cf.py").clean_dataset(rows)
-    assert [r["id"] for r in cleaned] == [0, 1, 2, 3, 4, 5]  # each duplicate pair spans the two chunks
+    assert [r["id"] for r in cleaned] == list(range(20))  # each duplicate pair spans the two chunks
 
 
 def test_no_candidates_and_no_duplicates_in_the_goals_cost_no_call(tmp_path):

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -58,3 +61,38 @@ def test_real_model_writes_a_function_that_changes_records(tmp_path):
     res = run_in_sandbox(source, "clean_data", RECORDS, timeout=30)
     assert res.ok, res.error  # the output imports and runs
     assert any(after != before for before, after in zip(RECORDS, res.outputs))  # it changes records
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cell_accuracy(truth: list[dict], records: list[dict]) -> float:
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from scoring import score_records  # bench/scoring.py: the figure bench/real_model.py prints
+
+    return score_records(truth, records).accuracy
+
+
+def test_the_readme_main_job_keeps_every_record_and_improves_the_cells(tmp_path):
+    """The README's first command, then `apply`: all 300 records survive and cells get closer to the clean file.
+
+    At 61b931a this job wrote four dedup steps (id, name, status, country) although the goals say
+    "Keep every record, including duplicates", and apply kept 2 of 300 records.
+    """
+    _local_backend()  # skip or fail (CI) before the long run when the model is missing
+    shutil.copytree(os.path.join(ROOT, "test_cases"), tmp_path / "test_cases")
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    generate = subprocess.run([sys.executable, "-m", "recursive_cleaner", "generate", "test_cases/crm_customers.jsonl",
+                               "-i", "@test_cases/crm_instructions.txt"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL)
+    assert generate.returncode == 0, generate.stderr[-3000:]
+    apply = subprocess.run([sys.executable, "-m", "recursive_cleaner", "apply", "cleaning_functions.py",
+                            "test_cases/crm_customers.jsonl", "-o", "out.jsonl"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert apply.returncode == 0, apply.stderr[-3000:]
+    assert "300 of 300 records" in apply.stdout, apply.stdout
+    read = lambda p: [json.loads(line) for line in (tmp_path / p).read_text().splitlines() if line.strip()]  # noqa: E731
+    out, dirty, truth = read("out.jsonl"), read("test_cases/crm_customers.jsonl"), read("test_cases/crm_customers.clean.jsonl")
+    assert len(out) == len(truth) == 300
+    before, after = _cell_accuracy(truth, dirty), _cell_accuracy(truth, out)
+    assert after > before + 0.5, (before, after, generate.stdout[-2000:])  # 0.22 untouched
