@@ -195,7 +195,7 @@ def cross_row_steps(source: str, *, dedup: bool = False) -> list[dict]:
 
 def apply_cross_row(steps: list[dict], keys: list[str], rows: list[list[str]]) -> list[list[str]]:
     """The library's two-pass cross-row code over the repaired rows (trusted: the steps are data)."""
-    from recursive_cleaner.cross_row import CrossRowStep, apply_steps
+    from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
 
     records = [dict(zip(keys, row)) for row in rows]
     out = apply_steps([CrossRowStep.from_dict(s) for s in steps], records)
@@ -217,7 +217,7 @@ def apply_clean_data(
     timeout, a refused operation); such a batch is retried in halves down to single
     records, so one bad record does not cost the other results.
     """
-    from recursive_cleaner.sandbox import run_in_sandbox
+    from recursive_cleaner.judge.sandbox import run_in_sandbox
 
     outputs: list = [None] * len(records)
     errors: list[str | None] = [None] * len(records)
@@ -345,7 +345,7 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
             options=parse_options(args.option))
 
     # Apply to every row, with the keys the cleaner saw (the parser's de-duplicated header).
-    from recursive_cleaner.parsers import iter_records
+    from recursive_cleaner.read.parsers import iter_records
 
     keys = list(next(iter_records(gen_input, "csv"), {}).keys()) or list(dirty[0])
     width = len(keys)

@@ -65,7 +65,7 @@ def child(variant: str, path: str, out: str, functions: str, batch_size: int) ->
                 o.write(json.dumps(clean_data(json.loads(line)), ensure_ascii=False) + "\n")
                 records += 1
     else:
-        from recursive_cleaner.apply import apply_file
+        from recursive_cleaner.apply.local import apply_file
 
         mode, count = variant.split("-")
         result = apply_file(functions, path, out, workers=1 if count == "1" else None, batch_size=batch_size,

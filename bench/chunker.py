@@ -37,7 +37,7 @@ def child(kind: str, path: str, chunk_size: int) -> None:
     start = time.perf_counter()
     records = 0
     if kind == "ours":
-        from recursive_cleaner.parsers import iter_chunks
+        from recursive_cleaner.read.parsers import iter_chunks
 
         for chunk in iter_chunks(path, chunk_size):
             records += len(chunk)

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     apply_seconds = time.perf_counter() - started
     failed = sum(1 for out, err in zip(outputs, errors) if err is not None or not isinstance(out, dict))
     cleaned = [out if err is None and isinstance(out, dict) else rec for rec, out, err in zip(data, outputs, errors)]
-    from recursive_cleaner.cross_row import CrossRowStep, apply_steps
+    from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
 
     steps = [CrossRowStep.from_dict(d) for d in cross_row_steps(source, dedup=True)]
     final = apply_steps(steps, cleaned) if steps else cleaned  # what `apply` writes, dedup included

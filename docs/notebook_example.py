@@ -18,13 +18,8 @@ import tempfile
 import pandas as pd
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.frames import (
-    CleaningReport,
-    apply_frame,
-    improvement_frame,
-    materialize_input,
-    plot_improvement,
-)
+from recursive_cleaner.ui.frames import CleaningReport, apply_frame, improvement_frame, plot_improvement
+from recursive_cleaner.read.inputs import materialize_input
 
 workdir = tempfile.mkdtemp(prefix="rc-notebook-")
 

@@ -2,7 +2,7 @@
 
 Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
 cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard
-library only: the sandbox loads this file with the toolkit (``_sandbox_child._load_toolkit``).
+library only: the sandbox loads this file with the toolkit (``judge._child._load_toolkit``).
 """
 
 import datetime as _dt

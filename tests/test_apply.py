@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner import apply as apply_module
-from recursive_cleaner.apply import ApplyError, apply_file, apply_records
+from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
 from recursive_cleaner.errors import CleanerError
-from recursive_cleaner.parsers import iter_records
-from recursive_cleaner.sandbox import SandboxWorker
+from recursive_cleaner.read.parsers import iter_records
+from recursive_cleaner.judge.sandbox import SandboxWorker
 
 BENCH_FUNCTIONS = Path(__file__).resolve().parents[1] / "bench" / "crm_functions.py"
 

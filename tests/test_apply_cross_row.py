@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner import _apply_cross_row
-from recursive_cleaner import apply as apply_module
-from recursive_cleaner.apply import ApplyError, apply_file, apply_records
-from recursive_cleaner.cross_row import CrossRowStep, Fitted, apply_steps
-from recursive_cleaner.output import render_module
-from recursive_cleaner.parsers import iter_records
-from recursive_cleaner.report import ReportData, render_report
+from recursive_cleaner.apply import cross_row as _apply_cross_row
+from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
+from recursive_cleaner.crossrow.steps import CrossRowStep, Fitted, apply_steps
+from recursive_cleaner.write.module import render_module
+from recursive_cleaner.read.parsers import iter_records
+from recursive_cleaner.write.report import ReportData, render_report
 from tests.optional_deps import write_table_file
 
 FUNCS = [
@@ -281,7 +281,7 @@ def test_only_the_librarys_own_clean_dataset_is_left_out_of_the_workers(tmp_path
     apply_file(path, source, str(tmp_path / "out.jsonl"), workers=1)  # sandboxed: the import would be refused
     edited = Path(path).read_text().replace("for r in records])", "for r in records][:1])")
     Path(path).write_text(edited)
-    with pytest.raises(ApplyError, match="safety policy.*recursive_cleaner.cross_row"):
+    with pytest.raises(ApplyError, match="safety policy.*recursive_cleaner.crossrow"):
         apply_file(path, source, str(tmp_path / "out.jsonl"), workers=1)
 
 
@@ -386,7 +386,7 @@ def test_the_report_shows_an_apply_runs_changes():
 def test_cli_apply_with_audit_and_without_cross_row(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from recursive_cleaner.cli import cli
+    from recursive_cleaner.ui.cli import cli
 
     monkeypatch.chdir(tmp_path)
     functions_file(tmp_path)
@@ -404,7 +404,7 @@ def test_cli_apply_with_audit_and_without_cross_row(tmp_path, monkeypatch):
 
 def test_apply_frame_keeps_every_row_so_it_runs_no_cross_row_steps(tmp_path):
     pd = pytest.importorskip("pandas")
-    from recursive_cleaner.frames import apply_frame
+    from recursive_cleaner.ui.frames import apply_frame
 
     path = functions_file(tmp_path)
     df = pd.DataFrame(make_records(12, bad=False))
@@ -412,3 +412,14 @@ def test_apply_frame_keeps_every_row_so_it_runs_no_cross_row_steps(tmp_path):
     assert len(out) == 12 and list(out["email"]) == [r["email"] for r in per_record(load(path), make_records(12, bad=False))]
     with pytest.raises(TypeError, match="cross-row"):
         apply_frame(path, df, cross_row=True)
+
+
+def test_a_file_written_by_0_2_0_still_applies_in_the_sandbox(tmp_path):
+    """0.2.0 wrote clean_dataset with `from recursive_cleaner.cross_row import …`: still the library's own helper."""
+    path = functions_file(tmp_path)
+    old = Path(path).read_text().replace("from recursive_cleaner.crossrow import", "from recursive_cleaner.cross_row import")
+    assert "recursive_cleaner.cross_row import" in old
+    Path(path).write_text(old)
+    source = write_jsonl(tmp_path / "in.jsonl", make_records(12, bad=False))
+    result = apply_file(path, source, str(tmp_path / "out.jsonl"), workers=1)
+    assert result.records_out == result.records_in == 12

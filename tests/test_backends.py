@@ -11,18 +11,12 @@ from typing import Any, Iterator
 
 import pytest
 
-import backends
-import backends.local as local
-import backends.local_runtimes as runtimes
-import backends.model_files as mf
-from backends import (
-    BACKENDS,
-    BackendError,
-    ContextLengthError,
-    LocalBackend,
-    MLXBackend,
-    OllamaBackend,
-    OpenAICompatibleBackend,
+import recursive_cleaner.backends as backends
+import recursive_cleaner.backends.local as local
+import recursive_cleaner.backends.local_runtimes as runtimes
+import recursive_cleaner.backends.model_files as mf
+from recursive_cleaner.backends import (
+    BACKENDS, BackendError, ContextLengthError, LocalBackend, MLXBackend, OllamaBackend, OpenAICompatibleBackend,
     get_backend,
 )
 
@@ -363,9 +357,9 @@ def test_no_runtime_installed_gives_the_install_hint(monkeypatch: pytest.MonkeyP
 
 def test_a_setup_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     """A missing runtime reaches the user after one attempt, with its install hint, and no sleeps."""
-    from backends import BackendSetupError
+    from recursive_cleaner.backends import BackendSetupError
     from recursive_cleaner.errors import LLMCallError
-    from recursive_cleaner.llm import call_llm
+    from recursive_cleaner.model.llm import call_llm
 
     monkeypatch.setattr(runtimes, "_installed", lambda module: False)
     tries, sleeps = [], []
@@ -499,7 +493,7 @@ def stub_mlx_lm(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     module.sample_utils = sample_utils  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "mlx_lm", module)
     monkeypatch.setitem(sys.modules, "mlx_lm.sample_utils", sample_utils)
-    monkeypatch.setattr("backends.mlx_backend._LOADED", {})
+    monkeypatch.setattr("recursive_cleaner.backends.mlx_backend._LOADED", {})
     return module
 
 

@@ -10,9 +10,11 @@ from typing import Any, Iterator
 
 import pytest
 
-from backends import BackendError, BackendHTTPError, OllamaBackend, OpenAICompatibleBackend, get_backend
+from recursive_cleaner.backends import (
+    BackendError, BackendHTTPError, OllamaBackend, OpenAICompatibleBackend, get_backend,
+)
 from recursive_cleaner.errors import LLMCallError
-from recursive_cleaner.llm import call_llm
+from recursive_cleaner.model.llm import call_llm
 
 
 def openai_reply(content: str, *, prompt_tokens: int = 12, completion_tokens: int = 5, cached: int = 0) -> dict:
@@ -363,7 +365,7 @@ def test_ollama_cached_prompt_without_prompt_eval_count() -> None:
     backend = OllamaBackend("m")
     data = ollama_reply("hi", prompt_eval_count=None)
     data["prompt_eval_cached_count"] = 20
-    import backends.ollama as ollama_module
+    import recursive_cleaner.backends.ollama as ollama_module
 
     original = ollama_module.post_json
     ollama_module.post_json = lambda *a, **k: data  # type: ignore[assignment]

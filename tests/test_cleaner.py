@@ -14,7 +14,7 @@ import pytest
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.errors import LLMCallError
-from recursive_cleaner.state import load_state
+from recursive_cleaner.write.state import load_state
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 ROWS = [

@@ -134,7 +134,7 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
 
     second = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
     cleaner = DataCleaner.resume(state, second, sleep=lambda s: None)
-    assert cleaner.watch.count == 4 and cleaner._idle_chunks == 2
+    assert cleaner.watch.count == 4 and cleaner.state.idle_chunks == 2
     result = cleaner.run()
     assert result.stopped_early and cleaner.last_completed_chunk == 7  # the check after chunk 8
     assert second.calls == 1 and "saturat" in second.history[0].lower()  # no open pass repeated

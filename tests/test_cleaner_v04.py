@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.sampling import split_holdout
+from recursive_cleaner.read.sampling import split_holdout
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 STATUSES = ["active", "pending", "churned"]

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from backends import BackendError
-from recursive_cleaner import cli as cli_module
+from recursive_cleaner.backends import BackendError
+from recursive_cleaner.ui import cli as cli_module
 from recursive_cleaner import cleaner as cleaner_module
-from recursive_cleaner import progress as progress_module
-from recursive_cleaner.cli import cli
-from recursive_cleaner.progress import LiveProgress
+from recursive_cleaner.ui import progress as progress_module
+from recursive_cleaner.ui.cli import cli
+from recursive_cleaner.ui.progress import LiveProgress
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def test_help_lists_every_command_and_each_command_has_help():
 def test_console_script_and_python_dash_m():
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["scripts"]["recursive-cleaner"] == "recursive_cleaner.cli:main"
+    assert project["scripts"]["recursive-cleaner"] == "recursive_cleaner.ui.cli:main"
     assert any(d.startswith("click") for d in project["dependencies"])
     extras = project["optional-dependencies"]
     assert extras["progress"] == ["rich>=13"] and any("progress" in d for d in extras["dev"])
@@ -389,7 +389,7 @@ def test_live_progress_on_apply_events():
 PTY_SCRIPT = textwrap.dedent('''\
     import sys
     sys.path.insert(0, {root!r})
-    from recursive_cleaner import cli
+    from recursive_cleaner.ui import cli
     from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
     EMAIL = {email!r}
     cli.make_backend = lambda spec: FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY,
@@ -428,7 +428,7 @@ def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
     assert "lower_emails" in result.stdout and "def lower_emails" in (work / "cleaning_functions.py").read_text()
     result = invoke("apply", "cleaning_functions.py", f"crm{suffix}", "-o", f"clean{suffix}", "--workers", "1")
     assert result.exit_code == 0, result.stderr
-    from recursive_cleaner.parsers import iter_records
+    from recursive_cleaner.read.parsers import iter_records
 
     back = list(iter_records(str(work / f"clean{suffix}")))
     assert [r["email"] for r in back] == [r["email"].lower() for r in ROWS]
@@ -436,7 +436,7 @@ def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
 
 
 def test_generate_on_a_document_runs_in_text_mode(work, use, monkeypatch):
-    from recursive_cleaner import documents
+    from recursive_cleaner.read import documents
 
     monkeypatch.setattr(documents.tempfile, "gettempdir", lambda: str(work))
     (work / "notes.html").write_text("<h1>Notes</h1><p>Seen on 03/04/2021.</p><script>x()</script>")
@@ -449,7 +449,7 @@ def test_generate_on_a_document_runs_in_text_mode(work, use, monkeypatch):
 
 
 def test_a_document_without_its_extra_is_one_line_with_the_install_command(work, use, monkeypatch):
-    from recursive_cleaner import documents
+    from recursive_cleaner.read import documents
 
     monkeypatch.setattr(documents.tempfile, "gettempdir", lambda: str(work))
     monkeypatch.setitem(sys.modules, "pypdf", None)
@@ -461,7 +461,7 @@ def test_a_document_without_its_extra_is_one_line_with_the_install_command(work,
 
 def test_apply_refuses_an_unasked_drop_unless_allowed(work):
     """A dedup on a field with a handful of values (the README's job at 61b931a kept 2 of 300): exit 1, no file."""
-    from recursive_cleaner.output import render_module
+    from recursive_cleaner.write.module import render_module
 
     fn = {"name": "keep", "code": "def keep(record):\n    return record", "docstring": ""}
     (work / "cf.py").write_text(render_module([fn], cross_row=[{"kind": "dedup", "key": ["status"]}]))

@@ -9,9 +9,10 @@ import textwrap
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.cross_row import CrossRowStep, apply_steps, fit, format_steps, iter_apply, parse_steps
-from recursive_cleaner.cross_row_plan import (choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup,
-                                              with_stated)
+from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, format_steps, iter_apply, parse_steps
+from recursive_cleaner.crossrow.plan import (
+    choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup, with_stated,
+)
 from tests.fakes import CLEAN_REPLY, FakeBackend
 
 HOSPITALS = [("10001", "mercy hospital", "birmingham"), ("10002", "st vincent", "florence"),
@@ -306,7 +307,7 @@ def test_no_candidates_and_no_duplicates_in_the_goals_cost_no_call(tmp_path):
 
 
 def test_generated_module_documents_each_step():
-    from recursive_cleaner.output import render_module
+    from recursive_cleaner.write.module import render_module
     src = render_module([{"name": "f", "docstring": "d", "code": "def f(record):\n    return record"}],
                         cross_row=[CrossRowStep("dedup", key=("email",)).to_dict()])
     assert "# drop records whose email (casefold) was seen before; keep the first" in src

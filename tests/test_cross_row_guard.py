@@ -8,10 +8,10 @@ import random
 import pytest
 
 from recursive_cleaner import DataCleaner, DataLossError, apply_file, apply_records
-from recursive_cleaner.cross_row import CrossRowStep, apply_steps
-from recursive_cleaner.cross_row_guard import asks_dedup, dedup_key_problem, harm
-from recursive_cleaner.cross_row_plan import validate_steps
-from recursive_cleaner.output import render_module
+from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
+from recursive_cleaner.crossrow.guard import asks_dedup, dedup_key_problem, harm
+from recursive_cleaner.crossrow.plan import validate_steps
+from recursive_cleaner.write.module import render_module
 from tests.fakes import CLEAN_REPLY, FakeBackend
 
 STATUSES = ("active", "pending", "churned")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner import apply as apply_module
-from recursive_cleaner.apply import ApplyError, apply_file
-from recursive_cleaner.dask_apply import apply_dask
-from recursive_cleaner.output import _cross_row_block
+from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply.local import ApplyError, apply_file
+from recursive_cleaner.apply.on_dask import apply_dask
+from recursive_cleaner.write.module import _cross_row_block
 from tests.optional_deps import optional
 
 optional("dask.bag")
@@ -166,7 +166,8 @@ def test_generated_code_runs_in_sandbox_workers_not_in_dask_workers(data, client
 
 def _set_policy(on: bool) -> None:
     """On a Dask worker: turn apply's AST policy check off or back on."""
-    from recursive_cleaner import apply, validation
+    from recursive_cleaner.apply import local as apply
+    from recursive_cleaner.judge import validation
 
     apply.check_code_safety = validation.check_code_safety if on else (lambda code: [])
 

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from recursive_cleaner.dependencies import DependencyCycleError, FieldAccess, field_access, order_functions
+from recursive_cleaner.write.dependencies import DependencyCycleError, FieldAccess, field_access, order_functions
 from recursive_cleaner.errors import CleanerError
 
 

@@ -36,7 +36,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MAX_SKIPPED = 0
 SKIP_MARK = "# doc-test: skip"
 OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy", "dask", "distributed", "pypdf", "docx"}
-SIGNATURE_HOMES = ("backends", "recursive_cleaner", "recursive_cleaner.frames", "recursive_cleaner.apply",
+SIGNATURE_HOMES = ("recursive_cleaner.backends", "recursive_cleaner", "recursive_cleaner.ui.frames", "recursive_cleaner.apply.local",
                    "recursive_cleaner.toolkit")
 IDENTITY = '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    return record\n'
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
@@ -109,7 +109,7 @@ def check_signature(block: Block, name: str, params: str) -> None:
 @pytest.fixture
 def doc_env(tmp_path, monkeypatch):
     """A temp working dir with sample data, no real backends, and a clean import of cleaning_functions."""
-    import backends
+    import recursive_cleaner.backends as backends
 
     shutil.copytree(ROOT / "test_cases", tmp_path / "test_cases")
     lines = (ROOT / "test_cases" / "crm_customers.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)

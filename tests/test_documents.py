@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner import documents
-from recursive_cleaner.documents import is_document, materialize_document, to_text
+from recursive_cleaner.read import documents
+from recursive_cleaner.read.documents import is_document, materialize_document, to_text
 from recursive_cleaner.errors import InputError
 from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.optional_deps import optional

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.sandbox import run_in_sandbox
+from recursive_cleaner.judge.sandbox import run_in_sandbox
 
 pytestmark = pytest.mark.real_model
 
@@ -29,8 +29,8 @@ RECORDS = [
 
 def _local_backend():
     try:
-        from backends import get_backend
-        from backends.model_files import ensure_model
+        from recursive_cleaner.backends import get_backend
+        from recursive_cleaner.backends.model_files import ensure_model
 
         ensure_model()
         return get_backend("local", stop=["</cleaning_analysis>"], max_tokens=512)

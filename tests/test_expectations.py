@@ -7,15 +7,10 @@ import os
 
 import pytest
 
-from recursive_cleaner.expectations import (
-    KIND_PRIMITIVES,
-    KINDS,
-    Expectation,
-    conforms,
-    expectation_from_values,
-    loose_kind,
+from recursive_cleaner.profiling.expectations import (
+    KIND_PRIMITIVES, KINDS, Expectation, conforms, expectation_from_values, loose_kind,
 )
-from recursive_cleaner.instructions import infer_expectations
+from recursive_cleaner.profiling.instructions import infer_expectations
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CRM_FIELDS = ["customer_id", "name", "email", "phone", "status", "signup_date", "country", "amount"]
@@ -243,7 +238,7 @@ def test_fields_the_goals_leave_as_they_are_have_nothing_to_fix():
     goals = "ounces: just the number. Leave beer_name, style and brewery_name as they are."
     result = infer_expectations(goals, ["beer_name", "style", "ounces", "brewery_name"])
     assert kinds(result) == {"beer_name": "as_is", "style": "as_is", "ounces": "number", "brewery_name": "as_is"}
-    from recursive_cleaner.profiler import profile_records
+    from recursive_cleaner.profiling.profiler import profile_records
 
     prof = profile_records([{"brewery_name": n} for n in ("Against the Grain Brewery", "Against The Grain Brewery",
                                                           "Against the Grain Brewery", " odd  spacing ")], result)

@@ -199,8 +199,8 @@ def test_a_csv_function_that_writes_numbers_leaves_the_other_text_numbers_right(
 
 
 def test_a_field_given_up_is_taken_up_again_for_new_kinds_of_wrong_value():
-    from recursive_cleaner.expectations import Expectation
-    from recursive_cleaner.focus import FieldFocus
+    from recursive_cleaner.profiling.expectations import Expectation
+    from recursive_cleaner.profiling.focus import FieldFocus
 
     focus = FieldFocus(max_attempts=1, max_reopen=1, expectations={"t": Expectation("time12")})
     chunk = lambda *bad: [{"t": "7:10 a.m."}] * 5 + [{"t": b} for b in bad]  # noqa: E731
@@ -217,8 +217,8 @@ def test_a_field_given_up_is_taken_up_again_for_new_kinds_of_wrong_value():
 
 
 def test_a_new_typo_is_no_reason_to_take_a_field_up_again():
-    from recursive_cleaner.expectations import Expectation
-    from recursive_cleaner.focus import FieldFocus
+    from recursive_cleaner.profiling.expectations import Expectation
+    from recursive_cleaner.profiling.focus import FieldFocus
 
     focus = FieldFocus(max_attempts=1, expectations={"pid": Expectation("integer")})
     chunk = lambda *bad: [{"pid": "10018"}] * 5 + [{"pid": b} for b in bad]  # noqa: E731

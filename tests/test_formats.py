@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner import DataCleaner, _tabular
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.apply import table_writers as _tabular
 from recursive_cleaner._extras import require
-from recursive_cleaner.apply import ApplyError, apply_file
+from recursive_cleaner.apply.local import ApplyError, apply_file
 from recursive_cleaner.errors import InputError
-from recursive_cleaner.parsers import FORMATS, count_chunks, count_records, detect_format, iter_chunks, iter_records
+from recursive_cleaner.read.parsers import (
+    FORMATS, count_chunks, count_records, detect_format, iter_chunks, iter_records,
+)
 from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.optional_deps import optional
 

@@ -13,15 +13,9 @@ from pathlib import Path
 import pytest
 
 from recursive_cleaner import DataCleaner, cleaner as cleaner_module
-from recursive_cleaner.frames import (
-    CleaningReport,
-    apply_frame,
-    frame_records,
-    improvement_frame,
-    materialize_input,
-    plot_improvement,
-)
-from recursive_cleaner.metrics import compare_quality
+from recursive_cleaner.ui.frames import CleaningReport, apply_frame, improvement_frame, plot_improvement
+from recursive_cleaner.read.inputs import frame_records, materialize_input
+from recursive_cleaner.write.metrics import compare_quality
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 from tests.optional_deps import optional
 

@@ -6,15 +6,10 @@ import json
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation
-from recursive_cleaner.instructions import infer_expectations
-from recursive_cleaner.metrics import (
-    FieldImprovement,
-    FieldQuality,
-    ImprovementReport,
-    QualityMetrics,
-    compare_quality,
-    measure_quality,
+from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.profiling.instructions import infer_expectations
+from recursive_cleaner.write.metrics import (
+    FieldImprovement, FieldQuality, ImprovementReport, QualityMetrics, compare_quality, measure_quality,
 )
 
 DATES_BEFORE = ["2024-01-05", "01/06/2024", "Jan 7, 2024", "2024-01-08"]

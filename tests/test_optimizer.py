@@ -8,15 +8,17 @@ import math
 
 import pytest
 
-from recursive_cleaner import optimizer
-from recursive_cleaner.consolidation import ConsolidationResult, consolidate_with_agency, verify_merge
-from recursive_cleaner.consolidation_reply import AgentAssessment, build_consolidation_prompt, parse_consolidation
+from recursive_cleaner.optimizer import grouping as optimizer
+from recursive_cleaner.optimizer.consolidation import ConsolidationResult, consolidate_with_agency, verify_merge
+from recursive_cleaner.optimizer.reply import AgentAssessment, build_consolidation_prompt, parse_consolidation
 from recursive_cleaner.errors import ParseError
-from recursive_cleaner.llm import LLMStats
-from recursive_cleaner.optimizer import (TAGS_INSTRUCTION, _fallback_from_name, extract_tags, group_by_salience,
-                                         optimize_functions, tag_idf)
-from recursive_cleaner.saturation import (SaturationAssessment, check_saturation, clean_streak_saturated,
-                                          parse_saturation)
+from recursive_cleaner.model.llm import LLMStats
+from recursive_cleaner.optimizer.grouping import (
+    TAGS_INSTRUCTION, _fallback_from_name, extract_tags, group_by_salience, optimize_functions, tag_idf,
+)
+from recursive_cleaner.optimizer.saturation import (
+    SaturationAssessment, check_saturation, clean_streak_saturated, parse_saturation,
+)
 from tests.fakes import FakeBackend
 
 NO_SLEEP = {"sleep": lambda s: None}

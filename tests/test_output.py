@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 
-from recursive_cleaner.output import render_module, write_output
+from recursive_cleaner.write.module import render_module, write_output
 
 PHONES = {"name": "normalize_phones", "docstring": "phones", "code":
           'import re\n\ndef normalize_phones(record):\n    record = dict(record)\n'

@@ -1,4 +1,4 @@
-"""Tests for recursive_cleaner.parsers: nasty files, exact line numbers and offsets, properties."""
+"""Tests for recursive_cleaner.read.parsers: nasty files, exact line numbers and offsets, properties."""
 
 from __future__ import annotations
 
@@ -14,14 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.errors import InputEncodingError, InputError
-from recursive_cleaner.parsers import (
-    FORMATS,
-    SkippedRecord,
-    count_chunks,
-    count_records,
-    detect_format,
-    iter_chunks,
-    iter_records,
+from recursive_cleaner.read.parsers import (
+    FORMATS, SkippedRecord, count_chunks, count_records, detect_format, iter_chunks, iter_records,
 )
 
 CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test_cases")

@@ -8,16 +8,10 @@ import re
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation
-from recursive_cleaner.instructions import infer_expectations
-from recursive_cleaner.profiler import (
-    FieldProfile,
-    conforms,
-    format_issue_for_prompt,
-    issue_counts,
-    open_issues,
-    profile_field,
-    profile_records,
+from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.profiling.instructions import infer_expectations
+from recursive_cleaner.profiling.profiler import (
+    FieldProfile, conforms, format_issue_for_prompt, issue_counts, open_issues, profile_field, profile_records,
     value_shape,
 )
 
@@ -303,7 +297,7 @@ def test_whole_numbers_as_int_suggest_to_number_with_its_option():
 
 
 def test_the_judges_read_csv_from_the_records_before_the_change():
-    from recursive_cleaner.improvement import judge_change, judge_holdout
+    from recursive_cleaner.profiling.improvement import judge_change, judge_holdout
 
     exp = {"ounces": Expectation("number", allowed=("whole_as_int",)), "abv": Expectation("number"),
            "brewery_id": Expectation("integer")}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from recursive_cleaner.context import NO_FUNCTIONS, build_context
-from recursive_cleaner.prompt import build_prompt, format_chunk, format_feedback
+from recursive_cleaner.model.context import NO_FUNCTIONS, build_context
+from recursive_cleaner.model.prompt import build_prompt, format_chunk, format_feedback
 
 
 def _prompt(context="(none)", chunk='{"a": 1}', feedback="", schema=""):
@@ -74,7 +74,7 @@ def test_format_chunk_fits_a_character_budget():
 
 
 # --------------------------------------------------------------------------- rich context
-from recursive_cleaner.context import REUSE_GUIDANCE, build_rich_context  # noqa: E402
+from recursive_cleaner.model.context import REUSE_GUIDANCE, build_rich_context  # noqa: E402
 
 
 def _coded(name, body_lines=3):

@@ -11,9 +11,9 @@ from typing import Iterator
 
 import pytest
 
-from backends import BackendError, ContextLengthError, LocalBackend, get_backend
-from backends.model_files import ensure_model
-from recursive_cleaner.llm import call_llm
+from recursive_cleaner.backends import BackendError, ContextLengthError, LocalBackend, get_backend
+from recursive_cleaner.backends.model_files import ensure_model
+from recursive_cleaner.model.llm import call_llm
 
 pytestmark = pytest.mark.real_model
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation
-from recursive_cleaner.llm import LLMStats
-from recursive_cleaner.reflection import (DEFAULT_MINIMUMS, DEFAULT_WEIGHTS, DIMENSIONS, Critique, ReflectionConfig,
-                                          ReflectionStats, code_similarity, combine_model_reply, critique,
-                                          find_duplicate, model_prompt)
+from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.model.llm import LLMStats
+from recursive_cleaner.judge.reflection import (
+    DEFAULT_MINIMUMS, DEFAULT_WEIGHTS, DIMENSIONS, Critique, ReflectionConfig, ReflectionStats, code_similarity,
+    combine_model_reply, critique, find_duplicate, model_prompt,
+)
 from tests.fakes import FakeBackend
 
 PHONE = {"phone": Expectation("phone_e164")}

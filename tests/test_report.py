@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from recursive_cleaner.expectations import Expectation
-from recursive_cleaner.metrics import compare_quality
-from recursive_cleaner.report import ReportData, render_report, write_report
+from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.write.metrics import compare_quality
+from recursive_cleaner.write.report import ReportData, render_report, write_report
 
 SECTIONS = ["## Functions", "## Quality before/after", "## Rejected functions", "## Fields left dirty",
             "## LLM usage", "## Skipped input"]

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.errors import ParseError
-from recursive_cleaner.response import parse_response
+from recursive_cleaner.model.response import parse_response
 from tests.fakes import make_reply
 
 PHONE = '''import re

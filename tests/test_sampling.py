@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner.sampling import MISSING_STRATUM, STRATEGIES, sample_chunks, split_holdout, stratum_of
+from recursive_cleaner.read.sampling import MISSING_STRATUM, STRATEGIES, sample_chunks, split_holdout, stratum_of
 
 
 def rows(n: int, field: str = "s", values: tuple = ("a", "b", "c")) -> list[dict]:

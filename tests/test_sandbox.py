@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner import sandbox as sandbox_module
+from recursive_cleaner.judge import sandbox as sandbox_module
 from recursive_cleaner.errors import SandboxError
-from recursive_cleaner.sandbox import SandboxResult, run_in_sandbox
-from recursive_cleaner.validation import validate_function
+from recursive_cleaner.judge.sandbox import SandboxResult, run_in_sandbox
+from recursive_cleaner.judge.validation import validate_function
 
 # A module-global gadget chain: object -> os._wrap_close -> the os module's globals.
 OS_GLOBALS = (
@@ -311,7 +311,7 @@ def test_validate_function_rejects_hostile_code_statically(code, fragment, monke
     def no_spawn(*args, **kwargs):
         raise AssertionError("the AST policy should have stopped this before the sandbox")
 
-    monkeypatch.setattr("recursive_cleaner.validation.run_in_sandbox", no_spawn)
+    monkeypatch.setattr("recursive_cleaner.judge.validation.run_in_sandbox", no_spawn)
     ok, message = validate_function(code, [{"a": 1}], "clean")
     assert not ok and fragment in message and "safety policy" in message
 

@@ -1,4 +1,4 @@
-"""Tests for recursive_cleaner.schema: inference from records and files, and the prompt text."""
+"""Tests for recursive_cleaner.profiling.schema: inference from records and files, and the prompt text."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner.schema import (
-    MAX_PROMPT_FIELDS,
-    empty_schema,
-    format_schema_for_prompt,
-    infer_schema,
-    infer_schema_from_records,
+from recursive_cleaner.profiling.schema import (
+    MAX_PROMPT_FIELDS, empty_schema, format_schema_for_prompt, infer_schema, infer_schema_from_records,
 )
 
 CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test_cases")

@@ -8,8 +8,8 @@ import os
 import pytest
 
 from recursive_cleaner.errors import LLMCallError, StateFileError
-from recursive_cleaner.llm import LLMStats, call_llm
-from recursive_cleaner.state import atomic_write_text, load_state, save_state
+from recursive_cleaner.model.llm import LLMStats, call_llm
+from recursive_cleaner.write.state import atomic_write_text, load_state, save_state
 from tests.fakes import FakeBackend
 
 STATE = {"file_path": "/d.jsonl", "instructions": "x", "chunk_size": 5, "last_completed_chunk": 2,

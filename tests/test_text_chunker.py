@@ -1,4 +1,4 @@
-"""Tests for recursive_cleaner.text_chunker: sentence boundaries, long sentences, overlap, streaming."""
+"""Tests for recursive_cleaner.read.text_chunker: sentence boundaries, long sentences, overlap, streaming."""
 
 from __future__ import annotations
 
@@ -11,14 +11,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner import parsers
-from recursive_cleaner.text_chunker import (
-    DEFAULT_OVERLAP,
-    DEFAULT_SIZE,
-    TextChunk,
-    chunk_text,
-    iter_overlapped_chunks,
-    iter_text_chunks,
+from recursive_cleaner.read import parsers
+from recursive_cleaner.read.text_chunker import (
+    DEFAULT_OVERLAP, DEFAULT_SIZE, TextChunk, chunk_text, iter_overlapped_chunks, iter_text_chunks,
     split_sentences,
 )
 

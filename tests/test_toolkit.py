@@ -14,17 +14,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner import _sandbox_child
-from recursive_cleaner import sandbox as sandbox_module
+from recursive_cleaner.judge import _child as _sandbox_child
+from recursive_cleaner.judge import sandbox as sandbox_module
 from recursive_cleaner import toolkit as tk
-from recursive_cleaner.apply import apply_file, apply_records
-from recursive_cleaner.sandbox import SandboxWorker, run_in_sandbox
+from recursive_cleaner.apply.local import apply_file, apply_records
+from recursive_cleaner.judge.sandbox import SandboxWorker, run_in_sandbox
 from recursive_cleaner.toolkit import (
     closest_value, is_null_like, normalize_email, normalize_whitespace, null_if_placeholder, strip_units,
     title_case_name, to_bool, to_country_code, to_country_name, to_e164, to_int, to_iso_date, to_iso_datetime,
     to_lower, to_number, to_time_24h, to_upper, to_us_state_code, to_us_state_name,
 )
-from recursive_cleaner.validation import ALLOWED_IMPORTS, check_code_safety, validate_function, validate_function_detailed
+from recursive_cleaner.judge.validation import (
+    ALLOWED_IMPORTS, check_code_safety, validate_function, validate_function_detailed,
+)
 
 STATUSES = ["active", "pending", "churned"]
 PACKAGE = Path(tk.__file__).parent
@@ -458,7 +460,7 @@ def test_apply_uses_the_toolkit_sandboxed_and_trusted(tmp_path):
     ("import recursive_cleaner\ndef clean(r):\n    return r", "import of 'recursive_cleaner' is not allowed"),
     ("from recursive_cleaner import toolkit\ndef clean(r):\n    return r", "import of 'recursive_cleaner' is not allowed"),
     ("import recursive_cleaner.toolkit\ndef clean(r):\n    return r", "without `as`"),
-    ("import recursive_cleaner.sandbox as s\ndef clean(r):\n    return r", "'recursive_cleaner.sandbox' is not allowed"),
+    ("import recursive_cleaner.judge.sandbox as s\ndef clean(r):\n    return r", "'recursive_cleaner.judge.sandbox' is not allowed"),
     ("from recursive_cleaner._toolkit_data import COUNTRIES\ndef clean(r):\n    return r", "is not allowed"),
     ("from recursive_cleaner.toolkit import to_date\ndef clean(r):\n    return r", "has no `to_date`; its helpers are: to_iso_date"),
 ])
@@ -474,7 +476,7 @@ def test_the_policy_allows_only_the_toolkit_forms(code, fragment):
     ("def clean(r):\n    import recursive_cleaner\n    return r", "import recursive_cleaner"),
     ("from recursive_cleaner import toolkit\ndef clean(r):\n    return r", "import recursive_cleaner"),
     ("def clean(r):\n    import recursive_cleaner._toolkit_data\n    return r", "import recursive_cleaner._toolkit_data"),
-    ("def clean(r):\n    import recursive_cleaner.sandbox\n    return r", "import recursive_cleaner.sandbox"),
+    ("def clean(r):\n    import recursive_cleaner.judge.sandbox\n    return r", "import recursive_cleaner.judge.sandbox"),
 ])
 def test_the_sandbox_refuses_the_package_itself(code, refused_import):
     result = run_in_sandbox(code, "clean", [{}])  # no AST policy here: the child's own guard

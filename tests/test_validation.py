@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from recursive_cleaner.validation import (
-    ALLOWED_IMPORTS,
-    ValidationReport,
-    check_code_safety,
-    validate_function,
-    validate_function_detailed,
+from recursive_cleaner.judge.validation import (
+    ALLOWED_IMPORTS, ValidationReport, check_code_safety, validate_function, validate_function_detailed,
 )
 
 GOOD = '''"""Cleaning functions for the contacts file."""

@@ -1,0 +1,389 @@
+"""apply's cross-row steps and audit log: what a functions file asks for (read, never run), the two passes, the log.
+
+``read_plan`` reads a ``cleaning_functions.py`` as text (``ast``; nothing of it runs here):
+
+* ``CROSS_ROW_STEPS``, a literal list of step dicts (``ast.literal_eval``), as ``CrossRowStep``\\ s;
+* the library's own ``clean_dataset`` helper (written by ``output`` next to the steps) is left out of
+  the code the workers load: it imports the library, which the sandbox refuses, and the workers
+  only call ``clean_data``; its lines become blank lines so line numbers in errors stay right;
+* for an audited run, the order in which ``clean_data`` calls the functions (its body must be
+  ``record = name(record)`` lines and ``return record``; anything else counts as one step,
+  ``clean_data``), and a small wrapper appended to the workers' code that calls them one by
+  one, in the worker (sandboxed like everything else), and returns the record with the cells
+  each function changed.
+
+``two_passes``: pass 1 (the workers' cleaned batches) is written to ``spool`` as ``row<TAB>JSON``
+lines while ``cross_row.fit`` consumes the records one by one (it keeps statistics, never the
+records); pass 2 reads the spool back and transforms each record. ``spool`` gives the temporary
+file: beside apply_file's output, or in memory up to 32 MB for apply_records; always removed.
+
+``AuditLog`` streams one row per changed cell: ``row`` (0-based index of the input record, as
+``reject_path`` counts), ``field``, ``old``, ``new``, ``step`` (the function, or a cross-row
+step such as ``cross_row[1]:majority(provider_number)``) and ``kind``: ``changed``, ``added``
+(old is null), ``removed`` (new is null), ``dropped`` (a dedup step removed the record; field,
+old and new are null) or ``rejected`` (clean_data failed and the record went to reject_path).
+JSONL, or CSV when the path ends with ``.csv`` (cells as apply writes CSV: null empty, text
+as is, other values JSON).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import itertools
+import json
+import os
+import tempfile
+from collections import Counter
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Iterator
+
+from .writers import _cell
+from ..read.json_stream import dump_json
+from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
+from ..errors import DataLossError
+
+__all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
+           "AuditLog"]
+
+AUDIT_FUNCTION = "_rc_audit_clean_data"
+AUDIT_FIELDS = ("row", "field", "old", "new", "step", "kind")
+STEPS_NAME = "CROSS_ROW_STEPS"
+SPOOL_MEMORY = 32 << 20  # apply_records: pass 1 kept in memory up to this size, then in a temporary file
+_PRIMITIVES = (str, int, float, bool)
+
+# Appended to the workers' code for an audited run; STEPS is replaced by "(0, name), (1, name), ...".
+# Values are snapshot after each function (deep copies of all but plain values), so a later
+# in-place change cannot alter what the log says an earlier function wrote.
+_WRAPPER = '''
+
+
+# ---- appended by recursive_cleaner.apply.local for the audit log (not in the file on disk) ----
+import copy as _rc_audit_copy
+import json as _rc_audit_json
+
+
+def _rc_audit_snapshot(record):
+    return {key: value if value is None or type(value) in (str, int, float, bool) else _rc_audit_copy.deepcopy(value)
+            for key, value in record.items()}
+
+
+def _rc_audit_plain(value):
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    try:
+        _rc_audit_json.dumps(value)
+        return value
+    except Exception:
+        return repr(value)
+
+
+def _rc_audit_diff(step, before, after, trail):
+    for key, new in after.items():
+        if key not in before:
+            trail.append([step, key, "added", None, _rc_audit_plain(new)])
+            continue
+        old = before[key]
+        if old is not new and (type(old) is not type(new) or old != new):
+            trail.append([step, key, "changed", _rc_audit_plain(old), _rc_audit_plain(new)])
+    for key in before:
+        if key not in after:
+            trail.append([step, key, "removed", _rc_audit_plain(before[key]), None])
+
+
+def _rc_audit_clean_data(record):
+    trail = []
+    last = _rc_audit_snapshot(record) if isinstance(record, dict) else None
+    for step, function in (STEPS):
+        record = function(record)
+        if isinstance(record, dict):
+            snap = _rc_audit_snapshot(record)
+            if last is not None:
+                _rc_audit_diff(step, last, snap, trail)
+            last = snap
+    if not isinstance(record, dict):
+        raise TypeError("returned " + repr(type(record))[8:-2] + ", expected a dict")
+    return {"record": record, "trail": trail}
+'''
+
+
+@dataclass
+class FunctionsPlan:
+    """What the workers load and call, the cross-row steps to run after them, and the audited step names."""
+
+    code: str
+    function: str = "clean_data"
+    steps: list[CrossRowStep] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # audited run: trail step index -> function name
+
+    @property
+    def audited(self) -> bool:
+        return self.function == AUDIT_FUNCTION
+
+
+def read_plan(code: str, filename: str, *, steps: bool = True, audit: bool = False) -> FunctionsPlan:
+    """The plan for ``code`` (see the module docstring); ValueError for an unreadable ``CROSS_ROW_STEPS``.
+
+    Code that does not parse is returned as it is: loading it in the workers reports the error.
+    """
+    try:
+        tree = ast.parse(code, filename)
+    except (SyntaxError, ValueError):
+        return FunctionsPlan(code)
+    plan = FunctionsPlan(_without_helper(code, tree))
+    if steps:
+        plan.steps = _read_steps(tree, filename)
+    if audit:
+        chain = _clean_data_chain(tree)
+        plan.names = chain if chain else ["clean_data"]
+        taken = sorted(n for n in _top_level_names(tree) if n.startswith("_rc_audit_"))
+        if taken:
+            raise ValueError(f"{filename} defines {', '.join(taken)}: names starting with _rc_audit_ are kept for "
+                             "the audit log")
+        calls = "".join(f"({i}, {name}), " for i, name in enumerate(plan.names))
+        plan.code = plan.code.rstrip("\n") + "\n" + _WRAPPER.replace("STEPS", calls)
+        plan.function = AUDIT_FUNCTION
+    return plan
+
+
+def _read_steps(tree: ast.Module, filename: str) -> list[CrossRowStep]:
+    value: Any = None
+    for node in tree.body:  # the last assignment wins, as when the module runs
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        if any(isinstance(t, ast.Name) and t.id == STEPS_NAME for t in targets) and node.value is not None:
+            value = node.value
+    if value is None:
+        return []
+    where = f"{filename}: {STEPS_NAME} (line {value.lineno})"
+    try:
+        steps = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError(f"{where} must be a literal list of step dicts") from None
+    if not isinstance(steps, (list, tuple)) or not all(isinstance(s, dict) for s in steps):
+        raise ValueError(f"{where} must be a list of step dicts")
+    out = []
+    for i, step in enumerate(steps):
+        try:
+            out.append(CrossRowStep.from_dict(step))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{where}, step {i}: {exc}") from None
+    return out
+
+
+def _helper_dumps() -> set[str]:
+    """ast.dump of the clean_dataset that ``write.module`` writes, and of the one 0.2.0 wrote (another import path)."""
+    from ..write.module import CROSS_ROW_TEMPLATE
+
+    out = set()
+    for template in (CROSS_ROW_TEMPLATE, CROSS_ROW_TEMPLATE.replace("recursive_cleaner.crossrow ",
+                                                                   "recursive_cleaner.cross_row ")):
+        tree = ast.parse(template.format(steps=f"{STEPS_NAME} = []"))
+        out.add(next(ast.dump(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"))
+    return out
+
+
+def _without_helper(code: str, tree: ast.Module) -> str:
+    """``code`` with the library's clean_dataset (exactly as output writes it) turned into blank lines."""
+    nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"]
+    if not nodes or ast.dump(nodes[-1]) not in _helper_dumps():
+        return code
+    node, lines = nodes[-1], code.splitlines(keepends=True)
+    for k in range(node.lineno - 1, node.end_lineno or node.lineno):
+        lines[k] = "\n"
+    return "".join(lines)
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        else:
+            names.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return names
+
+
+def _clean_data_chain(tree: ast.Module) -> list[str] | None:
+    """The names clean_data calls, in order, when its body is ``record = name(record)``... ``return record``."""
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_data"]
+    if not defs or defs[-1].decorator_list:
+        return None
+    fn = defs[-1]
+    args = fn.args
+    if len(args.args) != 1 or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+        return None
+    param, body = args.args[0].arg, list(fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body or not (isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name)
+                        and body[-1].value.id == param):
+        return None
+    names = []
+    for stmt in body[:-1]:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id == param and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value.func, ast.Name) and not stmt.value.keywords
+                and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], ast.Name)
+                and stmt.value.args[0].id == param and stmt.value.func.id != param):
+            return None
+        names.append(stmt.value.func.id)
+    return names
+
+
+def step_label(i: int, step: CrossRowStep) -> str:
+    """``cross_row[i]:kind(key)`` (``kind(fields)`` for vocabulary): the step column of the audit log."""
+    names = step.fields if step.kind == "vocabulary" else step.key
+    return f"cross_row[{i}]:{step.kind}({'+'.join(names)})"
+
+
+@contextmanager
+def spool(beside: str | None, wanted: bool = True) -> Iterator[BinaryIO | None]:
+    """Pass 1's temporary file: beside the file ``beside`` (apply_file), else spooled in memory; always removed."""
+    if not wanted:
+        yield None
+    elif beside is None:
+        with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as file:
+            yield file  # type: ignore[misc]
+    else:
+        target = Path(beside)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".pass1.tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w+b", buffering=1 << 20) as file:
+                yield file
+        finally:
+            with suppress(OSError):
+                os.unlink(tmp)
+
+
+def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowStep], file: BinaryIO, size: int,
+               audit: AuditLog | None, result: Any, max_drop: float = 1.0) -> Iterator[tuple[bytes, int]]:
+    """(payload, count) batches of the output: ``cleaned`` (payload, count, rows) spooled and fitted, then transformed.
+
+    At the end sets ``result.dropped_duplicates``, ``cross_row_changed`` and lowers ``records_out``.
+    Raises DataLossError as soon as steps not marked ``asked`` drop more than ``max_drop`` of the records.
+    """
+    def first_pass() -> Iterator[Any]:
+        for payload, count, rows in cleaned:
+            if count:
+                texts = payload.split(b"\n")
+                file.write(b"".join(b"%d\t%s\n" % pair for pair in zip(rows, texts)))
+                yield from map(json.loads, texts)
+
+    counted = [0]
+
+    def counting(records: Iterable[Any]) -> Iterator[Any]:
+        for record in records:
+            counted[0] += 1
+            yield record
+
+    fitted = fit(steps, counting(first_pass()))
+    file.seek(0)
+    labels = [step_label(i, s) for i, s in enumerate(steps)]
+    limit = max_drop * counted[0]
+    while lines := list(itertools.islice(file, size)):
+        if unasked_drops(fitted) > limit:
+            raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
+        texts = []
+        for line in lines:
+            row, _, text = line.partition(b"\t")
+            record = json.loads(text)
+            out = fitted.transform(record) if audit is None else audit.transform(fitted, record, int(row), labels)
+            if out is not None:
+                texts.append(dump_json(out))
+        yield b"\n".join(texts), len(texts)
+    if unasked_drops(fitted) > limit:
+        raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
+    result.dropped_duplicates = fitted.dropped
+    result.records_out -= fitted.dropped
+    changed: dict[str, dict[str, int]] = {}
+    for (i, fld), n in sorted(fitted.changed.items(), key=lambda item: item[0][0]):
+        changed.setdefault(labels[i], {})[fld] = n
+    result.cross_row_changed = changed
+
+
+def _loss_message(fitted: Fitted, labels: list[str], records: int, max_drop: float) -> str:
+    steps = ", ".join(f"{labels[i]} {n:,}" for i, n in sorted(fitted.dropped_by.items()) if not fitted.steps[i].asked)
+    return (f"the cross-row steps would drop at least {unasked_drops(fitted):,} of {records:,} records "
+            f"(more than {max_drop:.0%}; {steps}) and the goals they were made from did not ask for it: nothing "
+            "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or --allow-drop "
+            "(allow_drop=True) to apply them anyway")
+
+
+def _same(old: Any, new: Any) -> bool:
+    return old is new or (type(old) is type(new) and old == new)
+
+
+class AuditLog:
+    """The audit log, streamed to ``out`` (JSONL, or CSV with ``as_csv``); ``by_step``: records changed per step."""
+
+    def __init__(self, out: BinaryIO, as_csv: bool = False) -> None:
+        self.out, self.rows = out, 0
+        self.by_step: Counter = Counter()
+        self.text = self.csv = None
+        if as_csv:
+            self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+            self.csv = csv.writer(self.text)
+            self.csv.writerow(AUDIT_FIELDS)
+
+    def _write(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
+        self.rows += 1
+        if self.csv is not None:
+            self.csv.writerow([row, _cell(fld), _cell(old), _cell(new), step, kind])
+        else:
+            entry = {"row": row, "field": fld, "old": old, "new": new, "step": step, "kind": kind}
+            self.out.write(dump_json(entry) + b"\n")
+
+    def changes(self, row: int, entries: list) -> None:
+        """One record's changed cells: (step, field, kind, old, new) each, in the order they happened."""
+        for step, fld, kind, old, new in entries:
+            self._write(row, fld, old, new, step, kind)
+        self.by_step.update({entry[0] for entry in entries})
+
+    def event(self, row: int, step: str, kind: str) -> None:
+        """A whole record: ``dropped`` by a dedup step (counted for it), or ``rejected``."""
+        self._write(row, None, None, None, step, kind)
+        if kind == "dropped":
+            self.by_step[step] += 1
+
+    @staticmethod
+    def unwrap(payload: bytes, first: int, names: list[str], log: AuditLog | None) -> bytes:
+        """An audited batch (texts of {"record", "trail"} from row ``first``): the records' texts; trails to ``log``."""
+        texts = payload.split(b"\n")
+        for k, text in enumerate(texts):
+            if text:
+                reply = json.loads(text)
+                texts[k] = dump_json(reply["record"])
+                if reply["trail"] and log is not None:
+                    log.changes(first + k, [(names[s], *rest) for s, *rest in reply["trail"]])
+        return b"\n".join(texts)
+
+    def transform(self, fitted: Fitted, record: dict, row: int, labels: list[str]) -> dict | None:
+        """``fitted.transform(record)`` step by step, logging what each step changed (or that it dropped the record)."""
+        out, entries = dict(record), []
+        for i, label in enumerate(labels):
+            before = dict(out)
+            keep = fitted.apply_step(i, out)
+            for fld, new in out.items():
+                if fld not in before:
+                    entries.append((label, fld, "added", None, new))
+                elif not _same(before[fld], new):
+                    entries.append((label, fld, "changed", before[fld], new))
+            if not keep:
+                self.changes(row, entries)
+                self.event(row, label, "dropped")
+                return None
+        self.changes(row, entries)
+        return out
+
+    def finish(self) -> None:
+        if self.text is not None:
+            self.text.flush()
+            self.text.detach()

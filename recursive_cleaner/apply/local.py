@@ -1,0 +1,440 @@
+"""Apply a cleaning_functions.py to a whole dataset: streamed, in parallel, input order kept.
+
+The input is cut into batches of ``batch_size`` records and sent round-robin to N persistent
+workers; replies are collected in the order the batches were sent, so the output keeps the
+input order without sorting, and at most ``2 × workers`` batches are in flight: memory
+depends on the batch size, never on the file size. JSONL batches are raw lines, parsed by
+the workers (this process only cuts lines, so it is not the bottleneck); lines that are not
+UTF-8, not JSON or not an object are skipped and reported with the reasons and line numbers
+``parsers.iter_records`` gives. CSV, JSON, Parquet and Excel are read by
+``parsers.iter_chunks``. Output goes to a temporary file beside the target, renamed over it
+at the end: a failed run leaves nothing at the target (and an existing target untouched).
+
+Workers. By default (``trusted=False``) the file must pass the AST policy
+(``validation.check_code_safety``) and every worker is a
+:class:`~recursive_cleaner.judge.sandbox.SandboxWorker`: the sandbox's locked-down child, kept
+alive across batches (the code is loaded once; each batch is one message each way).
+``trusted=True`` runs plain ``python -B`` processes (fresh interpreters, not forks) that run
+the file as a normal module with your environment (any import, files, no limits) under the
+same protocol: for a file you have reviewed. Workers keep module state between the records
+they see, so a function that depends on earlier records gives results that depend on
+``workers`` and ``batch_size``; pure functions give byte-identical output for any of them.
+
+Per record: ``clean_data`` raising, or returning something that is not a JSON-serialisable
+dict, makes the record *failed*: it is written unchanged, or, with ``reject_path``, written
+there instead (JSONL ``{"index": n, "error": "...", "record": {...}}``, index counted from 0
+over the records read). The run as a whole fails with :class:`ApplyError` (nothing written)
+on a load error, a refused operation (the code touched files, processes, the network...),
+a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
+
+Output is in the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
+line; JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
+record's keys followed by any new keys of the rest of the first batch, in order of first
+appearance. Keys first seen after the first batch are left out of the CSV and listed in
+``ApplyResult.dropped_keys``; cells: None → empty, str as is, int/float via str(), bool,
+list and dict as JSON. Parquet and Excel (optional extras ``parquet`` / ``excel``) follow the
+same header rule; Parquet column types are fixed by the first batch, and a later value that
+does not fit fails the run (ApplyError): see ``table_writers``.
+
+Cross-row steps (``CROSS_ROW_STEPS`` in the file, read as a literal, never run here; off with
+``cross_row=False``): two passes. Pass 1 is the above, written to a temporary JSONL file beside
+the output while this process fits the steps on the records as they stream back (memory per
+distinct key); pass 2 transforms that file (the library's code, here) into the output, which
+keeps the input's format and order; the temporary file is always removed. ``apply_records``
+spools pass 1 (in memory up to 32 MB) and yields nothing before it ends. ``audit_path``: a log
+of every changed cell, by function (the workers call them one by one) and cross-row step.
+Details in ``_apply_cross_row``; the final counts also come as an ``apply_complete`` event.
+Steps the goals did not ask for (a dedup step without ``"asked": True``) may drop at most
+``max_drop`` (5%) of the records: past that the run stops with DataLossError and writes nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import functools
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from collections import deque
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+from .cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
+from .writers import WRITERS, AtomicFile
+from ..read.json_stream import dump_json
+from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
+from ..errors import CleanerError
+from ..read.json_stream import json_type_name
+from ..read.parsers import SkippedRecord, _jsonl_problem, detect_format, iter_chunks
+from ..judge.sandbox import _CHILD, BatchReply, SandboxWorker
+from ..judge.validation import check_code_safety
+
+__all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records"]
+
+FUNCTION_NAME = "clean_data"
+_KEEP_SKIPS = 100
+_NL = b"\n"
+_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+_FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
+                 "changes_by_step", "seconds")
+# The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
+_BOOT = (
+    "import os, sys, importlib.util as u; d = os.path.dirname(os.path.abspath(sys.argv[2])); "
+    "sys.path.insert(0, d); s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
+    "m = u.module_from_spec(s); s.loader.exec_module(m); m.serve_batches(sys.argv[2])"
+)
+
+
+class ApplyError(CleanerError):
+    """Applying the functions failed as a whole (load error, refused operation, timeout, crash)."""
+
+
+@dataclass
+class ApplyResult:
+    """Counts and timing of one apply run."""
+
+    records_in: int = 0
+    records_out: int = 0
+    failed: int = 0
+    skipped_input: int = 0
+    seconds: float = 0.0
+    workers: int = 0
+    trusted: bool = False
+    skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
+    dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
+    cross_row_steps: list[str] = field(default_factory=list)  # the cross-row steps run: "cross_row[0]:dedup(email)"
+    dropped_duplicates: int = 0  # records a cross-row dedup step dropped
+    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
+    changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
+    audit_rows: int = 0  # rows written to audit_path
+
+    @property
+    def records_per_s(self) -> float:
+        """Records read per second of wall-clock time."""
+        return self.records_in / self.seconds if self.seconds > 0 else 0.0
+
+
+class _TrustedWorker(SandboxWorker):
+    """NOT sandboxed (``trusted=True``): a plain Python process running the file as a normal module."""
+
+    def __init__(self, code: str, filename: str, function: str = FUNCTION_NAME) -> None:
+        super().__init__(code, function, dict_only=True)
+        self._filename = filename
+
+    def _command(self) -> tuple[list[str], str, dict]:
+        return [sys.executable, "-B", "-c", _BOOT, str(_CHILD), self._filename], os.getcwd(), dict(os.environ)
+
+
+def apply_file(
+    functions_path: str,
+    input_path: str,
+    output_path: str,
+    *,
+    workers: int | None = None,
+    batch_size: int = 2000,
+    trusted: bool = False,
+    reject_path: str | None = None,
+    fmt: str | None = None,
+    timeout_per_batch: float = 60.0,
+    on_progress: Callable[[dict], None] | None = None,
+    cross_row: bool = True,
+    audit_path: str | None = None,
+    max_drop: float = MAX_DROP,
+) -> ApplyResult:
+    """Write clean_data(record) for every record of input_path to output_path, in order, in the same format.
+
+    ``workers`` None means one per available core. See the module docstring for failed
+    records, ``reject_path``, the output formats and what fails the run (ApplyError); for
+    the file's ``CROSS_ROW_STEPS`` (run after clean_data unless ``cross_row=False``) and
+    ``audit_path`` (a log of every changed cell). Cross-row steps the goals did not ask for
+    (``asked``) may drop at most ``max_drop`` of the records (DataLossError otherwise; 1.0 allows any).
+    """
+    run = _Run(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
+               workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
+               max_drop=max_drop)
+    fmt = detect_format(input_path) if fmt is None else fmt
+    if fmt not in _FORMATS:
+        raise ValueError(f"apply_file reads {', '.join(_FORMATS)} files, not {fmt!r} ({input_path})")
+    size = _positive(batch_size, "batch_size")
+    if fmt == "jsonl":  # the fast path: the workers parse the lines, this process only cuts batches
+        batches: Iterator[_Batch] = _jsonl_batches(input_path, size)
+    else:
+        batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
+    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
+            spool(output_path, bool(run.steps)) as spooled:
+        run.open_audit(audit, str(audit_path))
+        writer = WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
+        try:
+            for payload, count in run.output(batches, rejects, spooled, size):
+                try:
+                    writer.write(payload, count)
+                except ValueError as exc:  # a record the output format cannot hold (see table_writers)
+                    raise ApplyError(f"{output_path}: {exc}") from None
+            writer.finish()
+            run.close_audit()
+        except BaseException:
+            getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+            raise
+    run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
+    return run.finish()
+
+
+def apply_records(
+    functions_source: str,
+    records: Iterable[dict],
+    *,
+    workers: int | None = None,
+    batch_size: int = 2000,
+    trusted: bool = False,
+    reject_path: str | None = None,
+    timeout_per_batch: float = 60.0,
+    on_progress: Callable[[dict], None] | None = None,
+    cross_row: bool = True,
+    audit_path: str | None = None,
+    max_drop: float = MAX_DROP,
+) -> Iterator[dict]:
+    """Yield clean_data(record) for each record, in order; failed records unchanged (or to reject_path).
+
+    Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
+    yielded), ``audit_path`` and ``max_drop`` as for :func:`apply_file`.
+    """
+    run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
+               cross_row=cross_row, audit=audit_path is not None, max_drop=max_drop)
+    size, it = _positive(batch_size, "batch_size"), iter(records)
+    batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
+    with (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, spool(None, bool(run.steps)) as spooled:
+        run.open_audit(audit, str(audit_path))
+        for payload, count in run.output(batches, rejects, spooled, size):
+            if count:
+                yield from map(json.loads, payload.split(b"\n"))
+        run.close_audit()
+    run.finish()
+
+
+# ---------------------------------------------------------------------------- the pipeline
+@dataclass
+class _Batch:
+    """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte ``offset``."""
+
+    records: list | None = None
+    data: bytes = b""
+    line: int = 1
+    offset: int = 0
+
+    def submit(self, worker: SandboxWorker) -> None:
+        if self.records is None:
+            worker.submit_lines(self.data)
+        else:
+            worker.submit(self.records)
+
+    def where(self, first: int) -> str:
+        if self.records is None:
+            return f"lines {self.line}-{self.line + self.data.count(_NL) - 1}"
+        return f"records {first}-{first + len(self.records) - 1}"
+
+    @functools.cached_property
+    def lines(self) -> list[bytes]:
+        return self.data.split(b"\n")
+
+    def original(self, failed: tuple) -> Any:
+        """The input record of a failed entry (index, error[, line offset])."""
+        if self.records is not None:
+            return self.records[failed[0]]
+        return json.loads(self.lines[failed[2]])
+
+    def skipped(self, path: str, offsets: list[int]) -> Iterator[SkippedRecord]:
+        """The lines a worker could not read, with the reasons parsers gives for them."""
+        lines = self.lines
+        starts = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=self.offset))
+        for k in offsets:
+            try:
+                value = json.loads(lines[k].decode())
+                reason = f"valid JSON but not an object (got {json_type_name(value)})"
+            except (ValueError, RecursionError) as exc:
+                reason = _jsonl_problem(lines[k], exc, starts[k]) or "blank line"
+            yield SkippedRecord(path, self.line + k, reason)
+
+
+def _jsonl_batches(path: str, size: int) -> Iterator[_Batch]:
+    """Raw JSONL lines, ``size`` at a time (BOM dropped): the workers parse them, not this process."""
+    with open(path, "rb") as f:
+        line, offset = 1, 0
+        while lines := list(itertools.islice(f, size)):
+            if line == 1 and lines[0].startswith(codecs.BOM_UTF8):
+                lines[0], offset = lines[0][3:], 3
+            data = b"".join(lines)
+            yield _Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
+            line, offset = line + len(lines), offset + len(data)
+
+
+class _Run:
+    """One apply run: options, counts, and the ordered stream of cleaned batches."""
+
+    def __init__(self, code: str, filename: str, path: str, workers: int | None, trusted: bool, timeout: float,
+                 on_progress: Callable[[dict], None] | None, *, cross_row: bool = True, audit: bool = False,
+                 max_drop: float = 1.0) -> None:
+        if not timeout > 0:
+            raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
+        if not 0 <= max_drop <= 1:
+            raise ValueError(f"max_drop must be a share between 0 and 1, got {max_drop!r}")
+        self.max_drop = max_drop
+        self.code, self.filename, self.path, self.timeout, self.on_progress = code, filename, path, timeout, on_progress
+        self.result = ApplyResult(workers=_worker_count(workers), trusted=trusted)
+        try:
+            self.plan: FunctionsPlan = read_plan(code, filename, steps=cross_row, audit=audit)
+        except ValueError as exc:
+            raise ApplyError(str(exc)) from None
+        self.steps = self.plan.steps
+        self.result.cross_row_steps = [step_label(i, s) for i, s in enumerate(self.steps)]
+        self.audit: AuditLog | None = None
+        self.started = time.monotonic()
+
+    def open_audit(self, out: BinaryIO | None, path: str) -> None:
+        self.audit = None if out is None else AuditLog(out, as_csv=path.lower().endswith(".csv"))
+
+    def close_audit(self) -> None:
+        if self.audit is not None:
+            self.audit.finish()
+            self.result.changes_by_step = dict(self.audit.by_step)
+            self.result.audit_rows = self.audit.rows
+
+    def finish(self) -> ApplyResult:
+        """The result, timed; reported as an ``apply_complete`` event."""
+        result = self.result
+        result.seconds = time.monotonic() - self.started
+        if self.on_progress is not None:
+            self.on_progress({"type": "apply_complete", **{k: getattr(result, k) for k in _FINAL_COUNTS}})
+        return result
+
+    def skip(self, record: SkippedRecord) -> None:
+        self.result.skipped_input += 1
+        if len(self.result.skipped) < _KEEP_SKIPS:
+            self.result.skipped.append(record)
+        if self.on_progress is not None:
+            self.on_progress({"type": "record_skipped", "path": record.path, "line": record.line,
+                              "reason": record.reason})
+
+    def output(self, batches: Iterator[_Batch], rejects: BinaryIO | None, spool: BinaryIO | None,
+               size: int) -> Iterator[tuple[bytes, int]]:
+        """(payload, count) per batch of the output: clean_data's, then (with steps and a spool) the cross-row pass."""
+        if not self.steps or spool is None:
+            for payload, count, _ in self.cleaned_rows(batches, rejects):
+                yield payload, count
+            return
+        yield from two_passes(self.cleaned_rows(batches, rejects), self.steps, spool, size, self.audit, self.result,
+                              self.max_drop)
+
+    def cleaned(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
+        """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed records resolved."""
+        for payload, count, _ in self.cleaned_rows(batches, rejects):
+            yield payload, count
+
+    def cleaned_rows(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int, Any]]:
+        """``cleaned``, with the input index of each record of the payload (a range; a list when some were rejected)."""
+        result = self.result
+        for batch, reply in self._replies(batches):
+            for record in batch.skipped(self.path, reply.skipped) if reply.skipped else ():
+                self.skip(record)
+            first = result.records_in
+            result.records_in += reply.n
+            payload, count, rows = reply.payload, reply.n, range(first, first + reply.n)
+            if self.plan.audited and reply.n:  # each text is {"record", "trail"}: log the trail
+                payload = AuditLog.unwrap(payload, first, self.plan.names, self.audit)
+            if reply.failed:
+                result.failed += len(reply.failed)
+                texts: list[bytes | None] = list(payload.split(b"\n"))
+                for failed in reply.failed:
+                    if rejects is None:
+                        texts[failed[0]] = dump_json(batch.original(failed))
+                    else:
+                        texts[failed[0]] = None
+                        entry = {"index": first + failed[0], "error": failed[1], "record": batch.original(failed)}
+                        rejects.write(dump_json(entry) + b"\n")
+                        if self.audit is not None:
+                            self.audit.event(first + failed[0], "clean_data", "rejected")
+                rows = [first + k for k, t in enumerate(texts) if t is not None]
+                kept = [texts[k - first] for k in rows]
+                payload, count = b"\n".join(kept), len(kept)
+            result.records_out += count
+            if self.on_progress is not None:
+                self.on_progress({"type": "apply_progress", "records_in": result.records_in,
+                                  "records_out": result.records_out, "failed": result.failed,
+                                  "skipped_input": result.skipped_input, "seconds": time.monotonic() - self.started})
+            yield payload, count, rows
+
+    def _replies(self, batches: Iterator[_Batch]) -> Iterator[tuple[_Batch, BatchReply]]:
+        """(batch, reply) pairs: batches sent round-robin to n workers, collected in order, at most 2 × n in flight."""
+        n = self.result.workers
+        pool = _start_workers(self.plan.code, self.filename, n, self.result.trusted, self.timeout,
+                              function=self.plan.function)
+        pending: deque = deque()
+        done, first = False, 0
+        try:
+            for number, batch in enumerate(batches):
+                if len(pending) >= 2 * n:
+                    yield self._collect(*pending.popleft())
+                worker = pool[number % n]
+                try:
+                    batch.submit(worker)
+                except (TypeError, ValueError) as exc:
+                    raise ApplyError(f"{batch.where(first)}: a record is not JSON-serialisable: {exc}") from None
+                pending.append((batch, worker, first))
+                first += len(batch.records or ())
+            while pending:
+                yield self._collect(*pending.popleft())
+            done = True
+        finally:
+            for worker in pool:
+                worker.close(kill=not done)
+
+    def _collect(self, batch: _Batch, worker: SandboxWorker, first: int) -> tuple[_Batch, BatchReply]:
+        reply = worker.receive(self.timeout)
+        if not reply.ok:
+            raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
+        return batch, reply
+
+
+def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float, *,
+                   function: str = FUNCTION_NAME) -> list[SandboxWorker]:
+    try:
+        ast.parse(code, filename)
+    except SyntaxError as exc:
+        raise ApplyError(f"cannot load {filename}: SyntaxError: {exc.msg} (line {exc.lineno})") from None
+    if not trusted:
+        problems = check_code_safety(code)
+        if problems:
+            raise ApplyError(f"{filename} is refused by the safety policy: {'; '.join(problems[:3])} "
+                             "(review it and pass trusted=True to run it without the sandbox)")
+    pool: list[SandboxWorker] = []
+    try:
+        for _ in range(n):
+            pool.append(_TrustedWorker(code, filename, function) if trusted else
+                        SandboxWorker(code, function, cpu_seconds=math.ceil(timeout) + 1, dict_only=True))
+            loaded = pool[-1].start()
+            if not loaded.ok:
+                raise ApplyError(f"cannot load {filename}: {loaded.error}")
+    except BaseException:
+        for worker in pool:
+            worker.close(kill=True)
+        raise
+    return pool
+
+
+def _worker_count(workers: int | None) -> int:
+    if workers is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return _positive(workers, "workers")
+
+
+def _positive(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value

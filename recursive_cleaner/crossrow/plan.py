@@ -1,0 +1,305 @@
+"""Which cross-row steps a dataset needs: rules found in a sample, confirmed by the model, checked on the sample.
+
+The library looks for functional dependencies (rows sharing a key agree on other fields),
+turns them into candidate ``majority`` steps (plus a ``vocabulary`` step for the keys, whose
+own typos would split their groups), and shows them to the model with the user's goals. The
+model copies the steps that hold and may add a ``dedup`` step when the goals ask for one. A
+step is kept only if, on the sample, it changes something and leaves no field with more
+values in the wrong format (the field profiler's count).
+
+A key the goals name ("the times are the same for every row of that flight", "the same
+provider_number always has the same name") is a *stated key*: its fields need only agree
+in most rows (``STATED_AGREEMENT``), since the user vouches for the rule, and a majority step
+on it is kept even if the model's reply drops it (it must still pass the sample check). When
+a field names each row's source (``src``, ``source``, ``site`` …) and each source reports a
+key once, the stated key's votes are weighted by source reliability (``weight_by``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+from typing import Any, Iterable
+
+from .steps import CrossRowStep, apply_steps, format_steps, parse_steps
+from .guard import asks_dedup, dedup_key_problem, harm
+from ..profiling.expectations import loose_kind
+from ..profiling.improvement import judge_holdout
+
+__all__ = ["discover_steps", "stated_keys", "build_plan_prompt", "choose_steps", "with_stated", "validate_steps",
+           "wants_dedup", "PLAN_TAG"]
+
+PLAN_TAG = "cross_row_plan"
+_ID_NAME = re.compile(r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I)
+MIN_AGREEMENT = 0.9
+STATED_AGREEMENT = 0.5
+_SOURCE_NAME = re.compile(r"(?:^|_)(?:src|sources?|sites?|websites?|origin|feed|reporter|vendor)(?:$|_)", re.I)
+_AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
+
+
+def _key_value(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return value if isinstance(value, (str, int, float, bool)) else repr(value)
+
+
+def _grouped(records: list[dict], key: tuple[str, ...]) -> tuple[list[list[dict]], int]:
+    """The key groups of two or more rows, and how many rows they hold (rows with a blank key part are left out)."""
+    groups: dict[Any, list[dict]] = defaultdict(list)
+    for r in records:
+        k = tuple(_key_value(r.get(part)) for part in key)
+        if None not in k:
+            groups[k].append(r)
+    grouped = [g for g in groups.values() if len(g) >= 2]
+    return grouped, sum(len(g) for g in grouped)
+
+
+def _agreement(grouped: list[list[dict]], rows: int, fld: str) -> float:
+    """Share of the grouped rows whose ``fld`` is their group's most common value."""
+    return sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped) / rows
+
+
+def _dependents(records: list[dict], key: str, fields: list[str], min_agreement: float) -> list[tuple[str, float]]:
+    """(field, agreement) for each field that agrees with its key group's majority in >= ``min_agreement`` of rows."""
+    grouped, rows = _grouped(records, (key,))
+    if len(grouped) < 2 or rows < max(6, len(records) // 4):
+        return []
+    found = []
+    for fld in fields:
+        if fld == key:
+            continue
+        overall = Counter(_key_value(r.get(fld)) for r in records)
+        if len(overall) < 2 or overall.most_common(1)[0][1] > 0.98 * len(records):
+            continue  # constant (or almost): nothing to learn
+        agree = _agreement(grouped, rows, fld)
+        if agree >= min_agreement:
+            found.append((fld, agree))
+    return found
+
+
+def _majorities(grouped: list[list[dict]], fld: str) -> dict[int, Any]:
+    """id(row) -> its group's most common ``fld`` value."""
+    out = {}
+    for g in grouped:
+        top = Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][0]
+        out.update((id(r), top) for r in g)
+    return out
+
+
+def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> str | None:
+    """A field that, added to ``key``, explains ``fld``'s disagreements (state_average by state + measure_code).
+
+    A typo disagrees with its group whatever joins the key; a value that really depends on a
+    second field agrees with its (key, second) group, or is alone in it (the only hospital of
+    its state). A blank value, or a blank second field, explains nothing. The second field is
+    the one that explains the most disagreements: at least 3, a third of them, and three times
+    the share of rows the pair leaves alone; its groups must keep 80% of the grouped rows.
+    """
+    grouped, base_rows = _grouped(records, (key,))
+    alone = _majorities(grouped, fld)
+    wrong = [r for g in grouped for r in g if _key_value(r.get(fld)) != alone[id(r)]]
+    if len(wrong) < 3:
+        return None
+    best: tuple[int, str] | None = None
+    for other in others:
+        if other in (key, fld):
+            continue
+        pair_groups, rows = _grouped(records, (key, other))
+        if rows < 0.8 * base_rows:
+            continue
+        paired = _majorities(pair_groups, fld)
+        explained = sum(1 for r in wrong if None not in (_key_value(r.get(other)), _key_value(r.get(fld)))
+                        and paired.get(id(r), _key_value(r.get(fld))) == _key_value(r.get(fld)))
+        alone_share = 1 - rows / base_rows
+        if (explained >= max(3, len(wrong) / 3, 3 * alone_share * len(wrong))
+                and (best is None or explained > best[0])):
+            best = (explained, other)
+    return best[1] if best else None
+
+
+def _source_field(records: list[dict], key: str, fields: list[str]) -> str | None:
+    """A field named like a source (src, site …) that each key group has at most once per row, for 90% of rows."""
+    grouped, rows = _grouped(records, (key,))
+    for fld in fields:
+        if fld == key or not _SOURCE_NAME.search(fld) or not rows:
+            continue
+        once = sum(n for g in grouped for v, n in Counter(_key_value(r.get(fld)) for r in g).items()
+                   if n == 1 and v is not None)
+        if once >= 0.9 * rows:
+            return fld
+    return None
+
+
+def _key_like(values: set) -> bool:
+    """Identifiers and codes can be keys; times, dates and decimal numbers cannot."""
+    strings = [str(v) for v in values]
+    if loose_kind(strings) in ("date", "datetime", "time"):
+        return False
+    return not any(isinstance(v, float) or re.fullmatch(r"[-+]?\d*[.,]\d+", str(v).strip()) for v in values)
+
+
+def stated_keys(instructions: str, fields: list[str]) -> list[str]:
+    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
+    found = []
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
+        if not _AGREE_WORDS.search(sentence):
+            continue
+        for fld in fields:
+            name = "[ _]".join(re.escape(part) for part in re.split(r"[ _]+", fld.strip()))
+            if not name:
+                continue
+            key_phrases = (
+                rf"\bsame\s+{name}\s+(?:\w+\s+)?(?:has|have|gets?|shares?)\s+the\s+same\b",
+                rf"\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+"
+                rf"(?:that|the\s+same|a|one|each|every|a\s+given)\s+{name}\b",
+                rf"\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same)\s+{name}\b",
+            )
+            if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
+                found.append(fld)
+    return found
+
+
+def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3,
+                   stated: Iterable[str] = ()) -> list[CrossRowStep]:
+    """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys.
+
+    ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first.
+    """
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < 6:
+        return []
+    fields = list(dict.fromkeys(k for r in dicts for k in r))
+    stated = set(stated)
+    n = len(dicts)
+    keys, key_like = [], []
+    for fld in fields:
+        values = {_key_value(r.get(fld)) for r in dicts} - {None}
+        if not 2 <= len(values) <= n // 2 or not _key_like(values):
+            continue
+        key_like.append(fld)
+        deps = _dependents(dicts, fld, fields, min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
+        if deps:
+            keys.append((fld, deps))
+    keys.sort(key=lambda kd: (kd[0] not in stated, -len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))
+    steps, pairs, covered = [], [], set()
+    for key, deps in keys:
+        if key in covered:
+            continue  # a field that another key determines is not a key of its own
+        todo = [(d, a) for d, a in deps if d not in covered and d not in {s.key[0] for s in steps}]
+        if not todo:
+            continue
+        alone, by_pair = [], defaultdict(list)
+        for d, a in todo:
+            second = _second_key(dicts, key, d, key_like)
+            (by_pair[second] if second else alone).append(d)
+        if alone:
+            source = _source_field(dicts, key, fields) if key in stated else None
+            steps.append(CrossRowStep("majority", key=(key,), fields=tuple(a for a in alone if a != source),
+                                      weight_by=(source,) if source else ()))
+        pairs += [CrossRowStep("majority", key=tuple(sorted((key, second), key=fields.index)), fields=tuple(ds))
+                  for second, ds in by_pair.items()]
+        covered.update(d for d, _ in todo)
+        if len(steps) >= max_keys:
+            break
+    if steps:
+        steps.insert(0, CrossRowStep("vocabulary", fields=tuple(s.key[0] for s in steps)))
+    return steps + pairs
+
+
+_PLAN = """
+=== RULES ACROSS ROWS ===
+Some problems can only be fixed by looking at other rows. The library found these rules in a
+sample of {n} records: rows that share the key agree on the other fields, so a value that
+disagrees with most rows of its key is a typo.
+{candidates}
+
+Kinds of rule:
+<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with the same KEY_FIELD get the value most of them have
+<cross_row_step kind="vocabulary" fields="FIELD"/>  rare misspellings become the common spelling
+<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before
+
+=== TASK ===
+Given the user's goals, copy the rules above that are true for this data, drop any that are not,
+and add a dedup rule only if the goals ask to remove duplicates. Reply with
+<{tag}> containing one <cross_row_step .../> per rule, or an empty <{tag}></{tag}> if none applies.
+"""
+
+
+_DEDUP_KIND = '<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before\n'
+_DEDUP_TASK = ",\nand add a dedup rule only if the goals ask to remove duplicates"
+
+
+def wants_dedup(instructions: str) -> bool:
+    """The goals ask to remove duplicates (``guard.asks_dedup``: a negated mention is no request)."""
+    return asks_dedup(instructions)
+
+
+def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int, *, dedup: bool = True) -> str:
+    """The planning prompt: the run's static prefix, the candidate rules, the task (no dedup kind unless ``dedup``)."""
+    shown = format_steps(candidates) if candidates else "(none found)"
+    text = _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG)
+    if not dedup:
+        text = text.replace(_DEDUP_KIND, "").replace(_DEDUP_TASK, "")
+    return prefix + text
+
+
+def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | None, list[str]]:
+    """The steps the model's reply keeps (only known fields) and why any were refused; None: no plan in it."""
+    m = re.search(rf"<{PLAN_TAG}\b[^>]*>(.*?)(?:</{PLAN_TAG}\s*>|\Z)", reply or "", re.S | re.I)
+    if m is None and "<cross_row_step" not in (reply or ""):
+        return None, ["the reply had no <" + PLAN_TAG + ">"]
+    return parse_steps(m.group(1) if m else reply or "", fields)
+
+
+def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]) -> list[CrossRowStep]:
+    """The model's steps plus each candidate majority step on a stated key that the reply dropped."""
+    stated = set(stated)
+    have = {s.key for s in chosen if s.kind == "majority"}
+    return list(chosen) + [s for s in candidates
+                           if s.kind == "majority" and s.key[0] in stated and s.key not in have]
+
+
+def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
+                   allow_dedup: bool = True, stated: Iterable[str] = (),
+                   csv_strings: bool | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+    """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
+
+    ``allow_dedup`` is whether the goals ask to remove duplicates: without it a dedup step is
+    refused (dropping records is never done on the model's initiative alone); with it a kept
+    dedup step is marked ``asked``. A dedup key must identify records, and a step that drops or
+    rewrites more than a small share of the sample is refused unless the goals ask for it
+    (``guard``; a majority step on a ``stated`` key is asked for).
+    """
+    kept: list[CrossRowStep] = []
+    refused: list[tuple[str, str]] = []
+    stated = set(stated)
+    current = [r for r in sample if isinstance(r, dict)]
+    for step in steps:
+        if step.kind == "dedup":
+            if not allow_dedup:
+                refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
+                continue
+            problem = dedup_key_problem(step, current)
+            if problem:
+                refused.append((format_steps([step]), problem))
+                continue
+            step = replace(step, asked=True)
+        after = apply_steps(kept + [step], [r for r in sample if isinstance(r, dict)])
+        if after == current:
+            refused.append((format_steps([step]), "it changes nothing on the sample"))
+            continue
+        asked = step.asked or (step.kind == "majority" and bool(stated & set(step.key)))
+        too_much = harm(step, current, after, asked=asked)
+        if too_much:
+            refused.append((format_steps([step]), too_much))
+            continue
+        if step.kind != "dedup":
+            worse = judge_holdout(current, after, expectations or {}, csv_strings=csv_strings)
+            if worse:
+                refused.append((format_steps([step]), worse.replace("On records you were not shown it made",
+                                                                     "On the sample it made")))
+                continue
+        kept.append(step)
+        current = after
+    return kept, refused

@@ -1,0 +1,389 @@
+"""Cross-row cleaning: declarative steps that need the whole dataset, fitted then applied in two streaming passes.
+
+A per-record function cannot know what other rows say. These steps can, and they are data,
+not code: the model picks or writes them as XML, the library validates them on a chunk and
+runs them with its own (trusted) code, so nothing the model wrote executes here.
+
+Kinds of step:
+
+- ``dedup``: drop records whose key (one or more fields, normalised) was seen before; keeps the
+  first. Memory: one entry per distinct key.
+- ``majority``: rows sharing a key agree on ``fields`` (a functional dependency, e.g.
+  ``provider_number -> name, city``); each field takes the value most rows of its key group
+  have, when that value holds at least ``min_share`` of the group (and the group has at least
+  ``min_count`` rows). Memory: one counter per (key, field) of the values seen. With
+  ``weight_by`` (the field naming each row's source), blanks do not vote and each source's vote
+  is weighted by how often it agrees with the winners (``weights``); the weighted
+  plurality wins. Memory: one counter per (key, field) of the (value, source) pairs seen.
+- ``vocabulary``: a field has a small set of correct spellings that most rows use; a rare
+  value within ``max_distance`` edits of a value at least ``ratio`` times as frequent is
+  replaced by it (only when the closest such value is unambiguous). Memory: the distinct
+  values of the field with their counts.
+
+``fit(steps, records)`` is the first pass (statistics); ``Fitted.transform(record)`` the second
+(returns the cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
+field are applied to the key before a majority lookup, so a row whose key had a typo still
+joins its group.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Iterator
+
+from .weights import weigh_votes
+
+__all__ = ["CrossRowStep", "Fitted", "fit", "apply_steps", "iter_apply", "KINDS", "parse_steps", "format_steps",
+           "normalized", "unasked_drops"]
+
+KINDS = ("dedup", "majority", "vocabulary")
+NORMALIZERS = ("exact", "casefold", "digits")
+_MAX_VOCAB = 5000  # distinct values of one field kept for vocabulary matching
+
+
+@dataclass(frozen=True)
+class CrossRowStep:
+    """One cross-row rule; see the module docstring for what each kind does."""
+
+    kind: str
+    key: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    normalize: str = "casefold"
+    min_share: float = 0.5
+    min_count: int = 2
+    max_distance: int = 2
+    ratio: float = 3.0
+    weight_by: tuple[str, ...] = ()
+    asked: bool = False  # a dedup step the user's goals ask for: apply lets it drop more than max_drop
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"cross-row step kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.kind in ("dedup", "majority") and not self.key:
+            raise ValueError(f"a {self.kind} step needs a key field")
+        if self.kind in ("majority", "vocabulary") and not self.fields:
+            raise ValueError(f"a {self.kind} step needs fields")
+        if self.normalize not in NORMALIZERS:
+            raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}")
+        if self.asked and self.kind != "dedup":
+            raise ValueError("only a dedup step is marked as asked for by the goals")
+        if self.weight_by and self.kind != "majority":
+            raise ValueError("only a majority step can weight its votes by source")
+
+    def describe(self) -> str:
+        """One line for the report and the generated file."""
+        if self.kind == "dedup":
+            return f"drop records whose {'+'.join(self.key)} ({self.normalize}) was seen before; keep the first"
+        if self.kind == "majority" and self.weight_by:
+            return (f"for each {'+'.join(self.key)}, set {', '.join(self.fields)} to the value its rows' sources "
+                    f"vote for, each {'+'.join(self.weight_by)} weighted by how often it agrees with the others")
+        if self.kind == "majority":
+            return (f"for each {'+'.join(self.key)}, set {', '.join(self.fields)} to the value most of its rows "
+                    f"have (at least {self.min_share:.0%} of {self.min_count}+ rows)")
+        return (f"replace rare spellings of {', '.join(self.fields)} by a value within {self.max_distance} edits "
+                f"that is at least {self.ratio:g}x as frequent")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["key"], d["fields"] = list(self.key), list(self.fields)
+        if self.weight_by:
+            d["weight_by"] = list(self.weight_by)
+        else:
+            d.pop("weight_by")  # files written before weighting existed stay the same
+        if not self.asked:
+            d.pop("asked")
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CrossRowStep":
+        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        known["key"], known["fields"] = tuple(known.get("key") or ()), tuple(known.get("fields") or ())
+        known["weight_by"] = tuple(known.get("weight_by") or ())
+        return cls(**known)
+
+
+def normalized(value: Any, how: str) -> Any:
+    """A key part as a dedup/majority step compares it (``exact``, ``casefold`` or ``digits``)."""
+    if value is None:
+        return None
+    if how == "digits":
+        return re.sub(r"\D", "", str(value)) or None
+    if how == "casefold":
+        return " ".join(str(value).split()).casefold() or None
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, or limit + 1 once it is certain to exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+@dataclass
+class _Vocabulary:
+    counts: Counter = field(default_factory=Counter)
+    fixes: dict[Any, Any] = field(default_factory=dict)
+
+    def solve(self, step: CrossRowStep) -> None:
+        """Map each rare string to its unambiguous, much more frequent close spelling."""
+        strings = [(v, n) for v, n in self.counts.items() if isinstance(v, str)]
+        frequent = sorted(strings, key=lambda vn: -vn[1])
+        for value, n in strings:
+            if len(value.strip()) < 4 and n > 1:
+                continue  # a short code seen more than once is a value of its own ("KY" is not a typo of "NY")
+            best: list[tuple[int, int, str]] = []
+            limit = min(step.max_distance, max(1, len(value) // 4))  # short codes: one edit at most
+            for other, m in frequent:
+                if m < step.ratio * n:
+                    break
+                if other == value or (value.isdigit() and other.isdigit()):
+                    continue  # two well-formed numbers are two values, not a typo
+                d = _distance(value, other, limit)
+                if d <= limit:
+                    best.append((d, -m, other))
+            if not best:
+                continue
+            best.sort()
+            if len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]:
+                continue  # two candidates at the same distance and of similar frequency: ambiguous
+            self.fixes[value] = best[0][2]
+
+
+@dataclass
+class Fitted:
+    """The statistics of the first pass; ``transform`` is the second pass, record by record."""
+
+    steps: list[CrossRowStep]
+    vocab: dict[tuple[int, str], _Vocabulary] = field(default_factory=dict)
+    groups: dict[int, dict[Any, dict[str, Counter]]] = field(default_factory=dict)
+    seen: dict[int, set] = field(default_factory=dict)
+    changed: Counter = field(default_factory=Counter)
+    dropped: int = 0
+    dropped_by: Counter = field(default_factory=Counter)  # step index -> records it dropped
+
+    def _fix(self, fld: str, value: Any) -> Any:
+        for (_, name), voc in self.vocab.items():
+            if name == fld and _hashable(value) in voc.fixes:
+                return voc.fixes[_hashable(value)]
+        return value
+
+    def _key(self, step: CrossRowStep, record: dict) -> Any:
+        parts = tuple(normalized(self._fix(k, record.get(k)), step.normalize) for k in step.key)
+        return None if any(p is None for p in parts) else parts
+
+    def _group(self, i: int, step: CrossRowStep, record: dict) -> dict[str, Counter] | None:
+        """The record's key group; a key seen too rarely is repaired to the close key whose group it matches."""
+        groups = self.groups.get(i, {})
+        key = self._key(step, record)
+        group = groups.get(key)
+        if group is not None and sum(group[_KEY].values()) >= step.min_count or key is None or len(step.key) != 1:
+            return group
+        text, scored = str(key[0]), []
+        for other, candidate in groups.items():
+            if sum(candidate[_KEY].values()) < step.min_count or other is None:
+                continue
+            if text.isdigit() and str(other[0]).isdigit():
+                continue  # two well-formed numbers are two keys, not a typo
+            if _distance(text, str(other[0]), step.max_distance) > step.max_distance:
+                continue
+            agree = sum(1 for fld in step.fields if _winner(candidate.get(fld), step) == _hashable(record.get(fld)))
+            scored.append((agree, other))
+        scored.sort(key=lambda s: -s[0])
+        needed = max(1, len(step.fields) // 2)  # the row must look like that group, not just share a field
+        if not scored or scored[0][0] < needed or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return group
+        best = groups[scored[0][1]]
+        raw = _winner(best[_KEY], step)
+        if raw is not _NONE and record.get(step.key[0]) != raw:
+            record[step.key[0]] = raw
+            self.changed[(i, step.key[0])] += 1
+        return best
+
+    def transform(self, record: Any) -> Any:
+        """The record after every step (a new dict), or None when a dedup step drops it."""
+        if not isinstance(record, dict):
+            return record
+        out = dict(record)
+        for i in range(len(self.steps)):
+            if not self.apply_step(i, out):
+                return None
+        return out
+
+    def apply_step(self, i: int, out: dict) -> bool:
+        """Step ``i`` on ``out`` in place (``transform`` runs them all in order); False when a dedup step drops it."""
+        step = self.steps[i]
+        if step.kind == "vocabulary":
+            for fld in step.fields:
+                voc = self.vocab.get((i, fld))
+                value = out.get(fld)
+                if voc is not None and _hashable(value) in voc.fixes:
+                    out[fld] = voc.fixes[_hashable(value)]
+                    self.changed[(i, fld)] += 1
+        elif step.kind == "majority":
+            group = self._group(i, step, out)
+            for fld in step.fields if group else ():
+                top = _winner(group.get(fld), step)
+                if top is not _NONE and _hashable(out.get(fld)) != top:
+                    out[fld] = top
+                    self.changed[(i, fld)] += 1
+        else:  # dedup
+            key = self._key(step, out)
+            if key is not None:
+                seen = self.seen.setdefault(i, set())
+                if key in seen:
+                    self.dropped += 1
+                    self.dropped_by[i] += 1
+                    return False
+                seen.add(key)
+        return True
+
+
+_KEY = "\0key"  # inside a majority group: the raw key values, counted
+_NONE = object()
+
+
+def _winner(counts: Counter | None, step: CrossRowStep) -> Any:
+    """The value a clear majority of the group has, or _NONE."""
+    if not counts:
+        return _NONE
+    if step.weight_by:  # already weighted by source reliability: the strict plurality wins
+        ranked = counts.most_common(2)
+        return ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else _NONE
+    total = sum(counts.values())
+    (top, n), = counts.most_common(1)
+    if total >= step.min_count and n / total >= step.min_share and n > total - n:
+        return top
+    return _NONE
+
+
+def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
+    """First pass: value counts for vocabulary steps, per-key value counts for majority steps."""
+    fitted = Fitted(list(steps))
+    vocab_steps = [(i, s) for i, s in enumerate(fitted.steps) if s.kind == "vocabulary"]
+    majority_steps = [(i, s) for i, s in enumerate(fitted.steps) if s.kind == "majority"]
+    for i, s in vocab_steps:
+        for fld in s.fields:
+            fitted.vocab[(i, fld)] = _Vocabulary()
+    raw_majority: dict[int, dict[tuple, dict[str, Counter]]] = defaultdict(lambda: defaultdict(dict))
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        for i, s in vocab_steps:
+            for fld in s.fields:
+                voc = fitted.vocab[(i, fld)]
+                value = _hashable(record.get(fld))
+                if value is not None and (value in voc.counts or len(voc.counts) < _MAX_VOCAB):
+                    voc.counts[value] += 1
+        for i, s in majority_steps:
+            raw_key = tuple(record.get(k) for k in s.key)
+            group = raw_majority[i][tuple(_hashable(k) for k in raw_key)]
+            group.setdefault(_KEY, Counter())[_hashable(raw_key[0]) if len(raw_key) == 1 else raw_key] += 1
+            source = _hashable(tuple(record.get(k) for k in s.weight_by)) if s.weight_by else None
+            for fld in s.fields:
+                vote = _hashable(record.get(fld))
+                group.setdefault(fld, Counter())[(vote, source) if s.weight_by else vote] += 1
+    for i, s in vocab_steps:
+        for fld in s.fields:
+            fitted.vocab[(i, fld)].solve(s)
+    for i, s in majority_steps:  # merge raw key groups under their corrected, normalised key
+        merged: dict[Any, dict[str, Counter]] = {}
+        for raw_key, group in raw_majority[i].items():
+            key = fitted._key(s, dict(zip(s.key, raw_key)))
+            if key is None:
+                continue
+            target = merged.setdefault(key, {})
+            for fld, counts in group.items():
+                target.setdefault(fld, Counter()).update(counts)
+        if s.weight_by:
+            weighted, _ = weigh_votes({(key, fld): group[fld] for key, group in merged.items() for fld in s.fields
+                                       if fld in group})
+            for key, group in merged.items():
+                for fld in s.fields:
+                    group[fld] = weighted.get((key, fld), Counter())
+        fitted.groups[i] = merged
+    return fitted
+
+
+def unasked_drops(fitted: Fitted) -> int:
+    """Records dropped so far by steps the goals did not ask for (see ``CrossRowStep.asked``)."""
+    return sum(n for i, n in fitted.dropped_by.items() if not fitted.steps[i].asked)
+
+
+def apply_steps(steps: Iterable[CrossRowStep], records: list) -> list:
+    """Fit and transform a list in memory (validation on a chunk; small data)."""
+    fitted = fit(steps, records)
+    return [out for out in map(fitted.transform, records) if out is not None]
+
+
+def iter_apply(fitted: Fitted, records: Iterable[Any]) -> Iterator[Any]:
+    """The second pass over a stream: transformed records, duplicates dropped."""
+    for record in records:
+        out = fitted.transform(record)
+        if out is not None:
+            yield out
+
+
+# ---------------------------------------------------------------------------- the model's XML
+_STEP = re.compile(r"<cross_row_step\b([^>]*?)/?>", re.IGNORECASE)
+_ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in re.split(r"[,\s]+", text or "") if n.strip())
+
+
+def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[list[CrossRowStep], list[str]]:
+    """Steps from ``<cross_row_step kind=... key=... fields=.../>`` tags, and why any were refused."""
+    known = set(known_fields) if known_fields is not None else None
+    steps, problems = [], []
+    for m in _STEP.finditer(text or ""):
+        attrs = {k.lower(): v for k, v in _ATTR.findall(m.group(1))}
+        try:
+            step = CrossRowStep(kind=attrs.get("kind", "").strip().lower(), key=_names(attrs.get("key", "")),
+                                fields=_names(attrs.get("fields", "")), weight_by=_names(attrs.get("weight_by", "")),
+                                normalize=attrs.get("normalize", "casefold").strip().lower() or "casefold")
+        except ValueError as exc:
+            problems.append(f"{m.group(0)}: {exc}")
+            continue
+        unknown = [f for f in step.key + step.fields + step.weight_by if known is not None and f not in known]
+        if unknown:
+            problems.append(f"{m.group(0)}: unknown field(s) {', '.join(unknown)}")
+            continue
+        fields = tuple(f for f in step.fields if f not in step.key)
+        if step.kind == "majority" and not fields:
+            problems.append(f"{m.group(0)}: the key cannot also be the field to fix")
+            continue
+        steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}))
+    return steps, problems
+
+
+def format_steps(steps: Iterable[CrossRowStep]) -> str:
+    """The steps as the XML the model writes (for prompts and the report)."""
+    out = []
+    for s in steps:
+        attrs = [f'kind="{s.kind}"']
+        if s.key:
+            attrs.append(f'key="{", ".join(s.key)}"')
+        if s.fields:
+            attrs.append(f'fields="{", ".join(s.fields)}"')
+        if s.weight_by:
+            attrs.append(f'weight_by="{", ".join(s.weight_by)}"')
+        if s.kind == "dedup":
+            attrs.append(f'normalize="{s.normalize}"')
+        out.append(f"<cross_row_step {' '.join(attrs)}/>")
+    return "\n".join(out)

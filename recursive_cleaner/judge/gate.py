@@ -1,0 +1,134 @@
+"""May a candidate function join the accepted ones? Safety, the sandbox run, the profile, the held-out records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..profiling.focus import FieldFocus
+from ..profiling.improvement import judge_holdout
+from ..write.module import render_module
+from ..profiling.profiler import FieldProfile
+from ..model.response import ParsedResponse
+from .sandbox import run_in_sandbox
+from .validation import check_code_safety, validate_function_detailed
+
+__all__ = ["Gate", "Verdict"]
+
+
+@dataclass
+class Verdict:
+    """``problem`` is None when the candidate is accepted; ``outputs`` are its results on the visible records."""
+
+    problem: str | None
+    outputs: list | None = None
+    hidden_outputs: list | None = None
+    replaces: str | None = None
+
+
+@dataclass
+class Gate:
+    """The checks every candidate passes, in order, before it is accepted (all code runs in the sandbox)."""
+
+    focus: FieldFocus
+    mode: str = "structured"
+    validate_runtime: bool = True
+    timeout: float = 10.0
+    hidden: list = field(default_factory=list)
+    allow_modify: bool = False
+    raw: list = field(default_factory=list)
+    raw_hidden: list = field(default_factory=list)
+
+    def check(self, parsed: ParsedResponse, records: list, functions: list[dict],
+              target: FieldProfile | None = None) -> Verdict:
+        """Why the candidate cannot be accepted, or its outputs on ``records`` and on the held-out records."""
+        name, code = parsed.name, parsed.code
+        if self.allow_modify and self.validate_runtime and any(f["name"] == name for f in functions):
+            return self.check_modification(parsed, records, functions)
+        if name == "clean_data" or any(f["name"] == name for f in functions):
+            return Verdict(_already_exists(name, parsed))
+        problems = check_code_safety(code)
+        if problems:
+            return Verdict(" ".join(problems))
+        if not self.validate_runtime:
+            return Verdict(None)
+        report = validate_function_detailed(code, records, name, expect=self._expect, timeout=self.timeout)
+        if not report.ok:
+            return Verdict(report.error or "validation failed")
+        problem = self.focus.judge(records, report.outputs, target)
+        if problem:
+            return Verdict(problem)
+        problem, hidden = self._check_hidden(code, name)
+        return Verdict(problem, None if problem else report.outputs, hidden)
+
+    def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
+        """The candidate must also run on the held-out records and leave them no worse."""
+        if not self.hidden:
+            return None, []
+        report = validate_function_detailed(code, self.hidden, name, expect=self._expect, timeout=self.timeout)
+        if not report.ok:
+            return f"On records you were not shown: {report.error or 'validation failed'}", []
+        if self.mode != "structured":
+            return None, report.outputs
+        return judge_holdout(self.hidden, report.outputs, self.focus.expectations,
+                             csv_strings=self.focus.csv_strings), report.outputs
+
+    def check_modification(self, parsed: ParsedResponse, current: list, functions: list[dict]) -> Verdict:
+        """A re-sent name replaces the old function if the chain then runs, changes something, and is no worse.
+
+        The chain with the new version runs on the chunk as it came in (``raw``) and on the held-out
+        records, and is compared with the chunk as the current functions leave it (``current``).
+        """
+        problems = check_code_safety(parsed.code)
+        if problems:
+            return Verdict(" ".join(problems))
+        chain = [{**f, "code": parsed.code, "docstring": parsed.docstring or f.get("docstring", "")}
+                 if f["name"] == parsed.name else f for f in functions]
+        source = render_module(chain, mode=self.mode)
+        res = run_in_sandbox(source, "clean_data", self.raw, timeout=self.timeout)
+        if not res.ok or any(err is not None for err in res.errors):
+            error = res.error or next((e for e in res.errors if e), "failed in the sandbox")
+            return Verdict(f"Your new version of `{parsed.name}` failed: {error}")
+        if res.outputs == current:
+            return Verdict(f"Your new version of `{parsed.name}` changes nothing on this data; write a function "
+                           "with a new name for a different issue, or reply clean.")
+        if self.mode == "structured":
+            worse = judge_holdout(current, res.outputs, self.focus.expectations,
+                                  csv_strings=self.focus.csv_strings)
+            if worse:
+                return Verdict(f"Your new version of `{parsed.name}` is worse: " + worse.replace(
+                    "On records you were not shown it made", "it made"))
+        hidden_out: list = []
+        if self.raw_hidden:
+            hid = run_in_sandbox(source, "clean_data", self.raw_hidden, timeout=self.timeout)
+            if not hid.ok or any(err is not None for err in hid.errors):
+                return Verdict(f"Your new version of `{parsed.name}` failed on records you were not shown: "
+                               f"{hid.error or next((e for e in hid.errors if e), '')}")
+            hidden_out = hid.outputs
+            if self.mode == "structured":
+                worse = judge_holdout(self.hidden, hidden_out, self.focus.expectations,
+                                      csv_strings=self.focus.csv_strings)
+                if worse:
+                    return Verdict(worse)
+        return Verdict(None, res.outputs, hidden_out, replaces=parsed.name)
+
+    @property
+    def _expect(self) -> type:
+        return str if self.mode == "text" else dict
+
+    def apply(self, functions: list[dict], records: list) -> list:
+        """``records`` as the accepted functions leave them (in the sandbox); unchanged if they cannot run."""
+        if not functions or not self.validate_runtime or not records:
+            return records
+        res = run_in_sandbox(render_module(functions, mode=self.mode), "clean_data", records, timeout=self.timeout)
+        if not res.ok:
+            return records
+        return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
+
+
+def _already_exists(name: str, parsed: ParsedResponse) -> str:
+    """Feedback for a re-sent function: say it is applied already and point at the next issue the model listed."""
+    others = [i.description for i in parsed.issues if not i.solved][1:]
+    nxt = f' Your next unsolved issue is: "{others[0]}".' if others else ""
+    return (f"`{name}` already exists and has already been applied to the data shown; mark that issue "
+            f"solved=\"true\" and do not write it again.{nxt} Write a function with a new name for a "
+            "different issue, or reply clean if nothing is left.")

@@ -1,0 +1,381 @@
+"""Run generated cleaning code in a fresh, locked-down child process.
+
+This is the only place in the library that runs generated code, and it never runs it
+in the library's own process. A :class:`SandboxWorker` starts ``python -I -S -B`` on
+``_child.py`` in a new session, with an empty environment and a fresh empty
+working directory (removed afterwards). The child pre-imports the allowed modules,
+drops root to ``nobody``, sets rlimits (address space, CPU, file size 0, no core, no
+processes, no new file descriptors), replaces process/signal/fd functions of the
+loaded modules by refusals and arms a default-deny audit hook before it compiles the code. The
+parent enforces the wall-clock timeout by killing the child's process group.
+
+The worker loads the code once and then answers batch after batch (one length-prefixed
+message each way, results under a per-worker secret token) until its input ends: apply uses
+it for whole datasets. :func:`run_in_sandbox` is one worker, one batch. Whatever the code
+does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
+:class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import queue
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SandboxError
+
+__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker"]
+
+_CHILD = Path(__file__).with_name("_child.py")
+_TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)  # the child loads toolkit.py from the package root, by path
+_MIN_MEMORY_MB = 64
+_MAX_VIOLATIONS = 50
+_STDERR_KEEP = 1000
+_PIPE_BYTES = 1 << 20
+
+
+@dataclass
+class SandboxResult:
+    """What happened when code ran in the sandbox; ``ok`` is False when the run as a whole failed."""
+
+    ok: bool
+    outputs: list = field(default_factory=list)
+    errors: list[str | None] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    error: str | None = None
+    duration_s: float = 0.0
+
+
+@dataclass
+class BatchReply:
+    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
+
+    ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
+    ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
+    """
+
+    n: int = 0
+    payload: bytes = b""
+    failed: list[tuple] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False when the batch (or the load) as a whole failed; the worker is then closed."""
+        return self.error is None and not self.violations
+
+
+def run_in_sandbox(
+    code: str,
+    function_name: str,
+    records: list,
+    *,
+    timeout: float = 10.0,
+    memory_mb: int = 512,
+    cpu_seconds: int | None = None,
+) -> SandboxResult:
+    """Define `code` as a module in a fresh child process and call function_name(record) on a deep copy of each record.
+
+    ``outputs[i]`` is the JSON round-tripped return value for ``records[i]`` (None where
+    the function raised) and ``errors[i]`` is None or ``"ExcType: message (line N)"``.
+    Any refused operation (see ``violations``), a timeout, the memory or CPU limit, a
+    crash or a load error makes ``ok`` False and sets ``error``. The AST policy of
+    :func:`recursive_cleaner.judge.validation.check_code_safety` is *not* applied here.
+    """
+    if not isinstance(code, str) or not isinstance(function_name, str):
+        raise TypeError("code and function_name must be str")
+    if not timeout > 0:
+        raise ValueError(f"timeout must be positive, got {timeout!r}")
+    texts = []
+    for index, record in enumerate(records):
+        try:
+            texts.append(json.dumps(record))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"record {index} is not JSON-serialisable: {exc}") from None
+    cpu = int(cpu_seconds) if cpu_seconds is not None else math.ceil(timeout) + 1
+    batch = ("[" + ",".join(texts) + "]").encode("ascii")
+    started = time.monotonic()
+    deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
+    with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
+                       max_reply_mb=max(64, 8 * len(batch) >> 20)) as worker:
+        reply = worker._start(deadline, timed_out)
+        if reply.ok:
+            worker._send(b"J" + batch)
+            reply = worker._receive(deadline, timed_out)
+    return _as_result(reply, len(texts), started)
+
+
+def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed."""
+    outputs, errors = [None] * n, [None] * n
+    if reply.payload or reply.n:
+        for index, text in enumerate(reply.payload.split(b"\n")[:n]):
+            outputs[index] = json.loads(text) if text else None
+    for index, message, *_ in reply.failed:
+        errors[index] = message
+    return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
+                         error=reply.error, duration_s=time.monotonic() - started)
+
+
+class _Stop(Exception):
+    """The child stopped answering: its reason is the message."""
+
+
+class SandboxWorker:
+    """A persistent sandboxed child: ``code`` is loaded once, then each batch goes through ``function_name``.
+
+    ``start()``, then ``submit(records)`` any number of batches and ``receive(timeout)`` their
+    replies in the same order (or ``run_batch`` for both), then ``close()``. Batches are written
+    by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
+    batch; ``dict_only`` makes a non-dict return value an error for that record. Any failure of a
+    batch as a whole (timeout, crash, memory, refused operation) kills the child.
+    """
+
+    def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
+                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None) -> None:
+        if memory_mb < _MIN_MEMORY_MB:
+            raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
+        self.cpu_seconds = max(1, int(cpu_seconds))
+        self.nonce = secrets.token_hex(16)
+        self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
+                                    "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
+                                    "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}).encode("ascii")
+        self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
+        self._buf, self._pos = bytearray(), 0
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._proc = self._feeder = self._workdir = self._stderr = None
+        self._rfd = self._wfd = -1
+        self.closed = self._armed = False
+
+    # -- the process (apply's trusted worker overrides _command) --
+    def _command(self) -> tuple[list[str], str, dict]:
+        """(argv, working directory, environment) of the child: the locked-down child program."""
+        if not sys.executable:
+            raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
+        self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
+        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD)], self._workdir, {}
+
+    def _launch(self) -> tuple[int, int]:
+        """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""
+        cmd, cwd, env = self._command()
+        self._stderr = tempfile.TemporaryFile()
+        (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
+        for fd in (wfd, rfd):  # room for a whole batch, so a child rarely waits for the parent to read
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            except (AttributeError, OSError):
+                pass
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
+                                          env=env, close_fds=True, start_new_session=True)
+        except OSError as exc:
+            for fd in (wfd, rfd):
+                os.close(fd)
+            raise SandboxError(f"cannot start the sandbox child: {exc}") from exc
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        return wfd, rfd
+
+    def _kill(self) -> None:
+        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), self._proc.kill):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _wait(self, timeout: float) -> int | None:
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    # -- the protocol --
+    def start(self, timeout: float = 10.0) -> BatchReply:
+        """Start the child and load the code; the reply is ``ok`` when ready, else says why not (worker closed)."""
+        return self._start(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
+
+    def submit(self, records: list) -> None:
+        """Queue one batch of records for the child; never waits."""
+        self._send(b"J" + json.dumps(records).encode("ascii"))
+
+    def submit_lines(self, data: bytes) -> None:
+        """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
+        self._send(b"L" + data)
+
+    def receive(self, timeout: float = 60.0) -> BatchReply:
+        """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
+        return self._receive(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
+
+    def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
+        """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
+        started = time.monotonic()
+        self.submit(records)
+        return _as_result(self.receive(timeout), len(records), started)
+
+    def close(self, *, kill: bool = False, grace: float = 2.0) -> None:
+        """End the child: end of input and a short wait (or a kill at once), then clean up."""
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put(None)
+        if self._proc is not None and (kill or self._wait(grace) is None):
+            self._kill()
+            self._wait(grace)
+        if self._feeder is not None:
+            self._feeder.join(grace)
+        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close):
+            try:
+                closing and closing()
+            except OSError:
+                pass
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __enter__(self) -> SandboxWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(kill=exc[0] is not None)
+
+    def _start(self, deadline: float, timed_out: str) -> BatchReply:
+        self._wfd, self._rfd = self._launch()
+        self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
+        self._feeder.start()
+        self._send(self._request)
+        reply = BatchReply()
+        try:
+            reply.error = self._message(b"L", deadline, reply.violations)["error"]
+        except _Stop as stop:
+            if not self._armed and str(stop) != "timeout":
+                self._stderr.seek(0)
+                tail = self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
+                self.close()
+                raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
+            reply.error = timed_out if str(stop) == "timeout" else str(stop)
+        return self._settle(reply)
+
+    def _receive(self, deadline: float, timed_out: str) -> BatchReply:
+        reply = BatchReply()
+        try:
+            if self.closed:
+                raise _Stop("the worker is closed")
+            head = self._message(b"R", deadline, reply.violations)
+            reply.n, reply.failed, reply.skipped = head["n"], head["failed"], head["skipped"]
+            reply.error = head["error"]
+            if self._reply_cap is not None and head["size"] > self._reply_cap:
+                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB")
+            reply.payload = self._take(head["size"], deadline)
+            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
+                raise _Stop("malformed reply from the sandbox child")
+        except _Stop as stop:
+            reply.error = timed_out if str(stop) == "timeout" else str(stop)
+        return self._settle(reply)
+
+    def _settle(self, reply: BatchReply) -> BatchReply:
+        """A refusal is the error unless another came first; any failure closes the worker."""
+        if reply.violations and reply.error is None:
+            more = f" (and {len(reply.violations) - 1} more)" if len(reply.violations) > 1 else ""
+            reply.error = f"refused operation: {reply.violations[0]}{more}"
+        if reply.error is not None:
+            self.close(kill=True)
+        return reply
+
+    def _send(self, frame: bytes) -> None:
+        self._queue.put(len(frame).to_bytes(8, "big") + frame)
+
+    def _feed(self) -> None:
+        """Feeder thread: write queued frames to the child, in order; close its input at the end."""
+        try:
+            while (data := self._queue.get()) is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._wfd, view):]
+        except OSError:
+            pass  # the child is gone; receive() reports why
+        finally:
+            try:
+                os.close(self._wfd)
+            except OSError:
+                pass
+
+    def _message(self, kind: bytes, deadline: float, violations: list[str]) -> dict:
+        """The JSON of the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations."""
+        prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
+        try:
+            while True:
+                line = self._line(deadline)
+                if line.startswith(prefix):
+                    return json.loads(line[len(prefix):])
+                if line == b"A":
+                    self._armed = True
+                elif line and len(violations) >= _MAX_VIOLATIONS:
+                    extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
+                elif line:
+                    violations.append(_violation_text(line) if line.startswith(b"V") else
+                                      "unexpected data on the sandbox result channel")
+        finally:
+            if extra:
+                violations.append(f"... {extra} more refused operations")
+
+    def _fill(self, deadline: float) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self._rfd], [], [], remaining)[0]:
+            raise _Stop("timeout")
+        chunk = os.read(self._rfd, 1 << 20)
+        if not chunk:
+            raise _Stop(_death_message(self._wait(1.0), self.cpu_seconds))
+        if self._pos > (1 << 20) and self._pos > len(self._buf) // 2:
+            del self._buf[: self._pos]
+            self._pos = 0
+        self._buf += chunk
+
+    def _line(self, deadline: float) -> bytes:
+        while (end := self._buf.find(b"\n", self._pos)) < 0:
+            self._fill(deadline)
+        line = bytes(self._buf[self._pos : end])
+        self._pos = end + 1
+        return line
+
+    def _take(self, size: int, deadline: float) -> bytes:
+        while len(self._buf) - self._pos < size:
+            self._fill(deadline)
+        data = bytes(self._buf[self._pos : self._pos + size])
+        self._pos += size
+        return data
+
+
+def _violation_text(line: bytes) -> str:
+    try:
+        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
+    except ValueError:
+        return "unreadable violation report"
+
+
+def _death_message(returncode: int | None, cpu_seconds: int) -> str:
+    """Explain a child that ended without reporting a result."""
+    if returncode is not None and returncode < 0:
+        number = -returncode
+        if number == signal.SIGXCPU:
+            return f"CPU time limit of {cpu_seconds}s exceeded"
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "unknown signal"
+        return f"killed by signal {number} ({name})"
+    return f"the sandbox child exited with code {returncode} without a result"

@@ -1,0 +1,136 @@
+"""Calling the backend: retries with tenacity, and counting calls, tokens and latency."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from ..errors import LLMCallError
+from ..types import LLMBackend
+
+__all__ = ["LLMReply", "LLMStats", "call_llm"]
+
+
+@dataclass
+class LLMReply:
+    """One successful call: the text and what it cost."""
+
+    text: str
+    latency_ms: float
+    attempts: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+@dataclass
+class LLMStats:
+    """Running totals over a run; ``on_add(reply, purpose)``, when set, hears of every call counted."""
+
+    calls: int = 0
+    failed_attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    on_add: Callable[[LLMReply, str], None] | None = field(default=None, repr=False, compare=False)
+
+    def add(self, reply: LLMReply, purpose: str = "") -> None:
+        """Count one call; ``purpose`` (e.g. "saturation") is passed on to ``on_add``."""
+        self.calls += 1
+        self.failed_attempts += reply.attempts - 1
+        self.prompt_tokens += reply.prompt_tokens or 0
+        self.completion_tokens += reply.completion_tokens or 0
+        self.cached_tokens += reply.cached_tokens or 0
+        self.latencies_ms.append(reply.latency_ms)
+        if self.on_add is not None:
+            self.on_add(reply, purpose)
+
+    def latency_stats(self) -> dict[str, float]:
+        """min/max/avg/total latency in milliseconds (zeros before the first call)."""
+        lat = self.latencies_ms
+        if not lat:
+            return {"min_ms": 0.0, "max_ms": 0.0, "avg_ms": 0.0, "total_ms": 0.0, "calls": 0}
+        total = sum(lat)
+        return {
+            "min_ms": round(min(lat), 1),
+            "max_ms": round(max(lat), 1),
+            "avg_ms": round(total / len(lat), 1),
+            "total_ms": round(total, 1),
+            "calls": len(lat),
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "failed_attempts": self.failed_attempts,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "latency": self.latency_stats(),
+        }
+
+
+def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None, int | None]:
+    """prompt, completion and cached (reused from the server's prompt cache) tokens, where reported."""
+    usage = getattr(backend, "last_usage", None)
+    if not isinstance(usage, dict):
+        return None, None, None
+    return tuple(  # type: ignore[return-value]
+        v if isinstance(v, int) else None
+        for v in (usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("cached_tokens"))
+    )
+
+
+def call_llm(
+    backend: LLMBackend,
+    prompt: str,
+    *,
+    attempts: int = 3,
+    wait_min: float = 1.0,
+    wait_max: float = 10.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.perf_counter,
+) -> LLMReply:
+    """Call ``backend.generate(prompt)`` with exponential backoff.
+
+    Raises LLMCallError, carrying the attempt count and the last exception, when every
+    attempt failed or the backend returned something other than a str. An exception with
+    ``retryable = False`` (e.g. a prompt too long for the context) is not retried; Ctrl-C
+    (KeyboardInterrupt) propagates at once, unwrapped.
+    """
+    retrying = Retrying(
+        stop=stop_after_attempt(max(1, attempts)),
+        wait=wait_exponential(min=wait_min, max=wait_max),
+        sleep=sleep,
+        # Ctrl-C (KeyboardInterrupt) and other BaseExceptions are never retried: they propagate as they are.
+        retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)),
+        reraise=False,
+    )
+    tries = 0
+
+    def once() -> tuple[str, float]:
+        nonlocal tries
+        tries += 1
+        start = clock()
+        text = backend.generate(prompt)
+        elapsed = (clock() - start) * 1000.0
+        if not isinstance(text, str):
+            raise TypeError(f"backend returned {type(text).__name__}, expected str")
+        return text, elapsed
+
+    try:
+        text, elapsed = retrying(once)
+    except (RetryError, Exception) as exc:
+        last = exc.last_attempt.exception() if isinstance(exc, RetryError) else exc
+        raise LLMCallError(
+            f"LLM backend failed after {tries} attempt(s): {type(last).__name__}: {last}",
+            attempts=tries,
+            last_error=last,
+        ) from last
+    p, c, cached = _usage_of(backend)
+    return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c,
+                    cached_tokens=cached)

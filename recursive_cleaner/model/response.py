@@ -1,0 +1,211 @@
+"""Model reply → structured result. All tolerance for model noise lives here.
+
+The reply format is XML with a fenced Python block inside ``<code>``. Models add
+prose around it, forget the fence, leave the closing root tag off, put ``&`` and
+``<`` in code, or copy placeholders. Fields are extracted tag by tag with regular
+expressions (never a strict XML parser, which code breaks), and every failure
+raises ParseError with a sentence the model can act on in its next attempt.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+from ..errors import ParseError
+
+__all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape"]
+
+STATUS_CLEAN = "clean"
+STATUS_NEEDS_WORK = "needs_more_work"
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FENCE = re.compile(r"```[ \t]*(?:python|py|Python|python3)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.DOTALL)
+_ISSUE = re.compile(r"<issue\b([^>]*)>(.*?)</issue\s*>", re.DOTALL | re.IGNORECASE)
+_ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
+
+
+@dataclass
+class Issue:
+    """One data-quality issue the model listed."""
+
+    id: str
+    description: str
+    solved: bool
+
+
+@dataclass
+class ParsedResponse:
+    """What a reply says: issues, and at most one function to add."""
+
+    issues: list[Issue] = field(default_factory=list)
+    name: str = ""
+    docstring: str = ""
+    code: str = ""
+    status: str = STATUS_NEEDS_WORK
+
+    @property
+    def has_function(self) -> bool:
+        return bool(self.code)
+
+    def __getitem__(self, key: str):  # dict-style access, as in the reference design
+        return getattr(self, key)
+
+
+def _tag(text: str, name: str) -> str | None:
+    """Inner text of the first <name>…</name>; an unclosed last tag runs to the end."""
+    m = re.search(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", text, re.DOTALL | re.IGNORECASE)
+    if m:
+        return m.group(1)
+    m = re.search(rf"<{name}\b[^>]*>(.*)\Z", text, re.DOTALL | re.IGNORECASE)
+    return m.group(1) if m else None
+
+
+def _strip_cdata(text: str) -> str:
+    m = re.fullmatch(r"\s*<!\[CDATA\[(.*?)\]\]>\s*", text, re.DOTALL)
+    return m.group(1) if m else text
+
+
+def extract_python_block(text: str) -> str:
+    """Code from a ```python fence (an unclosed fence runs to the end); unfenced text as is."""
+    m = _FENCE.search(text)
+    code = m.group(1) if m else text
+    code = re.sub(r"</?code\s*>", "", code)
+    return textwrap.dedent(code).strip("\n").rstrip()
+
+
+def _normalise_status(raw: str | None) -> str:
+    """Only an unambiguous "clean" counts as clean; anything else needs more work."""
+    if raw is None:
+        return STATUS_NEEDS_WORK
+    word = re.sub(r"[^a-z_ ]", "", raw.strip().lower()).strip()
+    return STATUS_CLEAN if word == STATUS_CLEAN else STATUS_NEEDS_WORK
+
+
+def parse_issues(text: str) -> list[Issue]:
+    """The <issue> entries of a reply (none if it has no well-formed ones); never raises."""
+    if not isinstance(text, str):
+        return []
+    issues = []
+    for n, m in enumerate(_ISSUE.finditer(text), 1):
+        attrs = dict((k.lower(), v) for k, v in _ATTR.findall(m.group(1)))
+        solved = attrs.get("solved", "false").strip().lower() in ("true", "yes", "1")
+        issues.append(Issue(id=attrs.get("id", str(n)), description=" ".join(m.group(2).split()), solved=solved))
+    return issues
+
+
+def _parse_code(code: str, reply: str) -> tuple[ast.Module, str]:
+    """The syntax tree and the source it came from (XML entities undone if that was needed)."""
+    try:
+        return ast.parse(code), code
+    except SyntaxError as first:
+        unescaped = html.unescape(code)
+        if unescaped != code:
+            try:
+                return ast.parse(unescaped), unescaped
+            except SyntaxError:
+                pass
+        raise ParseError(
+            f"The code in <code> is not valid Python: {first.msg} (line {first.lineno}). "
+            "Send the complete function inside a ```python fenced block.",
+            reply,
+        ) from None
+
+
+def check_module_shape(tree: ast.Module, name: str) -> list[str]:
+    """Problems with what the code does at module level (empty list when fine).
+
+    Allowed at top level: a docstring, imports, function definitions and constant
+    assignments. Anything that runs when the module is imported is refused.
+    """
+    problems = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # docstring or stray string
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_literal(node.value):
+            continue
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            problems.append('Remove the `if __name__ == "__main__":` block; send only the function.')
+            continue
+        problems.append(
+            f"Module-level statement `{ast.unparse(node).splitlines()[0][:60]}` (line {node.lineno}) would run "
+            "on import; only imports, functions and constants are allowed outside the function."
+        )
+    names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if name not in names:
+        found = ", ".join(names) or "none"
+        problems.append(f"The code must define a function named `{name}` (as in <name>); functions found: {found}.")
+    return problems
+
+
+def _is_literal(node: ast.AST | None) -> bool:
+    if node is None:
+        return True
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def parse_response(text: str) -> ParsedResponse:
+    """Parse a model reply; raise ParseError with feedback for the model when it cannot be used."""
+    if not isinstance(text, str) or not text.strip():
+        raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", str(text or ""))
+    root = _tag(text, "cleaning_analysis")
+    body = root if root is not None else text
+    result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(_tag(body, "chunk_status")))
+
+    func = _tag(body, "function_to_generate")
+    scope = func if func is not None else body
+    code_raw = _tag(scope, "code")
+    if code_raw is None and _FENCE.search(scope):
+        code_raw = scope[_FENCE.search(scope).start():]  # a fenced block without <code> tags
+    name = " ".join((_tag(scope, "name") or "").split())
+    code = extract_python_block(_strip_cdata(code_raw)) if code_raw is not None else ""
+
+    if root is None and not result.issues and not code and _tag(body, "chunk_status") is None:
+        raise ParseError(
+            "No <cleaning_analysis> block found. Reply with <cleaning_analysis> containing "
+            "<issues_detected>, optionally one <function_to_generate>, and <chunk_status>.",
+            text,
+        )
+    if not code or code.strip() in ("pass", "..."):
+        if result.status == STATUS_CLEAN:
+            return result
+        raise ParseError(
+            "chunk_status is not clean but no function was given. Either write ONE function for the "
+            "first unsolved issue inside <function_to_generate>, or reply <chunk_status>clean</chunk_status>.",
+            text,
+        )
+
+    tree, code = _parse_code(code, text)
+    if not name:
+        defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+        if len(defs) != 1:
+            raise ParseError("Give the function's name in <name></name>.", text)
+        name = defs[0]
+    if not _IDENT.match(name):
+        raise ParseError(f"<name> must be a Python identifier, got {name!r}.", text)
+    problems = check_module_shape(tree, name)
+    if problems:
+        raise ParseError(" ".join(problems), text)
+
+    result.name = name
+    result.code = code
+    result.docstring = _docstring(_tag(scope, "docstring"), tree, name)
+    result.status = STATUS_NEEDS_WORK  # a function was written, so the chunk was not clean yet
+    return result
+
+
+def _docstring(tagged: str | None, tree: ast.Module, name: str) -> str:
+    if tagged and tagged.strip():
+        return textwrap.dedent(tagged).strip()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return (ast.get_docstring(node) or "").strip()
+    return ""

@@ -1,0 +1,1 @@
+"""Profiling: the schema, what each field should look like (from the goals), and each field's profile."""

@@ -1,0 +1,313 @@
+"""Reading the user's instructions (by rules, no model) into the format each field should have.
+
+``infer_expectations(instructions, fields, samples)`` returns ``{field: Expectation}``:
+
+1. The instructions are cut into blocks (a bullet with its indented continuation lines, or a
+   paragraph) and blocks into clauses (sentences and ``;`` parts).
+2. A block whose first line starts with a heading naming fields (``- status: ...``) is about
+   those fields only. Elsewhere a format keyword is about the nearest group of field mentions
+   before it ("city, county and name are lower case"), else the one after it ("use E.164 for
+   phone"), else the subject of the previous clause ("... ; write them as HH:MM").
+3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
+   (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields, "all
+   fields"); a synonym naming several fields counts only in a clause that names no field.
+4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
+   number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
+   most specific wins (order of ``KINDS``).
+5. Only fields the instructions give no kind get a fallback: from the name (email, phone,
+   date/dob/_at) unless the instructions or the samples contradict it (source "field name"),
+   then from the samples' own canonical format (source "data"). Other fields get no entry.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .expectations import (
+    KIND_PRIMITIVES, _LOOSE, _PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
+)
+
+__all__ = ["infer_expectations"]
+
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
+_CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
+_FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
+_KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
+_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
+_PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
+    ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
+    ("phone_e164", r"\be\.?\s?164\b"),
+    ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
+    ("time12", r"(?<!\w)[ap]\.m\.|\bam/pm\b|\b12[\s-]?hour"),
+    ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
+    ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
+    ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),
+    ("us_state", r"\bstate codes?\b|(?:two|2)[\s-]letter (?:us |u\.s\. )?state|state abbreviations?"),
+    ("code2", r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)"),
+    ("yesno", r"\byes\s*(?:/|or)\s*no\b"),
+    ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
+    ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\bdigits only\b|\bonly digits\b"),
+    ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
+               r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
+               r"\b(?:just|only) the number\b"),
+    # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
+    ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b"),
+    ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b"),
+    ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
+    ("lower", r"lower[\s-]?case"),
+    ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
+             r"double spaces|whitespace"),
+    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS})"),  # "Leave beer_name and style as they are"
+)]
+_PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
+                      r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
+_COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
+_ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
+                           r"possible values(?: are)?\s*:?|(?P<be>must be|should be|can be|is always))\s*"
+                           r"(?:the following\s*)?:?\s*", re.I)
+_QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
+_ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
+_NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
+                       r"letters?|null|empty|blank|missing|strings?|spaces?)\b", re.I)
+_CONTRADICT = {
+    "phone_e164": re.compile(rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{_AS_IS}", re.I),
+    "date": re.compile(rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{_AS_IS}", re.I),
+    "email": re.compile(rf"upper|{_AS_IS}", re.I),
+}
+_SYNONYMS = (  # regex, test on the field's tokens
+    (r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
+     lambda t: bool({"phone", "telephone", "mobile", "cell", "cellphone", "tel"} & set(t))),
+    (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
+    (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: _date_name(t)),
+    (r"times", lambda t: "time" in t and not _date_name(t)),
+    (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
+)
+
+
+def _clauses(block: str) -> list[str]:
+    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(block):
+        if not block[:m.start()].lower().endswith(_ABBREVIATIONS):
+            out.append(block[start:m.start()])
+            start = m.end()
+    out.append(block[start:])
+    return [c for c in out if c.strip()]
+
+
+def _tokens(field: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", field)
+    return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
+
+
+def _date_name(tokens: list[str]) -> bool:
+    return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (["at"], ["on"])
+
+
+def _blocks(text: str, is_head) -> list[str]:
+    """Bullets with their continuation lines, heading lines, paragraphs."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            blocks.append([])
+            continue
+        bullet = _BULLET.match(line)
+        body = line[bullet.end():] if bullet else line.strip()
+        new = bool(bullet) or (not line[:1].isspace() and is_head(body)) or not blocks or not blocks[-1]
+        if new:
+            blocks.append([body.strip()])
+        else:
+            blocks[-1].append(body.strip())
+    return [" ".join(b) for b in blocks if b]
+
+
+class _Reader:
+    """Finds field mentions and format keywords in the instructions."""
+
+    def __init__(self, fields: list[str]):
+        self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
+        for field in fields:
+            toks = _tokens(field) or [field.lower()]
+            phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
+            rx = rf"(?<![\w])(?:{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
+            self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
+        for rx, test in _SYNONYMS:
+            hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
+            if hit:
+                self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
+
+    def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
+        """Groups of adjacent field mentions: [(start, end, fields)]."""
+        found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
+                        for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
+        taken, end = [], -1
+        for hit in found:
+            if hit[0] >= end:
+                taken.append(hit)
+                end = hit[1]
+        if any(not generic for *_, generic in taken):
+            taken = [t for t in taken if not t[3]]
+        out: list[list] = []
+        for start, stop, fields, _ in taken:
+            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
+                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
+            else:
+                out.append([start, stop, fields])
+        return [tuple(g) for g in out]
+
+    def heading(self, body: str) -> frozenset:
+        m = _HEAD.match(body)
+        if not m or len(m.group(1).split()) > 8:
+            return frozenset()
+        return frozenset().union(*(g[2] for g in self.groups(m.group(1))))
+
+
+def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
+    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts."""
+    for trig in [m for m in [_COLON.match(clause)] if m] + list(_ENUM_TRIGGER.finditer(clause)):
+        rest, items, pos = clause[trig.end():], [], 0
+        while True:
+            m = _QUOTED.match(rest, pos)
+            if not m:
+                break
+            items.append(next(g for g in m.groups() if g is not None))
+            pos = m.end()
+            sep = _ITEM_SEP.match(rest, pos)
+            if not sep or not sep.group().strip():
+                break
+            pos = sep.end()
+        if not items and trig.re is _ENUM_TRIGGER:
+            words = re.split(r"[().;]", rest, maxsplit=1)[0].strip()
+            items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
+            strict = trig.group("be") is not None
+            if any(_NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4) for i in items):
+                items = []
+        if len(items) >= 2:
+            return tuple(dict.fromkeys(items)), trig.start()
+    return None
+
+
+def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
+    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped."""
+    found: list[tuple[str, tuple[str, ...], int, int]] = []
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            if any(m.start() < e and s < m.end() for _, _, s, e in found):
+                continue
+            if _PART_OF.match(text, m.end()):
+                continue  # "the state code, an underscore and the measure code": only a part of the value
+            if kind == "yesno":
+                found.append(("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end()))
+            else:
+                found.append((kind, (), m.start(), m.end()))
+    kinds = {k for k, *_ in found}
+    # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date is kept alone
+    if "datetime" in kinds and ("date" not in kinds or _KEEP_DATE.search(text)):
+        if not any(k == "datetime" and "hh" in text[s:e].lower() for k, _, s, e in found):
+            found = [f for f in found if f[0] != "datetime"]
+    if "datetime" in {k for k, *_ in found}:
+        found = [f for f in found if f[0] != "date"]
+    enum = _enum(text)
+    if enum:
+        found.append(("enum", enum[0], enum[1], enum[1] + 1))
+    return found
+
+
+def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
+    toks = _tokens(field) or [field.lower()]
+    names = {k for k, _ in kinds}
+    resolved = []
+    for kind, allowed in kinds:
+        if kind == "whole":
+            kind = "number"
+        if kind == "code2":
+            kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
+        if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
+            kind = "email"
+        if kind == "datetime" and "time" in toks and not _date_name(toks):
+            kind = "time"
+        if kind:
+            resolved.append((kind, allowed))
+    if not resolved:
+        return None
+    kind, allowed = min(resolved, key=lambda ka: _PRIORITY.index(ka[0]))
+    if kind in ("us_state", "country_alpha2"):
+        allowed = ("lower",) if "lower" in names and "upper" not in names else ()
+    if kind == "number":
+        allowed = ("whole_as_int",) if "whole" in names else ()
+    return kind, allowed
+
+
+def _fallback(field: str, said: str, samples: list | None) -> Expectation | None:
+    toks = _tokens(field) or [field.lower()]
+    kind = ("email" if ("email" in toks or "mail" in toks) else
+            "phone_e164" if {"phone", "telephone", "mobile", "cellphone"} & set(toks) else
+            "datetime" if toks[-1:] == ["at"] else "date" if _date_name(toks) else None)
+    check = "date" if kind == "datetime" else kind
+    if kind and not (said and _CONTRADICT[check].search(said)):
+        texts = [s.strip() if isinstance(s, str) else s for s in samples or []
+                 if s is not None and s != "" and not is_placeholder(s)]
+        if texts:
+            strings = [s for s in texts if isinstance(s, str)]
+            looks = dict(_LOOSE)[check]
+            if sum(looks(s) for s in strings) < 0.3 * len(texts):
+                kind = None  # the samples contradict the name (epoch numbers in created_at, ...)
+            elif kind == "datetime" and loose_kind(strings) == "date":
+                kind = "date"
+        if kind:
+            return Expectation(kind, source="field name", primitive=KIND_PRIMITIVES[kind])
+    if samples:
+        strings_only = all(isinstance(v, str) for v in samples if v is not None)
+        return expectation_from_values(list(samples), csv_strings=strings_only)
+    return None
+
+
+def infer_expectations(instructions: str, fields: list[str],
+                       samples: dict[str, list] | None = None) -> dict[str, Expectation]:
+    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module docstring)."""
+    fields = [str(f) for f in fields]
+    reader = _Reader(fields)
+    kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
+    said: dict[str, list[str]] = {f: [] for f in fields}
+    for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
+        head = reader.heading(block)
+        clauses = _clauses(block)
+        mentioned = [reader.groups(c) for c in clauses]
+        for field in head:
+            said[field].append(block)
+        if head and all(g[2] <= head for groups in mentioned for g in groups):
+            for field in head:  # the whole block is about the heading's fields
+                kinds[field].extend((k, a) for k, a, _, _ in _detect(block))
+            continue
+        subject: frozenset = head
+        for clause, groups in zip(clauses, mentioned):
+            for _, _, group in groups:
+                for field in group:
+                    said[field].append(clause)
+            if head and all(g[2] <= head for g in groups):
+                for field in head:
+                    kinds[field].extend((k, a) for k, a, _, _ in _detect(clause))
+                continue
+            for kind, allowed, start, end in _detect(clause):
+                after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
+                before = [g for g in groups if g[0] < start]
+                later = [g for g in groups if g[0] >= start]
+                target = (after or before[-1:] or later[:1])
+                fields_for = target[0][2] if target else subject
+                for field in fields_for:
+                    kinds[field].append((kind, allowed))
+            if groups:
+                subject = groups[-1][2]
+    out: dict[str, Expectation] = {}
+    for field in fields:
+        best = _resolve(field, kinds[field])
+        if best:
+            out[field] = Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])
+            continue
+        exp = _fallback(field, " ".join(said[field]), (samples or {}).get(field))
+        if exp:
+            out[field] = exp
+    return out

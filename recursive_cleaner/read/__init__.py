@@ -1,0 +1,1 @@
+"""Read: stream records or text from files and DataFrames in chunks; sampling and the holdout split."""

@@ -1,0 +1,1 @@
+"""Run: the run's options checks, state snapshot, dry run, the wrap-up after the last chunk, the result."""

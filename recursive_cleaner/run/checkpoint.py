@@ -1,0 +1,72 @@
+"""A run's progress as a state-file dict, and back (the file itself is written by ``write.state``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import StateFileError
+from ..model.llm import LLMStats
+from ..write.state import load_state
+from .state import RunContext
+
+__all__ = ["snapshot", "restore", "load_matching_state", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
+
+FUNCTION_KEYS = ("name", "docstring", "code")
+_FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index")
+CONTRACT_OPTIONS = ("chunk_size", "instructions")  # top-level fields of the state file (spec 01)
+
+
+def snapshot(ctx: RunContext) -> dict[str, Any]:
+    """Everything needed to resume: the contract fields first, then every option (backend spec included)."""
+    options, state = ctx.options, ctx.state
+    return {
+        "file_path": os.path.abspath(ctx.file_path),
+        "instructions": options.instructions,
+        "chunk_size": options.chunk_size,
+        "last_completed_chunk": state.last_completed_chunk,
+        "total_chunks": state.total_chunks,
+        "functions": state.functions,
+        "skipped_records": state.skip_count,
+        "rejected": [list(r) for r in state.rejected[-200:]],
+        "issues": state.issues[-500:],
+        "llm": ctx.client.stats.to_dict(),
+        "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
+        "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
+    }
+
+
+def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
+    """Put a snapshot back into the run (functions, progress, counters)."""
+    state = ctx.state
+    state.functions = [{k: f[k] for k in FUNCTION_KEYS + _FUNCTION_EXTRAS if k in f} for f in saved["functions"]]
+    state.last_completed_chunk = saved["last_completed_chunk"]
+    state.total_chunks = saved.get("total_chunks", 0)
+    state.skip_count = saved.get("skipped_records", 0)
+    state.rejected = [tuple(r) for r in saved.get("rejected", [])]
+    state.issues = list(saved.get("issues", []))
+    progress = saved.get("early_termination")
+    if isinstance(progress, dict):
+        ctx.watch.load(progress)
+        state.idle_chunks = int(progress.get("idle_chunks", 0) or 0)
+    llm = saved.get("llm", {})
+    ctx.client.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
+                                prompt_tokens=llm.get("prompt_tokens", 0),
+                                completion_tokens=llm.get("completion_tokens", 0),
+                                cached_tokens=llm.get("cached_tokens", 0), on_add=ctx.client.stats.on_add)
+
+
+def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
+    """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""
+    if ctx.state.last_completed_chunk < 0 and state_file and Path(state_file).exists():
+        saved = load_state(state_file)
+        same_file = os.path.abspath(saved["file_path"]) == os.path.abspath(ctx.file_path)
+        if not same_file or saved["chunk_size"] != ctx.options.chunk_size:
+            raise StateFileError(
+                f"state file {state_file} belongs to {saved['file_path']} with chunk_size "
+                f"{saved['chunk_size']}; delete it or pass another state_file"
+            )
+        restore(ctx, saved)
+    last = ctx.state.last_completed_chunk
+    return last if last >= 0 else None

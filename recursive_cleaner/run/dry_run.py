@@ -1,0 +1,39 @@
+"""Dry run: find a chunk's issues (the library's profile and the model's list) without asking for code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.prompt import build_detect_prompt, format_chunk
+from ..model.response import parse_issues
+from ..profiling.profiler import open_issues, profile_records
+from .state import RunContext
+
+__all__ = ["detect_issues", "profile_issues"]
+
+_EXAMPLES = 5
+
+
+def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> list[dict[str, Any]]:
+    """The open issues the field profiler finds in ``records`` (no model call)."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if not dicts:
+        return []
+    return [{"field": p.field, "issue": p.issue or "", "count": p.n_offending,
+             "offending": [str(v) for v in p.offending[:_EXAMPLES]], "chunk_index": chunk_index,
+             "source": "profile"}
+            for p in open_issues(profile_records(dicts, expectations))]
+
+
+def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:
+    """The profile's issues plus the issues the model lists for this chunk; one detection call, no code."""
+    mode = ctx.options.mode
+    found = profile_issues(records, ctx.focus.expectations, chunk_index=index) if mode == "structured" else []
+    shown = format_chunk(records, mode, max_chars=ctx.options.chunk_chars)
+    prompt = build_detect_prompt(ctx.state.prefix, shown, mode=mode,
+                                 records=len(records) if mode == "structured" else None)
+    reply = ctx.call(prompt, index, 1, purpose="detect")
+    for issue in parse_issues(reply):
+        found.append({"field": None, "issue": issue.description, "count": None, "offending": [],
+                      "chunk_index": index, "source": "model"})
+    return found

@@ -1,0 +1,115 @@
+"""After the last chunk: rules across rows, optimization, cleaning_functions.py, metrics, report.
+
+``finish_run(ctx, result, started)`` is the last stage of ``DataCleaner.run``; it fills the
+``RunResult`` and emits ``complete`` (and ``dry_run_complete`` in a dry run).
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..crossrow.plan import (
+    build_plan_prompt, choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup, with_stated,
+)
+from ..crossrow.steps import apply_steps
+from ..judge.sandbox import run_in_sandbox
+from ..optimizer.grouping import optimize_functions
+from ..write.module import OutputResult, write_output
+from .measure import measure_improvement, write_run_report
+from .result import RunResult
+from .state import RunContext
+
+__all__ = ["finish_run", "plan_cross_row", "optimize", "write_functions"]
+
+
+def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
+    """Write the functions (not in a dry run), measure, report, and emit the last event."""
+    options, state, stats = ctx.options, ctx.state, ctx.client.stats
+    source = None
+    if not options.dry_run and options.cross_row and options.mode == "structured":
+        plan_cross_row(ctx)
+    if not options.dry_run and options.optimize and len(state.functions) >= options.optimize_threshold:
+        optimize(ctx)
+    if not options.dry_run:
+        written = write_functions(ctx)
+        result.functions, source, state.order_note = written.written, written.source, written.order_note
+        result.rejected = state.rejected + written.rejected
+    else:
+        result.rejected = list(state.rejected)
+    result.skipped_records, result.skipped = state.skip_count, list(state.skipped)
+    result.llm = stats.to_dict()
+    result.unfixable = dict(ctx.focus.unfixable)
+    result.issues = list(state.issues)
+    result.modifications = list(state.modifications)
+    result.cross_row = [s.to_dict() for s in state.cross_row_steps]
+    result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop
+    result.reflection = ctx.reviewer.stats.to_dict() if ctx.reviewer else {}
+    if state.consolidation is not None:
+        done = state.consolidation
+        result.optimization = {"original": done.original_count, "final": len(done), "calls": done.calls,
+                               "merged": [d.describe() for d in done.accepted],
+                               "refused": [d.describe() for d in done.refused]}
+    state.improvement = result.improvement = measure_improvement(ctx, source) if options.track_metrics else None
+    result.report_path = write_run_report(ctx, result, time.monotonic() - started)
+    totals = dict(chunks=result.chunks_processed, skipped_records=state.skip_count, llm_calls=stats.calls,
+                  prompt_tokens=stats.prompt_tokens, completion_tokens=stats.completion_tokens,
+                  cached_tokens=stats.cached_tokens, latency_stats=stats.latency_stats(),
+                  report_path=result.report_path, reflection=result.reflection,
+                  optimization={k: v for k, v in result.optimization.items() if k in ("original", "final", "calls")},
+                  stopped_early=result.stopped_early)
+    if options.dry_run:
+        ctx.emit("dry_run_complete", issues=len(state.issues),
+                 fields=sorted({i["field"] for i in state.issues if i.get("field")}), **totals)
+    ctx.emit("complete", functions=len(result.functions), output_path=None if options.dry_run else options.output_path,
+             **totals)
+    return result
+
+
+def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
+    """Rules across rows (crossrow.plan): found in a cleaned sample, confirmed by the model, checked on it."""
+    state, instructions = ctx.state, ctx.options.instructions
+    sample = ctx.gate.apply(state.functions, ctx.source.head(sample_size))
+    fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
+    stated = stated_keys(instructions, fields)
+    candidates = discover_steps(sample, stated=stated)
+    dedup = wants_dedup(instructions)
+    if not candidates and not dedup:
+        return
+    reply = ctx.call(build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
+                     max(state.last_completed_chunk, 0), 0, purpose="cross_row")
+    chosen, problems = choose_steps(reply, fields)
+    kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
+                                   ctx.focus.expectations, allow_dedup=dedup, stated=stated,
+                                   csv_strings=ctx.focus.csv_strings)
+    state.cross_row_steps = kept
+    records = [r for r in sample if isinstance(r, dict)]
+    state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
+    state.rejected += refused + [("cross_row_plan", p) for p in problems]
+    ctx.emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),
+             source="library" if chosen is None else "model", dropped=state.cross_row_drop[0],
+             sample_records=state.cross_row_drop[1])
+
+
+def optimize(ctx: RunContext) -> None:
+    """Two-pass optimization: consolidate groups of related functions; a merge must match its originals."""
+    state, client = ctx.state, ctx.client
+    sample = [r for _, r in state.metrics_sample.items()] if state.metrics_sample else ctx.source.head(500)
+    ctx.where.update(chunk_index=max(state.last_completed_chunk, 0), iteration=0)
+    state.consolidation = optimize_functions(
+        state.functions, client.backend, records=sample, emit=ctx.emit, stats=client.stats, sleep=client.sleep,
+        llm_attempts=client.attempts, timeout=ctx.options.sandbox_timeout, mode=ctx.options.mode)
+    state.functions = list(state.consolidation)
+
+
+def write_functions(ctx: RunContext) -> OutputResult:
+    """cleaning_functions.py in dependency order, checked in the sandbox on the file's first records."""
+    sample = ctx.source.head()
+    options = ctx.options
+
+    def check(source: str) -> str | None:
+        res = run_in_sandbox(source, "clean_data", sample, timeout=options.sandbox_timeout)
+        return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
+
+    return write_output(ctx.state.functions, options.output_path, mode=options.mode,
+                        check=check if options.validate_runtime else None,
+                        cross_row=[s.to_dict() for s in ctx.state.cross_row_steps])

@@ -1,0 +1,73 @@
+"""After a run: quality before/after on a sample of the records seen, and the markdown cleaning report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crossrow.steps import CrossRowStep
+from ..judge.sandbox import run_in_sandbox
+from ..read import parsers
+from ..write.metrics import ImprovementReport, compare_quality
+from ..write.report import ReportData, write_report
+from .result import RunResult
+from .state import RunContext
+
+__all__ = ["measure_improvement", "report_data", "write_run_report"]
+
+
+def _truth_rows(path: str, positions: list[int]) -> list[Any] | None:
+    """The records of the ground-truth file at ``positions`` (file order); None if it is shorter."""
+    wanted, found = set(positions), {}
+    for pos, rec in enumerate(parsers.iter_records(path)):
+        if pos in wanted:
+            found[pos] = rec
+            if len(found) == len(wanted):
+                break
+    if len(found) < len(wanted):
+        return None
+    return [found[p] for p in positions]
+
+
+def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementReport | None:
+    """Run the final ``clean_data`` on the sample in the sandbox and compare before/after (and truth)."""
+    sample, options = ctx.state.metrics_sample, ctx.options
+    if sample is None or not sample.items():
+        return None
+    positions = [p for p, _ in sample.items()]
+    before = [r for _, r in sample.items()]
+    after = before
+    if source:
+        res = run_in_sandbox(source, "clean_data", before, timeout=max(options.sandbox_timeout, 60.0))
+        if res.ok:
+            after = [out if err is None else rec for rec, out, err in zip(before, res.outputs, res.errors)]
+    truth = _truth_rows(options.ground_truth, positions) if options.ground_truth else None
+    return compare_quality(before, after, expectations=ctx.focus.expectations, truth=truth,
+                           csv_strings=ctx.focus.csv_strings)
+
+
+def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> ReportData:
+    """Everything the markdown report shows, from the run and its result."""
+    llm, options, state = dict(result.llm), ctx.options, ctx.state
+    return ReportData(
+        title="Data analysis (dry run)" if options.dry_run else "Cleaning report",
+        source=ctx.file_path, instructions=options.instructions, mode=options.mode, dry_run=options.dry_run,
+        chunks_total=result.chunks_total, chunks_processed=result.chunks_processed,
+        records_seen=state.records_seen,
+        functions=[f for f in state.functions if f["name"] in set(result.functions)],
+        rejected=list(result.rejected), unfixable=dict(result.unfixable), issues=list(result.issues),
+        improvement=state.improvement, llm=llm, latency=llm.get("latency") or {},
+        skipped_records=result.skipped_records,
+        skipped_examples=[f"{s.path}:{s.line}: {s.reason}" for s in result.skipped[:10]],
+        output_path="" if options.dry_run else result.output_path, order_note=state.order_note,
+        modifications=list(result.modifications), reflection=dict(result.reflection),
+        optimization=dict(result.optimization), stopped_early=result.stopped_early,
+        cross_row=[CrossRowStep.from_dict(d).describe() for d in result.cross_row],
+        cross_row_dropped=result.cross_row_dropped, cross_row_sample=result.cross_row_sample,
+        seconds=seconds)
+
+
+def write_run_report(ctx: RunContext, result: RunResult, seconds: float | None) -> str | None:
+    """Write the report to the ``report_path`` option (None: no report); returns the path written."""
+    if not ctx.options.report_path:
+        return None
+    return write_report(ctx.options.report_path, report_data(ctx, result, seconds))

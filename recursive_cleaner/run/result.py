@@ -1,0 +1,39 @@
+"""RunResult: what one DataCleaner run did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..read import parsers
+from ..write.metrics import ImprovementReport
+
+__all__ = ["RunResult"]
+
+
+@dataclass
+class RunResult:
+    """What a run did: the output file, functions, chunks, skipped input lines and LLM cost."""
+
+    output_path: str
+    functions: list[str]
+    chunks_total: int
+    chunks_processed: int = 0
+    chunks_clean: int = 0
+    chunks_max_iterations: int = 0
+    skipped_records: int = 0
+    skipped: list[parsers.SkippedRecord] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    llm: dict[str, Any] = field(default_factory=dict)
+    resumed_from_chunk: int | None = None
+    unfixable: dict[str, str] = field(default_factory=dict)
+    issues: list[dict] = field(default_factory=list)
+    report_path: str | None = None
+    improvement: ImprovementReport | None = None
+    modifications: list[dict] = field(default_factory=list)
+    stopped_early: bool = False
+    cross_row: list[dict] = field(default_factory=list)
+    cross_row_dropped: int = 0  # records the cross-row steps drop on the planning sample (dedup)
+    cross_row_sample: int = 0  # records in that sample (0: no cross-row plan was made)
+    reflection: dict[str, int] = field(default_factory=dict)
+    optimization: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,61 @@
+"""DataCleaner's option checks and small helpers, kept out of the loop's module."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..model.response import ParsedResponse
+from ..read.sampling import STRATEGIES
+from ..types import BackendLike, as_backend
+
+__all__ = ["check_options", "first_issue", "beside", "resolve_backend", "backend_spec"]
+
+
+def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
+                   stratify_field: str | None) -> None:
+    """ValueError for an option no run could use."""
+    problems = [(chunk_size < 1, "chunk_size must be at least 1"),
+                (max_iterations < 1, "max_iterations must be at least 1"),
+                (mode not in ("auto", "structured", "text"), "mode must be 'auto', 'structured' or 'text'"),
+                (not 0 <= holdout_ratio < 1, "holdout_ratio must be at least 0 and below 1"),
+                (strategy not in STRATEGIES, f"sampling_strategy must be one of {', '.join(STRATEGIES)}"),
+                (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field")]
+    for bad, message in problems:
+        if bad:
+            raise ValueError(message)
+
+
+def first_issue(parsed: ParsedResponse) -> str:
+    unsolved = [i.description for i in parsed.issues if not i.solved]
+    return unsolved[0] if unsolved else ""
+
+
+def beside(report_path: str | None, output_path: str) -> str | None:
+    """A bare report file name goes next to cleaning_functions.py; any other path is used as given."""
+    if not report_path or os.path.dirname(report_path):
+        return report_path
+    return os.path.join(os.path.dirname(output_path), report_path)
+
+
+def resolve_backend(backend: BackendLike | str):
+    """A backend object, a callable, or a backend string looked up in ``backends`` (the object remembers its spec)."""
+    if isinstance(backend, str):
+        from ..backends import get_backend  # imported only when a string is used
+        from ..model.prompt import STOP_SEQUENCES
+
+        built = get_backend(backend, stop=list(STOP_SEQUENCES))
+        try:
+            built.backend_spec = backend  # so a run given the object (the CLI's way) still saves the string
+        except AttributeError:
+            pass
+        return built
+    return as_backend(backend)
+
+
+def backend_spec(backend: Any) -> str | None:
+    """The spec string a backend was given as or built from (``resolve_backend``); None for other objects."""
+    if isinstance(backend, str):
+        return backend
+    spec = getattr(backend, "backend_spec", None)
+    return spec if isinstance(spec, str) else None

@@ -1,0 +1,67 @@
+"""What a run has learned so far: functions, cross-row steps, counts and position; and what the stages share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..crossrow.steps import CrossRowStep
+from ..judge.gate import Gate
+from ..judge.reflection import Reviewer
+from ..model.client import ModelClient
+from ..optimizer.consolidation import ConsolidationResult
+from ..optimizer.saturation import SaturationWatch
+from ..options import Options
+from ..profiling.focus import FieldFocus
+from ..read.rows import SkippedRecord
+from ..read.sampling import MetricsSample
+from ..read.source import ChunkSource
+from ..write.metrics import ImprovementReport
+
+__all__ = ["RunState", "RunContext"]
+
+
+@dataclass
+class RunState:
+    """The loop's learning and counts (the state file keeps the part a resumed run needs: ``checkpoint``)."""
+
+    functions: list[dict] = field(default_factory=list)
+    last_completed_chunk: int = -1
+    total_chunks: int = 0
+    skip_count: int = 0
+    skipped: list[SkippedRecord] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    issues: list[dict] = field(default_factory=list)
+    modifications: list[dict] = field(default_factory=list)
+    records_seen: int = 0
+    idle_chunks: int = 0
+    prefix: str = ""  # the static prompt prefix of this run
+    cross_row_steps: list[CrossRowStep] = field(default_factory=list)
+    cross_row_drop: tuple[int, int] = (0, 0)  # (records the steps drop, records of the planning sample)
+    consolidation: ConsolidationResult | None = None
+    order_note: str = ""
+    metrics_sample: MetricsSample | None = None
+    improvement: ImprovementReport | None = None
+
+
+@dataclass
+class RunContext:
+    """What the stages beside and after the loop use (dry run, wrap-up, report): no reaching into DataCleaner.
+
+    ``call(prompt, chunk_index, iteration, purpose)`` is the loop's model call (it saves the state
+    file before an LLMCallError leaves the run); ``emit(event_type, **fields)`` sends a progress event;
+    ``where`` (chunk_index, iteration) is the position every ``llm_call`` event reports.
+    """
+
+    options: Options
+    state: RunState
+    client: ModelClient
+    source: ChunkSource
+    gate: Gate
+    focus: FieldFocus
+    watch: SaturationWatch
+    file_path: str
+    call: Callable[..., str]
+    emit: Callable[..., None]
+    reviewer: Reviewer | None = None
+    where: dict[str, int] = field(default_factory=lambda: {"chunk_index": -1, "iteration": 0})

@@ -1,0 +1,412 @@
+"""The ``recursive-cleaner`` command line (also ``python -m recursive_cleaner``), built with click.
+
+Commands: ``generate`` (write cleaning_functions.py), ``analyze`` (issues report, no code),
+``resume`` (carry on from a state file), ``apply`` (run the functions over a whole file) and
+``report`` (print a report, or the summary of a state file). An error prints ONE line on stderr
+and exits 1 (2 for a usage error, 130 on Ctrl-C); ``--debug`` shows the traceback as well.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .. import __version__
+from ..errors import CleanerError, LLMCallError
+from ..read.sampling import STRATEGIES
+
+__all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
+
+PROG = "recursive-cleaner"
+_DEBUG, _RESUME = "recursive_cleaner.debug", "recursive_cleaner.resume_hint"
+# import name of an optional dependency -> how to install it
+_INSTALL = {
+    "xllamacpp": "pip install 'recursive-cleaner[local]'",
+    "llama_cpp": "pip install llama-cpp-python",
+    "mlx_lm": "pip install 'recursive-cleaner[mlx]' (Apple Silicon only)",
+    "mlx": "pip install 'recursive-cleaner[mlx]' (Apple Silicon only)",
+    "rich": "pip install 'recursive-cleaner[progress]'",
+}
+
+
+def make_backend(spec: str) -> Any:
+    """The backend for ``-b SPEC`` (``local``, ``openai:MODEL@URL``, ``ollama:MODEL``, ``mlx:PATH``)."""
+    from ..run.setup import resolve_backend
+
+    try:
+        return resolve_backend(spec)
+    except ValueError as exc:  # an unknown prefix or a spec without its model: a usage error
+        raise click.BadParameter(str(exc), ctx=click.get_current_context(silent=True),
+                                 param_hint="'-b' / '--backend'") from None
+
+
+# ---------------------------------------------------------------------------- errors
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def error_message(exc: BaseException) -> str:
+    """The one line a shell user sees for ``exc``."""
+    if isinstance(exc, ImportError):
+        text = str(exc) or f"No module named {exc.name!r}"
+        hint = _INSTALL.get((exc.name or "").split(".")[0])
+        if "pip install" in text:
+            return _one_line(text)
+        return _one_line(f"missing dependency: {text}" + (f"; install it with: {hint}" if hint else ""))
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return _one_line(f"{exc.strerror}: {exc.filename}")
+    text = str(exc)
+    if isinstance(exc, (CleanerError, ValueError, OSError)) or type(exc).__module__.startswith("recursive_cleaner.backends"):
+        return _one_line(text or type(exc).__name__)
+    return _one_line(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+
+
+def _fail(ctx: click.Context, message: str, code: int) -> None:
+    if ctx.meta.get(_DEBUG):
+        traceback.print_exc()
+    click.echo(f"Error: {message}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+class _Group(click.Group):
+    """Turns every error of a command into one line on stderr and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            hint = _resume_hint(ctx)
+            _fail(ctx, "interrupted" + (f"; finished chunks are saved, carry on with: {hint}" if hint else ""), 130)
+        except Exception as exc:  # noqa: BLE001 - the one place that reports any error to the shell
+            message, hint = error_message(exc), _resume_hint(ctx)
+            if isinstance(exc, LLMCallError) and hint:
+                message += f" (finished chunks are saved; carry on with: {hint})"
+            _fail(ctx, message, 1)
+
+
+def _resume_hint(ctx: click.Context) -> str | None:
+    """The command that carries on this run, once its state file holds a finished chunk."""
+    state, backend = ctx.meta.get(_RESUME, (None, None))
+    if not state or not Path(state).is_file():
+        return None
+    return f"{PROG} resume {state}" + (f" -b {backend}" if backend != "local" else "")
+
+
+def _set_debug(ctx: click.Context, _param: Any, value: bool) -> None:
+    if value:
+        ctx.meta[_DEBUG] = True
+
+
+def _debug_option(f: Callable) -> Callable:
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help="Show the traceback of an error.")(f)
+
+
+def _need_file(path: str, what: str) -> None:
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+
+
+def _instructions(value: str) -> str:
+    """Inline text, or ``@path`` to read it from a file."""
+    if not value.startswith("@"):
+        return value
+    _need_file(value[1:], "instructions file")
+    return Path(value[1:]).read_text(encoding="utf-8")
+
+
+class _StderrNow:
+    """sys.stderr as it is when written to (so log lines go above a live progress bar)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def _progress(mode: str) -> Any:
+    """A LiveProgress for ``--progress auto|bar|plain``, or nothing for ``off``."""
+    if mode == "off":
+        return nullcontext(None)
+    from .progress import LiveProgress
+
+    return LiveProgress(live={"auto": None, "bar": True, "plain": False}[mode])
+
+
+# ---------------------------------------------------------------------------- options
+def _options(*decorators: Callable) -> Callable:
+    def apply(f: Callable) -> Callable:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+    return apply
+
+
+_backend = click.option("-b", "--backend", default="local", show_default=True, metavar="SPEC",
+                        help="local, local:0.5b, openai:MODEL[@URL], ollama:MODEL[@URL] or mlx:PATH.")
+_progress_opt = click.option("--progress", "progress", type=click.Choice(["auto", "bar", "plain", "off"]),
+                             default="auto", show_default=True,
+                             help="Live bar on a terminal (auto), always the bar, plain lines, or nothing.")
+_attempts = click.option("--llm-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+                         help="Calls per prompt before a failing backend stops the run.")
+_common = _options(
+    click.argument("file"),
+    click.option("-i", "--instructions", default="", metavar="TEXT|@FILE",
+                 help="Cleaning goals, or @path to read them from a file."),
+    _backend,
+    click.option("--chunk-size", type=click.IntRange(min=1), default=50, show_default=True,
+                 help="Records per chunk (characters in text mode, default 4000 there)."),
+    click.option("-o", "--output", default="cleaning_functions.py", show_default=True,
+                 help="Where to write the functions (the report goes beside it)."),
+    click.option("--state", default=None, metavar="PATH",
+                 help="State file saved after every chunk; an existing one for the same job is resumed."),
+    click.option("--report", default="cleaning_report.md", show_default=True,
+                 help="Markdown report path ('' for none)."),
+    click.option("--sampling", type=click.Choice(STRATEGIES), default="sequential", show_default=True,
+                 help="Order in which records reach the model."),
+    click.option("--stratify-field", default=None, metavar="FIELD", help="Field for --sampling stratified."),
+    click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling and the holdout."),
+    click.option("--mode", type=click.Choice(["auto", "structured", "text"]), default="auto", show_default=True),
+    _attempts,
+)
+_tail = _options(_progress_opt, _debug_option)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=__version__, prog_name=PROG)
+@_debug_option
+def cli() -> None:
+    """recursive-cleaner: an LLM writes, one tested function at a time, the code that cleans your data."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=_StderrNow())
+
+
+@cli.command()
+@_common
+@click.option("--max-iterations", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Model calls per chunk at most.")
+@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
+              help="Share of each chunk hidden from the model that a function must also pass on.")
+@click.option("--track-metrics", is_flag=True, help="Measure quality before/after on a sample (in the report).")
+@click.option("--ground-truth", default=None, metavar="FILE",
+              help="A clean file with the same rows: adds cell accuracy (implies --track-metrics).")
+@click.option("--early-termination/--no-early-termination", default=True, show_default=True,
+              help="Stop asking the model once recent chunks teach nothing new (--no-...: ask about every chunk).")
+@click.option("--dry-run", is_flag=True, help="Same as the analyze command: report issues, write no code.")
+@_tail
+def generate(**opts: Any) -> None:
+    """Write cleaning_functions.py for FILE.
+
+    FILE is JSONL, CSV, JSON or plain text. The model reads it chunk by chunk and writes one tested
+    function at a time; the functions, a markdown report and (with --state) a state file are written.
+    """
+    _clean(opts, dry_run=opts.pop("dry_run"))
+
+
+@cli.command()
+@_common
+@_tail
+def analyze(**opts: Any) -> None:
+    """Report the issues of FILE, write no code.
+
+    A dry run: the field profile and one detection call per chunk; the report lists the issues.
+    """
+    _clean(opts, dry_run=True)
+
+
+def _clean(opts: dict, *, dry_run: bool) -> None:
+    from ..cleaner import DataCleaner
+
+    file, state, backend = opts.pop("file"), opts.pop("state"), opts.pop("backend")
+    if opts["sampling"] == "stratified" and not opts["stratify_field"]:
+        raise click.UsageError("--sampling stratified needs --stratify-field")
+    _need_file(file, "data file")
+    if opts.get("ground_truth"):
+        _need_file(opts["ground_truth"], "ground-truth file")
+    instructions = _instructions(opts.pop("instructions"))
+    llm = make_backend(backend)
+    click.get_current_context().meta[_RESUME] = (state, backend)
+    kwargs = dict(chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
+                  report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
+                  stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
+                  llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run)
+    if "holdout" in opts:
+        kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
+                      track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
+                      early_termination=opts.pop("early_termination"))
+    with _progress(opts.pop("progress")) as on_progress:
+        cleaner = DataCleaner(llm, file, instructions=instructions, state_file=state, on_progress=on_progress,
+                              **kwargs)
+        result = cleaner.run()
+    _print_result(result, dry_run)
+
+
+@cli.command()
+@click.argument("state")
+@click.option("-b", "--backend", default=None, metavar="SPEC",
+              help="The backend to carry on with [default: the one STATE was made with, else local].")
+@click.option("--llm-attempts", type=click.IntRange(min=1), default=None,
+              help="Calls per prompt before a failing backend stops the run [default: as in STATE].")
+@_progress_opt
+@_debug_option
+def resume(state: str, backend: str | None, llm_attempts: int | None, progress: str) -> None:
+    """Carry on a run from its state file.
+
+    Every option of the run, and the backend string it used, are read from STATE.
+    """
+    from ..cleaner import DataCleaner
+    from ..write.state import load_state
+
+    saved = load_state(state)  # a missing or unusable state file fails before the backend is built
+    backend = backend or saved.get("options", {}).get("backend") or "local"
+    llm = make_backend(backend)
+    click.get_current_context().meta[_RESUME] = (state, backend)
+    with _progress(progress) as on_progress:
+        given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
+        cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **given)
+        result = cleaner.run()
+    _print_result(result, bool(saved.get("options", {}).get("dry_run")))
+
+
+def _print_result(result: Any, dry_run: bool) -> None:
+    llm = result.llm
+    if dry_run:
+        fields = sorted({i["field"] for i in result.issues if i.get("field")})
+        click.echo(f"found {len(result.issues)} issue(s)" + (f" in fields {', '.join(fields)}" if fields else ""))
+    else:
+        click.echo(f"wrote {result.output_path}: {len(result.functions)} function(s) "
+                   f"{', '.join(result.functions)}".rstrip())
+    click.echo(f"chunks {result.chunks_processed}/{result.chunks_total}"
+               + (f" (resumed after chunk {result.resumed_from_chunk + 1})"
+                  if result.resumed_from_chunk is not None else "")
+               + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
+               + f", skipped input lines {result.skipped_records}, "
+               f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}")
+    if result.cross_row_sample:
+        click.echo(f"cross-row steps: {len(result.cross_row)}; on a sample they keep "
+                   f"{result.cross_row_sample - result.cross_row_dropped:,} of {result.cross_row_sample:,} records")
+    if result.improvement is not None:
+        click.echo(str(result.improvement))
+    if result.report_path:
+        click.echo(f"report {result.report_path}")
+
+
+@cli.command("apply")
+@click.argument("functions")
+@click.argument("file")
+@click.option("-o", "--output", required=True, help="Cleaned file to write (same format as FILE).")
+@click.option("--trusted", is_flag=True,
+              help="Run FUNCTIONS as a normal module without the sandbox (only for code you reviewed).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
+@click.option("--reject-file", default=None, metavar="PATH",
+              help="Write records clean_data fails on here (JSONL) instead of unchanged to the output.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds one batch may take.")
+@click.option("--audit", "audit", default=None, metavar="PATH",
+              help="Log every changed cell here: row, field, old, new, step (JSONL; CSV for a .csv path).")
+@click.option("--no-cross-row", is_flag=True, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
+@click.option("--allow-drop", is_flag=True,
+              help="Let cross-row steps the goals did not ask for drop more than 5% of the records.")
+@_progress_opt
+@_debug_option
+def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: int | None, reject_file: str | None,
+              batch_size: int, timeout: float, audit: str | None, no_cross_row: bool, allow_drop: bool,
+              progress: str) -> None:
+    """Apply cleaning functions to a whole file.
+
+    Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
+    processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
+    and writes the records in order to OUTPUT.
+    """
+    from ..apply.local import MAX_DROP, apply_file
+
+    _need_file(functions, "functions file")
+    _need_file(file, "data file")
+    with _progress(progress) as on_progress:
+        result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
+                            reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
+                            cross_row=not no_cross_row, audit_path=audit, max_drop=1.0 if allow_drop else MAX_DROP)
+    failed = f", {result.failed} failed" + (f" (in {reject_file})" if reject_file and result.failed else
+                                            " (written unchanged)" if result.failed else "")
+    click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
+               f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
+               f"({result.records_per_s:,.0f} records/s, {result.workers} "
+               f"{'trusted' if result.trusted else 'sandboxed'} worker(s))")
+    if result.cross_row_steps:
+        changed = sum(n for fields in result.cross_row_changed.values() for n in fields.values())
+        click.echo(f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} duplicates dropped, "
+                   f"{changed:,} cells changed")
+    if audit:
+        by_step = ", ".join(f"{name} {n:,}" for name, n in result.changes_by_step.items()) or "no changes"
+        click.echo(f"audit {audit}: {result.audit_rows:,} rows; records changed: {by_step}")
+    if result.dropped_keys:
+        click.echo(f"warning: keys first seen after the first batch are not in the CSV: "
+                   f"{', '.join(result.dropped_keys)}", err=True)
+
+
+@cli.command()
+@click.argument("path", default="cleaning_report.md", required=False)
+@_debug_option
+def report(path: str) -> None:
+    """Print a report or a state file's summary.
+
+    PATH is a markdown report (default cleaning_report.md), printed as is, or a state file,
+    summarized: progress, functions, model use and the command to carry on.
+    """
+    _need_file(path, "report or state file")
+    text = Path(path).read_text(encoding="utf-8")
+    if path.lower().endswith(".json") or text.lstrip().startswith("{"):
+        from ..write.state import load_state
+
+        click.echo(state_summary(load_state(path), path))
+    else:
+        click.echo(text.rstrip("\n"))
+
+
+def state_summary(state: dict, path: str) -> str:
+    """A few lines about a saved run: data, progress, functions, model use, what to do next."""
+    options, llm = state.get("options", {}), state.get("llm", {})
+    done, total = state["last_completed_chunk"] + 1, state.get("total_chunks") or 0
+    lines = [f"state file {path}" + (f" (saved {state['timestamp']})" if state.get("timestamp") else ""),
+             f"data       {state['file_path']} (chunk size {state['chunk_size']})",
+             f"progress   {done}/{total or '?'} chunks done" + (" (dry run)" if options.get("dry_run") else "")]
+    functions = state["functions"]
+    lines.append(f"functions  {len(functions)}")
+    for f in functions:
+        doc = _one_line(f.get("docstring", "")).split(". ")[0][:80]
+        lines.append(f"  {f['name']}" + (f" [{f['field']}]" if f.get("field") else "") + (f": {doc}" if doc else ""))
+    lines.append(f"rejected   {len(state.get('rejected', []))} candidate(s); "
+                 f"skipped input lines {state.get('skipped_records', 0)}")
+    if state.get("issues"):
+        lines.append(f"issues     {len(state['issues'])} found")
+    lines.append(f"model      {llm.get('calls', 0)} calls, "
+                 f"{llm.get('prompt_tokens', 0)}+{llm.get('completion_tokens', 0)} tokens")
+    if options.get("output_path"):
+        lines.append(f"output     {options['output_path']}"
+                     + (f", report {options['report_path']}" if options.get("report_path") else ""))
+    if not total or done < total:
+        lines.append(f"next       {PROG} resume {path} [-b BACKEND]")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code instead of exiting (the console script exits with it)."""
+    try:
+        cli.main(args=argv, prog_name=None if argv is None else PROG, standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

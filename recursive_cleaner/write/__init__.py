@@ -1,0 +1,1 @@
+"""Write: cleaning_functions.py in dependency order, quality metrics, the report, state files."""

@@ -1,0 +1,80 @@
+"""The state file: written atomically after every chunk, read back to resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import StateFileError
+
+__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text"]
+
+STATE_VERSION = "0.2.0"
+_REQUIRED = {
+    "version": str,
+    "file_path": str,
+    "instructions": str,
+    "chunk_size": int,
+    "last_completed_chunk": int,
+    "functions": list,
+}
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+def save_state(path: str | os.PathLike, state: dict[str, Any]) -> None:
+    """Stamp ``state`` with version and time and write it atomically as JSON."""
+    data = {"version": STATE_VERSION, **state, "timestamp": datetime.now(timezone.utc).isoformat()}
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def load_state(path: str | os.PathLike) -> dict[str, Any]:
+    """Read and check a state file; FileNotFoundError if absent, StateFileError (a ValueError) if unusable."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"state file not found: {p}")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StateFileError(f"state file {p} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise StateFileError(f"state file {p} must hold a JSON object")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(data.get(key), kind):
+            raise StateFileError(f"state file {p} is missing '{key}' (or it is not a {kind.__name__})")
+    major = data["version"].split(".")[0]
+    if major != STATE_VERSION.split(".")[0]:
+        raise StateFileError(f"state file {p} has version {data['version']}; this library reads {STATE_VERSION}")
+    for i, f in enumerate(data["functions"]):
+        if not (isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("name", "docstring", "code"))):
+            raise StateFileError(f"state file {p}: functions[{i}] needs string name, docstring and code")
+    return data

@@ -1,0 +1,154 @@
+"""The package tree is the pipeline: stage subpackages import only the stages below them, and no module cycles.
+
+Stages, lowest first (CLAUDE.md draws them): the base modules at the top of the package
+(errors, types, _extras, _version, options, the toolkit), then read, profiling, model, crossrow,
+write, judge, optimizer, run, the loop (cleaner.py), apply, ui; the package's __init__,
+__main__, the contract re-exports (schema, validation, context) and the import path of files
+written by 0.2.0 (cross_row) sit on top.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "recursive_cleaner"
+BASE = {"errors", "types", "_extras", "_version", "options", "toolkit", "_toolkit_data", "_toolkit_dates"}
+STAGES = ["read", "profiling", "model", "crossrow", "write", "judge", "optimizer", "run", "cleaner", "apply", "ui"]
+TOP = {"__init__", "__main__", "schema", "validation", "context", "cross_row"}
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted name under recursive_cleaner (``read.parsers``, ``cleaner``, ``apply``) -> file."""
+    out = {}
+    for path in PKG.rglob("*.py"):
+        parts = path.relative_to(PKG).with_suffix("").parts
+        name = ".".join(parts[:-1]) if parts[-1] == "__init__" and len(parts) > 1 else ".".join(parts)
+        out[name] = path
+    out["backends"] = ROOT / "backends" / "__init__.py"
+    for path in (ROOT / "backends").glob("*.py"):
+        if path.stem != "__init__":
+            out[f"backends.{path.stem}"] = path
+    return out
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules ``name`` imports (anywhere in the file, TYPE_CHECKING blocks included)."""
+    is_package = path.name == "__init__.py"
+    here = name.split(".") if is_package else name.split(".")[:-1]
+    if name == "__init__":
+        here = []
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+                module = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and node.module.startswith("recursive_cleaner"):
+                module = node.module[len("recursive_cleaner."):] if node.module != "recursive_cleaner" else ""
+            else:
+                continue
+            targets = [f"{module}.{a.name}" if module else a.name for a in node.names] + [module]
+        elif isinstance(node, ast.Import):
+            targets = [a.name[len("recursive_cleaner."):] for a in node.names if a.name.startswith("recursive_cleaner.")]
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.add(t)
+    return found
+
+
+def _rank(module: str) -> int:
+    head = module.split(".")[0]
+    if head in BASE or head == "backends":
+        return 0
+    if head in STAGES:
+        return 1 + STAGES.index(head)
+    assert head in TOP, f"recursive_cleaner.{module} is in no stage: put it in a stage package or BASE"
+    return len(STAGES) + 1
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    return {name: _imports(name, path, set(mods)) for name, path in mods.items()}
+
+
+def test_no_stage_imports_a_stage_above_it():
+    upward = []
+    for name, deps in _graph().items():
+        for dep in deps:
+            if _rank(dep) > _rank(name):
+                upward.append(f"{name} -> {dep}")
+    assert not upward, "imports that point up the stage order:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycles_between_modules():
+    graph = _graph()
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, stack)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_backends_is_no_top_level_package_and_knows_nothing_of_the_cleaner():
+    import recursive_cleaner.backends as backends
+
+    assert Path(backends.__file__).resolve().parent == ROOT / "backends"
+    for name, deps in _graph().items():
+        if name.startswith("backends"):
+            assert all(d.startswith("backends") for d in deps), (name, deps)
+
+
+def test_every_stage_folder_is_a_package_the_install_lists():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {"recursive_cleaner"} | {f"recursive_cleaner.{p.name}" for p in PKG.iterdir()
+                                       if (p / "__init__.py").exists()}
+    assert listed == folders | {"recursive_cleaner.backends"}
+    assert {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()} == set(STAGES) - {"cleaner"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")
+def test_a_users_own_backends_package_does_not_shadow_ours(tmp_path):
+    """A project with its own backends/ (a common name): the CLI starts and a backend string resolves."""
+    (tmp_path / "backends").mkdir()
+    (tmp_path / "backends" / "__init__.py").write_text("MINE = True\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(ROOT)  # the library from this checkout; the user's folder comes first (cwd)
+    helped = subprocess.run([sys.executable, "-m", "recursive_cleaner", "--help"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "generate" in helped.stdout, helped.stderr
+    script = textwrap.dedent("""
+        import backends
+        from recursive_cleaner.run.setup import resolve_backend
+        backend = resolve_backend("openai:some-model@http://127.0.0.1:9/v1")
+        print(backends.MINE, type(backend).__module__)
+    """)
+    resolved = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=60)
+    assert resolved.returncode == 0, resolved.stderr
+    assert resolved.stdout.split() == ["True", "recursive_cleaner.backends.openai_compat"]
