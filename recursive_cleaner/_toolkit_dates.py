@@ -8,6 +8,8 @@ library only: the sandbox loads this file with the toolkit (``judge._child._load
 import datetime as _dt
 import re as _re
 
+__all__ = ["_iso_date", "_iso_datetime", "_time_24h", "_time_12h"]  # for toolkit.py only
+
 _MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _MONTHS = {name: number for number, name in enumerate(

@@ -152,3 +152,23 @@ def test_a_users_own_backends_package_does_not_shadow_ours(tmp_path):
                               timeout=60)
     assert resolved.returncode == 0, resolved.stderr
     assert resolved.stdout.split() == ["True", "recursive_cleaner.backends.openai_compat"]
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name shared between modules is in the defining module's __all__ (the toolkit's private helpers aside)."""
+    found = []
+    for path in PKG.rglob("*.py"):
+        if path.stem == "toolkit":
+            continue  # toolkit.py and its _toolkit_* helpers are loaded together, by path, in the sandbox
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("recursive_cleaner")):
+                found += [f"{path.relative_to(PKG)}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, "\n".join(found)
+
+
+def test_every_module_declares_its_api():
+    missing = [str(p.relative_to(PKG)) for p in PKG.rglob("*.py")
+               if p.stem not in ("__main__", "_child") and "__all__" not in p.read_text(encoding="utf-8")
+               and p.read_text(encoding="utf-8").strip().count("\n") > 3]
+    assert not missing, missing

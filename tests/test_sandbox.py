@@ -336,7 +336,7 @@ def test_a_child_that_dies_before_arming_raises_sandbox_error(monkeypatch, tmp_p
     broken = tmp_path / "child.py"
     broken.write_text("raise SystemExit('boom')\n")
     broken.chmod(broken.stat().st_mode | stat.S_IROTH)
-    monkeypatch.setattr(sandbox_module, "_CHILD", broken)
+    monkeypatch.setattr(sandbox_module, "CHILD_PATH", broken)
     with pytest.raises(SandboxError, match="boom"):
         run_in_sandbox("def clean(r):\n    return r", "clean", [{}])
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from .writers import _cell
+from .writers import csv_cell
 from ..read.json_stream import dump_json
 from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
 from ..errors import DataLossError
@@ -336,7 +336,7 @@ class AuditLog:
     def _write(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
         self.rows += 1
         if self.csv is not None:
-            self.csv.writerow([row, _cell(fld), _cell(old), _cell(new), step, kind])
+            self.csv.writerow([row, csv_cell(fld), csv_cell(old), csv_cell(new), step, kind])
         else:
             entry = {"row": row, "field": fld, "old": old, "new": new, "step": step, "kind": kind}
             self.out.write(dump_json(entry) + b"\n")

@@ -71,16 +71,18 @@ from ..read.json_stream import dump_json
 from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
 from ..read.json_stream import json_type_name
-from ..read.parsers import SkippedRecord, _jsonl_problem, detect_format, iter_chunks
-from ..judge.sandbox import _CHILD, BatchReply, SandboxWorker
+from ..read.parsers import SkippedRecord, jsonl_problem, detect_format, iter_chunks
+from ..judge.sandbox import CHILD_PATH, BatchReply, SandboxWorker
 from ..judge.validation import check_code_safety
 
-__all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records"]
+__all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records",
+           # shared with apply.on_dask, which runs the same batches on a cluster
+           "ApplyRun", "Batch", "start_workers", "positive_int", "APPLY_FORMATS", "KEEP_SKIPS"]
 
 FUNCTION_NAME = "clean_data"
-_KEEP_SKIPS = 100
+KEEP_SKIPS = 100
 _NL = b"\n"
-_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
 _FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
                  "changes_by_step", "seconds")
 # The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
@@ -128,7 +130,7 @@ class _TrustedWorker(SandboxWorker):
         self._filename = filename
 
     def _command(self) -> tuple[list[str], str, dict]:
-        return [sys.executable, "-B", "-c", _BOOT, str(_CHILD), self._filename], os.getcwd(), dict(os.environ)
+        return [sys.executable, "-B", "-c", _BOOT, str(CHILD_PATH), self._filename], os.getcwd(), dict(os.environ)
 
 
 def apply_file(
@@ -155,17 +157,17 @@ def apply_file(
     ``audit_path`` (a log of every changed cell). Cross-row steps the goals did not ask for
     (``asked``) may drop at most ``max_drop`` of the records (DataLossError otherwise; 1.0 allows any).
     """
-    run = _Run(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
+    run = ApplyRun(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)
     fmt = detect_format(input_path) if fmt is None else fmt
-    if fmt not in _FORMATS:
-        raise ValueError(f"apply_file reads {', '.join(_FORMATS)} files, not {fmt!r} ({input_path})")
-    size = _positive(batch_size, "batch_size")
+    if fmt not in APPLY_FORMATS:
+        raise ValueError(f"apply_file reads {', '.join(APPLY_FORMATS)} files, not {fmt!r} ({input_path})")
+    size = positive_int(batch_size, "batch_size")
     if fmt == "jsonl":  # the fast path: the workers parse the lines, this process only cuts batches
-        batches: Iterator[_Batch] = _jsonl_batches(input_path, size)
+        batches: Iterator[Batch] = _jsonl_batches(input_path, size)
     else:
-        batches = map(_Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
+        batches = map(Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
     with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
             (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
             spool(output_path, bool(run.steps)) as spooled:
@@ -205,10 +207,10 @@ def apply_records(
     Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
     yielded), ``audit_path`` and ``max_drop`` as for :func:`apply_file`.
     """
-    run = _Run(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
+    run = ApplyRun(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
                cross_row=cross_row, audit=audit_path is not None, max_drop=max_drop)
-    size, it = _positive(batch_size, "batch_size"), iter(records)
-    batches = map(_Batch, iter(lambda: list(itertools.islice(it, size)), []))
+    size, it = positive_int(batch_size, "batch_size"), iter(records)
+    batches = map(Batch, iter(lambda: list(itertools.islice(it, size)), []))
     with (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
             (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, spool(None, bool(run.steps)) as spooled:
         run.open_audit(audit, str(audit_path))
@@ -221,7 +223,7 @@ def apply_records(
 
 # ---------------------------------------------------------------------------- the pipeline
 @dataclass
-class _Batch:
+class Batch:
     """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte ``offset``."""
 
     records: list | None = None
@@ -259,11 +261,11 @@ class _Batch:
                 value = json.loads(lines[k].decode())
                 reason = f"valid JSON but not an object (got {json_type_name(value)})"
             except (ValueError, RecursionError) as exc:
-                reason = _jsonl_problem(lines[k], exc, starts[k]) or "blank line"
+                reason = jsonl_problem(lines[k], exc, starts[k]) or "blank line"
             yield SkippedRecord(path, self.line + k, reason)
 
 
-def _jsonl_batches(path: str, size: int) -> Iterator[_Batch]:
+def _jsonl_batches(path: str, size: int) -> Iterator[Batch]:
     """Raw JSONL lines, ``size`` at a time (BOM dropped): the workers parse them, not this process."""
     with open(path, "rb") as f:
         line, offset = 1, 0
@@ -271,11 +273,11 @@ def _jsonl_batches(path: str, size: int) -> Iterator[_Batch]:
             if line == 1 and lines[0].startswith(codecs.BOM_UTF8):
                 lines[0], offset = lines[0][3:], 3
             data = b"".join(lines)
-            yield _Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
+            yield Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
             line, offset = line + len(lines), offset + len(data)
 
 
-class _Run:
+class ApplyRun:
     """One apply run: options, counts, and the ordered stream of cleaned batches."""
 
     def __init__(self, code: str, filename: str, path: str, workers: int | None, trusted: bool, timeout: float,
@@ -316,13 +318,13 @@ class _Run:
 
     def skip(self, record: SkippedRecord) -> None:
         self.result.skipped_input += 1
-        if len(self.result.skipped) < _KEEP_SKIPS:
+        if len(self.result.skipped) < KEEP_SKIPS:
             self.result.skipped.append(record)
         if self.on_progress is not None:
             self.on_progress({"type": "record_skipped", "path": record.path, "line": record.line,
                               "reason": record.reason})
 
-    def output(self, batches: Iterator[_Batch], rejects: BinaryIO | None, spool: BinaryIO | None,
+    def output(self, batches: Iterator[Batch], rejects: BinaryIO | None, spool: BinaryIO | None,
                size: int) -> Iterator[tuple[bytes, int]]:
         """(payload, count) per batch of the output: clean_data's, then (with steps and a spool) the cross-row pass."""
         if not self.steps or spool is None:
@@ -332,12 +334,12 @@ class _Run:
         yield from two_passes(self.cleaned_rows(batches, rejects), self.steps, spool, size, self.audit, self.result,
                               self.max_drop)
 
-    def cleaned(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
+    def cleaned(self, batches: Iterator[Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int]]:
         """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed records resolved."""
         for payload, count, _ in self.cleaned_rows(batches, rejects):
             yield payload, count
 
-    def cleaned_rows(self, batches: Iterator[_Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int, Any]]:
+    def cleaned_rows(self, batches: Iterator[Batch], rejects: BinaryIO | None) -> Iterator[tuple[bytes, int, Any]]:
         """``cleaned``, with the input index of each record of the payload (a range; a list when some were rejected)."""
         result = self.result
         for batch, reply in self._replies(batches):
@@ -370,10 +372,10 @@ class _Run:
                                   "skipped_input": result.skipped_input, "seconds": time.monotonic() - self.started})
             yield payload, count, rows
 
-    def _replies(self, batches: Iterator[_Batch]) -> Iterator[tuple[_Batch, BatchReply]]:
+    def _replies(self, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchReply]]:
         """(batch, reply) pairs: batches sent round-robin to n workers, collected in order, at most 2 × n in flight."""
         n = self.result.workers
-        pool = _start_workers(self.plan.code, self.filename, n, self.result.trusted, self.timeout,
+        pool = start_workers(self.plan.code, self.filename, n, self.result.trusted, self.timeout,
                               function=self.plan.function)
         pending: deque = deque()
         done, first = False, 0
@@ -395,14 +397,14 @@ class _Run:
             for worker in pool:
                 worker.close(kill=not done)
 
-    def _collect(self, batch: _Batch, worker: SandboxWorker, first: int) -> tuple[_Batch, BatchReply]:
+    def _collect(self, batch: Batch, worker: SandboxWorker, first: int) -> tuple[Batch, BatchReply]:
         reply = worker.receive(self.timeout)
         if not reply.ok:
             raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
         return batch, reply
 
 
-def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float, *,
+def start_workers(code: str, filename: str, n: int, trusted: bool, timeout: float, *,
                    function: str = FUNCTION_NAME) -> list[SandboxWorker]:
     try:
         ast.parse(code, filename)
@@ -431,10 +433,10 @@ def _start_workers(code: str, filename: str, n: int, trusted: bool, timeout: flo
 def _worker_count(workers: int | None) -> int:
     if workers is None:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return _positive(workers, "workers")
+    return positive_int(workers, "workers")
 
 
-def _positive(value: Any, name: str) -> int:
+def positive_int(value: Any, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value

@@ -45,8 +45,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from .writers import WRITERS, AtomicFile
 from ..read.json_stream import dump_json
 from .._extras import require
-from .local import _FORMATS, _KEEP_SKIPS, ApplyError, ApplyResult, _Batch, _positive, _Run, _start_workers
-from ..read.parsers import SkippedRecord, _csv_records, detect_format, iter_chunks
+from .local import APPLY_FORMATS, KEEP_SKIPS, ApplyError, ApplyResult, Batch, positive_int, ApplyRun, start_workers
+from ..read.parsers import SkippedRecord, csv_records, detect_format, iter_chunks
 
 __all__ = ["DaskApplyResult", "apply_dask"]
 
@@ -94,17 +94,17 @@ def apply_dask(
     db = require("dask.bag", "apply_dask")
     started = time.monotonic()
     code = Path(functions_path).read_text(encoding="utf-8")
-    size, per = _positive(batch_size, "batch_size"), _positive(partition_size, "partition_size")
-    probe = _Run(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row)
+    size, per = positive_int(batch_size, "batch_size"), positive_int(partition_size, "partition_size")
+    probe = ApplyRun(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row)
     if probe.steps:
         raise ValueError(f"{functions_path} has CROSS_ROW_STEPS ({', '.join(probe.result.cross_row_steps)}), which "
                          "apply_dask does not run: pass cross_row=False to apply clean_data only, or use apply_file")
-    _start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)  # apply's checks, no worker
+    start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)  # apply's checks, no worker
     files = _expand(inputs)
     fmts = [detect_format(path) if fmt is None else fmt for path in files]
     for path, kind in zip(files, fmts):
-        if kind not in _FORMATS:
-            raise ValueError(f"apply_dask reads {', '.join(_FORMATS)} files, not {kind!r} ({path})")
+        if kind not in APPLY_FORMATS:
+            raise ValueError(f"apply_dask reads {', '.join(APPLY_FORMATS)} files, not {kind!r} ({path})")
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     rejects = [os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
@@ -250,7 +250,7 @@ def _add(result: ApplyResult, part: _PartResult) -> None:
     result.records_out += part.records_out
     result.failed += part.failed
     result.skipped_input += part.skipped_input
-    result.skipped.extend(part.skipped[: _KEEP_SKIPS - len(result.skipped)])
+    result.skipped.extend(part.skipped[: KEEP_SKIPS - len(result.skipped)])
 
 
 # ---------------------------------------------------------------------------- Dask tasks
@@ -325,7 +325,7 @@ def _plan_csv(path: str, per: int) -> list[_Part]:
     parts, start, cut = [], _Part(path, "csv"), None
     with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
         lines = _Counted(f, 3 if bom else 0)
-        for count, record in enumerate(_csv_records(lines, path, None, delimiter), 1):
+        for count, record in enumerate(csv_records(lines, path, None, delimiter), 1):
             if cut is not None:  # a record after a full part: the part ends where the last one did
                 parts.append(_Part(path, "csv", start.start, cut[0], start.line, start.record, start.keys))
                 start, cut = _Part(path, "csv", cut[0], -1, cut[1], cut[2], tuple(record)), None
@@ -359,11 +359,11 @@ def _csv_part(part: _Part, on_skip: Callable[[SkippedRecord], None]) -> Iterator
         encoding = "utf-8-sig" if part.start == 0 else "utf-8"
         text = io.TextIOWrapper(data, encoding=encoding, errors="surrogateescape", newline="")
         keys = None if part.keys is None else list(part.keys)
-        yield from _csv_records(text, part.path, on_skip, "\t" if part.path.lower().endswith(".tsv") else ",",
+        yield from csv_records(text, part.path, on_skip, "\t" if part.path.lower().endswith(".tsv") else ",",
                                 keys, part.line)
 
 
-def _jsonl_part(part: _Part, size: int) -> Iterator[_Batch]:
+def _jsonl_part(part: _Part, size: int) -> Iterator[Batch]:
     """Raw JSONL batches of a part, as apply's _jsonl_batches cuts the whole file (BOM dropped)."""
     with open(part.path, "rb") as f:
         f.seek(part.start)
@@ -372,12 +372,12 @@ def _jsonl_part(part: _Part, size: int) -> Iterator[_Batch]:
             if offset == 0 and lines[0].startswith(_BOM):
                 lines[0], offset = lines[0][3:], 3
             data = b"".join(lines)
-            yield _Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
+            yield Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
             line, offset = line + len(lines), offset + len(data)
 
 
 @dataclass
-class _NumberedBatch(_Batch):
+class _NumberedBatch(Batch):
     """A batch of records whose numbers in messages count from the start of the file, not of the part."""
 
     base: int = 0
@@ -396,15 +396,15 @@ class _Lines(list):
 def _clean_part(part: _Part, code: str, filename: str, trusted: bool, size: int, timeout: float,
                 rejects: bool) -> _PartResult:
     """Clean one part (a Dask task): apply's pipeline with one sandboxed worker, started in this process."""
-    run = _Run(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
+    run = ApplyRun(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
     if part.fmt == "jsonl":
-        batches: Iterable[_Batch] = _jsonl_part(part, size)
+        batches: Iterable[Batch] = _jsonl_part(part, size)
     elif part.fmt == "csv":
         records = _csv_part(part, run.skip)
         chunks = iter(lambda: list(itertools.islice(records, size)), [])
         batches = (_NumberedBatch(records=chunk, base=part.record) for chunk in chunks)
     else:
-        batches = map(_Batch, iter_chunks(part.path, size, part.fmt, on_skip=run.skip))
+        batches = map(Batch, iter_chunks(part.path, size, part.fmt, on_skip=run.skip))
     lines = _Lines() if rejects else None
     payloads = list(run.cleaned(iter(batches), lines))
     r = run.result

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from .batches import Header, load_batch
 
-__all__ = ["AtomicFile", "WRITERS"]
+__all__ = ["AtomicFile", "WRITERS", "csv_cell"]
 
 
 
@@ -105,7 +105,7 @@ class _CsvWriter(_JsonlWriter):
         if self.header.start(records):
             self.rows.writerow(self.header.keys)
         for record in records:
-            self.rows.writerow([_cell(record.get(key)) for key in self.header.keys])
+            self.rows.writerow([csv_cell(record.get(key)) for key in self.header.keys])
         self.header.note(records)
 
     def finish(self) -> None:
@@ -113,7 +113,7 @@ class _CsvWriter(_JsonlWriter):
         self.text.detach()
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, str):

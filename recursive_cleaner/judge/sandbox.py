@@ -37,9 +37,9 @@ from pathlib import Path
 
 from ..errors import SandboxError
 
-__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker"]
+__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
 
-_CHILD = Path(__file__).with_name("_child.py")
+CHILD_PATH = Path(__file__).with_name("_child.py")
 _TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)  # the child loads toolkit.py from the package root, by path
 _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
@@ -168,7 +168,7 @@ class SandboxWorker:
         if not sys.executable:
             raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
         self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
-        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(_CHILD)], self._workdir, {}
+        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(CHILD_PATH)], self._workdir, {}
 
     def _launch(self) -> tuple[int, int]:
         """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from ..errors import ParseError
 
-__all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape"]
+__all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape",
+           "tag_text"]
 
 STATUS_CLEAN = "clean"
 STATUS_NEEDS_WORK = "needs_more_work"
@@ -54,8 +55,8 @@ class ParsedResponse:
         return getattr(self, key)
 
 
-def _tag(text: str, name: str) -> str | None:
-    """Inner text of the first <name>…</name>; an unclosed last tag runs to the end."""
+def tag_text(text: str, name: str) -> str | None:
+    """Inner text of the first <name>…</name>; an unclosed last tag runs to the end; None when absent."""
     m = re.search(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", text, re.DOTALL | re.IGNORECASE)
     if m:
         return m.group(1)
@@ -156,19 +157,19 @@ def parse_response(text: str) -> ParsedResponse:
     """Parse a model reply; raise ParseError with feedback for the model when it cannot be used."""
     if not isinstance(text, str) or not text.strip():
         raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", str(text or ""))
-    root = _tag(text, "cleaning_analysis")
+    root = tag_text(text, "cleaning_analysis")
     body = root if root is not None else text
-    result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(_tag(body, "chunk_status")))
+    result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(tag_text(body, "chunk_status")))
 
-    func = _tag(body, "function_to_generate")
+    func = tag_text(body, "function_to_generate")
     scope = func if func is not None else body
-    code_raw = _tag(scope, "code")
+    code_raw = tag_text(scope, "code")
     if code_raw is None and _FENCE.search(scope):
         code_raw = scope[_FENCE.search(scope).start():]  # a fenced block without <code> tags
-    name = " ".join((_tag(scope, "name") or "").split())
+    name = " ".join((tag_text(scope, "name") or "").split())
     code = extract_python_block(_strip_cdata(code_raw)) if code_raw is not None else ""
 
-    if root is None and not result.issues and not code and _tag(body, "chunk_status") is None:
+    if root is None and not result.issues and not code and tag_text(body, "chunk_status") is None:
         raise ParseError(
             "No <cleaning_analysis> block found. Reply with <cleaning_analysis> containing "
             "<issues_detected>, optionally one <function_to_generate>, and <chunk_status>.",
@@ -197,7 +198,7 @@ def parse_response(text: str) -> ParsedResponse:
 
     result.name = name
     result.code = code
-    result.docstring = _docstring(_tag(scope, "docstring"), tree, name)
+    result.docstring = _docstring(tag_text(scope, "docstring"), tree, name)
     result.status = STATUS_NEEDS_WORK  # a function was written, so the chunk was not clean yet
     return result
 

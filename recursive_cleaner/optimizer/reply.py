@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParseError
-from ..model.response import check_module_shape, extract_python_block
+from ..model.response import check_module_shape, extract_python_block, tag_text
 from ..judge.validation import ALLOWED_IMPORTS
 
-__all__ = ["AgentAssessment", "ProposedMerge", "build_consolidation_prompt", "parse_consolidation", "tag_text",
-           "parse_bool", "ROOT_TAG"]
+__all__ = ["AgentAssessment", "ProposedMerge", "build_consolidation_prompt", "parse_consolidation", "parse_bool",
+           "ROOT_TAG"]
 
 ROOT_TAG = "consolidation_result"
 _FUNCTION = re.compile(r"<function(?:\s[^>]*)?>(.*?)(?=</function\s*>|<function(?:\s[^>]*)?>|</merged_functions|\Z)",
@@ -114,15 +114,6 @@ def build_consolidation_prompt(functions: list[dict], *, notes: list[str] = (), 
         + ", recursive_cleaner.toolkit"
     return _PROMPT.format(functions="\n\n".join(shown), contract=_CONTRACT[mode], imports=imports,
                           notes=notes_text, param="text" if mode == "text" else "record", feedback=feedback_text)
-
-
-def tag_text(text: str, name: str) -> str | None:
-    """Inner text of the first <name>…</name>; an unclosed tag runs to the end; None when absent."""
-    m = re.search(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", text, re.DOTALL | re.IGNORECASE)
-    if m:
-        return m.group(1)
-    m = re.search(rf"<{name}\b[^>]*>(.*)\Z", text, re.DOTALL | re.IGNORECASE)
-    return m.group(1) if m else None
 
 
 def parse_bool(raw: str | None) -> bool | None:

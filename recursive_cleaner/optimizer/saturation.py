@@ -22,7 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from .reply import parse_bool, tag_text
+from ..model.response import tag_text
+from .reply import parse_bool
 from ..errors import LLMCallError, ParseError
 from ..model.llm import LLMStats, call_llm
 from ..types import LLMBackend

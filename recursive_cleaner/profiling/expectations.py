@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Expectation", "KINDS", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES",
+__all__ = ["Expectation", "KINDS", "LOOSE_KINDS", "KIND_PRIORITY", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES",
            "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
 
 KINDS = ("date", "datetime", "time", "time12", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
@@ -28,7 +28,7 @@ KIND_PRIMITIVES = {
     "as_is": "",  # the goals say to leave the field as it is: every value conforms, nothing to fix
 }
 # When one field collects several kinds, the first in this order wins.
-_PRIORITY = ("phone_e164", "datetime", "date", "time12", "time", "email", "country_alpha2", "us_state", "enum", "bool",
+KIND_PRIORITY = ("phone_e164", "datetime", "date", "time12", "time", "email", "country_alpha2", "us_state", "enum", "bool",
              "integer", "number", "title_case", "upper", "lower", "text", "as_is")
 
 COUNTRY_CODES = frozenset((
@@ -194,7 +194,7 @@ def _phone_like(text: str) -> bool:
     return any(c in "()+-. " for c in text) or digits in (10, 11)
 
 
-_LOOSE = (
+LOOSE_KINDS = (
     ("email", lambda s: s.count("@") == 1 and "." in s.split("@")[1]),
     ("date", lambda s: bool(_DATE_LIKE.fullmatch(s))),
     ("time", lambda s: bool(_TIME_LIKE.fullmatch(s))),
@@ -208,7 +208,7 @@ def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
     texts = [s.strip() for s in strings if isinstance(s, str) and s.strip() and not is_placeholder(s)]
     if not texts:
         return None
-    for kind, looks in _LOOSE:
+    for kind, looks in LOOSE_KINDS:
         hits = [t for t in texts if looks(t)]
         if len(hits) >= share * len(texts):
             if kind == "date":

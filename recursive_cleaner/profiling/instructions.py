@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from .expectations import (
-    KIND_PRIMITIVES, _LOOSE, _PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
+    KIND_PRIMITIVES, LOOSE_KINDS, KIND_PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
 )
 
 __all__ = ["infer_expectations"]
@@ -233,7 +233,7 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
             resolved.append((kind, allowed))
     if not resolved:
         return None
-    kind, allowed = min(resolved, key=lambda ka: _PRIORITY.index(ka[0]))
+    kind, allowed = min(resolved, key=lambda ka: KIND_PRIORITY.index(ka[0]))
     if kind in ("us_state", "country_alpha2"):
         allowed = ("lower",) if "lower" in names and "upper" not in names else ()
     if kind == "number":
@@ -252,7 +252,7 @@ def _fallback(field: str, said: str, samples: list | None) -> Expectation | None
                  if s is not None and s != "" and not is_placeholder(s)]
         if texts:
             strings = [s for s in texts if isinstance(s, str)]
-            looks = dict(_LOOSE)[check]
+            looks = dict(LOOSE_KINDS)[check]
             if sum(looks(s) for s in strings) < 0.3 * len(texts):
                 kind = None  # the samples contradict the name (epoch numbers in created_at, ...)
             elif kind == "datetime" and loose_kind(strings) == "date":

@@ -47,6 +47,8 @@ from .rows import SkippedRecord, unique_header
 from .text_chunker import DEFAULT_OVERLAP, TextChunk, iter_overlapped_chunks
 
 __all__ = [
+    "csv_records",
+    "jsonl_problem",
     "FORMATS",
     "BLOCK_SIZE",
     "SkippedRecord",
@@ -217,7 +219,7 @@ def _text_blocks(path: str, block_size: int) -> Iterator[str]:
 
 
 # ---------------------------------------------------------------------------- JSONL
-def _jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | None:
+def jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | None:
     """Why a JSONL line was skipped, or None for a blank line (ignored silently)."""
     if isinstance(exc, UnicodeDecodeError):
         return f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {line_offset + exc.start}"
@@ -255,7 +257,7 @@ def _iter_jsonl(path: str, on_skip: SkipCallback | None, size: int) -> Iterator:
             except (ValueError, RecursionError) as exc:
                 if on_skip is not None:
                     offset = start if lineno == 1 else f.tell() - len(raw)
-                    reason = _jsonl_problem(raw, exc, offset)
+                    reason = jsonl_problem(raw, exc, offset)
                     if reason is not None:
                         on_skip(SkippedRecord(path, lineno, reason))
                 continue
@@ -307,10 +309,10 @@ def _csv_encoding_error(path: str, first_line: int) -> InputEncodingError:
 
 def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str) -> Iterator[dict]:
     with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
-        yield from _csv_records(f, path, on_skip, delimiter)
+        yield from csv_records(f, path, on_skip, delimiter)
 
 
-def _csv_records(
+def csv_records(
     lines: Iterable[str], path: str, on_skip: SkipCallback | None, delimiter: str,
     keys: list[str] | None = None, line: int = 0,
 ) -> Iterator[dict]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..profiling.profiler import is_missing, profile_records, strings_only, value_key
 
-__all__ = ["FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
+__all__ = ["md_cell", "pct", "FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
            "compare_quality"]
 
 TEXT_FIELD = "text"
@@ -69,7 +69,7 @@ def _normalized(value: Any) -> str:
     return _PUNCT_SPACE.sub(" ", text.casefold()).strip()
 
 
-def _pct(x: float | None) -> str:
+def pct(x: float | None) -> str:
     """0.667 -> '66.7%'; never rounds a value below 1 up to '100%'."""
     if x is None:
         return "—"
@@ -77,7 +77,7 @@ def _pct(x: float | None) -> str:
     return "99.9%" if text == "100" and x < 1 else text + "%"
 
 
-def _md_cell(value: Any, limit: int = 60) -> str:
+def md_cell(value: Any, limit: int = 60) -> str:
     """One markdown table cell: single line, ``|`` escaped, truncated with '…'."""
     text = " ".join(str(value).split())
     if len(text) > limit:
@@ -217,10 +217,10 @@ class ImprovementReport:
                 right = fmt(getattr(a, attr)) if a else "—"
                 return f"{left}{arrow}{right}"
 
-            row = [name, pair("conformity", _pct), pair("type_consistency", _pct), pair("distinct", str),
+            row = [name, pair("conformity", pct), pair("type_consistency", pct), pair("distinct", str),
                    str(f.cells_changed)]
             if self._has_truth():
-                row.append(f"{_pct(f.accuracy_before)}{arrow}{_pct(f.accuracy_after)}")
+                row.append(f"{pct(f.accuracy_before)}{arrow}{pct(f.accuracy_after)}")
             rows.append(row)
         return rows
 
@@ -233,17 +233,17 @@ class ImprovementReport:
         head = self._header()
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         for row in self._rows(" → "):
-            name = _md_cell(row[0], 40)
+            name = md_cell(row[0], 40)
             name = f"`{name}`" if "`" not in name else name
-            lines.append("| " + " | ".join([name] + [_md_cell(c) for c in row[1:]]) + " |")
+            lines.append("| " + " | ".join([name] + [md_cell(c) for c in row[1:]]) + " |")
         if self._has_truth():
-            lines.append(f"| **all cells** | | | | | {_pct(self.accuracy_before)} → {_pct(self.accuracy_after)} |")
+            lines.append(f"| **all cells** | | | | | {pct(self.accuracy_before)} → {pct(self.accuracy_after)} |")
         return "\n".join(lines)
 
     def _title(self, arrow: str) -> str:
         title = f"{self.records} records, {self.rows_changed} rows changed"
         if self._has_truth():
-            title += f", accuracy {_pct(self.accuracy_before)}{arrow}{_pct(self.accuracy_after)}"
+            title += f", accuracy {pct(self.accuracy_before)}{arrow}{pct(self.accuracy_after)}"
         return title
 
     def _repr_markdown_(self) -> str:
@@ -257,7 +257,7 @@ class ImprovementReport:
 
         body = [row(r, "td") for r in self._rows(" → ")]
         if self._has_truth():
-            overall = f"{_pct(self.accuracy_before)} → {_pct(self.accuracy_after)}"
+            overall = f"{pct(self.accuracy_before)} → {pct(self.accuracy_after)}"
             body.append(row(["all cells", "", "", "", "", overall], "td"))
         return (f'<table class="recursive-cleaner-improvement"><caption>{html.escape(self._title(" → "))}</caption>'
                 f"<thead>{row(self._header(), 'th')}</thead><tbody>{''.join(body)}</tbody></table>")

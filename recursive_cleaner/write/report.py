@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .metrics import _md_cell, _pct
+from .metrics import md_cell, pct
 from .state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,7 +78,7 @@ def _code(text: Any, limit: int = 60) -> str:
 
 def _field_cell(name: str) -> str:
     """A field name in a table cell (the whole-record group is not a field name)."""
-    return WHOLE_RECORD if name == WHOLE_RECORD else _code(_md_cell(name, 40), 42)
+    return WHOLE_RECORD if name == WHOLE_RECORD else _code(md_cell(name, 40), 42)
 
 
 def _num(n: Any) -> str:
@@ -176,10 +176,10 @@ def _quality_line(imp: ImprovementReport | None) -> str:
         return ""
     s = imp.summary()
     if s["accuracy_before"] is not None or s["accuracy_after"] is not None:
-        return f"- **Cell accuracy vs ground truth:** {_pct(s['accuracy_before'])} → {_pct(s['accuracy_after'])}"
+        return f"- **Cell accuracy vs ground truth:** {pct(s['accuracy_before'])} → {pct(s['accuracy_after'])}"
     if s["conformity_before"] is None and s["conformity_after"] is None:
         return ""
-    return (f"- **Mean conformity:** {_pct(s['conformity_before'])} → {_pct(s['conformity_after'])} "
+    return (f"- **Mean conformity:** {pct(s['conformity_before'])} → {pct(s['conformity_after'])} "
             f"({_num(s['rows_changed'])} of {_num(s['records'])} rows changed)")
 
 
@@ -223,9 +223,9 @@ def _issues(data: ReportData) -> list[str]:
     for name, group in _issue_groups(data.issues).items():
         count = _num(group["count"]) if group["count"] is not None else "—"
         issue = "; ".join(group["issues"][:2]) + (" …" if len(group["issues"]) > 2 else "")
-        examples = ", ".join(_code(_md_cell(repr(v) if not isinstance(v, str) else v, 30), 32)
+        examples = ", ".join(_code(md_cell(repr(v) if not isinstance(v, str) else v, 30), 32)
                              for v in group["examples"][:MAX_EXAMPLES])
-        lines.append(f"| {_field_cell(name)} | {count} | {_md_cell(issue, 160)} | {examples} |")
+        lines.append(f"| {_field_cell(name)} | {count} | {md_cell(issue, 160)} | {examples} |")
     return lines
 
 
@@ -247,7 +247,7 @@ def _left_dirty(data: ReportData) -> list[str]:
                 count = f"{_num(group['count'])} values: " if group["count"] else ""
                 rows.append((name, f"still open: {count}{group['issues'][0]}"))
     lines = ["## Fields left dirty", "", "| Field | Issue |", "|---|---|"]
-    lines += [f"| {_field_cell(name)} | {_md_cell(issue, 200)} |" for name, issue in rows]
+    lines += [f"| {_field_cell(name)} | {md_cell(issue, 200)} |" for name, issue in rows]
     return lines if rows else []
 
 
@@ -262,7 +262,7 @@ def _llm_usage(data: ReportData) -> list[str]:
     if prompt or llm.get("completion_tokens"):
         lines.append(f"- Tokens: {_num(prompt)} prompt, {_num(int(llm.get('completion_tokens') or 0))} completion")
     if prompt:
-        lines.append(f"- Prompt cache: {_num(cached)} cached tokens ({_pct(cached / prompt)} of prompt tokens)")
+        lines.append(f"- Prompt cache: {_num(cached)} cached tokens ({pct(cached / prompt)} of prompt tokens)")
     if lat and any(lat.get(k) for k in ("min_ms", "avg_ms", "max_ms", "total_ms")):
         s = {k: float(lat.get(k) or 0) / 1000 for k in ("min_ms", "avg_ms", "max_ms", "total_ms")}
         lines.append(f"- Latency per call: min {s['min_ms']:.2f} s, avg {s['avg_ms']:.2f} s, "
@@ -309,7 +309,7 @@ def _applied(data: ReportData) -> list[str]:
     by_step = a.get("changes_by_step") or {}
     if by_step:
         lines += ["", "| Function or step | Records changed (dedup: dropped) |", "|---|---|"]
-        lines += [f"| {_code(_md_cell(name, 80), 82)} | {_num(n)} |" for name, n in by_step.items()]
+        lines += [f"| {_code(md_cell(name, 80), 82)} | {_num(n)} |" for name, n in by_step.items()]
     return lines
 
 
