@@ -1,19 +1,18 @@
 """recursive_cleaner: an LLM writes, one tested function at a time, the code that cleans your data."""
 
-from .apply.local import ApplyError, ApplyResult, apply_file, apply_records
+from ._version import __version__
+from .apply import ApplyError, ApplyResult, apply_file, apply_records
 from .cleaner import DataCleaner, RunResult
-from .model.context import build_context
+from .context import build_context
 from .errors import (
     CleanerError, DataLossError, DependencyCycleError, InputEncodingError, InputError, LLMCallError,
     MaxIterationsError, OutputValidationError, ParseError, SandboxError, StateFileError,
 )
-from .read.parsers import iter_chunks, iter_records
 from .model.response import parse_response
-from .profiling.schema import format_schema_for_prompt, infer_schema
+from .read.parsers import iter_chunks, iter_records
+from .schema import format_schema_for_prompt, infer_schema
 from .types import LLMBackend
-from .judge.validation import check_code_safety, validate_function
-
-__version__ = "0.2.0"
+from .validation import check_code_safety, validate_function
 
 __all__ = [
     "DataCleaner",

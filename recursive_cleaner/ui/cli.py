@@ -8,6 +8,8 @@ and exits 1 (2 for a usage error, 130 on Ctrl-C); ``--debug`` shows the tracebac
 
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import sys
 import traceback
@@ -17,7 +19,7 @@ from typing import Any, Callable
 
 import click
 
-from .. import __version__
+from .._version import __version__
 from ..errors import CleanerError, LLMCallError
 from ..read.sampling import STRATEGIES
 
@@ -44,6 +46,13 @@ def make_backend(spec: str) -> Any:
     except ValueError as exc:  # an unknown prefix or a spec without its model: a usage error
         raise click.BadParameter(str(exc), ctx=click.get_current_context(silent=True),
                                  param_hint="'-b' / '--backend'") from None
+
+
+def remember_spec(llm: Any, spec: str) -> Any:
+    """The backend, marked with the ``-b`` string it came from, so the state file keeps it for ``resume``."""
+    with contextlib.suppress(AttributeError):
+        llm.backend_spec = spec
+    return llm
 
 
 # ---------------------------------------------------------------------------- errors
@@ -232,7 +241,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     if opts.get("ground_truth"):
         _need_file(opts["ground_truth"], "ground-truth file")
     instructions = _instructions(opts.pop("instructions"))
-    llm = make_backend(backend)
+    llm = remember_spec(make_backend(backend), backend)
     click.get_current_context().meta[_RESUME] = (state, backend)
     kwargs = dict(chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
                   report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
@@ -267,7 +276,7 @@ def resume(state: str, backend: str | None, llm_attempts: int | None, progress: 
 
     saved = load_state(state)  # a missing or unusable state file fails before the backend is built
     backend = backend or saved.get("options", {}).get("backend") or "local"
-    llm = make_backend(backend)
+    llm = remember_spec(make_backend(backend), backend)
     click.get_current_context().meta[_RESUME] = (state, backend)
     with _progress(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
