@@ -93,9 +93,11 @@ class DataCleaner:
         optimize_threshold: int = 10,
         early_termination: bool = False,
         saturation_check_interval: int = 20,
+        scope: str = "mentioned",
+        spec: str | dict | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field)
+        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope)
         backend = resolve_backend(llm_backend)
         file_path = materialize_input(file_path)  # a DataFrame or list of dicts becomes a JSONL file
         if is_document(file_path) and Path(file_path).is_file():  # PDF, Word, HTML: their text, in text mode
@@ -120,7 +122,8 @@ class DataCleaner:
             chunk_chars=chunk_chars, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
-            saturation_check_interval=saturation_check_interval,
+            saturation_check_interval=saturation_check_interval, scope=scope,
+            spec=str(spec) if isinstance(spec, Path) else spec,
             backend=backend_spec(llm_backend) or backend_spec(backend))
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
@@ -189,9 +192,9 @@ class DataCleaner:
             raise FileNotFoundError(f"data file not found: {self.file_path}")
         started = time.monotonic()
         resumed = checkpoint.load_matching_state(self.ctx, self.state_file)
-        self._prepare_prompt()
         state = self.ctx.state
         state.total_chunks = self.ctx.source.count()
+        self._prepare_prompt()
         state.metrics_sample = MetricsSample(self.settings.metrics_sample, self.settings.seed) \
             if self.settings.track_metrics else None
         result = RunResult(output_path=self.settings.output_path, functions=[], chunks_total=state.total_chunks,
@@ -303,9 +306,10 @@ class DataCleaner:
         view = verdict.outputs if verdict.outputs is not None else view
         self.ctx.gate.hidden = verdict.hidden_outputs or self.ctx.gate.hidden
         after = self.ctx.focus.counts(view)
+        credited = verdict.field  # the model fixed another field than the one asked for: credit that one
         entry = {"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
-                 "field": focus.field if focus else None,
-                 "issue": (focus.issue if focus else first_issue(parsed)) or "",
+                 "field": credited or (focus.field if focus else None),
+                 "issue": (first_issue(parsed) if credited or not focus else focus.issue) or "",
                  "issues_before": before, "issues_after": after, "chunk_index": where["chunk_index"]}
         if verdict.replaces:
             slot = next(i for i, f in enumerate(self.state.functions) if f["name"] == verdict.replaces)
@@ -397,7 +401,17 @@ class DataCleaner:
             allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
             toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
         if info:
-            self.ctx.focus.learn(self.settings.instructions, info["fields"], info.get("samples"))
+            self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
+                                                   scope=options.scope, spec=options.spec,
+                                                   check=self._field_samples(info))
+            self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
+
+    def _field_samples(self, info: dict, records: int = 200) -> dict[str, list]:
+        """Each field's values in the first ``records`` records (the data's check of the spec needs more than 3)."""
+        head = [r for r in self.ctx.source.head(records) if isinstance(r, dict)]
+        if not head:
+            return info.get("samples") or {}
+        return {f: [r.get(f) for r in head if f in r] for f in info["fields"]}
 
     # ------------------------------------------------------------------ state
     def options(self) -> dict[str, Any]:

@@ -52,6 +52,8 @@ class Options:
     optimize_threshold: int = 10
     early_termination: bool = False
     saturation_check_interval: int = 20
+    scope: str = "mentioned"  # "mentioned": only fields the goals mention change; "all": every field
+    spec: str | dict | None = None  # a cleaning_spec.json path or dict given by the user (no drafting)
     backend: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

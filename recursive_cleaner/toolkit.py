@@ -206,12 +206,15 @@ def _int(value, _):
     match = _re.fullmatch(r" *([-+]?)([0-9]+)(?:\.0*)? *", value)
     if match:
         return int(match[1] + match[2])
+    grouped = _re.fullmatch(r" *([-+]?)([0-9]{1,3}(?:,[0-9]{3})+)(?:\.0*)? *", value)
+    if grouped:  # thousands separators: "379,998" -> 379998
+        return int(grouped[1] + grouped[2].replace(",", ""))
     runs = _re.findall(r"[0-9]+", value)
     return int(runs[0]) if len(runs) == 1 else value
 
 
 def to_int(value):
-    """int from an ID or a whole number in text: the one run of digits ("CUST-01024" -> 1024)."""
+    """int from an ID or a whole number in text: the one run of digits ("CUST-01024" -> 1024), "379,998" -> 379998."""
     return _stable(_int, value, None)
 
 

@@ -15,6 +15,7 @@ Event = dict
 ProgressCallback = Callable[[Event], None]
 
 EVENT_TYPES = (
+    "spec_ready",  # fields {name: field spec}, scope: the reading of the goals the run works to (before chunk 1)
     "chunk_start",  # chunk_index, total_chunks, records
     "chunk_profile",  # chunk_index, open_issues {field: values not conforming} (library's own check)
     "iteration",  # chunk_index, total_chunks, iteration

@@ -56,7 +56,9 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
                 module = node.module[len("recursive_cleaner."):] if node.module != "recursive_cleaner" else ""
             else:
                 continue
-            targets = [f"{module}.{a.name}" if module else a.name for a in node.names] + [module or "__init__"]
+            names = [f"{module}.{a.name}" if module else a.name for a in node.names]
+            # "from X import sub" imports the module X.sub; "from X import name" imports X (root: __init__)
+            targets = names + ([module or "__init__"] if any(n not in known for n in names) else [])
         elif isinstance(node, ast.Import):
             targets = [a.name[len("recursive_cleaner."):] for a in node.names if a.name.startswith("recursive_cleaner.")]
         for t in targets:

@@ -27,7 +27,8 @@ NON_DEFAULT = {
     "open_pass_attempts": 2, "idle_chunks_before_skip": 4, "chunk_chars": 999, "toolkit": False,
     "rich_context": True, "reflection": {**ReflectionConfig(mode="rules", accept_threshold=0.8).__dict__},
     "cross_row": False, "optimize": True, "optimize_threshold": 3, "early_termination": True,
-    "saturation_check_interval": 5, "backend": "openai:some-model@http://127.0.0.1:9/v1",
+    "saturation_check_interval": 5, "scope": "all", "spec": {"fields": {"email": {"kind": "email"}}},
+    "backend": "openai:some-model@http://127.0.0.1:9/v1",
 }
 
 

@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from .steps import CrossRowStep, apply_steps, format_steps, parse_steps
+from ..profiling.instructions import stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind
 from ..profiling.improvement import judge_holdout
@@ -35,7 +36,6 @@ _ID_NAME = re.compile(r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:i
 MIN_AGREEMENT = 0.9
 STATED_AGREEMENT = 0.5
 _SOURCE_NAME = re.compile(r"(?:^|_)(?:src|sources?|sites?|websites?|origin|feed|reporter|vendor)(?:$|_)", re.I)
-_AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 
 
 def _key_value(value: Any) -> Any:
@@ -139,27 +139,6 @@ def _key_like(values: set) -> bool:
     return not any(isinstance(v, float) or re.fullmatch(r"[-+]?\d*[.,]\d+", str(v).strip()) for v in values)
 
 
-def stated_keys(instructions: str, fields: list[str]) -> list[str]:
-    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
-    found = []
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
-        if not _AGREE_WORDS.search(sentence):
-            continue
-        for fld in fields:
-            name = "[ _]".join(re.escape(part) for part in re.split(r"[ _]+", fld.strip()))
-            if not name:
-                continue
-            key_phrases = (
-                rf"\bsame\s+{name}\s+(?:\w+\s+)?(?:has|have|gets?|shares?)\s+the\s+same\b",
-                rf"\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+"
-                rf"(?:that|the\s+same|a|one|each|every|a\s+given)\s+{name}\b",
-                rf"\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same)\s+{name}\b",
-            )
-            if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
-                found.append(fld)
-    return found
-
-
 def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3,
                    stated: Iterable[str] = ()) -> list[CrossRowStep]:
     """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys.
@@ -260,8 +239,12 @@ def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stat
                            if s.kind == "majority" and s.key[0] in stated and s.key not in have]
 
 
+def _changed(before: list[dict], after: list[dict]) -> set[str]:
+    return {k for old, new in zip(before, after) for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+
+
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
-                   allow_dedup: bool = True, stated: Iterable[str] = (),
+                   allow_dedup: bool = True, stated: Iterable[str] = (), frozen: Iterable[str] = (),
                    csv_strings: bool | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
 
@@ -269,11 +252,12 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
     refused (dropping records is never done on the model's initiative alone); with it a kept
     dedup step is marked ``asked``. A dedup key must identify records, and a step that drops or
     rewrites more than a small share of the sample is refused unless the goals ask for it
-    (``guard``; a majority step on a ``stated`` key is asked for).
+    (``guard``; a majority step on a ``stated`` key is asked for). A step may change a ``frozen``
+    field (one the goals do not ask about) only when its key is stated.
     """
     kept: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
-    stated = set(stated)
+    stated, frozen = set(stated), set(frozen)
     current = [r for r in sample if isinstance(r, dict)]
     for step in steps:
         if step.kind == "dedup":
@@ -290,6 +274,12 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
             refused.append((format_steps([step]), "it changes nothing on the sample"))
             continue
         asked = step.asked or (step.kind == "majority" and bool(stated & set(step.key)))
+        touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
+        keyed = bool(stated & set(step.key)) or (step.kind == "vocabulary" and set(step.fields) <= stated)
+        if touched and not keyed:
+            refused.append((format_steps([step]), f"it changes {', '.join(touched)}, which the goals do not ask "
+                                                  "to change (and its key is not one the goals state)"))
+            continue
         too_much = harm(step, current, after, asked=asked)
         if too_much:
             refused.append((format_steps([step]), too_much))

@@ -23,6 +23,7 @@ class Verdict:
     outputs: list | None = None
     hidden_outputs: list | None = None
     replaces: str | None = None
+    field: str | None = None  # the field it fixed, when the model chose another issue than the one asked for
 
 
 @dataclass
@@ -54,11 +55,11 @@ class Gate:
         report = validate_function_detailed(code, records, name, expect=self._expect, timeout=self.timeout)
         if not report.ok:
             return Verdict(report.error or "validation failed")
-        problem = self.focus.judge(records, report.outputs, target)
+        problem, credited = self.focus.judge(records, report.outputs, target)
         if problem:
             return Verdict(problem)
         problem, hidden = self._check_hidden(code, name)
-        return Verdict(problem, None if problem else report.outputs, hidden)
+        return Verdict(problem, None if problem else report.outputs, hidden, field=credited)
 
     def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
         """The candidate must also run on the held-out records and leave them no worse."""

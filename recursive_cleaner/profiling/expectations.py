@@ -51,7 +51,8 @@ class Expectation:
     """The format one field should have, and why we believe it."""
 
     kind: str
-    allowed: tuple[str, ...] = ()  # enum: allowed spellings as written; us_state/country: ("lower",) for lower case
+    allowed: tuple[str, ...] = ()  # enum: allowed spellings as written; us_state/country: ("lower",) for lower
+    # case; number/integer: "whole_as_int" (12.0 -> 12), "no_leading_zeros" ("01907" -> 1907)
     source: str = ""  # "instructions" | "field name" | "data"
     primitive: str = ""  # the toolkit primitive that fits
 
@@ -66,8 +67,11 @@ class Expectation:
             "time": "24-hour times (HH:MM)", "time12": "12-hour times (7:10 a.m., 12:45 p.m.)", "phone_e164": "E.164 phone numbers (+15551234567)",
             "email": "lower-case email addresses without spaces",
             "number": ("plain numbers (12.5)" if csv_strings else "numbers (not text)")
-            + (", whole ones without a decimal part (12, not 12.0)" if self.allowed == ("whole_as_int",) else ""),
-            "integer": "plain integers", "bool": "booleans (true/false)",
+            + (", whole ones without a decimal part (12, not 12.0)" if "whole_as_int" in self.allowed else "")
+            + (", without leading zeros" if "no_leading_zeros" in self.allowed else ""),
+            "integer": "plain integers" + (" without leading zeros (1907, not 01907)"
+                                           if "no_leading_zeros" in self.allowed else ""),
+            "bool": "booleans (true/false)",
             "country_alpha2": "ISO 3166-1 alpha-2 country codes" + (" in lower case (us, gb)" if lower
                                                                      else " (US, GB)"),
             "us_state": "two-letter US state codes" + (" in lower case (ca, ny)" if lower else " (CA, NY)"),
@@ -86,6 +90,7 @@ _E164 = re.compile(r"\+[1-9]\d{7,14}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
 _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _PLAIN_INT = re.compile(r"[-+]?\d+")
+_LEADING_ZERO = re.compile(r"[-+]?0\d+(?:\.\d*)?")
 _WHOLE_WITH_FRACTION = re.compile(r"[-+]?\d+\.0+")
 
 
@@ -130,6 +135,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
             return False
         if "whole_as_int" in exp.allowed and _WHOLE_WITH_FRACTION.fullmatch(str(value)):
             return False  # 12.0 or "12.0" where the goals want 12
+        if "no_leading_zeros" in exp.allowed and isinstance(value, str) and _LEADING_ZERO.fullmatch(value.strip()):
+            return False  # "01907" where the goals want 1907
         if isinstance(value, int) or (kind == "number" and isinstance(value, float) and math.isfinite(value)):
             return True
         pattern = _PLAIN_NUMBER if kind == "number" else _PLAIN_INT

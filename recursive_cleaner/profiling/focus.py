@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 
 from .expectations import Expectation
-from .instructions import infer_expectations
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
+from .spec import CleaningSpec, load_spec, read_spec
 
 __all__ = ["FieldFocus", "function_name"]
 
@@ -34,12 +34,23 @@ class FieldFocus:
     max_reopen: int = 2
     given_up_remedies: dict[str, set] = field(default_factory=dict)  # field -> primitives suggested when given up
     reopened: dict[str, int] = field(default_factory=dict)
+    spec: CleaningSpec | None = None
+    frozen: set[str] = field(default_factory=set)  # fields out of the goals' scope: nothing may change them
 
-    def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None) -> None:
-        """Read the format each field should have from the user's instructions (and the samples)."""
-        self.expectations = infer_expectations(instructions, fields, samples)
+    def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
+              scope: str = "mentioned", spec: str | dict | CleaningSpec | None = None,
+              draft: dict | None = None, check: dict[str, list] | None = None) -> CleaningSpec:
+        """The field spec (given, or read from the goals and checked on the samples) and the formats it sets."""
         if samples:
             self.csv_strings = all(isinstance(v, str) for values in samples.values() for v in values if v is not None)
+        if spec is None:
+            self.spec = read_spec(instructions, fields, samples, scope=scope, draft=draft, csv_strings=self.csv_strings,
+                                  check=check)
+        else:
+            self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
+        self.expectations = self.spec.expectations()
+        self.frozen = self.spec.frozen()
+        return self.spec
 
     def profile(self, records: list) -> dict[str, FieldProfile]:
         """Every field's profile, judged as the source's values are (numbers as text count when it is CSV)."""
@@ -74,12 +85,13 @@ class FieldFocus:
         if target is not None:
             self.failures.pop(target.field, None)
 
-    def judge(self, before: list, after: list, target: FieldProfile | None) -> str | None:
-        """Why the change from ``before`` to ``after`` does not move the profile, or None."""
+    def judge(self, before: list, after: list, target: FieldProfile | None) -> tuple[str | None, str | None]:
+        """(why the change does not move the profile or None, the field it fixed when not the one asked for)."""
         if not self.enabled:
-            return None
-        return judge_change(before, after, self.expectations, target=target.field if target else None,
-                            csv_strings=self.csv_strings).problem
+            return None, None
+        verdict = judge_change(before, after, self.expectations, target=target.field if target else None,
+                               csv_strings=self.csv_strings, frozen=frozenset(self.frozen))
+        return verdict.problem, verdict.credited
 
 
 def function_name(field_name: str, taken: set[str]) -> str:

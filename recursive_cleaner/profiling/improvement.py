@@ -8,6 +8,11 @@ target (from the open-ended pass) must lower some field's count of wrong values 
 add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
 prompt's example for a field the data does not have).
 The reasons go back to the model with numbers and the values still wrong.
+
+The model may choose its issue: a function asked for one field that instead fixes another
+field (fewer wrong values there, its right values untouched, the asked field untouched) is
+accepted and credited to that field (``Verdict.credited``). Fields out of the goals' scope
+(``frozen``) may never change.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class Verdict:
     before: dict[str, int]
     after: dict[str, int]
     profiles_after: dict[str, FieldProfile]
+    credited: str | None = None  # the field it fixed, when not the one it was asked for
 
 
 def _same(old: Any, new: Any, csv_strings: bool) -> bool:
@@ -86,6 +92,7 @@ def judge_change(
     target: str | None = None,
     csv_strings: bool | None = None,
     before_profiles: dict[str, FieldProfile] | None = None,
+    frozen: frozenset[str] = frozenset(),
 ) -> Verdict:
     """Judge the change from ``before`` to ``after`` (the same records, in order).
 
@@ -99,14 +106,22 @@ def judge_change(
     n_before, n_after = issue_counts(prof_before), issue_counts(prof_after)
     changed = _changed_fields(before, after, csv_strings)
 
-    def verdict(problem: str | None) -> Verdict:
-        return Verdict(problem, n_before, n_after, prof_after)
+    def verdict(problem: str | None, credited: str | None = None) -> Verdict:
+        return Verdict(problem, n_before, n_after, prof_after, credited)
 
     if not changed:
         field_hint = f" field '{target}'" if target else " any record"
         return verdict(f"It changed nothing: no value of{field_hint} is different after it runs.")
+    untouchable = sorted(f for f in changed if f in frozen)
+    if untouchable:
+        listed = ", ".join(f"'{f}'" for f in untouchable)
+        return verdict(f"It changed {listed}, which the goals do not ask to change; leave "
+                       f"{'that field' if len(untouchable) == 1 else 'those fields'} exactly as it was.")
     if target is not None:
         others = {f: n for f, n in changed.items() if f != target}
+        chosen = _other_issue(before, after, changed, target, prof_before, n_before, n_after, csv_strings)
+        if chosen:
+            return verdict(None, chosen)
         if others:
             listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
             return verdict(f"It changed other fields ({listed}); change only the field '{target}' "
@@ -132,6 +147,18 @@ def judge_change(
         return verdict(f"It changed {fields} but fixed nothing: no field has fewer values in the wrong format "
                        "afterwards. Only fix a problem you can see in the data shown, for a field that exists.")
     return verdict(None)
+
+
+def _other_issue(before: list, after: list, changed: dict[str, int], target: str, prof_before: dict,
+                 n_before: dict[str, int], n_after: dict[str, int], csv_strings: bool) -> str | None:
+    """The field a function fixed instead of ``target``: fewer wrong values, no right value changed; else None."""
+    if target in changed:
+        return None
+    for f in changed:
+        if n_after.get(f, 0) >= n_before.get(f, 0) or _changed_right_values(before, after, f, prof_before.get(f),
+                                                                              csv_strings):
+            return None
+    return max(changed, key=lambda f: n_before.get(f, 0) - n_after.get(f, 0))
 
 
 def judge_holdout(before: list, after: list, expectations: dict[str, Expectation], *,

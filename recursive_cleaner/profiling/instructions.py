@@ -17,18 +17,25 @@
 5. Only fields the instructions give no kind get a fallback: from the name (email, phone,
    date/dob/_at) unless the instructions or the samples contradict it (source "field name"),
    then from the samples' own canonical format (source "data"). Other fields get no entry.
+6. ``read_goals`` also says whether the goals mention each field (by name, a synonym, or words
+   about every field: "everything", "all columns") and in which words; ``stated_keys`` finds the
+   keys whose rows agree.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .expectations import (
     KIND_PRIMITIVES, LOOSE_KINDS, KIND_PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
 )
 
-__all__ = ["infer_expectations"]
+__all__ = ["infer_expectations", "read_goals", "GoalReading", "stated_keys"]
 
+_EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
+                          r"values|cells|data)|the whole (?:table|file|data(?:set)?))\b", re.I)
+_AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
@@ -55,6 +62,8 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
                r"\b(?:just|only) the number\b"),
     # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
     ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b"),
+    # a marker: integers written without leading zeros ("01907" -> 1907)
+    ("nolead", r"(?:no|without|drop(?: the)?|remove(?: the)?|strip(?: the)?)\s+(?:any\s+)?leading\s+zeros?"),
     ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b"),
     ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
     ("lower", r"lower[\s-]?case"),
@@ -66,7 +75,8 @@ _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|
                       r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
 _ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
-                           r"possible values(?: are)?\s*:?|(?P<be>must be|should be|can be|is always))\s*"
+                           r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may) (?:only )?be|is always|"
+                           r"(?:is|are) only))\s*"
                            r"(?:the following\s*)?:?\s*", re.I)
 _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
@@ -132,7 +142,8 @@ class _Reader:
         for field in fields:
             toks = _tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
-            rx = rf"(?<![\w])(?:{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
+            ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
+            rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
@@ -180,13 +191,28 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
                 break
             pos = sep.end()
         if not items and trig.re is _ENUM_TRIGGER:
-            words = re.split(r"[().;]", rest, maxsplit=1)[0].strip()
+            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()  # "...: fix typos" is no value
             items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
             strict = trig.group("be") is not None
             if any(_NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4) for i in items):
                 items = []
         if len(items) >= 2:
             return tuple(dict.fromkeys(items)), trig.start()
+    return None
+
+
+_PAREN = re.compile(r"\(([^()]{3,120})\)")
+_PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
+
+
+def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
+    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)": the allowed values."""
+    for m in _PAREN.finditer(text):
+        items = [i.strip().strip("\"'“”") for i in re.split(r"\s*(?:/|,|\||\bor\b)\s*", m.group(1))]
+        items = [i for i in items if i]
+        if (len(items) >= 2 and all(_PAREN_ITEM.fullmatch(i) and not _NOT_ITEM.search(i) for i in items)
+                and re.search(r"/|,|\bor\b", m.group(1))):
+            return tuple(dict.fromkeys(items)), m.start()
     return None
 
 
@@ -210,7 +236,7 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
             found = [f for f in found if f[0] != "datetime"]
     if "datetime" in {k for k, *_ in found}:
         found = [f for f in found if f[0] != "date"]
-    enum = _enum(text)
+    enum = _enum(text) or _paren_enum(text)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
     return found
@@ -223,6 +249,10 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
     for kind, allowed in kinds:
         if kind == "whole":
             kind = "number"
+        if kind == "nolead":
+            kind = "integer"
+        if kind == "integer" and "whole" in names:
+            kind = "number"  # "whole numbers without a trailing .0": 7.0 -> 7, and 5.3 stays a number
         if kind == "code2":
             kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
         if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
@@ -236,8 +266,11 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
     kind, allowed = min(resolved, key=lambda ka: KIND_PRIORITY.index(ka[0]))
     if kind in ("us_state", "country_alpha2"):
         allowed = ("lower",) if "lower" in names and "upper" not in names else ()
-    if kind == "number":
-        allowed = ("whole_as_int",) if "whole" in names else ()
+    if kind == "number" and "nolead" in names:
+        kind = "integer"  # "a plain number without leading zeros": 1907, never 1907.0
+    if kind in ("number", "integer"):
+        allowed = (("whole_as_int",) if "whole" in names and kind == "number" else ()) + \
+            (("no_leading_zeros",) if "nolead" in names else ())
     return kind, allowed
 
 
@@ -265,17 +298,32 @@ def _fallback(field: str, said: str, samples: list | None) -> Expectation | None
     return None
 
 
-def infer_expectations(instructions: str, fields: list[str],
-                       samples: dict[str, list] | None = None) -> dict[str, Expectation]:
-    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module docstring)."""
+@dataclass(frozen=True)
+class GoalReading:
+    """What the goals say of one field: its format (or a fallback), whether they mention it, in which words."""
+
+    expectation: Expectation | None
+    mentioned: bool  # by name, a synonym, or words about every field ("all fields", "everything")
+    by_name: bool  # by its own name or a synonym naming it alone
+    words: str
+
+
+def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None) -> dict[str, GoalReading]:
+    """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring)."""
     fields = [str(f) for f in fields]
     reader = _Reader(fields)
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
     said: dict[str, list[str]] = {f: [] for f in fields}
+    named: set[str] = set()
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
         clauses = _clauses(block)
         mentioned = [reader.groups(c) for c in clauses]
+        named.update(head)
+        for groups in mentioned:
+            for group in groups:
+                if len(group[2]) < len(fields) or len(fields) == 1:
+                    named.update(group[2])
         for field in head:
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
@@ -301,13 +349,39 @@ def infer_expectations(instructions: str, fields: list[str],
                     kinds[field].append((kind, allowed))
             if groups:
                 subject = groups[-1][2]
-    out: dict[str, Expectation] = {}
+    every = bool(_EVERY_FIELD.search(instructions or ""))  # "fix typos everywhere": every field is in scope
+    out: dict[str, GoalReading] = {}
     for field in fields:
+        words = " ".join(dict.fromkeys(said[field]))
         best = _resolve(field, kinds[field])
-        if best:
-            out[field] = Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])
-            continue
-        exp = _fallback(field, " ".join(said[field]), (samples or {}).get(field))
-        if exp:
-            out[field] = exp
+        exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
+               else _fallback(field, words, (samples or {}).get(field)))
+        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words)
     return out
+
+
+def infer_expectations(instructions: str, fields: list[str],
+                       samples: dict[str, list] | None = None) -> dict[str, Expectation]:
+    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module docstring)."""
+    return {f: r.expectation for f, r in read_goals(instructions, fields, samples).items() if r.expectation}
+
+
+def stated_keys(instructions: str, fields: list[str]) -> list[str]:
+    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
+    found = []
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
+        if not _AGREE_WORDS.search(sentence):
+            continue
+        for fld in fields:
+            name = "[ _]".join(re.escape(part) for part in re.split(r"[ _]+", fld.strip()))
+            if not name:
+                continue
+            key_phrases = (
+                rf"\bsame\s+{name}\s+(?:\w+\s+)?(?:has|have|gets?|shares?)\s+the\s+same\b",
+                rf"\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+"
+                rf"(?:that|the\s+same|a|one|each|every|a\s+given)\s+{name}\b",
+                rf"\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same)\s+{name}\b",
+            )
+            if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
+                found.append(fld)
+    return found

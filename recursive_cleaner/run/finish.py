@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..crossrow.plan import (
@@ -14,12 +15,14 @@ from ..crossrow.plan import (
 from ..crossrow.steps import apply_steps
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions
+from ..profiling.spec import SPEC_FILE
+from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
 from .result import RunResult
 from .state import RunContext
 
-__all__ = ["finish_run", "plan_cross_row", "optimize", "write_functions"]
+__all__ = ["finish_run", "plan_cross_row", "optimize", "write_functions", "write_spec"]
 
 
 def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
@@ -43,6 +46,9 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     result.modifications = list(state.modifications)
     result.cross_row = [s.to_dict() for s in state.cross_row_steps]
     result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop
+    if state.spec is not None:
+        result.spec = state.spec.to_dict()
+        result.spec_path = write_spec(ctx)
     result.reflection = ctx.reviewer.stats.to_dict() if ctx.reviewer else {}
     if state.consolidation is not None:
         done = state.consolidation
@@ -65,6 +71,13 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     return result
 
 
+def write_spec(ctx: RunContext) -> str:
+    """``cleaning_spec.json`` beside the output (also in a dry run): the reading of the goals, editable."""
+    path = os.path.join(os.path.dirname(ctx.options.output_path), SPEC_FILE)
+    atomic_write_text(path, ctx.state.spec.to_json())
+    return path
+
+
 def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     """Rules across rows (crossrow.plan): found in a cleaned sample, confirmed by the model, checked on it."""
     state, instructions = ctx.state, ctx.options.instructions
@@ -80,7 +93,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     chosen, problems = choose_steps(reply, fields)
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
                                    ctx.focus.expectations, allow_dedup=dedup, stated=stated,
-                                   csv_strings=ctx.focus.csv_strings)
+                                   frozen=ctx.focus.frozen, csv_strings=ctx.focus.csv_strings)
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))

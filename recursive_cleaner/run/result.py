@@ -34,6 +34,8 @@ class RunResult:
     stopped_early: bool = False
     cross_row: list[dict] = field(default_factory=list)
     cross_row_dropped: int = 0  # records the cross-row steps drop on the planning sample (dedup)
-    cross_row_sample: int = 0  # records in that sample (0: no cross-row plan was made)
+    cross_row_sample: int = 0
+    spec: dict[str, Any] = field(default_factory=dict)  # the field spec (cleaning_spec.json's content)
+    spec_path: str | None = None  # where cleaning_spec.json was written  # records in that sample (0: no cross-row plan was made)
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)

@@ -13,14 +13,15 @@ __all__ = ["check_options", "first_issue", "beside", "resolve_backend", "backend
 
 
 def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
-                   stratify_field: str | None) -> None:
+                  stratify_field: str | None, scope: str = "mentioned") -> None:
     """ValueError for an option no run could use."""
     problems = [(chunk_size < 1, "chunk_size must be at least 1"),
                 (max_iterations < 1, "max_iterations must be at least 1"),
                 (mode not in ("auto", "structured", "text"), "mode must be 'auto', 'structured' or 'text'"),
                 (not 0 <= holdout_ratio < 1, "holdout_ratio must be at least 0 and below 1"),
                 (strategy not in STRATEGIES, f"sampling_strategy must be one of {', '.join(STRATEGIES)}"),
-                (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field")]
+                (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field"),
+                (scope not in ("mentioned", "all"), "scope must be 'mentioned' or 'all'")]
     for bad, message in problems:
         if bad:
             raise ValueError(message)

@@ -13,6 +13,7 @@ from ..optimizer.consolidation import ConsolidationResult
 from ..optimizer.saturation import SaturationWatch
 from ..options import Options
 from ..profiling.focus import FieldFocus
+from ..profiling.spec import CleaningSpec
 from ..read.rows import SkippedRecord
 from ..read.sampling import MetricsSample
 from ..read.source import ChunkSource
@@ -42,6 +43,7 @@ class RunState:
     order_note: str = ""
     metrics_sample: MetricsSample | None = None
     improvement: ImprovementReport | None = None
+    spec: CleaningSpec | None = None  # the field spec the run works to (profiling.spec)
 
 
 @dataclass

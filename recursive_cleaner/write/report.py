@@ -60,6 +60,8 @@ class ReportData:
     cross_row: list[str] = field(default_factory=list)  # descriptions of the cross-row steps written
     cross_row_dropped: int = 0  # records those steps drop on the planning sample
     cross_row_sample: int = 0  # records in that sample (0: no plan was made)
+    spec: list[str] = field(default_factory=list)  # the field spec, a line per field (CleaningSpec.summary)
+    spec_path: str = ""  # where cleaning_spec.json was written
     applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
     seconds: float | None = None
 
@@ -339,6 +341,10 @@ def render_report(data: ReportData) -> str:
         sections.append(_issues(data))
     if not data.dry_run and data.functions:
         sections.append(_functions(data))
+    if data.spec:
+        sections.append(["## Field spec", "", "What each field should look like, as read from the goals "
+                         + (f"(edit `{data.spec_path}` and pass it back with `--spec` / `spec=`)"
+                            if data.spec_path else "") + ":", "", *[f"- {_short(line, 300)}" for line in data.spec]])
     if data.cross_row or _cross_row_refused(data):
         sections.append(_cross_row(data))
     if data.applied:

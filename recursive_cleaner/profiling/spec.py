@@ -1,0 +1,266 @@
+"""The field spec: the one reading of the goals that the profiler, prompts, judges, report and cross-row plan use.
+
+Per field: the kind (a format from the library's menu, ``free`` for goals no kind captures, or
+``as_is``), the allowed values of an enumeration, whether the goals mention the field at all,
+the words of the goals it came from, and where the reading came from (``goals``: the rule
+reader, "instructions"; ``model``: the model's draft; ``field name`` / ``data``: a fallback; ``user``: a spec the
+user gave). The goals' stated keys (``the same X always has the same Y``) are kept beside the fields.
+
+How it is made (``read_spec``):
+
+1. The rule reader (``instructions.read_goals``) reads each field's kind and whether the goals
+   mention it. A model's draft (``draft``: field -> (kind, allowed)), when given, is a second
+   opinion: where the two disagree, **the data decides** — the reading that more sample values
+   fit, or that its toolkit primitive turns into fitting values, wins (the rules on a tie).
+2. The data checks the result: a kind that no sample value fits and that its primitive cannot
+   convert is dropped, with a note. A guess from a field's name (``field name``) is kept only
+   for a field the goals name, or whose values do not already share one shape.
+3. Scope: with ``scope="mentioned"`` (the default) only fields the goals mention get a format,
+   and the others are left as they are (``frozen``); ``scope="all"`` also reads formats for
+   the others from their names and data, as before. Goals that name no field at all leave every
+   field in scope.
+
+``CleaningSpec.to_json`` is the text of ``cleaning_spec.json`` (the run writes it beside its
+output); ``load_spec`` accepts it back (a path or a
+dict), so a user can correct the reading before any function is written (docs/spec.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
+from .instructions import read_goals, stated_keys
+
+__all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "fit_score", "one_shape", "SPEC_KINDS", "SCOPES",
+           "SPEC_FILE"]
+
+SPEC_KINDS = KINDS + ("free",)
+SCOPES = ("mentioned", "all")
+SPEC_FILE = "cleaning_spec.json"
+_SPEC_VERSION = 1
+_MIN_CHECKED = 5  # sample values needed before the data may drop a reading
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """What one field should look like, and why the library believes it."""
+
+    kind: str | None = None
+    allowed: tuple[str, ...] = ()
+    mentioned: bool = False
+    words: str = ""
+    source: str = ""
+    note: str = ""
+
+    def expectation(self) -> Expectation | None:
+        """The checkable format (None for no kind and ``free``)."""
+        if self.kind is None or self.kind == "free":
+            return None
+        return Expectation(self.kind, tuple(self.allowed), self.source, KIND_PRIMITIVES.get(self.kind, ""))
+
+
+@dataclass
+class CleaningSpec:
+    """The spec of every field, the keys the goals state, and the scope of the cleaning."""
+
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    scope: str = "mentioned"
+
+    def in_scope(self, name: str) -> bool:
+        """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
+        spec = self.fields.get(name)
+        if self.scope == "all":
+            return spec is None or spec.kind != "as_is"
+        return spec is not None and spec.mentioned and spec.kind != "as_is"
+
+    def expectations(self) -> dict[str, Expectation]:
+        """``{field: Expectation}`` for the fields in scope that have a checkable kind (as_is included)."""
+        out = {}
+        for name, spec in self.fields.items():
+            exp = spec.expectation()
+            if exp is not None and (self.in_scope(name) or spec.kind == "as_is"):
+                out[name] = exp
+        return out
+
+    def frozen(self) -> set[str]:
+        """Fields nothing may change (out of scope)."""
+        return {name for name in self.fields if not self.in_scope(name)}
+
+    def to_dict(self) -> dict[str, Any]:
+        fields_out = {}
+        for name, spec in self.fields.items():
+            d = {k: v for k, v in asdict(spec).items() if v not in ("", (), None) or k in ("kind", "mentioned")}
+            if "allowed" in d:
+                d["allowed"] = list(d["allowed"])
+            fields_out[name] = d
+        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "fields": fields_out}
+
+    def to_json(self) -> str:
+        """The text of ``cleaning_spec.json``."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    def summary(self) -> list[str]:
+        """One line per field, for the report and the dry run."""
+        lines = []
+        for name, spec in self.fields.items():
+            if not self.in_scope(name) and spec.kind != "as_is":
+                lines.append(f"{name}: left as it is (the goals do not mention it)")
+                continue
+            what = spec.expectation().describe() if spec.expectation() else ("free text" if spec.kind == "free"
+                                                                           else "no format")
+            lines.append(f"{name}: {what} (from {spec.source or 'nothing'})" + (f"; {spec.note}" if spec.note else ""))
+        return lines
+
+
+def load_spec(given: str | Path | dict) -> CleaningSpec:
+    """A spec from ``cleaning_spec.json`` (a path) or its dict; ValueError naming what is wrong."""
+    if isinstance(given, (str, Path)):
+        try:
+            data = json.loads(Path(given).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"spec file {given}: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"spec file {given} is not valid JSON: {exc}") from None
+        where = f"spec file {given}"
+    else:
+        data, where = given, "spec"
+    if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
+        raise ValueError(f"{where} must be an object with a 'fields' object")
+    scope = data.get("scope", "mentioned")
+    if scope not in SCOPES:
+        raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    out = CleaningSpec(scope=scope, keys=[str(k) for k in data.get("keys") or []])
+    for name, d in data["fields"].items():
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: field {name!r} must be an object")
+        kind = d.get("kind")
+        if kind is not None and kind not in SPEC_KINDS:
+            raise ValueError(f"{where}: field {name!r} has kind {kind!r}; kinds are {', '.join(SPEC_KINDS)}")
+        allowed = d.get("allowed") or []
+        if kind == "enum" and len(allowed) < 2:
+            raise ValueError(f"{where}: field {name!r} is an enum and needs at least two allowed values")
+        out.fields[str(name)] = FieldSpec(kind, tuple(str(a) for a in allowed), bool(d.get("mentioned", True)),
+                                          str(d.get("words", "")), str(d.get("source", "user")) or "user",
+                                          str(d.get("note", "")))
+    return out
+
+
+# ---------------------------------------------------------------- the data decides
+def _present(samples: list | None) -> list:
+    return [v for v in samples or [] if v is not None and v != "" and not is_placeholder(v)]
+
+
+def _convert(exp: Expectation, value: Any) -> Any:
+    """The toolkit primitive of ``exp`` applied to one value (library code, run here), or the value."""
+    from .. import toolkit  # noqa: PLC0415 - the base toolkit, stdlib only
+
+    fn = getattr(toolkit, exp.primitive, None) if exp.primitive else None
+    if fn is None:
+        return value
+    try:
+        if exp.kind == "enum":
+            return fn(value, list(exp.allowed))
+        if exp.kind == "number":
+            return fn(toolkit.strip_units(value), whole_as_int="whole_as_int" in exp.allowed)
+        return fn(value)
+    except Exception:  # noqa: BLE001 - a primitive that cannot take this value converts nothing
+        return value
+
+
+def fit_score(exp: Expectation, samples: list | None, *, csv_strings: bool = False) -> tuple[int, int, int]:
+    """(values that fit, values its primitive makes fit, values) for a reading of one field."""
+    values = _present(samples)
+    fit = sum(conforms(v, exp, csv_strings=csv_strings) for v in values)
+    convertible = sum(1 for v in values if not conforms(v, exp, csv_strings=csv_strings)
+                      and conforms(_convert(exp, v), exp, csv_strings=csv_strings))
+    return fit, convertible, len(values)
+
+
+def _shape(value: Any) -> str:
+    text = str(value).strip()
+    return re.sub(r"a+", "a", re.sub(r"9+", "9", re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", text))))
+
+
+def one_shape(samples: list | None, share: float = 0.9) -> bool:
+    """Do the sample values already share one shape (digits as 9, letters as a)?"""
+    values = _present(samples)
+    if len(values) < 3:
+        return False
+    return Counter(_shape(v) for v in values).most_common(1)[0][1] >= share * len(values)
+
+
+def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None, csv_strings: bool) -> FieldSpec:
+    """Rules and model disagree: the reading the data supports better wins (the rules on a tie)."""
+    scores = []
+    for spec in (rules, model):
+        exp = spec.expectation()
+        if exp is None:
+            scores.append((0, 0, 0))
+            continue
+        fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings)
+        scores.append((fit + conv, fit, n))
+    if scores[1][0] > scores[0][0]:
+        return replace(model, mentioned=rules.mentioned or model.mentioned, words=rules.words or model.words,
+                       note=f"the model's reading; the data fits it better than the rules' "
+                            f"({scores[1][0]} vs {scores[0][0]} of {max(scores[1][2], scores[0][2])} sample values)")
+    return rules
+
+
+def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
+              scope: str = "mentioned", draft: dict[str, tuple[str | None, tuple[str, ...]]] | None = None,
+              csv_strings: bool | None = None, check: dict[str, list] | None = None) -> CleaningSpec:
+    """The spec of ``fields`` from the goals (rules, and the model's ``draft`` when given), checked on the data.
+
+    ``samples`` (a few values per field) feed the rule reader's fallbacks; ``check`` (more values per
+    field, default ``samples``) is what the data check and the rules-vs-model decision look at.
+    """
+
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    samples = samples or {}
+    check = check or samples
+    if csv_strings is None:
+        csv_strings = bool(samples) and all(isinstance(v, str) for vs in samples.values() for v in vs if v is not None)
+    readings = read_goals(instructions, fields, samples)
+    if scope == "mentioned" and not any(r.mentioned for r in readings.values()):
+        scope = "all"  # goals that name no field ("clean this up") leave every field in scope
+    spec = CleaningSpec(scope=scope)
+    for name in fields:
+        reading = readings[name]
+        exp = reading.expectation
+        source = exp.source if exp else ""
+        rules = FieldSpec(exp.kind if exp else None, exp.allowed if exp else (), reading.mentioned,
+                          reading.words[:300], source)
+        chosen = rules
+        if draft and name in draft and draft[name][0] is not None:
+            kind, allowed = draft[name]
+            model = FieldSpec(kind, tuple(allowed), reading.mentioned, reading.words[:300], "model")
+            if (model.kind, model.allowed) != (rules.kind, rules.allowed):
+                chosen = _decide(name, rules, model, check.get(name), csv_strings) if rules.kind else model
+        spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
+    spec.keys = stated_keys(instructions, fields)
+    return spec
+
+
+def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, csv_strings: bool) -> FieldSpec:
+    """The data's check of one field's reading: drop what no value fits and the primitive cannot convert."""
+    if spec.source == "field name" and not by_name and one_shape(samples):
+        return replace(spec, kind=None, allowed=(), source="",
+                       note=f"not {spec.kind} from the field's name: the goals do not name it and its values "
+                            "already share one shape")
+    exp = spec.expectation()
+    if exp is None or exp.kind in ("as_is", "enum") or not _present(samples):
+        return spec
+    fit, convertible, n = fit_score(exp, samples, csv_strings=csv_strings)
+    if fit == 0 and convertible == 0 and n >= _MIN_CHECKED:
+        return replace(spec, kind=None, allowed=(), source="",
+                       note=f"not {exp.describe(csv_strings=csv_strings)}: none of {n} sample values fits, "
+                            f"and {exp.primitive or 'no primitive'} converts none")
+    return spec
