@@ -21,6 +21,7 @@ from .read.source import ChunkSource
 from .profiling import schema
 from .profiling.focus import FieldFocus, function_name
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
+from .profiling.spec import load_spec
 from .model.client import ModelClient
 from .model.context import build_context, build_rich_context
 from .model.llm import LLMReply
@@ -109,6 +110,8 @@ class DataCleaner:
         mode = "text" if self.fmt == "text" else "structured"
         if mode == "text" and chunk_size == 50:
             chunk_size = _TEXT_DEFAULT_CHARS  # 50 is the records default; text is chunked by characters
+        if spec is not None:
+            load_spec(spec)  # a spec file that cannot be used fails here, naming what is wrong
         self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
         self.settings = Options(
             chunk_size=chunk_size, instructions=instructions, max_iterations=max_iterations,

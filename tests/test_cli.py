@@ -484,3 +484,16 @@ def test_resume_uses_the_backend_string_the_state_file_keeps(work, use):
     result = invoke("resume", "run.json")
     assert result.exit_code == 0, result.stderr
     assert specs == [spec, spec]
+
+
+def test_generate_writes_the_spec_and_takes_it_back_with_spec(work, use):
+    use(_scripted())
+    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "field spec cleaning_spec.json (edit it and pass it back with --spec)" in result.stdout
+    spec = json.loads((work / "cleaning_spec.json").read_text())
+    assert spec["fields"]["email"]["mentioned"] and spec["scope"] == "mentioned"
+    use(_scripted())
+    again = invoke("generate", "crm.jsonl", "--spec", "cleaning_spec.json", "--scope", "all", "--chunk-size", "3")
+    assert again.exit_code == 0, again.stderr
+    assert one_error_line(invoke("generate", "crm.jsonl", "--spec", "nope.json")) == "Error: spec file not found: nope.json"

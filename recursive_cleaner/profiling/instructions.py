@@ -205,8 +205,16 @@ _PAREN = re.compile(r"\(([^()]{3,120})\)")
 _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 
 
+_PIPES = re.compile(r"[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
+
+
 def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
-    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)": the allowed values."""
+    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", or "a | b | c"."""
+    pipes = _PIPES.search(text)
+    if pipes:
+        items = [i.strip() for i in pipes.group().split("|")]
+        if not any(_NOT_ITEM.search(i) for i in items):
+            return tuple(dict.fromkeys(items)), pipes.start()
     for m in _PAREN.finditer(text):
         items = [i.strip().strip("\"'“”") for i in re.split(r"\s*(?:/|,|\||\bor\b)\s*", m.group(1))]
         items = [i for i in items if i]

@@ -185,6 +185,10 @@ _common = _options(
     click.option("--stratify-field", default=None, metavar="FIELD", help="Field for --sampling stratified."),
     click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling and the holdout."),
     click.option("--mode", type=click.Choice(["auto", "structured", "text"]), default="auto", show_default=True),
+    click.option("--spec", "spec", default=None, metavar="FILE",
+                 help="A cleaning_spec.json (edited) to use instead of reading the goals again."),
+    click.option("--scope", type=click.Choice(["mentioned", "all"]), default="mentioned", show_default=True,
+                 help="Change only the fields the goals mention, or fix every issue found."),
     _attempts,
 )
 _tail = _options(_progress_opt, _debug_option)
@@ -240,13 +244,16 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     _need_file(file, "data file")
     if opts.get("ground_truth"):
         _need_file(opts["ground_truth"], "ground-truth file")
+    if opts.get("spec"):
+        _need_file(opts["spec"], "spec file")
     instructions = _instructions(opts.pop("instructions"))
     llm = remember_spec(make_backend(backend), backend)
     click.get_current_context().meta[_RESUME] = (state, backend)
     kwargs = dict(chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
                   report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
                   stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
-                  llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run)
+                  llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run, spec=opts.pop("spec"),
+                  scope=opts.pop("scope"))
     if "holdout" in opts:
         kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
                       track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
@@ -299,6 +306,8 @@ def _print_result(result: Any, dry_run: bool) -> None:
                + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
                + f", skipped input lines {result.skipped_records}, "
                f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}")
+    if result.spec_path:
+        click.echo(f"field spec {result.spec_path} (edit it and pass it back with --spec)")
     if result.cross_row_sample:
         click.echo(f"cross-row steps: {len(result.cross_row)}; on a sample they keep "
                    f"{result.cross_row_sample - result.cross_row_dropped:,} of {result.cross_row_sample:,} records")

@@ -1,0 +1,210 @@
+"""The field spec: the goals read into one spec per field, checked by the data, in scope, editable, and the model's choice."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.profiling.improvement import judge_change
+from recursive_cleaner.profiling.spec import load_spec, read_spec
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+ROOT = Path(__file__).resolve().parent.parent
+CRM = [json.loads(line) for line in (ROOT / "test_cases" / "crm_customers.jsonl").read_text().splitlines()]
+CRM_FIELDS = list(CRM[0])
+SAMPLES = {f: [r.get(f) for r in CRM[:40]] for f in CRM_FIELDS}
+STATUS = ("active", "pending", "churned")
+
+
+def _kinds(goals: str, fields=CRM_FIELDS, samples=SAMPLES, **kw) -> dict:
+    spec = read_spec(goals, fields, samples, **kw)
+    return {f: (s.kind, s.allowed) for f, s in spec.fields.items() if spec.in_scope(f) and s.kind}
+
+
+def test_the_readme_example_gives_status_exactly_the_three_allowed_values():
+    goals = """
+    - phone numbers to E.164 (+15551234567)
+    - status is one of active, pending, churned: fix typos
+    - signup_date to ISO 8601 (YYYY-MM-DD)
+    """
+    assert _kinds(goals) == {"phone": ("phone_e164", ()), "status": ("enum", STATUS), "signup_date": ("date", ())}
+
+
+@pytest.mark.parametrize("goals", [
+    "fix status typos (active/pending/churned)",  # one line, a list in parentheses
+    "The status column can only be active, pending or churned.",  # prose, a list with "or"
+    "## Status\nOne of: 'active', 'pending', 'churned'.",  # a heading, quotes
+    "* status -> active | pending | churned",  # terse bullet
+    'Status must be "active", "pending" or "churned" (lower case).',
+])
+def test_many_phrasings_of_one_enumeration(goals):
+    kinds = _kinds(goals)
+    assert kinds.get("status") == ("enum", STATUS), kinds
+    assert set(kinds) == {"status"}  # no other field is in scope
+
+
+@pytest.mark.parametrize("goals, field, expected", [
+    ("countries as 2-letter codes", "country", ("country_alpha2", ())),
+    ("Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.", "signup_date", ("date", ())),
+    ("Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.", "phone", ("phone_e164", ())),
+    ("amount: a plain number, no currency", "amount", ("number", ())),
+    ("customer_id: a plain integer without leading zeros", "customer_id", ("integer", ("no_leading_zeros",))),
+])
+def test_formats_in_other_words(goals, field, expected):
+    assert _kinds(goals)[field] == expected
+
+
+def test_a_field_the_goals_mention_without_a_format_is_in_scope_with_the_datas_format():
+    spec = read_spec("Fix the email addresses, and leave the rest alone.", CRM_FIELDS, SAMPLES)
+    assert spec.in_scope("email") and spec.fields["email"].mentioned
+    assert spec.fields["email"].kind == "email"  # the field's name, and the goals name it
+    assert not spec.in_scope("phone") and "phone" in spec.frozen()
+
+
+def test_goals_that_name_no_field_leave_every_field_in_scope():
+    spec = read_spec("Clean this export up, please.", CRM_FIELDS, SAMPLES)
+    assert spec.scope == "all" and not spec.frozen()
+
+
+def test_words_of_the_goals_never_become_allowed_values():
+    for goals in ("status is one of active, pending, churned: fix typos",
+                  "status: one of active, pending or churned - fix the typos",
+                  "status (active/pending/churned): fix typos and stray spaces"):
+        assert read_spec(goals, CRM_FIELDS, SAMPLES).fields["status"].allowed == STATUS, goals
+
+
+# ---------------------------------------------------------------- the data decides
+def test_where_rules_and_model_disagree_the_data_decides():
+    fields, samples = ["rate"], {"rate": ["7.0", "6.25", "5.3", "8", "7.0", "9.75"]}
+    goals = "rate is a tax rate in percent"
+    model_number = {"rate": ("number", ())}
+    spec = read_spec("rate: whole numbers", fields, samples, draft=model_number)
+    assert spec.fields["rate"].kind == "number" and spec.fields["rate"].source == "model"  # 6.25 is no integer
+    spec = read_spec(goals + ", a number", fields, samples, draft={"rate": ("phone_e164", ())})
+    assert spec.fields["rate"].kind == "number" and spec.fields["rate"].source == "instructions"
+
+
+def test_a_kind_no_value_fits_and_no_primitive_converts_is_dropped_with_a_note():
+    samples = {"code": ["ab-12", "cd-34", "ef-56", "gh-78", "ij-90", "kl-11"]}
+    spec = read_spec("code: ISO 8601 dates", ["code"], samples)
+    assert spec.fields["code"].kind is None and "none of 6 sample values fits" in spec.fields["code"].note
+
+
+def test_a_name_guess_is_not_applied_to_an_unnamed_field_whose_values_share_one_shape():
+    fields = ["name", "phone", "city"]
+    samples = {"name": ["mercy hxspital", "st vincent"], "phone": ["2565938310", "2567688400", "2563258100"] * 3,
+               "city": ["birmingham", "dothan"]}
+    spec = read_spec("US hospital quality data. Some letters were replaced by 'x' (typos). Fix typos; keep "
+                     "everything lowercase.", fields, samples)
+    assert spec.in_scope("phone") and spec.fields["phone"].kind != "phone_e164"
+    assert "share one shape" in spec.fields["phone"].note
+
+
+# ---------------------------------------------------------------- the spec file
+def _write(tmp_path, rows, name="crm.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_the_spec_is_written_beside_the_output_and_accepted_back(tmp_path):
+    data = _write(tmp_path, CRM[:30])
+    result = DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="status: fix typos",
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    written = json.loads((tmp_path / "cleaning_spec.json").read_text())
+    assert result.spec_path == str(tmp_path / "cleaning_spec.json") and written == result.spec
+    assert written["fields"]["status"]["mentioned"] and not written["fields"]["phone"]["mentioned"]
+    written["fields"]["status"].update(kind="enum", allowed=list(STATUS))  # the user corrects the reading
+    (tmp_path / "edited.json").write_text(json.dumps(written))
+    events = []
+    DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="(ignored)", spec=str(tmp_path / "edited.json"),
+                output_path=str(tmp_path / "cf2.py"), on_progress=events.append, sleep=lambda s: None).run()
+    ready = next(e for e in events if e["type"] == "spec_ready")
+    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "user"
+    assert "Field spec" in (tmp_path / "cleaning_report.md").read_text()
+
+
+def test_an_unusable_spec_is_a_clear_error_before_the_run(tmp_path):
+    data = _write(tmp_path, CRM[:5])
+    bad = tmp_path / "spec.json"
+    bad.write_text(json.dumps({"fields": {"status": {"kind": "enum", "allowed": ["active"]}}}))
+    with pytest.raises(ValueError, match="'status' is an enum and needs at least two allowed values"):
+        DataCleaner(FakeBackend(), str(data), spec=str(bad))
+    with pytest.raises(ValueError, match="kind 'colour'"):
+        load_spec({"fields": {"x": {"kind": "colour"}}})
+
+
+# ---------------------------------------------------------------- the model chooses its issue
+PHONE = textwrap.dedent('''\
+    from recursive_cleaner.toolkit import to_e164
+
+    def fix_phone(record):
+        """Phones to E.164."""
+        record = dict(record)
+        record["phone"] = to_e164(record.get("phone"))
+        return record''')
+STATUS_FN = textwrap.dedent('''\
+    from recursive_cleaner.toolkit import closest_value
+
+    def fix_status(record):
+        """Status to one of the allowed values."""
+        record = dict(record)
+        record["status"] = closest_value(record.get("status"), ["active", "pending", "churned"])
+        return record''')
+EMAIL = textwrap.dedent('''\
+    from recursive_cleaner.toolkit import normalize_email
+
+    def fix_email(record):
+        """Emails lower case, no spaces."""
+        record = dict(record)
+        record["email"] = normalize_email(record.get("email"))
+        return record''')
+
+
+def test_functions_the_model_writes_in_its_own_order_are_accepted_and_credited(tmp_path):
+    """At 61b931a the library asked for amount first and refused all three ("It changed other fields")."""
+    data = _write(tmp_path, CRM[:200])
+    backend = FakeBackend([make_reply("fix_phone", PHONE), make_reply("fix_status", STATUS_FN),
+                           make_reply("fix_email", EMAIL)], default=CLEAN_REPLY)
+    events = []
+    result = DataCleaner(backend, str(data), instructions=(ROOT / "test_cases" / "crm_instructions.txt").read_text(),
+                         chunk_size=200, output_path=str(tmp_path / "cf.py"), on_progress=events.append,
+                         sleep=lambda s: None).run()
+    assert result.functions[:3] == ["fix_phone", "fix_status", "fix_email"], result.rejected
+    credited = {e["function_name"]: e["field"] for e in events if e["type"] == "function_generated"}
+    assert credited == {"fix_phone": "phone", "fix_status": "status", "fix_email": "email"}
+
+
+# ---------------------------------------------------------------- scope
+@settings(max_examples=40)
+@given(st.sets(st.sampled_from(CRM_FIELDS), min_size=1, max_size=4), st.sampled_from(CRM_FIELDS))
+def test_no_field_the_goals_do_not_mention_may_change_unless_scope_is_all(named, changed):
+    goals = "\n".join(f"- {f}: fix it" for f in sorted(named))
+    spec = read_spec(goals, CRM_FIELDS, SAMPLES)
+    before = [dict(r) for r in CRM[:20]]
+    after = [{**r, changed: "XXX"} for r in before]
+    verdict = judge_change(before, after, spec.expectations(), frozen=frozenset(spec.frozen()))
+    if changed not in named:
+        assert verdict.problem and "which the goals do not ask to change" in verdict.problem
+    everything = read_spec(goals, CRM_FIELDS, SAMPLES, scope="all")
+    assert not everything.frozen()
+
+
+def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path):
+    data = _write(tmp_path, CRM[:30])
+    greedy = EMAIL.replace('    return record', '    record["country"] = "ZZ"\n    return record')
+    backend = FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(data), instructions="email: lower case, no spaces", max_iterations=2,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert "fix_email" not in result.functions
+    assert any("'country', which the goals do not ask to change" in r for _, r in result.rejected)
+    everything = DataCleaner(FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY), str(data),
+                             instructions="email: lower case, no spaces", max_iterations=2, scope="all",
+                             output_path=str(tmp_path / "cf2.py"), sleep=lambda s: None).run()
+    assert everything.spec["scope"] == "all"
