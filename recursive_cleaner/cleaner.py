@@ -27,6 +27,7 @@ from .model.context import build_context, build_rich_context
 from .model.llm import LLMReply
 from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
+from .model.spec_draft import build_spec_prompt, parse_spec_draft
 from .write.metrics import ImprovementReport
 from .write.state import load_state, save_state
 from .judge.gate import Gate, Verdict
@@ -96,6 +97,7 @@ class DataCleaner:
         saturation_check_interval: int = 20,
         scope: str = "mentioned",
         spec: str | dict | None = None,
+        draft_spec: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope)
@@ -126,7 +128,7 @@ class DataCleaner:
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
             saturation_check_interval=saturation_check_interval, scope=scope,
-            spec=str(spec) if isinstance(spec, Path) else spec,
+            spec=str(spec) if isinstance(spec, Path) else spec, draft_spec=draft_spec,
             backend=backend_spec(llm_backend) or backend_spec(backend))
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
@@ -404,9 +406,13 @@ class DataCleaner:
             allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
             toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
         if info:
+            check = self._field_samples(info)
+            draft = None
+            if options.draft_spec and options.spec is None:  # the model's reading, a second opinion
+                reply = self._call(build_spec_prompt(options.instructions, check), 0, 0, purpose="spec")
+                draft = parse_spec_draft(reply, info["fields"])
             self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
-                                                   scope=options.scope, spec=options.spec,
-                                                   check=self._field_samples(info))
+                                                   scope=options.scope, spec=options.spec, check=check, draft=draft)
             self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
 
     def _field_samples(self, info: dict, records: int = 200) -> dict[str, list]:

@@ -54,6 +54,7 @@ class Options:
     saturation_check_interval: int = 20
     scope: str = "mentioned"  # "mentioned": only fields the goals mention change; "all": every field
     spec: str | dict | None = None  # a cleaning_spec.json path or dict given by the user (no drafting)
+    draft_spec: bool = False  # one model call drafts the spec beside the rule reader (the data decides)
     backend: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ NON_DEFAULT = {
     "rich_context": True, "reflection": {**ReflectionConfig(mode="rules", accept_threshold=0.8).__dict__},
     "cross_row": False, "optimize": True, "optimize_threshold": 3, "early_termination": True,
     "saturation_check_interval": 5, "scope": "all", "spec": {"fields": {"email": {"kind": "email"}}},
+    "draft_spec": True,
     "backend": "openai:some-model@http://127.0.0.1:9/v1",
 }
 

@@ -208,3 +208,22 @@ def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path)
                              instructions="email: lower case, no spaces", max_iterations=2, scope="all",
                              output_path=str(tmp_path / "cf2.py"), sleep=lambda s: None).run()
     assert everything.spec["scope"] == "all"
+
+
+def test_the_models_draft_is_read_and_the_data_settles_a_disagreement(tmp_path):
+    from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft
+
+    reply = ("Here you go:\n- status: enum: active | pending | churned\n`email`: email\nphone: none\n"
+             "amount: number\ncountry: colour\nnot_a_field: date")
+    draft = parse_spec_draft(reply, CRM_FIELDS)
+    assert draft == {"status": ("enum", STATUS), "email": ("email", ()), "phone": (None, ()), "amount": ("number", ())}
+    prompt = build_spec_prompt("status: fix typos", {"status": ["active", "Pending "]})
+    assert prompt.index("Choose the kind") < prompt.index("status: fix typos") < prompt.index("- status: 'active'")
+    data = _write(tmp_path, CRM[:30])
+    backend = FakeBackend(lambda p: reply if "fill in, for every field" in p else CLEAN_REPLY)
+    events = []
+    DataCleaner(backend, str(data), instructions="status: fix typos", draft_spec=True, on_progress=events.append,
+                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    ready = next(e for e in events if e["type"] == "spec_ready")
+    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
+    assert any(e["type"] == "llm_call" and e["purpose"] == "spec" for e in events)

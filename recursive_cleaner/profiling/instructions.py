@@ -33,8 +33,9 @@ from .expectations import (
 
 __all__ = ["infer_expectations", "read_goals", "GoalReading", "stated_keys"]
 
+_ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
-                          r"values|cells|data)|the whole (?:table|file|data(?:set)?))\b", re.I)
+                          r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b", re.I)
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
@@ -59,7 +60,7 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\bdigits only\b|\bonly digits\b"),
     ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
                r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
-               r"\b(?:just|only) the number\b"),
+               r"\b(?:just|only)(?: \w+){0,2} the number(?: of \w+)?\b"),
     # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
     ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b"),
     # a marker: integers written without leading zeros ("01907" -> 1907)
@@ -69,7 +70,8 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("lower", r"lower[\s-]?case"),
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
-    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS})"),  # "Leave beer_name and style as they are"
+    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS})|\b(?:don'?t|do not|never) (?:change|touch|modify|edit)\b"
+              r"[^.;]*"),  # "Leave beer_name and style as they are", "Don't touch the names of beers"
 )]
 _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
                       r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
@@ -159,8 +161,8 @@ class _Reader:
             if hit[0] >= end:
                 taken.append(hit)
                 end = hit[1]
-        if any(not generic for *_, generic in taken):
-            taken = [t for t in taken if not t[3]]
+        if any(not generic for *_, generic in taken):  # a specific field beats a word for several ...
+            taken = [t for t in taken if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]])]  # ... but "all X"
         out: list[list] = []
         for start, stop, fields, _ in taken:
             if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
@@ -194,7 +196,11 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
             words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()  # "...: fix typos" is no value
             items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
             strict = trig.group("be") is not None
-            if any(_NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4) for i in items):
+            bad = [k for k, i in enumerate(items) if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)]
+            if bad and bad[0] >= 2 and re.search(r",\s*(?:so|to|and then|then|which|because)\b", words[len(
+                    ", ".join(items[:bad[0]])) - 1:]):
+                items = items[:bad[0]]  # "active, pending or churned, so fix the misspellings"
+            elif bad:
                 items = []
         if len(items) >= 2:
             return tuple(dict.fromkeys(items)), trig.start()
@@ -206,10 +212,18 @@ _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 
 
 _PIPES = re.compile(r"[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
+_SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
+_NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|m|mm|d|dd|y|yy|yyyy|h|hh|ss)$",
+                             re.I)  # true/false: bool; MM/DD/YYYY: a date format
 
 
 def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
     """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", or "a | b | c"."""
+    for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
+        items = slashes.group().split("/")
+        introduced = re.search(r"(?:\bbe|\bis|\bare|\bas|\bto|\bof|:|\beither|\bonly)\s*[\"'“]?$", text[:slashes.start()])
+        if introduced and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items):
+            return tuple(dict.fromkeys(items)), slashes.start()
     pipes = _PIPES.search(text)
     if pipes:
         items = [i.strip() for i in pipes.group().split("|")]
@@ -348,6 +362,11 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                     kinds[field].extend((k, a) for k, a, _, _ in _detect(clause))
                 continue
             for kind, allowed, start, end in _detect(clause):
+                inside = [g for g in groups if start <= g[0] and g[1] <= end]
+                if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
+                    for field in frozenset().union(*(g[2] for g in inside)):
+                        kinds[field].append((kind, allowed))
+                    continue
                 after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
                 before = [g for g in groups if g[0] < start]
                 later = [g for g in groups if g[0] >= start]
