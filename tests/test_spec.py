@@ -227,3 +227,13 @@ def test_the_models_draft_is_read_and_the_data_settles_a_disagreement(tmp_path):
     ready = next(e for e in events if e["type"] == "spec_ready")
     assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
     assert any(e["type"] == "llm_call" and e["purpose"] == "spec" for e in events)
+
+
+def test_issues_in_fields_the_goals_do_not_mention_are_reported_as_suggestions(tmp_path):
+    data = _write(tmp_path, CRM[:30])
+    DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="status: one of active, pending, churned",
+                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    report = (tmp_path / "cleaning_report.md").read_text()
+    section = report.split("## Suggestions (not changed)")[1].split("\n## ")[0]
+    assert "phone:" in section and "E.164" in section and "email:" in section
+    assert "status:" not in section

@@ -9,17 +9,18 @@ Whoever proposed a step (discovery, the model, a stated key), it is refused with
   ``MAX_CHANGE_SHARE`` of a field's values, and the goals do not ask for exactly that (a dedup
   step the goals ask for; a majority step on a key the goals state).
 
-``asks_dedup`` reads whether the goals ask to remove duplicates: a sentence that mentions them
-counts only if it asks to remove them and does not say to keep records or leave duplicates
-("Keep every record, including duplicates (removing duplicates is a separate step)" is no request).
+``asks_dedup`` (in ``profiling.instructions``, the goals' reader; the spec keeps its answer) reads
+whether the goals ask to remove duplicates: a sentence that mentions them counts only if it asks
+to remove them and does not say to keep records or leave duplicates ("Keep every record,
+including duplicates (removing duplicates is a separate step)" is no request).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
+from ..profiling.instructions import asks_dedup
 from .steps import CrossRowStep, normalized
 
 __all__ = ["asks_dedup", "dedup_key_problem", "harm", "MAX_DROP_SHARE", "MAX_CHANGE_SHARE", "MAX_DUPLICATE_SHARE",
@@ -29,27 +30,6 @@ MAX_DROP_SHARE = 0.05  # records a step may drop on the sample unless the goals 
 MAX_CHANGE_SHARE = 0.2  # values of one field a step may change on the sample unless the goals ask for it
 MAX_DUPLICATE_SHARE = 0.25  # a dedup key with more duplicates than this does not identify records
 MIN_KEY_VALUES = 10  # a dedup key needs at least this many distinct values on the sample
-
-_DUPLICATES = re.compile(r"\bduplicat\w*|\bde-?dup\w*", re.I)
-_REMOVE = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|eliminat\w*|get\s+rid|de-?dup\w*|merg\w*|collaps\w*|discard\w*|"
-                     r"filter\w*\s+out|only\s+(?:one|once|the\s+first))", re.I)
-_KEEP = re.compile(r"\b(?:keep\w*|kept|retain\w*|preserv\w*|leav\w*|left)\s+(?:\w+\s+){0,3}?"
-                   r"(?:records?|rows?|entries|duplicat\w*|everything|all|every|them|as\s+(?:is|they\s+are))", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|don'?t|doesn'?t|mustn'?t|shouldn'?t|separate(?:ly)?|later|"
-                       r"out\s+of\s+scope|elsewhere|fine|allowed|ok(?:ay)?)\b|n't\b", re.I)
-
-
-def asks_dedup(instructions: str | None) -> bool:
-    """The goals ask to remove duplicate records (a negated or "keep them" mention is no request)."""
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n", instructions or ""):
-        if not _DUPLICATES.search(sentence):
-            continue
-        if _KEEP.search(sentence) or _NEGATION.search(sentence):
-            continue
-        if _REMOVE.search(sentence) or re.search(r"\bde-?dup", sentence, re.I):
-            return True
-    return False
-
 
 def dedup_key_problem(step: CrossRowStep, records: list[dict]) -> str | None:
     """Why ``step``'s key does not identify records on the sample, or None."""

@@ -36,6 +36,7 @@ class FieldFocus:
     reopened: dict[str, int] = field(default_factory=dict)
     spec: CleaningSpec | None = None
     frozen: set[str] = field(default_factory=set)  # fields out of the goals' scope: nothing may change them
+    suggested: dict[str, Expectation] = field(default_factory=dict)  # what scope="all" would check in them
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
               scope: str = "mentioned", spec: str | dict | CleaningSpec | None = None,
@@ -50,7 +51,19 @@ class FieldFocus:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
+        if self.frozen:  # seen there, reported as suggestions, never changed
+            wider = read_spec(instructions, fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
+            self.suggested = {f: e for f, e in wider.expectations().items() if f in self.frozen}
         return self.spec
+
+    def suggestions(self, records: list) -> list[str]:
+        """What the fields out of scope would need, on ``records``: one line per field with wrong values."""
+        if not self.suggested:
+            return []
+        profiles = profile_records(records, self.suggested, csv_strings=self.csv_strings)
+        return [f"{name}: {p.n_offending} of {p.non_null} sample values are not "
+                f"{self.suggested[name].describe(csv_strings=bool(self.csv_strings))} (e.g. {p.offending[0]!r})"
+                for name, p in profiles.items() if name in self.suggested and p.n_offending]
 
     def profile(self, records: list) -> dict[str, FieldProfile]:
         """Every field's profile, judged as the source's values are (numbers as text count when it is CSV)."""

@@ -31,7 +31,7 @@ from .expectations import (
     KIND_PRIMITIVES, LOOSE_KINDS, KIND_PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
 )
 
-__all__ = ["infer_expectations", "read_goals", "GoalReading", "stated_keys"]
+__all__ = ["infer_expectations", "read_goals", "GoalReading", "stated_keys", "asks_dedup"]
 
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
@@ -412,3 +412,24 @@ def stated_keys(instructions: str, fields: list[str]) -> list[str]:
             if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
                 found.append(fld)
     return found
+
+
+_DUPLICATES = re.compile(r"\bduplicat\w*|\bde-?dup\w*", re.I)
+_REMOVE = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|eliminat\w*|get\s+rid|de-?dup\w*|merg\w*|collaps\w*|discard\w*|"
+                     r"filter\w*\s+out|only\s+(?:one|once|the\s+first))", re.I)
+_KEEP = re.compile(r"\b(?:keep\w*|kept|retain\w*|preserv\w*|leav\w*|left)\s+(?:\w+\s+){0,3}?"
+                   r"(?:records?|rows?|entries|duplicat\w*|everything|all|every|them|as\s+(?:is|they\s+are))", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|don'?t|doesn'?t|mustn'?t|shouldn'?t|separate(?:ly)?|later|"
+                       r"out\s+of\s+scope|elsewhere|fine|allowed|ok(?:ay)?)\b|n't\b", re.I)
+
+
+def asks_dedup(instructions: str | None) -> bool:
+    """The goals ask to remove duplicate records (a negated or "keep them" mention is no request)."""
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", instructions or ""):
+        if not _DUPLICATES.search(sentence):
+            continue
+        if _KEEP.search(sentence) or _NEGATION.search(sentence):
+            continue
+        if _REMOVE.search(sentence) or re.search(r"\bde-?dup", sentence, re.I):
+            return True
+    return False

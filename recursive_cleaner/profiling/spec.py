@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
-from .instructions import read_goals, stated_keys
+from .instructions import asks_dedup, read_goals, stated_keys
 
 __all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "fit_score", "one_shape", "SPEC_KINDS", "SCOPES",
            "SPEC_FILE"]
@@ -72,6 +72,7 @@ class CleaningSpec:
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
     scope: str = "mentioned"
+    dedup: bool = False  # the goals ask to remove duplicate records (a negated mention is no request)
 
     def in_scope(self, name: str) -> bool:
         """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
@@ -100,7 +101,8 @@ class CleaningSpec:
             if "allowed" in d:
                 d["allowed"] = list(d["allowed"])
             fields_out[name] = d
-        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "fields": fields_out}
+        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "dedup": self.dedup,
+                "fields": fields_out}
 
     def to_json(self) -> str:
         """The text of ``cleaning_spec.json``."""
@@ -136,7 +138,7 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
     scope = data.get("scope", "mentioned")
     if scope not in SCOPES:
         raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    out = CleaningSpec(scope=scope, keys=[str(k) for k in data.get("keys") or []])
+    out = CleaningSpec(scope=scope, keys=[str(k) for k in data.get("keys") or []], dedup=bool(data.get("dedup")))
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
@@ -246,6 +248,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
                 chosen = _decide(name, rules, model, check.get(name), csv_strings) if rules.kind else model
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     spec.keys = stated_keys(instructions, fields)
+    spec.dedup = asks_dedup(instructions)
     return spec
 
 

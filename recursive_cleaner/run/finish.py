@@ -83,9 +83,11 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     state, instructions = ctx.state, ctx.options.instructions
     sample = ctx.gate.apply(state.functions, ctx.source.head(sample_size))
     fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
-    stated = stated_keys(instructions, fields)
+    if state.spec is not None:  # the goals as the spec reads them (and as the user may have corrected them)
+        stated, dedup = [k for k in state.spec.keys if k in fields], state.spec.dedup
+    else:
+        stated, dedup = stated_keys(instructions, fields), wants_dedup(instructions)
     candidates = discover_steps(sample, stated=stated)
-    dedup = wants_dedup(instructions)
     if not candidates and not dedup:
         return
     reply = ctx.call(build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),

@@ -64,6 +64,7 @@ def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> Re
         cross_row=[CrossRowStep.from_dict(d).describe() for d in result.cross_row],
         cross_row_dropped=result.cross_row_dropped, cross_row_sample=result.cross_row_sample,
         spec=state.spec.summary() if state.spec else [], spec_path=result.spec_path or "",
+        suggestions=ctx.focus.suggestions(ctx.source.head(200)) if ctx.focus.suggested else [],
         seconds=seconds)
 
 

@@ -62,6 +62,7 @@ class ReportData:
     cross_row_sample: int = 0  # records in that sample (0: no plan was made)
     spec: list[str] = field(default_factory=list)  # the field spec, a line per field (CleaningSpec.summary)
     spec_path: str = ""  # where cleaning_spec.json was written
+    suggestions: list[str] = field(default_factory=list)  # issues seen in fields the goals do not mention
     applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
     seconds: float | None = None
 
@@ -345,6 +346,10 @@ def render_report(data: ReportData) -> str:
         sections.append(["## Field spec", "", "What each field should look like, as read from the goals "
                          + (f"(edit `{data.spec_path}` and pass it back with `--spec` / `spec=`)"
                             if data.spec_path else "") + ":", "", *[f"- {_short(line, 300)}" for line in data.spec]])
+    if data.suggestions:
+        sections.append(["## Suggestions (not changed)", "", "Fields the goals do not mention were left as they are. "
+                         "Seen in them (add them to the goals, or use `--scope all`, to clean them):", "",
+                         *[f"- {_short(line, 300)}" for line in data.suggestions]])
     if data.cross_row or _cross_row_refused(data):
         sections.append(_cross_row(data))
     if data.applied:
