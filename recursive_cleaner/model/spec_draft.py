@@ -37,7 +37,8 @@ Reply with exactly one line per field, nothing else:
 FIELD: KIND
 and for an enum: FIELD: enum: VALUE | VALUE | VALUE
 """
-_LINE = re.compile(r"^[\s*>-]*`?(?P<field>[^:`]+?)`?\s*:\s*`?(?P<kind>[A-Za-z_0-9]+)`?\s*(?::\s*(?P<values>.+))?$")
+_LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
+                   r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
 _SHOWN = 4
 
 
