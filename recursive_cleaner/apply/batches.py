@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-__all__ = ["load_batch", "Header"]
+__all__ = ["load_batch", "Header", "TableWriter"]
 
 
 def load_batch(payload: bytes) -> list:
@@ -35,3 +35,33 @@ class Header:
         for record in records:
             if not record.keys() <= self.keys.keys():
                 self.dropped.update(record.keys() - self.keys.keys())
+
+
+class TableWriter:
+    """A tabular writer: columns from the first batch (``Header``); ``start`` writes the header, ``rows`` the records.
+
+    Subclasses set ``self.header = Header()`` and define ``start(records)`` and ``rows(records)``.
+    """
+
+    header: Header
+
+    @property
+    def dropped(self) -> set[str]:
+        """Keys first seen after the first batch: they have no column."""
+        return self.header.dropped
+
+    def write(self, payload: bytes, count: int) -> None:
+        """Write ``count`` records given as JSON texts joined by b"\\n"."""
+        if not count:
+            return
+        records = load_batch(payload)
+        if self.header.start(records):
+            self.start(records)
+        self.rows(records)
+        self.header.note(records)
+
+    def start(self, records: list[dict]) -> None:
+        raise NotImplementedError
+
+    def rows(self, records: list[dict]) -> None:
+        raise NotImplementedError

@@ -28,7 +28,7 @@ import math
 from typing import Any, BinaryIO
 
 from .._extras import require
-from .batches import Header, load_batch
+from .batches import Header, TableWriter
 
 __all__ = ["ParquetWriter", "ExcelWriter", "ROW_GROUP_ROWS", "EXCEL_MAX_ROWS"]
 
@@ -44,7 +44,7 @@ def _cell_text(value: Any) -> str:
 # ---------------------------------------------------------------------------- Parquet
 
 
-class ParquetWriter:
+class ParquetWriter(TableWriter):
     """Records to a Parquet file, column types fixed by the first batch (see the module docstring)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
@@ -57,29 +57,18 @@ class ParquetWriter:
         self.checked: set[str] = set()  # columns with an int or struct inside: pyarrow would drop data silently
         self.writer: Any = None
         self.pending: list = []
-        self.rows = 0
+        self.pending_rows = 0
 
-    @property
-    def dropped(self) -> set[str]:
-        return self.header.dropped
-
-    def write(self, payload: bytes, count: int) -> None:
-        """Write ``count`` records given as JSON texts joined by b"\\n"."""
-        if not count:
-            return
-        records = load_batch(payload)
-        if self.header.start(records):
-            self._start(records)
+    def rows(self, records: list[dict]) -> None:
         arrays = []
         for field in self.schema:
             values = [record.get(field.name) for record in records]
             if field.name in self.text:
                 values = [None if v is None else _cell_text(v) for v in values]
             arrays.append(self._array(field, values))
-        self.header.note(records)
         self.pending.append(self.pa.record_batch(arrays, schema=self.schema))
-        self.rows += count
-        if self.rows >= ROW_GROUP_ROWS:
+        self.pending_rows += len(records)
+        if self.pending_rows >= ROW_GROUP_ROWS:
             self._flush()
 
     def finish(self) -> None:
@@ -95,7 +84,7 @@ class ParquetWriter:
             with contextlib.suppress(Exception):
                 self.writer.close()
 
-    def _start(self, records: list[dict]) -> None:
+    def start(self, records: list[dict]) -> None:
         pa = self.pa
         fields = []
         for name in self.header.keys:
@@ -132,7 +121,7 @@ class ParquetWriter:
     def _flush(self) -> None:
         if self.pending:
             self.writer.write_table(self.pa.Table.from_batches(self.pending, schema=self.schema))
-            self.pending, self.rows = [], 0
+            self.pending, self.pending_rows = [], 0
 
 
 def _unsettled(pa: Any, kind: Any) -> bool:
@@ -172,7 +161,7 @@ def _loses(pa: Any, value: Any, kind: Any) -> bool:
 # ---------------------------------------------------------------------------- Excel
 
 
-class ExcelWriter:
+class ExcelWriter(TableWriter):
     """Records to one sheet of an .xlsx workbook, written row by row (openpyxl's write-only mode)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
@@ -185,22 +174,14 @@ class ExcelWriter:
         self.book = openpyxl.Workbook(write_only=True)
         self.sheet = self.book.create_sheet("Sheet1")
         self.header = Header()
-        self.rows = 0
+        self.sheet_rows = 0
 
-    @property
-    def dropped(self) -> set[str]:
-        return self.header.dropped
+    def start(self, records: list[dict]) -> None:
+        self._append([self._cell(key) for key in self.header.keys])
 
-    def write(self, payload: bytes, count: int) -> None:
-        """Write ``count`` records given as JSON texts joined by b"\\n"."""
-        if not count:
-            return
-        records = load_batch(payload)
-        if self.header.start(records):
-            self._append([self._cell(key) for key in self.header.keys])
+    def rows(self, records: list[dict]) -> None:
         for record in records:
             self._append([self._cell(record.get(key)) for key in self.header.keys])
-        self.header.note(records)
 
     def finish(self) -> None:
         self.book.save(self.out)
@@ -212,8 +193,8 @@ class ExcelWriter:
             self.sheet._writer.cleanup()
 
     def _append(self, cells: list) -> None:
-        self.rows += 1
-        if self.rows > EXCEL_MAX_ROWS:
+        self.sheet_rows += 1
+        if self.sheet_rows > EXCEL_MAX_ROWS:
             raise ValueError(f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
                              "write JSONL, CSV or Parquet instead")
         self.sheet.append(cells)

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .batches import Header, load_batch
+from .batches import Header, TableWriter
 
 __all__ = ["AtomicFile", "WRITERS", "csv_cell"]
 
@@ -86,27 +86,20 @@ class _JsonWriter(_JsonlWriter):
         self.out.write(b"\n]\n" if self.wrote else b"[]\n")
 
 
-class _CsvWriter(_JsonlWriter):
+class _CsvWriter(TableWriter):
     """CSV rows under a header fixed by the first batch; keys first seen later are dropped and listed."""
 
     def __init__(self, out: BinaryIO, delimiter: str) -> None:
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self.rows = csv.writer(self.text, delimiter=delimiter)
+        self.csv = csv.writer(self.text, delimiter=delimiter)
         self.header = Header()
 
-    @property
-    def dropped(self) -> set[str]:
-        return self.header.dropped
+    def start(self, records: list[dict]) -> None:
+        self.csv.writerow(self.header.keys)
 
-    def write(self, payload: bytes, count: int) -> None:
-        if not count:
-            return
-        records = load_batch(payload)
-        if self.header.start(records):
-            self.rows.writerow(self.header.keys)
+    def rows(self, records: list[dict]) -> None:
         for record in records:
-            self.rows.writerow([csv_cell(record.get(key)) for key in self.header.keys])
-        self.header.note(records)
+            self.csv.writerow([csv_cell(record.get(key)) for key in self.header.keys])
 
     def finish(self) -> None:
         self.text.flush()
