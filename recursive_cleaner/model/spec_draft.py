@@ -33,9 +33,9 @@ Goals:
 Fields, with a few of their values:
 {fields}
 
-Reply with exactly one line per field, nothing else:
-FIELD: KIND
-and for an enum: FIELD: enum: VALUE | VALUE | VALUE
+Reply with exactly these lines, nothing else, each field's kind after its colon (for an enum:
+"enum: VALUE | VALUE | VALUE"):
+{template}
 """
 _LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
                    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
@@ -48,7 +48,8 @@ def build_spec_prompt(goals: str, samples: dict[str, list]) -> str:
     for name, values in samples.items():
         shown = [repr(v) for v in values if v not in (None, "")][:_SHOWN]
         lines.append(f"- {name}: {', '.join(shown) if shown else '(empty)'}")
-    return _PROMPT.format(menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines))
+    template = "\n".join(f"{name}:" for name in samples)  # a small model copies a placeholder; give the names
+    return _PROMPT.format(menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines), template=template)
 
 
 def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | None, tuple[str, ...]]]:
