@@ -9,7 +9,7 @@ Whoever proposed a step (discovery, the model, a stated key), it is refused with
   ``MAX_CHANGE_SHARE`` of a field's values, and the goals do not ask for exactly that (a dedup
   step the goals ask for; a majority step on a key the goals state).
 
-``asks_dedup`` (in ``profiling.instructions``, the goals' reader; the spec keeps its answer) reads
+``asks_dedup`` (in ``profiling.row_rules``, the goals' reader; the spec keeps its answer) reads
 whether the goals ask to remove duplicates: a sentence that mentions them counts only if it asks
 to remove them and does not say to keep records or leave duplicates ("Keep every record,
 including duplicates (removing duplicates is a separate step)" is no request).
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..profiling.instructions import asks_dedup
+from ..profiling.row_rules import asks_dedup
 from .steps import CrossRowStep, normalized
 
 __all__ = ["asks_dedup", "dedup_key_problem", "harm", "MAX_DROP_SHARE", "MAX_CHANGE_SHARE", "MAX_DUPLICATE_SHARE",

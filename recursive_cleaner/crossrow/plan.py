@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from .steps import CrossRowStep, apply_steps, format_steps, parse_steps
-from ..profiling.instructions import stated_keys
+from ..profiling.row_rules import stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind
 from ..profiling.improvement import judge_holdout

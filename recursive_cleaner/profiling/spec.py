@@ -28,14 +28,15 @@ dict), so a user can correct the reading before any function is written (docs/sp
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
-from .instructions import asks_dedup, read_goals, stated_keys
+from .instructions import read_goals
+from .profiler import value_shape
+from .row_rules import asks_dedup, stated_keys
 
 __all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "fit_score", "one_shape", "SPEC_KINDS", "SCOPES",
            "SPEC_FILE"]
@@ -185,17 +186,12 @@ def fit_score(exp: Expectation, samples: list | None, *, csv_strings: bool = Fal
     return fit, convertible, len(values)
 
 
-def _shape(value: Any) -> str:
-    text = str(value).strip()
-    return re.sub(r"a+", "a", re.sub(r"9+", "9", re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", text))))
-
-
 def one_shape(samples: list | None, share: float = 0.9) -> bool:
     """Do the sample values already share one shape (digits as 9, letters as a)?"""
     values = _present(samples)
     if len(values) < 3:
         return False
-    return Counter(_shape(v) for v in values).most_common(1)[0][1] >= share * len(values)
+    return Counter(value_shape(str(v).strip()) for v in values).most_common(1)[0][1] >= share * len(values)
 
 
 def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None, csv_strings: bool) -> FieldSpec:
