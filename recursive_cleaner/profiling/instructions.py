@@ -36,8 +36,9 @@ __all__ = ["infer_expectations", "read_goals", "GoalReading"]
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
                           r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b", re.I)
+_TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
-_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*:(?:\s|$)")
+_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
 _CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
@@ -53,10 +54,10 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
     ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),
     ("us_state", r"\bstate codes?\b|(?:two|2)[\s-]letter (?:us |u\.s\. )?state|state abbreviations?"),
-    ("code2", r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)"),
-    ("yesno", r"\byes\s*(?:/|or)\s*no\b"),
+    ("code2", r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)|(?:two|2)[\s-]letters\b"),
+    ("yesno", r"[\"'“]?\byes[\"'”]?\s*(?:/|or)\s*[\"'“]?no\b[\"'”]?"),  # yes/no, "yes" or "no"
     ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
-    ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\bdigits only\b|\bonly digits\b"),
+    ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\b(?:digits|numbers) only\b|\bonly (?:digits|numbers)\b"),
     ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
                r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
                r"\b(?:just|only)(?: \w+){0,2} the number(?: of \w+)?\b"),
@@ -69,7 +70,7 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("lower", r"lower[\s-]?case"),
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
-    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS})|\b(?:don'?t|do not|never) (?:change|touch|modify|edit)\b"
+    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)|\b(?:don'?t|do not|never) (?:change|touch|modify|edit)\b"
               r"[^.;]*"),  # "Leave beer_name and style as they are", "Don't touch the names of beers"
 )]
 _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
@@ -96,6 +97,22 @@ _SYNONYMS = (  # regex, test on the field's tokens
     (r"times", lambda t: "time" in t and not _date_name(t)),
     (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
 )
+
+
+_WORD = r"[A-Za-z][A-Za-z0-9-]*"
+
+
+def _singulars(word: str) -> list[str]:
+    """The word and the singulars it may be: breweries -> brewery, beers -> beer, boxes -> box."""
+    w = word.lower()
+    out = [w]
+    if w.endswith("ies"):
+        out.append(w[:-3] + "y")
+    if w.endswith("es"):
+        out.append(w[:-2])
+    if w.endswith("s"):
+        out.append(w[:-1])
+    return out
 
 
 def _clauses(block: str) -> list[str]:
@@ -150,11 +167,31 @@ class _Reader:
             hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
             if hit:
                 self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
+        self.compounds: dict[str, dict[str, str]] = {}  # head word -> {modifier: field}: beer_name, first_name
+        self.tokens = {field: _tokens(field) or [field.lower()] for field in fields}
+        for field, toks in self.tokens.items():
+            if len(toks) == 2:
+                self.compounds.setdefault(toks[1], {})[toks[0]] = field
+
+    def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
+        """One head noun shared by a list: "the beer, style and brewery names", "names of beers or breweries"."""
+        hits = []
+        for head, by_modifier in self.compounds.items():
+            heads = rf"{re.escape(head)}(?:e?s)?"
+            for rx in (rf"((?:{_WORD}\s*,\s*)*{_WORD}\s*,?\s*(?:and|or|&)\s+{_WORD})\s+{heads}\b",
+                       rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
+                for m in re.finditer(rx, text, re.I):
+                    for item in re.finditer(_WORD, m.group(1)):
+                        field = next((by_modifier[w] for w in _singulars(item.group()) if w in by_modifier), None)
+                        if field:
+                            hits.append((m.start(1) + item.start(), m.start(1) + item.end(), frozenset([field]), False))
+        return hits
 
     def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
         """Groups of adjacent field mentions: [(start, end, fields)]."""
         found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
                         for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
+        found = sorted(found + self._distributed(text), key=lambda t: (t[0], t[0] - t[1]))
         taken, end = [], -1
         for hit in found:
             if hit[0] >= end:
@@ -174,7 +211,12 @@ class _Reader:
         m = _HEAD.match(body)
         if not m or len(m.group(1).split()) > 8:
             return frozenset()
-        return frozenset().union(*(g[2] for g in self.groups(m.group(1))))
+        named = frozenset().union(*(g[2] for g in self.groups(m.group(1))))
+        word = m.group(1).strip().lower()
+        if not named and re.fullmatch(r"[a-z][a-z0-9]*", word):  # "- id -> integer": the one field with that word
+            owners = [f for f, toks in self.tokens.items() if word in toks]
+            named = frozenset(owners) if len(owners) == 1 else named
+        return named
 
 
 def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
@@ -336,6 +378,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
+    typos_anywhere = False
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
         clauses = _clauses(block)
@@ -352,6 +395,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                 kinds[field].extend((k, a) for k, a, _, _ in _detect(block))
             continue
         subject: frozenset = head
+        typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
+                                               for clause, groups in zip(clauses, mentioned))
         for clause, groups in zip(clauses, mentioned):
             for _, _, group in groups:
                 for field in group:
@@ -375,7 +420,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                     kinds[field].append((kind, allowed))
             if groups:
                 subject = groups[-1][2]
-    every = bool(_EVERY_FIELD.search(instructions or ""))  # "fix typos everywhere": every field is in scope
+    # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
+    every = bool(_EVERY_FIELD.search(instructions or "")) or typos_anywhere
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))

@@ -13,7 +13,8 @@ How it is made (``read_spec``):
    opinion: where the two disagree, **the data decides** — the reading that more sample values
    fit, or that its toolkit primitive turns into fitting values, wins (the rules on a tie).
 2. The data checks the result: a kind that no sample value fits and that its primitive cannot
-   convert is dropped, with a note. A guess from a field's name (``field name``) is kept only
+   convert is dropped, with a note; a ``number`` whose values the integer primitive converts
+   more of ("we just want the number" of ``CUST-0042``) is read as ``integer``. A guess from a field's name (``field name``) is kept only
    for a field the goals name, or whose values do not already share one shape.
 3. Scope: with ``scope="mentioned"`` (the default) only fields the goals mention get a format,
    and the others are left as they are (``frozen``); ``scope="all"`` also reads formats for
@@ -262,4 +263,11 @@ def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, cs
         return replace(spec, kind=None, allowed=(), source="",
                        note=f"not {exp.describe(csv_strings=csv_strings)}: none of {n} sample values fits, "
                             f"and {exp.primitive or 'no primitive'} converts none")
+    if exp.kind == "number" and "whole_as_int" not in exp.allowed:
+        as_int = replace(spec, kind="integer").expectation()
+        i_fit, i_conv, _ = fit_score(as_int, samples, csv_strings=csv_strings)
+        if i_fit + i_conv > fit + convertible:  # "we just want the number" of "CUST-0042": to_int converts it
+            return replace(spec, kind="integer", note=f"integer, not number: {as_int.primitive} turns {i_fit + i_conv} "
+                                                      f"of {n} sample values into whole numbers, "
+                                                      f"{exp.primitive} {fit + convertible}")
     return spec
