@@ -65,6 +65,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "prose": dict(_CRM_ALL),
         "bullets": dict(_CRM_ALL),
         "ticket": dict(_CRM_ALL),
+        "chat": dict(_CRM_ALL),
     },
     "hospital": {
         "tuned": {**_HOSPITAL_ALL, "state": {"us_state"}, "emergency_service": YESNO},
@@ -72,6 +73,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "prose": {**_HOSPITAL_ALL, "state": {"us_state"}},
         "bullets": {**_HOSPITAL_ALL, "state": {"us_state"}, "emergency_service": YESNO},
         "ticket": {**_HOSPITAL_ALL, "state": {"us_state"}, "zip": KEEP, "phone": KEEP, "provider_number": KEEP},
+        "chat": {**_HOSPITAL_ALL, "state": {"us_state"}, "zip": KEEP, "phone": KEEP},
     },
     "beers": {
         "tuned": {"index": NUMISH, "id": {"integer", "number"}, **_BEERS_NAMES, "ounces": {"number"},
@@ -86,6 +88,9 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "ticket": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
                    "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
                    "state": {"us_state"}},
+        "chat": {"index": OUT, "id": KEEP, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
+                 "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": KEEP, "city": TEXTY,
+                 "state": {"us_state"}},
     },
     "flights": {
         "tuned": {"tuple_id": NUMISH, "src": TEXTY, "flight": TEXTY | {"upper"}, **_TIMES},
@@ -93,6 +98,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "prose": {"tuple_id": OUT, "src": OUT, "flight": TEXTY | {"upper"}, **_TIMES},
         "bullets": {"tuple_id": OUT, "src": OUT, "flight": TEXTY | {"upper"}, **_TIMES},
         "ticket": {"tuple_id": OUT, "src": OUT, "flight": OUT, **_TIMES},
+        "chat": {"tuple_id": OUT, "src": OUT, "flight": OUT, **_TIMES},
     },
 }
 FIELDS = {"crm": CRM_FIELDS, "hospital": HOSPITAL_FIELDS, "beers": BEERS_FIELDS, "flights": FLIGHTS_FIELDS}

@@ -79,7 +79,65 @@ def test_words_of_the_goals_never_become_allowed_values():
         assert read_spec(goals, CRM_FIELDS, SAMPLES).fields["status"].allowed == STATUS, goals
 
 
+BEERS = ["id", "beer_name", "style", "brewery_id", "brewery_name", "city"]
+FLIGHTS = ["tuple_id", "flight", "sched_dep_time", "act_dep_time", "sched_arr_time", "act_arr_time"]
+
+
+@pytest.mark.parametrize("goals, fields, expected", [
+    ("keep the beer, style and brewery names as they are", BEERS, {"beer_name", "style", "brewery_name"}),
+    ("Don't touch the names of beers, styles or breweries.", BEERS, {"beer_name", "style", "brewery_name"}),
+    ("first and last names in Title Case", ["first_name", "last_name", "email"], {"first_name", "last_name"}),
+    ("Write the scheduled departure time as 7:10 a.m.", FLIGHTS, {"sched_dep_time"}),
+    ("make every departure and arrival time look like 7:10 a.m.", FLIGHTS, set(FLIGHTS[2:])),
+    ("Flight times: 12-hour clock with a.m./p.m.", FLIGHTS, set(FLIGHTS[2:])),  # "flight" only says which times
+    ("- id -> integer\n- name: Title Case", CRM_FIELDS, {"customer_id", "name"}),
+    ("ids should be plain integers and names in proper case", CRM_FIELDS, {"customer_id", "name"}),
+])
+def test_fields_named_in_other_words(goals, fields, expected):
+    spec = read_spec(goals, fields, {})
+    assert {f for f, s in spec.fields.items() if s.mentioned} == expected
+
+
+def test_a_word_shared_by_several_fields_does_not_name_a_field_that_merely_contains_it():
+    spec = read_spec("write a plain number, no currency", ["provider_number", "amount"], {})
+    assert not spec.fields["provider_number"].mentioned  # "number" alone is not provider_number
+
+
+@pytest.mark.parametrize("goals, field, expected", [
+    ('emergency_service is "yes" or "no"', "emergency_service", ("enum", ("yes", "no"))),
+    ("**Customer ID** – numbers only", "customer_id", ("integer", ())),
+    ("* state: upper-case 2 letters", "state", ("us_state", ())),
+    ("names in proper case", "name", ("title_case", ())),
+])
+def test_more_formats_in_other_words(goals, field, expected):
+    fields = CRM_FIELDS + ["emergency_service", "state"]
+    assert _kinds(goals, fields, {})[field] == expected
+
+
+def test_leave_a_list_of_fields_alone():
+    spec = read_spec("Leave the zip code, phone number and provider number alone.",
+                     ["zip", "phone", "provider_number", "city"], {})
+    assert {f: s.kind for f, s in spec.fields.items() if s.mentioned} == {
+        "zip": "as_is", "phone": "as_is", "provider_number": "as_is"}
+
+
+def test_typos_in_a_sentence_that_names_no_field_reach_every_field():
+    goals = "Typos: in the text, some letters were swapped for x. Please correct them. State: 2-letter code."
+    spec = read_spec(goals, ["name", "city", "state"], {})
+    assert all(spec.in_scope(f) for f in ("name", "city", "state"))
+    spec = read_spec("status: fix the typos. Leave everything else.", CRM_FIELDS, {})
+    assert spec.frozen() == set(CRM_FIELDS) - {"status"}  # the typos sentence names its field
+
+
 # ---------------------------------------------------------------- the data decides
+def test_the_number_of_prefixed_ids_is_read_as_an_integer():
+    samples = {"customer_id": [1000, "cust_1001", "1002", "CUST-01003", "01004", 1005]}
+    spec = read_spec("Customer IDs have prefixes; we just want the number.", ["customer_id"], samples)
+    assert spec.fields["customer_id"].kind == "integer" and "to_int" in spec.fields["customer_id"].note
+    spec = read_spec("ounces: just the number", ["ounces"], {"ounces": ["12.0 oz", "16", "12.0", "24 oz."] * 2})
+    assert spec.fields["ounces"].kind == "number"  # "12.0 oz" is converted by the number primitive, not to_int
+
+
 def test_where_rules_and_model_disagree_the_data_decides():
     fields, samples = ["rate"], {"rate": ["7.0", "6.25", "5.3", "8", "7.0", "9.75"]}
     goals = "rate is a tax rate in percent"

@@ -36,6 +36,9 @@ __all__ = ["infer_expectations", "read_goals", "GoalReading"]
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
                           r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b", re.I)
+_LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
+                         r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
+                         re.I)  # "leave everything else as it is": not a request about every field
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
@@ -65,7 +68,7 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b"),
     # a marker: integers written without leading zeros ("01907" -> 1907)
     ("nolead", r"(?:no|without|drop(?: the)?|remove(?: the)?|strip(?: the)?)\s+(?:any\s+)?leading\s+zeros?"),
-    ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b"),
+    ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b|\bproper[\s-]?case\b"),
     ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
     ("lower", r"lower[\s-]?case"),
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
@@ -161,30 +164,46 @@ class _Reader:
             toks = _tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
             ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
+            if len(toks) > 2:  # "scheduled departure time" for sched_dep_time: each short word may be written out
+                phrase += "|" + r"[\s_\-]{1,2}".join(re.escape(t) + (r"[a-z]*" if t.isalpha() else "")
+                                                     for t in toks[:-1]) + r"[\s_\-]{1,2}" + re.escape(toks[-1])
             rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
             if hit:
                 self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
-        self.compounds: dict[str, dict[str, str]] = {}  # head word -> {modifier: field}: beer_name, first_name
         self.tokens = {field: _tokens(field) or [field.lower()] for field in fields}
+        self.heads: dict[str, list[tuple[list[str], str]]] = {}  # last word -> [(other words, field)]
         for field, toks in self.tokens.items():
-            if len(toks) == 2:
-                self.compounds.setdefault(toks[1], {})[toks[0]] = field
+            if len(toks) >= 2:
+                self.heads.setdefault(toks[-1], []).append((toks[:-1], field))
+        names = {f.lower() for f in fields}
+        self.short = {head: owners[0][1] for head, owners in self.heads.items()
+                      if len(owners) == 1 and head not in names and head.isalpha() and len(head) >= 2}
+
+    def _owners(self, word: str, head: str) -> frozenset:
+        """Fields ending in ``head`` with ``word`` as another of their words, or written out (dep: departure)."""
+        forms = _singulars(word)
+        return frozenset(field for others, field in self.heads[head] for t in others
+                         if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t)))
 
     def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
-        """One head noun shared by a list: "the beer, style and brewery names", "names of beers or breweries"."""
+        """Words before a field's last word: "the beer, style and brewery names", "names of beers or breweries",
+        "every departure and arrival time" (a word shared by several fields names them all)."""
         hits = []
-        for head, by_modifier in self.compounds.items():
+        for head in self.heads:
             heads = rf"{re.escape(head)}(?:e?s)?"
-            for rx in (rf"((?:{_WORD}\s*,\s*)*{_WORD}\s*,?\s*(?:and|or|&)\s+{_WORD})\s+{heads}\b",
+            for rx in (rf"((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
                        rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
                 for m in re.finditer(rx, text, re.I):
                     for item in re.finditer(_WORD, m.group(1)):
-                        field = next((by_modifier[w] for w in _singulars(item.group()) if w in by_modifier), None)
-                        if field:
-                            hits.append((m.start(1) + item.start(), m.start(1) + item.end(), frozenset([field]), False))
+                        owners = self._owners(item.group(), head)
+                        if owners:
+                            hits.append((m.start(1) + item.start(), m.start(1) + item.end(), owners, len(owners) > 1))
+        for word, field in self.short.items():  # "ids should be integers": the one field ending in "id"
+            for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)", text, re.I):
+                hits.append((m.start(), m.end(), frozenset([field]), False))
         return hits
 
     def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
@@ -197,6 +216,8 @@ class _Reader:
             if hit[0] >= end:
                 taken.append(hit)
                 end = hit[1]
+        taken = [t for t, nxt in zip(taken, taken[1:] + [None])  # "flight times": a noun before the times fields
+                 if t[3] or nxt is None or not nxt[3] or text[t[1]:nxt[0]] != " "]
         if any(not generic for *_, generic in taken):  # a specific field beats a word for several ...
             taken = [t for t in taken if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]])]  # ... but "all X"
         out: list[list] = []
@@ -421,7 +442,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             if groups:
                 subject = groups[-1][2]
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
-    every = bool(_EVERY_FIELD.search(instructions or "")) or typos_anywhere
+    every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
+                                  for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))

@@ -263,10 +263,10 @@ def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, cs
         return replace(spec, kind=None, allowed=(), source="",
                        note=f"not {exp.describe(csv_strings=csv_strings)}: none of {n} sample values fits, "
                             f"and {exp.primitive or 'no primitive'} converts none")
-    if exp.kind == "number" and "whole_as_int" not in exp.allowed:
+    if exp.kind == "number" and spec.source == "instructions" and "whole_as_int" not in exp.allowed:
         as_int = replace(spec, kind="integer").expectation()
         i_fit, i_conv, _ = fit_score(as_int, samples, csv_strings=csv_strings)
-        if i_fit + i_conv > fit + convertible:  # "we just want the number" of "CUST-0042": to_int converts it
+        if i_fit + i_conv >= fit + convertible + max(2, n // 10):  # "just the number" of "CUST-0042": to_int
             return replace(spec, kind="integer", note=f"integer, not number: {as_int.primitive} turns {i_fit + i_conv} "
                                                       f"of {n} sample values into whole numbers, "
                                                       f"{exp.primitive} {fit + convertible}")
