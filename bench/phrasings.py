@@ -184,11 +184,14 @@ def run_one(table: str, name: str, data_dir: str, out_dir: str) -> dict[str, Any
         cleaned = _jsonl(os.path.join(out, "cleaned.jsonl"))
         broken = _broken(dirty, truth, cleaned, CRM_FIELDS)
         score, calls, seconds = summary["accuracy"], summary["calls"], summary["generation_seconds"]
+        asked = [f for f in CRM_FIELDS if f not in unmentioned]
+        score_asked = sum(summary["field_accuracy"][f] for f in asked) / len(asked)  # the fields the goals ask about
     else:
         columns = {c["column"]: c for c in summary.get("columns", [])}
         broken = {c: columns.get(c, {}).get("broken", 0) for c in FIELDS[table]}
         score, calls, seconds = summary["f1"], summary.get("calls", 0), summary.get("generation_seconds", 0.0)
-    return {"table": table, "name": name, "score": score, "broken": sum(broken.values()),
+        score_asked = score
+    return {"table": table, "name": name, "score": score, "score_asked": score_asked, "broken": sum(broken.values()),
             "broken_unmentioned": sum(broken[f] for f in unmentioned), "calls": calls, "seconds": seconds,
             "broken_by_field": {k: v for k, v in broken.items() if v}}
 
@@ -238,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         table, _, name = item.partition(":")
         res = run_one(table, name, args.data_dir, args.out)
         print(json.dumps(res), flush=True)
-        lines.append(f"phrasing-run {table} {name} score={res['score']:.4f} broken={res['broken']} "
+        lines.append(f"phrasing-run {table} {name} score={res['score']:.4f} score_asked={res['score_asked']:.4f} "
+                     f"broken={res['broken']} "
                      f"broken_unmentioned={res['broken_unmentioned']} calls={res['calls']} seconds={res['seconds']:.0f}")
     print("\n".join(lines))
     return 0

@@ -10,8 +10,9 @@ How it is made (``read_spec``):
 
 1. The rule reader (``instructions.read_goals``) reads each field's kind and whether the goals
    mention it. A model's draft (``draft``: field -> (kind, allowed)), when given, is a second
-   opinion: where the two disagree, **the data decides** — the reading that more sample values
-   fit, or that its toolkit primitive turns into fitting values, wins (the rules on a tie).
+   opinion: where the two disagree, **the data decides** — the model's reading wins only if clearly
+   more sample values (a tenth of them, at least 2) fit it or are turned into fitting values by its
+   toolkit primitive; on anything closer the rules' reading stays.
 2. The data checks the result: a kind that no sample value fits and that its primitive cannot
    convert is dropped, with a note; a ``number`` whose values the integer primitive converts
    more of ("we just want the number" of ``CUST-0042``) is read as ``integer``. A guess from a field's name (``field name``) is kept only
@@ -196,7 +197,7 @@ def one_shape(samples: list | None, share: float = 0.9) -> bool:
 
 
 def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None, csv_strings: bool) -> FieldSpec:
-    """Rules and model disagree: the reading the data supports better wins (the rules on a tie)."""
+    """Rules and model disagree: the reading the data clearly supports better (by a tenth of the values) wins."""
     scores = []
     for spec in (rules, model):
         exp = spec.expectation()
@@ -205,7 +206,7 @@ def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None,
             continue
         fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings)
         scores.append((fit + conv, fit, n))
-    if scores[1][0] > scores[0][0]:
+    if scores[1][0] >= scores[0][0] + max(2, max(scores[0][2], scores[1][2]) // 10):  # clearly better, not a near tie
         return replace(model, mentioned=rules.mentioned or model.mentioned, words=rules.words or model.words,
                        note=f"the model's reading; the data fits it better than the rules' "
                             f"({scores[1][0]} vs {scores[0][0]} of {max(scores[1][2], scores[0][2])} sample values)")
