@@ -135,6 +135,13 @@ class LocalBackend:
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` (prompt, completion, cached tokens) and ``last_timings``."""
+        return self._reply(prompt, None)
+
+    def generate_json(self, prompt: str, schema: dict) -> str:
+        """Reply to ``prompt`` with JSON that fits ``schema`` (llama.cpp's grammar holds every token to it)."""
+        return self._reply(prompt, schema)
+
+    def _reply(self, prompt: str, schema: dict | None) -> str:
         self.last_usage = None
         self.last_finish_reason = None
         self.last_timings = None
@@ -146,6 +153,7 @@ class LocalBackend:
             temperature=self.temperature,
             stop=self.stop,
             seed=self.seed,
+            **({"json_schema": schema} if schema is not None else {}),
         )
         usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
         if reply.cached_tokens is not None:

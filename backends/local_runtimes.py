@@ -54,6 +54,7 @@ class Runtime(Protocol):
         temperature: float,
         stop: Sequence[str] | None,
         seed: int | None,
+        json_schema: dict | None = None,
     ) -> Completion: ...
 
 
@@ -105,6 +106,7 @@ class XllamacppRuntime:
         temperature: float,
         stop: Sequence[str] | None,
         seed: int | None,
+        json_schema: dict | None = None,
     ) -> Completion:
         request: dict[str, Any] = {
             "messages": messages,
@@ -117,6 +119,8 @@ class XllamacppRuntime:
             request["stop"] = list(stop)
         if seed is not None:
             request["seed"] = seed
+        if json_schema is not None:
+            request["json_schema"] = json_schema  # llama.cpp turns it into a grammar: the reply can only fit it
         reply = self._server.handle_chat_completions(request)
         if not isinstance(reply, dict):
             raise BackendError(f"xllamacpp returned {type(reply).__name__}, expected a dict")
@@ -176,6 +180,7 @@ class LlamaCppPythonRuntime:
         temperature: float,
         stop: Sequence[str] | None,
         seed: int | None,
+        json_schema: dict | None = None,
     ) -> Completion:
         with self._lock:
             try:
@@ -185,6 +190,7 @@ class LlamaCppPythonRuntime:
                     temperature=temperature,
                     stop=list(stop) if stop else None,
                     seed=seed,
+                    **({"response_format": {"type": "json_object", "schema": json_schema}} if json_schema else {}),
                 )
             except ValueError as exc:
                 match = _LLAMA_CPP_OVERFLOW.search(str(exc))

@@ -1,13 +1,16 @@
 """Goals as different users write them: does the field spec read them right, and does the cleaning hold?
 
-For the CRM sample, hospital, beers and flights there are four goal texts each: the tuned one
-(``test_cases/crm_instructions.txt``, ``bench/instructions/*.txt``) and three written plainly, as
-other users would, in ``bench/phrasings/``: one line, a paragraph of prose, terse bullets. Each
-has a hand-made expected spec below (what the text asks, field by field: out of scope, the kinds
-a right reading may give, or an enumeration's exact values).
+For the CRM sample, hospital, beers and flights there are six goal texts each: the tuned one
+(``test_cases/crm_instructions.txt``, ``bench/instructions/*.txt``) and five written plainly, as
+other users would, in ``bench/phrasings/``: one line, a paragraph of prose, terse bullets, and two
+sets written later as held-out checks of the reader (``ticket``: a request with headings, bold
+labels and quotes; ``chat``: a quick lower-case message). Each has a hand-made expected spec
+below, written with the text before its first run (what the text asks, field by field: out of
+scope, left as it is either way, the kinds a right reading may give, or an enumeration's exact values).
 
     python bench/phrasings.py                  # the rule reader's spec against each expected spec (no model)
-    python bench/phrasings.py --draft          # also the embedded model's draft, and the spec the data settles
+    python bench/phrasings.py --draft          # also the embedded model's draft (held to a JSON schema), and
+                                               # the spec the data settles; --plain: the draft without the schema
     python bench/phrasings.py --run crm:oneline crm:prose hospital:oneline hospital:prose
                                                # the whole cleaning (embedded model) beside the tuned figures
 
@@ -17,7 +20,7 @@ tables), and prints accuracy (CRM) or F1, and cells broken in fields the goals d
 The last lines are machine-readable:
 
     phrasing TABLE NAME rules=X draft=X settled=X
-    phrasing-run TABLE NAME score=X broken=N broken_unmentioned=N calls=N seconds=X
+    phrasing-run TABLE NAME score=X score_asked=X broken=N broken_unmentioned=N calls=N seconds=X
 """
 
 from __future__ import annotations
@@ -142,9 +145,12 @@ def agreement(spec: Any, expected: dict[str, Any]) -> tuple[float, list[str]]:
     return 1 - len(wrong) / len(expected), wrong
 
 
-def read_specs(table: str, name: str, data_dir: str, backend: Any = None) -> dict[str, Any]:
-    """The rules' spec, and with a backend the model's draft alone and the spec the data settles."""
-    from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft
+def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain: bool = False) -> dict[str, Any]:
+    """The rules' spec, and with a backend the model's draft alone and the spec the data settles.
+
+    The draft is held to the spec's JSON schema where the backend can (``generate_json``), unless ``plain``.
+    """
+    from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
     from recursive_cleaner.profiling.spec import CleaningSpec, FieldSpec, read_spec
 
     with open(goals_path(table, name), encoding="utf-8") as f:
@@ -153,7 +159,9 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None) -> dic
     few = {k: v[:3] for k, v in check.items()}
     out = {"rules": read_spec(goals, FIELDS[table], few, check=check)}
     if backend is not None:
-        reply = backend.generate(build_spec_prompt(goals, check))
+        structured = not plain and callable(getattr(backend, "generate_json", None))
+        prompt = build_spec_prompt(goals, check, structured=structured)
+        reply = backend.generate_json(prompt, spec_schema(FIELDS[table])) if structured else backend.generate(prompt)
         draft = parse_spec_draft(reply, FIELDS[table])
         rules = out["rules"]
         alone = CleaningSpec(scope=rules.scope, keys=rules.keys)
@@ -218,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=DATA_DIR, help="folder of hospital, beers, flights (default ../shared/bench-data)")
     p.add_argument("--draft", action="store_true", help="also ask the embedded model to draft each spec (one call each)")
     p.add_argument("--backend", default="local", help="backend for --draft (default local)")
+    p.add_argument("--plain", action="store_true", help="--draft without the JSON schema (the line form)")
     p.add_argument("--run", nargs="*", default=[], metavar="TABLE:NAME", help="whole cleaning runs, e.g. crm:oneline")
     p.add_argument("--out", default=os.path.join(HERE, "out", "phrasings"))
     args = p.parse_args(argv)
@@ -230,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the rules")
     for table, names in EXPECTED.items():
         for name, expected in names.items():
-            specs = read_specs(table, name, args.data_dir, backend)
+            specs = read_specs(table, name, args.data_dir, backend, args.plain)
             scores = {k: agreement(s, expected) for k, s in specs.items()}
             shown = {k: f"{v[0]:.2f}" for k, v in scores.items()}
             print(f"{table:<9} {name:<8} {shown['rules']:>6} {shown.get('draft', '-'):>6} "

@@ -27,7 +27,7 @@ from .model.context import build_context, build_rich_context
 from .model.llm import LLMReply
 from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
-from .model.spec_draft import build_spec_prompt, parse_spec_draft
+from .model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
 from .write.metrics import ImprovementReport
 from .write.state import load_state, save_state
 from .judge.gate import Gate, Verdict
@@ -364,10 +364,11 @@ class DataCleaner:
                                   name=name, feedback=format_feedback(feedback))
 
     # ------------------------------------------------------------------ steps
-    def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate") -> str:
+    def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate",
+              schema: dict | None = None) -> str:
         self.ctx.where.update(chunk_index=index, iteration=iteration)
         try:
-            return self.ctx.client.call(prompt, purpose)
+            return self.ctx.client.call(prompt, purpose, schema=schema)
         except LLMCallError:
             self._save()  # never lose finished chunks; the error names the backend's failure
             raise
@@ -409,7 +410,9 @@ class DataCleaner:
             check = self._field_samples(info)
             draft = None
             if options.draft_spec and options.spec is None:  # the model's reading, a second opinion
-                reply = self._call(build_spec_prompt(options.instructions, check), 0, 0, purpose="spec")
+                structured = callable(getattr(self.ctx.client.backend, "generate_json", None))
+                prompt = build_spec_prompt(options.instructions, check, structured=structured)
+                reply = self._call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
                 draft = parse_spec_draft(reply, info["fields"])
             self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
                                                    scope=options.scope, spec=options.spec, check=check, draft=draft)

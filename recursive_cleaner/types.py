@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
-__all__ = ["LLMBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
+__all__ = ["LLMBackend", "StructuredBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
 
 Record = Union[dict, str]
 """One unit a generated function cleans: a dict (structured files) or a str (text mode)."""
@@ -52,6 +52,18 @@ class LLMBackend(Protocol):
     """
 
     def generate(self, prompt: str) -> str: ...
+
+
+@runtime_checkable
+class StructuredBackend(Protocol):
+    """A backend that can also hold its reply to a JSON schema (constrained decoding).
+
+    Optional: the library uses ``generate_json`` for short form-filling calls (the spec draft)
+    when a backend has it — the embedded llama.cpp model (a grammar from the schema), servers
+    that accept ``response_format`` — and ``generate`` with the same prompt otherwise.
+    """
+
+    def generate_json(self, prompt: str, schema: dict) -> str: ...
 
 
 BackendLike = Union[LLMBackend, Callable[[str], str]]

@@ -88,3 +88,15 @@ def make_reply(
 
 
 CLEAN_REPLY = make_reply(status="clean", issues=(("Everything handled", True),))
+
+
+class StructuredFakeBackend(FakeBackend):
+    """The fake with constrained decoding: ``generate_json(prompt, schema)`` records the schema, then replies."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.schemas: list[dict] = []
+
+    def generate_json(self, prompt: str, schema: dict) -> str:
+        self.schemas.append(schema)
+        return self.generate(prompt)

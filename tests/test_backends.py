@@ -311,6 +311,15 @@ def test_local_usage_messages_and_options(fake_runtime: Path) -> None:
     assert (call["stop"], call["max_tokens"], call["temperature"], call["seed"]) == (["```"], 9, 0.0, 4)
 
 
+def test_local_generate_json_hands_the_schema_to_the_runtime(fake_runtime: Path) -> None:
+    backend = LocalBackend(fake_runtime)
+    schema = {"type": "object", "properties": {"a": {"enum": ["x", "y"]}}, "required": ["a"]}
+    assert backend.generate_json("p", schema) == "re: p"
+    backend.generate("q")
+    first, second = backend._runtime.calls  # type: ignore[union-attr]
+    assert first["json_schema"] == schema and "json_schema" not in second  # only the structured call is held
+
+
 def test_local_prompt_too_long_is_a_clear_error(fake_runtime: Path) -> None:
     backend = LocalBackend(fake_runtime, n_ctx=300)
     with pytest.raises(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.profiling.improvement import judge_change
 from recursive_cleaner.profiling.spec import load_spec, read_spec
-from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+from tests.fakes import CLEAN_REPLY, FakeBackend, StructuredFakeBackend, make_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 CRM = [json.loads(line) for line in (ROOT / "test_cases" / "crm_customers.jsonl").read_text().splitlines()]
@@ -285,6 +285,28 @@ def test_the_models_draft_is_read_and_the_data_settles_a_disagreement(tmp_path):
     ready = next(e for e in events if e["type"] == "spec_ready")
     assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
     assert any(e["type"] == "llm_call" and e["purpose"] == "spec" for e in events)
+
+
+def test_a_backend_that_can_hold_its_reply_to_a_schema_drafts_json(tmp_path):
+    from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
+
+    schema = spec_schema(["status", "phone"])
+    assert schema["required"] == ["status", "phone"] and schema["additionalProperties"] is False
+    assert "none" in schema["properties"]["status"]["properties"]["kind"]["enum"]
+    prompt = build_spec_prompt("status: fix typos", {"status": ["active"], "phone": ["1"]}, structured=True)
+    assert "JSON object" in prompt and "Reply with exactly" not in prompt
+    reply = ('```json\n{"status": {"kind": "enum", "values": ["active", "pending", "churned"]}, '
+             '"email": {"kind": "email"}, "phone": {"kind": "none"}, "amount": {"kind": "colour"}}\n```')
+    assert parse_spec_draft(reply, CRM_FIELDS) == {"status": ("enum", STATUS), "email": ("email", ()),
+                                                   "phone": (None, ())}
+    data = _write(tmp_path, CRM[:30])
+    backend = StructuredFakeBackend(lambda p: reply if "fill in, for every field" in p else CLEAN_REPLY)
+    events = []
+    DataCleaner(backend, str(data), instructions="status: fix typos", draft_spec=True, on_progress=events.append,
+                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert len(backend.schemas) == 1 and backend.schemas[0]["required"] == CRM_FIELDS  # only the draft is held
+    ready = next(e for e in events if e["type"] == "spec_ready")
+    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
 
 
 def test_issues_in_fields_the_goals_do_not_mention_are_reported_as_suggestions(tmp_path):

@@ -94,8 +94,9 @@ def call_llm(
     wait_max: float = 10.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.perf_counter,
+    schema: dict | None = None,
 ) -> LLMReply:
-    """Call ``backend.generate(prompt)`` with exponential backoff.
+    """Call ``backend.generate(prompt)`` with exponential backoff (``generate_json`` with a ``schema``, if it has one).
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
     attempt failed or the backend returned something other than a str. An exception with
@@ -116,7 +117,8 @@ def call_llm(
         nonlocal tries
         tries += 1
         start = clock()
-        text = backend.generate(prompt)
+        structured = schema is not None and callable(getattr(backend, "generate_json", None))
+        text = backend.generate_json(prompt, schema) if structured else backend.generate(prompt)
         elapsed = (clock() - start) * 1000.0
         if not isinstance(text, str):
             raise TypeError(f"backend returned {type(text).__name__}, expected str")

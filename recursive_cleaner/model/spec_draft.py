@@ -2,18 +2,22 @@
 
 ``build_spec_prompt(goals, samples)`` asks for one line per field (``field: kind``, or
 ``field: enum: a | b | c``); ``parse_spec_draft(reply, fields)`` reads it back, ignoring any line
-that names an unknown field or kind. The draft is a second opinion beside the rule reader:
+that names an unknown field or kind. A backend that can hold its reply to a JSON schema
+(``StructuredBackend.generate_json``: a llama.cpp grammar, ``response_format``) gets
+``build_spec_prompt(..., structured=True)`` and ``spec_schema(fields)``: then it can only answer
+with a known kind for every field, in order; the parser reads that JSON too. The draft is a second opinion beside the rule reader:
 ``profiling.spec.read_spec(draft=...)`` lets the data decide where the two disagree.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from ..profiling.spec import SPEC_KINDS
 
-__all__ = ["build_spec_prompt", "parse_spec_draft", "MENU"]
+__all__ = ["build_spec_prompt", "parse_spec_draft", "spec_schema", "MENU"]
 
 MENU = (
     "date (YYYY-MM-DD), datetime (YYYY-MM-DDTHH:MM:SS), time (24-hour HH:MM), time12 (7:10 a.m.), "
@@ -37,44 +41,84 @@ Reply with exactly these lines, nothing else, each field's kind after its colon 
 "enum: VALUE | VALUE | VALUE"):
 {template}
 """
+_JSON_ANSWER = """Reply with one JSON object: for every field, in this order ({names}), an object
+{{"kind": KIND}}, or for an enum {{"kind": "enum", "values": [VALUE, VALUE, ...]}}.
+"""
 _LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
                    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
 _SHOWN = 4
 
 
-def build_spec_prompt(goals: str, samples: dict[str, list]) -> str:
+def spec_schema(fields: list[str]) -> dict:
+    """The JSON schema of a draft: every field, in order, with a kind from the menu (and values for an enum)."""
+    kinds = [k for k in SPEC_KINDS] + ["none"]
+    one = {"type": "object", "properties": {"kind": {"enum": kinds},
+                                            "values": {"type": "array", "items": {"type": "string"}, "maxItems": 12}},
+           "required": ["kind"], "additionalProperties": False}
+    return {"type": "object", "properties": {f: one for f in fields}, "required": list(fields),
+            "additionalProperties": False}
+
+
+def build_spec_prompt(goals: str, samples: dict[str, list], *, structured: bool = False) -> str:
     """The drafting prompt: the menu first (the same in every run), then the goals and the fields."""
     lines = []
     for name, values in samples.items():
         shown = [repr(v) for v in values if v not in (None, "")][:_SHOWN]
         lines.append(f"- {name}: {', '.join(shown) if shown else '(empty)'}")
     template = "\n".join(f"{name}:" for name in samples)  # a small model copies a placeholder; give the names
-    return _PROMPT.format(menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines), template=template)
+    prompt = _PROMPT.format(menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines), template=template)
+    if structured:  # the schema holds the reply; ask for the same form in JSON
+        prompt = prompt[:prompt.index("Reply with exactly")] + _JSON_ANSWER.format(names=", ".join(samples))
+    return prompt
 
 
 def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | None, tuple[str, ...]]]:
     """``{field: (kind, allowed)}`` from the reply; ``none`` gives (None, ()); unknown fields and kinds are skipped."""
     known = {f.lower(): f for f in fields}
     out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+    answer = _json_answer(reply)
+    if answer is not None:
+        for name, item in answer.items():
+            field = known.get(str(name).strip().lower())
+            kind = str(item.get("kind", "") if isinstance(item, dict) else item).strip().lower()
+            values = item.get("values") if isinstance(item, dict) else None
+            read = _reading(kind, " | ".join(map(str, values)) if isinstance(values, list) else "")
+            if field is not None and field not in out and read is not False:
+                out[field] = read
+        return out
     for line in (reply or "").splitlines():
         m = _LINE.match(line.strip())
         if not m:
             continue
         name = known.get(m.group("field").strip().lower())
-        kind = m.group("kind").lower()
-        if name is None or name in out:
-            continue
-        if kind == "none":
-            out[name] = (None, ())
-            continue
-        if kind not in SPEC_KINDS:
-            continue
-        allowed: tuple[Any, ...] = ()
-        if kind == "enum":
-            allowed = tuple(dict.fromkeys(v.strip().strip("\"'`") for v in re.split(r"\s*[|,/]\s*",
-                                                                                   m.group("values") or "")
-                                          if v.strip()))
-            if len(allowed) < 2:
-                continue
-        out[name] = (kind, allowed)
+        read = _reading(m.group("kind").lower(), m.group("values") or "")
+        if name is not None and name not in out and read is not False:
+            out[name] = read
     return out
+
+
+def _json_answer(reply: str) -> dict | None:
+    """The reply as a JSON object (a constrained answer, maybe in a code fence), or None."""
+    text = (reply or "").strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start or len(text) > 200_000:
+        return None
+    try:
+        data = json.loads(text[start:end + 1])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _reading(kind: str, values: str) -> tuple[str | None, tuple[str, ...]] | bool:
+    """(kind, allowed) of one answer; False for an unknown kind or an enum without two values."""
+    if kind == "none":
+        return None, ()
+    if kind not in SPEC_KINDS:
+        return False
+    allowed: tuple[Any, ...] = ()
+    if kind == "enum":
+        allowed = tuple(dict.fromkeys(v.strip().strip("\"'`") for v in re.split(r"\s*[|,/]\s*", values) if v.strip()))
+        if len(allowed) < 2:
+            return False
+    return kind, allowed
