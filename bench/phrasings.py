@@ -145,7 +145,12 @@ def agreement(spec: Any, expected: dict[str, Any]) -> tuple[float, list[str]]:
     return 1 - len(wrong) / len(expected), wrong
 
 
-def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain: bool = False) -> dict[str, Any]:
+PER_FIELD = """Answer for one field only: {field}. Reply with its kind from the menu (for an enum: "enum: VALUE | VALUE").
+"""
+
+
+def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain: bool = False,
+               per_field: bool = False) -> dict[str, Any]:
     """The rules' spec, and with a backend the model's draft alone and the spec the data settles.
 
     The draft is held to the spec's JSON schema where the backend can (``generate_json``), unless ``plain``.
@@ -161,8 +166,17 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     if backend is not None:
         structured = not plain and callable(getattr(backend, "generate_json", None))
         prompt = build_spec_prompt(goals, check, structured=structured)
-        reply = backend.generate_json(prompt, spec_schema(FIELDS[table])) if structured else backend.generate(prompt)
-        draft = parse_spec_draft(reply, FIELDS[table])
+        if per_field:  # one short call per field, all after the same prefix (the model's cache reuses it)
+            draft = {}
+            for field in FIELDS[table]:
+                ask = prompt[:prompt.index("Reply with")] + PER_FIELD.format(field=field)
+                reply = (backend.generate_json(ask, spec_schema([field])) if structured else
+                         backend.generate(ask + f"\n{field}:"))
+                draft.update(parse_spec_draft(reply if structured or ":" in reply else f"{field}: {reply}", [field]))
+        else:
+            reply = (backend.generate_json(prompt, spec_schema(FIELDS[table])) if structured else
+                     backend.generate(prompt))
+            draft = parse_spec_draft(reply, FIELDS[table])
         rules = out["rules"]
         alone = CleaningSpec(scope=rules.scope, keys=rules.keys)
         for field, spec in rules.fields.items():
@@ -227,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draft", action="store_true", help="also ask the embedded model to draft each spec (one call each)")
     p.add_argument("--backend", default="local", help="backend for --draft (default local)")
     p.add_argument("--plain", action="store_true", help="--draft without the JSON schema (the line form)")
+    p.add_argument("--per-field", action="store_true", help="--draft with one short call per field, not one for all")
+    p.add_argument("--only", nargs="*", default=[], metavar="TABLE[:NAME]", help="read only these phrasings")
     p.add_argument("--run", nargs="*", default=[], metavar="TABLE:NAME", help="whole cleaning runs, e.g. crm:oneline")
     p.add_argument("--out", default=os.path.join(HERE, "out", "phrasings"))
     args = p.parse_args(argv)
@@ -239,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the rules")
     for table, names in EXPECTED.items():
         for name, expected in names.items():
-            specs = read_specs(table, name, args.data_dir, backend, args.plain)
+            if args.only and table not in args.only and f"{table}:{name}" not in args.only:
+                continue
+            specs = read_specs(table, name, args.data_dir, backend, args.plain, args.per_field)
             scores = {k: agreement(s, expected) for k, s in specs.items()}
             shown = {k: f"{v[0]:.2f}" for k, v in scores.items()}
             print(f"{table:<9} {name:<8} {shown['rules']:>6} {shown.get('draft', '-'):>6} "
