@@ -197,8 +197,7 @@ class _Scope:
         self.parent: dict[ast.AST, ast.AST] = {
             child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         self.imported: dict[str, object] = {}
-        self.module_level: set[str] = set()
-        self.constants: dict[str, object] = {}
+        self.texts: dict[str, list[str] | None] = {}  # name -> every literal text it is set to (None: not only those)
         self.local: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -220,13 +219,15 @@ class _Scope:
                 for stmt in body:
                     self.local.update(n.id for n in ast.walk(stmt)
                                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        for stmt in tree.body:
-            if isinstance(stmt, ast.FunctionDef):
-                self.module_level.add(stmt.name)
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                self.module_level.add(stmt.targets[0].id)
-                if isinstance(stmt.value, ast.Constant):
-                    self.constants[stmt.targets[0].id] = stmt.value.value
+        for node in ast.walk(tree):  # names only ever set to literal text (format templates)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                parent = self.parent.get(node)
+                value = getattr(parent, "value", None) if isinstance(parent, (ast.Assign, ast.AnnAssign)) else None
+                text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                if text is None or node.id in self.texts and self.texts[node.id] is None:
+                    self.texts[node.id] = None
+                else:
+                    self.texts.setdefault(node.id, []).append(text)
         self.evaluators = _evaluators()
         self.getters = _computed_getters()
 
@@ -294,22 +295,24 @@ class _Scope:
         if not (isinstance(call, ast.Call) and call.func is node) or not isinstance(node.ctx, ast.Load):
             return f"`.{node.attr}` may only be called directly on a literal format string; {hint}"
         receiver = node.value
-        if isinstance(receiver, ast.Name) and receiver.id == "str" and receiver.id not in self.local:
+        if isinstance(receiver, ast.Name) and receiver.id == "str" and "str" not in self.texts:
             receiver = call.args[0] if call.args else None
-        text = self._literal_text(receiver)
-        if text is None:
+        texts = self._literal_texts(receiver)
+        if texts is None:
             return f"`.{node.attr}` is only allowed on a literal format string (not a built-up one); {hint}"
-        field = _deep_field(text)
-        if field is not None:
-            return (f"the format field {{{field}}} reaches an attribute or item; format fields may only be "
-                    f"positions or names ({hint})")
+        for text in texts:
+            field = _deep_field(text)
+            if field is not None:
+                return (f"the format field {{{field}}} reaches an attribute or item; format fields may only be "
+                        f"positions or names ({hint})")
         return None
 
-    def _literal_text(self, node: ast.AST | None) -> str | None:
+    def _literal_texts(self, node: ast.AST | None) -> list[str] | None:
+        """The literal format string(s) ``node`` can be: a literal, or a name only ever set to literals."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
-        if isinstance(node, ast.Name) and node.id not in self.local and isinstance(self.constants.get(node.id), str):
-            return self.constants[node.id]
+            return [node.value]
+        if isinstance(node, ast.Name):
+            return self.texts.get(node.id)
         return None
 
     def _store_problem(self, node: ast.Attribute | ast.Subscript) -> str | None:
