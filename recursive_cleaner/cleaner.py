@@ -315,11 +315,12 @@ class DataCleaner:
         entry = {"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,
                  "field": credited or (focus.field if focus else None),
                  "issue": (first_issue(parsed) if credited or not focus else focus.issue) or "",
-                 "issues_before": before, "issues_after": after, "chunk_index": where["chunk_index"]}
+                 "issues_before": before, "issues_after": after, "chunk_index": where["chunk_index"],
+                 "examples": verdict.examples or []}  # checked again in the assembled file (judge.assembly)
         if verdict.replaces:
             slot = next(i for i, f in enumerate(self.state.functions) if f["name"] == verdict.replaces)
             self.state.functions[slot] = {**self.state.functions[slot], **{k: v for k, v in entry.items() if k in
-                                                              ("docstring", "code", "issues_after")}}
+                                                              ("docstring", "code", "issues_after", "examples")}}
             self.state.modifications.append({"name": parsed.name, "chunk_index": where["chunk_index"],
                                         "issues_before": before, "issues_after": after})
             self._emit("function_modified", function_name=parsed.name, issues_before=before, issues_after=after,

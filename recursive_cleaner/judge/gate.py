@@ -9,6 +9,8 @@ from ..profiling.improvement import judge_holdout
 from ..write.module import render_module
 from ..profiling.profiler import FieldProfile
 from ..model.response import ParsedResponse
+from ..write.names import name_problems
+from .assembly import pick_examples
 from .sandbox import run_in_sandbox
 from .validation import check_code_safety, validate_function_detailed
 
@@ -24,6 +26,7 @@ class Verdict:
     hidden_outputs: list | None = None
     replaces: str | None = None
     field: str | None = None  # the field it fixed, when the model chose another issue than the one asked for
+    examples: list | None = None  # a few (input, output) pairs of the function alone (judge.assembly)
 
 
 @dataclass
@@ -47,7 +50,7 @@ class Gate:
             return self.check_modification(parsed, records, functions)
         if name == "clean_data" or any(f["name"] == name for f in functions):
             return Verdict(_already_exists(name, parsed))
-        problems = check_code_safety(code)
+        problems = check_code_safety(code) or name_problems(code, functions)
         if problems:
             return Verdict(" ".join(problems))
         if not self.validate_runtime:
@@ -59,7 +62,10 @@ class Gate:
         if problem:
             return Verdict(problem)
         problem, hidden = self._check_hidden(code, name)
-        return Verdict(problem, None if problem else report.outputs, hidden, field=credited)
+        if problem:
+            return Verdict(problem)
+        return Verdict(None, report.outputs, hidden, field=credited,
+                       examples=pick_examples(records, report.outputs, report.errors))
 
     def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
         """The candidate must also run on the held-out records and leave them no worse."""
@@ -79,7 +85,8 @@ class Gate:
         The chain with the new version runs on the chunk as it came in (``raw``) and on the held-out
         records, and is compared with the chunk as the current functions leave it (``current``).
         """
-        problems = check_code_safety(parsed.code)
+        problems = check_code_safety(parsed.code) or name_problems(
+            parsed.code, [f for f in functions if f["name"] != parsed.name])
         if problems:
             return Verdict(" ".join(problems))
         chain = [{**f, "code": parsed.code, "docstring": parsed.docstring or f.get("docstring", "")}
@@ -110,7 +117,9 @@ class Gate:
                                       csv_strings=self.focus.csv_strings)
                 if worse:
                     return Verdict(worse)
-        return Verdict(None, res.outputs, hidden_out, replaces=parsed.name)
+        alone = run_in_sandbox(parsed.code, parsed.name, self.raw, timeout=self.timeout)
+        examples = pick_examples(self.raw, alone.outputs, alone.errors) if alone.ok else []
+        return Verdict(None, res.outputs, hidden_out, replaces=parsed.name, examples=examples)
 
     @property
     def _expect(self) -> type:

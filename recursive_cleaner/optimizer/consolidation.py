@@ -24,6 +24,7 @@ from .reply import AgentAssessment, ProposedMerge, build_consolidation_prompt, p
 from ..errors import LLMCallError, ParseError, SandboxError
 from ..model.llm import LLMStats, call_llm
 from ..write.module import render_module
+from ..write.names import name_problems
 from ..judge.sandbox import run_in_sandbox
 from ..types import LLMBackend
 from ..judge.validation import check_code_safety
@@ -165,7 +166,7 @@ def compare_pipelines(before: list[dict], after: list[dict], records: list | Non
 def verify_merge(merged: dict, originals: list[dict], records: list | None, *,
                  reserved_names: Iterable[str] = (), timeout: float = 10.0, mode: str = "structured") -> str | None:
     """None when ``merged`` may replace ``originals``: safe code, no name clash, same outputs on ``records``."""
-    problems = check_code_safety(merged.get("code") or "")
+    problems = check_code_safety(merged.get("code") or "") or name_problems(merged.get("code") or "")
     if problems:
         return "its code breaks the safety policy: " + " ".join(problems[:3])
     clash = sorted(defined_names(merged) & set(reserved_names))

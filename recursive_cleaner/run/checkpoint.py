@@ -14,7 +14,7 @@ from .state import RunContext
 __all__ = ["snapshot", "restore", "load_matching_state", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
 
 FUNCTION_KEYS = ("name", "docstring", "code")
-_FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index")
+_FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index", "examples")
 CONTRACT_OPTIONS = ("chunk_size", "instructions")  # top-level fields of the state file (spec 01)
 
 

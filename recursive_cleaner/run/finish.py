@@ -13,6 +13,7 @@ from ..crossrow.plan import (
     build_plan_prompt, choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup, with_stated,
 )
 from ..crossrow.steps import apply_steps
+from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions
 from ..profiling.spec import SPEC_FILE
@@ -117,7 +118,11 @@ def optimize(ctx: RunContext) -> None:
 
 
 def write_functions(ctx: RunContext) -> OutputResult:
-    """cleaning_functions.py in dependency order, checked in the sandbox on the file's first records."""
+    """cleaning_functions.py in dependency order, checked in the sandbox on the file's first records.
+
+    Each function must also give its accepted outputs inside the assembled file (``judge.assembly``);
+    one that changes what another returns is left out and listed in ``rejected``.
+    """
     sample = ctx.source.head()
     options = ctx.options
 
@@ -125,6 +130,13 @@ def write_functions(ctx: RunContext) -> OutputResult:
         res = run_in_sandbox(source, "clean_data", sample, timeout=options.sandbox_timeout)
         return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
 
-    return write_output(ctx.state.functions, options.output_path, mode=options.mode,
+    def verify(source: str, functions: list[dict]) -> dict[str, str]:
+        return example_mismatches(source, functions, timeout=options.sandbox_timeout)
+
+    functions = ctx.state.functions
+    if options.validate_runtime:  # merged or restored functions get examples from the file's first records
+        functions = fill_examples(functions, sample, timeout=options.sandbox_timeout)
+    return write_output(functions, options.output_path, mode=options.mode,
                         check=check if options.validate_runtime else None,
-                        cross_row=[s.to_dict() for s in ctx.state.cross_row_steps])
+                        cross_row=[s.to_dict() for s in ctx.state.cross_row_steps],
+                        verify=verify if options.validate_runtime else None)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ast
+import logging
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ..crossrow.steps import CrossRowStep
 from .dependencies import DependencyCycleError, order_functions
+from .names import name_problems
 from ..errors import OutputValidationError
 from .state import atomic_write_text
+
+log = logging.getLogger(__name__)
 
 __all__ = ["OutputResult", "render_module", "write_output", "split_imports", "dependency_order", "CROSS_ROW_TEMPLATE"]
 
@@ -23,6 +27,9 @@ another one writes runs after it).
 
 # A check runs the rendered module (in the sandbox) and returns None or the reason it failed.
 ModuleCheck = Callable[[str], "str | None"]
+# Runs each function's accepted examples in the rendered module: {name: why its outputs differ},
+# "" for a failure of the whole run, {} when every function gives its accepted outputs.
+ExampleCheck = Callable[[str, "list[dict]"], "dict[str, str]"]
 
 
 @dataclass
@@ -34,6 +41,7 @@ class OutputResult:
     rejected: list[tuple[str, str]] = field(default_factory=list)
     source: str = ""
     order_note: str = ""
+    unverified: list[tuple[str, str]] = field(default_factory=list)
 
 
 def dependency_order(functions: list[dict]) -> tuple[list[dict], str]:
@@ -71,43 +79,32 @@ def _merge_imports(nodes: list[ast.stmt]) -> list[str]:
             bucket = froms.setdefault(key, {})
             for alias in node.names:
                 bucket[alias.name + (f" as {alias.asname}" if alias.asname else "")] = None
-    lines = sorted(plain)
+    future = froms.pop(("__future__", 0), None)  # must come first in the file
+    lines = [f"from __future__ import {', '.join(sorted(future))}"] if future else []
+    lines += sorted(plain)
     for (module, level), names in sorted(froms.items()):
         lines.append(f"from {'.' * level}{module} import {', '.join(sorted(names))}")
     return lines
 
 
-def _top_level_names(code: str) -> set[str]:
-    names = set()
-    for node in ast.parse(code).body:
-        if isinstance(node, ast.FunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names
-
-
 def _select(functions: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
-    """Drop duplicate names (first kept), unparsable code, and helpers that clash with earlier names."""
-    kept, rejected, taken = [], [], {"clean_data"}
+    """Drop duplicate names (first kept), unparsable code, and code whose names break ``names.name_problems``."""
+    kept, rejected = [], []
     for f in functions:
         name = f["name"]
         try:
-            names = _top_level_names(f["code"])
+            ast.parse(f["code"])
         except SyntaxError as exc:
             rejected.append((name, f"invalid Python: {exc.msg} (line {exc.lineno})"))
             continue
-        if name in taken and any(k["name"] == name for k in kept):
+        if any(k["name"] == name for k in kept):
             rejected.append((name, "duplicate name; the first function with this name is kept"))
             continue
-        clash = sorted(names & taken)
-        if clash:
-            rejected.append((name, f"defines {', '.join(clash)} which an earlier function already defines"))
+        problems = name_problems(f["code"], kept)
+        if problems:
+            rejected.append((name, " ".join(problems[:3])))
             continue
         kept.append(f)
-        taken |= names
     return kept, rejected
 
 
@@ -164,30 +161,58 @@ def write_output(
     mode: str = "structured",
     check: ModuleCheck | None = None,
     cross_row: list[dict] | None = None,
+    verify: ExampleCheck | None = None,
 ) -> OutputResult:
-    """Write cleaning_functions.py atomically.
+    """Write cleaning_functions.py atomically; only functions that behave in the file as they did when accepted.
 
-    The combined file must parse and pass ``check`` (the sandbox import). If it does not,
-    functions are added one at a time and only those that keep the file valid are written.
+    The file must parse, pass ``check`` (the sandbox import) and, with ``verify``, give every
+    function's accepted outputs again (``judge.assembly``: each function called in the assembled
+    file). When it does not, functions are added one at a time in acceptance order and one that
+    breaks the file or changes an earlier function's outputs is left out, with the reason in
+    ``rejected``. A function whose outputs differ even alone in the file (time, hash order) cannot
+    be checked: it is kept and listed in ``unverified``.
     """
     kept, rejected = _select(functions)
+    unverified: list[tuple[str, str]] = []
 
-    def problem(funcs: list[dict]) -> str | None:
-        source = render_module(funcs, mode=mode)
+    def trouble(funcs: list[dict]) -> tuple[str | None, dict[str, str]]:
+        """(why the file as a whole fails, or None; {function: why its outputs differ})."""
+        source = render_module(funcs, mode=mode, cross_row=cross_row)
         try:
             ast.parse(source)
         except SyntaxError as exc:
-            return f"combined file is invalid Python: {exc.msg} (line {exc.lineno})"
-        return check(source) if check else None
+            return f"combined file is invalid Python: {exc.msg} (line {exc.lineno})", {}
+        reason = check(source) if check else None
+        if reason is not None or verify is None:
+            return reason, {}
+        skip = {name for name, _ in unverified}
+        mismatches = verify(source, [f for f in funcs if f["name"] not in skip])
+        return mismatches.pop("", None), mismatches
 
-    if problem(kept) is not None:
+    whole, mismatches = trouble(kept)
+    if whole is not None or mismatches:
         good: list[dict] = []
         for f in kept:
-            reason = problem(good + [f])
-            if reason is None:
-                good.append(f)
+            whole, mismatches = trouble(good + [f])
+            others = sorted(n for n in mismatches if n != f["name"])
+            if whole is None and mismatches and not others:  # only its own outputs differ: alone too?
+                alone_whole, alone = trouble([f])
+                if alone_whole is None and alone:
+                    unverified.append((f["name"], f"gives other outputs on a second run ({alone[f['name']]})"))
+                    log.warning("cleaning function %s gives other outputs on a second run; kept unverified",
+                                f["name"])
+                    whole, mismatches = None, {}
+            if whole is not None:
+                rejected.append((f["name"], whole))
+            elif others:
+                verb = "gives the outputs it was" if len(others) == 1 else "give the outputs they were"
+                rejected.append((f["name"], f"with it in the file, {', '.join(f'`{n}`' for n in others)} no longer "
+                                            f"{verb} accepted with ({mismatches[others[0]]})"))
+            elif mismatches:
+                rejected.append((f["name"], "in the assembled file it no longer gives the outputs it was accepted "
+                                            f"with ({mismatches[f['name']]})"))
             else:
-                rejected.append((f["name"], reason))
+                good.append(f)
         kept = good
     source = render_module(kept, mode=mode, cross_row=cross_row)
     try:
@@ -197,4 +222,4 @@ def write_output(
     atomic_write_text(path, source)
     ordered, note = dependency_order(kept) if mode != "text" else (kept, "")
     return OutputResult(path=str(path), written=[f["name"] for f in ordered], rejected=rejected, source=source,
-                        order_note=note)
+                        order_note=note, unverified=unverified)
