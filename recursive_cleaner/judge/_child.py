@@ -9,7 +9,8 @@ The first frame is the JSON request::
 
     {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool,
      "toolkit_dir": str (optional; default: the package root, this file's parent folder),
-     "watch_fd": int (optional; a pipe only the parent writes to: the child ends when it closes)}
+     "watch_fd": int|null (optional; a pipe only the parent writes to: a thread ends the child when it closes;
+                           null when the kernel does that, by SIGIO)}
 
 Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
 here; blank lines ignored; lines that are not UTF-8, not JSON or not an object are skipped

@@ -10,7 +10,7 @@ loaded modules by refusals and arms a default-deny audit hook before it compiles
 parent enforces the wall-clock timeout by killing the child's process group. The working
 directory is removed as soon as the child runs in it, and the child dies with its parent: it
 holds the read end of a pipe whose only write end is the parent's, and ends when that pipe
-closes (a watcher thread in the child; on Linux also SIGIO from the kernel, see ``_tie_to_parent``).
+closes (on Linux by the kernel's SIGIO, see ``_tie_to_parent``; elsewhere a thread in the child).
 
 The worker loads the code once and then answers batch after batch (one length-prefixed
 message each way, results under a per-worker secret token) until its input ends: apply uses
@@ -186,7 +186,7 @@ class SandboxWorker:
         try:
             self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
                                           env=env, close_fds=True, pass_fds=(watched,), start_new_session=True)
-            _tie_to_parent(watched, self._proc.pid)
+            signalled = _tie_to_parent(watched, self._proc.pid)
         except OSError as exc:
             for fd in (wfd, rfd, self._watch_fd):
                 os.close(fd)
@@ -196,7 +196,7 @@ class SandboxWorker:
             for fd in (child_in, child_out, watched):
                 os.close(fd)
             self._drop_workdir()
-        self._request["watch_fd"] = watched
+        self._request["watch_fd"] = None if signalled else watched  # else the child watches the pipe itself
         return wfd, rfd
 
     def _drop_workdir(self) -> None:
@@ -373,21 +373,24 @@ class SandboxWorker:
         return data
 
 
-def _tie_to_parent(read_fd: int, pid: int) -> None:
-    """Linux: make the kernel send SIGIO (default action: terminate) to the child when the pipe's write end closes.
+def _tie_to_parent(read_fd: int, pid: int) -> bool:
+    """Linux: have the kernel send SIGIO (default action: terminate) to pid when the pipe's write end closes.
 
     The write end is this process's alone, so it closes when this process ends, even by SIGKILL.
-    The signal needs no help from the child, so it also ends one stuck in C code that holds the
-    GIL (which the child's watcher thread would wait for). Elsewhere (macOS ignores SIGIO by
-    default) the watcher thread alone ends the child.
+    The signal needs nothing from the child, so it also ends one sleeping or stuck in C code.
+    False where this is not available (macOS ignores SIGIO by default): the child then watches
+    the pipe with a thread instead (on Linux a thread would cost it a 64 MB malloc arena of its
+    address-space limit). PR_SET_PDEATHSIG would need ctypes in the child and fires when the
+    spawning *thread* ends; setuid clears it too.
     """
     if not sys.platform.startswith("linux"):
-        return
+        return False
     try:
         fcntl.fcntl(read_fd, fcntl.F_SETOWN, pid)
         fcntl.fcntl(read_fd, fcntl.F_SETFL, fcntl.fcntl(read_fd, fcntl.F_GETFL) | os.O_ASYNC)
     except (AttributeError, OSError):
-        pass  # the child's watcher thread still ends it
+        return False
+    return True
 
 
 def _violation_text(line: bytes) -> str:

@@ -143,9 +143,15 @@ def _run_code(code: str, *, cpu: int) -> str:
     """)
 
 
-def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path):
-    """validate_function's child sleeps (no CPU limit stops that); SIGKILL of the parent ends it too."""
-    script = ("from recursive_cleaner.judge.validation import validate_function\n"
+@pytest.mark.parametrize("watch", ["kernel", "thread"])
+def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path, watch):
+    """validate_function's child sleeps (no CPU limit stops that); SIGKILL of the parent ends it too.
+
+    ``thread``: the portable way (macOS), the child's own watcher thread, forced here on Linux.
+    """
+    force_thread = "from recursive_cleaner.judge import sandbox; sandbox._tie_to_parent = lambda fd, pid: False\n"
+    script = ((force_thread if watch == "thread" else "")
+              + "from recursive_cleaner.judge.validation import validate_function\n"
               f"print(validate_function({SLEEPY!r}, [{{'a': 1}}], 'clean', timeout=600))\n")
     children: list[int] = []
     proc = start(["-c", script], tmp_path)
