@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendError", "BackendHTTPError", "BackendSetupError", "ContextLengthError"]
+__all__ = ["BackendError", "BackendHTTPError", "BackendSetupError", "ContextLengthError", "TRANSIENT_STATUSES"]
 
 
 class BackendError(RuntimeError):
@@ -29,10 +29,21 @@ class ContextLengthError(BackendError):
         self.n_ctx = n_ctx
 
 
-class BackendHTTPError(BackendError):
-    """A server answered with an HTTP error status; ``status`` holds it."""
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+"""HTTP statuses below 500 worth another try: timeout, conflict, too early, too many requests."""
 
-    def __init__(self, message: str, status: int, url: str = "") -> None:
+
+class BackendHTTPError(BackendError):
+    """A server answered with an HTTP error status; ``status`` holds it.
+
+    ``retryable`` only for a transient status (408, 409, 425, 429 and 5xx): a wrong key (401) or
+    an unknown model (404) gives the same answer next time. ``retry_after``: the seconds the
+    server asked to wait (its ``Retry-After``), or None.
+    """
+
+    def __init__(self, message: str, status: int, url: str = "", retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.url = url
+        self.retry_after = retry_after
+        self.retryable = status in TRANSIENT_STATUSES or status >= 500

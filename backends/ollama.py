@@ -2,24 +2,61 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
+import urllib.parse
 from typing import Any, Mapping, Sequence
 
-from ._http import excerpt, normalize_base_url, post_json
+from ._http import excerpt, post_json
 from .errors import BackendError, BackendHTTPError
 
-__all__ = ["OllamaBackend", "OLLAMA_BASE_URL"]
+__all__ = ["OllamaBackend", "OLLAMA_BASE_URL", "ollama_host"]
 
 OLLAMA_BASE_URL = "http://localhost:11434"
 
 
+def ollama_host(value: str | None = None) -> str:
+    """A base URL from ``value``, else ``OLLAMA_HOST``, read as Ollama's own client does.
+
+    ``host``, ``host:port``, ``:port`` or a URL: the scheme defaults to http, the host to 127.0.0.1
+    and the port to 11434 (80 / 443 for an explicit http:// / https://); a path is kept.
+    """
+    text = (value or os.environ.get("OLLAMA_HOST", "")).strip()
+    if not text:
+        return OLLAMA_BASE_URL
+    scheme, _, rest = text.partition("://")
+    port = 11434
+    if not rest:
+        scheme, rest = "http", text
+    elif scheme in ("http", "https"):
+        port = 80 if scheme == "http" else 443
+    split = urllib.parse.urlsplit(f"{scheme}://{rest}")
+    host = split.hostname or "127.0.0.1"
+    try:
+        port = split.port or port
+    except ValueError:
+        raise ValueError(f"bad Ollama host {text!r}: the port is not a number from 0 to 65535") from None
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            host = f"[{host}]"
+    except ValueError:
+        pass
+    path = split.path.strip("/")
+    return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
+
+
 class OllamaBackend:
-    """Sends the prompt as one user message to an Ollama server (non-streaming)."""
+    """Sends the prompt as one user message to an Ollama server (non-streaming).
+
+    ``base_url`` None: ``OLLAMA_HOST`` from the environment, else ``http://localhost:11434``
+    (see :func:`ollama_host`). ``timeout`` is a deadline for the whole call, in seconds.
+    """
 
     def __init__(
         self,
         model: str,
-        base_url: str = OLLAMA_BASE_URL,
+        base_url: str | None = None,
         *,
         temperature: float = 0.0,
         max_tokens: int | None = 1024,
@@ -34,7 +71,7 @@ class OllamaBackend:
         if not model:
             raise ValueError("OllamaBackend needs a model name, e.g. 'qwen2.5-coder:1.5b'")
         self.model = model
-        self.base_url = normalize_base_url(base_url)
+        self.base_url = ollama_host(base_url)
         self.url = self.base_url + "/api/chat"
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -77,7 +114,8 @@ class OllamaBackend:
             data = post_json(self.url, self.payload(prompt), timeout=self.timeout)
         except BackendHTTPError as exc:
             if exc.status == 404 and "not found" in str(exc):
-                raise BackendHTTPError(f"{exc} (try: ollama pull {self.model})", exc.status, exc.url) from exc
+                raise BackendHTTPError(f"{exc} (try: ollama pull {self.model})", exc.status, exc.url,
+                                       exc.retry_after) from exc
             raise
         if data.get("error"):
             raise BackendError(f"error from {self.url}: {excerpt(str(data['error']))}")

@@ -9,18 +9,28 @@ from typing import Any, Mapping, Sequence
 from ._http import excerpt, normalize_base_url, post_json
 from .errors import BackendError, BackendHTTPError
 
-__all__ = ["OpenAICompatibleBackend", "OPENAI_BASE_URL"]
+__all__ = ["OpenAICompatibleBackend", "OPENAI_BASE_URL", "LOCAL_BASE_URL", "openai_base_url"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+LOCAL_BASE_URL = "http://localhost:8000/v1"
+
+
+def openai_base_url(fallback: str = LOCAL_BASE_URL) -> str:
+    """The ``OPENAI_BASE_URL`` environment variable when set (as OpenAI's own client reads it), else ``fallback``."""
+    return os.environ.get("OPENAI_BASE_URL", "").strip() or fallback
 
 
 class OpenAICompatibleBackend:
-    """Sends the prompt as one user message to ``{base_url}/chat/completions`` (non-streaming)."""
+    """Sends the prompt as one user message to ``{base_url}/chat/completions`` (non-streaming).
+
+    ``base_url`` None: ``OPENAI_BASE_URL`` from the environment, else ``http://localhost:8000/v1``.
+    ``timeout`` is a deadline for the whole call, in seconds.
+    """
 
     def __init__(
         self,
         model: str,
-        base_url: str = "http://localhost:8000/v1",
+        base_url: str | None = None,
         api_key: str | None = None,
         *,
         api_key_env: str = "OPENAI_API_KEY",
@@ -36,7 +46,7 @@ class OpenAICompatibleBackend:
         if not model:
             raise ValueError("OpenAICompatibleBackend needs a model name")
         self.model = model
-        self.base_url = normalize_base_url(base_url)
+        self.base_url = normalize_base_url(base_url or openai_base_url())
         self.url = self.base_url + "/chat/completions"
         self.api_key_env = api_key_env
         self._api_key = api_key if api_key is not None else os.environ.get(api_key_env)
@@ -83,7 +93,8 @@ class OpenAICompatibleBackend:
         except BackendHTTPError as exc:
             if exc.status == 401 and not self._api_key:
                 raise BackendHTTPError(
-                    f"{exc} (no API key was sent: set {self.api_key_env} or pass api_key=)", exc.status, exc.url
+                    f"{exc} (no API key was sent: set {self.api_key_env} or pass api_key=)", exc.status, exc.url,
+                    exc.retry_after,
                 ) from exc
             raise
         if data.get("error"):

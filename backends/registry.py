@@ -7,17 +7,17 @@ from typing import Any, Callable
 from .local import LocalBackend
 from .mlx_backend import MLXBackend
 from .model_files import EMBEDDED_MODELS
-from .ollama import OLLAMA_BASE_URL, OllamaBackend
-from .openai_compat import OPENAI_BASE_URL, OpenAICompatibleBackend
+from .ollama import OllamaBackend
+from .openai_compat import OPENAI_BASE_URL, OpenAICompatibleBackend, openai_base_url
 
 __all__ = ["BACKENDS", "SPEC_EXAMPLES", "get_backend"]
 
 
-def _model_at_url(kind: str, arg: str, default_url: str) -> tuple[str, str]:
+def _model_at_url(kind: str, arg: str) -> tuple[str, str | None]:
     model, _, url = arg.partition("@")
     if not model.strip():
         raise ValueError(f"the {kind} backend needs a model: '{kind}:MODEL' or '{kind}:MODEL@URL'")
-    return model.strip(), url.strip() or default_url
+    return model.strip(), url.strip() or None
 
 
 def _local(arg: str, **options: Any) -> LocalBackend:
@@ -30,14 +30,14 @@ def _local(arg: str, **options: Any) -> LocalBackend:
 
 
 def _openai(arg: str, **options: Any) -> OpenAICompatibleBackend:
-    """``openai:MODEL`` (api.openai.com) or ``openai:MODEL@URL`` (any OpenAI-compatible server)."""
-    model, url = _model_at_url("openai", arg, OPENAI_BASE_URL)
-    return OpenAICompatibleBackend(model, base_url=url, **options)
+    """``openai:MODEL`` (``OPENAI_BASE_URL``, else api.openai.com) or ``openai:MODEL@URL`` (any compatible server)."""
+    model, url = _model_at_url("openai", arg)
+    return OpenAICompatibleBackend(model, base_url=url or openai_base_url(OPENAI_BASE_URL), **options)
 
 
 def _ollama(arg: str, **options: Any) -> OllamaBackend:
-    """``ollama:MODEL`` (localhost:11434) or ``ollama:MODEL@URL``."""
-    model, url = _model_at_url("ollama", arg, OLLAMA_BASE_URL)
+    """``ollama:MODEL`` (``OLLAMA_HOST``, else localhost:11434) or ``ollama:MODEL@URL``."""
+    model, url = _model_at_url("ollama", arg)
     return OllamaBackend(model, base_url=url, **options)
 
 

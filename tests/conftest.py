@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # On CI, build on hypothesis' own "ci" profile (derandomized, so a run can be reproduced); locally, explore.
@@ -12,3 +13,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("recursive_cleaner")
+
+
+@pytest.fixture(autouse=True)
+def _no_server_address_from_the_environment(monkeypatch):
+    """The HTTP backends read OPENAI_BASE_URL / OLLAMA_HOST; a developer's own must not move the tests' servers."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)

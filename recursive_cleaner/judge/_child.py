@@ -8,7 +8,9 @@ Protocol. Every message on stdin is a frame: an 8-byte big-endian length and tha
 The first frame is the JSON request::
 
     {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool,
-     "toolkit_dir": str (optional; default: the package root, this file's parent folder)}
+     "toolkit_dir": str (optional; default: the package root, this file's parent folder),
+     "watch_fd": int|null (optional; a pipe only the parent writes to: a thread ends the child when it closes;
+                           null when the kernel does that, by SIGIO)}
 
 Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
 here; blank lines ignored; lines that are not UTF-8, not JSON or not an object are skipped
@@ -101,6 +103,33 @@ def _make_frame_reader(fd: int):
         return None if head is None or len_(head) != 8 else read_exact(from_bytes(head, "big"))
 
     return read_frame
+
+
+def _watch_parent(fd) -> None:
+    """Exit at once when the parent is gone: a thread waits on fd, whose only write end the parent holds.
+
+    Nothing is ever written to that pipe, so the read returns only at its end, when the parent
+    exits or is killed; a child sleeping in generated code then goes with it (the CPU limit
+    would never stop a sleep). Started before the lock-down, with its functions bound now.
+    """
+    if type(fd) is not int:
+        return
+    import _thread
+
+    read, exit_ = os.read, os._exit
+
+    def watch() -> None:
+        try:
+            while read(fd, 1):
+                pass
+        finally:
+            exit_(70)
+
+    old = _thread.stack_size(1 << 18)  # a small stack: it counts against the address-space limit
+    try:
+        _thread.start_new_thread(watch, ())
+    finally:
+        _thread.stack_size(old)
 
 
 def _load_toolkit(folder: str) -> None:
@@ -307,6 +336,7 @@ def _make_describer(permits: list, filename: str):
 
 def main() -> None:
     request = json.loads(_make_frame_reader(0)())
+    _watch_parent(request.get("watch_fd"))
     code, function_name, nonce = request["code"], request["function"], request["nonce"].encode("ascii")
     memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
     dict_only, toolkit_dir = bool(request.get("dict_only")), request.get("toolkit_dir")
@@ -508,6 +538,7 @@ def serve_batches(filename: str) -> None:
         os.dup2(null_fd, fd)
     read_frame = _make_frame_reader(in_fd)
     request = json.loads(read_frame())
+    _watch_parent(request.get("watch_fd"))
     describe = _make_describer([0, 0, 0, 0], filename)
     module = types.ModuleType("cleaning_functions")
     module.__file__ = filename

@@ -7,7 +7,10 @@ working directory (removed afterwards). The child pre-imports the allowed module
 drops root to ``nobody``, sets rlimits (address space, CPU, file size 0, no core, no
 processes, no new file descriptors), replaces process/signal/fd functions of the
 loaded modules by refusals and arms a default-deny audit hook before it compiles the code. The
-parent enforces the wall-clock timeout by killing the child's process group.
+parent enforces the wall-clock timeout by killing the child's process group. The working
+directory is removed as soon as the child runs in it, and the child dies with its parent: it
+holds the read end of a pipe whose only write end is the parent's, and ends when that pipe
+closes (on Linux by the kernel's SIGIO, see ``_tie_to_parent``; elsewhere a thread in the child).
 
 The worker loads the code once and then answers batch after batch (one length-prefixed
 message each way, results under a per-worker secret token) until its input ends: apply uses
@@ -152,14 +155,13 @@ class SandboxWorker:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
         self.cpu_seconds = max(1, int(cpu_seconds))
         self.nonce = secrets.token_hex(16)
-        self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
-                                    "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
-                                    "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}).encode("ascii")
+        self._request = {"code": code, "function": function_name, "nonce": self.nonce, "memory_mb": int(memory_mb),
+                         "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}
         self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
-        self._rfd = self._wfd = -1
+        self._rfd = self._wfd = self._watch_fd = -1
         self.closed = self._armed = False
 
     # -- the process (apply's trusted worker overrides _command) --
@@ -175,6 +177,7 @@ class SandboxWorker:
         cmd, cwd, env = self._command()
         self._stderr = tempfile.TemporaryFile()
         (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
+        watched, self._watch_fd = os.pipe()  # the child's lifeline: this process holds the only write end
         for fd in (wfd, rfd):  # room for a whole batch, so a child rarely waits for the parent to read
             try:
                 fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
@@ -182,15 +185,25 @@ class SandboxWorker:
                 pass
         try:
             self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
-                                          env=env, close_fds=True, start_new_session=True)
+                                          env=env, close_fds=True, pass_fds=(watched,), start_new_session=True)
+            signalled = _tie_to_parent(watched, self._proc.pid)
         except OSError as exc:
-            for fd in (wfd, rfd):
+            for fd in (wfd, rfd, self._watch_fd):
                 os.close(fd)
+            self._watch_fd = -1
             raise SandboxError(f"cannot start the sandbox child: {exc}") from exc
         finally:
-            os.close(child_in)
-            os.close(child_out)
+            for fd in (child_in, child_out, watched):
+                os.close(fd)
+            self._drop_workdir()
+        self._request["watch_fd"] = None if signalled else watched  # else the child watches the pipe itself
         return wfd, rfd
+
+    def _drop_workdir(self) -> None:
+        """Remove the working directory now: the child keeps it as its (deleted, empty) cwd; nothing is left behind."""
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
 
     def _kill(self) -> None:
         for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), self._proc.kill):
@@ -239,13 +252,13 @@ class SandboxWorker:
             self._wait(grace)
         if self._feeder is not None:
             self._feeder.join(grace)
-        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close):
+        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close,
+                        self._watch_fd >= 0 and (lambda: os.close(self._watch_fd))):
             try:
                 closing and closing()
             except OSError:
                 pass
-        if self._workdir:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+        self._drop_workdir()
 
     def __enter__(self) -> SandboxWorker:
         return self
@@ -257,7 +270,7 @@ class SandboxWorker:
         self._wfd, self._rfd = self._launch()
         self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
         self._feeder.start()
-        self._send(self._request)
+        self._send(json.dumps(self._request).encode("ascii"))
         reply = BatchReply()
         try:
             reply.error = self._message(b"L", deadline, reply.violations)["error"]
@@ -358,6 +371,26 @@ class SandboxWorker:
         data = bytes(self._buf[self._pos : self._pos + size])
         self._pos += size
         return data
+
+
+def _tie_to_parent(read_fd: int, pid: int) -> bool:
+    """Linux: have the kernel send SIGIO (default action: terminate) to pid when the pipe's write end closes.
+
+    The write end is this process's alone, so it closes when this process ends, even by SIGKILL.
+    The signal needs nothing from the child, so it also ends one sleeping or stuck in C code.
+    False where this is not available (macOS ignores SIGIO by default): the child then watches
+    the pipe with a thread instead (on Linux a thread would cost it a 64 MB malloc arena of its
+    address-space limit). PR_SET_PDEATHSIG would need ctypes in the child and fires when the
+    spawning *thread* ends; setuid clears it too.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        fcntl.fcntl(read_fd, fcntl.F_SETOWN, pid)
+        fcntl.fcntl(read_fd, fcntl.F_SETFL, fcntl.fcntl(read_fd, fcntl.F_GETFL) | os.O_ASYNC)
+    except (AttributeError, OSError):
+        return False
+    return True
 
 
 def _violation_text(line: bytes) -> str:

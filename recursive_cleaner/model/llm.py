@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..errors import LLMCallError
 from ..types import LLMBackend
 
-__all__ = ["LLMReply", "LLMStats", "call_llm"]
+__all__ = ["LLMReply", "LLMStats", "call_llm", "RETRY_AFTER_MAX"]
+
+RETRY_AFTER_MAX = 60.0
+"""The longest wait a server's Retry-After may ask for; a longer one waits this long."""
 
 
 @dataclass
@@ -85,6 +88,16 @@ def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None, int | None]:
     )
 
 
+def _server_wait_or(backoff: Callable[[Any], float]) -> Callable[[Any], float]:
+    """Tenacity's wait: the failure's ``retry_after`` (capped at RETRY_AFTER_MAX) when it has one, else ``backoff``."""
+    def wait(retry_state: Any) -> float:
+        asked = getattr(retry_state.outcome.exception(), "retry_after", None)
+        if isinstance(asked, (int, float)) and not isinstance(asked, bool) and asked >= 0:
+            return min(float(asked), RETRY_AFTER_MAX)
+        return backoff(retry_state)
+    return wait
+
+
 def call_llm(
     backend: LLMBackend,
     prompt: str,
@@ -100,12 +113,13 @@ def call_llm(
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
     attempt failed or the backend returned something other than a str. An exception with
-    ``retryable = False`` (e.g. a prompt too long for the context) is not retried; Ctrl-C
-    (KeyboardInterrupt) propagates at once, unwrapped.
+    ``retryable = False`` (e.g. a prompt too long for the context, HTTP 401) is not retried; one
+    with a ``retry_after`` (a server's Retry-After) waits that long, at most RETRY_AFTER_MAX
+    seconds, instead of the backoff. Ctrl-C (KeyboardInterrupt) propagates at once, unwrapped.
     """
     retrying = Retrying(
         stop=stop_after_attempt(max(1, attempts)),
-        wait=wait_exponential(min=wait_min, max=wait_max),
+        wait=_server_wait_or(wait_exponential(min=wait_min, max=wait_max)),
         sleep=sleep,
         # Ctrl-C (KeyboardInterrupt) and other BaseExceptions are never retried: they propagate as they are.
         retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)),

@@ -3,7 +3,9 @@
 Commands: ``generate`` (write cleaning_functions.py), ``analyze`` (issues report, no code),
 ``resume`` (carry on from a state file), ``apply`` (run the functions over a whole file) and
 ``report`` (print a report, or the summary of a state file). An error prints ONE line on stderr
-and exits 1 (2 for a usage error, 130 on Ctrl-C); ``--debug`` shows the traceback as well.
+and exits 1 (2 for a usage error, 130 on Ctrl-C, 143 on SIGTERM); ``--debug`` shows the traceback as
+well. SIGTERM cleans up as Ctrl-C does (sandbox children and their folders, partial output files);
+a second SIGTERM ends the process at once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import contextlib
 
 import logging
+import signal
 import sys
+import threading
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
@@ -91,9 +95,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
-        except KeyboardInterrupt:
-            hint = _resume_hint(ctx)
-            _fail(ctx, "interrupted" + (f"; finished chunks are saved, carry on with: {hint}" if hint else ""), 130)
+        except KeyboardInterrupt as exc:
+            hint, what = _resume_hint(ctx), "terminated" if isinstance(exc, _Terminated) else "interrupted"
+            _fail(ctx, what + (f"; finished chunks are saved, carry on with: {hint}" if hint else ""),
+                  143 if isinstance(exc, _Terminated) else 130)
         except Exception as exc:  # noqa: BLE001 - the one place that reports any error to the shell
             message, hint = error_message(exc), _resume_hint(ctx)
             if isinstance(exc, LLMCallError) and hint:
@@ -416,13 +421,38 @@ def state_summary(state: dict, path: str) -> str:
     return "\n".join(lines)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so the cleanup of Ctrl-C runs (exit code 143)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the cleanup ends the process at once
+    raise _Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Any:
+    """While the command runs, SIGTERM raises like Ctrl-C does (only the main thread can install handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code instead of exiting (the console script exits with it)."""
     try:
-        cli.main(args=argv, prog_name=None if argv is None else PROG, standalone_mode=True)
+        with _sigterm_as_interrupt():
+            cli.main(args=argv, prog_name=None if argv is None else PROG, standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    except _Terminated:  # SIGTERM outside a command (while parsing, after the exit code was decided)
+        return 143
     return 0
 
 
