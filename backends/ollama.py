@@ -84,6 +84,7 @@ class OllamaBackend:
         self.options = dict(options or {})
         self.last_usage: dict[str, int] | None = None
         self.last_finish_reason: str | None = None
+        self.structured = True  # a JSON schema is sent as "format" with generate_json until the server refuses it
 
     def __repr__(self) -> str:
         return f"OllamaBackend(model={self.model!r}, base_url={self.base_url!r}, num_ctx={self.num_ctx})"
@@ -108,10 +109,26 @@ class OllamaBackend:
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` from prompt_eval_count / eval_count."""
+        return self._reply(self.payload(prompt))
+
+    def generate_json(self, prompt: str, schema: dict) -> str:
+        """Reply with JSON held to ``schema`` (Ollama's ``format``); a server that refuses it gets the plain prompt."""
+        if self.structured:
+            body = self.payload(prompt)
+            body["format"] = schema
+            try:
+                return self._reply(body)
+            except BackendHTTPError as exc:
+                if exc.status not in (400, 422):
+                    raise
+                self.structured = False  # an older Ollama without schema formats: ask as before from now on
+        return self.generate(prompt)
+
+    def _reply(self, body: dict[str, Any]) -> str:
         self.last_usage = None
         self.last_finish_reason = None
         try:
-            data = post_json(self.url, self.payload(prompt), timeout=self.timeout)
+            data = post_json(self.url, body, timeout=self.timeout)
         except BackendHTTPError as exc:
             if exc.status == 404 and "not found" in str(exc):
                 raise BackendHTTPError(f"{exc} (try: ollama pull {self.model})", exc.status, exc.url,

@@ -60,6 +60,7 @@ class OpenAICompatibleBackend:
         self.extra_body = dict(extra_body or {})
         self.last_usage: dict[str, int] | None = None
         self.last_finish_reason: str | None = None
+        self.structured = True  # response_format is sent with generate_json until the server refuses it
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatibleBackend(model={self.model!r}, base_url={self.base_url!r})"
@@ -86,10 +87,27 @@ class OpenAICompatibleBackend:
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` from the response's ``usage``."""
+        return self._reply(self.payload(prompt))
+
+    def generate_json(self, prompt: str, schema: dict) -> str:
+        """Reply with JSON held to ``schema`` (``response_format``); a server that refuses it gets the plain prompt."""
+        if self.structured:
+            body = self.payload(prompt)
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+            try:
+                return self._reply(body)
+            except BackendHTTPError as exc:
+                if exc.status not in (400, 422):
+                    raise
+                self.structured = False  # this server does not take response_format: ask as before from now on
+        return self.generate(prompt)
+
+    def _reply(self, body: dict[str, Any]) -> str:
         self.last_usage = None
         self.last_finish_reason = None
         try:
-            data = post_json(self.url, self.payload(prompt), timeout=self.timeout, headers=self.headers())
+            data = post_json(self.url, body, timeout=self.timeout, headers=self.headers())
         except BackendHTTPError as exc:
             if exc.status == 401 and not self._api_key:
                 raise BackendHTTPError(

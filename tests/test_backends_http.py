@@ -97,6 +97,11 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
             prompt = body["messages"][-1]["content"]
             is_ollama = self.path == "/api/chat"
             mode = state.mode
+            if mode == "no-schema":  # a server that refuses structured output, and answers the plain prompt
+                mode = "400" if ("response_format" in body or "format" in body) else "ok"
+            if mode == "400":
+                self.send_body(400, b'{"error": {"message": "response_format is not supported"}}')
+                return
             if mode == "slow":  # hold the reply until the test ends; the client has given up by then
                 state.release.wait(10)
                 return
@@ -374,3 +379,30 @@ def test_ollama_cached_prompt_without_prompt_eval_count() -> None:
     finally:
         ollama_module.post_json = original  # type: ignore[assignment]
     assert backend.last_usage == {"prompt_tokens": 0, "completion_tokens": 7, "cached_tokens": 20}
+
+
+# --- structured replies (a JSON schema holds the reply) ------------------------------------
+
+
+SCHEMA = {"type": "object", "properties": {"status": {"enum": ["enum", "none"]}}, "required": ["status"]}
+
+
+@pytest.mark.parametrize("kind", ["openai", "ollama"])
+def test_generate_json_sends_the_schema(server: FakeServer, kind: str) -> None:
+    backend = (OpenAICompatibleBackend("m", base_url=server.url + "/v1") if kind == "openai"
+               else OllamaBackend("m", base_url=server.url))
+    assert backend.generate_json("draft", SCHEMA) == "echo: draft"
+    body = server.requests[-1]["body"]
+    sent = body["response_format"]["json_schema"]["schema"] if kind == "openai" else body["format"]
+    assert sent == SCHEMA
+
+
+@pytest.mark.parametrize("kind", ["openai", "ollama"])
+def test_a_server_that_refuses_the_schema_gets_the_plain_prompt_from_then_on(server: FakeServer, kind: str) -> None:
+    server.mode = "no-schema"
+    backend = (OpenAICompatibleBackend("m", base_url=server.url + "/v1") if kind == "openai"
+               else OllamaBackend("m", base_url=server.url))
+    assert backend.generate_json("draft", SCHEMA) == "echo: draft"
+    assert backend.generate_json("again", SCHEMA) == "echo: again"
+    held = ["response_format" in r["body"] or "format" in r["body"] for r in server.requests]
+    assert held == [True, False, False]  # refused once, then asked plainly without trying again
