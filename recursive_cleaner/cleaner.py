@@ -39,7 +39,7 @@ from .run import checkpoint
 from .run.dry_run import detect_issues
 from .run.finish import finish_run
 from .run.result import RunResult
-from .run.setup import backend_spec, beside, check_options, first_issue, resolve_backend
+from .run.setup import backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend
 from .run.state import RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
@@ -130,6 +130,7 @@ class DataCleaner:
             saturation_check_interval=saturation_check_interval, scope=scope,
             spec=str(spec) if isinstance(spec, Path) else spec, draft_spec=draft_spec,
             backend=backend_spec(llm_backend) or backend_spec(backend))
+        check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
         focus = FieldFocus(enabled=profile_fields and mode == "structured" and validate_runtime,

@@ -47,6 +47,7 @@ from ..read.json_stream import dump_json
 from .._extras import require
 from .local import APPLY_FORMATS, KEEP_SKIPS, ApplyError, ApplyResult, Batch, positive_int, ApplyRun, start_workers
 from ..read.parsers import SkippedRecord, csv_records, detect_format, iter_chunks
+from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]
 
@@ -108,6 +109,9 @@ def apply_dask(
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     rejects = [os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
+    check_distinct_paths({"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
+                         {**{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
+                          **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)}})
     client = _client(client)
     threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
     result = DaskApplyResult(workers=threads, trusted=trusted)
