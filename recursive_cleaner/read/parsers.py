@@ -333,7 +333,8 @@ def csv_records(
     """
     source: Iterable[str] | None = lines
     while source is not None:
-        reader = csv.reader(itertools.chain(source, (_END_LINE,)), delimiter=delimiter)
+        ended: list[bool] = []  # set when the reader takes the end mark: the row it then gives is the last
+        reader = csv.reader(itertools.chain(source, _end_mark(ended)), delimiter=delimiter)
         rows, source, end = iter(reader), None, line
         while True:
             try:
@@ -346,11 +347,12 @@ def csv_records(
             start, end = end + 1, line + reader.line_num
             if not row:
                 continue  # blank line
-            if row[-1].endswith(_END_LINE):  # the input ended inside a quoted field
-                source, line = _unclosed(row[-1], path, end - 1, keys is None, on_skip)
-                break
-            if row == [_END]:
-                return
+            if ended:  # the end mark's own row, or a quoted field that ran to the end
+                if row[-1].endswith(_END_LINE):
+                    source, line = _unclosed(row[-1], path, end - 1, keys is None, on_skip)
+                    break
+                if len(row) == 1 and row[0] == _END:
+                    return
             joined = "".join(row)
             if not joined.isascii():
                 try:
@@ -363,6 +365,12 @@ def csv_records(
                 yield dict(zip(keys, row))
             elif on_skip is not None:
                 on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+
+
+def _end_mark(ended: list[bool]) -> Iterator[str]:
+    """The line read after the input's last line, noting that it was read."""
+    ended.append(True)
+    yield _END_LINE
 
 
 def _unclosed(field: str, path: str, last: int, header: bool, on_skip: SkipCallback | None) -> tuple[list[str], int]:
