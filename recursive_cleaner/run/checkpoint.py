@@ -61,9 +61,18 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
 
 
 def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
-    """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""
-    if ctx.state.last_completed_chunk < 0 and state_file and Path(state_file).exists():
+    """Continue from the state file when it exists and belongs to this job; the chunk resumed after.
+
+    Read under the run's lock: a state restored earlier (``DataCleaner.resume``) gives way to a
+    file another run has carried further since.
+    """
+    if not state_file or not Path(state_file).exists():
+        saved = None
+    else:
         saved = load_state(state_file)
+        if 0 <= ctx.state.last_completed_chunk >= saved["last_completed_chunk"]:
+            saved = None
+    if saved is not None:
         same_file = os.path.abspath(saved["file_path"]) == os.path.abspath(ctx.file_path)
         if not same_file or saved["chunk_size"] != ctx.options.chunk_size:
             raise StateFileError(

@@ -291,3 +291,14 @@ def test_a_lock_file_left_by_a_killed_run_does_not_block(files):
     backend = FakeBackend(default=CLEAN_REPLY)
     _cleaner(backend, files / "data.jsonl", files, state_file=str(state)).run()
     assert backend.calls == 4 and not os.path.exists(lock_path(state))
+
+
+def test_a_resumed_run_rereads_a_state_another_run_carried_further(files):
+    state = files / "state.json"
+    _interrupted(files / "data.jsonl", files, state)
+    resumed = DataCleaner.resume(str(state), FakeBackend([]), sleep=lambda s: None)  # restored at chunk 0
+    other = FakeBackend(default=CLEAN_REPLY)
+    _cleaner(other, files / "data.jsonl", files, state_file=str(state)).run()  # meanwhile: chunks 1-3 done
+    assert other.calls == 3 and load_state(state)["last_completed_chunk"] == 3
+    result = resumed.run()  # its FakeBackend has no reply: a call would fail the test
+    assert result.resumed_from_chunk == 3 and result.chunks_processed == 0
