@@ -38,8 +38,9 @@ from .optimizer.saturation import SaturationWatch
 from .run import checkpoint
 from .run.dry_run import detect_issues
 from .run.finish import finish_run
+from .run.lock import state_lock
 from .run.result import RunResult
-from .run.setup import backend_spec, beside, check_options, first_issue, resolve_backend
+from .run.setup import backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend
 from .run.state import RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
@@ -130,6 +131,7 @@ class DataCleaner:
             saturation_check_interval=saturation_check_interval, scope=scope,
             spec=str(spec) if isinstance(spec, Path) else spec, draft_spec=draft_spec,
             backend=backend_spec(llm_backend) or backend_spec(backend))
+        check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
         focus = FieldFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
@@ -195,10 +197,15 @@ class DataCleaner:
         """Process every chunk not yet done, write cleaning_functions.py and the report, and return what happened."""
         if not Path(self.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {self.file_path}")
+        with state_lock(self.state_file):  # one run per state file: a second one fails at once
+            return self._run()
+
+    def _run(self) -> RunResult:
         started = time.monotonic()
         resumed = checkpoint.load_matching_state(self.ctx, self.state_file)
         state = self.ctx.state
-        state.total_chunks = self.ctx.source.count()
+        saved_chunks, state.total_chunks = state.total_chunks, self.ctx.source.count()
+        checkpoint.check_input(self.ctx, self.state_file, saved_chunks)
         self._prepare_prompt()
         state.metrics_sample = MetricsSample(self.settings.metrics_sample, self.settings.seed) \
             if self.settings.track_metrics else None

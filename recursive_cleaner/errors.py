@@ -17,7 +17,10 @@ Every error the library raises on purpose derives from ``CleanerError``::
     │                           drop more records than allowed (carries the counts)
     ├── InputError              a problem with the input file, naming file and line
     │   └── InputEncodingError  bytes that are not valid in the expected encoding
-    └── StateFileError          a state file that cannot be used (also a ValueError)
+    ├── PathConflictError       an output path that is the input or another output
+    │                           (also a ValueError); nothing is written
+    └── StateFileError          a state file that cannot be used, or in use by another
+                                run (also a ValueError)
 
 A generated function that fails validation is not an exception: validation
 returns ``(False, reason)`` and the reason goes back to the model.
@@ -37,6 +40,7 @@ __all__ = [
     "InputEncodingError",
     "StateFileError",
     "DataLossError",
+    "PathConflictError",
 ]
 
 
@@ -99,7 +103,11 @@ class InputEncodingError(InputError):
 
 
 class StateFileError(CleanerError, ValueError):
-    """A state file that is corrupt, of an unknown version, or for another job."""
+    """A state file that is corrupt, of an unknown version, for another job, or in use by another run."""
+
+
+class PathConflictError(CleanerError, ValueError):
+    """Two of a call's files are one file: an output over an input or over another output; nothing written."""
 
 
 class DependencyCycleError(CleanerError):

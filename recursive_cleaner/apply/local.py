@@ -74,6 +74,7 @@ from ..read.json_stream import json_type_name
 from ..read.parsers import SkippedRecord, jsonl_problem, detect_format, iter_chunks
 from ..judge.sandbox import CHILD_PATH, BatchReply, SandboxWorker
 from ..judge.validation import check_code_safety
+from ..run.setup import check_distinct_paths
 
 __all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records",
            # shared with apply.on_dask, which runs the same batches on a cluster
@@ -156,7 +157,11 @@ def apply_file(
     the file's ``CROSS_ROW_STEPS`` (run after clean_data unless ``cross_row=False``) and
     ``audit_path`` (a log of every changed cell). Cross-row steps the goals did not ask for
     (``asked``) may drop at most ``max_drop`` of the records (DataLossError otherwise; 1.0 allows any).
+    An output (``output_path``, ``reject_path``, ``audit_path``) that is an input or another output
+    is refused before anything is read or written (PathConflictError, a ValueError).
     """
+    check_distinct_paths({"functions_path": functions_path, "input_path": input_path},
+                         {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path})
     run = ApplyRun(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)
@@ -207,6 +212,7 @@ def apply_records(
     Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
     yielded), ``audit_path`` and ``max_drop`` as for :func:`apply_file`.
     """
+    check_distinct_paths({}, {"reject_path": reject_path, "audit_path": audit_path})
     run = ApplyRun(functions_source, "cleaning_functions.py", "<records>", workers, trusted, timeout_per_batch, on_progress,
                cross_row=cross_row, audit=audit_path is not None, max_drop=max_drop)
     size, it = positive_int(batch_size, "batch_size"), iter(records)

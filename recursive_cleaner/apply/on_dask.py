@@ -46,7 +46,8 @@ from .writers import WRITERS, AtomicFile
 from ..read.json_stream import dump_json
 from .._extras import require
 from .local import APPLY_FORMATS, KEEP_SKIPS, ApplyError, ApplyResult, Batch, positive_int, ApplyRun, start_workers
-from ..read.parsers import SkippedRecord, csv_records, detect_format, iter_chunks
+from ..read.parsers import UNCLOSED_QUOTE, SkippedRecord, csv_records, detect_format, iter_chunks
+from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]
 
@@ -108,6 +109,9 @@ def apply_dask(
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     rejects = [os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
+    check_distinct_paths({"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
+                         {**{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
+                          **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)}})
     client = _client(client)
     threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
     result = DaskApplyResult(workers=threads, trusted=trusted)
@@ -323,13 +327,19 @@ def _plan_csv(path: str, per: int) -> list[_Part]:
         bom = raw.read(3) == _BOM
     delimiter = "\t" if path.lower().endswith(".tsv") else ","
     parts, start, cut = [], _Part(path, "csv"), None
+    unclosed: list[SkippedRecord] = []  # past an unclosed quote the lines were read twice: no more cuts
+
+    def skipped(record: SkippedRecord) -> None:
+        if record.reason.startswith(UNCLOSED_QUOTE):
+            unclosed.append(record)
+
     with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
         lines = _Counted(f, 3 if bom else 0)
-        for count, record in enumerate(csv_records(lines, path, None, delimiter), 1):
+        for count, record in enumerate(csv_records(lines, path, skipped, delimiter), 1):
             if cut is not None:  # a record after a full part: the part ends where the last one did
                 parts.append(_Part(path, "csv", start.start, cut[0], start.line, start.record, start.keys))
                 start, cut = _Part(path, "csv", cut[0], -1, cut[1], cut[2], tuple(record)), None
-            if count % per == 0:
+            if count % per == 0 and not unclosed:
                 cut = (lines.offset, lines.count, count)
     return parts + [start]
 

@@ -25,7 +25,8 @@ with fd 2) carries::
     <size bytes: n JSON texts (ensure_ascii=False, UTF-8) joined by "\n"; "" where a record failed>
     E <nonce>
 
-until stdin ends or a batch ends in a memory error. The CPU limit applies per batch: before
+until stdin ends or a batch ends in a memory error (exit code ``MEMORY_EXIT`` when it came
+outside the code: reading, parsing or writing a batch). The CPU limit applies per batch: before
 each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
 :func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
 
@@ -50,7 +51,7 @@ import os
 import resource
 import sys
 
-__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "TOOLKIT", "main", "serve_batches"]
+__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "MEMORY_EXIT", "TOOLKIT", "main", "serve_batches"]
 
 TOOLKIT = "recursive_cleaner.toolkit"
 """The library's tested helpers for generated code; in the child, loaded by path (see _load_toolkit)."""
@@ -75,6 +76,7 @@ _CODECS = (
     "unicode-escape", "raw-unicode-escape", "charmap",
 )
 CODE_FILENAME = "<cleaning_code>"
+MEMORY_EXIT = 4  # exit code: out of memory outside the code (a batch too large to read, parse or write)
 _NOBODY = 65534
 _OS_KEEP = frozenset({"fspath", "fsencode", "fsdecode", "strerror", "urandom", "getpid", "cpu_count"})
 _IMP_DROP = ("create_builtin", "create_dynamic", "exec_builtin", "exec_dynamic", "init_frozen",
@@ -350,7 +352,7 @@ def main() -> None:
 
     # Everything used after arming, bound now: the untrusted code may rewrite module globals.
     write, exit_, compile_, exec_, callable_, repr_ = os.write, os._exit, compile, exec, callable, repr
-    base_exc, filename = BaseException, CODE_FILENAME
+    base_exc, memory_error, memory_exit, filename = BaseException, MemoryError, MEMORY_EXIT, CODE_FILENAME
     permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
     describe_exception = _make_describer(permits, filename)
     memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
@@ -381,6 +383,8 @@ def main() -> None:
             if is_memory:
                 load_error = memory_text
         serve(function, load_error)
+    except memory_error:  # reading, parsing or writing a batch: the parent names the memory limit
+        exit_(memory_exit)
     except base_exc:
         exit_(3)
     exit_(0)

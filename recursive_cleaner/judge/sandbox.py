@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SandboxError
+from ._child import MEMORY_EXIT
 
 __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
 
@@ -153,7 +154,7 @@ class SandboxWorker:
                  cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None) -> None:
         if memory_mb < _MIN_MEMORY_MB:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
-        self.cpu_seconds = max(1, int(cpu_seconds))
+        self.cpu_seconds, self.memory_mb = max(1, int(cpu_seconds)), int(memory_mb)
         self.nonce = secrets.token_hex(16)
         self._request = {"code": code, "function": function_name, "nonce": self.nonce, "memory_mb": int(memory_mb),
                          "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}
@@ -352,7 +353,7 @@ class SandboxWorker:
             raise _Stop("timeout")
         chunk = os.read(self._rfd, 1 << 20)
         if not chunk:
-            raise _Stop(_death_message(self._wait(1.0), self.cpu_seconds))
+            raise _Stop(_death_message(self._wait(1.0), self.cpu_seconds, self.memory_mb))
         if self._pos > (1 << 20) and self._pos > len(self._buf) // 2:
             del self._buf[: self._pos]
             self._pos = 0
@@ -400,8 +401,11 @@ def _violation_text(line: bytes) -> str:
         return "unreadable violation report"
 
 
-def _death_message(returncode: int | None, cpu_seconds: int) -> str:
+def _death_message(returncode: int | None, cpu_seconds: int, memory_mb: int = 0) -> str:
     """Explain a child that ended without reporting a result."""
+    if returncode == MEMORY_EXIT:
+        return (f"ran out of memory (limit {memory_mb} MB) reading or writing the batch: "
+                "the batch, or one record in it, is too large for the sandbox")
     if returncode is not None and returncode < 0:
         number = -returncode
         if number == signal.SIGXCPU:

@@ -194,7 +194,12 @@ _NUMBER_LIKE = re.compile(r"(?=.*\d)(?:[$€£¥]|[A-Z]{3}\s)?\s*[-+]?(?:\d{1,3}
                           r"(?:[$€£¥%]|[A-Za-z]{1,12}\.?)?", re.I)
 
 
+_KIND_CHARS = 1000  # longer than any date, time, phone, email or number
+
+
 def _phone_like(text: str) -> bool:
+    if len(text) > 64:  # 7-15 digits and a few separators; never walk a huge text
+        return False
     digits = sum(c.isdigit() for c in text)
     if not (7 <= digits <= 15 and _PHONE_CHARS.fullmatch(text)):
         return False
@@ -212,7 +217,8 @@ LOOSE_KINDS = (
 
 def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
     """The kind that at least ``share`` of the strings look like in any layout (dates in any format, ...)."""
-    texts = [s.strip() for s in strings if isinstance(s, str) and s.strip() and not is_placeholder(s)]
+    # a value of any kind is short: a long text is read up to _KIND_CHARS (it matches none either way)
+    texts = [s[:_KIND_CHARS].strip() for s in strings if isinstance(s, str) and s.strip() and not is_placeholder(s)]
     if not texts:
         return None
     for kind, looks in LOOSE_KINDS:

@@ -22,6 +22,10 @@ does not ``conforms``. Without one the data judges itself, in this order:
 
 Missing values (None, "") are never offending; placeholders ('N/A', 'empty') are ignored without
 an expectation and offending with one (primitive ``null_if_placeholder`` when they are all).
+
+A text longer than ``MAX_VALUE_CHARS`` (10,000) is judged by its first ``MAX_VALUE_CHARS``
+characters (shape, kind, spelling, conformance): one 100 MB cell costs what a 10 kB one does. Its
+identity (``value_key``, ``offending``, ``bad_keys``) stays the whole value.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from .expectations import (
     KIND_PRIMITIVES, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder, loose_kind,
 )
 
-__all__ = ["FieldProfile", "value_shape", "conforms", "profile_field", "profile_records", "open_issues",
+__all__ = ["FieldProfile", "MAX_VALUE_CHARS", "bounded", "value_shape", "conforms", "profile_field", "profile_records",
+           "open_issues",
            "format_issue_for_prompt", "issue_counts", "strings_only"]
 
 MAX_SHAPES = 10
@@ -49,6 +54,7 @@ DOMINANT_SHARE = 0.9
 FUZZY_RATIO = 0.85
 FUZZY_MAX_KEYS = 300
 VALUE_CHARS = 40
+MAX_VALUE_CHARS = 10_000  # characters of one text the profiler reads (read at call time: tests lower it)
 
 _PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|cad|aud|jpy|chf|cny|inr|dollars?|euros?)\b", re.I)
@@ -110,6 +116,13 @@ def value_shape(value: Any) -> str:
             out.append(cls)
     shape = "".join(out)
     return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
+
+
+def bounded(value: Any) -> Any:
+    """What the profiler reads of ``value``: a text's first ``MAX_VALUE_CHARS`` characters, anything else as is."""
+    if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
+        return value[:MAX_VALUE_CHARS]
+    return value
 
 
 def is_missing(value: Any) -> bool:
@@ -294,8 +307,8 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
     if kind is None and _free_text(str_counts):
         return None, set(), "", ""
     if kind is None and variants:
-        bad = {("str", s) for group in variants for s in group[1:]}
-        return None, bad, "variants", "closest_value"
+        rarer = {s for group in variants for s in group[1:]}
+        return None, {k for k in texts if first[k] in rarer}, "variants", "closest_value"
     families = Counter()
     family_of = {}
     for k in texts:
@@ -316,7 +329,10 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
 
 def profile_field(field: str, values: list, expectation: Expectation | None = None, *,
                   csv_strings: bool = False) -> FieldProfile:
-    """Profile one field's values against ``expectation`` (or, without one, against the data's own shape)."""
+    """Profile one field's values against ``expectation`` (or, without one, against the data's own shape).
+
+    Long texts are judged by their ``bounded`` prefix; counts and offending values are the whole values.
+    """
     values = list(values)
     present = [v for v in values if not is_missing(v)]
     counts: Counter = Counter()
@@ -325,23 +341,29 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
         key = value_key(value)
         counts[key] += 1
         first.setdefault(key, value)
-    str_counts = {first[k]: n for k, n in counts.items() if isinstance(first[k], str)}
-    variants = _variant_groups(str_counts)
+    seen = {k: bounded(v) for k, v in first.items()}  # what the checks read
+    str_counts: Counter = Counter()
+    shapes: Counter = Counter()
+    for k, n in counts.items():
+        shapes[value_shape(seen[k])] += n
+        if isinstance(seen[k], str):
+            str_counts[seen[k]] += n
+    variants = _variant_groups(dict(str_counts))
     if expectation is not None:
         exp, reason = expectation, "expectation"
-        bad = {k for k in counts if not conforms(first[k], exp, csv_strings=csv_strings)}
-        primitive = _primitive(exp.kind, [first[k] for k in bad])
+        bad = {k for k in counts if not conforms(seen[k], exp, csv_strings=csv_strings)}
+        primitive = _primitive(exp.kind, [seen[k] for k in bad])
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
     else:
-        exp, bad, reason, primitive = _judge(counts, first, variants, csv_strings)
+        exp, bad, reason, primitive = _judge(counts, seen, variants, csv_strings)
     n_bad = sum(counts[k] for k in bad)
     ranked_bad = [first[k] for k, _ in counts.most_common() if k in bad]
-    good = [first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(first[k])]
+    good = [first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(seen[k])]
     profile = FieldProfile(
         field=field, total=len(values), nulls=len(values) - len(present),
         types=dict(Counter(_type_name(v) for v in values).most_common()),
-        shapes=dict(Counter(value_shape(v) for v in present).most_common(MAX_SHAPES)),
+        shapes=dict(shapes.most_common(MAX_SHAPES)),
         expectation=exp, conforming=len(present) - n_bad, offending=ranked_bad[:MAX_OFFENDING],
         examples_ok=good[:MAX_EXAMPLES], variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
         issue=None, primitive="", distinct_offending=len(bad), csv_strings=csv_strings, bad_keys=frozenset(bad))

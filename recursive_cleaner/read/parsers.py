@@ -6,7 +6,9 @@
 * CSV/TSV: the csv module (quoted newlines, BOM, CRLF); the header row gives the keys
   (empty names become ``column_N``, repeats get ``_2``, ``_3``...); values stay strings;
   blank lines are ignored; rows with the wrong number of fields are skipped and reported;
-  bytes that are not UTF-8 raise InputEncodingError. ``.tsv`` files use a tab delimiter.
+  a quote never closed (which would take every later line into one field) skips and reports
+  its line, and the lines after it are read as records; bytes that are not UTF-8 raise
+  InputEncodingError. ``.tsv`` files use a tab delimiter.
 * JSON: a top-level array of objects, or a top-level object holding the records in a list
   of objects under some key (``{"data": [{...}, ...], "count": 3}``), streamed record by
   record by ``json_stream.JsonRecordStream`` (see there); non-object elements are skipped
@@ -35,6 +37,7 @@ from __future__ import annotations
 import codecs
 import csv
 import errno
+import io
 import itertools
 import json
 import os
@@ -48,6 +51,7 @@ from .text_chunker import DEFAULT_OVERLAP, TextChunk, iter_overlapped_chunks
 
 __all__ = [
     "csv_records",
+    "UNCLOSED_QUOTE",
     "jsonl_problem",
     "FORMATS",
     "BLOCK_SIZE",
@@ -69,6 +73,9 @@ _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that surrogateescape could not
 _JSONL_RECORD_START = re.compile(rb"\n[ \t\r]*\{")
 _SCANNER = json.JSONDecoder()  # its C scan_once decodes one value with no Python overhead
 _LINE_ENDS = ("\n", "\r\n", "")
+UNCLOSED_QUOTE = "unclosed quote"  # how a CSV record whose quote is never closed is reported
+_END = "\ufffe\uffffrecursive_cleaner: end of input\uffff"  # noncharacters: in no real CSV
+_END_LINE = _END + "\n"  # read after the last line: a row of its own, or the tail of an unclosed quoted field
 
 
 SkipCallback = Callable[[SkippedRecord], None]
@@ -320,33 +327,69 @@ def csv_records(
 
     A span that starts after the header passes its ``keys`` and the number of ``line``s before it
     (apply.on_dask reads a file in spans cut at row boundaries); the header row is read otherwise.
+    A quote never closed makes the csv module read every later line into one field: that record
+    is skipped and reported (``UNCLOSED_QUOTE``, with its line and the lines it took), and the
+    lines after it are read again as records (an unclosed quote in the header is an InputError).
     """
-    reader = csv.reader(lines, delimiter=delimiter)
-    rows = iter(reader)
-    end = line
-    while True:
-        try:
-            row = next(rows)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
-            raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
-        start, end = end + 1, line + reader.line_num
-        if not row:
-            continue  # blank line
-        joined = "".join(row)
-        if not joined.isascii():
+    source: Iterable[str] | None = lines
+    while source is not None:
+        ended: list[bool] = []  # set when the reader takes the end mark: the row it then gives is the last
+        reader = csv.reader(itertools.chain(source, _end_mark(ended)), delimiter=delimiter)
+        rows, source, end = iter(reader), None, line
+        while True:
             try:
-                joined.encode("utf-8")
-            except UnicodeEncodeError:
-                raise _csv_encoding_error(path, start) from None
-        if keys is None:
-            keys = unique_header(row)
-        elif len(row) == len(keys):
-            yield dict(zip(keys, row))
-        elif on_skip is not None:
-            on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+                row = next(rows)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
+                raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
+            start, end = end + 1, line + reader.line_num
+            if not row:
+                continue  # blank line
+            if ended:  # the end mark's own row, or a quoted field that ran to the end
+                if row[-1].endswith(_END_LINE):
+                    source, line = _unclosed(row[-1], path, end - 1, keys is None, on_skip)
+                    break
+                if len(row) == 1 and row[0] == _END:
+                    return
+            joined = "".join(row)
+            if not joined.isascii():
+                try:
+                    joined.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise _csv_encoding_error(path, start) from None
+            if keys is None:
+                keys = unique_header(row)
+            elif len(row) == len(keys):
+                yield dict(zip(keys, row))
+            elif on_skip is not None:
+                on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+
+
+def _end_mark(ended: list[bool]) -> Iterator[str]:
+    """The line read after the input's last line, noting that it was read."""
+    ended.append(True)
+    yield _END_LINE
+
+
+def _unclosed(field: str, path: str, last: int, header: bool, on_skip: SkipCallback | None) -> tuple[list[str], int]:
+    """(the lines after the one whose quote is never closed, lines before them); that line is reported.
+
+    Inside a quoted field the csv module keeps every character and reads ``""`` as ``"``; a field
+    that runs to the end holds no other quote, so doubling its quotes gives back the raw text.
+    """
+    text = io.StringIO(field[: -len(_END_LINE)].replace('"', '""'), newline="")
+    text.readline()  # the rest of the line the quote opened on
+    following = text.readlines()
+    opened = last - len(following)
+    if header:
+        raise InputError(f"{path}: line {opened}: {UNCLOSED_QUOTE} in the header row", path, opened)
+    if on_skip is not None:
+        taken = f"it took the {len(following)} following line(s) into one field; " if following else ""
+        on_skip(SkippedRecord(path, opened, f"{UNCLOSED_QUOTE}: {taken}this line is skipped"
+                              + (", the lines after it are read again" if following else "")))
+    return following, opened
 
 
 # ---------------------------------------------------------------------------- text

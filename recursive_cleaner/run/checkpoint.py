@@ -11,7 +11,7 @@ from ..model.llm import LLMStats
 from ..write.state import load_state
 from .state import RunContext
 
-__all__ = ["snapshot", "restore", "load_matching_state", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
+__all__ = ["snapshot", "restore", "load_matching_state", "check_input", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
 
 FUNCTION_KEYS = ("name", "docstring", "code")
 _FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index", "examples")
@@ -27,6 +27,7 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "chunk_size": options.chunk_size,
         "last_completed_chunk": state.last_completed_chunk,
         "total_chunks": state.total_chunks,
+        "file_size": state.input_size if state.input_size >= 0 else os.path.getsize(ctx.file_path),
         "functions": state.functions,
         "skipped_records": state.skip_count,
         "rejected": [list(r) for r in state.rejected[-200:]],
@@ -43,6 +44,8 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     state.functions = [{k: f[k] for k in FUNCTION_KEYS + _FUNCTION_EXTRAS if k in f} for f in saved["functions"]]
     state.last_completed_chunk = saved["last_completed_chunk"]
     state.total_chunks = saved.get("total_chunks", 0)
+    size = saved.get("file_size")
+    state.input_size = size if isinstance(size, int) and not isinstance(size, bool) else -1
     state.skip_count = saved.get("skipped_records", 0)
     state.rejected = [tuple(r) for r in saved.get("rejected", [])]
     state.issues = list(saved.get("issues", []))
@@ -58,9 +61,18 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
 
 
 def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
-    """Continue from the state file when it exists and belongs to this job; the chunk resumed after."""
-    if ctx.state.last_completed_chunk < 0 and state_file and Path(state_file).exists():
+    """Continue from the state file when it exists and belongs to this job; the chunk resumed after.
+
+    Read under the run's lock: a state restored earlier (``DataCleaner.resume``) gives way to a
+    file another run has carried further since.
+    """
+    if not state_file or not Path(state_file).exists():
+        saved = None
+    else:
         saved = load_state(state_file)
+        if 0 <= ctx.state.last_completed_chunk >= saved["last_completed_chunk"]:
+            saved = None
+    if saved is not None:
         same_file = os.path.abspath(saved["file_path"]) == os.path.abspath(ctx.file_path)
         if not same_file or saved["chunk_size"] != ctx.options.chunk_size:
             raise StateFileError(
@@ -70,3 +82,26 @@ def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
         restore(ctx, saved)
     last = ctx.state.last_completed_chunk
     return last if last >= 0 else None
+
+
+def check_input(ctx: RunContext, state_file: str | None, saved_chunks: int) -> None:
+    """StateFileError when resumed progress does not fit the data file as it is now; then remember its size.
+
+    ``saved_chunks`` is the state file's ``total_chunks`` (0 if unknown), ``ctx.state.total_chunks``
+    the file's chunks now. Progress past the last chunk, or a file whose size or number of chunks
+    changed since the state was saved, would skip data or mix two files' functions.
+    """
+    state, options = ctx.state, ctx.options
+    size, last, total = os.path.getsize(ctx.file_path), ctx.state.last_completed_chunk, ctx.state.total_chunks
+    if last >= 0:
+        again = f"delete {state_file} to start again"
+        if last >= total:
+            raise StateFileError(
+                f"state file {state_file}: last_completed_chunk is {last} ({last + 1} chunk(s) done), but "
+                f"{ctx.file_path} has {total} chunk(s) of {options.chunk_size} now; the data file changed: {again}")
+        if state.input_size >= 0 and state.input_size != size or saved_chunks > 0 and saved_chunks != total:
+            then = f"{state.input_size:,} bytes, " if state.input_size >= 0 else ""
+            raise StateFileError(
+                f"state file {state_file} was saved when {ctx.file_path} had {then}{saved_chunks} chunk(s); it has "
+                f"{size:,} bytes, {total} chunk(s) now: the finished chunks would not line up; {again}")
+    state.input_size = size

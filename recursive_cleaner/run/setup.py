@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..errors import PathConflictError
 from ..model.response import ParsedResponse
+from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
 
-__all__ = ["check_options", "first_issue", "beside", "resolve_backend", "backend_spec"]
+__all__ = ["check_options", "check_distinct_paths", "check_run_paths", "same_file", "first_issue", "beside", "resolve_backend",
+           "backend_spec"]
 
 
 def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
@@ -25,6 +28,48 @@ def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio
     for bad, message in problems:
         if bad:
             raise ValueError(message)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: the same resolved path (symlinks followed), or, both existing, one inode."""
+    if os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): different files
+        return False
+
+
+def check_distinct_paths(inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+    """PathConflictError when an output path is one of the inputs or another output; None entries are ignored.
+
+    The keys name the paths in the message (``output_path``, or the CLI's ``-o``).
+    """
+    seen = [(name, os.fspath(path)) for name, path in inputs.items() if path]
+    for name, path in outputs.items():
+        if not path:
+            continue
+        path = os.fspath(path)
+        for other, earlier in seen:
+            if same_file(path, earlier):
+                what = "an input" if other in inputs else "another output"
+                raise PathConflictError(f"{name} {path} is the same file as {other} {earlier} ({what}): "
+                                        "writing it would lose data; give each output its own path")
+        seen.append((name, path))
+
+
+def check_run_paths(file_path: str, output_path: str, report_path: str | None, state_file: str | None,
+                    ground_truth: str | None = None, *, names: dict[str, str] | None = None) -> None:
+    """PathConflictError when a file a run writes (functions, report, field spec, state) is its data or another one.
+
+    ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...).
+    """
+    name = {"file_path": "file_path", "ground_truth": "ground_truth", "output_path": "output_path",
+            "report_path": "report_path", "spec": "the field spec", "state_file": "state_file", **(names or {})}
+    spec = os.path.join(os.path.dirname(output_path), SPEC_FILE)
+    check_distinct_paths({name["file_path"]: file_path, name["ground_truth"]: ground_truth},
+                         {name["output_path"]: output_path, name["report_path"]: report_path,
+                          name["state_file"]: state_file, name["spec"]: spec})
 
 
 def first_issue(parsed: ParsedResponse) -> str:

@@ -29,6 +29,7 @@ class RunState:
     functions: list[dict] = field(default_factory=list)
     last_completed_chunk: int = -1
     total_chunks: int = 0
+    input_size: int = -1  # bytes of the data file when the run (or the run it resumes) started
     skip_count: int = 0
     skipped: list[SkippedRecord] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)

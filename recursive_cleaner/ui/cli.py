@@ -24,7 +24,7 @@ from typing import Any, Callable
 import click
 
 from .._version import __version__
-from ..errors import CleanerError, LLMCallError
+from ..errors import CleanerError, LLMCallError, PathConflictError
 from ..read.sampling import STRATEGIES
 
 __all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
@@ -127,6 +127,18 @@ def _debug_option(f: Callable) -> Callable:
 def _need_file(path: str, what: str) -> None:
     if not Path(path).is_file():
         raise FileNotFoundError(f"{what} not found: {path}")
+
+
+def _distinct(check: Callable, *args: Any, **kwargs: Any) -> None:
+    """Run a path check (``run.setup``); an output over an input or another output is a usage error."""
+    try:
+        check(*args, **kwargs)
+    except PathConflictError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+_RUN_NAMES = {"file_path": "FILE", "ground_truth": "--ground-truth", "output_path": "-o", "report_path": "--report",
+              "state_file": "--state"}
 
 
 def _instructions(value: str) -> str:
@@ -242,6 +254,7 @@ def analyze(**opts: Any) -> None:
 
 def _clean(opts: dict, *, dry_run: bool) -> None:
     from ..cleaner import DataCleaner
+    from ..run.setup import beside, check_run_paths
 
     file, state, backend = opts.pop("file"), opts.pop("state"), opts.pop("backend")
     if opts["sampling"] == "stratified" and not opts["stratify_field"]:
@@ -251,6 +264,8 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         _need_file(opts["ground_truth"], "ground-truth file")
     if opts.get("spec"):
         _need_file(opts["spec"], "spec file")
+    _distinct(check_run_paths, file, opts["output"], beside(opts["report"] or None, opts["output"]), state,
+              opts.get("ground_truth"), names=_RUN_NAMES)
     instructions = _instructions(opts.pop("instructions"))
     llm = remember_spec(make_backend(backend), backend)
     click.get_current_context().meta[_RESUME] = (state, backend)
@@ -351,9 +366,12 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     and writes the records in order to OUTPUT.
     """
     from ..apply.local import MAX_DROP, apply_file
+    from ..run.setup import check_distinct_paths
 
     _need_file(functions, "functions file")
     _need_file(file, "data file")
+    _distinct(check_distinct_paths, {"FUNCTIONS": functions, "FILE": file},
+              {"-o": output, "--reject-file": reject_file, "--audit": audit})
     with _progress(progress) as on_progress:
         result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
                             reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
