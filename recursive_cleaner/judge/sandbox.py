@@ -14,10 +14,19 @@ message each way, results under a per-worker secret token) until its input ends:
 it for whole datasets. :func:`run_in_sandbox` is one worker, one batch. Whatever the code
 does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
+
+Nothing the child sends is trusted. The parent reads at most ``_LINE_BYTES`` for a report line,
+a bounded header per batch and at most ``max_reply_mb`` of output, and checks every reply before
+anything is parsed: n texts for at most the records sent, none nested deeper than ``MAX_DEPTH``,
+no NaN or infinity, well-formed failure entries. A reply that breaks any of this fails the batch
+("malformed reply") and kills the child, unparsed. Every text from the child (errors, refused
+operations) is cut to ``MESSAGE_CHARS`` with terminal escapes removed (``errors.clip_text``)
+the moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
 """
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import json
 import math
@@ -34,8 +43,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..errors import SandboxError
+from ..errors import SandboxError, clip_text
+from ._child import MAX_DEPTH, MAX_OUTPUT_CHARS, MESSAGE_CHARS, make_depth_check
 
 __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
 
@@ -45,6 +56,13 @@ _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
 _STDERR_KEEP = 1000
 _PIPE_BYTES = 1 << 20
+_LINE_BYTES = 64 << 10  # a report line (armed, loaded, one refusal): the child sends at most a few KB
+_HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
+_FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
+_TEXT_CHARS = MESSAGE_CHARS + 20  # a message from the child: MESSAGE_CHARS and " (line N)"
+_too_deep = make_depth_check(MAX_DEPTH)
+_load_too_deep = make_depth_check(1)  # {"error": null}
+_head_too_deep = make_depth_check(3)  # {"failed": [[index, "error", line]], ...}
 
 
 @dataclass
@@ -111,23 +129,30 @@ def run_in_sandbox(
     batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
     deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
+    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the input.
+    largest = max(map(len, texts), default=0)
     with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
-                       max_reply_mb=max(64, 8 * len(batch) >> 20)) as worker:
+                       max_reply_mb=max(16, 8 * len(batch) >> 20),
+                       max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest)) as worker:
         reply = worker._start(deadline, timed_out)
         if reply.ok:
-            worker._send(b"J" + batch)
+            worker._send_batch(b"J" + batch, len(texts))
             reply = worker._receive(deadline, timed_out)
     return _as_result(reply, len(texts), started)
 
 
 def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
-    """A reply to a batch of n records as a SandboxResult, the outputs parsed."""
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``_receive`` checked them first)."""
     outputs, errors = [None] * n, [None] * n
-    if reply.payload or reply.n:
-        for index, text in enumerate(reply.payload.split(b"\n")[:n]):
-            outputs[index] = json.loads(text) if text else None
+    try:
+        if reply.payload or reply.n:
+            for index, text in enumerate(reply.payload.split(b"\n")[:n]):
+                outputs[index] = json.loads(text) if text else None
+    except (ValueError, RecursionError):  # not JSON: only a child that breaks the protocol sends that
+        outputs, reply.error = [None] * n, reply.error or "malformed reply from the sandbox child"
     for index, message, *_ in reply.failed:
-        errors[index] = message
+        if index < n:
+            errors[index] = message
     return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
                          error=reply.error, duration_s=time.monotonic() - started)
 
@@ -144,18 +169,25 @@ class SandboxWorker:
     by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
     batch; ``dict_only`` makes a non-dict return value an error for that record. Any failure of a
     batch as a whole (timeout, crash, memory, refused operation) kills the child.
+
+    Output limits: one record's output is at most ``max_output_chars`` characters of JSON (else
+    that record fails), one batch's reply at most ``max_reply_mb`` (default: half of ``memory_mb``,
+    at least 64; else the batch fails, "output exceeded").
     """
 
     def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
-                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None) -> None:
+                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None,
+                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
         if memory_mb < _MIN_MEMORY_MB:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
         self.cpu_seconds = max(1, int(cpu_seconds))
         self.nonce = secrets.token_hex(16)
         self._request = json.dumps({"code": code, "function": function_name, "nonce": self.nonce,
                                     "memory_mb": int(memory_mb), "cpu_seconds": self.cpu_seconds,
-                                    "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}).encode("ascii")
-        self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
+                                    "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR,
+                                    "max_output_chars": max(1, int(max_output_chars))}).encode("ascii")
+        self._reply_cap = (max(64, int(memory_mb) // 2) if max_reply_mb is None else int(max_reply_mb)) << 20
+        self._sent: collections.deque[int] = collections.deque()  # records in each batch not answered yet
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
@@ -212,11 +244,11 @@ class SandboxWorker:
 
     def submit(self, records: list) -> None:
         """Queue one batch of records for the child; never waits."""
-        self._send(b"J" + json.dumps(records).encode("ascii"))
+        self._send_batch(b"J" + json.dumps(records).encode("ascii"), len(records))
 
     def submit_lines(self, data: bytes) -> None:
         """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
-        self._send(b"L" + data)
+        self._send_batch(b"L" + data, data.count(b"\n") + 1)
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
         """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
@@ -260,11 +292,15 @@ class SandboxWorker:
         self._send(self._request)
         reply = BatchReply()
         try:
-            reply.error = self._message(b"L", deadline, reply.violations)["error"]
+            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, _load_too_deep).get("error")
+            if error is not None and not isinstance(error, str):
+                raise _malformed()
+            reply.error = None if error is None else clip_text(error, _TEXT_CHARS)
         except _Stop as stop:
             if not self._armed and str(stop) != "timeout":
-                self._stderr.seek(0)
-                tail = self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
+                self._stderr.seek(0, os.SEEK_END)
+                self._stderr.seek(max(0, self._stderr.tell() - 4 * _STDERR_KEEP))
+                tail = clip_text(self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:], _STDERR_KEEP)
                 self.close()
                 raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
@@ -275,16 +311,18 @@ class SandboxWorker:
         try:
             if self.closed:
                 raise _Stop("the worker is closed")
-            head = self._message(b"R", deadline, reply.violations)
-            reply.n, reply.failed, reply.skipped = head["n"], head["failed"], head["skipped"]
-            reply.error = head["error"]
-            if self._reply_cap is not None and head["size"] > self._reply_cap:
-                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB")
-            reply.payload = self._take(head["size"], deadline)
+            sent = self._sent.popleft() if self._sent else 0
+            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, _head_too_deep)
+            size = _read_head(head, sent, reply)
+            if size > self._reply_cap:
+                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)")
+            reply.payload = self._take(size, deadline)
             if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
-                raise _Stop("malformed reply from the sandbox child")
+                raise _malformed()
+            _check_payload(reply.payload, reply.n, reply.failed)
         except _Stop as stop:
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
+            reply.payload, reply.n = b"", 0
         return self._settle(reply)
 
     def _settle(self, reply: BatchReply) -> BatchReply:
@@ -298,6 +336,11 @@ class SandboxWorker:
 
     def _send(self, frame: bytes) -> None:
         self._queue.put(len(frame).to_bytes(8, "big") + frame)
+
+    def _send_batch(self, frame: bytes, records: int) -> None:
+        """Queue a batch frame of ``records`` records (lines): its reply may hold no more than that."""
+        self._sent.append(records)
+        self._send(frame)
 
     def _feed(self) -> None:
         """Feeder thread: write queued frames to the child, in order; close its input at the end."""
@@ -314,14 +357,26 @@ class SandboxWorker:
             except OSError:
                 pass
 
-    def _message(self, kind: bytes, deadline: float, violations: list[str]) -> dict:
-        """The JSON of the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations."""
+    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int, too_deep: Any) -> dict:
+        """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations.
+
+        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed and is not parsed.
+        """
         prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
         try:
             while True:
-                line = self._line(deadline)
+                line = self._line(deadline, max(limit, _LINE_BYTES))
                 if line.startswith(prefix):
-                    return json.loads(line[len(prefix):])
+                    text = line[len(prefix):]
+                    if len(text) > limit or too_deep(text):
+                        raise _malformed()
+                    try:
+                        head = json.loads(text)
+                    except (ValueError, RecursionError):
+                        raise _malformed() from None
+                    if not isinstance(head, dict):
+                        raise _malformed()
+                    return head
                 if line == b"A":
                     self._armed = True
                 elif line and len(violations) >= _MAX_VIOLATIONS:
@@ -345,8 +400,13 @@ class SandboxWorker:
             self._pos = 0
         self._buf += chunk
 
-    def _line(self, deadline: float) -> bytes:
-        while (end := self._buf.find(b"\n", self._pos)) < 0:
+    def _line(self, deadline: float, limit: int = _LINE_BYTES) -> bytes:
+        """The next line; a child that sends more than ``limit`` bytes without a newline is stopped."""
+        scanned = 0  # bytes after _pos known to hold no newline (_fill may move _pos to 0)
+        while (end := self._buf.find(b"\n", self._pos + scanned)) < 0:
+            scanned = len(self._buf) - self._pos
+            if scanned > limit:
+                raise _Stop(f"the sandbox child sent a line over {limit >> 10} KB")
             self._fill(deadline)
         line = bytes(self._buf[self._pos : end])
         self._pos = end + 1
@@ -361,10 +421,64 @@ class SandboxWorker:
 
 
 def _violation_text(line: bytes) -> str:
+    """A refused operation as the child reported it: clipped, terminal escapes removed."""
     try:
-        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
+        return clip_text(bytes.fromhex(line[1 : 1 + 8 * _TEXT_CHARS].decode("ascii")).decode("utf-8", "replace"),
+                         _TEXT_CHARS)
     except ValueError:
         return "unreadable violation report"
+
+
+def _malformed() -> _Stop:
+    return _Stop("malformed reply from the sandbox child")
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _read_head(head: dict, sent: int, reply: BatchReply) -> int:
+    """Check a batch header against the batch sent and fill ``reply`` from it; the payload size it announces."""
+    n, size, failed, skipped, error = (head.get(k) for k in ("n", "size", "failed", "skipped", "error"))
+    if not (_count(n) and n <= sent and _count(size) and isinstance(failed, list) and isinstance(skipped, list)
+            and len(failed) <= n and len(skipped) <= sent and (error is None or isinstance(error, str))):
+        raise _malformed()
+    entries = []
+    for entry in failed:
+        if not (isinstance(entry, list) and 2 <= len(entry) <= 3 and _count(entry[0]) and entry[0] < n
+                and isinstance(entry[1], str) and all(_count(x) and x < sent for x in entry[2:])):
+            raise _malformed()
+        entries.append((entry[0], clip_text(entry[1], _TEXT_CHARS), *entry[2:]))
+    if not all(_count(x) and x < sent for x in skipped):
+        raise _malformed()
+    reply.n, reply.failed, reply.skipped = n, entries, skipped
+    reply.error = None if error is None else clip_text(error, _TEXT_CHARS)
+    return size
+
+
+def _check_payload(payload: bytes, n: int, failed: list[tuple]) -> None:
+    """n JSON texts joined by newlines, empty exactly where a record failed, none too deep, no NaN or infinity."""
+    if payload.count(b"\n") != max(0, n - 1) or (n == 0 and payload):
+        raise _malformed()
+    deep = payload.count(b"[") + payload.count(b"{") > MAX_DEPTH
+    constants = b"NaN" in payload or b"Infinity" in payload
+    empty = failed or b"\n\n" in payload or payload.startswith(b"\n") or payload.endswith(b"\n") or (n and not payload)
+    if not (deep or constants or empty):
+        return
+    texts = payload.split(b"\n") if n else []
+    failures = {entry[0] for entry in failed}
+    for index, text in enumerate(texts):
+        if (not text) != (index in failures) or (deep and _too_deep(text)):
+            raise _malformed()
+        if constants and (b"NaN" in text or b"Infinity" in text):
+            try:
+                json.loads(text, parse_constant=_no_constant)
+            except (ValueError, RecursionError):
+                raise _malformed() from None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _death_message(returncode: int | None, cpu_seconds: int) -> str:
