@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ..profiling.spec import SPEC_KINDS
+from .response import MAX_REPLY_CHARS
 
 __all__ = ["build_spec_prompt", "parse_spec_draft", "MENU"]
 
@@ -40,6 +41,7 @@ Reply with exactly these lines, nothing else, each field's kind after its colon 
 _LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
                    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
 _SHOWN = 4
+_LINE_CHARS = 1000  # a spec line ("field: enum: A | B | C") is short; _LINE is quadratic in a line's spaces
 
 
 def build_spec_prompt(goals: str, samples: dict[str, list]) -> str:
@@ -56,8 +58,8 @@ def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | Non
     """``{field: (kind, allowed)}`` from the reply; ``none`` gives (None, ()); unknown fields and kinds are skipped."""
     known = {f.lower(): f for f in fields}
     out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
-    for line in (reply or "").splitlines():
-        m = _LINE.match(line.strip())
+    for line in (reply or "")[:MAX_REPLY_CHARS].splitlines():
+        m = _LINE.match(line.strip()[:_LINE_CHARS])  # _LINE backtracks per line: a long line is cut first
         if not m:
             continue
         name = known.get(m.group("field").strip().lower())
