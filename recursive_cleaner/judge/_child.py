@@ -28,10 +28,11 @@ until stdin ends or a batch ends in a memory error.
 
 Output limits (so the parent never has to trust what the code returns): a return value is
 encoded to JSON here, and the record *fails* with a readable reason, instead of being sent,
-when its JSON is over ``max_output_chars`` characters, nests arrays/objects more than
-``MAX_DEPTH`` levels, or holds a float NaN or infinity (which JSON cannot hold). Every text the
-parent receives from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters
-(plus " (line N)"). The parent checks all of this again when it reads a reply (sandbox.py). The CPU limit applies per batch: before
+when its JSON is over ``max_output_chars`` characters or nests arrays/objects more than
+``MAX_DEPTH`` levels. A float NaN or infinity, which JSON cannot hold, is sent as ``null`` (JSON's
+missing value, as the readers turn a DataFrame's NaN into None). Every text the parent receives
+from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters (plus
+" (line N)"). The parent checks all of this again when it reads a reply (sandbox.py). The CPU limit applies per batch: before
 each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
 :func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
 
@@ -389,15 +390,13 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
     """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed.
 
     A return value is sent only as JSON of at most ``max_chars`` characters nested at most
-    ``MAX_DEPTH`` deep with no NaN or infinity; otherwise the record fails (see the module docstring).
+    ``MAX_DEPTH`` deep (otherwise the record fails), NaN and infinities as null (see the module docstring).
     """
     str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
     tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
     recursion_error, value_error, type_error, memory_error = RecursionError, ValueError, TypeError, MemoryError
     dumps, too_deep, depth = _make_utf8_dumps(), make_depth_check(MAX_DEPTH), str(MAX_DEPTH)
     too_deep_text = "ValueError: the return value nests lists/dicts more than " + depth + " levels deep"
-    not_finite_text = ("ValueError: the return value holds a float NaN or infinity, which JSON cannot hold; "
-                       "return None for a missing number")
 
     def kind_name(value) -> str:
         name = tname(type_(value))
@@ -417,8 +416,6 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
                 why = str_(exc)[:150]
             except base_exc:
                 pass
-            if kind is value_error and why.startswith("Out of range float"):
-                return not_finite_text
         return "TypeError: the return value is not JSON-serialisable (" + kind_name(value) + "): " + why
 
     def run(function, records: list) -> tuple:
@@ -559,14 +556,34 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
 
 
 def _make_utf8_dumps():
-    """json.dumps(value, ensure_ascii=False, allow_nan=False), with the C encoder built once rather than on every call."""
+    """json.dumps(value, ensure_ascii=False) with NaN and infinities as null; the C encoder is built once."""
+    import re
     from json.encoder import c_make_encoder, encode_basestring
 
     if c_make_encoder is None:  # a Python without the C accelerator
-        return json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False).encode
-    encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False, False)
-    join = "".join
-    return lambda value: join(encoder(value, 0))
+        encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    else:
+        encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False,
+                                 True)
+        join = "".join
+
+        def encode(value) -> str:
+            return join(encoder(value, 0))
+
+    # In the encoder's output a string is always complete, so this pattern never backtracks.
+    constants = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN', re.DOTALL).sub
+
+    def as_null(match) -> str:
+        text = match.group()
+        return text if text[0] == '"' else "null"
+
+    def dumps(value) -> str:
+        text = encode(value)
+        if "NaN" in text or "Infinity" in text:
+            text = constants(as_null, text)
+        return text
+
+    return dumps
 
 
 def make_depth_check(limit: int):
