@@ -32,6 +32,7 @@ import json
 import math
 import os
 import queue
+import re
 import secrets
 import select
 import shutil
@@ -61,6 +62,8 @@ _HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per reco
 _FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
 _TEXT_CHARS = MESSAGE_CHARS + 20  # a message from the child: MESSAGE_CHARS and " (line N)"
 _too_deep = make_depth_check(MAX_DEPTH)
+_NOT_BRACKET_OR_NEWLINE = bytes(b for b in range(256) if b not in b"[]{}\n")
+_CONSTANT = re.compile(rb"NaN|Infinity")
 _load_too_deep = make_depth_check(1)  # {"error": null}
 _head_too_deep = make_depth_check(3)  # {"failed": [[index, "error", line]], ...}
 
@@ -457,24 +460,41 @@ def _read_head(head: dict, sent: int, reply: BatchReply) -> int:
 
 
 def _check_payload(payload: bytes, n: int, failed: list[tuple]) -> None:
-    """n JSON texts joined by newlines, empty exactly where a record failed, none too deep, no NaN or infinity."""
+    """n JSON texts joined by newlines, empty exactly where a record failed, none too deep, no NaN or infinity.
+
+    C-speed passes over the whole payload pick the few texts worth a closer look: one with more
+    than MAX_DEPTH brackets (most records have a handful), one holding "NaN" or "Infinity".
+    """
     if payload.count(b"\n") != max(0, n - 1) or (n == 0 and payload):
         raise _malformed()
-    deep = payload.count(b"[") + payload.count(b"{") > MAX_DEPTH
-    constants = b"NaN" in payload or b"Infinity" in payload
-    empty = failed or b"\n\n" in payload or payload.startswith(b"\n") or payload.endswith(b"\n") or (n and not payload)
-    if not (deep or constants or empty):
-        return
-    texts = payload.split(b"\n") if n else []
-    failures = {entry[0] for entry in failed}
-    for index, text in enumerate(texts):
-        if (not text) != (index in failures) or (deep and _too_deep(text)):
+    if failed or b"\n\n" in payload or payload[:1] == b"\n" or payload[-1:] == b"\n" or (n and not payload):
+        failures = {entry[0] for entry in failed}
+        if any((not text) != (index in failures) for index, text in enumerate(payload.split(b"\n"))):
             raise _malformed()
-        if constants and (b"NaN" in text or b"Infinity" in text):
-            try:
-                json.loads(text, parse_constant=_no_constant)
-            except (ValueError, RecursionError):
-                raise _malformed() from None
+    if payload.count(b"[") + payload.count(b"{") > MAX_DEPTH:
+        brackets = payload.translate(None, _NOT_BRACKET_OR_NEWLINE).split(b"\n")  # per text, its brackets only
+        if max(map(len, brackets)) > MAX_DEPTH:
+            texts = payload.split(b"\n")
+            if any(len(kept) > MAX_DEPTH and _too_deep(texts[k]) for k, kept in enumerate(brackets)):
+                raise _malformed()
+    if b"NaN" in payload or b"Infinity" in payload:
+        pos = 0
+        while (found := _CONSTANT.search(payload, pos)) is not None:
+            start = payload.rfind(b"\n", 0, found.start()) + 1
+            end = payload.find(b"\n", found.start())
+            end = len(payload) if end < 0 else end
+            if _has_constant(payload[start:end]):
+                raise _malformed()
+            pos = end + 1
+
+
+def _has_constant(text: bytes) -> bool:
+    """Whether a JSON text (nested at most MAX_DEPTH) holds a bare NaN or Infinity, or is no JSON at all."""
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return True
+    return False
 
 
 def _no_constant(name: str) -> None:
