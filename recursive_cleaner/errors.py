@@ -65,7 +65,7 @@ _TERMINAL_CONTROL = re.compile(
 
 
 def clip_text(text: object, limit: int = MESSAGE_CHARS) -> str:
-    """``text`` cut to ``limit`` characters (``…`` marks a cut) with terminal escapes and control characters removed."""
+    """``text`` cut to ``limit`` characters (``…`` marks a cut), terminal escapes and control characters removed."""
     if not isinstance(text, str):
         try:
             text = str(text)

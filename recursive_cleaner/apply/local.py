@@ -29,7 +29,8 @@ on a load error, a refused operation (the code touched files, processes, the net
 a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
 
 Output is in the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
-line, always valid JSON (a float NaN or infinity, in a returned record or a failed input line, is written as null); JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
+line, always valid JSON (a float NaN or infinity, in a returned record or a failed input line,
+is written as null); JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
 record's keys followed by any new keys of the rest of the first batch, in order of first
 appearance. Keys first seen after the first batch are left out of the CSV and listed in
 ``ApplyResult.dropped_keys``; cells: None → empty, str as is, int/float via str(), bool,

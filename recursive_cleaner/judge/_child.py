@@ -24,7 +24,9 @@ with fd 2) carries::
     <size bytes: n JSON texts (ensure_ascii=False, UTF-8) joined by "\n"; "" where a record failed>
     E <nonce>
 
-until stdin ends or a batch ends in a memory error.
+until stdin ends or a batch ends in a memory error. The CPU limit applies per batch: before
+each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
+:func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
 
 Output limits (so the parent never has to trust what the code returns): a return value is
 encoded to JSON here, and the record *fails* with a readable reason, instead of being sent,
@@ -32,9 +34,7 @@ when its JSON is over ``max_output_chars`` characters or nests arrays/objects mo
 ``MAX_DEPTH`` levels. A float NaN or infinity, which JSON cannot hold, is sent as ``null`` (JSON's
 missing value, as the readers turn a DataFrame's NaN into None). Every text the parent receives
 from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters (plus
-" (line N)"). The parent checks all of this again when it reads a reply (sandbox.py). The CPU limit applies per batch: before
-each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
-:func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
+" (line N)"). The parent checks all of this again when it reads a reply (sandbox.py).
 
 Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
 ``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that

@@ -37,6 +37,7 @@ _FENCE = re.compile(r"```[ \t]*(?:(?:python|py|Python|python3)[ \t]*)?\r?\n(.*?)
 _ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
 _ATTR_CHARS = 1000  # the attributes of an <issue> tag that are read
 _ISSUE_CHARS = 1000  # an issue's description as kept
+_MAX_CODE_DEPTH = 200  # syntax-tree levels: a real function has a few dozen; ast.unparse recurses ~3 frames per level
 
 
 @dataclass
@@ -132,7 +133,26 @@ def parse_issues(text: str) -> list[Issue]:
 
 
 def _parse_code(code: str, reply: str) -> tuple[ast.Module, str]:
-    """The syntax tree and the source it came from (XML entities undone if that was needed)."""
+    """The syntax tree and the source it came from (XML entities undone if that was needed), nested at most
+    ``_MAX_CODE_DEPTH`` deep: later stages walk the tree recursively (ast.unparse, compile, literal_eval)."""
+    tree, source = _parse_tree(code, reply)
+    if _nesting(tree) > _MAX_CODE_DEPTH:
+        raise ParseError(f"The code in <code> nests expressions or blocks more than {_MAX_CODE_DEPTH} levels deep; "
+                         "write shorter expressions (a loop instead of a long chain).", reply)
+    return tree, source
+
+
+def _nesting(tree: ast.AST) -> int:
+    """How deep the syntax tree goes, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _parse_tree(code: str, reply: str) -> tuple[ast.Module, str]:
     try:
         return ast.parse(code), code
     except (RecursionError, MemoryError, ValueError) as exc:  # nested too deep for the parser; a null byte

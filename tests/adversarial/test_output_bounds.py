@@ -306,7 +306,8 @@ def test_a_20_mb_output_is_a_rejection_in_validation_and_a_failed_record_in_appl
 
 def test_output_nested_5000_deep_after_raising_the_recursion_limit_is_rejected_not_raised(tmp_path):
     code = ("import typing\ndef clean_data(record):\n    typing.sys.setrecursionlimit(100000)\n    v = 1\n"
-            "    for _ in range(5000):\n        v = [v]\n    record = dict(record)\n    record['x'] = v\n    return record\n")
+            "    for _ in range(5000):\n        v = [v]\n"
+            "    record = dict(record)\n    record['x'] = v\n    return record\n")
     result = run_in_sandbox(code, "clean_data", RECORDS)
     assert result.ok and all("deep" in e for e in result.errors)
     ok, error = validate_function(code, RECORDS, "clean_data")
@@ -344,8 +345,8 @@ def test_the_loop_quotes_huge_refusals_and_outputs_clipped_in_prompts_and_state(
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps({"id": i, "name": f"n{i}"}) + "\n" for i in range(4)))
     hostile = [
-        make_reply("big_refusal", f"import typing\ndef big_refusal(record):\n    typing.sys.audit({_ESC!r} + 'e' * {BIG})\n"
-                                  "    return record"),
+        make_reply("big_refusal", "import typing\ndef big_refusal(record):\n"
+                                  f"    typing.sys.audit({_ESC!r} + 'e' * {BIG})\n    return record"),
         make_reply("deep_output", "def deep_output(record):\n    v = 1\n    for _ in range(5000):\n        v = [v]\n"
                                   "    return dict(record, name=v)"),
         make_reply("huge_exception", f"def huge_exception(record):\n    raise ValueError({_ESC!r} + 'm' * {BIG})"),

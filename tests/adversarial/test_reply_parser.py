@@ -6,6 +6,7 @@ searches the tag finder makes (a counting wrapper around its patterns).
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from recursive_cleaner.errors import ParseError
 from recursive_cleaner.model import response
-from recursive_cleaner.model.response import MAX_REPLY_CHARS, parse_issues, parse_response, tag_text
+from recursive_cleaner.model.response import MAX_REPLY_CHARS, check_module_shape, parse_issues, parse_response, tag_text
 from recursive_cleaner.model.spec_draft import parse_spec_draft
 from recursive_cleaner.optimizer.reply import parse_consolidation
 from tests.fakes import make_reply
@@ -100,10 +101,16 @@ def test_code_too_deep_or_broken_for_the_parser_is_a_parse_error(code):
         parse_response(make_reply("f", code))
 
 
-def test_a_module_statement_too_deep_to_unparse_is_still_described():
-    deep = "x = " + "a+" * 600 + "1\ndef f(record):\n    return record"  # parses; ast.unparse recurses too deep
-    with pytest.raises(ParseError, match="Module-level statement"):
+def test_code_nested_past_the_limit_is_refused_before_later_stages_recurse_over_it():
+    deep = "def f(record):\n    return " + "record+" * 300 + "record"  # parses; 300 levels of BinOp
+    with pytest.raises(ParseError, match="levels deep"):
         parse_response(make_reply("f", deep))
+
+
+def test_a_module_statement_too_deep_to_unparse_is_still_described():
+    tree = ast.parse("x = " + "a+" * 600 + "1\ndef f(record):\n    return record")  # ast.unparse recurses too deep
+    [problem] = check_module_shape(tree, "f")
+    assert problem.startswith("Module-level statement")
 
 
 def test_an_invalid_name_is_quoted_clipped():
