@@ -24,7 +24,8 @@ returns ``(False, reason)`` and the reason goes back to the model.
 
 Text from outside the library's control (what generated code or its child process reports, a
 model's reply) is passed through ``clip_text`` before it is quoted in a message, a prompt, a
-state file, a report or on the terminal: cut to a length, terminal escape sequences removed.
+state file, a report or on the terminal: cut to a length (``MESSAGE_CHARS`` unless told),
+terminal escape sequences removed.
 """
 
 from __future__ import annotations
