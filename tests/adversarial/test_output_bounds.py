@@ -309,7 +309,10 @@ def test_output_nested_5000_deep_after_raising_the_recursion_limit_is_rejected_n
             "    for _ in range(5000):\n        v = [v]\n"
             "    record = dict(record)\n    record['x'] = v\n    return record\n")
     result = run_in_sandbox(code, "clean_data", RECORDS)
-    assert result.ok and all("deep" in e for e in result.errors)
+    if result.ok:
+        assert all("nests lists/dicts more than 100 levels" in e for e in result.errors)
+    else:  # a sandbox that refuses typing.sys refuses it as an operation
+        assert result.violations and isinstance(result.error, str)
     ok, error = validate_function(code, RECORDS, "clean_data")
     assert not ok and isinstance(error, str)
     try:
