@@ -16,12 +16,10 @@ does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
 
 Nothing the child sends is trusted. The parent reads at most ``_LINE_BYTES`` for a report line,
-a bounded header per batch and at most ``max_reply_mb`` of output, and checks every reply before
-anything is parsed: n texts for at most the records sent, none nested deeper than ``MAX_DEPTH``,
-no NaN or infinity, well-formed failure entries. A reply that breaks any of this fails the batch
-("malformed reply") and kills the child, unparsed. Every text from the child (errors, refused
-operations) is cut to ``MESSAGE_CHARS`` with terminal escapes removed (``errors.clip_text``)
-the moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
+a bounded header per batch and at most ``max_reply_mb`` of output, and ``reply_check`` checks
+every reply before anything is parsed; a reply that breaks the protocol fails the batch
+("malformed reply") and kills the child, unparsed. Every text from the child is clipped the
+moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ import json
 import math
 import os
 import queue
-import re
 import secrets
 import select
 import shutil
@@ -44,10 +41,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Callable
 
 from ..errors import SandboxError, clip_text
-from ._child import MAX_DEPTH, MAX_OUTPUT_CHARS, MESSAGE_CHARS, make_depth_check
+from ._child import MAX_OUTPUT_CHARS
+from .reply_check import (HEAD_TOO_DEEP, LOAD_TOO_DEEP, TEXT_CHARS, BadReply, check_payload, malformed, parse_line,
+                          read_head, violation_text)
 
 __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
 
@@ -60,12 +59,6 @@ _PIPE_BYTES = 1 << 20
 _LINE_BYTES = 64 << 10  # a report line (armed, loaded, one refusal): the child sends at most a few KB
 _HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
 _FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
-_TEXT_CHARS = MESSAGE_CHARS + 20  # a message from the child: MESSAGE_CHARS and " (line N)"
-_too_deep = make_depth_check(MAX_DEPTH)
-_NOT_BRACKET_OR_NEWLINE = bytes(b for b in range(256) if b not in b"[]{}\n")
-_CONSTANT = re.compile(rb"NaN|Infinity")
-_load_too_deep = make_depth_check(1)  # {"error": null}
-_head_too_deep = make_depth_check(3)  # {"failed": [[index, "error", line]], ...}
 
 
 @dataclass
@@ -295,11 +288,11 @@ class SandboxWorker:
         self._send(self._request)
         reply = BatchReply()
         try:
-            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, _load_too_deep).get("error")
+            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, LOAD_TOO_DEEP).get("error")
             if error is not None and not isinstance(error, str):
-                raise _malformed()
-            reply.error = None if error is None else clip_text(error, _TEXT_CHARS)
-        except _Stop as stop:
+                raise malformed()
+            reply.error = None if error is None else clip_text(error, TEXT_CHARS)
+        except (_Stop, BadReply) as stop:
             if not self._armed and str(stop) != "timeout":
                 self._stderr.seek(0, os.SEEK_END)
                 self._stderr.seek(max(0, self._stderr.tell() - 4 * _STDERR_KEEP))
@@ -315,15 +308,15 @@ class SandboxWorker:
             if self.closed:
                 raise _Stop("the worker is closed")
             sent = self._sent.popleft() if self._sent else 0
-            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, _head_too_deep)
-            size = _read_head(head, sent, reply)
+            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, HEAD_TOO_DEEP)
+            reply.n, size, reply.failed, reply.skipped, reply.error = read_head(head, sent)
             if size > self._reply_cap:
                 raise _Stop(f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)")
             reply.payload = self._take(size, deadline)
             if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
-                raise _malformed()
-            _check_payload(reply.payload, reply.n, reply.failed)
-        except _Stop as stop:
+                raise malformed()
+            check_payload(reply.payload, reply.n, reply.failed)
+        except (_Stop, BadReply) as stop:
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
             reply.payload, reply.n = b"", 0
         return self._settle(reply)
@@ -360,32 +353,24 @@ class SandboxWorker:
             except OSError:
                 pass
 
-    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int, too_deep: Any) -> dict:
+    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int,
+                 too_deep: Callable[[bytes], bool]) -> dict:
         """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations.
 
-        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed and is not parsed.
+        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed (BadReply), not parsed.
         """
         prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
         try:
             while True:
                 line = self._line(deadline, max(limit, _LINE_BYTES))
                 if line.startswith(prefix):
-                    text = line[len(prefix):]
-                    if len(text) > limit or too_deep(text):
-                        raise _malformed()
-                    try:
-                        head = json.loads(text)
-                    except (ValueError, RecursionError):
-                        raise _malformed() from None
-                    if not isinstance(head, dict):
-                        raise _malformed()
-                    return head
+                    return parse_line(line[len(prefix):], limit, too_deep)
                 if line == b"A":
                     self._armed = True
                 elif line and len(violations) >= _MAX_VIOLATIONS:
                     extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
                 elif line:
-                    violations.append(_violation_text(line) if line.startswith(b"V") else
+                    violations.append(violation_text(line) if line.startswith(b"V") else
                                       "unexpected data on the sandbox result channel")
         finally:
             if extra:
@@ -421,84 +406,6 @@ class SandboxWorker:
         data = bytes(self._buf[self._pos : self._pos + size])
         self._pos += size
         return data
-
-
-def _violation_text(line: bytes) -> str:
-    """A refused operation as the child reported it: clipped, terminal escapes removed."""
-    try:
-        return clip_text(bytes.fromhex(line[1 : 1 + 8 * _TEXT_CHARS].decode("ascii")).decode("utf-8", "replace"),
-                         _TEXT_CHARS)
-    except ValueError:
-        return "unreadable violation report"
-
-
-def _malformed() -> _Stop:
-    return _Stop("malformed reply from the sandbox child")
-
-
-def _count(value: object) -> bool:
-    return type(value) is int and value >= 0
-
-
-def _read_head(head: dict, sent: int, reply: BatchReply) -> int:
-    """Check a batch header against the batch sent and fill ``reply`` from it; the payload size it announces."""
-    n, size, failed, skipped, error = (head.get(k) for k in ("n", "size", "failed", "skipped", "error"))
-    if not (_count(n) and n <= sent and _count(size) and isinstance(failed, list) and isinstance(skipped, list)
-            and len(failed) <= n and len(skipped) <= sent and (error is None or isinstance(error, str))):
-        raise _malformed()
-    entries = []
-    for entry in failed:
-        if not (isinstance(entry, list) and 2 <= len(entry) <= 3 and _count(entry[0]) and entry[0] < n
-                and isinstance(entry[1], str) and all(_count(x) and x < sent for x in entry[2:])):
-            raise _malformed()
-        entries.append((entry[0], clip_text(entry[1], _TEXT_CHARS), *entry[2:]))
-    if not all(_count(x) and x < sent for x in skipped):
-        raise _malformed()
-    reply.n, reply.failed, reply.skipped = n, entries, skipped
-    reply.error = None if error is None else clip_text(error, _TEXT_CHARS)
-    return size
-
-
-def _check_payload(payload: bytes, n: int, failed: list[tuple]) -> None:
-    """n JSON texts joined by newlines, empty exactly where a record failed, none too deep, no NaN or infinity.
-
-    C-speed passes over the whole payload pick the few texts worth a closer look: one with more
-    than MAX_DEPTH brackets (most records have a handful), one holding "NaN" or "Infinity".
-    """
-    if payload.count(b"\n") != max(0, n - 1) or (n == 0 and payload):
-        raise _malformed()
-    if failed or b"\n\n" in payload or payload[:1] == b"\n" or payload[-1:] == b"\n" or (n and not payload):
-        failures = {entry[0] for entry in failed}
-        if any((not text) != (index in failures) for index, text in enumerate(payload.split(b"\n"))):
-            raise _malformed()
-    if payload.count(b"[") + payload.count(b"{") > MAX_DEPTH:
-        brackets = payload.translate(None, _NOT_BRACKET_OR_NEWLINE).split(b"\n")  # per text, its brackets only
-        if max(map(len, brackets)) > MAX_DEPTH:
-            texts = payload.split(b"\n")
-            if any(len(kept) > MAX_DEPTH and _too_deep(texts[k]) for k, kept in enumerate(brackets)):
-                raise _malformed()
-    if b"NaN" in payload or b"Infinity" in payload:
-        pos = 0
-        while (found := _CONSTANT.search(payload, pos)) is not None:
-            start = payload.rfind(b"\n", 0, found.start()) + 1
-            end = payload.find(b"\n", found.start())
-            end = len(payload) if end < 0 else end
-            if _has_constant(payload[start:end]):
-                raise _malformed()
-            pos = end + 1
-
-
-def _has_constant(text: bytes) -> bool:
-    """Whether a JSON text (nested at most MAX_DEPTH) holds a bare NaN or Infinity, or is no JSON at all."""
-    try:
-        json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        return True
-    return False
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _death_message(returncode: int | None, cpu_seconds: int) -> str:
