@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import LLMCallError, ParseError, StateFileError
+from .errors import LLMCallError, ParseError, StateFileError, clip_text
 from .options import Options
 from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback
@@ -48,6 +48,7 @@ __all__ = ["DataCleaner", "RunResult"]
 log = logging.getLogger("recursive_cleaner")
 _TEXT_DEFAULT_CHARS = 4000
 _MAX_SKIPS_KEPT = 100
+FEEDBACK_CHARS = 2000  # one rejection as the next prompt, the state file and events quote it
 
 
 class DataCleaner:
@@ -286,7 +287,7 @@ class DataCleaner:
             problem = verdict.problem or self._review(parsed, view, focus, verdict)
             if problem:
                 open_failures += focus is None
-                self.state.rejected.append((parsed.name, problem))
+                self.state.rejected.append((parsed.name, clip_text(problem, FEEDBACK_CHARS)))
                 self._failed(focus, feedback, f"Function `{parsed.name}` was rejected: {problem}",
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
@@ -355,10 +356,14 @@ class DataCleaner:
         return False
 
     def _failed(self, focus: FieldProfile | None, feedback: list[str], message: str, event: str, **fields) -> None:
-        """Record a failed attempt: feedback for the next prompt, an event, and the field's failure count."""
+        """Record a failed attempt: feedback for the next prompt, an event, and the field's failure count.
+
+        The message quotes what the model and the sandboxed code produced: it is clipped (``clip_text``).
+        """
+        message = clip_text(message, FEEDBACK_CHARS)
         feedback.append(message)
         self.ctx.focus.failed(focus)
-        self._emit(event, error=fields.pop("error", message), **fields)
+        self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
 
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
         context = (build_rich_context if self.settings.rich_context else build_context)(self.state.functions, self.settings.context_budget)

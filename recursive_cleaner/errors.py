@@ -24,9 +24,16 @@ Every error the library raises on purpose derives from ``CleanerError``::
 
 A generated function that fails validation is not an exception: validation
 returns ``(False, reason)`` and the reason goes back to the model.
+
+Text from outside the library's control (what generated code or its child process reports, a
+model's reply) is passed through ``clip_text`` before it is quoted in a message, a prompt, a
+state file, a report or on the terminal: cut to a length (``MESSAGE_CHARS`` unless told),
+terminal escape sequences removed.
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = [
     "CleanerError",
@@ -41,7 +48,37 @@ __all__ = [
     "StateFileError",
     "DataLossError",
     "PathConflictError",
+    "clip_text",
+    "MESSAGE_CHARS",
 ]
+
+MESSAGE_CHARS = 500
+"""The default length ``clip_text`` keeps: one error or refusal quoted from untrusted output."""
+
+# ESC sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ST", DCS/APC/PM/SOS "... ST", two-byte
+# "ESC x"), the 8-bit C1 forms of CSI/OSC/DCS, other control characters but tab and newline,
+# and the bidirectional overrides (text that reads differently from how it is stored).
+# Each alternative stops at the next ESC or at the end: one pass over the text, never quadratic.
+_TERMINAL_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|[\x1b][\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|[\x9b][0-?]*[ -/]*[@-~]?"
+    r"|[\x9d\x90\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def clip_text(text: object, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (``…`` marks a cut), terminal escapes and control characters removed."""
+    if not isinstance(text, str):
+        try:
+            text = str(text)
+        except Exception:  # noqa: BLE001 - an object whose str() fails is described by its type
+            text = f"<unprintable {type(text).__name__}>"
+    if len(text) > limit:
+        text = text[: max(0, limit - 1)] + "\u2026"
+    return _TERMINAL_CONTROL.sub("", text)
 
 
 class CleanerError(Exception):

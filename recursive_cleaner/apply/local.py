@@ -21,14 +21,16 @@ they see, so a function that depends on earlier records gives results that depen
 ``workers`` and ``batch_size``; pure functions give byte-identical output for any of them.
 
 Per record: ``clean_data`` raising, or returning something that is not a JSON-serialisable
-dict, makes the record *failed*: it is written unchanged, or, with ``reject_path``, written
+dict (or one whose JSON is over 16M characters or nests deeper than 100 levels: see
+``judge.sandbox``), makes the record *failed*: it is written unchanged, or, with ``reject_path``, written
 there instead (JSONL ``{"index": n, "error": "...", "record": {...}}``, index counted from 0
 over the records read). The run as a whole fails with :class:`ApplyError` (nothing written)
 on a load error, a refused operation (the code touched files, processes, the network...),
 a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
 
 Output is in the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
-line; JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
+line, always valid JSON (a float NaN or infinity, in a returned record or a failed input line,
+is written as null); JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
 record's keys followed by any new keys of the rest of the first batch, in order of first
 appearance. Keys first seen after the first batch are left out of the CSV and listed in
 ``ApplyResult.dropped_keys``; cells: None → empty, str as is, int/float via str(), bool,
@@ -222,7 +224,11 @@ def apply_records(
         run.open_audit(audit, str(audit_path))
         for payload, count in run.output(batches, rejects, spooled, size):
             if count:
-                yield from map(json.loads, payload.split(b"\n"))
+                try:  # the worker's texts were checked on arrival (sandbox.py); JSON, nested at most MAX_DEPTH
+                    records = [json.loads(text) for text in payload.split(b"\n")]
+                except ValueError:
+                    raise ApplyError("a worker sent output that is not JSON") from None
+                yield from records
         run.close_audit()
     run.finish()
 
@@ -361,11 +367,11 @@ class ApplyRun:
                 texts: list[bytes | None] = list(payload.split(b"\n"))
                 for failed in reply.failed:
                     if rejects is None:
-                        texts[failed[0]] = dump_json(batch.original(failed))
+                        texts[failed[0]] = _json_out(batch.original(failed))
                     else:
                         texts[failed[0]] = None
                         entry = {"index": first + failed[0], "error": failed[1], "record": batch.original(failed)}
-                        rejects.write(dump_json(entry) + b"\n")
+                        rejects.write(_json_out(entry) + b"\n")
                         if self.audit is not None:
                             self.audit.event(first + failed[0], "clean_data", "rejected")
                 rows = [first + k for k, t in enumerate(texts) if t is not None]
@@ -434,6 +440,14 @@ def start_workers(code: str, filename: str, n: int, trusted: bool, timeout: floa
             worker.close(kill=True)
         raise
     return pool
+
+
+def _json_out(value: Any) -> bytes:
+    """``dump_json(value)`` with NaN and infinities (an input line may hold them) as null, as workers send them."""
+    data = dump_json(value)
+    if b"NaN" in data or b"Infinity" in data:
+        data = dump_json(json.loads(data, parse_constant=lambda _name: None))
+    return data
 
 
 def _worker_count(workers: int | None) -> int:

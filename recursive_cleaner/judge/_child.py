@@ -10,7 +10,8 @@ The first frame is the JSON request::
     {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool,
      "toolkit_dir": str (optional; default: the package root, this file's parent folder),
      "watch_fd": int|null (optional; a pipe only the parent writes to: a thread ends the child when it closes;
-                           null when the kernel does that, by SIGIO)}
+                           null when the kernel does that, by SIGIO),
+     "max_output_chars": int (optional; default MAX_OUTPUT_CHARS)}
 
 Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
 here; blank lines ignored; lines that are not UTF-8, not JSON or not an object are skipped
@@ -29,6 +30,14 @@ until stdin ends or a batch ends in a memory error (exit code ``MEMORY_EXIT`` wh
 outside the code: reading, parsing or writing a batch). The CPU limit applies per batch: before
 each, the soft RLIMIT_CPU moves to (CPU used + cpu_seconds) under a one-call permit of the hook.
 :func:`serve_batches` speaks the same protocol with NO lock-down (apply's ``trusted=True``).
+
+Output limits (so the parent never has to trust what the code returns): a return value is
+encoded to JSON here, and the record *fails* with a readable reason, instead of being sent,
+when its JSON is over ``max_output_chars`` characters or nests arrays/objects more than
+``MAX_DEPTH`` levels. A float NaN or infinity, which JSON cannot hold, is sent as ``null`` (JSON's
+missing value, as the readers turn a DataFrame's NaN into None). Every text the parent receives
+from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters (plus
+" (line N)"). The parent checks all of this again when it reads a reply (sandbox.py).
 
 Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
 ``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that
@@ -51,7 +60,15 @@ import os
 import resource
 import sys
 
-__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "MEMORY_EXIT", "TOOLKIT", "main", "serve_batches"]
+__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "MEMORY_EXIT", "TOOLKIT", "MAX_DEPTH", "MAX_OUTPUT_CHARS",
+           "MESSAGE_CHARS", "make_depth_check", "main", "serve_batches"]
+
+MAX_DEPTH = 100
+"""How deep a returned value may nest lists and dicts (a record is depth 1)."""
+MAX_OUTPUT_CHARS = 16 << 20
+"""Default cap on one returned value's JSON text, in characters."""
+MESSAGE_CHARS = 500
+"""Cap on any text sent to the parent: an exception's message, a refused operation."""
 
 TOOLKIT = "recursive_cleaner.toolkit"
 """The library's tested helpers for generated code; in the child, loaded by path (see _load_toolkit)."""
@@ -228,7 +245,7 @@ def _make_hook(out_fd: int, permits: list):
     write, type_, str_, bytes_, int_, float_, bool_, none_ = os.write, type, str, bytes, int, float, bool, type(None)
     tuple_, repr_, len_, tname = tuple, repr, len, type.__dict__["__name__"].__get__
     base_exc, perm_error, import_error = BaseException, PermissionError, ImportError
-    peek_attrs, always_ok = _PEEK_ATTRS, _ALWAYS_OK
+    peek_attrs, always_ok, limit = _PEEK_ATTRS, _ALWAYS_OK, MESSAGE_CHARS
 
     def safe(value) -> str:
         kind = type_(value)
@@ -241,10 +258,14 @@ def _make_hook(out_fd: int, permits: list):
         return text if len_(text) <= 120 else text[:117] + "..."
 
     def describe(event: str, args: tuple) -> str:
+        if type_(event) is not str_:
+            event = "<" + tname(type_(event)) + ">"
+        elif len_(event) > 120:  # an event name is the code's choice (sys.audit): only its head is reported
+            event = event[:117] + "..."
         if type_(args) is not tuple_:
             return event
         if event in ("import", "sandbox.import") and args:
-            return "import " + (args[0] if type_(args[0]) is str_ else safe(args[0]))
+            return "import " + (args[0][:120] if type_(args[0]) is str_ else safe(args[0]))
         if event == "open" and len_(args) >= 2:
             return "open(" + safe(args[0]) + ("" if args[1] is None else ", " + safe(args[1])) + ")"
         if event == "sandbox.blocked" and len_(args) == 2 and type_(args[0]) is str_ and type_(args[1]) is tuple_:
@@ -271,7 +292,9 @@ def _make_hook(out_fd: int, permits: list):
         try:
             text = describe(event, args)
         except base_exc:
-            text = event
+            text = "an operation"
+        if len_(text) > limit:
+            text = text[: limit - 3] + "..."
         write(out_fd, b"\nV" + text.encode("utf-8", "backslashreplace").hex().encode() + b"\n")
         if event in ("import", "sandbox.import"):
             raise import_error("sandbox: " + text + " is not allowed")
@@ -295,9 +318,9 @@ def _make_import_guard():
 
 def _make_describer(permits: list, filename: str):
     """describe() -> (text, is_memory_error) for the exception being handled; runs no untrusted code while peeking."""
-    exc_info, type_, str_, streq, len_ = sys.exc_info, type, str, str.__eq__, len
+    exc_info, type_, str_, int_, streq, len_ = sys.exc_info, type, str, int, str.__eq__, len
     tname = type.__dict__["__name__"].__get__  # a class's own name, without running a metaclass property
-    base_exc, memory_error = BaseException, MemoryError
+    base_exc, memory_error, limit = BaseException, MemoryError, MESSAGE_CHARS
     syntax_errors = (SyntaxError, IndentationError, TabError)
     gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
 
@@ -326,10 +349,16 @@ def _make_describer(permits: list, filename: str):
             except base_exc:
                 message = "<unprintable message>"
         name = tname(kind)
+        if len_(name) > 100:  # a class made with type(name, ...) names itself
+            name = name[:97] + "..."
+        if type_(message) is not str_:
+            message = "<unprintable message>"
+        elif len_(message) > limit:
+            message = message[:limit]
         text = name + ": " + message if message else name
-        if len_(text) > 500:
-            text = text[:497] + "..."
-        if line is not None:
+        if len_(text) > limit:
+            text = text[: limit - 3] + "..."
+        if type_(line) is int_ and 0 <= line < 1 << 31:
             text = text + " (line " + str_(line) + ")"
         return text, kind is memory_error
 
@@ -342,6 +371,7 @@ def main() -> None:
     code, function_name, nonce = request["code"], request["function"], request["nonce"].encode("ascii")
     memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
     dict_only, toolkit_dir = bool(request.get("dict_only")), request.get("toolkit_dir")
+    max_chars = int(request.get("max_output_chars") or MAX_OUTPUT_CHARS)
     del request
     _preload(toolkit_dir)
     out_fd, in_fd = os.dup(1), os.dup(0)
@@ -356,7 +386,7 @@ def main() -> None:
     permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
     describe_exception = _make_describer(permits, filename)
     memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
-    run_records = _make_runner(describe_exception, memory_text, dict_only)
+    run_records = _make_runner(describe_exception, memory_text, dict_only, max_chars)
     serve = _make_server(_make_frame_reader(in_fd), out_fd, nonce, run_records, _make_cpu_budget(cpu_seconds, permits))
 
     builtins_ns = dict(vars(builtins))
@@ -390,11 +420,37 @@ def main() -> None:
     exit_(0)
 
 
-def _make_runner(describe, memory_text: str, dict_only: bool):
-    """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed."""
+def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = MAX_OUTPUT_CHARS):
+    """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed.
+
+    A return value is sent only as JSON of at most ``max_chars`` characters nested at most
+    ``MAX_DEPTH`` deep (otherwise the record fails), NaN and infinities as null (see the module docstring).
+    """
     str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
     tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
-    dumps = _make_utf8_dumps()
+    recursion_error, value_error, type_error, memory_error = RecursionError, ValueError, TypeError, MemoryError
+    dumps, too_deep, depth = _make_utf8_dumps(), make_depth_check(MAX_DEPTH), str(MAX_DEPTH)
+    too_deep_text = "ValueError: the return value nests lists/dicts more than " + depth + " levels deep"
+
+    def kind_name(value) -> str:
+        name = tname(type_(value))
+        return name if len_(name) <= 60 else name[:57] + "..."
+
+    def unserialisable(value) -> str:
+        """Why dumps(value) failed; only the library's own exceptions are read (str() of a built-in)."""
+        exc = exc_info()[1]
+        kind = type_(exc)
+        if kind is recursion_error:
+            return too_deep_text
+        if kind is memory_error:
+            return "MemoryError: the return value is too large to encode"
+        why = "?"
+        if kind is value_error or kind is type_error:
+            try:  # e.g. "Object of type set is not JSON serializable", "Out of range float values ..."
+                why = str_(exc)[:150]
+            except base_exc:
+                pass
+        return "TypeError: the return value is not JSON-serialisable (" + kind_name(value) + "): " + why
 
     def run(function, records: list) -> tuple:
         texts, failed, run_error = [], [], None
@@ -412,18 +468,27 @@ def _make_runner(describe, memory_text: str, dict_only: bool):
                 continue
             try:
                 if dict_only and not isinstance_(value, dict_):
-                    fail([index, "TypeError: returned " + tname(type_(value)) + ", expected a dict"])
+                    fail([index, "TypeError: returned " + kind_name(value) + ", expected a dict"])
                     append("")
                     continue
-                append(dumps(value))
+                text = dumps(value)
             except base_exc:
-                try:  # e.g. "Object of type set is not JSON serializable", "Exceeds the limit ..."
-                    why = str_(exc_info()[1])[:150]
+                try:
+                    fail([index, unserialisable(value)])
                 except base_exc:
-                    why = "?"
-                fail([index, "TypeError: the return value is not JSON-serialisable ("
-                      + tname(type_(value)) + "): " + why])
+                    fail([index, "TypeError: the return value is not JSON-serialisable"])
                 append("")
+                continue
+            value = None
+            if len_(text) > max_chars:
+                fail([index, "ValueError: the return value is too large (" + str_(len_(text)) + " characters of JSON;"
+                      " the limit is " + str_(max_chars) + ")"])
+                append("")
+            elif too_deep(text):
+                fail([index, too_deep_text])
+                append("")
+            else:
+                append(text)
         return texts, failed, run_error
 
     return run
@@ -449,7 +514,7 @@ def _make_cpu_budget(cpu_seconds: int, permits: list):
 def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batch):
     """serve(function, load_error): report the load, then answer each batch frame until input ends."""
     write, loads, dumps, join_text, join_bytes = os.write, json.loads, json.dumps, "\n".join, b"".join
-    encode, decode, str_, len_, enumerate_, type_, dict_ = str.encode, bytes.decode, str, len, enumerate, type, dict
+    encode, decode, len_, enumerate_, type_, dict_ = str.encode, bytes.decode, len, enumerate, type, dict
     unicode_error, parse_errors, strip = UnicodeEncodeError, (ValueError, RecursionError), str.strip
     blank = " \t\r\x0b\x0c"  # what bytes.strip() removes: parsers' test for a blank line
     scan, json_space, not_scanned = json.JSONDecoder().scan_once, " \t\r\n", (ValueError, RecursionError, StopIteration)
@@ -525,12 +590,66 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
 
 
 def _make_utf8_dumps():
-    """json.dumps(value, ensure_ascii=False), with the C encoder built once rather than on every call."""
+    """json.dumps(value, ensure_ascii=False) with NaN and infinities as null; the C encoder is built once."""
+    import re
     from json.encoder import c_make_encoder, encode_basestring
 
-    encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False, True)
-    join = "".join
-    return lambda value: join(encoder(value, 0))
+    if c_make_encoder is None:  # a Python without the C accelerator
+        encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    else:
+        encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False,
+                                 True)
+        join = "".join
+
+        def encode(value) -> str:
+            return join(encoder(value, 0))
+
+    # In the encoder's output a string is always complete, so this pattern never backtracks.
+    constants = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN', re.DOTALL).sub
+
+    def as_null(match) -> str:
+        text = match.group()
+        return text if text[0] == '"' else "null"
+
+    def dumps(value) -> str:
+        text = encode(value)
+        if "NaN" in text or "Infinity" in text:
+            text = constants(as_null, text)
+        return text
+
+    return dumps
+
+
+def make_depth_check(limit: int):
+    """too_deep(text) -> whether a JSON text (str or bytes) nests arrays/objects more than ``limit`` deep.
+
+    Linear in the text, no recursion: escapes are blanked, then strings, then everything but
+    brackets is removed and the running depth summed. For a text json.loads accepts, the depth
+    found is exactly the nesting json.loads would recurse through; for any other text it is at
+    least the nesting json.loads reaches before it fails. Texts with at most ``limit`` opening
+    brackets are answered by two counts.
+    """
+    import itertools
+    import re
+
+    accumulate, max_, map_, type_, bytes_, str_ = itertools.accumulate, max, map, type, bytes, str
+    forms = {  # per type: '[', '{', then (pattern.sub, replacement) for escapes, strings, all but brackets; step
+        str_: ("[", "{", ((re.compile(r"\\.", re.DOTALL).sub, "_"), (re.compile(r'"[^"]*"').sub, ""),
+                         (re.compile(r"[^\[\]{}]+").sub, "")), {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__),
+        bytes_: (b"[", b"{", ((re.compile(rb"\\.", re.DOTALL).sub, b"_"), (re.compile(rb'"[^"]*"').sub, b""),
+                              (re.compile(rb"[^\[\]{}]+").sub, b"")),
+                 tuple(1 if b in b"[{" else -1 for b in range(256)).__getitem__),
+    }
+
+    def too_deep(text) -> bool:
+        square, curly, passes, step = forms[bytes_ if type_(text) is bytes_ else str_]
+        if text.count(square) + text.count(curly) <= limit:
+            return False
+        for sub, replacement in passes:
+            text = sub(replacement, text)
+        return max_(accumulate(map_(step, text)), default=0) > limit
+
+    return too_deep
 
 
 def serve_batches(filename: str) -> None:

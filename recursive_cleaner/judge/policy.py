@@ -91,6 +91,8 @@ def check_code_safety(code: str) -> list[str]:
         return [f"Line {exc.lineno}: SyntaxError: {exc.msg}."]
     except ValueError as exc:  # e.g. null bytes
         return [f"The code cannot be parsed: {exc}."]
+    except (RecursionError, MemoryError):  # Python's parser gives up on deeply nested code
+        return ["The code is nested too deeply to parse; write plain statements."]
     problems: list[str] = []
     for stmt in tree.body:
         problem = _module_statement_problem(stmt)

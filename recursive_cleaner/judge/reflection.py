@@ -52,6 +52,7 @@ from .dedup import code_similarity, find_duplicate
 from ..errors import LLMCallError
 from ..profiling.expectations import Expectation
 from ..model.llm import LLMStats, call_llm
+from ..model.response import MAX_REPLY_CHARS
 from ..types import LLMBackend
 
 __all__ = ["DIMENSIONS", "MODEL_DIMENSION", "DEFAULT_WEIGHTS", "DEFAULT_MINIMUMS", "Critique", "ReflectionConfig",
@@ -238,8 +239,8 @@ _NONE = {"", "none", "no", "n/a", "nothing", "none needed"}
 
 
 def _tag(text: str, name: str) -> str | None:
-    """Inner text of <name>; an unclosed tag runs to the next tag or the end."""
-    m = re.search(rf"<{name}\b[^>]*>(.*?)(?:</{name}\s*>|<|\Z)", text, re.DOTALL | re.IGNORECASE)
+    """Inner text of <name>; an unclosed tag runs to the next tag or the end (linear: no "<" inside a tag)."""
+    m = re.search(rf"<{name}\b[^<>]*>(.*?)(?:</{name}\s*>|<|\Z)", text[:MAX_REPLY_CHARS], re.DOTALL | re.IGNORECASE)
     return m.group(1) if m else None
 
 
@@ -252,6 +253,7 @@ def _parse_model_reply(text: Any) -> tuple[float, str, str] | None:
     """(correctness in [0, 1], reason, suggestion) from the reply; None when no usable number is there."""
     if not isinstance(text, str):
         return None
+    text = text[:MAX_REPLY_CHARS]
     raw = _tag(text, MODEL_DIMENSION)
     if raw is None:
         m = re.search(rf"{MODEL_DIMENSION}\s*[:=]\s*([^\n<]*)", text, re.IGNORECASE)

@@ -17,10 +17,17 @@ message each way, results under a per-worker secret token) until its input ends:
 it for whole datasets. :func:`run_in_sandbox` is one worker, one batch. Whatever the code
 does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
+
+Nothing the child sends is trusted. The parent reads at most ``_LINE_BYTES`` for a report line,
+a bounded header per batch and at most ``max_reply_mb`` of output, and ``reply_check`` checks
+every reply before anything is parsed; a reply that breaks the protocol fails the batch
+("malformed reply") and kills the child, unparsed. Every text from the child is clipped the
+moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
 """
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import json
 import math
@@ -37,9 +44,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from ..errors import SandboxError
-from ._child import MEMORY_EXIT
+from ..errors import SandboxError, clip_text
+from ._child import MAX_OUTPUT_CHARS, MEMORY_EXIT
+from .reply_check import (HEAD_TOO_DEEP, LOAD_TOO_DEEP, TEXT_CHARS, BadReply, check_payload, malformed, parse_line,
+                          read_head, violation_text)
 
 __all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
 
@@ -49,6 +59,9 @@ _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
 _STDERR_KEEP = 1000
 _PIPE_BYTES = 1 << 20
+_LINE_BYTES = 64 << 10  # a report line (armed, loaded, one refusal): the child sends at most a few KB
+_HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
+_FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
 
 
 @dataclass
@@ -115,23 +128,30 @@ def run_in_sandbox(
     batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
     deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
+    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the input.
+    largest = max(map(len, texts), default=0)
     with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
-                       max_reply_mb=max(64, 8 * len(batch) >> 20)) as worker:
+                       max_reply_mb=max(16, 8 * len(batch) >> 20),
+                       max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest)) as worker:
         reply = worker._start(deadline, timed_out)
         if reply.ok:
-            worker._send(b"J" + batch)
+            worker._send_batch(b"J" + batch, len(texts))
             reply = worker._receive(deadline, timed_out)
     return _as_result(reply, len(texts), started)
 
 
 def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
-    """A reply to a batch of n records as a SandboxResult, the outputs parsed."""
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``_receive`` checked them first)."""
     outputs, errors = [None] * n, [None] * n
-    if reply.payload or reply.n:
-        for index, text in enumerate(reply.payload.split(b"\n")[:n]):
-            outputs[index] = json.loads(text) if text else None
+    try:
+        if reply.payload or reply.n:
+            for index, text in enumerate(reply.payload.split(b"\n")[:n]):
+                outputs[index] = json.loads(text) if text else None
+    except (ValueError, RecursionError):  # not JSON: only a child that breaks the protocol sends that
+        outputs, reply.error = [None] * n, reply.error or "malformed reply from the sandbox child"
     for index, message, *_ in reply.failed:
-        errors[index] = message
+        if index < n:
+            errors[index] = message
     return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
                          error=reply.error, duration_s=time.monotonic() - started)
 
@@ -148,17 +168,24 @@ class SandboxWorker:
     by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
     batch; ``dict_only`` makes a non-dict return value an error for that record. Any failure of a
     batch as a whole (timeout, crash, memory, refused operation) kills the child.
+
+    Output limits: one record's output is at most ``max_output_chars`` characters of JSON (else
+    that record fails), one batch's reply at most ``max_reply_mb`` (default: half of ``memory_mb``,
+    at least 64; else the batch fails, "output exceeded").
     """
 
     def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
-                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None) -> None:
+                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None,
+                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
         if memory_mb < _MIN_MEMORY_MB:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
         self.cpu_seconds, self.memory_mb = max(1, int(cpu_seconds)), int(memory_mb)
         self.nonce = secrets.token_hex(16)
         self._request = {"code": code, "function": function_name, "nonce": self.nonce, "memory_mb": int(memory_mb),
-                         "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR}
-        self._reply_cap = None if max_reply_mb is None else max_reply_mb << 20
+                         "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR,
+                         "max_output_chars": max(1, int(max_output_chars))}
+        self._reply_cap = (max(64, int(memory_mb) // 2) if max_reply_mb is None else int(max_reply_mb)) << 20
+        self._sent: collections.deque[int] = collections.deque()  # records in each batch not answered yet
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
@@ -226,11 +253,11 @@ class SandboxWorker:
 
     def submit(self, records: list) -> None:
         """Queue one batch of records for the child; never waits."""
-        self._send(b"J" + json.dumps(records).encode("ascii"))
+        self._send_batch(b"J" + json.dumps(records).encode("ascii"), len(records))
 
     def submit_lines(self, data: bytes) -> None:
         """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
-        self._send(b"L" + data)
+        self._send_batch(b"L" + data, data.count(b"\n") + 1)
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
         """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
@@ -274,11 +301,15 @@ class SandboxWorker:
         self._send(json.dumps(self._request).encode("ascii"))
         reply = BatchReply()
         try:
-            reply.error = self._message(b"L", deadline, reply.violations)["error"]
-        except _Stop as stop:
+            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, LOAD_TOO_DEEP).get("error")
+            if error is not None and not isinstance(error, str):
+                raise malformed()
+            reply.error = None if error is None else clip_text(error, TEXT_CHARS)
+        except (_Stop, BadReply) as stop:
             if not self._armed and str(stop) != "timeout":
-                self._stderr.seek(0)
-                tail = self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
+                self._stderr.seek(0, os.SEEK_END)
+                self._stderr.seek(max(0, self._stderr.tell() - 4 * _STDERR_KEEP))
+                tail = clip_text(self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:], _STDERR_KEEP)
                 self.close()
                 raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
@@ -289,16 +320,18 @@ class SandboxWorker:
         try:
             if self.closed:
                 raise _Stop("the worker is closed")
-            head = self._message(b"R", deadline, reply.violations)
-            reply.n, reply.failed, reply.skipped = head["n"], head["failed"], head["skipped"]
-            reply.error = head["error"]
-            if self._reply_cap is not None and head["size"] > self._reply_cap:
-                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB")
-            reply.payload = self._take(head["size"], deadline)
+            sent = self._sent.popleft() if self._sent else 0
+            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, HEAD_TOO_DEEP)
+            reply.n, size, reply.failed, reply.skipped, reply.error = read_head(head, sent)
+            if size > self._reply_cap:
+                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)")
+            reply.payload = self._take(size, deadline)
             if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
-                raise _Stop("malformed reply from the sandbox child")
-        except _Stop as stop:
+                raise malformed()
+            check_payload(reply.payload, reply.n, reply.failed)
+        except (_Stop, BadReply) as stop:
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
+            reply.payload, reply.n = b"", 0
         return self._settle(reply)
 
     def _settle(self, reply: BatchReply) -> BatchReply:
@@ -312,6 +345,11 @@ class SandboxWorker:
 
     def _send(self, frame: bytes) -> None:
         self._queue.put(len(frame).to_bytes(8, "big") + frame)
+
+    def _send_batch(self, frame: bytes, records: int) -> None:
+        """Queue a batch frame of ``records`` records (lines): its reply may hold no more than that."""
+        self._sent.append(records)
+        self._send(frame)
 
     def _feed(self) -> None:
         """Feeder thread: write queued frames to the child, in order; close its input at the end."""
@@ -328,20 +366,24 @@ class SandboxWorker:
             except OSError:
                 pass
 
-    def _message(self, kind: bytes, deadline: float, violations: list[str]) -> dict:
-        """The JSON of the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations."""
+    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int,
+                 too_deep: Callable[[bytes], bool]) -> dict:
+        """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations.
+
+        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed (BadReply), not parsed.
+        """
         prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
         try:
             while True:
-                line = self._line(deadline)
+                line = self._line(deadline, max(limit, _LINE_BYTES))
                 if line.startswith(prefix):
-                    return json.loads(line[len(prefix):])
+                    return parse_line(line[len(prefix):], limit, too_deep)
                 if line == b"A":
                     self._armed = True
                 elif line and len(violations) >= _MAX_VIOLATIONS:
                     extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
                 elif line:
-                    violations.append(_violation_text(line) if line.startswith(b"V") else
+                    violations.append(violation_text(line) if line.startswith(b"V") else
                                       "unexpected data on the sandbox result channel")
         finally:
             if extra:
@@ -359,8 +401,13 @@ class SandboxWorker:
             self._pos = 0
         self._buf += chunk
 
-    def _line(self, deadline: float) -> bytes:
-        while (end := self._buf.find(b"\n", self._pos)) < 0:
+    def _line(self, deadline: float, limit: int = _LINE_BYTES) -> bytes:
+        """The next line; a child that sends more than ``limit`` bytes without a newline is stopped."""
+        scanned = 0  # bytes after _pos known to hold no newline (_fill may move _pos to 0)
+        while (end := self._buf.find(b"\n", self._pos + scanned)) < 0:
+            scanned = len(self._buf) - self._pos
+            if scanned > limit:
+                raise _Stop(f"the sandbox child sent a line over {limit >> 10} KB")
             self._fill(deadline)
         line = bytes(self._buf[self._pos : end])
         self._pos = end + 1
@@ -392,13 +439,6 @@ def _tie_to_parent(read_fd: int, pid: int) -> bool:
     except (AttributeError, OSError):
         return False
     return True
-
-
-def _violation_text(line: bytes) -> str:
-    try:
-        return bytes.fromhex(line[1:].decode("ascii")).decode("utf-8", "replace")
-    except ValueError:
-        return "unreadable violation report"
 
 
 def _death_message(returncode: int | None, cpu_seconds: int, memory_mb: int = 0) -> str:

@@ -5,27 +5,39 @@ prose around it, forget the fence, leave the closing root tag off, put ``&`` and
 ``<`` in code, or copy placeholders. Fields are extracted tag by tag with regular
 expressions (never a strict XML parser, which code breaks), and every failure
 raises ParseError with a sentence the model can act on in its next attempt.
+
+Bounded work on any reply: only the first ``MAX_REPLY_CHARS`` characters are read, and every
+pattern is linear (a tag is found by one search for its opening and one for its closing after
+it; no lazy ``(.*?)`` body followed by a closing tag, which is quadratic on ``"<code>" * N``).
+A tag's attributes hold no ``<``. Code that is too deeply nested to parse is a ParseError.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import re
 import textwrap
 from dataclasses import dataclass, field
 
-from ..errors import ParseError
+from ..errors import ParseError, clip_text
 
 __all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape",
-           "tag_text"]
+           "tag_text", "MAX_REPLY_CHARS"]
+
+MAX_REPLY_CHARS = 128 << 10
+"""How much of a reply is read: a reply with one function is a few thousand characters."""
 
 STATUS_CLEAN = "clean"
 STATUS_NEEDS_WORK = "needs_more_work"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_FENCE = re.compile(r"```[ \t]*(?:python|py|Python|python3)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.DOTALL)
-_ISSUE = re.compile(r"<issue\b([^>]*)>(.*?)</issue\s*>", re.DOTALL | re.IGNORECASE)
+# One way to read the spaces after the fence (two ``[ \t]*`` in a row would try every split of them).
+_FENCE = re.compile(r"```[ \t]*(?:(?:python|py|Python|python3)[ \t]*)?\r?\n(.*?)(?:```|\Z)", re.DOTALL)
 _ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
+_ATTR_CHARS = 1000  # the attributes of an <issue> tag that are read
+_ISSUE_CHARS = 1000  # an issue's description as kept
+_MAX_CODE_DEPTH = 200  # syntax-tree levels: a real function has a few dozen; ast.unparse recurses ~3 frames per level
 
 
 @dataclass
@@ -55,13 +67,32 @@ class ParsedResponse:
         return getattr(self, key)
 
 
+@functools.lru_cache(maxsize=64)
+def _tag_patterns(name: str) -> tuple[re.Pattern, re.Pattern]:
+    """(opening, closing) of a tag: ``<name ...>`` with no ``<`` inside, and ``</name >``."""
+    word = re.escape(name)
+    return re.compile(rf"<{word}\b[^<>]*>", re.IGNORECASE), re.compile(rf"</{word}\s*>", re.IGNORECASE)
+
+
+def _find_tag(text: str, name: str, pos: int = 0) -> tuple[re.Match, re.Match | None] | None:
+    """(opening, closing) of the first <name> at or after pos (closing None when unclosed); None when absent.
+
+    The closing tag is the first one after the opening: two searches, each linear, the second
+    starting where the first ended, so one pass over the text.
+    """
+    opening, closing = _tag_patterns(name)
+    found = opening.search(text, pos)
+    return None if found is None else (found, closing.search(text, found.end()))
+
+
 def tag_text(text: str, name: str) -> str | None:
     """Inner text of the first <name>…</name>; an unclosed last tag runs to the end; None when absent."""
-    m = re.search(rf"<{name}\b[^>]*>(.*?)</{name}\s*>", text, re.DOTALL | re.IGNORECASE)
-    if m:
-        return m.group(1)
-    m = re.search(rf"<{name}\b[^>]*>(.*)\Z", text, re.DOTALL | re.IGNORECASE)
-    return m.group(1) if m else None
+    text = text[:MAX_REPLY_CHARS]
+    tag = _find_tag(text, name)
+    if tag is None:
+        return None
+    found, close = tag
+    return text[found.end() : close.start()] if close is not None else text[found.end() :]
 
 
 def _strip_cdata(text: str) -> str:
@@ -89,24 +120,51 @@ def parse_issues(text: str) -> list[Issue]:
     """The <issue> entries of a reply (none if it has no well-formed ones); never raises."""
     if not isinstance(text, str):
         return []
-    issues = []
-    for n, m in enumerate(_ISSUE.finditer(text), 1):
-        attrs = dict((k.lower(), v) for k, v in _ATTR.findall(m.group(1)))
+    text, issues, pos = text[:MAX_REPLY_CHARS], [], 0
+    while (tag := _find_tag(text, "issue", pos)) is not None and tag[1] is not None:  # an unclosed one is none
+        found, close = tag
+        pos = close.end()
+        attrs = dict((k.lower(), v) for k, v in _ATTR.findall(found.group()[len("<issue") : -1][:_ATTR_CHARS]))
         solved = attrs.get("solved", "false").strip().lower() in ("true", "yes", "1")
-        issues.append(Issue(id=attrs.get("id", str(n)), description=" ".join(m.group(2).split()), solved=solved))
+        description = clip_text(" ".join(text[found.end() : close.start()].split()), _ISSUE_CHARS)
+        issues.append(Issue(id=clip_text(attrs.get("id", str(len(issues) + 1)), 40), description=description,
+                            solved=solved))
     return issues
 
 
 def _parse_code(code: str, reply: str) -> tuple[ast.Module, str]:
-    """The syntax tree and the source it came from (XML entities undone if that was needed)."""
+    """The syntax tree and the source it came from (XML entities undone if that was needed), nested at most
+    ``_MAX_CODE_DEPTH`` deep: later stages walk the tree recursively (ast.unparse, compile, literal_eval)."""
+    tree, source = _parse_tree(code, reply)
+    if _nesting(tree) > _MAX_CODE_DEPTH:
+        raise ParseError(f"The code in <code> nests expressions or blocks more than {_MAX_CODE_DEPTH} levels deep; "
+                         "write shorter expressions (a loop instead of a long chain).", reply)
+    return tree, source
+
+
+def _nesting(tree: ast.AST) -> int:
+    """How deep the syntax tree goes, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _parse_tree(code: str, reply: str) -> tuple[ast.Module, str]:
     try:
         return ast.parse(code), code
+    except (RecursionError, MemoryError, ValueError) as exc:  # nested too deep for the parser; a null byte
+        why = "it holds a null byte" if isinstance(exc, ValueError) else "it is nested too deeply to parse"
+        raise ParseError(f"The code in <code> cannot be used: {why}. Send a plain function inside a ```python "
+                         "fenced block.", reply) from None
     except SyntaxError as first:
         unescaped = html.unescape(code)
         if unescaped != code:
             try:
                 return ast.parse(unescaped), unescaped
-            except SyntaxError:
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
                 pass
         raise ParseError(
             f"The code in <code> is not valid Python: {first.msg} (line {first.lineno}). "
@@ -129,11 +187,11 @@ def check_module_shape(tree: ast.Module, name: str) -> list[str]:
             continue  # docstring or stray string
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_literal(node.value):
             continue
-        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+        if isinstance(node, ast.If) and "__main__" in _source(node.test):
             problems.append('Remove the `if __name__ == "__main__":` block; send only the function.')
             continue
         problems.append(
-            f"Module-level statement `{ast.unparse(node).splitlines()[0][:60]}` (line {node.lineno}) would run "
+            f"Module-level statement `{(_source(node).splitlines() or [''])[0][:60]}` (line {node.lineno}) would run "
             "on import; only imports, functions and constants are allowed outside the function."
         )
     names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
@@ -141,6 +199,14 @@ def check_module_shape(tree: ast.Module, name: str) -> list[str]:
         found = ", ".join(names) or "none"
         problems.append(f"The code must define a function named `{name}` (as in <name>); functions found: {found}.")
     return problems
+
+
+def _source(node: ast.AST) -> str:
+    """ast.unparse(node), or the node's kind when it is nested too deeply to unparse."""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, MemoryError):
+        return f"<a deeply nested {type(node).__name__.lower()}>"
 
 
 def _is_literal(node: ast.AST | None) -> bool:
@@ -156,7 +222,8 @@ def _is_literal(node: ast.AST | None) -> bool:
 def parse_response(text: str) -> ParsedResponse:
     """Parse a model reply; raise ParseError with feedback for the model when it cannot be used."""
     if not isinstance(text, str) or not text.strip():
-        raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", str(text or ""))
+        raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", clip_text(text or "", 200))
+    text = text[:MAX_REPLY_CHARS]  # all that is read; a longer reply is cut here
     root = tag_text(text, "cleaning_analysis")
     body = root if root is not None else text
     result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(tag_text(body, "chunk_status")))
@@ -191,7 +258,7 @@ def parse_response(text: str) -> ParsedResponse:
             raise ParseError("Give the function's name in <name></name>.", text)
         name = defs[0]
     if not _IDENT.match(name):
-        raise ParseError(f"<name> must be a Python identifier, got {name!r}.", text)
+        raise ParseError(f"<name> must be a Python identifier, got {clip_text(name, 80)!r}.", text)
     problems = check_module_shape(tree, name)
     if problems:
         raise ParseError(" ".join(problems), text)

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ..profiling.spec import SPEC_KINDS
+from .response import MAX_REPLY_CHARS
 
 __all__ = ["build_spec_prompt", "parse_spec_draft", "spec_schema", "MENU"]
 
@@ -47,6 +48,7 @@ _JSON_ANSWER = """Reply with one JSON object: for every field, in this order ({n
 _LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
                    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
 _SHOWN = 4
+_LINE_CHARS = 1000  # a spec line ("field: enum: A | B | C") is short; _LINE is quadratic in a line's spaces
 
 
 def spec_schema(fields: list[str]) -> dict:
@@ -86,8 +88,8 @@ def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | Non
             if field is not None and field not in out and read is not False:
                 out[field] = read
         return out
-    for line in (reply or "").splitlines():
-        m = _LINE.match(line.strip())
+    for line in (reply or "")[:MAX_REPLY_CHARS].splitlines():
+        m = _LINE.match(line.strip()[:_LINE_CHARS])  # _LINE backtracks per line: a long line is cut first
         if not m:
             continue
         name = known.get(m.group("field").strip().lower())

@@ -21,7 +21,8 @@ __all__ = ["AgentAssessment", "ProposedMerge", "build_consolidation_prompt", "pa
            "ROOT_TAG"]
 
 ROOT_TAG = "consolidation_result"
-_FUNCTION = re.compile(r"<function(?:\s[^>]*)?>(.*?)(?=</function\s*>|<function(?:\s[^>]*)?>|</merged_functions|\Z)",
+# [^<>]*, not [^>]*: an opening tag ends at the next "<", so "<function a" * N is not quadratic
+_FUNCTION = re.compile(r"<function(?:\s[^<>]*)?>(.*?)(?=</function\s*>|<function(?:\s[^<>]*)?>|</merged_functions|\Z)",
                        re.DOTALL | re.IGNORECASE)
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CONTRACT = {

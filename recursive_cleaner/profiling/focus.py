@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..errors import clip_text
 from .expectations import Expectation
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
@@ -62,7 +63,7 @@ class FieldFocus:
             return []
         profiles = profile_records(records, self.suggested, csv_strings=self.csv_strings)
         return [f"{name}: {p.n_offending} of {p.non_null} sample values are not "
-                f"{self.suggested[name].describe(csv_strings=bool(self.csv_strings))} (e.g. {p.offending[0]!r})"
+                f"{self.suggested[name].describe(csv_strings=bool(self.csv_strings))} (e.g. {clip_text(repr(p.offending[0]), 80)})"
                 for name, p in profiles.items() if name in self.suggested and p.n_offending]
 
     def profile(self, records: list) -> dict[str, FieldProfile]:

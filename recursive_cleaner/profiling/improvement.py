@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import clip_text
 from .expectations import Expectation
 from .profiler import FieldProfile, is_missing, issue_counts, profile_records, strings_only, value_key
 
@@ -62,8 +63,13 @@ def _changed_fields(before: list, after: list, csv_strings: bool = False) -> dic
 _MISSING = object()
 
 
+def _shown(value: Any) -> str:
+    """repr(value) cut to 80 characters: values come from generated code's output and go into prompts."""
+    return clip_text(repr(value), 80)
+
+
 def _values(values: list) -> str:
-    shown = ", ".join(repr(v) for v in values[:_SHOW])
+    shown = ", ".join(_shown(v) for v in values[:_SHOW])
     return shown + (f", ... ({len(values) - _SHOW} more)" if len(values) > _SHOW else "")
 
 
@@ -128,7 +134,7 @@ def judge_change(
                            "and return every other field exactly as it was.")
         broke = _changed_right_values(before, after, target, prof_before.get(target), csv_strings)
         if broke:
-            examples = ", ".join(f"{a!r} -> {b!r}" for a, b in broke[:4])
+            examples = ", ".join(f"{_shown(a)} -> {_shown(b)}" for a, b in broke[:4])
             return verdict(f"It changed {len(broke)} value(s) of '{target}' that were already right ({examples}); "
                            "change only the wrong values and return the right ones exactly as they were.")
         old, new = n_before.get(target, 0), n_after.get(target, 0)

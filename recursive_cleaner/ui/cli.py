@@ -24,7 +24,7 @@ from typing import Any, Callable
 import click
 
 from .._version import __version__
-from ..errors import CleanerError, LLMCallError, PathConflictError
+from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
 from ..read.sampling import STRATEGIES
 
 __all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
@@ -61,7 +61,8 @@ def remember_spec(llm: Any, spec: str) -> Any:
 
 # ---------------------------------------------------------------------------- errors
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line for the terminal: whitespace runs as one space, at most 2,000 characters, no escape sequences."""
+    return " ".join(clip_text(text, 2000).split())
 
 
 def error_message(exc: BaseException) -> str:

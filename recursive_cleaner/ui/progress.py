@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, TextIO
 
+from ..errors import clip_text
+
 __all__ = ["LiveProgress", "ProgressTally", "rich_available"]
 
 _REASON = 120
@@ -42,8 +44,8 @@ def _duration(seconds: float | None) -> str:
 
 
 def _short(text: Any, limit: int = _REASON) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """One line of at most ``limit`` characters, terminal escape sequences removed (``clip_text``)."""
+    return clip_text(" ".join(clip_text(text, 4 * limit).split()), limit)
 
 
 @dataclass
