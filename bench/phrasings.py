@@ -209,7 +209,7 @@ def run_one(table: str, name: str, data_dir: str, out_dir: str) -> dict[str, Any
         asked = [f for f in CRM_FIELDS if f not in unmentioned]
         score_asked = sum(summary["field_accuracy"][f] for f in asked) / len(asked)  # the fields the goals ask about
     else:
-        columns = {c["column"]: c for c in summary.get("columns", [])}
+        columns = {c["column"]: c for c in summary.get("per_column", [])}
         broken = {c: columns.get(c, {}).get("broken", 0) for c in FIELDS[table]}
         score, calls, seconds = summary["f1"], summary.get("calls", 0), summary.get("generation_seconds", 0.0)
         score_asked = score
