@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import textwrap
 import tempfile
@@ -166,11 +167,18 @@ class _LyingWorker(SandboxWorker):
         self._script = script
 
     def _command(self):
-        self._workdir = tempfile.mkdtemp(prefix="rc-liar-")  # removed by close()
-        path = os.path.join(self._workdir, "script")
+        self._workdir = tempfile.mkdtemp(prefix="rc-liar-")  # removed once the child started, as the sandbox does
+        self._script_dir = tempfile.mkdtemp(prefix="rc-liar-script-")  # kept until close(): the child reads it
+        path = os.path.join(self._script_dir, "script")
         with open(path, "wb") as f:
             f.write(self._script)
         return [sys.executable, "-c", _LIAR, path], self._workdir, {}
+
+    def close(self, *args, **kwargs):
+        try:
+            return super().close(*args, **kwargs)
+        finally:
+            shutil.rmtree(getattr(self, "_script_dir", ""), ignore_errors=True)
 
 
 def _frame(head: object, payload: bytes) -> bytes:
