@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from .errors import BackendError, BackendHTTPError
 
-__all__ = ["post_json", "excerpt", "normalize_base_url", "retry_after_seconds"]
+__all__ = ["post_json", "excerpt", "normalize_base_url", "retry_after_seconds", "SchemaFallback"]
 
 _EXCERPT = 200
 
@@ -240,3 +240,26 @@ def post_json(
             f"unexpected reply from {url}: a JSON {type(data).__name__}, not an object: {excerpt(raw)!r}"
         )
     return data
+
+
+class SchemaFallback:
+    """``generate_json`` for an HTTP backend: the schema goes in the body until the server refuses it (400/422).
+
+    The backend provides ``payload(prompt)``, ``_reply(body)``, ``generate(prompt)`` and
+    ``_hold(body, schema)`` (where its wire format puts the schema).
+    """
+
+    structured = True  # per instance once a server refused: ask plainly from then on
+
+    def generate_json(self, prompt: str, schema: dict) -> str:
+        """Reply with JSON held to ``schema``; a server that refuses it gets the plain prompt."""
+        if self.structured:
+            body = self.payload(prompt)  # type: ignore[attr-defined]
+            self._hold(body, schema)  # type: ignore[attr-defined]
+            try:
+                return self._reply(body)  # type: ignore[attr-defined]
+            except Exception as exc:  # noqa: BLE001 - only the server's refusal of the schema is handled
+                if getattr(exc, "status", None) not in (400, 422):
+                    raise
+                self.structured = False
+        return self.generate(prompt)  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ import os
 import urllib.parse
 from typing import Any, Mapping, Sequence
 
-from ._http import excerpt, post_json
+from ._http import SchemaFallback, excerpt, post_json
 from .errors import BackendError, BackendHTTPError
 
 __all__ = ["OllamaBackend", "OLLAMA_BASE_URL", "ollama_host"]
@@ -46,7 +46,7 @@ def ollama_host(value: str | None = None) -> str:
     return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
 
 
-class OllamaBackend:
+class OllamaBackend(SchemaFallback):
     """Sends the prompt as one user message to an Ollama server (non-streaming).
 
     ``base_url`` None: ``OLLAMA_HOST`` from the environment, else ``http://localhost:11434``
@@ -84,7 +84,6 @@ class OllamaBackend:
         self.options = dict(options or {})
         self.last_usage: dict[str, int] | None = None
         self.last_finish_reason: str | None = None
-        self.structured = True  # a JSON schema is sent as "format" with generate_json until the server refuses it
 
     def __repr__(self) -> str:
         return f"OllamaBackend(model={self.model!r}, base_url={self.base_url!r}, num_ctx={self.num_ctx})"
@@ -111,18 +110,9 @@ class OllamaBackend:
         """Reply to ``prompt``; sets ``last_usage`` from prompt_eval_count / eval_count."""
         return self._reply(self.payload(prompt))
 
-    def generate_json(self, prompt: str, schema: dict) -> str:
-        """Reply with JSON held to ``schema`` (Ollama's ``format``); a server that refuses it gets the plain prompt."""
-        if self.structured:
-            body = self.payload(prompt)
-            body["format"] = schema
-            try:
-                return self._reply(body)
-            except BackendHTTPError as exc:
-                if exc.status not in (400, 422):
-                    raise
-                self.structured = False  # an older Ollama without schema formats: ask as before from now on
-        return self.generate(prompt)
+    @staticmethod
+    def _hold(body: dict[str, Any], schema: dict) -> None:
+        body["format"] = schema  # Ollama's structured outputs
 
     def _reply(self, body: dict[str, Any]) -> str:
         self.last_usage = None

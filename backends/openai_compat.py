@@ -6,7 +6,7 @@ import json
 import os
 from typing import Any, Mapping, Sequence
 
-from ._http import excerpt, normalize_base_url, post_json
+from ._http import SchemaFallback, excerpt, normalize_base_url, post_json
 from .errors import BackendError, BackendHTTPError
 
 __all__ = ["OpenAICompatibleBackend", "OPENAI_BASE_URL", "LOCAL_BASE_URL", "openai_base_url"]
@@ -20,7 +20,7 @@ def openai_base_url(fallback: str = LOCAL_BASE_URL) -> str:
     return os.environ.get("OPENAI_BASE_URL", "").strip() or fallback
 
 
-class OpenAICompatibleBackend:
+class OpenAICompatibleBackend(SchemaFallback):
     """Sends the prompt as one user message to ``{base_url}/chat/completions`` (non-streaming).
 
     ``base_url`` None: ``OPENAI_BASE_URL`` from the environment, else ``http://localhost:8000/v1``.
@@ -60,7 +60,6 @@ class OpenAICompatibleBackend:
         self.extra_body = dict(extra_body or {})
         self.last_usage: dict[str, int] | None = None
         self.last_finish_reason: str | None = None
-        self.structured = True  # response_format is sent with generate_json until the server refuses it
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatibleBackend(model={self.model!r}, base_url={self.base_url!r})"
@@ -89,19 +88,10 @@ class OpenAICompatibleBackend:
         """Reply to ``prompt``; sets ``last_usage`` from the response's ``usage``."""
         return self._reply(self.payload(prompt))
 
-    def generate_json(self, prompt: str, schema: dict) -> str:
-        """Reply with JSON held to ``schema`` (``response_format``); a server that refuses it gets the plain prompt."""
-        if self.structured:
-            body = self.payload(prompt)
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "answer", "schema": schema, "strict": True}}
-            try:
-                return self._reply(body)
-            except BackendHTTPError as exc:
-                if exc.status not in (400, 422):
-                    raise
-                self.structured = False  # this server does not take response_format: ask as before from now on
-        return self.generate(prompt)
+    @staticmethod
+    def _hold(body: dict[str, Any], schema: dict) -> None:
+        body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema,
+                                                                          "strict": True}}
 
     def _reply(self, body: dict[str, Any]) -> str:
         self.last_usage = None
