@@ -129,7 +129,24 @@ def test_typos_in_a_sentence_that_names_no_field_reach_every_field():
     assert spec.frozen() == set(CRM_FIELDS) - {"status"}  # the typos sentence names its field
 
 
+def test_a_case_asked_of_every_field_reaches_each_fields_own_kind():
+    goals = "All text in this table is lower case and should stay so. The state is a two-letter code."
+    spec = read_spec(goals, ["name", "state"], {})
+    assert (spec.fields["state"].kind, spec.fields["state"].allowed) == ("us_state", ("lower",))
+    assert spec.fields["name"].kind == "lower"
+
+
 # ---------------------------------------------------------------- the data decides
+def test_state_codes_keep_the_datas_case_when_the_goals_name_none():
+    samples = {"state": ["al", "ak", "xl", "ca", "ny", "tx", "al", "al"]}
+    spec = read_spec("state: two-letter state codes", ["state"], samples)
+    assert spec.fields["state"].allowed == ("lower",) and "lower case" in spec.fields["state"].note
+    spec = read_spec("state: two-letter state codes in upper case", ["state"], samples)
+    assert spec.fields["state"].allowed == ()  # the goals name the case: theirs wins
+    spec = read_spec("state: two-letter state codes", ["state"], {"state": ["Alabama", "CA", "ny", "Texas", "al"]})
+    assert spec.fields["state"].allowed == ()  # not codes in lower case already: nothing to keep
+
+
 def test_the_number_of_prefixed_ids_is_read_as_an_integer():
     samples = {"customer_id": [1000, "cust_1001", "1002", "CUST-01003", "01004", 1005]}
     spec = read_spec("Customer IDs have prefixes; we just want the number.", ["customer_id"], samples)

@@ -39,6 +39,7 @@ _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|val
 _LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
                          r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
                          re.I)  # "leave everything else as it is": not a request about every field
+_EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
@@ -400,6 +401,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
     typos_anywhere = False
+    every_kinds: list[tuple[str, tuple[str, ...]]] = []  # asked of every field: a flag beside a field's own kind
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
         clauses = _clauses(block)
@@ -419,6 +421,9 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
         typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
                                                for clause, groups in zip(clauses, mentioned))
         for clause, groups in zip(clauses, mentioned):
+            if not groups and _EVERY_FIELD.search(clause) and not _LEAVE_REST.search(clause):
+                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(clause)
+                                   if kind in _EVERY_FIELD_KINDS)  # "all text in this table is lower case"
             for _, _, group in groups:
                 for field in group:
                     said[field].append(clause)
@@ -447,9 +452,12 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))
-        best = _resolve(field, kinds[field])
+        best = _resolve(field, kinds[field] + every_kinds) if kinds[field] else None
         exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
                else _fallback(field, words, (samples or {}).get(field)))
+        if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets
+            kind, allowed = _resolve(field, every_kinds) or (None, ())
+            exp = Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
         out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words)
     return out
 

@@ -30,6 +30,7 @@ dict), so a user can correct the reading before any function is written (docs/sp
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -48,6 +49,7 @@ SCOPES = ("mentioned", "all")
 SPEC_FILE = "cleaning_spec.json"
 _SPEC_VERSION = 1
 _MIN_CHECKED = 5  # sample values needed before the data may drop a reading
+_CASE_WORDS = re.compile(r"upper|lower|capital|caps", re.I)
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,13 @@ def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, cs
     exp = spec.expectation()
     if exp is None or exp.kind in ("as_is", "enum") or not _present(samples):
         return spec
+    if exp.kind in ("us_state", "country_alpha2") and not exp.allowed and not _CASE_WORDS.search(spec.words):
+        codes = [str(v).strip() for v in _present(samples)]
+        written = [c for c in codes if len(c) == 2 and c.islower()]
+        lower = sum(conforms(c.upper(), exp, csv_strings=csv_strings) for c in written)
+        if len(codes) >= _MIN_CHECKED and len(written) >= 0.9 * len(codes) and lower >= 0.8 * len(codes):
+            return replace(spec, allowed=("lower",), note=f"in lower case: {lower} of {len(codes)} sample values "
+                                                          "are codes written so, and the goals name no case")  # keep it
     fit, convertible, n = fit_score(exp, samples, csv_strings=csv_strings)
     if fit == 0 and convertible == 0 and n >= _MIN_CHECKED:
         return replace(spec, kind=None, allowed=(), source="",
