@@ -224,3 +224,18 @@ def test_a_new_typo_is_no_reason_to_take_a_field_up_again():
     chunk = lambda *bad: [{"pid": "10018"}] * 5 + [{"pid": b} for b in bad]  # noqa: E731
     focus.failed(focus.next(chunk("x00x5")))
     assert focus.next(chunk("x00xx")) is None and "pid" in focus.unfixable
+
+
+def test_typos_in_a_field_whose_format_only_the_data_sets_are_not_asked_for():
+    from recursive_cleaner.profiling.focus import FieldFocus
+
+    zips = ["35630", "36049", "35957", "3563x", "36x49", "35630", "36049", "35957", "35630", "36049"]
+    rows = [{"zip": z, "city": "dothan"} for z in zips]
+    focus = FieldFocus()
+    focus.learn("Fix the typos in zip and city.", ["zip", "city"], {"zip": zips[:3], "city": ["dothan"] * 3},
+                check={"zip": zips, "city": ["dothan"] * 10})
+    assert focus.expectations["zip"].source == "data"  # the goals set no format; the data reads numbers
+    assert focus.profile(rows)["zip"].n_offending == 2  # still counted and reported ...
+    assert focus.next(rows) is None  # ... but no function is asked for: no primitive turns '3563x' into a number
+    priced = [{"zip": z, "city": "dothan"} for z in ["35630", "36049", "$35,957", "35630", "36049"]]
+    assert focus.next(priced).field == "zip"  # a value a primitive converts is a format problem: asked for

@@ -5,7 +5,9 @@ has an open issue; a field whose attempts are used up is set aside as unfixable 
 A field given up on is taken up again (at most ``max_reopen`` times) when a later chunk shows
 wrong values that call for another toolkit primitive than those tried: the first chunk's "Not
 Available" (null_if_placeholder) says nothing about the "12/02/2011 6:55 a.m." (to_time_12h)
-of chunk 20, while a new typo ("x00xx" after "x00x5") is no reason to try again.
+of chunk 20, while a new typo ("x00xx" after "x00x5") is no reason to try again. A field whose
+format the data set (not the goals) is not asked for when no primitive fits its wrong values:
+'3563x' among five-digit zips is a typo for the rules across rows, not a format to convert.
 """
 
 from __future__ import annotations
@@ -79,6 +81,9 @@ class FieldFocus:
         if not self.enabled:
             return None
         for prof in open_issues(self.profile(records)):
+            if prof.expectation is not None and prof.expectation.source == "data" and (
+                    not prof.primitive or _typos_of(prof.examples_ok, prof.offending)):
+                continue  # the data's own format, and the rest are typos of it ('3563x'), not another format
             if self.failures.get(prof.field, 0) < self.max_attempts:
                 return prof
             tried = self.given_up_remedies.setdefault(prof.field, {prof.primitive})
@@ -106,6 +111,23 @@ class FieldFocus:
         verdict = judge_change(before, after, self.expectations, target=target.field if target else None,
                                csv_strings=self.csv_strings, frozen=frozenset(self.frozen))
         return verdict.problem, verdict.credited
+
+
+def _typos_of(right: list, offending: list) -> bool:
+    """Is every wrong value a right value's shape with a letter where it has a digit ('3563x' beside '35630')?"""
+    shapes = {_char_shape(v) for v in right}
+    if not shapes or not offending:
+        return False
+
+    def typo(value: object) -> bool:
+        shape = _char_shape(value)
+        return any(len(shape) == len(usual) and all(a == b or (a == "9" and b == "a") for a, b in zip(usual, shape))
+                   for usual in shapes)
+    return all(typo(v) for v in offending)
+
+
+def _char_shape(value: object) -> str:
+    return "".join("9" if c.isdigit() else "a" if c.isalpha() else c for c in str(value).strip())
 
 
 def function_name(field_name: str, taken: set[str]) -> str:

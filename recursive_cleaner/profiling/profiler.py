@@ -352,7 +352,7 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
     if expectation is not None:
         exp, reason = expectation, "expectation"
         bad = {k for k in counts if not conforms(seen[k], exp, csv_strings=csv_strings)}
-        primitive = _primitive(exp.kind, [seen[k] for k in bad])
+        primitive = _primitive(exp.kind, [seen[k] for k in bad], from_data=exp.source == "data")
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
     else:
