@@ -172,6 +172,23 @@ def test_a_stated_key_needs_only_most_rows_to_agree():
     assert all(r["sched"] == f"{1 + (i // 4) % 9}:00 p.m." for i, r in enumerate(fixed))
 
 
+def test_the_lower_bar_of_a_stated_key_holds_only_for_the_fields_stated_with_it():
+    rows = [dict(r, gate=r["sched"]) for r in flight_rows()]  # gate agrees with flight as loosely as sched does
+    steps = discover_steps(rows, stated={"flight": ["sched"]})  # "rows of the same flight agree on sched"
+    assert [(s.kind, s.key, s.fields) for s in steps if s.kind == "majority"] == [("majority", ("flight",), ("sched",))]
+    steps = discover_steps(rows, stated={"flight": []})  # the goals name no field with the key: all of them
+    assert [s.fields for s in steps if s.kind == "majority"] == [("sched", "gate")]
+
+
+def test_stated_fields_are_the_fields_named_where_the_key_is_stated():
+    from recursive_cleaner.crossrow.plan import stated_fields
+
+    goals = ("Rows with the same measure code should agree on the condition and the measure name. "
+             "Emergency service is yes or no.")
+    fields = ["provider_number", "measure_code", "condition", "measure_name", "emergency_service"]
+    assert stated_fields(goals, fields) == {"measure_code": ["condition", "measure_name"]}
+
+
 def test_a_stated_step_the_model_dropped_is_kept():
     candidates = discover_steps(flight_rows(), stated=["flight"])
     assert with_stated([], candidates, ["flight"]) == [candidates[1]]  # the majority step, not the vocabulary

@@ -23,12 +23,12 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from .steps import CrossRowStep, apply_steps, format_steps, parse_steps
-from ..profiling.row_rules import stated_keys
+from ..profiling.row_rules import stated_fields, stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind
 from ..profiling.improvement import judge_holdout
 
-__all__ = ["discover_steps", "stated_keys", "build_plan_prompt", "choose_steps", "with_stated", "validate_steps",
+__all__ = ["discover_steps", "stated_keys", "stated_fields", "build_plan_prompt", "choose_steps", "with_stated", "validate_steps",
            "wants_dedup", "PLAN_TAG"]
 
 PLAN_TAG = "cross_row_plan"
@@ -140,11 +140,14 @@ def _key_like(values: set) -> bool:
 
 
 def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3,
-                   stated: Iterable[str] = ()) -> list[CrossRowStep]:
+                   stated: Iterable[str] | dict[str, list[str]] = ()) -> list[CrossRowStep]:
     """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys.
 
-    ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first.
+    ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first. Given
+    as ``{key: fields}`` (:func:`stated_fields`), the lower bar holds only for the fields the goals
+    name with that key (all of them when they name none); the others need ``min_agreement``.
     """
+    named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
     dicts = [r for r in records if isinstance(r, dict)]
     if len(dicts) < 6:
         return []
@@ -158,6 +161,8 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
             continue
         key_like.append(fld)
         deps = _dependents(dicts, fld, fields, min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
+        if named.get(fld):  # "rows with the same measure code agree on the condition": not on emergency_service
+            deps = [(d, a) for d, a in deps if d in named[fld] or a >= min_agreement]
         if deps:
             keys.append((fld, deps))
     keys.sort(key=lambda kd: (kd[0] not in stated, -len(kd[1]), not _ID_NAME.search(kd[0]), fields.index(kd[0])))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["stated_keys", "asks_dedup"]
+__all__ = ["stated_keys", "stated_fields", "asks_dedup"]
 
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 
@@ -28,6 +28,27 @@ def stated_keys(instructions: str, fields: list[str]) -> list[str]:
             if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
                 found.append(fld)
     return found
+
+
+def stated_fields(instructions: str, fields: list[str]) -> dict[str, list[str]]:
+    """For each stated key, the other fields named in the sentences that state it ("... agree on the condition
+    and the measure name"); an empty list when those sentences name no other field."""
+    out: dict[str, list[str]] = {}
+    keys = stated_keys(instructions, fields)
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
+        for key in stated_keys(sentence, fields):
+            named = [f for f in fields if f != key and f not in keys and _names(sentence, f)]
+            out.setdefault(key, [])
+            out[key] += [f for f in named if f not in out[key]]
+    return out
+
+
+def _names(sentence: str, field: str) -> bool:
+    words = [w for w in re.split(r"[ _\-]+", field.strip().lower()) if w]
+    if not words:
+        return False
+    pattern = r"[\s_\-]+".join(re.escape(w) for w in words)
+    return bool(re.search(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", sentence, re.I))
 
 
 _DUPLICATES = re.compile(r"\bduplicat\w*|\bde-?dup\w*", re.I)

@@ -10,7 +10,7 @@ import os
 import time
 
 from ..crossrow.plan import (
-    build_plan_prompt, choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup, with_stated,
+    build_plan_prompt, choose_steps, discover_steps, stated_fields, stated_keys, validate_steps, wants_dedup, with_stated,
 )
 from ..crossrow.steps import apply_steps
 from ..judge.assembly import example_mismatches, fill_examples
@@ -88,7 +88,8 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         stated, dedup = [k for k in state.spec.keys if k in fields], state.spec.dedup
     else:
         stated, dedup = stated_keys(instructions, fields), wants_dedup(instructions)
-    candidates = discover_steps(sample, stated=stated)
+    named = stated_fields(instructions, fields)  # the fields each stated key was stated for
+    candidates = discover_steps(sample, stated={k: named.get(k, []) for k in stated})
     if not candidates and not dedup:
         return
     reply = ctx.call(build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
