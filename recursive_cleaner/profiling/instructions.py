@@ -10,7 +10,8 @@
    phone"), else the subject of the previous clause ("... ; write them as HH:MM").
 3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
    (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields, "all
-   fields"); a synonym naming several fields counts only in a clause that names no field.
+   fields"); a synonym naming several fields counts only in a clause that names no field
+   (``mentions.FieldMentions``).
 4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
    number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
    most specific wins (order of ``KINDS``).
@@ -30,10 +31,10 @@ from dataclasses import dataclass
 from .expectations import (
     KIND_PRIMITIVES, LOOSE_KINDS, KIND_PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
 )
+from .mentions import FieldMentions, field_tokens, is_date_name
 
 __all__ = ["infer_expectations", "read_goals", "GoalReading"]
 
-_ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
                           r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b", re.I)
 _LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
@@ -42,10 +43,8 @@ _LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\
 _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
-_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
-_CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
 _AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
@@ -93,32 +92,6 @@ _CONTRADICT = {
     "date": re.compile(rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{_AS_IS}", re.I),
     "email": re.compile(rf"upper|{_AS_IS}", re.I),
 }
-_SYNONYMS = (  # regex, test on the field's tokens
-    (r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
-     lambda t: bool({"phone", "telephone", "mobile", "cell", "cellphone", "tel"} & set(t))),
-    (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
-    (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: _date_name(t)),
-    (r"times", lambda t: "time" in t and not _date_name(t)),
-    (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
-)
-
-
-_WORD = r"[A-Za-z][A-Za-z0-9-]*"
-
-
-def _singulars(word: str) -> list[str]:
-    """The word and the singulars it may be: breweries -> brewery, beers -> beer, boxes -> box."""
-    w = word.lower()
-    out = [w]
-    if w.endswith("ies"):
-        out.append(w[:-3] + "y")
-    if w.endswith("es"):
-        out.append(w[:-2])
-    if w.endswith("s"):
-        out.append(w[:-1])
-    return out
-
-
 def _clauses(block: str) -> list[str]:
     """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
     out, start = [], 0
@@ -128,15 +101,6 @@ def _clauses(block: str) -> list[str]:
             start = m.end()
     out.append(block[start:])
     return [c for c in out if c.strip()]
-
-
-def _tokens(field: str) -> list[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", field)
-    return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
-
-
-def _date_name(tokens: list[str]) -> bool:
-    return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (["at"], ["on"])
 
 
 def _blocks(text: str, is_head) -> list[str]:
@@ -154,91 +118,6 @@ def _blocks(text: str, is_head) -> list[str]:
         else:
             blocks[-1].append(body.strip())
     return [" ".join(b) for b in blocks if b]
-
-
-class _Reader:
-    """Finds field mentions and format keywords in the instructions."""
-
-    def __init__(self, fields: list[str]):
-        self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
-        for field in fields:
-            toks = _tokens(field) or [field.lower()]
-            phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
-            ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
-            if len(toks) > 2:  # "scheduled departure time" for sched_dep_time: each short word may be written out
-                phrase += "|" + r"[\s_\-]{1,2}".join(re.escape(t) + (r"[a-z]*" if t.isalpha() else "")
-                                                     for t in toks[:-1]) + r"[\s_\-]{1,2}" + re.escape(toks[-1])
-            rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
-            self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
-        for rx, test in _SYNONYMS:
-            hit = frozenset(f for f in fields if test(_tokens(f) or [f.lower()]))
-            if hit:
-                self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
-        self.tokens = {field: _tokens(field) or [field.lower()] for field in fields}
-        self.heads: dict[str, list[tuple[list[str], str]]] = {}  # last word -> [(other words, field)]
-        for field, toks in self.tokens.items():
-            if len(toks) >= 2:
-                self.heads.setdefault(toks[-1], []).append((toks[:-1], field))
-        names = {f.lower() for f in fields}
-        self.short = {head: owners[0][1] for head, owners in self.heads.items()
-                      if len(owners) == 1 and head not in names and head.isalpha() and len(head) >= 2}
-
-    def _owners(self, word: str, head: str) -> frozenset:
-        """Fields ending in ``head`` with ``word`` as another of their words, or written out (dep: departure)."""
-        forms = _singulars(word)
-        return frozenset(field for others, field in self.heads[head] for t in others
-                         if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t)))
-
-    def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
-        """Words before a field's last word: "the beer, style and brewery names", "names of beers or breweries",
-        "every departure and arrival time" (a word shared by several fields names them all)."""
-        hits = []
-        for head in self.heads:
-            heads = rf"{re.escape(head)}(?:e?s)?"
-            for rx in (rf"((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
-                       rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
-                for m in re.finditer(rx, text, re.I):
-                    for item in re.finditer(_WORD, m.group(1)):
-                        owners = self._owners(item.group(), head)
-                        if owners:
-                            hits.append((m.start(1) + item.start(), m.start(1) + item.end(), owners, len(owners) > 1))
-        for word, field in self.short.items():  # "ids should be integers": the one field ending in "id"
-            for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)", text, re.I):
-                hits.append((m.start(), m.end(), frozenset([field]), False))
-        return hits
-
-    def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
-        """Groups of adjacent field mentions: [(start, end, fields)]."""
-        found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
-                        for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
-        found = sorted(found + self._distributed(text), key=lambda t: (t[0], t[0] - t[1]))
-        taken, end = [], -1
-        for hit in found:
-            if hit[0] >= end:
-                taken.append(hit)
-                end = hit[1]
-        taken = [t for t, nxt in zip(taken, taken[1:] + [None])  # "flight times": a noun before the times fields
-                 if t[3] or nxt is None or not nxt[3] or text[t[1]:nxt[0]] != " "]
-        if any(not generic for *_, generic in taken):  # a specific field beats a word for several ...
-            taken = [t for t in taken if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]])]  # ... but "all X"
-        out: list[list] = []
-        for start, stop, fields, _ in taken:
-            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
-                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
-            else:
-                out.append([start, stop, fields])
-        return [tuple(g) for g in out]
-
-    def heading(self, body: str) -> frozenset:
-        m = _HEAD.match(body)
-        if not m or len(m.group(1).split()) > 8:
-            return frozenset()
-        named = frozenset().union(*(g[2] for g in self.groups(m.group(1))))
-        word = m.group(1).strip().lower()
-        if not named and re.fullmatch(r"[a-z][a-z0-9]*", word):  # "- id -> integer": the one field with that word
-            owners = [f for f, toks in self.tokens.items() if word in toks]
-            named = frozenset(owners) if len(owners) == 1 else named
-        return named
 
 
 def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
@@ -328,7 +207,7 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
 
 
 def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
-    toks = _tokens(field) or [field.lower()]
+    toks = field_tokens(field) or [field.lower()]
     names = {k for k, _ in kinds}
     resolved = []
     for kind, allowed in kinds:
@@ -342,7 +221,7 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
             kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
         if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
             kind = "email"
-        if kind == "datetime" and "time" in toks and not _date_name(toks):
+        if kind == "datetime" and "time" in toks and not is_date_name(toks):
             kind = "time"
         if kind:
             resolved.append((kind, allowed))
@@ -360,10 +239,10 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
 
 
 def _fallback(field: str, said: str, samples: list | None) -> Expectation | None:
-    toks = _tokens(field) or [field.lower()]
+    toks = field_tokens(field) or [field.lower()]
     kind = ("email" if ("email" in toks or "mail" in toks) else
             "phone_e164" if {"phone", "telephone", "mobile", "cellphone"} & set(toks) else
-            "datetime" if toks[-1:] == ["at"] else "date" if _date_name(toks) else None)
+            "datetime" if toks[-1:] == ["at"] else "date" if is_date_name(toks) else None)
     check = "date" if kind == "datetime" else kind
     if kind and not (said and _CONTRADICT[check].search(said)):
         texts = [s.strip() if isinstance(s, str) else s for s in samples or []
@@ -396,7 +275,7 @@ class GoalReading:
 def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None) -> dict[str, GoalReading]:
     """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring)."""
     fields = [str(f) for f in fields]
-    reader = _Reader(fields)
+    reader = FieldMentions(fields)
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
