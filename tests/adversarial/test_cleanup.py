@@ -25,6 +25,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 
 ROOT = Path(recursive_cleaner.__file__).resolve().parents[1]  # the tree under test, also for the subprocess
 WAIT = 60.0  # seconds a poll may take at most on a loaded machine; a healthy run takes a fraction of it
+# the hostile function sleeps in its sandbox child (the CPU limit never ends a sleep); the tests never wait on it:
+# they signal the parent and poll, with a deadline, for the child to be gone
 SLEEPY = "import time\n\ndef clean(record):\n    time.sleep(600)\n    return record\n"
 # catastrophic backtracking: the re engine holds the GIL, so only the kernel's SIGIO can end this child
 BUSY = "import re\n\ndef clean(record):\n    re.match(r'(a+)+$', 'a' * 60 + 'b')\n    return record\n"
@@ -197,21 +199,27 @@ def test_a_sleeping_child_is_killed_at_the_wall_clock_timeout():
 
 
 # ---------------------------------------------------------------------------- SIGTERM of the CLI
-def test_sigterm_during_apply_cleans_up_like_ctrl_c(tmp_path):
-    (tmp_path / "f.py").write_text(SLEEPY.replace("def clean(", "def clean_data("))
-    (tmp_path / "data.jsonl").write_text("".join(json.dumps({"a": i}) + "\n" for i in range(10)))
-    (tmp_path / "out").mkdir()
+def sigterm_while_sleeping(proc) -> tuple[int, str, int]:
+    """SIGTERM ``proc`` once its one sandbox child sleeps in the hostile function: (exit code, stderr, child pid)."""
     children: list[int] = []
-    proc = start(["-m", "recursive_cleaner", "apply", "f.py", "data.jsonl", "-o", "out/clean.jsonl",
-                  "--workers", "1", "--timeout", "600", "--progress", "off"], tmp_path)
     try:
-        children += wait_for(lambda: sandbox_children(proc.pid), "the sandbox worker", proc)
+        children += wait_for(lambda: sandbox_children(proc.pid), "the sandbox child", proc)
         [child] = children
-        wait_for(lambda: sleeping(child), "the worker to sleep in clean_data", proc)
+        wait_for(lambda: sleeping(child), "the child to sleep in the function", proc)
         proc.send_signal(signal.SIGTERM)
         code, err = finish(proc)
     finally:
         reap(proc, children)
+    return code, err, child
+
+
+def test_sigterm_during_apply_cleans_up_like_ctrl_c(tmp_path):
+    (tmp_path / "f.py").write_text(SLEEPY.replace("def clean(", "def clean_data("))
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps({"a": i}) + "\n" for i in range(10)))
+    (tmp_path / "out").mkdir()
+    proc = start(["-m", "recursive_cleaner", "apply", "f.py", "data.jsonl", "-o", "out/clean.jsonl",
+                  "--workers", "1", "--timeout", "600", "--progress", "off"], tmp_path)
+    code, err, child = sigterm_while_sleeping(proc)
     assert code == 143 and err.strip() == "Error: terminated", err
     assert not alive(child)  # killed (and reaped) by the parent's cleanup, not left to the orphan watch
     assert leftovers(tmp_path) == []
@@ -235,16 +243,8 @@ def test_sigterm_during_generate_cleans_up_and_keeps_the_finished_chunks(tmp_pat
     (tmp_path / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "out").mkdir()
     code = SLEEPY.replace("def clean(", "def slow_down(")
-    children: list[int] = []
     proc = start(["-c", GENERATE.format(root=str(ROOT), code=code)], tmp_path)
-    try:
-        children += wait_for(lambda: sandbox_children(proc.pid), "the candidate's sandbox child", proc)
-        [child] = children
-        wait_for(lambda: sleeping(child), "the candidate to sleep", proc)
-        proc.send_signal(signal.SIGTERM)
-        code_, err = finish(proc)
-    finally:
-        reap(proc, children)
+    code_, err, child = sigterm_while_sleeping(proc)
     assert code_ == 143, err
     assert "terminated; finished chunks are saved, carry on with: recursive-cleaner resume st.json" in err
     assert json.loads((tmp_path / "st.json").read_text())["last_completed_chunk"] == 0
