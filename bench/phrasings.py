@@ -151,10 +151,12 @@ PER_FIELD = """Answer for one field only: {field}. Reply with its kind from the 
 
 
 def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain: bool = False,
-               per_field: bool = False) -> dict[str, Any]:
+               per_field: bool = False, cache: str | None = None, reuse: bool = False) -> dict[str, Any]:
     """The rules' spec, and with a backend the model's draft alone and the spec the data settles.
 
     The draft is held to the spec's JSON schema where the backend can (``generate_json``), unless ``plain``.
+    Each draft is saved under ``cache``; ``reuse`` reads a saved draft instead of asking
+    again, so the data's settling can be re-checked without the model.
     """
     from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
     from recursive_cleaner.profiling.spec import CleaningSpec, FieldSpec, read_spec
@@ -164,7 +166,14 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     check = samples(table, data_dir)
     few = {k: v[:3] for k, v in check.items()}
     out = {"rules": read_spec(goals, FIELDS[table], few, check=check)}
-    if backend is not None:
+    cached = os.path.join(cache, f"{table}-{name}-{'plain' if plain else 'json'}-{'field' if per_field else 'one'}.json") \
+        if cache else None
+    if cached and reuse and os.path.exists(cached):
+        with open(cached, encoding="utf-8") as f:
+            draft = {k: (v[0], tuple(v[1])) for k, v in json.load(f).items()}
+    elif backend is None:
+        return out
+    else:
         structured = not plain and callable(getattr(backend, "generate_json", None))
         prompt = build_spec_prompt(goals, check, structured=structured)
         if per_field:  # one short call per field, all after the same prefix (the model's cache reuses it)
@@ -178,13 +187,17 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
             reply = (backend.generate_json(prompt, spec_schema(FIELDS[table])) if structured else
                      backend.generate(prompt))
             draft = parse_spec_draft(reply, FIELDS[table])
-        rules = out["rules"]
-        alone = CleaningSpec(scope=rules.scope, keys=rules.keys)
-        for field, spec in rules.fields.items():
-            kind, allowed = draft.get(field, (None, ()))
-            alone.fields[field] = FieldSpec(kind, allowed, spec.mentioned, spec.words, "model")
-        out["draft"] = alone
-        out["settled"] = read_spec(goals, FIELDS[table], few, check=check, draft=draft)
+        if cached:
+            os.makedirs(cache, exist_ok=True)
+            with open(cached, "w", encoding="utf-8") as f:
+                json.dump({k: [v[0], list(v[1])] for k, v in draft.items()}, f, indent=1)
+    rules = out["rules"]
+    alone = CleaningSpec(scope=rules.scope, keys=rules.keys)
+    for field, spec in rules.fields.items():
+        kind, allowed = draft.get(field, (None, ()))
+        alone.fields[field] = FieldSpec(kind, allowed, spec.mentioned, spec.words, "model")
+    out["draft"] = alone
+    out["settled"] = read_spec(goals, FIELDS[table], few, check=check, draft=draft)
     return out
 
 
@@ -243,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="local", help="backend for --draft (default local)")
     p.add_argument("--plain", action="store_true", help="--draft without the JSON schema (the line form)")
     p.add_argument("--per-field", action="store_true", help="--draft with one short call per field, not one for all")
+    p.add_argument("--reuse", action="store_true",
+                   help="settle with the drafts saved by an earlier --draft run (no model call; --plain/--per-field "
+                        "choose which)")
     p.add_argument("--only", nargs="*", default=[], metavar="TABLE[:NAME]", help="read only these phrasings")
     p.add_argument("--run", nargs="*", default=[], metavar="TABLE:NAME", help="whole cleaning runs, e.g. crm:oneline")
     p.add_argument("--out", default=os.path.join(HERE, "out", "phrasings"))
@@ -253,16 +269,18 @@ def main(argv: list[str] | None = None) -> int:
 
         backend = resolve_backend(args.backend)
     lines = []
-    print(f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the rules")
+    cache = os.path.join(args.out, "drafts")
+    print(f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the rules [settled]")
     for table, names in EXPECTED.items():
         for name, expected in names.items():
             if args.only and table not in args.only and f"{table}:{name}" not in args.only:
                 continue
-            specs = read_specs(table, name, args.data_dir, backend, args.plain, args.per_field)
+            specs = read_specs(table, name, args.data_dir, backend, args.plain, args.per_field, cache, args.reuse)
             scores = {k: agreement(s, expected) for k, s in specs.items()}
             shown = {k: f"{v[0]:.2f}" for k, v in scores.items()}
             print(f"{table:<9} {name:<8} {shown['rules']:>6} {shown.get('draft', '-'):>6} "
-                  f"{shown.get('settled', '-'):>8}  {', '.join(scores['rules'][1]) or '-'}", flush=True)
+                  f"{shown.get('settled', '-'):>8}  {', '.join(scores['rules'][1]) or '-'}"
+                  + (f" [{', '.join(scores['settled'][1]) or '-'}]" if "settled" in scores else ""), flush=True)
             lines.append(f"phrasing {table} {name} rules={shown['rules']} draft={shown.get('draft', '-')} "
                          f"settled={shown.get('settled', '-')}")
     for item in args.run:
