@@ -1,10 +1,11 @@
 """Goals as different users write them: does the field spec read them right, and does the cleaning hold?
 
-For the CRM sample, hospital, beers and flights there are six goal texts each: the tuned one
+For the CRM sample, hospital, beers and flights there are seven goal texts each: the tuned one
 (``test_cases/crm_instructions.txt``, ``bench/instructions/*.txt``) and five written plainly, as
 other users would, in ``bench/phrasings/``: one line, a paragraph of prose, terse bullets, and two
 sets written later as held-out checks of the reader (``ticket``: a request with headings, bold
-labels and quotes; ``chat``: a quick lower-case message). Each has a hand-made expected spec
+labels and quotes; ``chat``: a quick lower-case message; ``email``: a note to a colleague,
+written in session 7 before its first run). Each has a hand-made expected spec
 below, written with the text before its first run (what the text asks, field by field: out of
 scope, left as it is either way, the kinds a right reading may give, or an enumeration's exact values).
 
@@ -70,6 +71,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "bullets": dict(_CRM_ALL),
         "ticket": dict(_CRM_ALL),
         "chat": dict(_CRM_ALL),
+        "email": dict(_CRM_ALL),
     },
     "hospital": {
         "tuned": {**_HOSPITAL_ALL, "state": STATE_LOWER, "emergency_service": YESNO},
@@ -78,6 +80,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "bullets": {**_HOSPITAL_ALL, "state": STATE_LOWER, "emergency_service": YESNO},
         "ticket": {**_HOSPITAL_ALL, "state": STATE_LOWER, "zip": KEEP, "phone": KEEP, "provider_number": KEEP},
         "chat": {**_HOSPITAL_ALL, "state": STATE_LOWER, "zip": KEEP, "phone": KEEP},
+        "email": {**_HOSPITAL_ALL, "state": TEXTY | {STATE_LOWER}, "zip": KEEP, "phone": KEEP},
     },
     "beers": {
         "tuned": {"index": NUMISH, "id": {"integer", "number"}, **_BEERS_NAMES, "ounces": {"number"},
@@ -95,6 +98,9 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "chat": {"index": OUT, "id": KEEP, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
                  "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": KEEP, "city": TEXTY,
                  "state": {"us_state"}},
+        "email": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": KEEP, "brewery_name": KEEP,
+                  "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
+                  "state": {"us_state"}},
     },
     "flights": {
         "tuned": {"tuple_id": NUMISH, "src": TEXTY, "flight": TEXTY | {"upper"}, **_TIMES},
@@ -103,6 +109,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "bullets": {"tuple_id": OUT, "src": OUT, "flight": TEXTY | {"upper"}, **_TIMES},
         "ticket": {"tuple_id": OUT, "src": OUT, "flight": OUT, **_TIMES},
         "chat": {"tuple_id": OUT, "src": OUT, "flight": OUT, **_TIMES},
+        "email": {"tuple_id": OUT, "src": KEEP, "flight": KEEP, **_TIMES},
     },
 }
 FIELDS = {"crm": CRM_FIELDS, "hospital": HOSPITAL_FIELDS, "beers": BEERS_FIELDS, "flights": FLIGHTS_FIELDS}
@@ -139,8 +146,8 @@ def agreement(spec: Any, expected: dict[str, Any]) -> tuple[float, list[str]]:
             ok = False
         elif isinstance(want, tuple):
             ok = got is not None and (got.kind, tuple(got.allowed)) == want
-        else:
-            ok = got is not None and got.kind in want
+        else:  # a set of kinds, or of exact (kind, allowed) readings
+            ok = got is not None and (got.kind in want or (got.kind, tuple(got.allowed)) in want)
         if not ok:
             wrong.append(f"{name}={'out' if not in_scope else (got.kind, list(got.allowed)) if got else None}")
     return 1 - len(wrong) / len(expected), wrong

@@ -42,6 +42,7 @@ def test_the_readme_example_gives_status_exactly_the_three_allowed_values():
     "## Status\nOne of: 'active', 'pending', 'churned'.",  # a heading, quotes
     "* status -> active | pending | churned",  # terse bullet
     'Status must be "active", "pending" or "churned" (lower case).',
+    'Customer status has to be active, pending or churned and nothing else (I saw "actve").',  # held-out email
 ])
 def test_many_phrasings_of_one_enumeration(goals):
     kinds = _kinds(goals)
@@ -58,6 +59,15 @@ def test_many_phrasings_of_one_enumeration(goals):
 ])
 def test_formats_in_other_words(goals, field, expected):
     assert _kinds(goals)[field] == expected
+
+
+def test_a_leave_alone_in_the_second_half_of_a_sentence_owns_the_fields_after_it():
+    fields = ["name", "city", "zip", "phone"]
+    samples = {"name": ["a b"] * 5, "city": ["x"] * 5, "zip": ["35233"] * 5, "phone": ["2053258100"] * 5}
+    spec = read_spec("Keep the text lowercase like it is now, and please don't reformat the phone numbers or zip codes.",
+                     fields, samples)
+    assert spec.fields["phone"].kind == "as_is" and spec.fields["zip"].kind == "as_is"
+    assert not spec.in_scope("phone") and not spec.in_scope("zip")
 
 
 def test_a_field_the_goals_mention_without_a_format_is_in_scope_with_the_datas_format():

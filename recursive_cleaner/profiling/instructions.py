@@ -47,7 +47,7 @@ _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
-_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch)|(?:keep|leave) (?:\w+ ){0,2}alone"
+_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|leave) (?:\w+ ){0,2}alone"
 _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
     ("phone_e164", r"\be\.?\s?164\b"),
@@ -73,16 +73,19 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("lower", r"lower[\s-]?case"),
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
-    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)|\b(?:don'?t|do not|never) (?:change|touch|modify|edit)\b"
-              r"[^.;]*"),  # "Leave beer_name and style as they are", "Don't touch the names of beers"
+    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)"),  # "Leave beer_name and style as they are"
+    ("as_is", r"\b(?:don'?t|do not|never) (?:change|touch|modify|edit|reformat|alter|rewrite)\b[^.;]*"),  # "Don't
+    # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the phone" has both
 )]
 _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
                       r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
 _ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
-                           r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may) (?:only )?be|is always|"
+                           r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may|has to|have to|needs? to) (?:only )?be|is always|"
                            r"(?:is|are) only))\s*"
                            r"(?:the following\s*)?:?\s*", re.I)
+_NOTHING_ELSE = re.compile(r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$",
+                           re.I)
 _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
 _NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
@@ -136,6 +139,7 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
             pos = sep.end()
         if not items and trig.re is _ENUM_TRIGGER:
             words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()  # "...: fix typos" is no value
+            words = _NOTHING_ELSE.sub("", words)  # "active, pending or churned and nothing else"
             items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
             strict = trig.group("be") is not None
             bad = [k for k, i in enumerate(items) if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)]
@@ -310,7 +314,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                 for field in head:
                     kinds[field].extend((k, a) for k, a, _, _ in _detect(clause))
                 continue
-            for kind, allowed, start, end in _detect(clause):
+            found = _detect(clause)
+            for kind, allowed, start, end in found:
                 inside = [g for g in groups if start <= g[0] and g[1] <= end]
                 if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
                     for field in frozenset().union(*(g[2] for g in inside)):
@@ -318,7 +323,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                     continue
                 after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
                 before = [g for g in groups if g[0] < start]
-                later = [g for g in groups if g[0] >= start]
+                later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
+                    k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
                 target = (after or before[-1:] or later[:1])
                 fields_for = target[0][2] if target else subject
                 for field in fields_for:
