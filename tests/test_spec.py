@@ -295,6 +295,35 @@ def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path)
     assert everything.spec["scope"] == "all"
 
 
+HOSPITAL_LIKE = {
+    "zip": ["35233", "35957", "35631", "36302", "35150", "36401"],
+    "county": ["jefferson", "marshall", "lauderdale", "houston", "talladega", "escambia"],
+    "type": ["acute care hospitals"] * 5 + ["acute care hospitxls"],
+    "emergency_service": ["yes", "yes", "no", "yes", "no", "yes"],
+}
+
+
+@pytest.mark.parametrize("field, draft, why", [
+    ("zip", ("integer", ()), "the goals say to leave it alone"),
+    ("county", ("enum", ("jefferson", "marshall")), "two counties from a few rows are not the county list"),
+    ("type", ("enum", ("acute care hospitals", "pediatric hospitals")), "a value neither the goals nor the data have"),
+    ("emergency_service", ("bool", ()), "the goals ask no format, and bool would rewrite every 'yes'"),
+])
+def test_the_models_draft_does_not_override_what_the_goals_and_data_support(field, draft, why):
+    goals = "Fix the typos in the county, type and emergency service. Leave the zip code alone."
+    rules = read_spec(goals, list(HOSPITAL_LIKE), HOSPITAL_LIKE)
+    settled = read_spec(goals, list(HOSPITAL_LIKE), HOSPITAL_LIKE, draft={field: draft})
+    assert (settled.fields[field].kind, settled.fields[field].allowed) == \
+        (rules.fields[field].kind, rules.fields[field].allowed), why
+
+
+def test_a_models_enumeration_the_data_supports_is_taken_where_the_goals_give_no_list():
+    statuses = ["active", "Active", "actve", "pending", "PENDING", "churned", "churnd", "active"]
+    spec = read_spec("status: fix typos", ["status"], {"status": statuses},
+                     draft={"status": ("enum", ("active", "pending", "churned"))})
+    assert (spec.fields["status"].kind, spec.fields["status"].allowed) == ("enum", STATUS)
+
+
 def test_the_models_draft_is_read_and_the_data_settles_a_disagreement(tmp_path):
     from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft
 

@@ -10,7 +10,13 @@ How it is made (``read_spec``):
 
 1. The rule reader (``instructions.read_goals``) reads each field's kind and whether the goals
    mention it. A model's draft (``draft``: field -> (kind, allowed)), when given, is a second
-   opinion: where the two disagree, **the data decides** — the model's reading wins only if clearly
+   opinion. A field the goals say to leave alone stays so, and a model's enumeration whose values
+   the goals never write is taken only if nine in ten sample values are, or are spelled like, one of
+   them, and each is a value of the goals or of the data (three counties seen in a few rows are not
+   the county list). Where the rules read no format, the model's is taken only if at least half the
+   sample values already fit it: it names the data's own convention, and does not rewrite "yes" as
+   ``True`` where the goals never asked. Elsewhere,
+   where the two disagree, **the data decides** — the model's reading wins only if clearly
    more sample values (a tenth of them, at least 2) fit it or are turned into fitting values by its
    toolkit primitive; on anything closer the rules' reading stays.
 2. The data checks the result: a kind that no sample value fits and that its primitive cannot
@@ -198,6 +204,29 @@ def one_shape(samples: list | None, share: float = 0.9) -> bool:
     return Counter(value_shape(str(v).strip()) for v in values).most_common(1)[0][1] >= share * len(values)
 
 
+def _said(value: str, goals: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(str(value).strip())}(?!\w)", goals or "", re.I) is not None
+
+
+def _settle(name: str, rules: FieldSpec, model: FieldSpec, goals: str, samples: list | None,
+            csv_strings: bool) -> FieldSpec:
+    """The reading of one field where the rules and the model's draft differ."""
+    if rules.kind == "as_is" and rules.source == "instructions":
+        return rules  # the goals say to leave it: no fit to the data argues with that
+    if model.kind == "enum" and not all(_said(v, goals) for v in model.allowed):
+        seen = {str(v).strip().lower() for v in _present(samples)}
+        fit, conv, n = fit_score(model.expectation(), samples, csv_strings=csv_strings)
+        if (n < _MIN_CHECKED or fit + conv < 0.9 * n  # a few of the data's values, not the field's vocabulary
+                or any(not _said(v, goals) and str(v).strip().lower() not in seen for v in model.allowed)):
+            return rules  # (or values neither the goals nor the data have)
+    if not rules.kind and model.kind not in ("enum", "as_is"):  # (an enum passed its own check above)
+        fit, _, n = fit_score(model.expectation(), samples, csv_strings=csv_strings)
+        if n >= _MIN_CHECKED and fit < 0.5 * n:
+            return rules  # the goals ask no format, and this one would rewrite most values that have one
+        return model
+    return _decide(name, rules, model, samples, csv_strings)
+
+
 def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None, csv_strings: bool) -> FieldSpec:
     """Rules and model disagree: the reading the data clearly supports better (by a tenth of the values) wins."""
     scores = []
@@ -245,7 +274,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
             kind, allowed = draft[name]
             model = FieldSpec(kind, tuple(allowed), reading.mentioned, reading.words[:300], "model")
             if (model.kind, model.allowed) != (rules.kind, rules.allowed):
-                chosen = _decide(name, rules, model, check.get(name), csv_strings) if rules.kind else model
+                chosen = _settle(name, rules, model, instructions, check.get(name), csv_strings)
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     spec.keys = stated_keys(instructions, fields)
     spec.dedup = asks_dedup(instructions)
