@@ -497,3 +497,21 @@ def test_generate_writes_the_spec_and_takes_it_back_with_spec(work, use):
     again = invoke("generate", "crm.jsonl", "--spec", "cleaning_spec.json", "--scope", "all", "--chunk-size", "3")
     assert again.exit_code == 0, again.stderr
     assert one_error_line(invoke("generate", "crm.jsonl", "--spec", "nope.json")) == "Error: spec file not found: nope.json"
+
+
+def test_draft_spec_asks_the_model_for_the_spec_first(work, use):
+    prompts: list[str] = []
+    draft = "customer_id: none\nname: none\nemail: email\nstatus: enum: active | pending | churned\n"
+
+    def reply(prompt):
+        prompts.append(prompt)
+        return draft if "fill in, for every field" in prompt else CLEAN_REPLY
+
+    use(FakeBackend(reply, usage=USAGE))
+    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "--draft-spec")
+    assert result.exit_code == 0, result.stderr
+    assert "fill in, for every field" in prompts[0]
+    use(FakeBackend(reply, usage=USAGE))
+    prompts.clear()
+    assert invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3").exit_code == 0
+    assert not any("fill in, for every field" in p for p in prompts)  # off by default

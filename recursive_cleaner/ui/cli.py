@@ -207,6 +207,8 @@ _common = _options(
                  help="A cleaning_spec.json (edited) to use instead of reading the goals again."),
     click.option("--scope", type=click.Choice(["mentioned", "all"]), default="mentioned", show_default=True,
                  help="Change only the fields the goals mention, or fix every issue found."),
+    click.option("--draft-spec", is_flag=True,
+                 help="Also ask the model to draft the field spec (one call); the data settles disagreements."),
     _attempts,
 )
 _tail = _options(_progress_opt, _debug_option)
@@ -274,7 +276,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
                   report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
                   stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
                   llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run, spec=opts.pop("spec"),
-                  scope=opts.pop("scope"))
+                  scope=opts.pop("scope"), draft_spec=opts.pop("draft_spec"))
     if "holdout" in opts:
         kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
                       track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
