@@ -26,7 +26,7 @@ __all__ = [
     "context_error",
 ]
 
-LOCAL_HINT = "pip install 'recursive-cleaner[local]'"
+LOCAL_HINT = "pip install 'recursive-data-cleaner[local]'"
 
 
 @dataclass

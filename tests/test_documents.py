@@ -92,7 +92,7 @@ def test_a_missing_extra_gives_the_install_command(tmp_path, monkeypatch):
     doc.write_bytes(pdf_bytes(["x"]))
     with pytest.raises(ModuleNotFoundError) as info:
         to_text(doc)
-    assert "pip install 'recursive-cleaner[documents]'" in str(info.value)
+    assert "pip install 'recursive-data-cleaner[documents]'" in str(info.value)
 
 
 def test_materialized_text_is_named_by_content_and_reused(tmp_path):

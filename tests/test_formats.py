@@ -263,8 +263,8 @@ def test_xls_and_broken_workbooks_are_input_errors(tmp_path):
 # ---------------------------------------------------------------------------- missing extras
 @pytest.mark.parametrize("suffix,modules,hint", [
     (".parquet", ("pyarrow", "pyarrow.parquet"),
-     "reading .parquet needs pyarrow: pip install 'recursive-cleaner[parquet]'"),
-    (".xlsx", ("openpyxl",), "reading .xlsx needs openpyxl: pip install 'recursive-cleaner[excel]'"),
+     "reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'"),
+    (".xlsx", ("openpyxl",), "reading .xlsx needs openpyxl: pip install 'recursive-data-cleaner[excel]'"),
 ])
 def test_a_missing_extra_names_the_pip_command(tmp_path, monkeypatch, suffix, modules, hint):
     path = tmp_path / f"data{suffix}"

@@ -181,8 +181,8 @@ def test_plot_improvement_draws_two_bars_per_field():
 
 
 @pytest.mark.parametrize("call,hint", [
-    (lambda: apply_frame("x.py", None), "apply_frame needs pandas: pip install 'recursive-cleaner[pandas]'"),
-    (lambda: improvement_frame(_report()), "improvement_frame needs pandas: pip install 'recursive-cleaner[pandas]'"),
+    (lambda: apply_frame("x.py", None), "apply_frame needs pandas: pip install 'recursive-data-cleaner[pandas]'"),
+    (lambda: improvement_frame(_report()), "improvement_frame needs pandas: pip install 'recursive-data-cleaner[pandas]'"),
     (lambda: plot_improvement(_report()), "plot_improvement needs matplotlib: pip install matplotlib"),
 ])
 def test_missing_pandas_or_matplotlib_names_the_pip_command(monkeypatch, call, hint):

@@ -31,7 +31,7 @@ def backend() -> Iterator[LocalBackend]:
     try:
         import xllamacpp  # noqa: F401
     except ImportError:
-        _unavailable("xllamacpp is not installed (pip install 'recursive-cleaner[local]')")
+        _unavailable("xllamacpp is not installed (pip install 'recursive-data-cleaner[local]')")
     try:
         path = ensure_model()
     except BackendError as exc:

@@ -1,6 +1,6 @@
 """Apply a cleaning_functions.py to many files on a Dask cluster; each output byte-identical to ``apply_file``'s.
 
-Optional extra ``dask`` (``pip install 'recursive-cleaner[dask]'``); dask is imported only
+Optional extra ``dask`` (``pip install 'recursive-data-cleaner[dask]'``); dask is imported only
 inside :func:`apply_dask`. Dask does the scheduling; this module only says what a task is:
 
 1. **Plan** (one Dask task per file): JSONL and CSV files are cut into *parts* of whole

@@ -2,7 +2,7 @@
 
 ``to_text(path)`` extracts the text of a ``.pdf`` (pypdf), ``.docx`` (python-docx) or
 ``.html``/``.htm`` (the standard library's HTML parser). PDF and Word need the ``documents``
-extra (``pip install 'recursive-cleaner[documents]'``); a missing one raises
+extra (``pip install 'recursive-data-cleaner[documents]'``); a missing one raises
 ModuleNotFoundError with that command. A file that cannot be read as what its name says
 raises InputError naming the file.
 

@@ -33,11 +33,11 @@ PROG = "recursive-cleaner"
 _DEBUG, _RESUME = "recursive_cleaner.debug", "recursive_cleaner.resume_hint"
 # import name of an optional dependency -> how to install it
 _INSTALL = {
-    "xllamacpp": "pip install 'recursive-cleaner[local]'",
+    "xllamacpp": "pip install 'recursive-data-cleaner[local]'",
     "llama_cpp": "pip install llama-cpp-python",
-    "mlx_lm": "pip install 'recursive-cleaner[mlx]' (Apple Silicon only)",
-    "mlx": "pip install 'recursive-cleaner[mlx]' (Apple Silicon only)",
-    "rich": "pip install 'recursive-cleaner[progress]'",
+    "mlx_lm": "pip install 'recursive-data-cleaner[mlx]' (Apple Silicon only)",
+    "mlx": "pip install 'recursive-data-cleaner[mlx]' (Apple Silicon only)",
+    "rich": "pip install 'recursive-data-cleaner[progress]'",
 }
 
 

@@ -1,7 +1,7 @@
 """Notebook helpers: DataFrames and lists of dicts in (``read.inputs``), DataFrames, tables and charts out.
 
 pandas and matplotlib are imported only when a function needs them (``pip install
-'recursive-cleaner[pandas]'``, ``pip install matplotlib``); a missing one raises
+'recursive-data-cleaner[pandas]'``, ``pip install matplotlib``); a missing one raises
 ModuleNotFoundError with the pip command.
 
 * ``materialize_input(data)``: a DataFrame or a list of dicts as a JSONL file the cleaner

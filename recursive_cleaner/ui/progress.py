@@ -268,7 +268,7 @@ class LiveProgress:
         if live is None:
             live = rich_available() and _is_terminal(target)
         elif live and not rich_available():
-            raise ImportError("the live progress bar needs rich: pip install 'recursive-cleaner[progress]'",
+            raise ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'",
                               name="rich")
         self.live = live
         self.tally = ProgressTally()
