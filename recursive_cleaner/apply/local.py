@@ -28,7 +28,8 @@ over the records read). The run as a whole fails with :class:`ApplyError` (nothi
 on a load error, a refused operation (the code touched files, processes, the network...),
 a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
 
-Output is in the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
+Output is in the format its extension names (``apply.fields.output_format``; any other extension
+is refused before anything runs), whatever the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
 line, always valid JSON (a float NaN or infinity, in a returned record or a failed input line,
 is written as null); JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
 record's keys followed by any new keys of the rest of the first batch, in order of first
@@ -61,12 +62,14 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections import deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from .fields import missing_fields, output_format, sample_records
 from .cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
 from .writers import WRITERS, AtomicFile
 from ..read.json_stream import dump_json
@@ -118,6 +121,7 @@ class ApplyResult:
     cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
     changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
     audit_rows: int = 0  # rows written to audit_path
+    missing_fields: list[str] = field(default_factory=list)  # fields the functions read that the data lacks
 
     @property
     def records_per_s(self) -> float:
@@ -152,7 +156,7 @@ def apply_file(
     audit_path: str | None = None,
     max_drop: float = MAX_DROP,
 ) -> ApplyResult:
-    """Write clean_data(record) for every record of input_path to output_path, in order, in the same format.
+    """Write clean_data(record) for every record of input_path to output_path, in order, in the format its extension names.
 
     ``workers`` None means one per available core. See the module docstring for failed
     records, ``reject_path``, the output formats and what fails the run (ApplyError); for
@@ -160,8 +164,12 @@ def apply_file(
     ``audit_path`` (a log of every changed cell). Cross-row steps the goals did not ask for
     (``asked``) may drop at most ``max_drop`` of the records (DataLossError otherwise; 1.0 allows any).
     An output (``output_path``, ``reject_path``, ``audit_path``) that is an input or another output
-    is refused before anything is read or written (PathConflictError, a ValueError).
+    is refused before anything is read or written (PathConflictError, a ValueError), and so is an
+    output extension that names no format apply writes (ValueError). Fields the functions read that
+    the first 200 records lack are listed in ``result.missing_fields``, with a UserWarning and an
+    ``apply_warning`` event (functions written for other data would add empty columns).
     """
+    out_fmt = output_format(output_path)
     check_distinct_paths({"functions_path": functions_path, "input_path": input_path},
                          {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path})
     run = ApplyRun(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
@@ -171,6 +179,7 @@ def apply_file(
     if fmt not in APPLY_FORMATS:
         raise ValueError(f"apply_file reads {', '.join(APPLY_FORMATS)} files, not {fmt!r} ({input_path})")
     size = positive_int(batch_size, "batch_size")
+    run.warn_missing(missing_fields(run.code, sample_records(str(input_path), fmt)))
     if fmt == "jsonl":  # the fast path: the workers parse the lines, this process only cuts batches
         batches: Iterator[Batch] = _jsonl_batches(input_path, size)
     else:
@@ -179,7 +188,7 @@ def apply_file(
             (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
             spool(output_path, bool(run.steps)) as spooled:
         run.open_audit(audit, str(audit_path))
-        writer = WRITERS[fmt](out, "\t" if str(input_path).lower().endswith(".tsv") else ",")
+        writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
         try:
             for payload, count in run.output(batches, rejects, spooled, size):
                 try:
@@ -327,6 +336,17 @@ class ApplyRun:
         if self.on_progress is not None:
             self.on_progress({"type": "apply_complete", **{k: getattr(result, k) for k in _FINAL_COUNTS}})
         return result
+
+    def warn_missing(self, fields: list[str]) -> None:
+        """Record, warn about and report fields the functions read that the data does not have."""
+        if not fields:
+            return
+        self.result.missing_fields = fields
+        message = (f"the data has no field {', '.join(map(repr, fields))} that the cleaning functions read; "
+                   "were they written for other data?")
+        warnings.warn(message, UserWarning, stacklevel=3)
+        if self.on_progress is not None:
+            self.on_progress({"type": "apply_warning", "message": message, "missing_fields": fields})
 
     def skip(self, record: SkippedRecord) -> None:
         self.result.skipped_input += 1

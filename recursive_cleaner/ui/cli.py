@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import traceback
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Callable
@@ -375,10 +376,14 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     _need_file(file, "data file")
     _distinct(check_distinct_paths, {"FUNCTIONS": functions, "FILE": file},
               {"-o": output, "--reject-file": reject_file, "--audit": audit})
-    with _progress(progress) as on_progress:
+    with _progress(progress) as on_progress, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # missing fields: one "warning:" line below instead
         result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
                             reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
                             cross_row=not no_cross_row, audit_path=audit, max_drop=1.0 if allow_drop else MAX_DROP)
+    if result.missing_fields:
+        click.echo(f"warning: {file} has no field {', '.join(map(repr, result.missing_fields))} that {functions} "
+                   "reads; were the functions written for other data?", err=True)
     failed = f", {result.failed} failed" + (f" (in {reject_file})" if reject_file and result.failed else
                                             " (written unchanged)" if result.failed else "")
     click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "

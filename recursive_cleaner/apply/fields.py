@@ -1,0 +1,67 @@
+"""apply's checks before it starts: the output format its extension names; fields the functions read but the data lacks."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import os
+from typing import Any
+
+from ..read.parsers import detect_format, iter_chunks
+from ..write.dependencies import field_access
+
+__all__ = ["OUTPUT_EXTENSIONS", "output_format", "function_fields", "missing_fields", "sample_records"]
+
+OUTPUT_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
+                     ".parquet": "parquet", ".pq": "parquet", ".xlsx": "excel", ".xlsm": "excel"}
+"""Output extension -> format apply writes (.xls, the old binary Excel, cannot be written)."""
+
+_ENTRY_POINTS = {"clean_data", "clean_dataset"}
+_SAMPLE = 200  # records read to learn the data's fields
+
+
+def output_format(output_path: str | os.PathLike) -> str:
+    """The format ``output_path``'s extension names; ValueError (one line) for any other extension."""
+    ext = os.path.splitext(os.fspath(output_path))[1].lower()
+    if ext not in OUTPUT_EXTENSIONS:
+        names = ", ".join(sorted(OUTPUT_EXTENSIONS))
+        raise ValueError(f"cannot tell the output format from {os.fspath(output_path)!r}: name it with one of "
+                         f"{names}")
+    return OUTPUT_EXTENSIONS[ext]
+
+
+def function_fields(code: str) -> tuple[set[str], set[str]]:
+    """(fields the file's cleaning functions read, fields only written: new fields they make); AST only."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set(), set()
+    reads: set[str] = set()
+    writes: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name not in _ENTRY_POINTS and not node.name.startswith("_"):
+            access = field_access(code, node.name)
+            reads |= access.reads
+            writes |= access.writes - access.reads
+    return reads, writes - reads
+
+
+def missing_fields(code: str, records: list[Any]) -> list[str]:
+    """Fields the functions read that no record of the sample has (none when the sample is empty or text)."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if not dicts:
+        return []
+    reads, made = function_fields(code)
+    present = {key for record in dicts for key in record}
+    return sorted(reads - present - made)
+
+
+def sample_records(path: str, fmt: str | None = None) -> list[Any]:
+    """The first records of ``path`` (at most 200); empty for text or an unreadable file."""
+    fmt = detect_format(path) if fmt is None else fmt
+    if fmt == "text":
+        return []
+    try:
+        return list(itertools.islice(itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt)), _SAMPLE))
+    except (OSError, ValueError, ImportError):
+        return []
