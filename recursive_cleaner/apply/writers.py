@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .batches import Header, TableWriter
+from ..write.state import new_file_mode
 
 __all__ = ["AtomicFile", "WRITERS", "csv_cell"]
 
@@ -33,9 +34,7 @@ class AtomicFile:
     def __enter__(self) -> BinaryIO:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(fd, self.path.stat().st_mode & 0o777 if self.path.exists() else 0o666 & ~umask)
+        os.chmod(fd, new_file_mode(self.path))
         self.file = os.fdopen(fd, "wb", buffering=1 << 20)
         return self.file
 

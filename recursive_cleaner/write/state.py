@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import StateFileError
 
-__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text"]
+__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text", "new_file_mode"]
 
 STATE_VERSION = "0.2.0"
 _REQUIRED = {
@@ -24,12 +24,26 @@ _REQUIRED = {
 }
 
 
+def new_file_mode(target: str | os.PathLike) -> int:
+    """The mode a rewritten ``target`` gets: its current one, else 0o666 minus the process umask."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
+    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one.
+
+    The mode is the existing file's, else 0o666 minus the umask like any other tool (0644 under 022).
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(fd, new_file_mode(target))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
