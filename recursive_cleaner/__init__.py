@@ -12,9 +12,12 @@ from .model.response import parse_response
 from .read.parsers import iter_chunks, iter_records
 from .schema import format_schema_for_prompt, infer_schema
 from .types import LLMBackend
+from .ui.entry import CleanResult, clean
 from .validation import check_code_safety, validate_function
 
 __all__ = [
+    "clean",
+    "CleanResult",
     "DataCleaner",
     "RunResult",
     "apply_file",

@@ -8,7 +8,7 @@ import recursive_cleaner
 from recursive_cleaner import DataCleaner, LLMBackend, errors
 
 EXPECTED = {
-    "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "check_code_safety", "infer_schema",
+    "clean", "CleanResult", "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "check_code_safety", "infer_schema",
     "format_schema_for_prompt", "build_context", "parse_response", "iter_chunks", "iter_records",
     "CleanerError", "ParseError", "MaxIterationsError", "OutputValidationError", "LLMCallError",
     "SandboxError", "InputError", "InputEncodingError", "StateFileError", "DependencyCycleError", "DataLossError", "__version__",
@@ -65,3 +65,11 @@ def test_backend_protocol_accepts_any_object_with_generate():
             return ""
 
     assert isinstance(Mine(), LLMBackend)
+
+
+def test_clean_is_the_one_call_entry_point():
+    params = inspect.signature(recursive_cleaner.clean).parameters
+    assert list(params)[:3] == ["data", "goals", "backend"]
+    assert params["backend"].default is None and params["progress"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())  # DataCleaner's options
+    assert callable(recursive_cleaner.CleanResult.apply) and hasattr(recursive_cleaner.CleanResult, "_repr_html_")

@@ -208,7 +208,7 @@ def test_some_parts_missing(
     model, located = fake_model
     monkeypatch.setattr(mf, "find_part", lambda dist: None if dist == "fake-part2" else located[dist])
     with pytest.raises(
-        BackendError, match=r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-cleaner\[local\]"
+        BackendError, match=r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-data-cleaner\[local\]"
     ):
         mf.ensure_model(model)
 
@@ -355,7 +355,7 @@ def test_local_argument_checks() -> None:
 def test_no_runtime_installed_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtimes, "_installed", lambda module: False)
     with pytest.raises(
-        BackendError, match=r"no local model runtime is installed: pip install 'recursive-cleaner\[local\]'"
+        BackendError, match=r"no local model runtime is installed: pip install 'recursive-data-cleaner\[local\]'"
     ):
         runtimes.resolve_runtime("auto")
     with pytest.raises(BackendError, match="llama-cpp-python is not installed: pip install llama-cpp-python"):
@@ -465,7 +465,7 @@ def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPat
 def test_mlx_without_mlx_lm_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mlx_lm", None)  # makes `import mlx_lm` raise ImportError
     backend = get_backend("mlx:/models/x")
-    with pytest.raises(BackendError, match=r"pip install 'recursive-cleaner\[mlx\]'"):
+    with pytest.raises(BackendError, match=r"pip install 'recursive-data-cleaner\[mlx\]'"):
         backend.generate("p")
 
 

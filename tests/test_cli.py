@@ -371,7 +371,7 @@ def test_live_progress_without_rich(monkeypatch):
             return True
 
     assert LiveProgress(Tty()).live is False  # falls back to plain lines
-    with pytest.raises(ImportError, match=r"recursive-cleaner\[progress\]"):
+    with pytest.raises(ImportError, match=r"recursive-data-cleaner\[progress\]"):
         LiveProgress(live=True)
     assert "pip install 'recursive-data-cleaner[progress]'" in cli_module.error_message(
         ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'", name="rich"))

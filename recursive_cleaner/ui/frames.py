@@ -30,6 +30,8 @@ from ..apply.local import apply_records
 from ..read.inputs import INPUT_DIR, column_labels, frame_records, materialize_input
 from ..write.metrics import ImprovementReport
 
+_ABSENT = object()
+
 __all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_frame", "plot_improvement",
            "CleaningReport", "INPUT_DIR"]
 
@@ -40,7 +42,8 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
     Failed rows stay unchanged (``reject_path`` is refused: every row must come back), and the
     file's cross-row steps are not run (a dedup step drops rows; ``cross_row=True`` is refused).
     The counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
-    Values come back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
+    A column no function changed is the input's own (its dtype and values); changed columns come
+    back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
     """
     pd = require("pandas", "apply_frame")
     if apply_options.get("reject_path") is not None:
@@ -60,7 +63,8 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
         if user_progress is not None:
             user_progress(event)
 
-    rows = list(apply_records(code, frame_records(df), on_progress=progress, **apply_options))
+    originals = list(frame_records(df))
+    rows = list(apply_records(code, originals, on_progress=progress, **apply_options))
     if len(rows) != len(df):  # pragma: no cover - apply_records keeps failed records
         raise RuntimeError(f"apply_frame: {len(df)} rows in, {len(rows)} out")
     seen = dict.fromkeys(key for row in rows for key in row)
@@ -68,6 +72,9 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
     result = pd.DataFrame(rows, columns=order)
     result.columns = [labels.get(k, k) for k in order]
     result.index = df.index
+    for position, key in enumerate(order):  # a column no function changed: the input's own, dtype and all
+        if key in labels and all(row.get(key, _ABSENT) == old.get(key) for row, old in zip(rows, originals)):
+            result.isetitem(position, df[labels[key]].array)
     result.attrs["apply"] = counts
     return result
 

@@ -4,12 +4,15 @@
 or ``apply_file(..., on_progress=LiveProgress())``). On a terminal, with the ``progress`` extra
 (rich) installed, it draws a bar over the chunks with records/s and the ETA, the current activity
 (calling the model, validating, consolidating ...), functions accepted/rejected and the model's
-calls and tokens so far. Otherwise (CI, logs, a pipe, rich absent) it prints one plain line per
-notable event. Output goes to stderr unless ``stream`` is given. rich is imported only when used.
+calls and tokens so far. In a Jupyter notebook it shows the same as an HTML bar updated in place
+in the cell's output (an IPython display handle: nothing to install). Otherwise (CI, logs, a pipe,
+rich absent) it prints one plain line per notable event. Output goes to stderr unless ``stream``
+is given. rich and IPython are imported only when used.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import sys
 import time
@@ -18,7 +21,7 @@ from typing import Any, Callable, TextIO
 
 from ..errors import clip_text
 
-__all__ = ["LiveProgress", "ProgressTally", "rich_available"]
+__all__ = ["LiveProgress", "ProgressTally", "rich_available", "in_notebook"]
 
 _REASON = 120
 
@@ -30,6 +33,13 @@ def rich_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def in_notebook() -> bool:
+    """Whether this code runs in a Jupyter kernel (IPython's ZMQ shell), where an HTML display updates live."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def _tokens(n: int) -> str:
@@ -105,7 +115,7 @@ class ProgressTally:
         elif kind == "chunk_profile":
             self.activity = f"{self.where()}: profiling the fields"
         elif kind == "iteration":
-            self.activity = f"{self.where()}: calling the model (attempt {event.get('iteration', 1)})"
+            self.activity = f"{self.where()}: calling the model (call {event.get('iteration', 1)} for this chunk)"
         elif kind == "llm_call":
             self.calls += 1
             self.tokens += (event.get("prompt_tokens") or 0) + (event.get("completion_tokens") or 0)
@@ -252,21 +262,56 @@ def _rich_view(stream: TextIO | None, tally: ProgressTally, clock: Callable[[], 
     return View()
 
 
+class _NotebookView:
+    """An HTML bar in the cell's output, updated in place through an IPython display handle."""
+
+    def __init__(self, tally: ProgressTally, clock: Callable[[], float], refresh: float) -> None:
+        from IPython.display import HTML, display
+
+        self.HTML, self.tally, self.clock = HTML, tally, clock
+        self.every, self.last = 1.0 / refresh if refresh > 0 else 0.0, float("-inf")
+        self.handle = display(HTML(self.html()), display_id=True)
+
+    def html(self) -> str:
+        t, now = self.tally, self.clock()
+        if t.kind == "apply":
+            bar, head = "<progress></progress>", f"{t.records_per_s(now):,.0f} records/s · {_duration(t.elapsed(now))}"
+        else:
+            total = t.total_chunks or 0
+            bar = f'<progress value="{t.chunks_done}" max="{total}"></progress>' if total else "<progress></progress>"
+            head = (f"{t.chunks_done}/{total or '?'} chunks · {t.records_per_s(now):.1f} records/s · "
+                    f"ETA {_duration(t.eta(now))}")
+        return (f'<div class="recursive-cleaner-progress">{bar} {html.escape(head)}<br>'
+                f"<span>{html.escape(_short(t.activity))}</span><br>"
+                f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>')
+
+    def show(self, event: dict) -> None:
+        now = self.clock()
+        if now - self.last >= self.every or event.get("type") in ("chunk_done", "complete", "function_generated"):
+            self.last = now
+            self.handle.update(self.HTML(self.html()))
+
+    def close(self) -> None:
+        self.handle.update(self.HTML(self.html()))
+
+
 class LiveProgress:
     """An ``on_progress`` callback that shows a run live (rich bar on a terminal, else plain lines).
 
-    ``live``: True forces the rich bar (rich must be installed), False forces plain lines, None
-    (default) picks the bar when rich is installed and ``stream`` (default stderr) is a terminal.
+    ``live``: True forces the rich bar (rich must be installed), False forces plain lines,
+    "notebook" the HTML bar of a Jupyter cell; None (default) picks the notebook bar in a Jupyter
+    kernel (when no ``stream`` is given), else the rich bar when rich is installed and ``stream``
+    (default stderr) is a terminal, else plain lines.
     The display stops at the ``complete`` event or on ``close()``; use it as a context manager so
     an error also stops it. ``tally`` holds the counts seen so far.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, live: bool | None = None, refresh_per_second: float = 4.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, stream: TextIO | None = None, *, live: bool | str | None = None,
+                 refresh_per_second: float = 4.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream, self.clock, self.refresh = stream, clock, refresh_per_second
         target = stream if stream is not None else sys.stderr
         if live is None:
-            live = rich_available() and _is_terminal(target)
+            live = "notebook" if stream is None and in_notebook() else rich_available() and _is_terminal(target)
         elif live and not rich_available():
             raise ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'",
                               name="rich")
@@ -279,8 +324,12 @@ class LiveProgress:
             self.tally = ProgressTally()  # the same object reused for another run
         self.tally.update(event, self.clock())
         if self._view is None:
-            self._view = (_rich_view(self.stream, self.tally, self.clock, self.refresh) if self.live
-                          else _PlainView(lambda: self.stream or sys.stderr, self.tally, self.clock))
+            if self.live == "notebook":
+                self._view = _NotebookView(self.tally, self.clock, self.refresh)
+            elif self.live:
+                self._view = _rich_view(self.stream, self.tally, self.clock, self.refresh)
+            else:
+                self._view = _PlainView(lambda: self.stream or sys.stderr, self.tally, self.clock)
         self._view.show(event)
         if event.get("type") == "complete":
             self.close()
