@@ -100,3 +100,25 @@ class StructuredFakeBackend(FakeBackend):
     def generate_json(self, prompt: str, schema: dict) -> str:
         self.schemas.append(schema)
         return self.generate(prompt)
+
+
+def toolkit_fixer(fixes: dict[str, str]) -> Callable[[str], str]:
+    """A handler that answers a focused prompt for a field in ``fixes`` with a toolkit one-liner, else "clean".
+
+    ``fixes`` maps a field to an expression over ``record``, e.g. ``{"phone": "to_e164(record.get('phone'))"}``;
+    the expression's first name is imported from ``recursive_cleaner.toolkit``.
+    """
+    import re
+
+    def handler(prompt: str) -> str:
+        task = re.search(r"named (\w+)\(record\) that fixes the field '([^']+)'", prompt)
+        if not task or task.group(2) not in fixes:
+            return CLEAN_REPLY
+        name, field = task.groups()
+        expression = fixes[field]
+        code = (f"from recursive_cleaner.toolkit import {expression.split('(')[0]}\n\n\n"
+                f"def {name}(record):\n    record = dict(record)\n    record[{field!r}] = {expression}\n"
+                f"    return record\n")
+        return make_reply(name, code, issues=((f"{field} formats vary", False),))
+
+    return handler

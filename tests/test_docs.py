@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import CLEAN_REPLY, FakeBackend
+from tests.fakes import CLEAN_REPLY, FakeBackend, toolkit_fixer
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -170,3 +170,29 @@ def test_the_pages_have_code_to_check():
                                        "backend-ollama.md", "backend-openai.md", "backend-mlx.md", "scaling.md",
                                        "benchmarks.md", "formats.md", "notebooks.md", "events.md", "safety.md",
                                        "function-contract.md"}
+
+
+README_FIXES = {"phone": "to_e164(record.get('phone'))", "signup_date": "to_iso_date(record.get('signup_date'))",
+                "status": "closest_value(record.get('status'), ['active', 'pending', 'churned'])"}
+
+
+def test_the_readme_first_example_cleans_with_clean(doc_env, monkeypatch):
+    """The README's first block, with a fake that writes toolkit one-liners: the cleaned values it prints."""
+    import recursive_cleaner.backends as backends
+
+    first = blocks(ROOT / "README.md")[0]
+    assert "recursive_cleaner.clean(" in first.source
+    fakes = []
+    monkeypatch.setattr(backends, "get_backend",
+                        lambda spec, **options: fakes.append(FakeBackend(toolkit_fixer(README_FIXES))) or fakes[-1])
+    namespace: dict = {"__name__": "__doc_test__"}
+    exec(compile("\n" * (first.line - 1) + first.source, "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert sorted(result.functions) == ["fix_phone", "fix_signup_date", "fix_status"]
+    assert namespace["cleaned"] == [{"phone": "+15551234567", "status": "active", "signup_date": "2023-04-06"}]
+    import csv
+
+    with open("crm_clean.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 300 and rows[1]["status"] == "churned" and rows[1]["signup_date"] == "2019-12-02"
+    assert rows[0]["phone"] == "+19765775483"
