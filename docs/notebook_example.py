@@ -17,9 +17,8 @@ import tempfile
 
 import pandas as pd
 
-from recursive_cleaner import DataCleaner
-from recursive_cleaner.ui.frames import CleaningReport, apply_frame, improvement_frame, plot_improvement
-from recursive_cleaner.read.inputs import materialize_input
+import recursive_cleaner
+from recursive_cleaner.ui.frames import CleaningReport, improvement_frame, plot_improvement
 
 workdir = tempfile.mkdtemp(prefix="rc-notebook-")
 
@@ -78,25 +77,25 @@ def scripted_model(prompt: str) -> str:
 # %% [markdown]
 # ## Generate the cleaning functions
 #
-# `materialize_input(df)` writes the DataFrame as a JSONL file the cleaner streams (dates
-# become ISO strings, NaN becomes null) and returns its path.
+# `recursive_cleaner.clean` takes the DataFrame as it is (written once as JSONL for the cleaner:
+# dates become ISO strings, NaN becomes null), shows a live progress bar in the cell, and
+# returns a result that displays itself as a table.
 
 # %%
-cleaner = DataCleaner(
-    scripted_model,
-    materialize_input(df, workdir),
-    chunk_size=8,
-    instructions="""
+result = recursive_cleaner.clean(
+    df,
+    """
     - phone: E.164 (+15551234567)
     - signup: ISO 8601 date (YYYY-MM-DD)
     - status: one of active, pending, churned
     """,
+    backend=scripted_model,
+    chunk_size=8,
     output_path=os.path.join(workdir, "cleaning_functions.py"),
     holdout_ratio=0.0,
     track_metrics=True,
 )
-result = cleaner.run()
-result.functions
+result
 
 # %% [markdown]
 # ## Apply them back to the DataFrame
@@ -104,8 +103,8 @@ result.functions
 # Same index, same column order; each row runs through `clean_data` in a sandboxed worker.
 
 # %%
-clean = apply_frame(result.output_path, df, workers=1)
-clean
+cleaned = result.apply(df, workers=1)
+cleaned
 
 # %% [markdown]
 # ## How much better is it?
@@ -114,7 +113,7 @@ clean
 # DataFrame; `plot_improvement` draws conformity before and after.
 
 # %%
-report = cleaner.get_improvement_report()
+report = result.improvement
 report
 
 # %%
@@ -127,4 +126,4 @@ except ImportError as missing:  # matplotlib is optional
     print(missing)
 
 # %%
-CleaningReport(result.report_path)
+result.report
