@@ -363,6 +363,7 @@ class DataCleaner:
         message = clip_text(message, FEEDBACK_CHARS)
         feedback.append(message)
         self.ctx.focus.failed(focus)
+        self.state.unusable_replies += event == "parse_error"
         self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
 
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:

@@ -32,6 +32,7 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "skipped_records": state.skip_count,
         "rejected": [list(r) for r in state.rejected[-200:]],
         "issues": state.issues[-500:],
+        "unusable_replies": state.unusable_replies,
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
         "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
@@ -49,6 +50,7 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     state.skip_count = saved.get("skipped_records", 0)
     state.rejected = [tuple(r) for r in saved.get("rejected", [])]
     state.issues = list(saved.get("issues", []))
+    state.unusable_replies = int(saved.get("unusable_replies", 0) or 0)
     progress = saved.get("early_termination")
     if isinstance(progress, dict):
         ctx.watch.load(progress)

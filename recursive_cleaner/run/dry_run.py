@@ -9,7 +9,7 @@ from ..model.response import parse_issues
 from ..profiling.profiler import open_issues, profile_records
 from .state import RunContext
 
-__all__ = ["detect_issues", "profile_issues"]
+__all__ = ["detect_issues", "profile_issues", "distinct_issues"]
 
 _EXAMPLES = 5
 
@@ -23,6 +23,18 @@ def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> li
              "offending": [str(v) for v in p.offending[:_EXAMPLES]], "chunk_index": chunk_index,
              "source": "profile"}
             for p in open_issues(profile_records(dicts, expectations))]
+
+
+def distinct_issues(issues: list[dict]) -> list[dict]:
+    """One entry per field the profile flagged (counts summed over the chunks) and per distinct model text."""
+    merged: dict[tuple, dict] = {}
+    for item in issues:
+        key = ("field", item["field"]) if item.get("field") else ("text", " ".join(str(item.get("issue", "")).split()))
+        if key not in merged:
+            merged[key] = {**item, "offending": list(item.get("offending") or [])}
+        elif isinstance(item.get("count"), int):
+            merged[key]["count"] = (merged[key].get("count") or 0) + item["count"]
+    return list(merged.values())
 
 
 def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:

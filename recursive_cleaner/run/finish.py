@@ -44,6 +44,7 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     result.llm = stats.to_dict()
     result.unfixable = dict(ctx.focus.unfixable)
     result.issues = list(state.issues)
+    result.unusable_replies = state.unusable_replies
     result.modifications = list(state.modifications)
     result.cross_row = [s.to_dict() for s in state.cross_row_steps]
     result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop

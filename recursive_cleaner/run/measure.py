@@ -56,7 +56,7 @@ def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> Re
         functions=[f for f in state.functions if f["name"] in set(result.functions)],
         rejected=list(result.rejected), unfixable=dict(result.unfixable), issues=list(result.issues),
         improvement=state.improvement, llm=llm, latency=llm.get("latency") or {},
-        skipped_records=result.skipped_records,
+        skipped_records=result.skipped_records, unusable_replies=result.unusable_replies,
         skipped_examples=[f"{s.path}:{s.line}: {s.reason}" for s in result.skipped[:10]],
         output_path="" if options.dry_run else result.output_path, order_note=state.order_note,
         modifications=list(result.modifications), reflection=dict(result.reflection),

@@ -39,3 +39,4 @@ class RunResult:
     spec_path: str | None = None  # where cleaning_spec.json was written  # records in that sample (0: no cross-row plan was made)
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)
+    unusable_replies: int = 0  # model replies that could not be parsed (each cost a call; the run asked again)

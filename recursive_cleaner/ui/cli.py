@@ -319,8 +319,11 @@ def resume(state: str, backend: str | None, llm_attempts: int | None, progress: 
 def _print_result(result: Any, dry_run: bool) -> None:
     llm = result.llm
     if dry_run:
-        fields = sorted({i["field"] for i in result.issues if i.get("field")})
-        click.echo(f"found {len(result.issues)} issue(s)" + (f" in fields {', '.join(fields)}" if fields else ""))
+        from ..run.dry_run import distinct_issues
+
+        issues = distinct_issues(result.issues)  # each chunk reports its own: count each issue once
+        fields = sorted({i["field"] for i in issues if i.get("field")})
+        click.echo(f"found {len(issues)} issue(s)" + (f" in fields {', '.join(fields)}" if fields else ""))
     else:
         click.echo(f"wrote {result.output_path}: {len(result.functions)} function(s) "
                    f"{', '.join(result.functions)}".rstrip())

@@ -16,7 +16,7 @@ import html
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
 from ..errors import clip_text
@@ -76,7 +76,8 @@ class ProgressTally:
     calls: int = 0
     tokens: int = 0
     skipped_lines: int = 0
-    issues: int = 0  # dry run: issues found
+    issues: int = 0  # dry run: distinct issues found
+    seen_issues: set = field(default_factory=set)
     failed: int = 0  # apply: records clean_data failed on
     activity: str = "starting"
     started: float | None = None
@@ -130,8 +131,11 @@ class ProgressTally:
             self.activity = f"{self.where()}: rejected {event.get('function_name')}"
         elif kind == "parse_error":
             self.unusable += 1
-        elif kind == "issues_detected":
-            self.issues += len(event.get("issues") or ())
+        elif kind == "issues_detected":  # each chunk reports its own: count each field / text once
+            for issue in event.get("issues") or ():
+                item = issue if isinstance(issue, dict) else {"issue": issue}
+                self.seen_issues.add(item.get("field") or " ".join(str(item.get("issue", "")).split()))
+            self.issues = len(self.seen_issues)
         elif kind == "record_skipped":
             self.skipped_lines += 1
         elif kind == "chunk_done":

@@ -25,7 +25,7 @@ MAX_REJECTED = 30
 REASON_CHARS = 200
 MAX_EXAMPLES = 5
 MAX_SKIPPED = 10
-INSTRUCTION_CHARS = 1200
+INSTRUCTION_CHARS = 20_000  # the goals are quoted whole; only a pasted file this long is cut
 DOCSTRING_CHARS = 600
 WHOLE_RECORD = "(whole record)"
 
@@ -65,6 +65,7 @@ class ReportData:
     suggestions: list[str] = field(default_factory=list)  # issues seen in fields the goals do not mention
     applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
     seconds: float | None = None
+    unusable_replies: int = 0  # model replies that could not be parsed
 
 
 def _short(text: Any, limit: int) -> str:
@@ -77,6 +78,14 @@ def _code(text: Any, limit: int = 60) -> str:
     """An inline code span that survives backticks in the text."""
     flat = _short(text, limit)
     return f"`` {flat} ``" if "`" in flat else f"`{flat}`"
+
+
+def _example(value: Any) -> str:
+    """A value as the report shows it: a string as is, unless its spaces matter (leading, trailing, doubled,
+    tabs: then its repr, so a code span cannot hide them); anything else as its repr."""
+    if isinstance(value, str) and value == " ".join(value.split()) and value:
+        return value
+    return repr(value)
 
 
 def _field_cell(name: str) -> str:
@@ -160,7 +169,8 @@ def _summary(data: ReportData) -> list[str]:
         lines.append(quality)
     if data.llm.get("calls"):
         tokens = int(data.llm.get("prompt_tokens") or 0) + int(data.llm.get("completion_tokens") or 0)
-        lines.append(f"- **LLM:** {_num(data.llm['calls'])} calls, {_num(tokens)} tokens")
+        unusable = f", {_num(data.unusable_replies)} unusable replies (asked again)" if data.unusable_replies else ""
+        lines.append(f"- **LLM:** {_num(data.llm['calls'])} calls, {_num(tokens)} tokens{unusable}")
     if data.seconds is not None:
         lines.append(f"- **Time:** {_duration(data.seconds)}")
     if data.skipped_records:
@@ -226,7 +236,7 @@ def _issues(data: ReportData) -> list[str]:
     for name, group in _issue_groups(data.issues).items():
         count = _num(group["count"]) if group["count"] is not None else "—"
         issue = "; ".join(group["issues"][:2]) + (" …" if len(group["issues"]) > 2 else "")
-        examples = ", ".join(_code(md_cell(repr(v) if not isinstance(v, str) else v, 30), 32)
+        examples = ", ".join(_code(md_cell(_example(v), 30), 32)
                              for v in group["examples"][:MAX_EXAMPLES])
         lines.append(f"| {_field_cell(name)} | {count} | {md_cell(issue, 160)} | {examples} |")
     return lines

