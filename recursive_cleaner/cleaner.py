@@ -216,7 +216,7 @@ class DataCleaner:
         for index, records in enumerate(self._chunks()):
             if index <= state.last_completed_chunk:
                 continue
-            self._emit("chunk_start", chunk_index=index, records=len(records))
+            self._emit("chunk_start", chunk_index=index, records=len(records), functions=len(state.functions))
             added = len(state.functions)
             dry = self.settings.dry_run
             status = self._analyze_chunk(records, index) if dry else self._process_chunk(records, index)
@@ -294,7 +294,8 @@ class DataCleaner:
                 continue
             accepted, self.state.idle_chunks, feedback = accepted + 1, 0, []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
-        log.warning("chunk %d: not clean after %d iterations; moving on", index, self.settings.max_iterations)
+        log.warning("chunk %d/%d: not clean after %d model calls; moving on", index + 1, self.state.total_chunks,
+                    self.settings.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.settings.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
 
@@ -423,11 +424,13 @@ class DataCleaner:
         if info:
             check = self._field_samples(info)
             draft = None
-            if options.draft_spec and options.spec is None:  # the model's reading, a second opinion
+            if options.draft_spec and options.spec is None and self.state.spec_draft is not None:
+                draft = self.state.spec_draft  # a resumed run: the draft it already asked for
+            elif options.draft_spec and options.spec is None:  # the model's reading, a second opinion
                 structured = callable(getattr(self.ctx.client.backend, "generate_json", None))
                 prompt = build_spec_prompt(options.instructions, check, structured=structured)
                 reply = self._call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
-                draft = parse_spec_draft(reply, info["fields"])
+                draft = self.state.spec_draft = parse_spec_draft(reply, info["fields"])
             self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
                                                    scope=options.scope, spec=options.spec, check=check, draft=draft)
             self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)

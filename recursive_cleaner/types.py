@@ -16,7 +16,7 @@ ProgressCallback = Callable[[Event], None]
 
 EVENT_TYPES = (
     "spec_ready",  # fields {name: field spec}, scope: the reading of the goals the run works to (before chunk 1)
-    "chunk_start",  # chunk_index, total_chunks, records
+    "chunk_start",  # chunk_index, total_chunks, records, functions (accepted so far, a resumed run's included)
     "chunk_profile",  # chunk_index, open_issues {field: values not conforming} (library's own check)
     "iteration",  # chunk_index, total_chunks, iteration
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
@@ -30,6 +30,7 @@ EVENT_TYPES = (
     "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
+    "apply_warning",  # message, missing_fields: fields the functions read that the data lacks
     "apply_complete",  # apply_file / apply_records: final counts (records_in, records_out, dropped_duplicates, ...)
     "cross_row_planned",  # steps (list of dicts), refused, source: "model" | "library" (after the last chunk)
     "early_termination",  # chunk_index, chunks_processed, reasoning: the model judged the patterns saturated

@@ -58,3 +58,44 @@ def test_unusable_replies_are_in_the_result_and_the_report(tmp_path):
                          output_path=str(tmp_path / "f.py"), report_path=str(tmp_path / "r.md")).run()
     assert result.unusable_replies == 1 and result.functions == ["lower_emails"]
     assert "1 unusable replies (asked again)" in (tmp_path / "r.md").read_text()
+
+
+def test_resuming_a_finished_run_asks_the_model_nothing_and_counts_its_functions(tmp_path):
+    from tests.fakes import StructuredFakeBackend
+
+    data = _data(tmp_path, 12)
+    draft = '{"email": {"kind": "email"}}'
+
+    backend = StructuredFakeBackend([draft, make_reply("lower_emails", LOWER)], default=CLEAN_REPLY)
+    state = str(tmp_path / "st.json")
+    first = DataCleaner(backend, data, chunk_size=6, instructions="email: lower case", holdout_ratio=0,
+                        state_file=state, draft_spec=True, output_path=str(tmp_path / "f.py"),
+                        report_path=None).run()
+    assert first.functions == ["lower_emails"] and len(backend.schemas) == 1  # the draft was asked once
+    silent = StructuredFakeBackend([])  # any call raises AssertionError
+    again = DataCleaner.resume(state, silent).run()
+    assert silent.calls == 0 and again.functions == ["lower_emails"] and again.spec == first.spec
+
+
+def test_a_resumed_run_shows_the_functions_it_already_has(tmp_path):
+    from recursive_cleaner.ui.progress import LiveProgress
+
+    data = _data(tmp_path, 12)
+    state = str(tmp_path / "st.json")
+    backend = FakeBackend([make_reply("lower_emails", LOWER)], default=CLEAN_REPLY)
+    def interrupt(event):
+        if event["type"] == "chunk_done":
+            raise KeyboardInterrupt
+
+    import pytest
+
+    with pytest.raises(KeyboardInterrupt):
+        cleaner = DataCleaner(backend, data, chunk_size=6, instructions="email: lower case", holdout_ratio=0,
+                              state_file=state, output_path=str(tmp_path / "f.py"), report_path=None)
+        cleaner._emit = lambda kind, **fields: interrupt({"type": kind, **fields})  # stop after chunk 1
+        cleaner.run()
+    import io
+
+    progress = LiveProgress(live=False, stream=io.StringIO())
+    DataCleaner.resume(state, FakeBackend([], default=CLEAN_REPLY), on_progress=progress).run()
+    assert progress.tally.accepted == 1 and progress.tally.chunks_done == 2

@@ -33,6 +33,8 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "rejected": [list(r) for r in state.rejected[-200:]],
         "issues": state.issues[-500:],
         "unusable_replies": state.unusable_replies,
+        **({"spec_draft": {f: [kind, list(allowed)] for f, (kind, allowed) in state.spec_draft.items()}}
+           if state.spec_draft is not None else {}),
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
         "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
@@ -51,6 +53,10 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     state.rejected = [tuple(r) for r in saved.get("rejected", [])]
     state.issues = list(saved.get("issues", []))
     state.unusable_replies = int(saved.get("unusable_replies", 0) or 0)
+    draft = saved.get("spec_draft")
+    if isinstance(draft, dict):
+        state.spec_draft = {str(f): (v[0], tuple(v[1])) for f, v in draft.items()
+                            if isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)}
     progress = saved.get("early_termination")
     if isinstance(progress, dict):
         ctx.watch.load(progress)

@@ -37,6 +37,7 @@ class RunState:
     modifications: list[dict] = field(default_factory=list)
     records_seen: int = 0
     idle_chunks: int = 0
+    spec_draft: dict | None = None  # the model's draft of the spec (draft_spec=True), kept so a resume does not ask again
     unusable_replies: int = 0  # model replies that could not be parsed (the run asked again)
     prefix: str = ""  # the static prompt prefix of this run
     cross_row_steps: list[CrossRowStep] = field(default_factory=list)

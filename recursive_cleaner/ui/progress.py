@@ -109,8 +109,9 @@ class ProgressTally:
         kind = event.get("type")
         self.total_chunks = event.get("total_chunks") or self.total_chunks
         if kind == "chunk_start":
-            if self.started is None:
+            if self.started is None:  # a resumed run starts with its chunks and functions counted
                 self.started, self.chunks_done = now, event["chunk_index"]
+                self.accepted = event.get("functions", self.accepted)
             self.chunk, self.chunk_records = event["chunk_index"] + 1, event.get("records", 0)
             self.activity = f"{self.where()}: reading {self.chunk_records} records"
         elif kind == "chunk_profile":
