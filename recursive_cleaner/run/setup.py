@@ -84,18 +84,23 @@ def beside(report_path: str | None, output_path: str) -> str | None:
     return os.path.join(os.path.dirname(output_path), report_path)
 
 
-def resolve_backend(backend: BackendLike | str):
-    """A backend object, a callable, or a backend string looked up in ``backends`` (the object remembers its spec)."""
+def resolve_backend(backend: BackendLike | str, **options: Any):
+    """A backend object, a callable, or a backend string looked up in ``backends`` (the object remembers its spec).
+
+    ``options`` go to a string backend's constructor (``timeout=60``, ``max_tokens=2048``, ...).
+    """
     if isinstance(backend, str):
         from ..backends import get_backend  # imported only when a string is used
         from ..model.prompt import STOP_SEQUENCES
 
-        built = get_backend(backend, stop=list(STOP_SEQUENCES))
+        built = get_backend(backend, **{"stop": list(STOP_SEQUENCES), **options})
         try:
             built.backend_spec = backend  # so a run given the object (the CLI's way) still saves the string
         except AttributeError:
             pass
         return built
+    if options:
+        raise TypeError("backend options are for a backend given as a spec string; configure your object instead")
     return as_backend(backend)
 
 

@@ -27,6 +27,7 @@ import click
 from .._version import __version__
 from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
 from ..read.sampling import STRATEGIES
+from .cli_options import backend_option, default_backend, run_kwargs, run_options
 
 __all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
 
@@ -42,15 +43,27 @@ _INSTALL = {
 }
 
 
-def make_backend(spec: str) -> Any:
-    """The backend for ``-b SPEC`` (``local``, ``openai:MODEL@URL``, ``ollama:MODEL``, ``mlx:PATH``)."""
+def make_backend(spec: str, **options: Any) -> Any:
+    """The backend for ``-b SPEC`` (``local``, ``openai:MODEL@URL``, ``ollama:MODEL``, ``mlx:PATH``); ``options``
+    from ``--backend-option``."""
     from ..run.setup import resolve_backend
 
     try:
-        return resolve_backend(spec)
+        return resolve_backend(spec, **options)
+    except TypeError as exc:  # an option the backend does not take
+        raise click.BadParameter(str(exc), ctx=click.get_current_context(silent=True),
+                                 param_hint="'--backend-option'") from None
     except ValueError as exc:  # an unknown prefix or a spec without its model: a usage error
         raise click.BadParameter(str(exc), ctx=click.get_current_context(silent=True),
                                  param_hint="'-b' / '--backend'") from None
+
+
+def _build_backend(spec: str, items: tuple[str, ...]) -> Any:
+    """``make_backend`` with the ``--backend-option`` values (tests replace make_backend(spec))."""
+    from .cli_options import parse_backend_options
+
+    options = parse_backend_options(items)
+    return remember_spec(make_backend(spec, **options) if options else make_backend(spec), spec)
 
 
 def remember_spec(llm: Any, spec: str) -> Any:
@@ -179,8 +192,9 @@ def _options(*decorators: Callable) -> Callable:
     return apply
 
 
-_backend = click.option("-b", "--backend", default="local", show_default=True, metavar="SPEC",
-                        help="local, local:0.5b, openai:MODEL[@URL], ollama:MODEL[@URL] or mlx:PATH.")
+_backend = click.option("-b", "--backend", default=None, metavar="SPEC",
+                        help="local, local:0.5b, openai:MODEL[@URL], ollama:MODEL[@URL] or mlx:PATH "
+                             "[default: $RECURSIVE_CLEANER_BACKEND, else local].")
 _progress_opt = click.option("--progress", "progress", type=click.Choice(["auto", "bar", "plain", "off"]),
                              default="auto", show_default=True,
                              help="Live bar on a terminal (auto), always the bar, plain lines, or nothing.")
@@ -225,6 +239,8 @@ def cli() -> None:
 
 @cli.command()
 @_common
+@run_options
+@backend_option
 @click.option("--max-iterations", type=click.IntRange(min=1), default=5, show_default=True,
               help="Model calls per chunk at most.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
@@ -247,6 +263,8 @@ def generate(**opts: Any) -> None:
 
 @cli.command()
 @_common
+@run_options
+@backend_option
 @_tail
 def analyze(**opts: Any) -> None:
     """Report the issues of FILE, write no code.
@@ -260,7 +278,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     from ..cleaner import DataCleaner
     from ..run.setup import beside, check_run_paths
 
-    file, state, backend = opts.pop("file"), opts.pop("state"), opts.pop("backend")
+    file, state, backend = opts.pop("file"), opts.pop("state"), opts.pop("backend") or default_backend()
     if opts["sampling"] == "stratified" and not opts["stratify_field"]:
         raise click.UsageError("--sampling stratified needs --stratify-field")
     _need_file(file, "data file")
@@ -271,9 +289,9 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     _distinct(check_run_paths, file, opts["output"], beside(opts["report"] or None, opts["output"]), state,
               opts.get("ground_truth"), names=_RUN_NAMES)
     instructions = _instructions(opts.pop("instructions"))
-    llm = remember_spec(make_backend(backend), backend)
+    llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[_RESUME] = (state, backend)
-    kwargs = dict(chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
+    kwargs = dict(run_kwargs(opts), chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
                   report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
                   stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
                   llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run, spec=opts.pop("spec"),
@@ -292,12 +310,15 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
 @cli.command()
 @click.argument("state")
 @click.option("-b", "--backend", default=None, metavar="SPEC",
-              help="The backend to carry on with [default: the one STATE was made with, else local].")
+              help="The backend to carry on with [default: the one STATE was made with, else "
+                   "$RECURSIVE_CLEANER_BACKEND, else local].")
 @click.option("--llm-attempts", type=click.IntRange(min=1), default=None,
               help="Calls per prompt before a failing backend stops the run [default: as in STATE].")
+@backend_option
 @_progress_opt
 @_debug_option
-def resume(state: str, backend: str | None, llm_attempts: int | None, progress: str) -> None:
+def resume(state: str, backend: str | None, llm_attempts: int | None, backend_options: tuple[str, ...],
+           progress: str) -> None:
     """Carry on a run from its state file.
 
     Every option of the run, and the backend string it used, are read from STATE.
@@ -306,8 +327,8 @@ def resume(state: str, backend: str | None, llm_attempts: int | None, progress: 
     from ..write.state import load_state
 
     saved = load_state(state)  # a missing or unusable state file fails before the backend is built
-    backend = backend or saved.get("options", {}).get("backend") or "local"
-    llm = remember_spec(make_backend(backend), backend)
+    backend = backend or saved.get("options", {}).get("backend") or default_backend()
+    llm = _build_backend(backend, backend_options)
     click.get_current_context().meta[_RESUME] = (state, backend)
     with _progress(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}

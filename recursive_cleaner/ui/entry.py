@@ -20,19 +20,11 @@ from ..apply.local import ApplyResult, apply_file, apply_records
 from ..cleaner import DataCleaner, RunResult
 from ..crossrow.steps import CrossRowStep
 from ..write.metrics import ImprovementReport
+from .cli_options import BACKEND_ENV, default_backend
 from .frames import CleaningReport, apply_frame
 from .progress import LiveProgress
 
 __all__ = ["clean", "CleanResult", "BACKEND_ENV", "default_backend"]
-
-BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
-"""Environment variable naming the backend used when none is given (Python and the command line)."""
-
-
-def default_backend() -> str:
-    """The backend spec from ``RECURSIVE_CLEANER_BACKEND``, else ``"local"`` (the embedded model)."""
-    return os.environ.get(BACKEND_ENV, "").strip() or "local"
-
 
 def clean(data: Any, goals: str = "", backend: Any = None, *, progress: bool = True,
           **options: Any) -> "CleanResult":

@@ -1,0 +1,157 @@
+"""The command line and Python agree (issue 19): a flag per DataCleaner option, Python's defaults,
+--backend-option, the default backend from the environment and the state file, apply's output formats."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.read.parsers import iter_records
+from recursive_cleaner.ui import cli as cli_module
+from recursive_cleaner.ui.cli import cli
+from recursive_cleaner.ui.cli_options import BACKEND_ENV, RUN_FLAGS
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+from tests.test_cli import EMAIL, ROWS, invoke, one_error_line, use, work  # noqa: F401 - fixtures
+
+ROOT = Path(__file__).resolve().parents[1]
+# the DataCleaner keyword each existing flag sets (the new ones are RUN_FLAGS)
+OLDER = {"chunk_size": "chunk_size", "max_iterations": "max_iterations", "holdout": "holdout_ratio",
+         "sampling": "sampling_strategy", "stratify_field": "stratify_field", "seed": "seed", "mode": "mode",
+         "track_metrics": "track_metrics", "llm_attempts": "llm_attempts", "scope": "scope", "draft_spec": "draft_spec",
+         "report": "report_path", "output": "output_path"}
+NOT_ON_A_COMMAND_LINE = {"llm_backend", "file_path", "on_progress", "sleep", "instructions", "state_file",
+                         "spec", "ground_truth", "dry_run",  # -i, --state, --spec, --ground-truth, analyze
+                         "early_termination", "saturation_check_interval"}  # their flags belong to issue 18
+
+
+def _params(command: str) -> dict:
+    return {p.name: p for p in cli.commands[command].params}
+
+
+def test_every_datacleaner_option_that_fits_a_command_line_has_a_generate_flag():
+    options = set(inspect.signature(DataCleaner.__init__).parameters) - {"self"}
+    covered = set(RUN_FLAGS) | set(OLDER.values()) | NOT_ON_A_COMMAND_LINE
+    assert options - covered == set()
+    params = _params("generate")
+    for keyword in RUN_FLAGS:
+        assert keyword in params, keyword
+
+
+def test_the_flags_have_pythons_defaults():
+    python = inspect.signature(DataCleaner.__init__).parameters
+    params = _params("generate")
+    for keyword in RUN_FLAGS:
+        expected = python[keyword].default
+        assert params[keyword].default == ("off" if keyword == "reflection" and expected is None else expected), keyword
+    for dest, keyword in OLDER.items():
+        if dest in params and dest != "report":
+            assert params[dest].default == python[keyword].default, dest
+
+
+def test_every_flag_the_readme_names_is_on_a_command():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", readme))
+    offered = {opt for command in cli.commands.values() for p in command.params
+               for opt in (*p.opts, *p.secondary_opts)} | {"--help", "--version"}
+    assert documented and documented - offered == set()
+
+
+def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
+    use(FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY))
+    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--state", "st.json", "--progress", "off",
+                    "--context-budget", "5000", "--schema-sample-size", "7", "--no-validate-runtime",
+                    "--sandbox-timeout", "4.5", "--no-profile-fields", "--max-field-attempts", "2",
+                    "--open-pass-attempts", "2", "--idle-chunks-before-skip", "1", "--chunk-chars", "9000",
+                    "--no-toolkit", "--rich-context", "--reflection", "rules", "--no-cross-row", "--optimize",
+                    "--optimize-threshold", "3", "--metrics-sample", "50")
+    assert result.exit_code == 0, result.stderr
+    saved = json.loads((work / "st.json").read_text())
+    options = {**saved, **saved["options"]}
+    assert {k: options[k] for k in ("context_budget", "schema_sample_size", "validate_runtime", "sandbox_timeout",
+                                    "profile_fields", "max_field_attempts", "open_pass_attempts",
+                                    "idle_chunks_before_skip", "chunk_chars", "toolkit", "rich_context",
+                                    "cross_row", "optimize", "optimize_threshold", "metrics_sample")} == {
+        "context_budget": 5000, "schema_sample_size": 7, "validate_runtime": False, "sandbox_timeout": 4.5,
+        "profile_fields": False, "max_field_attempts": 2, "open_pass_attempts": 2, "idle_chunks_before_skip": 1,
+        "chunk_chars": 9000, "toolkit": False, "rich_context": True, "cross_row": False, "optimize": True,
+        "optimize_threshold": 3, "metrics_sample": 50}
+    assert options["reflection"]["mode"] == "rules"
+
+
+def test_backend_options_go_to_the_backend(work, monkeypatch):
+    seen = []
+
+    def make(spec, **options):
+        seen.append((spec, options))
+        return FakeBackend(default=CLEAN_REPLY)
+
+    monkeypatch.setattr(cli_module, "make_backend", make)
+    result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--progress", "off",
+                    "--backend-option", "timeout=30", "--backend-option", "max-tokens=2048",
+                    "--backend-option", "temperature=0.2", "--backend-option", "system_prompt=be brief")
+    assert result.exit_code == 0, result.stderr
+    assert seen == [("openai:m@http://127.0.0.1:9/v1",
+                     {"timeout": 30, "max_tokens": 2048, "temperature": 0.2, "system_prompt": "be brief"})]
+    bad = invoke("analyze", "crm.jsonl", "--backend-option", "timeout", "--progress", "off")
+    assert bad.exit_code == 2 and "expected KEY=VALUE, got 'timeout'" in bad.stderr
+
+
+def test_an_option_the_backend_does_not_take_is_a_usage_error(work):
+    result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--backend-option", "nope=1",
+                    "--progress", "off")
+    assert result.exit_code == 2 and "unexpected keyword argument 'nope'" in result.stderr
+
+
+def test_the_default_backend_comes_from_the_environment(work, use, monkeypatch):
+    specs = use(FakeBackend(default=CLEAN_REPLY))
+    monkeypatch.setenv(BACKEND_ENV, "ollama:tiny")
+    assert invoke("analyze", "crm.jsonl", "--progress", "off").exit_code == 0
+    monkeypatch.delenv(BACKEND_ENV)
+    assert invoke("analyze", "crm.jsonl", "--progress", "off").exit_code == 0
+    assert invoke("analyze", "crm.jsonl", "-b", "ollama:given", "--progress", "off").exit_code == 0
+    assert specs == ["ollama:tiny", "local", "ollama:given"]
+
+
+def test_resume_takes_the_backend_of_the_state_file_before_the_environment(work, use, monkeypatch):
+    specs = use(FakeBackend(default=CLEAN_REPLY))
+    assert invoke("generate", "crm.jsonl", "-b", "ollama:first", "--state", "st.json", "--progress", "off",
+                  "--chunk-size", "3").exit_code == 0
+    monkeypatch.setenv(BACKEND_ENV, "ollama:env")
+    result = invoke("resume", "st.json", "--progress", "off")
+    assert result.exit_code == 0, result.stderr
+    assert specs == ["ollama:first", "ollama:first"]
+
+
+@pytest.mark.parametrize("suffix, module", [(".csv", None), (".parquet", "pyarrow"), (".xlsx", "openpyxl")])
+def test_apply_writes_the_format_the_output_names_from_jsonl(work, suffix, module):
+    if module:
+        from tests.optional_deps import optional
+
+        optional(module)
+    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
+    result = invoke("apply", "cleaning_functions.py", "crm.jsonl", "-o", f"x{suffix}", "--workers", "1",
+                    "--progress", "off")
+    assert result.exit_code == 0, result.stderr
+    assert not (work / f"x{suffix}").read_bytes().startswith(b'{"')
+    back = list(iter_records(str(work / f"x{suffix}")))
+    assert [r["email"] for r in back] == [r["email"].lower() for r in ROWS]
+
+
+def test_apply_refuses_an_output_extension_it_cannot_write(work):
+    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
+    line = one_error_line(invoke("apply", "cleaning_functions.py", "crm.jsonl", "-o", "x.txt", "--progress", "off"))
+    assert "cannot tell the output format from 'x.txt'" in line and not (work / "x.txt").exists()
+
+
+def test_apply_warns_when_the_data_lacks_the_fields_the_functions_read(work):
+    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
+    (work / "products.jsonl").write_text("".join(json.dumps({"sku": i}) + "\n" for i in range(3)))
+    result = invoke("apply", "cleaning_functions.py", "products.jsonl", "-o", "p.jsonl", "--workers", "1",
+                    "--progress", "off")
+    assert result.exit_code == 0, result.stderr
+    assert "warning: products.jsonl has no field 'email' that cleaning_functions.py reads" in result.stderr
