@@ -169,9 +169,9 @@ def apply_file(
     the first 200 records lack are listed in ``result.missing_fields``, with a UserWarning and an
     ``apply_warning`` event (functions written for other data would add empty columns).
     """
-    out_fmt = output_format(output_path)
     check_distinct_paths({"functions_path": functions_path, "input_path": input_path},
                          {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path})
+    out_fmt = output_format(output_path)
     run = ApplyRun(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)
