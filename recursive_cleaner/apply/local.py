@@ -43,7 +43,7 @@ Cross-row steps (``CROSS_ROW_STEPS`` in the file, read as a literal, never run h
 ``cross_row=False``): two passes. Pass 1 is the above, written to a temporary JSONL file beside
 the output while this process fits the steps on the records as they stream back (memory per
 distinct key); pass 2 transforms that file (the library's code, here) into the output, which
-keeps the input's format and order; the temporary file is always removed. ``apply_records``
+keeps the input's order (and the output's format); the temporary file is always removed. ``apply_records``
 spools pass 1 (in memory up to 32 MB) and yields nothing before it ends. ``audit_path``: a log
 of every changed cell, by function (the workers call them one by one) and cross-row step.
 Details in ``_apply_cross_row``; the final counts also come as an ``apply_complete`` event.

@@ -368,7 +368,8 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @cli.command("apply")
 @click.argument("functions")
 @click.argument("file")
-@click.option("-o", "--output", required=True, help="Cleaned file to write (same format as FILE).")
+@click.option("-o", "--output", required=True,
+              help="Cleaned file to write, in the format its extension names (.jsonl .json .csv .tsv .parquet .xlsx).")
 @click.option("--trusted", is_flag=True,
               help="Run FUNCTIONS as a normal module without the sandbox (only for code you reviewed).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
@@ -391,7 +392,7 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
 
     Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
     processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
-    and writes the records in order to OUTPUT.
+    and writes the records in order to OUTPUT, in the format its extension names.
     """
     from ..apply.local import MAX_DROP, apply_file
     from ..run.setup import check_distinct_paths
