@@ -88,6 +88,7 @@ class DataCleaner:
         max_field_attempts: int = 3,
         open_pass_attempts: int = 1,
         idle_chunks_before_skip: int = 2,
+        call_every_chunk: bool = False,
         chunk_chars: int = 12000,
         toolkit: bool = True,
         rich_context: bool = False,
@@ -126,6 +127,7 @@ class DataCleaner:
             dry_run=dry_run, llm_attempts=llm_attempts, sandbox_timeout=sandbox_timeout,
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
+            call_every_chunk=call_every_chunk,
             chunk_chars=chunk_chars, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
@@ -344,10 +346,11 @@ class DataCleaner:
         """The profile shows nothing left: stop after the open-ended pass found nothing it could fix.
 
         Without a model call when the last ``idle_chunks_before_skip`` chunks taught nothing new
-        (homogeneous data stops costing calls); otherwise after ``open_pass_attempts`` failed
-        open-ended attempts on this chunk.
+        (homogeneous data stops costing calls, so a run's cost does not grow with the file; off
+        with ``call_every_chunk``, the reference design); otherwise after ``open_pass_attempts``
+        failed open-ended attempts on this chunk.
         """
-        if (self.settings.early_termination and accepted == 0 and open_failures == 0
+        if (not self.settings.call_every_chunk and accepted == 0 and open_failures == 0
                 and self.state.idle_chunks >= self.settings.idle_chunks_before_skip):
             return True
         if open_failures >= self.settings.open_pass_attempts:

@@ -152,13 +152,24 @@ def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls
     assert "changed nothing" in [e for e in events if e["type"] == "validation_failed"][0]["error"]
 
 
-def test_without_early_termination_every_chunk_gets_a_model_call(tmp_path):
+def test_with_call_every_chunk_every_chunk_gets_a_model_call(tmp_path):
     path = tmp_path / "clean.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
     backend = FakeBackend(default=CLEAN_REPLY)
     DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, output_path=str(tmp_path / "cf.py"),
-                sleep=lambda s: None).run()
+                sleep=lambda s: None, call_every_chunk=True).run()
     assert backend.calls == 4  # the reference design: the model is asked about every chunk
+
+
+def test_the_idle_skip_is_on_by_default_without_early_termination(tmp_path):
+    """Issue 18: the no-call skip does not depend on early_termination (the model's saturation check)."""
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert backend.calls == 2 and result.chunks_processed == 4 and not result.stopped_early
+    assert not any("saturat" in p.lower() for p in backend.history)
 
 
 def test_open_pass_function_must_fix_something_measurable(tmp_path):
