@@ -24,6 +24,7 @@ from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient
 from .model.context import build_context, build_rich_context
+from .model.grammar import field_reply, open_reply
 from .model.llm import LLMReply
 from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
@@ -89,6 +90,7 @@ class DataCleaner:
         open_pass_attempts: int = 1,
         idle_chunks_before_skip: int = 2,
         call_every_chunk: bool = False,
+        constrained: bool = True,
         chunk_chars: int = 12000,
         toolkit: bool = True,
         rich_context: bool = False,
@@ -127,7 +129,7 @@ class DataCleaner:
             dry_run=dry_run, llm_attempts=llm_attempts, sandbox_timeout=sandbox_timeout,
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
-            call_every_chunk=call_every_chunk,
+            call_every_chunk=call_every_chunk, constrained=constrained,
             chunk_chars=chunk_chars, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
@@ -271,7 +273,7 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
+            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration, grammar=self._grammar(focus))
             try:
                 parsed = parse_response(last_reply)
             except ParseError as exc:
@@ -375,16 +377,26 @@ class DataCleaner:
             return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
                                 feedback=format_feedback(feedback), prefix=self.state.prefix,
                                 records=len(view) if self.settings.mode == "structured" else None)
-        name = function_name(focus.field, {f["name"] for f in self.state.functions})
+        name = self._field_name(focus)
         return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
                                   name=name, feedback=format_feedback(feedback))
 
+    def _field_name(self, focus: FieldProfile) -> str:
+        return function_name(focus.field, {f["name"] for f in self.state.functions})
+
+    def _grammar(self, focus: FieldProfile | None) -> str | None:
+        """The GBNF of the reply asked for (``constrained``): one function named as asked, or the open pass."""
+        if not self.settings.constrained:
+            return None
+        param = "text" if self.settings.mode == "text" else "record"
+        return (open_reply(param) if focus is None else field_reply(self._field_name(focus), param)).gbnf()
+
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate",
-              schema: dict | None = None) -> str:
+              schema: dict | None = None, grammar: str | None = None) -> str:
         self.ctx.where.update(chunk_index=index, iteration=iteration)
         try:
-            return self.ctx.client.call(prompt, purpose, schema=schema)
+            return self.ctx.client.call(prompt, purpose, schema=schema, grammar=grammar)
         except LLMCallError:
             self._save()  # never lose finished chunks; the error names the backend's failure
             raise
