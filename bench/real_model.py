@@ -70,6 +70,41 @@ def cost_figures(calls: int, tokens: int, records: int, functions: int) -> dict[
     }
 
 
+class CallLog:
+    """Wraps a backend: every call's prompt, reply, grammar/schema use and token counts, one JSON line each.
+
+    ``bench/constrained.py`` replays the logged prompts with and without the grammar.
+    """
+
+    def __init__(self, backend: Any, path: str) -> None:
+        self.backend, self.path = backend, path
+        open(path, "w", encoding="utf-8").close()
+        if callable(getattr(backend, "generate_grammar", None)):
+            self.generate_grammar = lambda prompt, grammar: self._log(prompt, "grammar", grammar)
+        if callable(getattr(backend, "generate_json", None)):
+            self.generate_json = lambda prompt, schema: self._log(prompt, "schema", schema)
+
+    def __getattr__(self, name: str) -> Any:  # last_usage, last_timings, n_ctx ... of the wrapped backend
+        return getattr(self.backend, name)
+
+    def generate(self, prompt: str) -> str:
+        return self._log(prompt, None, None)
+
+    def _log(self, prompt: str, kind: str | None, held: Any) -> str:
+        started = time.perf_counter()
+        if kind == "grammar":
+            reply = self.backend.generate_grammar(prompt, held)
+        elif kind == "schema":
+            reply = self.backend.generate_json(prompt, held)
+        else:
+            reply = self.backend.generate(prompt)
+        usage = getattr(self.backend, "last_usage", None) or {}
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"prompt": prompt, "reply": reply, "held": kind, "grammar": held if kind == "grammar" else None,
+                                "seconds": round(time.perf_counter() - started, 2), **usage}, ensure_ascii=False) + "\n")
+        return reply
+
+
 def parser(description: str | None = None) -> argparse.ArgumentParser:
     """Options shared by real_model.py and cost.py."""
     p = argparse.ArgumentParser(description=description or __doc__.split("\n\n")[0])
@@ -86,12 +121,14 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=500, help="records per sandbox call when applying (default 500)")
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    p.add_argument("--no-call-log", action="store_true", help="do not write OUT/calls.jsonl (every prompt and reply)")
     add_option_argument(p)
     return p
 
 
 def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     """Generate, apply and score; return the summary (also written to OUT/summary.json)."""
+    wall_started = time.perf_counter()
     data, truth = read_jsonl(args.data), read_jsonl(args.truth)
     if len(data) != len(truth):
         raise SystemExit(f"real_model: {args.data} has {len(data)} records, {args.truth} has {len(truth)}")
@@ -104,8 +141,15 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     spec = args.backend if backend is None else type(backend).__name__
     print(f"real_model: generating from {len(gen_records)} of {len(data)} records "
           f"(chunk size {args.chunk_size}), backend {spec}", file=sys.stderr, flush=True)
+    model = backend if backend is not None else args.backend
+    if not getattr(args, "no_call_log", False):
+        if isinstance(model, str):
+            from recursive_cleaner.run.setup import resolve_backend
+
+            model = resolve_backend(model)  # as DataCleaner builds it (stop sequences)
+        model = CallLog(model, os.path.join(args.out, "calls.jsonl"))
     result, tel, gen_seconds, source = generate(
-        backend if backend is not None else args.backend, gen_input, read_instructions(args.instructions),
+        model, gen_input, read_instructions(args.instructions),
         args.out, chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
         options=parse_options(args.option))
 
@@ -147,6 +191,7 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "calls_per_1k_file": tel.calls / len(gen_records) * 1000 if gen_records else 0.0,
         "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
         "stopped_early": getattr(result, "stopped_early", False),
+        "wall_seconds": time.perf_counter() - wall_started,
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
