@@ -8,7 +8,11 @@ prints the accuracy of the untouched file (the baseline), per field before and a
 the cost figures of bench/cost.py. Writes OUT/summary.json. The last line is:
 
     real_model calls=N prompt_tokens=N completion_tokens=N parse_fail_rate=X sec_per_call=X cache_share=X accuracy=X
-    records_kept=N/N
+    records_kept=N/N wall_seconds=X parse_errors=N
+
+``--baseline COMMIT`` (or a checkout's folder) first runs the same benchmark at that commit (a
+git worktree under OUT/baseline-src), then this one, and prints both rows side by side: wall
+seconds, generation seconds, calls, parse failures, cache share, accuracy.
 
 The cross-row steps (dedup included) run after clean_data, as ``apply`` runs them; records they
 drop are counted in ``records_kept``.
@@ -122,6 +126,8 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
     p.add_argument("--no-call-log", action="store_true", help="do not write OUT/calls.jsonl (every prompt and reply)")
+    p.add_argument("--baseline", metavar="COMMIT|DIR",
+                   help="first run the same benchmark at COMMIT (a worktree) or in the checkout DIR; print both rows")
     add_option_argument(p)
     return p
 
@@ -222,14 +228,83 @@ def print_report(s: dict[str, Any]) -> None:
           f"{s.get('chunks_processed', 0)} chunks read{', stopped early' if s.get('stopped_early') else ''})")
 
 
+_FORWARDED = ("backend", "data", "truth", "instructions", "chunk_size", "max_chunks", "records", "max_iterations")
+
+
+def baseline_checkout(ref: str, out: str) -> str:
+    """The folder to run the baseline in: ``ref`` itself if it is a folder, else a worktree of that commit."""
+    import subprocess
+
+    if os.path.isdir(ref):
+        return os.path.abspath(ref)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", f"{ref}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    folder = os.path.join(os.path.abspath(out), "baseline-src", commit[:12])
+    if not os.path.isdir(folder):
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", folder, commit], check=True,
+                       capture_output=True, text=True)
+    link = os.path.join(folder, "recursive_cleaner", "backends")
+    if os.path.isdir(os.path.join(folder, "backends")) and not os.path.exists(link):
+        os.symlink("../backends", link)  # as the installed package maps it (package-dir)
+    return folder
+
+
+def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
+    """The same benchmark in the baseline checkout (its own code and defaults); its summary.json."""
+    import subprocess
+
+    folder = baseline_checkout(args.baseline, args.out)
+    out = os.path.join(os.path.abspath(args.out), "baseline")
+    cmd = [sys.executable, os.path.join(folder, "bench", "real_model.py"), "--out", out]
+    for name in _FORWARDED:
+        value = getattr(args, name)
+        if value is not None:
+            cmd += [f"--{name.replace('_', '-')}", os.path.abspath(value) if name in ("data", "truth") else str(value)]
+    for pair in args.option or ():
+        cmd += ["--option", pair]
+    if args.quiet:
+        cmd.append("--quiet")
+    print(f"real_model: baseline at {folder}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    subprocess.run(cmd, check=True, cwd=folder)
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    summary.setdefault("wall_seconds", time.perf_counter() - started)  # older scripts did not time the whole run
+    summary["checkout"] = folder
+    return summary
+
+
+def _commit(folder: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return (done.stdout.strip() or "?") + ("+changes" if dirty else "")
+
+
+def print_side_by_side(rows: list[tuple[str, dict[str, Any]]]) -> None:
+    """One row per run: the acceptance figures of issue 18."""
+    print(f"{'run':<26} {'wall s':>7} {'gen s':>7} {'calls':>5} {'parse fail':>11} {'cache':>6} {'accuracy':>8}")
+    for label, s in rows:
+        fails = f"{s.get('parse_errors', 0)} ({100 * s.get('parse_fail_rate', 0):.0f}%)"
+        print(f"{label:<26} {s.get('wall_seconds', 0):>7.1f} {s['generation_seconds']:>7.1f} {s['calls']:>5} "
+              f"{fails:>11} {100 * s.get('cache_share', 0):>5.0f}% {fmt(s['accuracy']):>8}")
+
+
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     """Run the benchmark; ``backend`` (an object) overrides --backend, for tests."""
-    s = run(parser().parse_args(argv), backend)
+    args = parser().parse_args(argv)
+    before = run_baseline(args) if args.baseline else None
+    s = run(args, backend)
     print_report(s)
+    if before is not None:
+        print_side_by_side([(f"baseline {_commit(before['checkout'])}", before), (f"this {_commit(ROOT)}", s)])
     print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
           f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} "
           f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])} "
-          f"records_kept={s['records_kept']}/{s['records']}")
+          f"records_kept={s['records_kept']}/{s['records']} wall_seconds={s['wall_seconds']:.1f} "
+          f"parse_errors={s['parse_errors']}")
     return 0
 
 
