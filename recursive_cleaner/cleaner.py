@@ -203,7 +203,10 @@ class DataCleaner:
         if not Path(self.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {self.file_path}")
         with state_lock(self.state_file):  # one run per state file: a second one fails at once
-            return self._run()
+            try:
+                return self._run()
+            finally:
+                self.ctx.gate.close()  # the persistent sandbox child that profiles each chunk
 
     def _run(self) -> RunResult:
         started = time.monotonic()
