@@ -19,7 +19,7 @@ from .read.inputs import materialize_input
 from .read.sampling import MetricsSample, split_holdout
 from .read.source import ChunkSource
 from .profiling import schema
-from .profiling.focus import FieldFocus, function_name
+from .profiling.focus import function_name
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient
@@ -42,7 +42,7 @@ from .run.finish import finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
 from .run.setup import backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend
-from .run.state import RunContext, RunState
+from .run.state import ChunkFocus, RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
 
@@ -139,7 +139,7 @@ class DataCleaner:
         check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
-        focus = FieldFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
+        focus = ChunkFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
                            max_attempts=max_field_attempts)
         self.ctx = RunContext(
             options=self.settings, state=RunState(),

@@ -323,3 +323,20 @@ def test_chunks_are_profiled_in_one_persistent_child_per_function_set(tmp_path, 
     assert len(started) == 1 and started[0].closed  # 11 chunks after the function, one child; closed at the end
     cleaned = [json.loads(x) for x in path.read_text().splitlines()]
     assert cleaned == rows  # the input is untouched
+
+
+def test_a_chunk_that_costs_no_call_is_profiled_once(tmp_path, monkeypatch):
+    """Issue 18: profiling is most of the cost of a chunk without a call; the event and the focus share it."""
+    from recursive_cleaner.profiling import focus as focus_module
+    from tests.fakes import CLEAN_REPLY, FakeBackend
+
+    profiled = []
+    real = focus_module.profile_records
+    monkeypatch.setattr(focus_module, "profile_records", lambda records, *a, **k: profiled.append(1) or real(records, *a, **k))
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "email": f"u{i}@x.com"}) + "\n" for i in range(60)))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
+                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    assert result.chunks_processed == 12 and backend.calls == 2
+    assert len(profiled) == 12  # one profile per chunk (the chunk_profile event and the next field read it)
