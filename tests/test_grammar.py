@@ -124,3 +124,31 @@ def test_the_dry_run_asks_for_issues_only(tmp_path):
     DataCleaner(backend, _crm(tmp_path, rows), chunk_size=4, output_path=str(tmp_path / "cf.py"), report_path=None,
                 sleep=lambda s: None, dry_run=True).run()
     assert backend.grammars == [grammar.detect_reply().gbnf()]
+
+
+def test_the_plan_form_names_only_the_data_fields_and_dedup_only_when_asked():
+    from recursive_cleaner.crossrow.plan import choose_steps
+
+    fields = ["provider", "name", "city", "email"]
+    reply = ('<cross_row_plan>\n<cross_row_step kind="majority" key="provider" fields="name, city"/>\n'
+             '<cross_row_step kind="vocabulary" fields="city"/>\n</cross_row_plan>')
+    form = grammar.plan_reply(fields)
+    assert form.accepts(reply) and form.accepts("<cross_row_plan>\n</cross_row_plan>")
+    chosen, problems = choose_steps(reply, fields)
+    assert [(s.kind, s.key, s.fields) for s in chosen] == [("majority", ("provider",), ("name", "city")),
+                                                             ("vocabulary", (), ("city",))] and problems == []
+    assert not form.accepts(reply.replace('fields="name, city"', 'fields="name, town"'))  # not a field of the data
+    dedup = '<cross_row_plan>\n<cross_row_step kind="dedup" key="email" normalize="casefold"/>\n</cross_row_plan>'
+    assert not form.accepts(dedup) and grammar.plan_reply(fields, dedup=True).accepts(dedup)
+    assert grammar.plan_reply(['a"b', "x\ny"]).accepts("<cross_row_plan>\n</cross_row_plan>")
+
+
+def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
+    rows = [{"provider": p, "city": c} for p, c in
+            [("1", "mobile"), ("1", "mobile"), ("1", "mobxle"), ("2", "dothan"), ("2", "dothan"), ("2", "dothan")] * 3]
+    backend = GrammarFakeBackend(lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p
+                                 else CLEAN_REPLY)
+    DataCleaner(backend, _crm(tmp_path, rows), chunk_size=18, instructions="The same provider has the same city.",
+                output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
+    assert plans == [grammar.plan_reply(["provider", "city"]).gbnf()]

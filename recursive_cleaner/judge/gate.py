@@ -43,6 +43,7 @@ class Gate:
     raw_hidden: list = field(default_factory=list)
     _worker: SandboxWorker | None = field(default=None, repr=False)
     _worker_code: str = field(default="", repr=False)
+    _rendered: tuple = field(default=((), ""), repr=False)  # (names and code, module): rendered once per set
 
     def check(self, parsed: ParsedResponse, records: list, functions: list[dict],
               target: FieldProfile | None = None) -> Verdict:
@@ -131,7 +132,10 @@ class Gate:
         """``records`` as the accepted functions leave them (in the sandbox); unchanged if they cannot run."""
         if not functions or not self.validate_runtime or not records:
             return records
-        res = self._run_accepted(render_module(functions, mode=self.mode), records)
+        key = tuple((f["name"], f["code"]) for f in functions)
+        if key != self._rendered[0]:
+            self._rendered = (key, render_module(functions, mode=self.mode))
+        res = self._run_accepted(self._rendered[1], records)
         if not res.ok:
             return records
         return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
