@@ -265,7 +265,7 @@ class DataCleaner:
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
-        open_failures, accepted = 0, 0
+        open_failures, accepted = 0, 0  # accepted: functions from open-ended passes on this chunk
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
         for iteration in range(1, self.settings.max_iterations + 1):
             focus = self.ctx.focus.next(view)
@@ -299,7 +299,9 @@ class DataCleaner:
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
                 continue
-            accepted, self.state.idle_chunks, feedback = accepted + 1, 0, []
+            if focus is None:  # an open-ended pass taught something new: keep asking on the next chunks
+                accepted, self.state.idle_chunks = accepted + 1, 0
+            feedback = []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
         log.warning("chunk %d: not clean after %d iterations; moving on", index, self.settings.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.settings.max_iterations, last_reply=last_reply[-500:])
@@ -350,10 +352,11 @@ class DataCleaner:
     def _clean_by_profile(self, open_failures: int, accepted: int) -> bool:
         """The profile shows nothing left: stop after the open-ended pass found nothing it could fix.
 
-        Without a model call when the last ``idle_chunks_before_skip`` chunks taught nothing new
-        (homogeneous data stops costing calls, so a run's cost does not grow with the file; off
-        with ``call_every_chunk``, the reference design); otherwise after ``open_pass_attempts``
-        failed open-ended attempts on this chunk.
+        Without a model call when the open-ended passes of the last ``idle_chunks_before_skip``
+        chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
+        with the file; off with ``call_every_chunk``, the reference design). Field functions do
+        not count: the profile finds those issues on every chunk without the open pass. Otherwise
+        after ``open_pass_attempts`` failed open-ended attempts on this chunk.
         """
         if (not self.settings.call_every_chunk and accepted == 0 and open_failures == 0
                 and self.state.idle_chunks >= self.settings.idle_chunks_before_skip):
