@@ -256,7 +256,17 @@ def test_constrained_compares_the_two_modes_on_logged_prompts(tmp_path, capsys):
     assert backend.grammars == [grammar.field_reply("fix_email").gbnf()]  # the plain reply came from the log
 
 
-@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py", "constrained.py"])
+def test_chunk_overhead_runs_the_loop_without_the_model(capsys):
+    import chunk_overhead
+
+    assert chunk_overhead.main(["--records", "60"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    m = re.fullmatch(r"chunk_overhead records=60 chunks=(\d+) calls=(\d+) seconds=[\d.]+ ms_per_chunk=[\d.]+", line)
+    assert m, line
+    assert int(m.group(1)) == 2 and int(m.group(2)) >= 1
+
+
+@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py", "constrained.py", "chunk_overhead.py"])
 def test_scripts_show_help(script):
     import subprocess
 
