@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from .errors import BackendError, BackendHTTPError
 
-__all__ = ["post_json", "excerpt", "normalize_base_url", "retry_after_seconds", "SchemaFallback"]
+__all__ = ["post_json", "excerpt", "normalize_base_url", "retry_after_seconds", "SchemaFallback", "GrammarFallback"]
 
 _EXCERPT = 200
 
@@ -262,4 +262,28 @@ class SchemaFallback:
                 if getattr(exc, "status", None) not in (400, 422):
                     raise
                 self.structured = False
+        return self.generate(prompt)  # type: ignore[attr-defined]
+
+
+class GrammarFallback:
+    """``generate_grammar`` for an HTTP backend whose server may take a llama.cpp GBNF ``grammar`` field.
+
+    llama.cpp's server holds the reply to it; a server that refuses the field (400/422) gets the
+    plain prompt from then on; one that ignores it answers as it would anyway. The backend provides
+    ``payload(prompt)``, ``_reply(body)`` and ``generate(prompt)``.
+    """
+
+    grammar_accepted = True  # per instance once a server refused: ask plainly from then on
+
+    def generate_grammar(self, prompt: str, grammar: str) -> str:
+        """Reply held to the GBNF ``grammar`` where the server can; a server that refuses it gets the plain prompt."""
+        if self.grammar_accepted:
+            body = self.payload(prompt)  # type: ignore[attr-defined]
+            body["grammar"] = grammar
+            try:
+                return self._reply(body)  # type: ignore[attr-defined]
+            except Exception as exc:  # noqa: BLE001 - only the server's refusal of the field is handled
+                if getattr(exc, "status", None) not in (400, 422):
+                    raise
+                self.grammar_accepted = False
         return self.generate(prompt)  # type: ignore[attr-defined]

@@ -141,7 +141,11 @@ class LocalBackend:
         """Reply to ``prompt`` with JSON that fits ``schema`` (llama.cpp's grammar holds every token to it)."""
         return self._reply(prompt, schema)
 
-    def _reply(self, prompt: str, schema: dict | None) -> str:
+    def generate_grammar(self, prompt: str, grammar: str) -> str:
+        """Reply to ``prompt`` inside the GBNF ``grammar`` (llama.cpp samples only tokens that keep to it)."""
+        return self._reply(prompt, None, grammar)
+
+    def _reply(self, prompt: str, schema: dict | None, grammar: str | None = None) -> str:
         self.last_usage = None
         self.last_finish_reason = None
         self.last_timings = None
@@ -154,6 +158,7 @@ class LocalBackend:
             stop=self.stop,
             seed=self.seed,
             **({"json_schema": schema} if schema is not None else {}),
+            **({"grammar": grammar} if grammar is not None else {}),
         )
         usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
         if reply.cached_tokens is not None:

@@ -55,6 +55,7 @@ class Runtime(Protocol):
         stop: Sequence[str] | None,
         seed: int | None,
         json_schema: dict | None = None,
+        grammar: str | None = None,
     ) -> Completion: ...
 
 
@@ -107,6 +108,7 @@ class XllamacppRuntime:
         stop: Sequence[str] | None,
         seed: int | None,
         json_schema: dict | None = None,
+        grammar: str | None = None,
     ) -> Completion:
         request: dict[str, Any] = {
             "messages": messages,
@@ -121,6 +123,8 @@ class XllamacppRuntime:
             request["seed"] = seed
         if json_schema is not None:
             request["json_schema"] = json_schema  # llama.cpp turns it into a grammar: the reply can only fit it
+        if grammar is not None:
+            request["grammar"] = grammar  # GBNF: every sampled token must keep the reply inside it
         reply = self._server.handle_chat_completions(request)
         if not isinstance(reply, dict):
             raise BackendError(f"xllamacpp returned {type(reply).__name__}, expected a dict")
@@ -181,7 +185,15 @@ class LlamaCppPythonRuntime:
         stop: Sequence[str] | None,
         seed: int | None,
         json_schema: dict | None = None,
+        grammar: str | None = None,
     ) -> Completion:
+        extra: dict[str, Any] = {}
+        if json_schema:
+            extra["response_format"] = {"type": "json_object", "schema": json_schema}
+        if grammar is not None:
+            from llama_cpp import LlamaGrammar
+
+            extra["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
         with self._lock:
             try:
                 reply = self._llm.create_chat_completion(
@@ -190,7 +202,7 @@ class LlamaCppPythonRuntime:
                     temperature=temperature,
                     stop=list(stop) if stop else None,
                     seed=seed,
-                    **({"response_format": {"type": "json_object", "schema": json_schema}} if json_schema else {}),
+                    **extra,
                 )
             except ValueError as exc:
                 match = _LLAMA_CPP_OVERFLOW.search(str(exc))

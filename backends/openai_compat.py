@@ -6,7 +6,7 @@ import json
 import os
 from typing import Any, Mapping, Sequence
 
-from ._http import SchemaFallback, excerpt, normalize_base_url, post_json
+from ._http import GrammarFallback, SchemaFallback, excerpt, normalize_base_url, post_json
 from .errors import BackendError, BackendHTTPError
 
 __all__ = ["OpenAICompatibleBackend", "OPENAI_BASE_URL", "LOCAL_BASE_URL", "openai_base_url"]
@@ -20,7 +20,7 @@ def openai_base_url(fallback: str = LOCAL_BASE_URL) -> str:
     return os.environ.get("OPENAI_BASE_URL", "").strip() or fallback
 
 
-class OpenAICompatibleBackend(SchemaFallback):
+class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
     """Sends the prompt as one user message to ``{base_url}/chat/completions`` (non-streaming).
 
     ``base_url`` None: ``OPENAI_BASE_URL`` from the environment, else ``http://localhost:8000/v1``.

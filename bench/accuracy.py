@@ -108,7 +108,7 @@ class Telemetry:
         return self.parse_errors / self.calls if self.calls else 0.0
 
 
-DEFAULT_OPTIONS = {"early_termination": True}
+DEFAULT_OPTIONS: dict[str, Any] = {}  # the library's own defaults (issue 18: no bench-only defaults)
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
@@ -138,7 +138,7 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
 def add_option_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="a DataCleaner keyword option, repeatable, e.g. --option rich_context=true "
-                        f"(defaults: {', '.join(f'{k}={v}' for k, v in DEFAULT_OPTIONS.items())})")
+                        f"(defaults: {', '.join(f'{k}={v}' for k, v in DEFAULT_OPTIONS.items()) or 'the library defaults'})")
 
 
 def generate(

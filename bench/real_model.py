@@ -8,7 +8,11 @@ prints the accuracy of the untouched file (the baseline), per field before and a
 the cost figures of bench/cost.py. Writes OUT/summary.json. The last line is:
 
     real_model calls=N prompt_tokens=N completion_tokens=N parse_fail_rate=X sec_per_call=X cache_share=X accuracy=X
-    records_kept=N/N
+    records_kept=N/N wall_seconds=X parse_errors=N
+
+``--baseline COMMIT`` (or a checkout's folder) first runs the same benchmark at that commit (a
+git worktree under OUT/baseline-src), then this one, and prints both rows side by side: wall
+seconds, generation seconds, calls, parse failures, cache share, accuracy.
 
 The cross-row steps (dedup included) run after clean_data, as ``apply`` runs them; records they
 drop are counted in ``records_kept``.
@@ -70,6 +74,41 @@ def cost_figures(calls: int, tokens: int, records: int, functions: int) -> dict[
     }
 
 
+class CallLog:
+    """Wraps a backend: every call's prompt, reply, grammar/schema use and token counts, one JSON line each.
+
+    ``bench/constrained.py`` replays the logged prompts with and without the grammar.
+    """
+
+    def __init__(self, backend: Any, path: str) -> None:
+        self.backend, self.path = backend, path
+        open(path, "w", encoding="utf-8").close()
+        if callable(getattr(backend, "generate_grammar", None)):
+            self.generate_grammar = lambda prompt, grammar: self._log(prompt, "grammar", grammar)
+        if callable(getattr(backend, "generate_json", None)):
+            self.generate_json = lambda prompt, schema: self._log(prompt, "schema", schema)
+
+    def __getattr__(self, name: str) -> Any:  # last_usage, last_timings, n_ctx ... of the wrapped backend
+        return getattr(self.backend, name)
+
+    def generate(self, prompt: str) -> str:
+        return self._log(prompt, None, None)
+
+    def _log(self, prompt: str, kind: str | None, held: Any) -> str:
+        started = time.perf_counter()
+        if kind == "grammar":
+            reply = self.backend.generate_grammar(prompt, held)
+        elif kind == "schema":
+            reply = self.backend.generate_json(prompt, held)
+        else:
+            reply = self.backend.generate(prompt)
+        usage = getattr(self.backend, "last_usage", None) or {}
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"prompt": prompt, "reply": reply, "held": kind, "grammar": held if kind == "grammar" else None,
+                                "seconds": round(time.perf_counter() - started, 2), **usage}, ensure_ascii=False) + "\n")
+        return reply
+
+
 def parser(description: str | None = None) -> argparse.ArgumentParser:
     """Options shared by real_model.py and cost.py."""
     p = argparse.ArgumentParser(description=description or __doc__.split("\n\n")[0])
@@ -86,12 +125,16 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=500, help="records per sandbox call when applying (default 500)")
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    p.add_argument("--no-call-log", action="store_true", help="do not write OUT/calls.jsonl (every prompt and reply)")
+    p.add_argument("--baseline", metavar="COMMIT|DIR",
+                   help="first run the same benchmark at COMMIT (a worktree) or in the checkout DIR; print both rows")
     add_option_argument(p)
     return p
 
 
 def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     """Generate, apply and score; return the summary (also written to OUT/summary.json)."""
+    wall_started = time.perf_counter()
     data, truth = read_jsonl(args.data), read_jsonl(args.truth)
     if len(data) != len(truth):
         raise SystemExit(f"real_model: {args.data} has {len(data)} records, {args.truth} has {len(truth)}")
@@ -104,8 +147,15 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
     spec = args.backend if backend is None else type(backend).__name__
     print(f"real_model: generating from {len(gen_records)} of {len(data)} records "
           f"(chunk size {args.chunk_size}), backend {spec}", file=sys.stderr, flush=True)
+    model = backend if backend is not None else args.backend
+    if not getattr(args, "no_call_log", False):
+        if isinstance(model, str):
+            from recursive_cleaner.run.setup import resolve_backend
+
+            model = resolve_backend(model)  # as DataCleaner builds it (stop sequences)
+        model = CallLog(model, os.path.join(args.out, "calls.jsonl"))
     result, tel, gen_seconds, source = generate(
-        backend if backend is not None else args.backend, gen_input, read_instructions(args.instructions),
+        model, gen_input, read_instructions(args.instructions),
         args.out, chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
         options=parse_options(args.option))
 
@@ -147,6 +197,7 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "calls_per_1k_file": tel.calls / len(gen_records) * 1000 if gen_records else 0.0,
         "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
         "stopped_early": getattr(result, "stopped_early", False),
+        "wall_seconds": time.perf_counter() - wall_started,
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
@@ -177,14 +228,83 @@ def print_report(s: dict[str, Any]) -> None:
           f"{s.get('chunks_processed', 0)} chunks read{', stopped early' if s.get('stopped_early') else ''})")
 
 
+_FORWARDED = ("backend", "data", "truth", "instructions", "chunk_size", "max_chunks", "records", "max_iterations")
+
+
+def baseline_checkout(ref: str, out: str) -> str:
+    """The folder to run the baseline in: ``ref`` itself if it is a folder, else a worktree of that commit."""
+    import subprocess
+
+    if os.path.isdir(ref):
+        return os.path.abspath(ref)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", f"{ref}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    folder = os.path.join(os.path.abspath(out), "baseline-src", commit[:12])
+    if not os.path.isdir(folder):
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", folder, commit], check=True,
+                       capture_output=True, text=True)
+    link = os.path.join(folder, "recursive_cleaner", "backends")
+    if os.path.isdir(os.path.join(folder, "backends")) and not os.path.exists(link):
+        os.symlink("../backends", link)  # as the installed package maps it (package-dir)
+    return folder
+
+
+def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
+    """The same benchmark in the baseline checkout (its own code and defaults); its summary.json."""
+    import subprocess
+
+    folder = baseline_checkout(args.baseline, args.out)
+    out = os.path.join(os.path.abspath(args.out), "baseline")
+    cmd = [sys.executable, os.path.join(folder, "bench", "real_model.py"), "--out", out]
+    for name in _FORWARDED:
+        value = getattr(args, name)
+        if value is not None:
+            cmd += [f"--{name.replace('_', '-')}", os.path.abspath(value) if name in ("data", "truth") else str(value)]
+    for pair in args.option or ():
+        cmd += ["--option", pair]
+    if args.quiet:
+        cmd.append("--quiet")
+    print(f"real_model: baseline at {folder}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    subprocess.run(cmd, check=True, cwd=folder)
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    summary.setdefault("wall_seconds", time.perf_counter() - started)  # older scripts did not time the whole run
+    summary["checkout"] = folder
+    return summary
+
+
+def _commit(folder: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return (done.stdout.strip() or "?") + ("+changes" if dirty else "")
+
+
+def print_side_by_side(rows: list[tuple[str, dict[str, Any]]]) -> None:
+    """One row per run: the acceptance figures of issue 18."""
+    print(f"{'run':<26} {'wall s':>7} {'gen s':>7} {'calls':>5} {'parse fail':>11} {'cache':>6} {'accuracy':>8}")
+    for label, s in rows:
+        fails = f"{s.get('parse_errors', 0)} ({100 * s.get('parse_fail_rate', 0):.0f}%)"
+        print(f"{label:<26} {s.get('wall_seconds', 0):>7.1f} {s['generation_seconds']:>7.1f} {s['calls']:>5} "
+              f"{fails:>11} {100 * s.get('cache_share', 0):>5.0f}% {fmt(s['accuracy']):>8}")
+
+
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     """Run the benchmark; ``backend`` (an object) overrides --backend, for tests."""
-    s = run(parser().parse_args(argv), backend)
+    args = parser().parse_args(argv)
+    before = run_baseline(args) if args.baseline else None
+    s = run(args, backend)
     print_report(s)
+    if before is not None:
+        print_side_by_side([(f"baseline {_commit(before['checkout'])}", before), (f"this {_commit(ROOT)}", s)])
     print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
           f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} "
           f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])} "
-          f"records_kept={s['records_kept']}/{s['records']}")
+          f"records_kept={s['records_kept']}/{s['records']} wall_seconds={s['wall_seconds']:.1f} "
+          f"parse_errors={s['parse_errors']}")
     return 0
 
 

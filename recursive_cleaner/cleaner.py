@@ -19,11 +19,12 @@ from .read.inputs import materialize_input
 from .read.sampling import MetricsSample, split_holdout
 from .read.source import ChunkSource
 from .profiling import schema
-from .profiling.focus import FieldFocus, function_name
+from .profiling.focus import function_name
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient
 from .model.context import build_context, build_rich_context
+from .model.grammar import field_reply, open_reply
 from .model.llm import LLMReply
 from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
@@ -41,7 +42,7 @@ from .run.finish import finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
 from .run.setup import backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend
-from .run.state import RunContext, RunState
+from .run.state import ChunkFocus, RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
 
@@ -88,6 +89,8 @@ class DataCleaner:
         max_field_attempts: int = 3,
         open_pass_attempts: int = 1,
         idle_chunks_before_skip: int = 2,
+        call_every_chunk: bool = False,
+        constrained: bool = True,
         chunk_chars: int = 12000,
         toolkit: bool = True,
         rich_context: bool = False,
@@ -126,6 +129,7 @@ class DataCleaner:
             dry_run=dry_run, llm_attempts=llm_attempts, sandbox_timeout=sandbox_timeout,
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
+            call_every_chunk=call_every_chunk, constrained=constrained,
             chunk_chars=chunk_chars, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
@@ -135,7 +139,7 @@ class DataCleaner:
         check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
-        focus = FieldFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
+        focus = ChunkFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
                            max_attempts=max_field_attempts)
         self.ctx = RunContext(
             options=self.settings, state=RunState(),
@@ -199,7 +203,10 @@ class DataCleaner:
         if not Path(self.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {self.file_path}")
         with state_lock(self.state_file):  # one run per state file: a second one fails at once
-            return self._run()
+            try:
+                return self._run()
+            finally:
+                self.ctx.gate.close()  # the persistent sandbox child that profiles each chunk
 
     def _run(self) -> RunResult:
         started = time.monotonic()
@@ -258,7 +265,7 @@ class DataCleaner:
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
-        open_failures, accepted = 0, 0
+        open_failures, accepted = 0, 0  # accepted: functions from open-ended passes on this chunk
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
         for iteration in range(1, self.settings.max_iterations + 1):
             focus = self.ctx.focus.next(view)
@@ -269,7 +276,7 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration)
+            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration, grammar=self._grammar(focus))
             try:
                 parsed = parse_response(last_reply)
             except ParseError as exc:
@@ -292,7 +299,9 @@ class DataCleaner:
                              "validation_failed", chunk_index=index, iteration=iteration,
                              function_name=parsed.name, error=problem)
                 continue
-            accepted, self.state.idle_chunks, feedback = accepted + 1, 0, []
+            if focus is None:  # an open-ended pass taught something new: keep asking on the next chunks
+                accepted, self.state.idle_chunks = accepted + 1, 0
+            feedback = []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
         log.warning("chunk %d/%d: not clean after %d model calls; moving on", index + 1, self.state.total_chunks,
                     self.settings.max_iterations)
@@ -344,11 +353,13 @@ class DataCleaner:
     def _clean_by_profile(self, open_failures: int, accepted: int) -> bool:
         """The profile shows nothing left: stop after the open-ended pass found nothing it could fix.
 
-        Without a model call when the last ``idle_chunks_before_skip`` chunks taught nothing new
-        (homogeneous data stops costing calls); otherwise after ``open_pass_attempts`` failed
-        open-ended attempts on this chunk.
+        Without a model call when the open-ended passes of the last ``idle_chunks_before_skip``
+        chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
+        with the file; off with ``call_every_chunk``, the reference design). Field functions do
+        not count: the profile finds those issues on every chunk without the open pass. Otherwise
+        after ``open_pass_attempts`` failed open-ended attempts on this chunk.
         """
-        if (self.settings.early_termination and accepted == 0 and open_failures == 0
+        if (not self.settings.call_every_chunk and accepted == 0 and open_failures == 0
                 and self.state.idle_chunks >= self.settings.idle_chunks_before_skip):
             return True
         if open_failures >= self.settings.open_pass_attempts:
@@ -374,16 +385,26 @@ class DataCleaner:
             return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
                                 feedback=format_feedback(feedback), prefix=self.state.prefix,
                                 records=len(view) if self.settings.mode == "structured" else None)
-        name = function_name(focus.field, {f["name"] for f in self.state.functions})
+        name = self._field_name(focus)
         return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
                                   name=name, feedback=format_feedback(feedback))
 
+    def _field_name(self, focus: FieldProfile) -> str:
+        return function_name(focus.field, {f["name"] for f in self.state.functions})
+
+    def _grammar(self, focus: FieldProfile | None) -> str | None:
+        """The GBNF of the reply asked for (``constrained``): one function named as asked, or the open pass."""
+        if not self.settings.constrained:
+            return None
+        param = "text" if self.settings.mode == "text" else "record"
+        return (open_reply(param) if focus is None else field_reply(self._field_name(focus), param)).gbnf()
+
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate",
-              schema: dict | None = None) -> str:
+              schema: dict | None = None, grammar: str | None = None) -> str:
         self.ctx.where.update(chunk_index=index, iteration=iteration)
         try:
-            return self.ctx.client.call(prompt, purpose, schema=schema)
+            return self.ctx.client.call(prompt, purpose, schema=schema, grammar=grammar)
         except LLMCallError:
             self._save()  # never lose finished chunks; the error names the backend's failure
             raise

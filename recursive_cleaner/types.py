@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
-__all__ = ["LLMBackend", "StructuredBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
+__all__ = ["LLMBackend", "StructuredBackend", "GrammarBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
 
 Record = Union[dict, str]
 """One unit a generated function cleans: a dict (structured files) or a str (text mode)."""
@@ -65,6 +65,19 @@ class StructuredBackend(Protocol):
     """
 
     def generate_json(self, prompt: str, schema: dict) -> str: ...
+
+
+@runtime_checkable
+class GrammarBackend(Protocol):
+    """A backend that can hold its reply to a llama.cpp GBNF grammar (constrained decoding).
+
+    Optional: the cleaner sends the grammar of each reply form (``model.grammar``) with its calls
+    when ``constrained=True`` (the default) and the backend has ``generate_grammar`` — the embedded
+    model, and llama.cpp servers through ``openai:MODEL@URL`` (``grammar`` in the request; a
+    server that refuses it gets the plain prompt from then on).
+    """
+
+    def generate_grammar(self, prompt: str, grammar: str) -> str: ...
 
 
 BackendLike = Union[LLMBackend, Callable[[str], str]]

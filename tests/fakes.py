@@ -102,6 +102,23 @@ class StructuredFakeBackend(FakeBackend):
         return self.generate(prompt)
 
 
+class GrammarFakeBackend(FakeBackend):
+    """The fake with GBNF-constrained decoding: ``generate_grammar(prompt, grammar)`` records the grammar, then replies."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.grammars: list[str | None] = []
+
+    def generate(self, prompt: str) -> str:
+        if len(self.grammars) < len(self.history) + 1:
+            self.grammars.append(None)  # a plain call
+        return super().generate(prompt)
+
+    def generate_grammar(self, prompt: str, grammar: str) -> str:
+        self.grammars.append(grammar)
+        return super().generate(prompt)
+
+
 def toolkit_fixer(fixes: dict[str, str]) -> Callable[[str], str]:
     """A handler that answers a focused prompt for a field in ``fixes`` with a toolkit one-liner, else "clean".
 

@@ -320,6 +320,14 @@ def test_local_generate_json_hands_the_schema_to_the_runtime(fake_runtime: Path)
     assert first["json_schema"] == schema and "json_schema" not in second  # only the structured call is held
 
 
+def test_local_generate_grammar_hands_the_gbnf_to_the_runtime(fake_runtime: Path) -> None:
+    backend = LocalBackend(fake_runtime)
+    assert backend.generate_grammar("p", 'root ::= "yes" | "no"') == "re: p"
+    backend.generate("q")
+    first, second = backend._runtime.calls  # type: ignore[union-attr]
+    assert first["grammar"] == 'root ::= "yes" | "no"' and "grammar" not in second and "json_schema" not in first
+
+
 def test_local_prompt_too_long_is_a_clear_error(fake_runtime: Path) -> None:
     backend = LocalBackend(fake_runtime, n_ctx=300)
     with pytest.raises(

@@ -98,7 +98,7 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
             is_ollama = self.path == "/api/chat"
             mode = state.mode
             if mode == "no-schema":  # a server that refuses structured output, and answers the plain prompt
-                mode = "400" if ("response_format" in body or "format" in body) else "ok"
+                mode = "400" if ("response_format" in body or "format" in body or "grammar" in body) else "ok"
             if mode == "400":
                 self.send_body(400, b'{"error": {"message": "response_format is not supported"}}')
                 return
@@ -406,3 +406,18 @@ def test_a_server_that_refuses_the_schema_gets_the_plain_prompt_from_then_on(ser
     assert backend.generate_json("again", SCHEMA) == "echo: again"
     held = ["response_format" in r["body"] or "format" in r["body"] for r in server.requests]
     assert held == [True, False, False]  # refused once, then asked plainly without trying again
+
+
+def test_generate_grammar_sends_the_gbnf_to_an_openai_compatible_server(server: FakeServer) -> None:
+    backend = OpenAICompatibleBackend("m", base_url=server.url + "/v1")
+    assert backend.generate_grammar("p", 'root ::= "yes"') == "echo: p"
+    assert server.requests[-1]["body"]["grammar"] == 'root ::= "yes"'
+    assert not hasattr(OllamaBackend("m", base_url=server.url), "generate_grammar")  # Ollama has no GBNF field
+
+
+def test_a_server_that_refuses_the_grammar_gets_the_plain_prompt_from_then_on(server: FakeServer) -> None:
+    server.mode = "no-schema"
+    backend = OpenAICompatibleBackend("m", base_url=server.url + "/v1")
+    assert backend.generate_grammar("p", 'root ::= "yes"') == "echo: p"
+    assert backend.generate_grammar("q", 'root ::= "yes"') == "echo: q"
+    assert ["grammar" in r["body"] for r in server.requests] == [True, False, False]

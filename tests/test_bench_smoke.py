@@ -38,7 +38,7 @@ ACCURACY_LINE = re.compile(r"accuracy (\S+) precision=([\d.]+) recall=([\d.]+) f
                            r"tokens=(\d+) seconds=([\d.]+)")
 REAL_MODEL_LINE = re.compile(r"real_model calls=(\d+) prompt_tokens=(\d+) completion_tokens=(\d+) "
                              r"parse_fail_rate=([\d.]+) sec_per_call=([\d.]+) cache_share=([\d.]+) "
-                             r"accuracy=([\d.]+) records_kept=(\d+)/(\d+)")
+                             r"accuracy=([\d.]+) records_kept=(\d+)/(\d+) wall_seconds=([\d.]+) parse_errors=(\d+)")
 COST_LINE = re.compile(r"cost calls_per_1k=([\d.]+) tokens_per_function=([\d.]+)")
 
 
@@ -193,7 +193,11 @@ def test_real_model_main(tmp_path, capsys):
     assert float(m.group(7)) == pytest.approx(summary["accuracy"], abs=1e-4)
     assert summary["accuracy"] == pytest.approx(summary["baseline_accuracy"] + 15 / (20 * 8))
     assert summary["functions"] == ["fix_email"] and summary["generation_records"] == 20
-    assert summary["parse_errors"] == 1
+    assert summary["parse_errors"] == 1 == int(m.group(11))
+    assert float(m.group(10)) == pytest.approx(summary["wall_seconds"], abs=0.05)
+    assert summary["wall_seconds"] >= summary["generation_seconds"]
+    logged = [json.loads(x) for x in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert len(logged) == calls and logged[0]["prompt"] == backend.history[0] and logged[0]["prompt_tokens"] == 100
     assert summary["calls_per_1k"] == pytest.approx(calls / 20 * 1000)
     assert summary["tokens_per_function"] == 120 * calls
     assert "email" in out and "before" in out
@@ -217,7 +221,52 @@ def test_cost_main_runs_and_reads_summary(tmp_path, capsys):
     assert _last_line(capsys) == line
 
 
-@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py"])
+def test_real_model_prints_a_baseline_beside_this_run(tmp_path, capsys):
+    row = {"wall_seconds": 576.0, "generation_seconds": 560.2, "calls": 11, "parse_errors": 1,
+           "parse_fail_rate": 1 / 11, "cache_share": 0.62, "accuracy": 1.0}
+    real_model.print_side_by_side([("baseline b11706c", row), ("this abc", {**row, "calls": 7, "cache_share": 0.91})])
+    old, new = capsys.readouterr().out.splitlines()[1:]
+    assert old.split()[:6] == ["baseline", "b11706c", "576.0", "560.2", "11", "1"] and "62%" in old
+    assert new.split()[4] == "7" and "91%" in new
+    assert real_model.baseline_checkout(str(tmp_path), str(tmp_path / "out")) == str(tmp_path)  # a folder as is
+
+
+def test_constrained_compares_the_two_modes_on_logged_prompts(tmp_path, capsys):
+    import constrained
+    from recursive_cleaner.model import grammar
+    from tests.fakes import GrammarFakeBackend
+
+    code = "def fix_email(record):\n    record = dict(record)\n    return record"
+    good = ("<cleaning_analysis>\n  <function_to_generate>\n    <name>fix_email</name>\n    <docstring>x</docstring>\n"
+            f"    <code>\n```python\n{code}\n```\n    </code>\n  </function_to_generate>\n"
+            "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>")
+    field = "PREFIX\n=== TASK ===\nWrite ONE function named fix_email(record) that fixes the field 'email'"
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("".join(json.dumps(e) + "\n" for e in (
+        {"prompt": field, "reply": "no tags", "held": None},
+        {"prompt": "PREFIX\n=== TASK ===\nList EVERY data quality issue you still see", "reply": CLEAN_REPLY},
+        {"prompt": "Decide whether the data's problems are saturated", "reply": "x"})))  # not a reply form
+    backend = GrammarFakeBackend(lambda prompt: good if backend.grammars[-1] else "no tags")
+    assert constrained.main([str(calls), "--out", str(tmp_path / "out")], backend=backend) == 0
+    assert backend.grammars == [grammar.field_reply("fix_email").gbnf(), None, grammar.open_reply().gbnf(), None]
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("constrained prompts=2 grammar_parse=2/2 plain_parse=0/2 grammar_functions=2 plain_functions=0 ")
+    backend.grammars.clear()
+    assert constrained.main([str(calls), "--reuse", "--limit", "1", "--out", str(tmp_path / "out")], backend=backend) == 0
+    assert backend.grammars == [grammar.field_reply("fix_email").gbnf()]  # the plain reply came from the log
+
+
+def test_chunk_overhead_runs_the_loop_without_the_model(capsys):
+    import chunk_overhead
+
+    assert chunk_overhead.main(["--records", "60"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    m = re.fullmatch(r"chunk_overhead records=60 chunks=(\d+) calls=(\d+) seconds=[\d.]+ ms_per_chunk=[\d.]+", line)
+    assert m, line
+    assert int(m.group(1)) == 2 and int(m.group(2)) >= 1
+
+
+@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py", "constrained.py", "chunk_overhead.py"])
 def test_scripts_show_help(script):
     import subprocess
 

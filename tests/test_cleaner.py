@@ -292,3 +292,51 @@ def test_kill_9_loses_at_most_the_chunk_in_progress(data, tmp_path, kill_at):
     backend = FakeBackend(default=CLEAN_REPLY)
     _cleaner(backend, data, tmp_path, chunk_size=1, state_file=str(state)).run()
     assert backend.calls == len(ROWS) - (kill_at - 1)
+
+
+def test_chunks_are_profiled_in_one_persistent_child_per_function_set(tmp_path, monkeypatch):
+    """Issue 18: a big file's chunks that cost no call must not cost a new sandbox child each."""
+    from recursive_cleaner.judge import gate as gate_module
+    from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+    started = []
+
+    class Counted(gate_module.SandboxWorker):
+        def start(self, timeout: float = 10.0):
+            started.append(self)
+            return super().start(timeout)
+
+    monkeypatch.setattr(gate_module, "SandboxWorker", Counted)
+    rows = [{"id": i, "email": f" User{i}@X.com"} for i in range(60)]
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fix = textwrap.dedent('''\
+        def fix_email(record):
+            record = dict(record)
+            record["email"] = str(record.get("email") or "").strip().lower()
+            return record''')
+    backend = FakeBackend([make_reply("fix_email", fix)], default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
+                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    assert result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 3
+    # calls: the function and an open pass on chunk 1, an open pass on chunk 2, none after
+    assert len(started) == 1 and started[0].closed  # 11 chunks after the function, one child; closed at the end
+    cleaned = [json.loads(x) for x in path.read_text().splitlines()]
+    assert cleaned == rows  # the input is untouched
+
+
+def test_a_chunk_that_costs_no_call_is_profiled_once(tmp_path, monkeypatch):
+    """Issue 18: profiling is most of the cost of a chunk without a call; the event and the focus share it."""
+    from recursive_cleaner.profiling import focus as focus_module
+    from tests.fakes import CLEAN_REPLY, FakeBackend
+
+    profiled = []
+    real = focus_module.profile_records
+    monkeypatch.setattr(focus_module, "profile_records", lambda records, *a, **k: profiled.append(1) or real(records, *a, **k))
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "email": f"u{i}@x.com"}) + "\n" for i in range(60)))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
+                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    assert result.chunks_processed == 12 and backend.calls == 2
+    assert len(profiled) == 12  # one profile per chunk (the chunk_profile event and the next field read it)

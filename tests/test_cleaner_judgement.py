@@ -140,9 +140,10 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
     assert second.calls == 1 and "saturat" in second.history[0].lower()  # no open pass repeated
 
 
-def test_early_termination_off_reads_every_chunk_and_asks_about_each(tmp_path):
+def test_call_every_chunk_reads_every_chunk_and_asks_about_each(tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
-    result, _ = _run(backend, _homogeneous(tmp_path), tmp_path, chunk_size=3, profile_fields=True)
+    result, _ = _run(backend, _homogeneous(tmp_path), tmp_path, chunk_size=3, profile_fields=True,
+                     call_every_chunk=True)
     assert not result.stopped_early and result.chunks_processed == 20 and backend.calls == 20
 
 
@@ -151,8 +152,17 @@ def test_homogeneous_data_costs_a_third_of_the_calls_or_less_with_early_terminat
     on = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
     _run(on, path, tmp_path, chunk_size=3, profile_fields=True, early_termination=True, saturation_check_interval=8)
     off = FakeBackend(default=CLEAN_REPLY)
-    _run(off, path, tmp_path, chunk_size=3, profile_fields=True)
+    _run(off, path, tmp_path, chunk_size=3, profile_fields=True, call_every_chunk=True)
     assert on.calls * 3 <= off.calls
+
+
+@pytest.mark.parametrize("records", [60, 600])
+def test_with_the_defaults_the_calls_do_not_grow_with_the_file(tmp_path, records):
+    """Issue 18: the idle skip is always on; early_termination (off by default) only adds the saturation check."""
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result, _ = _run(backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True)
+    assert result.chunks_processed == records // 3 and not result.stopped_early
+    assert backend.calls == 2  # two chunks that teach nothing, then no call for the rest
 
 
 def test_a_garbled_saturation_reply_never_stops_the_run(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import inspect
 import json
 import os
 import subprocess
@@ -118,6 +119,25 @@ def test_generate_writes_functions_report_and_plain_progress(work, use):
     assert "records/s" in result.stderr and "ETA" in result.stderr and "done in" in result.stderr
 
 
+def test_generate_defaults_are_the_python_defaults(work, use, monkeypatch):
+    """The CLI and DataCleaner(...) run the same loop unless told otherwise (issue 18: no CLI-only defaults)."""
+    seen = {}
+    original = cleaner_module.DataCleaner.__init__
+
+    def spy(self, backend, file_path, **kwargs):
+        seen.update(kwargs)
+        original(self, backend, file_path, **kwargs)
+
+    monkeypatch.setattr(cleaner_module.DataCleaner, "__init__", spy)
+    use(_scripted())
+    result = invoke("generate", "crm.jsonl", "-i", "fix it", "--progress", "off")
+    assert result.exit_code == 0, result.stderr
+    defaults = {name: p.default for name, p in inspect.signature(original).parameters.items()}
+    passed = {k: v for k, v in seen.items() if k not in ("instructions", "state_file", "on_progress", "dry_run")}
+    assert {"early_termination", "call_every_chunk", "holdout_ratio", "chunk_size"} <= set(passed)
+    assert {k: v for k, v in passed.items() if v != defaults[k]} == {}
+
+
 def test_generate_passes_its_options_to_the_cleaner(work, use, monkeypatch):
     seen = {}
     original = cleaner_module.DataCleaner.__init__
@@ -130,13 +150,14 @@ def test_generate_passes_its_options_to_the_cleaner(work, use, monkeypatch):
     use(_scripted())
     result = invoke("generate", "crm.jsonl", "-i", "fix it", "--chunk-size", "2", "--max-iterations", "2",
                     "--holdout", "0.3", "--sampling", "stratified", "--stratify-field", "status", "--seed", "7",
-                    "--track-metrics", "--no-early-termination", "--report", "", "-o", "out/cf.py",
+                    "--track-metrics", "--early-termination", "--call-every-chunk", "--report", "", "-o", "out/cf.py",
                     "--state", "st.json", "--llm-attempts", "2", "--progress", "off")
     assert result.exit_code == 0, result.stderr
     assert seen["file_path"] == "crm.jsonl" and seen["instructions"] == "fix it"
     assert (seen["chunk_size"], seen["max_iterations"], seen["holdout_ratio"]) == (2, 2, 0.3)
     assert (seen["sampling_strategy"], seen["stratify_field"], seen["seed"]) == ("stratified", "status", 7)
-    assert seen["track_metrics"] is True and seen["early_termination"] is False and seen["dry_run"] is False
+    assert seen["track_metrics"] is True and seen["early_termination"] is True and seen["dry_run"] is False
+    assert seen["call_every_chunk"] is True
     assert seen["report_path"] is None and seen["output_path"] == "out/cf.py" and seen["state_file"] == "st.json"
     assert seen["llm_attempts"] == 2 and seen["on_progress"] is None
     assert (work / "out" / "cf.py").is_file() and (work / "st.json").is_file()

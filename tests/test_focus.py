@@ -152,13 +152,24 @@ def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls
     assert "changed nothing" in [e for e in events if e["type"] == "validation_failed"][0]["error"]
 
 
-def test_without_early_termination_every_chunk_gets_a_model_call(tmp_path):
+def test_with_call_every_chunk_every_chunk_gets_a_model_call(tmp_path):
     path = tmp_path / "clean.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
     backend = FakeBackend(default=CLEAN_REPLY)
     DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, output_path=str(tmp_path / "cf.py"),
-                sleep=lambda s: None).run()
+                sleep=lambda s: None, call_every_chunk=True).run()
     assert backend.calls == 4  # the reference design: the model is asked about every chunk
+
+
+def test_the_idle_skip_is_on_by_default_without_early_termination(tmp_path):
+    """Issue 18: the no-call skip does not depend on early_termination (the model's saturation check)."""
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS,
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    assert backend.calls == 2 and result.chunks_processed == 4 and not result.stopped_early
+    assert not any("saturat" in p.lower() for p in backend.history)
 
 
 def test_open_pass_function_must_fix_something_measurable(tmp_path):
@@ -239,3 +250,24 @@ def test_typos_in_a_field_whose_format_only_the_data_sets_are_not_asked_for():
     assert focus.next(rows) is None  # ... but no function is asked for: no primitive turns '3563x' into a number
     priced = [{"zip": z, "city": "dothan"} for z in ["35630", "36049", "$35,957", "35630", "36049"]]
     assert focus.next(priced).field == "zip"  # a value a primitive converts is a format problem: asked for
+
+
+def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functions(tmp_path):
+    """Issue 18: the open pass stops once it found nothing on two chunks; field functions come from the profile."""
+    rows = [{"id": i, "email": f" User{i}@X.com"} for i in range(12)]
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fix = textwrap.dedent('''\
+        def fix_email(record):
+            record = dict(record)
+            record["email"] = str(record.get("email") or "").strip().lower()
+            return record''')
+    backend = FakeBackend([make_reply("fix_email", fix)], default=CLEAN_REPLY)
+    events = []
+    result = DataCleaner(backend, str(path), chunk_size=3, instructions="email lower-case, no spaces",
+                         on_progress=events.append, output_path=str(tmp_path / "cf.py"), report_path=None,
+                         sleep=lambda s: None).run()
+    assert result.functions == ["fix_email"]
+    assert backend.calls == 3  # the field function and an open pass on chunk 1, an open pass on chunk 2, then none
+    assert [e["status"] for e in events if e["type"] == "chunk_done"] == \
+        ["clean", "clean", "clean_by_profile", "clean_by_profile"]

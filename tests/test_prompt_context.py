@@ -108,3 +108,63 @@ def test_rich_context_degrades_to_docstrings_then_drops_old_functions():
 
 def test_rich_context_empty():
     assert build_rich_context([]) == build_context([])
+
+
+def test_every_call_of_a_scripted_run_starts_with_the_same_static_prefix(tmp_path):
+    """Issue 18: the server's prompt cache reuses the prefix only if it is byte-identical in every call.
+
+    A run with two dirty fields, a reply that does not parse (feedback), accepted functions and
+    several chunks: every prompt starts with the run's prefix, nothing that varies (chunk, field,
+    offending values, feedback) is inside it, and each prompt shares with the one before it at
+    least the prefix and the functions written before both.
+    """
+    import json
+    import os
+    import textwrap
+
+    from recursive_cleaner import DataCleaner
+    from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+
+    rows = [{"id": i, "email": f" User{i}@X.com" if i % 2 else f"user{i}@x.com",
+             "status": ["active", "actvie", "pending"][i % 3]} for i in range(24)]
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fixes = {
+        "status": textwrap.dedent('''\
+            def fix_status(record):
+                record = dict(record)
+                s = str(record.get("status") or "").strip().lower()
+                record["status"] = {"actvie": "active"}.get(s, s)
+                return record'''),
+        "email": textwrap.dedent('''\
+            def fix_email(record):
+                record = dict(record)
+                record["email"] = str(record.get("email") or "").strip().lower()
+                return record'''),
+    }
+    garbled = []
+
+    def reply(prompt: str) -> str:
+        task = prompt[prompt.rfind("=== TASK ==="):]
+        for field, code in fixes.items():
+            if f"fixes the field '{field}'" in task:
+                if field == "email" and not garbled:
+                    garbled.append(prompt)
+                    return "I think the emails need lower-casing."  # no block: a parse error, then feedback
+                return make_reply(f"fix_{field}", code)
+        return CLEAN_REPLY
+
+    backend = FakeBackend(reply)
+    cleaner = DataCleaner(backend, str(path), chunk_size=6, output_path=str(tmp_path / "cf.py"), report_path=None,
+                          instructions="- status is one of active, pending\n- email lower-case, no spaces",
+                          sleep=lambda s: None, holdout_ratio=0, schema_sample_size=2)
+    cleaner.run()
+    prefix = cleaner.state.prefix
+    assert backend.calls >= 4 and len(prefix) > 1000 and garbled
+    assert all(p.startswith(prefix) for p in backend.history)
+    for varying in ("User3@X.com", "FIELD TO FIX", "=== DATA (", "REJECTED", "fix_status"):
+        assert varying not in prefix and any(varying in p for p in backend.history)
+    for before, after in zip(backend.history, backend.history[1:]):
+        shared = len(os.path.commonprefix([before, after]))
+        head = before[: before.index("=== EXISTING FUNCTIONS")]
+        assert shared >= len(head) >= len(prefix)

@@ -73,3 +73,16 @@ def test_prompt_longer_than_the_context_is_a_clear_error(backend: LocalBackend) 
 def test_spec_string_builds_a_working_local_backend(backend: LocalBackend) -> None:
     local = get_backend(f"local:{backend.model_path}", n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp")
     assert local.generate("Say OK.").strip()
+
+
+def test_the_field_grammar_holds_the_reply_to_one_function_with_the_asked_name(backend: LocalBackend) -> None:
+    """llama.cpp takes the GBNF of model.grammar: whatever the prompt says, the reply has the form the parser reads."""
+    from recursive_cleaner.model.grammar import field_reply
+    from recursive_cleaner.model.response import parse_response
+
+    held = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=400, runtime="xllamacpp")
+    text = held.generate_grammar("Write a Python function that lower-cases record['email']. Reply in any format.",
+                                 field_reply("fix_email").gbnf())
+    assert field_reply("fix_email").accepts(text)  # no stop sequence here: the whole form, closing tag included
+    parsed = parse_response(text)
+    assert parsed.name == "fix_email" and "def fix_email(record):" in parsed.code

@@ -11,7 +11,7 @@ from ..profiling.profiler import FieldProfile
 from ..model.response import ParsedResponse
 from ..write.names import name_problems
 from .assembly import pick_examples
-from .sandbox import run_in_sandbox
+from .sandbox import SandboxWorker, run_in_sandbox
 from .validation import check_code_safety, validate_function_detailed
 
 __all__ = ["Gate", "Verdict"]
@@ -41,6 +41,9 @@ class Gate:
     allow_modify: bool = False
     raw: list = field(default_factory=list)
     raw_hidden: list = field(default_factory=list)
+    _worker: SandboxWorker | None = field(default=None, repr=False)
+    _worker_code: str = field(default="", repr=False)
+    _rendered: tuple = field(default=((), ""), repr=False)  # (names and code, module): rendered once per set
 
     def check(self, parsed: ParsedResponse, records: list, functions: list[dict],
               target: FieldProfile | None = None) -> Verdict:
@@ -129,10 +132,38 @@ class Gate:
         """``records`` as the accepted functions leave them (in the sandbox); unchanged if they cannot run."""
         if not functions or not self.validate_runtime or not records:
             return records
-        res = run_in_sandbox(render_module(functions, mode=self.mode), "clean_data", records, timeout=self.timeout)
+        key = tuple((f["name"], f["code"]) for f in functions)
+        if key != self._rendered[0]:
+            self._rendered = (key, render_module(functions, mode=self.mode))
+        res = self._run_accepted(self._rendered[1], records)
         if not res.ok:
             return records
         return [out if err is None else rec for rec, out, err in zip(records, res.outputs, res.errors)]
+
+    def _run_accepted(self, code: str, records: list):
+        """The accepted module on ``records`` in one persistent sandboxed child per module version.
+
+        Every chunk is profiled after the accepted functions ran on it, also the chunks that cost
+        no model call: a fresh child per chunk would make a big file's run grow with the file. The
+        child is the same locked-down one ``apply`` uses; a failed batch ends it (the next one starts
+        a new child), and a new function set gets a new child.
+        """
+        import math
+
+        if self._worker is None or self._worker.closed or code != self._worker_code:
+            self.close()
+            worker = SandboxWorker(code, "clean_data", cpu_seconds=math.ceil(self.timeout) + 1)
+            if not worker.start(timeout=self.timeout).ok:
+                worker.close(kill=True)
+                return run_in_sandbox(code, "clean_data", records, timeout=self.timeout)  # says why, as before
+            self._worker, self._worker_code = worker, code
+        return self._worker.run_batch(records, timeout=self.timeout)
+
+    def close(self) -> None:
+        """End the persistent child of ``apply`` (the run's end; a new function set)."""
+        worker, self._worker, self._worker_code = self._worker, None, ""
+        if worker is not None:
+            worker.close()
 
 
 def _already_exists(name: str, parsed: ParsedResponse) -> str:

@@ -23,8 +23,9 @@ class ModelClient:
         self.backend, self.attempts, self.sleep = backend, attempts, sleep
         self.stats = LLMStats(on_add=on_call)
 
-    def call(self, prompt: str, purpose: str = "generate", *, schema: dict | None = None) -> str:
-        """The reply's text (held to ``schema`` where the backend can); LLMCallError once every attempt failed."""
-        reply = call_llm(self.backend, prompt, attempts=self.attempts, sleep=self.sleep, schema=schema)
+    def call(self, prompt: str, purpose: str = "generate", *, schema: dict | None = None,
+             grammar: str | None = None) -> str:
+        """The reply's text (held to ``grammar`` or ``schema`` where the backend can); LLMCallError once every attempt failed."""
+        reply = call_llm(self.backend, prompt, attempts=self.attempts, sleep=self.sleep, schema=schema, grammar=grammar)
         self.stats.add(reply, purpose)
         return reply.text

@@ -108,8 +108,13 @@ def call_llm(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.perf_counter,
     schema: dict | None = None,
+    grammar: str | None = None,
 ) -> LLMReply:
-    """Call ``backend.generate(prompt)`` with exponential backoff (``generate_json`` with a ``schema``, if it has one).
+    """Call ``backend.generate(prompt)`` with exponential backoff.
+
+    With a ``grammar`` (llama.cpp GBNF) a backend that has ``generate_grammar`` holds its reply to
+    it; with a ``schema``, one that has ``generate_json`` holds it to the JSON schema; any other
+    backend gets the same prompt through ``generate``.
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
     attempt failed or the backend returned something other than a str. An exception with
@@ -131,8 +136,12 @@ def call_llm(
         nonlocal tries
         tries += 1
         start = clock()
-        structured = schema is not None and callable(getattr(backend, "generate_json", None))
-        text = backend.generate_json(prompt, schema) if structured else backend.generate(prompt)
+        if grammar is not None and callable(getattr(backend, "generate_grammar", None)):
+            text = backend.generate_grammar(prompt, grammar)  # type: ignore[attr-defined]
+        elif schema is not None and callable(getattr(backend, "generate_json", None)):
+            text = backend.generate_json(prompt, schema)  # type: ignore[attr-defined]
+        else:
+            text = backend.generate(prompt)
         elapsed = (clock() - start) * 1000.0
         if not isinstance(text, str):
             raise TypeError(f"backend returned {type(text).__name__}, expected str")

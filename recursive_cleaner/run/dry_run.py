@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.grammar import detect_reply
 from ..model.prompt import build_detect_prompt, format_chunk
 from ..model.response import parse_issues
 from ..profiling.profiler import open_issues, profile_records
@@ -44,7 +45,8 @@ def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, 
     shown = format_chunk(records, mode, max_chars=ctx.options.chunk_chars)
     prompt = build_detect_prompt(ctx.state.prefix, shown, mode=mode,
                                  records=len(records) if mode == "structured" else None)
-    reply = ctx.call(prompt, index, 1, purpose="detect")
+    form = detect_reply().gbnf() if ctx.options.constrained else None
+    reply = ctx.call(prompt, index, 1, purpose="detect", grammar=form)
     for issue in parse_issues(reply):
         found.append({"field": None, "issue": issue.description, "count": None, "offending": [],
                       "chunk_index": index, "source": "model"})

@@ -13,6 +13,7 @@ from ..crossrow.plan import (
     build_plan_prompt, choose_steps, discover_steps, stated_fields, stated_keys, validate_steps, wants_dedup, with_stated,
 )
 from ..crossrow.steps import apply_steps
+from ..model.grammar import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions
@@ -93,8 +94,9 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     candidates = discover_steps(sample, stated={k: named.get(k, []) for k in stated})
     if not candidates and not dedup:
         return
+    form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None
     reply = ctx.call(build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
-                     max(state.last_completed_chunk, 0), 0, purpose="cross_row")
+                     max(state.last_completed_chunk, 0), 0, purpose="cross_row", grammar=form)
     chosen, problems = choose_steps(reply, fields)
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
                                    ctx.focus.expectations, allow_dedup=dedup, stated=stated,

@@ -19,7 +19,25 @@ from ..read.sampling import MetricsSample
 from ..read.source import ChunkSource
 from ..write.metrics import ImprovementReport
 
-__all__ = ["RunState", "RunContext"]
+__all__ = ["RunState", "RunContext", "ChunkFocus"]
+
+
+@dataclass
+class ChunkFocus(FieldFocus):
+    """FieldFocus that profiles one list of records once: the chunk's event and the next field read the same view.
+
+    Profiling is most of a chunk's cost when the chunk costs no model call (issue 18: a big
+    file's run must not grow with the file); a view is a new list whenever a function changes it.
+    """
+
+    _last: tuple = field(default=(None, None), repr=False, compare=False)
+
+    def profile(self, records: list) -> dict:
+        held, profiles = self._last
+        if held is not records:
+            profiles = super().profile(records)
+            self._last = (records, profiles)
+        return profiles
 
 
 @dataclass

@@ -248,8 +248,11 @@ def cli() -> None:
 @click.option("--track-metrics", is_flag=True, help="Measure quality before/after on a sample (in the report).")
 @click.option("--ground-truth", default=None, metavar="FILE",
               help="A clean file with the same rows: adds cell accuracy (implies --track-metrics).")
-@click.option("--early-termination/--no-early-termination", default=True, show_default=True,
-              help="Stop asking the model once recent chunks teach nothing new (--no-...: ask about every chunk).")
+@click.option("--early-termination/--no-early-termination", default=False, show_default=True,
+              help="Every 20 clean chunks, ask the model whether the data is saturated; stop reading if it says so.")
+@click.option("--call-every-chunk", is_flag=True,
+              help="Ask the model about every chunk (the reference design), even when the last chunks taught "
+                   "nothing new and the profile shows nothing to fix. Off: such chunks cost no call.")
 @click.option("--dry-run", is_flag=True, help="Same as the analyze command: report issues, write no code.")
 @_tail
 def generate(**opts: Any) -> None:
@@ -299,7 +302,8 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     if "holdout" in opts:
         kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
                       track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
-                      early_termination=opts.pop("early_termination"))
+                      early_termination=opts.pop("early_termination"),
+                      call_every_chunk=opts.pop("call_every_chunk"))
     with _progress(opts.pop("progress")) as on_progress:
         cleaner = DataCleaner(llm, file, instructions=instructions, state_file=state, on_progress=on_progress,
                               **kwargs)

@@ -57,6 +57,7 @@ def files(tmp_path, monkeypatch):
 def _cleaner(backend, data, tmp_path, **options) -> DataCleaner:
     options.setdefault("output_path", str(tmp_path / "cf.py"))
     options.setdefault("report_path", None)
+    options.setdefault("call_every_chunk", True)  # one call per chunk: the tests count chunks by calls
     return DataCleaner(backend, str(data), chunk_size=2, sleep=lambda s: None, **options)
 
 
