@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OLDER = {"chunk_size": "chunk_size", "max_iterations": "max_iterations", "holdout": "holdout_ratio",
          "sampling": "sampling_strategy", "stratify_field": "stratify_field", "seed": "seed", "mode": "mode",
          "track_metrics": "track_metrics", "llm_attempts": "llm_attempts", "scope": "scope", "draft_spec": "draft_spec",
-         "report": "report_path", "output": "output_path"}
+         "report": "report_path", "output": "output_path",
+         "call_every_chunk": "call_every_chunk"}
 NOT_ON_A_COMMAND_LINE = {"llm_backend", "file_path", "on_progress", "sleep", "instructions", "state_file",
                          "spec", "ground_truth", "dry_run",  # -i, --state, --spec, --ground-truth, analyze
                          "early_termination", "saturation_check_interval"}  # their flags belong to issue 18
@@ -68,18 +69,18 @@ def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
                     "--sandbox-timeout", "4.5", "--no-profile-fields", "--max-field-attempts", "2",
                     "--open-pass-attempts", "2", "--idle-chunks-before-skip", "1", "--chunk-chars", "9000",
                     "--no-toolkit", "--rich-context", "--reflection", "rules", "--no-cross-row", "--optimize",
-                    "--optimize-threshold", "3", "--metrics-sample", "50")
+                    "--optimize-threshold", "3", "--metrics-sample", "50", "--no-constrained")
     assert result.exit_code == 0, result.stderr
     saved = json.loads((work / "st.json").read_text())
     options = {**saved, **saved["options"]}
     assert {k: options[k] for k in ("context_budget", "schema_sample_size", "validate_runtime", "sandbox_timeout",
                                     "profile_fields", "max_field_attempts", "open_pass_attempts",
                                     "idle_chunks_before_skip", "chunk_chars", "toolkit", "rich_context",
-                                    "cross_row", "optimize", "optimize_threshold", "metrics_sample")} == {
+                                    "cross_row", "optimize", "optimize_threshold", "metrics_sample", "constrained")} == {
         "context_budget": 5000, "schema_sample_size": 7, "validate_runtime": False, "sandbox_timeout": 4.5,
         "profile_fields": False, "max_field_attempts": 2, "open_pass_attempts": 2, "idle_chunks_before_skip": 1,
         "chunk_chars": 9000, "toolkit": False, "rich_context": True, "cross_row": False, "optimize": True,
-        "optimize_threshold": 3, "metrics_sample": 50}
+        "optimize_threshold": 3, "metrics_sample": 50, "constrained": False}
     assert options["reflection"]["mode"] == "rules"
 
 

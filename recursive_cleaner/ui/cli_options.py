@@ -71,6 +71,9 @@ _FLAGS: list[tuple[Callable, str, str]] = [
           help="Consolidate the functions after the last chunk (same output required)."), "optimize", "optimize"),
     (_opt("--optimize-threshold", type=_INT1, default=10, help="Functions needed before --optimize runs."),
      "optimize_threshold", "optimize_threshold"),
+    (_opt("--constrained/--no-constrained", default=True,
+          help="Hold replies to the grammar of their form where the backend can (llama.cpp)."),
+     "constrained", "constrained"),
     (_opt("--metrics-sample", type=_INT1, default=1000, help="Records sampled for --track-metrics."),
      "metrics_sample", "metrics_sample"),
 ]
