@@ -154,3 +154,17 @@ def test_in_a_notebook_progress_is_an_html_bar_updated_in_place(monkeypatch):
     assert len(shown) == 1 and 'class="recursive-cleaner-progress"' in shown[0]
     assert '<progress value="1" max="2">' in updates[-2] and "1 accepted" in updates[-1]
     assert "&lt;b&gt;fix&lt;/b&gt;" in updates[1]
+
+
+def test_applying_to_a_dataframe_warns_that_cross_row_steps_are_not_run(tmp_path):
+    pd = pytest.importorskip("pandas")
+    from recursive_cleaner import RunResult
+
+    path = tmp_path / "cleaning_functions.py"
+    path.write_text("def clean_data(record):\n    return record\n")
+    result = CleanResult(RunResult(output_path=str(path), functions=[], chunks_total=1,
+                                   cross_row=[{"kind": "dedup", "key": ["email"]}]))
+    assert "dedup" in result._repr_html_()
+    with pytest.warns(UserWarning, match=r"1 cross-row step\(s\) not run on a DataFrame"):
+        back = result.apply(pd.DataFrame({"email": ["a", "a"]}), workers=1)
+    assert len(back) == 2

@@ -99,3 +99,11 @@ def test_a_resumed_run_shows_the_functions_it_already_has(tmp_path):
     progress = LiveProgress(live=False, stream=io.StringIO())
     DataCleaner.resume(state, FakeBackend([], default=CLEAN_REPLY), on_progress=progress).run()
     assert progress.tally.accepted == 1 and progress.tally.chunks_done == 2
+
+
+def test_the_progress_says_which_model_call_of_the_chunk_not_attempt():
+    tally = ProgressTally()
+    tally.update({"type": "chunk_start", "chunk_index": 0, "total_chunks": 12, "records": 5}, 0.0)
+    tally.update({"type": "iteration", "chunk_index": 0, "iteration": 3}, 0.0)
+    assert tally.activity == "chunk 1/12: calling the model (call 3 for this chunk)"
+    assert "attempt" not in tally.activity

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import os
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,10 @@ class CleanResult:
         if output is not None:
             raise TypeError("output is for a path input; a DataFrame or a list of dicts comes back as the same")
         if _is_frame(data):
+            if self.run.cross_row:
+                warnings.warn(f"{len(self.run.cross_row)} cross-row step(s) not run on a DataFrame (rows keep their "
+                              "index); result.apply(path, output) or a list of dicts runs them", UserWarning,
+                              stacklevel=2)
             return apply_frame(self.functions_path, data, **apply_options)
         return list(apply_records(self.code, [dict(r) for r in data], **apply_options))
 

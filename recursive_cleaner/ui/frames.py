@@ -11,7 +11,8 @@ ModuleNotFoundError with the pip command.
   (``df.reset_index()`` first to clean it). Column labels become strings.
 * ``apply_frame(functions_path, df)``: ``cleaning_functions.py`` applied to every row (the
   sandboxed workers of ``apply_records``), a new DataFrame with the same index; columns in
-  the input's order, then new ones in order of first appearance.
+  the input's order, then new ones in order of first appearance; a column no function changed
+  is the input's own (same dtype).
 * ``improvement_frame(report)`` / ``plot_improvement(report)``: an ``ImprovementReport`` as
   a per-field DataFrame / a bar chart of conformity before and after.
 * ``CleaningReport(path_or_text)``: ``cleaning_report.md`` shown inline in a notebook.
