@@ -156,3 +156,10 @@ def test_apply_warns_when_the_data_lacks_the_fields_the_functions_read(work):
                     "--progress", "off")
     assert result.exit_code == 0, result.stderr
     assert "warning: products.jsonl has no field 'email' that cleaning_functions.py reads" in result.stderr
+
+
+def test_generate_reports_unusable_replies(work, use):
+    use(FakeBackend(["not the XML asked for", make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY))
+    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--progress", "off", "--holdout", "0")
+    assert result.exit_code == 0, result.stderr
+    assert ", 1 unusable replies" in result.stdout

@@ -51,6 +51,8 @@ def make_backend(spec: str, **options: Any) -> Any:
     try:
         return resolve_backend(spec, **options)
     except TypeError as exc:  # an option the backend does not take
+        if not options:
+            raise
         raise click.BadParameter(str(exc), ctx=click.get_current_context(silent=True),
                                  param_hint="'--backend-option'") from None
     except ValueError as exc:  # an unknown prefix or a spec without its model: a usage error
@@ -357,7 +359,8 @@ def _print_result(result: Any, dry_run: bool) -> None:
                   if result.resumed_from_chunk is not None else "")
                + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
                + f", skipped input lines {result.skipped_records}, "
-               f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}")
+               f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
+               + (f", {result.unusable_replies} unusable replies" if result.unusable_replies else ""))
     if result.spec_path:
         click.echo(f"field spec {result.spec_path} (edit it and pass it back with --spec)")
     if result.cross_row_sample:
