@@ -64,7 +64,7 @@ def test_clean_on_a_path_writes_functions_and_returns_a_result_that_applies_itse
 def test_repr_is_short_and_html_escapes_what_the_model_wrote(data):
     result = run(data)
     text = repr(result)
-    assert len(text) < 300 and text.startswith("<CleanResult: 1 functions (") and "\n" not in text
+    assert len(text) < 300 and text.startswith("<CleanResult: 1 function (fix_phone), 0 cross-row steps, 1/1 chunks, ") and "\n" not in text
     result.run.functions.append("<script>x</script>")
     page = result._repr_html_()
     assert 'class="recursive-cleaner-result"' in page and "&lt;script&gt;" in page and "<script>" not in page

@@ -120,8 +120,9 @@ class CleanResult:
     def __repr__(self) -> str:
         names = ", ".join(self.run.functions[:5]) + (", ..." if len(self.run.functions) > 5 else "")
         s = self.summary()
-        return (f"<CleanResult: {s['functions']} functions ({names or 'none'}), {s['cross_row_steps']} cross-row "
-                f"steps, {s['chunks']} chunks, {s['model_calls']} model calls; {self.functions_path}>")
+        return (f"<CleanResult: {_n(s['functions'], 'function')} ({names or 'none'}), "
+                f"{_n(s['cross_row_steps'], 'cross-row step')}, {s['chunks']} chunks, "
+                f"{_n(s['model_calls'], 'model call')}; {self.functions_path}>")
 
     def _repr_html_(self) -> str:
         esc = html.escape
@@ -144,6 +145,10 @@ class CleanResult:
             parts.append(f"<p>Report: <code>{esc(self.run.report_path)}</code> (<code>result.report</code>)</p>")
         parts.append("<p><code>result.apply(df)</code> cleans a DataFrame.</p></div>")
         return "".join(parts)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _step_label(step: dict) -> str:
