@@ -7,7 +7,6 @@ import runpy
 import sys
 from pathlib import Path
 
-import pytest
 
 from tests.optional_deps import optional
 

@@ -17,7 +17,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..apply.local import ApplyResult, apply_file, apply_records
+from ..apply.local import apply_file, apply_records
 from ..cleaner import DataCleaner, RunResult
 from ..crossrow.steps import CrossRowStep
 from ..write.metrics import ImprovementReport
