@@ -256,13 +256,21 @@ class SchemaFallback:
         if self.structured:
             body = self.payload(prompt)  # type: ignore[attr-defined]
             self._hold(body, schema)  # type: ignore[attr-defined]
-            try:
-                return self._reply(body)  # type: ignore[attr-defined]
-            except Exception as exc:  # noqa: BLE001 - only the server's refusal of the schema is handled
-                if getattr(exc, "status", None) not in (400, 422):
-                    raise
-                self.structured = False
+            reply = _held_reply(self, body)
+            if reply is not None:
+                return reply
+            self.structured = False
         return self.generate(prompt)  # type: ignore[attr-defined]
+
+
+def _held_reply(backend, body: dict) -> str | None:
+    """The reply to a request that holds the model to a schema or grammar; None when the server refuses it (400/422)."""
+    try:
+        return backend._reply(body)
+    except Exception as exc:  # noqa: BLE001 - only the server's refusal of the field is handled
+        if getattr(exc, "status", None) not in (400, 422):
+            raise
+        return None
 
 
 class GrammarFallback:
@@ -280,10 +288,8 @@ class GrammarFallback:
         if self.grammar_accepted:
             body = self.payload(prompt)  # type: ignore[attr-defined]
             body["grammar"] = grammar
-            try:
-                return self._reply(body)  # type: ignore[attr-defined]
-            except Exception as exc:  # noqa: BLE001 - only the server's refusal of the field is handled
-                if getattr(exc, "status", None) not in (400, 422):
-                    raise
-                self.grammar_accepted = False
+            reply = _held_reply(self, body)
+            if reply is not None:
+                return reply
+            self.grammar_accepted = False
         return self.generate(prompt)  # type: ignore[attr-defined]
