@@ -92,6 +92,7 @@ class DataCleaner:
         call_every_chunk: bool = False,
         constrained: bool = True,
         chunk_chars: int = 12000,
+        chunk_view: str = "varied",
         toolkit: bool = True,
         rich_context: bool = False,
         reflection: ReflectionConfig | str | None = None,
@@ -105,7 +106,8 @@ class DataCleaner:
         draft_spec: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope)
+        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope,
+                      chunk_view)
         backend = resolve_backend(llm_backend)
         file_path = materialize_input(file_path)  # a DataFrame or list of dicts becomes a JSONL file
         if is_document(file_path) and Path(file_path).is_file():  # PDF, Word, HTML: their text, in text mode
@@ -130,7 +132,7 @@ class DataCleaner:
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
             call_every_chunk=call_every_chunk, constrained=constrained,
-            chunk_chars=chunk_chars, toolkit=toolkit, rich_context=rich_context,
+            chunk_chars=chunk_chars, chunk_view=chunk_view, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
             saturation_check_interval=saturation_check_interval, scope=scope,
@@ -381,7 +383,8 @@ class DataCleaner:
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
         context = (build_rich_context if self.settings.rich_context else build_context)(self.state.functions, self.settings.context_budget)
         if focus is None:
-            shown = format_chunk(view, self.settings.mode, max_chars=self.settings.chunk_chars)
+            shown = format_chunk(view, self.settings.mode, max_chars=self.settings.chunk_chars,
+                                 view=self.settings.chunk_view)
             return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
                                 feedback=format_feedback(feedback), prefix=self.state.prefix,
                                 records=len(view) if self.settings.mode == "structured" else None)

@@ -135,6 +135,23 @@ def test_discovery_finds_the_keys_and_their_dependent_fields():
     assert {s.key for s in steps[1:]} == {("provider",), ("measure",)}  # each measure has one score here
 
 
+
+def test_a_field_whose_odd_values_are_other_groups_usual_values_is_not_a_dependency():
+    """Beers: a brewery mostly sells 12 oz cans, but its 16 oz beer is right (16 is what others sell); 'bostxn' is a typo."""
+    rows = []
+    for b, city in enumerate(("boston", "denver", "austin", "tampa", "reno")):
+        for i in range(10):
+            usual, odd = ("16", "12") if b == 4 else ("12", "16")  # reno mostly sells 16 oz
+            rows.append({"brewery": f"b{b}", "city": city, "ounces": odd if i == 9 else usual, "beer": f"beer {b}-{i}"})
+    rows[3]["city"] = "bostxn"
+    steps = discover_steps(rows)
+    majority = [s for s in steps if s.kind == "majority"]
+    assert [(s.key, s.fields) for s in majority] == [(("brewery",), ("city",))]
+    fixed = apply_steps(steps, rows)
+    assert [r["ounces"] for r in fixed] == [r["ounces"] for r in rows]  # 90% agreement, yet every 16 is right
+    assert fixed[3]["city"] == "boston"
+    assert [s.fields for s in discover_steps(rows, stated=["brewery"]) if s.kind == "majority"] == [("city", "ounces")]
+
 def test_discovery_does_not_use_times_or_decimals_as_keys():
     rows = [{"t": f"{h}:00 p.m.", "flight": f"AA-{i}", "x": f"{h}.5"} for i in range(30) for h in (1, 2)]
     assert discover_steps(rows) == []

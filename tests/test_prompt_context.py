@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from recursive_cleaner.model.context import NO_FUNCTIONS, build_context
-from recursive_cleaner.model.prompt import build_prompt, format_chunk, format_feedback
+from recursive_cleaner.model.prompt import MIN_VARIED, build_prompt, format_chunk, format_feedback, varied_records
 
 
 def _prompt(context="(none)", chunk='{"a": 1}', feedback="", schema=""):
@@ -72,6 +72,25 @@ def test_format_chunk_fits_a_character_budget():
     assert format_chunk([{"big": "y" * 1000}], max_chars=100).startswith('{"big"')  # at least one, cut
     assert "not shown" not in format_chunk(records[:2], max_chars=500)
 
+
+
+def test_varied_view_shows_one_record_per_new_value_form_and_counts_the_rest():
+    records = [{"id": i, "oz": f"{i}.0", "city": "Boston"} for i in range(1, 41)]
+    records[30] = {"id": 31, "oz": "12.0 oz. Alumi-Tek", "city": "San Francisco CA"}
+    shown = format_chunk(records, view="varied")
+    lines = [line for line in shown.splitlines() if line.startswith("{")]
+    assert '"oz": "12.0 oz. Alumi-Tek"' in shown  # the odd one out, far down the chunk, is shown
+    assert len(lines) == MIN_VARIED  # the first record, topped up with the next ones, and the odd one
+    assert shown.endswith(f"({40 - MIN_VARIED} more records whose values all have forms shown above)")
+    assert format_chunk(records) == format_chunk(records, view="all")  # all: every record that fits
+    assert len(format_chunk(records, view="all").splitlines()) == 40
+
+
+def test_varied_records_keep_their_order_and_word_count_is_not_a_new_form():
+    records = [{"name": "Pale Ale"}, {"name": "Sierra Nevada Pale Ale"}, {"name": "IPA 2"}, {"name": None}]
+    assert varied_records(records, least=0) == [records[0], records[2], records[3]]
+    assert varied_records(records[:2], least=5) == records[:2]
+    assert format_chunk(["a text"], mode="text", view="varied") == "a text"
 
 # --------------------------------------------------------------------------- rich context
 from recursive_cleaner.model.context import REUSE_GUIDANCE, build_rich_context  # noqa: E402

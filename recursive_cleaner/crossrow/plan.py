@@ -118,6 +118,25 @@ def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> s
     return best[1] if best else None
 
 
+def _rows_differ(records: list[dict], key: str, fld: str) -> bool:
+    """Whether most values that disagree with their key group are another group's usual value.
+
+    A misspelling or a stray suffix is rare in the field ("Mooresville NC", "birminghxm"); a
+    value that many other groups settle on ("16" ounces where the brewery mostly makes 12) is
+    the row being different, not wrong, so a majority would overwrite right values. Blanks are
+    left out: filling them is what a majority is for.
+    """
+    grouped, _ = _grouped(records, (key,))
+    tops, minority = set(), []
+    for g in grouped:
+        counts = Counter(v for v in (_key_value(r.get(fld)) for r in g) if v is not None)
+        if counts:
+            top = counts.most_common(1)[0][0]
+            tops.add(top)
+            minority += [v for v in counts.elements() if v != top]
+    return bool(minority) and sum(v in tops for v in minority) >= 0.5 * len(minority)
+
+
 def _source_field(records: list[dict], key: str, fields: list[str]) -> str | None:
     """A field named like a source (src, site …) that each key group has at most once per row, for 90% of rows."""
     grouped, rows = _grouped(records, (key,))
@@ -177,6 +196,8 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
         for d, a in todo:
             second = _second_key(dicts, key, d, key_like)
             (by_pair[second] if second else alone).append(d)
+        told = named.get(key) or (list(fields) if key in stated else [])  # the dependencies the goals state
+        alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]  # the others must look like one
         if alone:
             source = _source_field(dicts, key, fields) if key in stated else None
             steps.append(CrossRowStep("majority", key=(key,), fields=tuple(a for a in alone if a != source),

@@ -10,6 +10,9 @@ and any feedback come last. Both tasks share the same static prefix.
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from ..profiling.profiler import value_shape
 
 __all__ = [
     "build_prompt",
@@ -17,6 +20,8 @@ __all__ = [
     "build_detect_prompt",
     "static_prefix",
     "format_chunk",
+    "varied_records",
+    "CHUNK_VIEWS",
     "format_feedback",
     "ROOT_TAG",
     "STOP_SEQUENCES",
@@ -121,15 +126,50 @@ above, one <issue> per problem, naming the field and giving an example value. Th
 Now write your <cleaning_analysis> reply."""
 
 
-def format_chunk(records: list, mode: str = "structured", *, max_chars: int | None = None) -> str:
+CHUNK_VIEWS = ("varied", "all")
+MIN_VARIED = 5  # records shown at least, so the model sees what an ordinary record looks like
+
+
+def _form(value: Any) -> str:
+    """A value's form: the shapes of its words, each once ("16.0 oz. Alumi-Tek" -> "9.9 Aa-Aa a.")."""
+    if isinstance(value, str) and value.strip():
+        return " ".join(sorted({value_shape(word) for word in value.split()}))
+    return value_shape(value)
+
+
+def varied_records(records: list, *, least: int = MIN_VARIED) -> list:
+    """The records that each show a (field, value form) no earlier one showed, topped up to ``least``, in order.
+
+    Fifty records of the same forms teach the model no more than one: an open-ended pass is
+    shown one record per new form, so a chunk that is clean costs a short prompt.
+    """
+    seen: set = set()
+    keep: list[int] = []
+    for i, record in enumerate(records):
+        forms = {(k, _form(v)) for k, v in record.items()} if isinstance(record, dict) else {("", _form(record))}
+        if forms - seen:
+            keep.append(i)
+            seen |= forms
+    if len(keep) < least:
+        chosen = set(keep)
+        keep = sorted(keep + [i for i in range(len(records)) if i not in chosen][: least - len(keep)])
+    return [records[i] for i in keep]
+
+
+def format_chunk(records: list, mode: str = "structured", *, max_chars: int | None = None,
+                 view: str = "all") -> str:
     """The chunk as the model sees it: one JSON object per line, or the raw text.
 
-    With ``max_chars``, records are shown while they fit (at least one) and the rest are
-    counted, so a wide table never overflows a small model's context window.
+    ``view="varied"`` shows records as ``varied_records`` picks them and counts the rest
+    (structured mode). With ``max_chars``, records are shown while they fit (at least one)
+    and the rest are counted, so a wide table never overflows a small model's context window.
     """
-    lines = [str(r) if mode == "text" else json.dumps(r, ensure_ascii=False, default=str) for r in records]
+    picked = varied_records(records) if view == "varied" and mode != "text" else records
+    lines = [str(r) if mode == "text" else json.dumps(r, ensure_ascii=False, default=str) for r in picked]
+    alike = len(records) - len(picked)
+    note = f"\n... ({alike} more records whose values all have forms shown above)" if alike else ""
     if max_chars is None:
-        return "\n".join(lines)
+        return "\n".join(lines) + note
     shown, used = [], 0
     for line in lines:
         if shown and used + len(line) + 1 > max_chars:
@@ -137,7 +177,7 @@ def format_chunk(records: list, mode: str = "structured", *, max_chars: int | No
         shown.append(line[:max_chars])
         used += len(line) + 1
     rest = len(lines) - len(shown)
-    return "\n".join(shown) + (f"\n... ({rest} more records like these not shown)" if rest else "")
+    return "\n".join(shown) + (f"\n... ({rest} more records like these not shown)" if rest else "") + note
 
 
 def format_feedback(errors: list[str]) -> str:

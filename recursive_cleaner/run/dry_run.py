@@ -42,7 +42,7 @@ def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, 
     """The profile's issues plus the issues the model lists for this chunk; one detection call, no code."""
     mode = ctx.options.mode
     found = profile_issues(records, ctx.focus.expectations, chunk_index=index) if mode == "structured" else []
-    shown = format_chunk(records, mode, max_chars=ctx.options.chunk_chars)
+    shown = format_chunk(records, mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view)
     prompt = build_detect_prompt(ctx.state.prefix, shown, mode=mode,
                                  records=len(records) if mode == "structured" else None)
     form = detect_reply().gbnf() if ctx.options.constrained else None

@@ -16,7 +16,7 @@ __all__ = ["check_options", "check_distinct_paths", "check_run_paths", "same_fil
 
 
 def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
-                  stratify_field: str | None, scope: str = "mentioned") -> None:
+                  stratify_field: str | None, scope: str = "mentioned", chunk_view: str = "varied") -> None:
     """ValueError for an option no run could use."""
     problems = [(chunk_size < 1, "chunk_size must be at least 1"),
                 (max_iterations < 1, "max_iterations must be at least 1"),
@@ -24,7 +24,8 @@ def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio
                 (not 0 <= holdout_ratio < 1, "holdout_ratio must be at least 0 and below 1"),
                 (strategy not in STRATEGIES, f"sampling_strategy must be one of {', '.join(STRATEGIES)}"),
                 (strategy == "stratified" and not stratify_field, "sampling_strategy='stratified' needs stratify_field"),
-                (scope not in ("mentioned", "all"), "scope must be 'mentioned' or 'all'")]
+                (scope not in ("mentioned", "all"), "scope must be 'mentioned' or 'all'"),
+                (chunk_view not in ("varied", "all"), "chunk_view must be 'varied' or 'all'")]
     for bad, message in problems:
         if bad:
             raise ValueError(message)
