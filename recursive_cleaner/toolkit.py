@@ -7,7 +7,7 @@ to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an off
 to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
 to_time_12h(v) -> "2:30 p.m." from "14:30", "2:30PM", "2:30P", "07:05", "12:00noon", and from text around a time ("6:55 a.m. Dec 02", "12/02/2011 6:55 a.m.", "Thu 20:00")
 to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped
-to_number(v, *, integer=False, whole_as_int=False) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0
+to_number(v, *, integer=False, whole_as_int=False) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped)
 to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
 strip_units(v) -> the number's text without currency, unit or %: "12.0 oz" -> "12.0", "$1,234.50" -> "1,234.50"
 closest_value(v, allowed, *, cutoff=0.6, default=None) -> the allowed spelling for case/space/punctuation variants and typos ("actve", "CHURNED ", "Pendin g"); no match: default if given, else v
@@ -41,7 +41,7 @@ PRIMITIVES: tuple[str, ...] = (
     "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
     "to_us_state_code", "to_us_state_name",
 )
-__all__ = ["CATALOGUE", "PRIMITIVES", *PRIMITIVES]
+__all__ = ["CATALOGUE", "PRIMITIVES", "without_float_noise", *PRIMITIVES]
 
 
 def _stable(parse, value, *args):
@@ -164,6 +164,18 @@ def _split_number(value):
     return negative, digits, fraction, (match["exp"] or "").lower(), num + (match["exp"] or "")
 
 
+def without_float_noise(number: float) -> float:
+    """``number`` at 15 significant digits when that is at least 4 characters shorter (0.052000000000000005 -> 0.052).
+
+    Floating-point noise from arithmetic, not precision a writer meant; a value with 16 or 17
+    meant digits loses at most two characters at 15 digits and is kept as it is.
+    """
+    if not isinstance(number, float) or number - number != 0:
+        return number
+    short = float(f"{number:.15g}")
+    return short if len(repr(short)) + 4 <= len(repr(number)) else number
+
+
 def _number(value, mode):
     integer = mode == "integer"
     if mode == "whole":  # whole values as int, the rest as float
@@ -187,12 +199,12 @@ def _number(value, mode):
                 return value
             number = int(number)
         return number
-    return number if number - number == 0 else value  # not inf or nan
+    return without_float_noise(number) if number - number == 0 else value  # not inf or nan
 
 
 def to_number(value, *, integer: bool = False, whole_as_int: bool = False):
-    """float from numbers decorated with currency, units, %, grouping; integer=True: int, and only whole values
-    convert; whole_as_int=True: whole values as int (12), others as float (16.9)."""
+    """float from numbers decorated with currency, units, %, grouping, without float noise; integer=True: int, and
+    only whole values convert; whole_as_int=True: whole values as int (12), others as float (16.9)."""
     return _stable(_number, value, "integer" if integer else "whole" if whole_as_int else "float")
 
 

@@ -250,3 +250,11 @@ def test_a_format_that_is_only_part_of_the_value_is_not_the_fields_format():
              'and the measure code, e.g. "al_scip-inf-1".')
     result = infer_expectations(goals, ["state", "state_average"])
     assert result["state"].kind == "us_state" and result.get("state_average", Expectation("x")).kind != "us_state"
+
+
+def test_a_number_with_floating_point_noise_does_not_conform():
+    number = Expectation("number")
+    assert not conforms("0.052000000000000005", number, csv_strings=True)
+    assert not conforms(0.1 + 0.2, number)
+    assert conforms("0.052", number, csv_strings=True) and conforms(0.3, number)
+    assert conforms("0.12345678901234568", number, csv_strings=True)  # 17 meant digits are not noise

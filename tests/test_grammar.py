@@ -62,6 +62,15 @@ def test_the_open_form_is_issues_then_one_function_or_clean():
     assert not form.accepts(make_reply("fix_phone", CODE, issues=many))  # a looping list is cut off
 
 
+
+def test_the_open_form_writes_a_function_only_for_an_unsolved_issue_and_clean_only_when_all_are_solved():
+    form = grammar.open_reply()
+    solved, unsolved = ("Phones fixed by fix_phone", True), ("Amounts carry a currency sign", False)
+    assert not form.accepts(make_reply("fix_phone", CODE, issues=[solved]))  # the CRM run's refused duplicate
+    assert form.accepts(make_reply("fix_phone", CODE, issues=[solved, unsolved, solved]))
+    assert form.accepts(make_reply(status="clean", issues=[solved, solved]))
+    assert not form.accepts(make_reply(status="clean", issues=[solved, unsolved]))
+
 def test_every_reply_the_open_form_accepts_in_these_samples_parses():
     for reply in (make_reply("fix_phone", CODE), CLEAN_REPLY, make_reply("fix_phone", CODE, fence=True)):
         assert grammar.open_reply().accepts(reply)

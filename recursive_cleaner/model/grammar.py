@@ -123,10 +123,13 @@ def _function(name: _Node | str, param: str) -> _Node:
                "```\n    </code>\n  </function_to_generate>\n")
 
 
+def _issue(solved: str | None = None) -> _Node:
+    flag = alt("true", "false") if solved is None else lit(solved)
+    return seq('    <issue id="', rep(cls("0123456789"), 1, 2), '" solved="', flag, '">', _TEXT, "</issue>\n")
+
+
 def _issues(low: int) -> _Node:
-    issue = seq('    <issue id="', rep(cls("0123456789"), 1, 2), '" solved="', alt("true", "false"), '">', _TEXT,
-                "</issue>\n")
-    return seq("  <issues_detected>\n", rep(issue, low, MAX_ISSUES), "  </issues_detected>\n")
+    return seq("  <issues_detected>\n", rep(_issue(), low, MAX_ISSUES), "  </issues_detected>\n")
 
 
 def field_reply(name: str, param: str = "record") -> Grammar:
@@ -138,10 +141,17 @@ def field_reply(name: str, param: str = "record") -> Grammar:
 
 
 def open_reply(param: str = "record") -> Grammar:
-    """The reply to the open-ended pass: the issues, then ONE function (needs_more_work) or clean."""
-    tail = alt(seq(_function(_IDENT, param), "  <chunk_status>needs_more_work</chunk_status>\n"),
-               "  <chunk_status>clean</chunk_status>\n")
-    return Grammar(seq("<cleaning_analysis>\n", _issues(1), tail, "</cleaning_analysis>"))
+    """The reply to the open-ended pass: the issues, then ONE function (needs_more_work) or clean.
+
+    The function comes only after an issue marked ``solved="false"``, and ``clean`` only when
+    every issue is solved: a small model otherwise lists everything as solved and then writes
+    a function anyway (often the prompt's own example), a call spent on a certain refusal.
+    """
+    solved, head = _issue("true"), "  <issues_detected>\n"
+    all_solved = seq(head, rep(solved, 1, MAX_ISSUES), "  </issues_detected>\n", "  <chunk_status>clean</chunk_status>\n")
+    unsolved = seq(head, rep(solved, 0, MAX_ISSUES - 1), _issue("false"), rep(_issue(), 0, MAX_ISSUES - 1),
+                   "  </issues_detected>\n", _function(_IDENT, param), "  <chunk_status>needs_more_work</chunk_status>\n")
+    return Grammar(seq("<cleaning_analysis>\n", alt(all_solved, unsolved), "</cleaning_analysis>"))
 
 
 def detect_reply() -> Grammar:

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..toolkit import without_float_noise  # the toolkit's own test for noise, so a fix by to_number conforms
+
 __all__ = ["Expectation", "KINDS", "LOOSE_KINDS", "KIND_PRIORITY", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES",
            "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
 
@@ -119,6 +121,15 @@ def _title_word(word: str) -> bool:
     return letters[0].isupper() and not (len(letters) > 1 and all(c.isupper() for c in letters))
 
 
+def _noisy(value: Any) -> bool:
+    """A float, or a plain decimal text, that carries floating-point noise (``toolkit.to_number`` drops it)."""
+    if isinstance(value, str):
+        if len(value) < 17 or not _PLAIN_NUMBER.fullmatch(value.strip()):
+            return False
+        value = float(value)
+    return isinstance(value, float) and math.isfinite(value) and without_float_noise(value) != value
+
+
 def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool:
     """Strict check of one value against ``exp``; None and "" (missing) always conform.
 
@@ -137,6 +148,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
             return False  # 12.0 or "12.0" where the goals want 12
         if "no_leading_zeros" in exp.allowed and isinstance(value, str) and _LEADING_ZERO.fullmatch(value.strip()):
             return False  # "01907" where the goals want 1907
+        if _noisy(value):
+            return False  # 0.052000000000000005: floating-point noise is not a number's plain form
         if isinstance(value, int) or (kind == "number" and isinstance(value, float) and math.isfinite(value)):
             return True
         pattern = _PLAIN_NUMBER if kind == "number" else _PLAIN_INT
