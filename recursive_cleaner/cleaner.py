@@ -88,7 +88,7 @@ class DataCleaner:
         profile_fields: bool = True,
         max_field_attempts: int = 3,
         open_pass_attempts: int = 1,
-        idle_chunks_before_skip: int = 2,
+        idle_chunks_before_skip: int = 1,
         call_every_chunk: bool = False,
         constrained: bool = True,
         chunk_chars: int = 12000,

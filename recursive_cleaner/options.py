@@ -42,7 +42,7 @@ class Options:
     profile_fields: bool = True
     max_field_attempts: int = 3
     open_pass_attempts: int = 1
-    idle_chunks_before_skip: int = 2
+    idle_chunks_before_skip: int = 1
     call_every_chunk: bool = False  # the reference design: every chunk gets at least one model call (no idle skip)
     constrained: bool = True  # replies held to the grammar of their form where the backend can (generate_grammar)
     chunk_chars: int = 12000

@@ -318,8 +318,8 @@ def test_chunks_are_profiled_in_one_persistent_child_per_function_set(tmp_path, 
     backend = FakeBackend([make_reply("fix_email", fix)], default=CLEAN_REPLY)
     result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
                          output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
-    assert result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 3
-    # calls: the function and an open pass on chunk 1, an open pass on chunk 2, none after
+    assert result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 2
+    # calls: the function and an open pass on chunk 1; none after (idle_chunks_before_skip=1)
     assert len(started) == 1 and started[0].closed  # 11 chunks after the function, one child; closed at the end
     cleaned = [json.loads(x) for x in path.read_text().splitlines()]
     assert cleaned == rows  # the input is untouched
@@ -338,5 +338,5 @@ def test_a_chunk_that_costs_no_call_is_profiled_once(tmp_path, monkeypatch):
     backend = FakeBackend(default=CLEAN_REPLY)
     result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
                          output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
-    assert result.chunks_processed == 12 and backend.calls == 2
+    assert result.chunks_processed == 12 and backend.calls == 1
     assert len(profiled) == 12  # one profile per chunk (the chunk_profile event and the next field read it)

@@ -127,7 +127,7 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
     first = FakeBackend(interrupted)
     with pytest.raises(KeyboardInterrupt):
         _run(first, path, tmp_path, chunk_size=3, profile_fields=True, early_termination=True,
-             saturation_check_interval=4, state_file=state)
+             saturation_check_interval=4, state_file=state, idle_chunks_before_skip=2)
     assert first.calls == 3  # chunks 1 and 2 asked, chunks 3 and 4 skipped as idle, then the check
     saved = json.loads(open(state).read())["early_termination"]
     assert saved["count"] == 4 and saved["idle_chunks"] == 2 and len(saved["recent"]) == 4
@@ -162,7 +162,7 @@ def test_with_the_defaults_the_calls_do_not_grow_with_the_file(tmp_path, records
     backend = FakeBackend(default=CLEAN_REPLY)
     result, _ = _run(backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True)
     assert result.chunks_processed == records // 3 and not result.stopped_early
-    assert backend.calls == 2  # two chunks that teach nothing, then no call for the rest
+    assert backend.calls == 1  # one chunk that teaches nothing (idle_chunks_before_skip=1), then no call for the rest
 
 
 def test_a_garbled_saturation_reply_never_stops_the_run(tmp_path):

@@ -65,7 +65,7 @@ def test_holdout_rejects_a_function_that_crashes_only_on_hidden_records(data, tm
 
 def test_holdout_zero_shows_every_record(data, tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
-    _cleaner(backend, data, tmp_path, holdout_ratio=0.0).run()
+    _cleaner(backend, data, tmp_path, holdout_ratio=0.0, chunk_view="all").run()
     assert all(f'"id": {i},' in backend.history[0] for i in range(6))
 
 

@@ -222,6 +222,7 @@ def test_dead_server_then_resume_finishes_the_run(work, use):
     (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
     use(FakeBackend([CLEAN_REPLY, ConnectionRefusedError(111, "Connection refused")]))
     line = one_error_line(invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json",
+                                 "--idle-chunks-before-skip", "2",  # so chunk 2 asks too
                                  "--llm-attempts", "1", "-b", "openai:m@http://127.0.0.1:9/v1"))
     assert "LLM backend failed after 1 attempt(s)" in line and "Connection refused" in line
     assert "recursive-cleaner resume st.json -b openai:m@http://127.0.0.1:9/v1" in line
@@ -255,7 +256,7 @@ def test_bad_or_missing_state_file(work, use):
 def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
     (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
     specs = use(FakeBackend([CLEAN_REPLY, KeyboardInterrupt()]))
-    result = invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json")
+    result = invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "--idle-chunks-before-skip", "2")
     line = one_error_line(result, code=130)
     assert "interrupted" in line and "recursive-cleaner resume st.json" in line
     assert specs == ["local"]

@@ -67,7 +67,7 @@ def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
     result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--state", "st.json", "--progress", "off",
                     "--context-budget", "5000", "--schema-sample-size", "7", "--no-validate-runtime",
                     "--sandbox-timeout", "4.5", "--no-profile-fields", "--max-field-attempts", "2",
-                    "--open-pass-attempts", "2", "--idle-chunks-before-skip", "1", "--chunk-chars", "9000",
+                    "--open-pass-attempts", "2", "--idle-chunks-before-skip", "3", "--chunk-chars", "9000",
                     "--no-toolkit", "--rich-context", "--reflection", "rules", "--no-cross-row", "--optimize",
                     "--optimize-threshold", "3", "--metrics-sample", "50", "--no-constrained")
     assert result.exit_code == 0, result.stderr
@@ -78,7 +78,7 @@ def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
                                     "idle_chunks_before_skip", "chunk_chars", "toolkit", "rich_context",
                                     "cross_row", "optimize", "optimize_threshold", "metrics_sample", "constrained")} == {
         "context_budget": 5000, "schema_sample_size": 7, "validate_runtime": False, "sandbox_timeout": 4.5,
-        "profile_fields": False, "max_field_attempts": 2, "open_pass_attempts": 2, "idle_chunks_before_skip": 1,
+        "profile_fields": False, "max_field_attempts": 2, "open_pass_attempts": 2, "idle_chunks_before_skip": 3,
         "chunk_chars": 9000, "toolkit": False, "rich_context": True, "cross_row": False, "optimize": True,
         "optimize_threshold": 3, "metrics_sample": 50, "constrained": False}
     assert options["reflection"]["mode"] == "rules"

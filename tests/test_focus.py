@@ -143,7 +143,8 @@ def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls
     backend = FakeBackend([again, CLEAN_REPLY], default=CLEAN_REPLY)
     events = []
     cleaner = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS, on_progress=events.append,
-                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, early_termination=True)
+                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, early_termination=True,
+                          idle_chunks_before_skip=2)
     result = cleaner.run()
     assert result.chunks_total == 4 and result.chunks_clean == 4
     assert backend.calls == 2  # chunk 0: one failed open pass; chunk 1: model says clean; then no calls
@@ -168,7 +169,7 @@ def test_the_idle_skip_is_on_by_default_without_early_termination(tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
     result = DataCleaner(backend, str(path), chunk_size=3, instructions=INSTRUCTIONS,
                          output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
-    assert backend.calls == 2 and result.chunks_processed == 4 and not result.stopped_early
+    assert backend.calls == 1 and result.chunks_processed == 4 and not result.stopped_early
     assert not any("saturat" in p.lower() for p in backend.history)
 
 
@@ -266,7 +267,7 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
     events = []
     result = DataCleaner(backend, str(path), chunk_size=3, instructions="email lower-case, no spaces",
                          on_progress=events.append, output_path=str(tmp_path / "cf.py"), report_path=None,
-                         sleep=lambda s: None).run()
+                         sleep=lambda s: None, idle_chunks_before_skip=2).run()
     assert result.functions == ["fix_email"]
     assert backend.calls == 3  # the field function and an open pass on chunk 1, an open pass on chunk 2, then none
     assert [e["status"] for e in events if e["type"] == "chunk_done"] == \

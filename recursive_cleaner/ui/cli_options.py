@@ -53,7 +53,7 @@ _FLAGS: list[tuple[Callable, str, str]] = [
      "max_field_attempts", "max_field_attempts"),
     (_opt("--open-pass-attempts", type=_INT0, default=1, help="Open-ended passes per chunk once the profile is clean."),
      "open_pass_attempts", "open_pass_attempts"),
-    (_opt("--idle-chunks-before-skip", type=_INT0, default=2,
+    (_opt("--idle-chunks-before-skip", type=_INT0, default=1,
           help="Chunks that teach nothing before later clean chunks stop costing calls."),
      "idle_chunks_before_skip", "idle_chunks_before_skip"),
     (_opt("--chunk-chars", type=_INT1, default=12000, help="Characters of a chunk shown to the model at most."),
