@@ -20,6 +20,7 @@ from .read.sampling import MetricsSample, split_holdout
 from .read.source import ChunkSource
 from .profiling import schema
 from .profiling.focus import function_name
+from .profiling.hint import hint_function
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient
@@ -93,6 +94,7 @@ class DataCleaner:
         constrained: bool = True,
         chunk_chars: int = 12000,
         chunk_view: str = "varied",
+        hint_functions: bool = True,
         toolkit: bool = True,
         rich_context: bool = False,
         reflection: ReflectionConfig | str | None = None,
@@ -132,7 +134,7 @@ class DataCleaner:
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
             call_every_chunk=call_every_chunk, constrained=constrained,
-            chunk_chars=chunk_chars, chunk_view=chunk_view, toolkit=toolkit, rich_context=rich_context,
+            chunk_chars=chunk_chars, chunk_view=chunk_view, hint_functions=hint_functions, toolkit=toolkit, rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
             saturation_check_interval=saturation_check_interval, scope=scope,
@@ -278,9 +280,13 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            last_reply = self._call(self._prompt(view, focus, feedback), index, iteration, grammar=self._grammar(focus))
+            hinted = self._hint(focus, index, iteration)
+            if hinted is not None:  # the toolkit one-liner the profile names: judged like a reply, no call
+                parsed, last_reply = hinted, hinted.code
+            else:
+                last_reply = self._call(self._prompt(view, focus, feedback), index, iteration, grammar=self._grammar(focus))
             try:
-                parsed = parse_response(last_reply)
+                parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
                 open_failures += focus is None
                 self._failed(focus, feedback, str(exc), "parse_error", chunk_index=index, iteration=iteration)
@@ -391,6 +397,19 @@ class DataCleaner:
         name = self._field_name(focus)
         return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
                                   name=name, feedback=format_feedback(feedback))
+
+    def _hint(self, focus: FieldProfile | None, index: int, iteration: int) -> ParsedResponse | None:
+        """The first attempt at a field (``hint_functions``): its toolkit one-liner, once per field and run."""
+        if focus is None or not self.settings.hint_functions or self.settings.mode != "structured" \
+                or focus.field in self.ctx.hinted:
+            return None
+        self.ctx.hinted.add(focus.field)
+        written = hint_function(focus, self._field_name(focus))
+        if written is None:
+            return None
+        self._emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
+                   function_name=self._field_name(focus))
+        return ParsedResponse(name=self._field_name(focus), docstring=written[0], code=written[1])
 
     def _field_name(self, focus: FieldProfile) -> str:
         return function_name(focus.field, {f["name"] for f in self.state.functions})

@@ -22,6 +22,7 @@ EVENT_TYPES = (
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
+    "function_from_hint",  # chunk_index, iteration, field, function_name (no model call)
     "function_generated",  # chunk_index, iteration, function_name, field, issues_before, issues_after
     "function_modified",  # chunk_index, iteration, function_name, issues_before, issues_after (rich_context)
     "function_critiqued",  # function_name, score, decision, dimensions (reflection on)

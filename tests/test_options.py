@@ -24,7 +24,7 @@ NON_DEFAULT = {
     "holdout_ratio": 0.3, "sampling_strategy": "stratified", "stratify_field": "status", "seed": 9,
     "track_metrics": True, "ground_truth": "truth.jsonl", "metrics_sample": 77, "report_path": "OUT/r.md",
     "dry_run": True, "llm_attempts": 5, "sandbox_timeout": 3.5, "profile_fields": False, "max_field_attempts": 6,
-    "open_pass_attempts": 2, "idle_chunks_before_skip": 4, "call_every_chunk": True, "constrained": False, "chunk_chars": 999, "chunk_view": "all", "toolkit": False,
+    "open_pass_attempts": 2, "idle_chunks_before_skip": 4, "call_every_chunk": True, "constrained": False, "chunk_chars": 999, "chunk_view": "all", "hint_functions": False, "toolkit": False,
     "rich_context": True, "reflection": {**ReflectionConfig(mode="rules", accept_threshold=0.8).__dict__},
     "cross_row": False, "optimize": True, "optimize_threshold": 3, "early_termination": True,
     "saturation_check_interval": 5, "scope": "all", "spec": {"fields": {"email": {"kind": "email"}}},

@@ -88,3 +88,4 @@ class RunContext:
     emit: Callable[..., None]
     reviewer: Reviewer | None = None
     where: dict[str, int] = field(default_factory=lambda: {"chunk_index": -1, "iteration": 0})
+    hinted: set = field(default_factory=set)  # fields whose toolkit one-liner was tried (hint_functions)
