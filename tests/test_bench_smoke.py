@@ -94,7 +94,8 @@ def test_accuracy_main(tmp_path, capsys):
     backend = scripted("state", UPPER_STATE)
     out = tmp_path / "out"
     argv = ["--dirty", dirty, "--clean", clean, "--instructions", "state: two capital letters",
-            "--chunk-size", "5", "--max-iterations", "20", "--out", str(out), "--quiet"]
+            "--chunk-size", "5", "--max-iterations", "20", "--out", str(out), "--quiet",
+            "--option", "hint_functions=false"]  # the scripted function, not the toolkit one-liner
     assert accuracy.main(argv, backend=backend) == 0
     line = _last_line(capsys)
     m = ACCURACY_LINE.fullmatch(line)
@@ -137,7 +138,8 @@ def test_accuracy_rows_and_max_chunks(tmp_path, capsys):
     backend = scripted("state", UPPER_STATE, usage=None)  # no usage reported -> 0 tokens
     out = tmp_path / "out"
     argv = [os.path.dirname(dirty), "--instructions", "state: two capital letters", "--rows", "8", "--max-chunks",
-            "1", "--chunk-size", "3", "--max-iterations", "20", "--out", str(out), "--quiet"]
+            "1", "--chunk-size", "3", "--max-iterations", "20", "--out", str(out), "--quiet",
+            "--option", "hint_functions=false"]
     assert accuracy.main(argv, backend=backend) == 0
     m = ACCURACY_LINE.fullmatch(_last_line(capsys))
     assert m
@@ -170,7 +172,8 @@ def _crm_backend() -> FakeBackend:
 
 def test_real_model_main(tmp_path, capsys):
     backend = _crm_backend()
-    argv = ["--records", "20", "--chunk-size", "10", "--max-iterations", "30", "--out", str(tmp_path), "--quiet"]
+    argv = ["--records", "20", "--chunk-size", "10", "--max-iterations", "30", "--out", str(tmp_path), "--quiet",
+            "--option", "hint_functions=false"]
     assert real_model.main(argv, backend=backend) == 0
     out = capsys.readouterr().out
     line = out.strip().splitlines()[-1]
@@ -207,7 +210,7 @@ def test_real_model_main(tmp_path, capsys):
 
 def test_cost_main_runs_and_reads_summary(tmp_path, capsys):
     argv = ["--records", "20", "--chunk-size", "10", "--max-chunks", "1", "--max-iterations", "30",
-            "--out", str(tmp_path), "--quiet"]
+            "--out", str(tmp_path), "--quiet", "--option", "hint_functions=false"]
     backend = _crm_backend()
     assert cost.main(argv, backend=backend) == 0
     line = _last_line(capsys)

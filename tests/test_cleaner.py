@@ -317,7 +317,8 @@ def test_chunks_are_profiled_in_one_persistent_child_per_function_set(tmp_path, 
             return record''')
     backend = FakeBackend([make_reply("fix_email", fix)], default=CLEAN_REPLY)
     result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
-                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
+                         hint_functions=False).run()
     assert result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 2
     # calls: the function and an open pass on chunk 1; none after (idle_chunks_before_skip=1)
     assert len(started) == 1 and started[0].closed  # 11 chunks after the function, one child; closed at the end

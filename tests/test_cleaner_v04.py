@@ -87,7 +87,7 @@ def test_holdout_rejects_a_function_that_makes_hidden_records_worse(tmp_path):
             return record''')
     backend = FakeBackend([make_reply("touch_dates", breaks_hidden)], default=CLEAN_REPLY)
     result = DataCleaner(backend, str(path), chunk_size=12, instructions="Dates to ISO 8601.", holdout_ratio=0.3,
-                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, hint_functions=False).run()
     assert "touch_dates" not in result.functions
     assert any("not shown" in reason and "'when'" in reason for _, reason in result.rejected)
 

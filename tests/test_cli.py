@@ -107,7 +107,8 @@ def test_console_script_and_python_dash_m():
 def test_generate_writes_functions_report_and_plain_progress(work, use):
     specs = use(_scripted(make_reply("lower_emails", EMAIL)))
     (work / "goals.txt").write_text("email: lower case")
-    result = invoke("generate", "crm.jsonl", "-i", "@goals.txt", "--chunk-size", "3", "-b", "ollama:m")
+    result = invoke("generate", "crm.jsonl", "-i", "@goals.txt", "--chunk-size", "3", "-b", "ollama:m",
+                    "--no-hint-functions")
     assert result.exit_code == 0, result.stderr
     assert specs == ["ollama:m"]
     assert "wrote cleaning_functions.py: 1 function(s) lower_emails" in result.stdout
@@ -416,7 +417,7 @@ PTY_SCRIPT = textwrap.dedent('''\
     EMAIL = {email!r}
     cli.make_backend = lambda spec: FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY,
                                                 usage={{"prompt_tokens": 100, "completion_tokens": 20}})
-    sys.exit(cli.main(["generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3"]))
+    sys.exit(cli.main(["generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "--no-hint-functions"]))
 ''')
 
 
@@ -445,7 +446,7 @@ def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
     optional(module)
     write_table_file(work / f"crm{suffix}", ROWS)
     use(_scripted(make_reply("lower_emails", EMAIL)))
-    result = invoke("generate", f"crm{suffix}", "-i", "email: lower case", "--chunk-size", "3")
+    result = invoke("generate", f"crm{suffix}", "-i", "email: lower case", "--chunk-size", "3", "--no-hint-functions")
     assert result.exit_code == 0, result.stderr
     assert "lower_emails" in result.stdout and "def lower_emails" in (work / "cleaning_functions.py").read_text()
     result = invoke("apply", "cleaning_functions.py", f"crm{suffix}", "-o", f"clean{suffix}", "--workers", "1")

@@ -55,7 +55,8 @@ def test_unusable_replies_are_in_the_result_and_the_report(tmp_path):
     backend = FakeBackend(["this is not the XML the prompt asked for", make_reply("lower_emails", LOWER)],
                           default=CLEAN_REPLY)
     result = DataCleaner(backend, _data(tmp_path), chunk_size=6, instructions="email: lower case", holdout_ratio=0,
-                         output_path=str(tmp_path / "f.py"), report_path=str(tmp_path / "r.md")).run()
+                         output_path=str(tmp_path / "f.py"), report_path=str(tmp_path / "r.md"),
+                         hint_functions=False).run()
     assert result.unusable_replies == 1 and result.functions == ["lower_emails"]
     assert "1 unusable replies (asked again)" in (tmp_path / "r.md").read_text()
 
@@ -70,7 +71,7 @@ def test_resuming_a_finished_run_asks_the_model_nothing_and_counts_its_functions
     state = str(tmp_path / "st.json")
     first = DataCleaner(backend, data, chunk_size=6, instructions="email: lower case", holdout_ratio=0,
                         state_file=state, draft_spec=True, output_path=str(tmp_path / "f.py"),
-                        report_path=None).run()
+                        report_path=None, hint_functions=False).run()
     assert first.functions == ["lower_emails"] and len(backend.schemas) == 1  # the draft was asked once
     silent = StructuredFakeBackend([])  # any call raises AssertionError
     again = DataCleaner.resume(state, silent).run()

@@ -46,6 +46,7 @@ def data(tmp_path):
 def _run(backend, data, tmp_path, **kw):
     events = []
     kw.setdefault("holdout_ratio", 0.0)  # exact counts over all 10 records; holdout: test_cleaner_v04.py
+    kw.setdefault("hint_functions", False)  # the model's field replies are scripted here; the hint path: test_hint.py
     cleaner = DataCleaner(backend, str(data), chunk_size=10, instructions=INSTRUCTIONS, on_progress=events.append,
                           output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, **kw)
     return cleaner.run(), events
@@ -267,7 +268,7 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
     events = []
     result = DataCleaner(backend, str(path), chunk_size=3, instructions="email lower-case, no spaces",
                          on_progress=events.append, output_path=str(tmp_path / "cf.py"), report_path=None,
-                         sleep=lambda s: None, idle_chunks_before_skip=2).run()
+                         sleep=lambda s: None, idle_chunks_before_skip=2, hint_functions=False).run()
     assert result.functions == ["fix_email"]
     assert backend.calls == 3  # the field function and an open pass on chunk 1, an open pass on chunk 2, then none
     assert [e["status"] for e in events if e["type"] == "chunk_done"] == \

@@ -109,7 +109,8 @@ def test_the_cleaner_sends_each_reply_form_its_grammar(tmp_path):
             return record''')
     backend = GrammarFakeBackend([make_reply("fix_status", fix)], default=CLEAN_REPLY)
     DataCleaner(backend, _crm(tmp_path, rows), chunk_size=12, instructions="status is one of active, pending",
-                output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None, holdout_ratio=0).run()
+                output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None, holdout_ratio=0,
+                hint_functions=False).run()
     assert backend.grammars[0] == grammar.field_reply("fix_status").gbnf()  # the field prompt: its name pinned
     assert backend.grammars[1] == grammar.open_reply().gbnf()  # then the open pass over the chunk
     assert "fix_status" in (tmp_path / "cf.py").read_text()

@@ -176,7 +176,7 @@ def test_every_call_of_a_scripted_run_starts_with_the_same_static_prefix(tmp_pat
     backend = FakeBackend(reply)
     cleaner = DataCleaner(backend, str(path), chunk_size=6, output_path=str(tmp_path / "cf.py"), report_path=None,
                           instructions="- status is one of active, pending\n- email lower-case, no spaces",
-                          sleep=lambda s: None, holdout_ratio=0, schema_sample_size=2)
+                          sleep=lambda s: None, holdout_ratio=0, schema_sample_size=2, hint_functions=False)
     cleaner.run()
     prefix = cleaner.state.prefix
     assert backend.calls >= 4 and len(prefix) > 1000 and garbled

@@ -260,7 +260,7 @@ def test_functions_the_model_writes_in_its_own_order_are_accepted_and_credited(t
     events = []
     result = DataCleaner(backend, str(data), instructions=(ROOT / "test_cases" / "crm_instructions.txt").read_text(),
                          chunk_size=200, output_path=str(tmp_path / "cf.py"), on_progress=events.append,
-                         sleep=lambda s: None).run()
+                         sleep=lambda s: None, hint_functions=False).run()
     assert result.functions[:3] == ["fix_phone", "fix_status", "fix_email"], result.rejected
     credited = {e["function_name"]: e["field"] for e in events if e["type"] == "function_generated"}
     assert credited == {"fix_phone": "phone", "fix_status": "status", "fix_email": "email"}

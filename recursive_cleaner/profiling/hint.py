@@ -24,16 +24,16 @@ _CALL = re.compile(r"(\w+)(?:\(value, (whole_as_int=True)\))?")
 def hint_function(profile: FieldProfile, name: str) -> tuple[str, str] | None:
     """(docstring, code) of ``name`` calling the profile's primitive on its field, or None when no plain call fits."""
     m = _CALL.fullmatch(profile.primitive or "")
-    if m is None or m.group(1) not in _PLAIN or not name.isidentifier():
-        return None
-    primitive, args = m.group(1), f", {m.group(2)}" if m.group(2) else ""
     exp = profile.expectation
+    if exp is None or m is None or m.group(1) not in _PLAIN or not name.isidentifier():
+        return None  # no format from the goals or the spec (a guess from the data's shapes): the model decides
+    primitive, args = m.group(1), f", {m.group(2)}" if m.group(2) else ""
     if primitive == "closest_value":
-        if exp is None or exp.kind != "enum" or not exp.allowed:
+        if exp.kind != "enum" or not exp.allowed:
             return None  # spellings of one value, not a list the goals give: the model decides
         args = f", {list(exp.allowed)!r}"
     field = profile.field
-    need = exp.describe(csv_strings=profile.csv_strings) if exp is not None else "one format"
+    need = exp.describe(csv_strings=profile.csv_strings)
     docstring = f"{field}: {need}, by the toolkit's {primitive} ({HINT_NOTE})."
     code = (f"from recursive_cleaner.toolkit import {primitive}\n\n\n"
             f"def {name}(record):\n"

@@ -233,7 +233,7 @@ GENERATE = textwrap.dedent("""\
     from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
     cli.make_backend = lambda spec: FakeBackend([CLEAN_REPLY, make_reply("slow_down", {code!r})], default=CLEAN_REPLY)
     sys.exit(cli.main(["generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "-o", "out/functions.py",
-                       "--report", "out/report.md", "--progress", "off"]))
+                       "--report", "out/report.md", "--progress", "off", "--idle-chunks-before-skip", "2"]))
 """)
 
 
