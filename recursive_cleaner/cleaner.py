@@ -263,8 +263,8 @@ class DataCleaner:
         """Ask for one function at a time until the chunk is clean by the profile and the model."""
         visible, hidden = split_holdout(records, self.settings.holdout_ratio, seed=self.settings.seed, salt=index) \
             if self.settings.validate_runtime else (records, [])
-        view = self.ctx.gate.apply(self.state.functions, visible)
-        self.ctx.gate.hidden = self.ctx.gate.apply(self.state.functions, hidden)
+        both = self.ctx.gate.apply(self.state.functions, visible + hidden)  # one sandbox round trip per chunk
+        view, self.ctx.gate.hidden = both[:len(visible)], both[len(visible):]
         self.ctx.gate.raw, self.ctx.gate.raw_hidden = visible, hidden
         feedback: list[str] = []
         focus_field: str | None = None

@@ -98,6 +98,11 @@ class FieldProfile:
         return 1.0 if self.non_null <= 0 else self.conforming / self.non_null
 
 
+_ASCII_CLASSES = str.maketrans({**{c: "9" for c in "0123456789"}, **{c: "A" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                                **{c: "a" for c in "abcdefghijklmnopqrstuvwxyz"}})
+_RUNS = re.compile(r"9+|a+|A+")
+
+
 def value_shape(value: Any) -> str:
     """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9"."""
     if value is None:
@@ -109,6 +114,9 @@ def value_shape(value: Any) -> str:
     text = value if isinstance(value, str) else str(value)
     if text == "":
         return "<empty>"
+    if text.isascii():  # the common case, without a Python loop per character
+        shape = _RUNS.sub(lambda m: m.group(0)[0], text.translate(_ASCII_CLASSES))
+        return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
     out: list[str] = []
     for ch in text:
         cls = "9" if ch.isdecimal() else ("A" if ch.isupper() else "a") if ch.isalpha() else ch
@@ -348,14 +356,15 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
         shapes[value_shape(seen[k])] += n
         if isinstance(seen[k], str):
             str_counts[seen[k]] += n
-    variants = _variant_groups(dict(str_counts))
     if expectation is not None:
         exp, reason = expectation, "expectation"
         bad = {k for k in counts if not conforms(seen[k], exp, csv_strings=csv_strings)}
+        variants = _variant_groups(dict(str_counts)) if bad else []  # shown with an issue only; costly
         primitive = _primitive(exp.kind, [seen[k] for k in bad], from_data=exp.source == "data")
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
     else:
+        variants = _variant_groups(dict(str_counts))
         exp, bad, reason, primitive = _judge(counts, seen, variants, csv_strings)
     n_bad = sum(counts[k] for k in bad)
     ranked_bad = [first[k] for k, _ in counts.most_common() if k in bad]
