@@ -311,7 +311,7 @@ class DataCleaner:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
-        log.warning("chunk %d/%d: not clean after %d model calls; moving on", index + 1, self.state.total_chunks,
+        log.warning("chunk %d/%d: not clean after %d attempts (max_iterations); moving on", index + 1, self.state.total_chunks,
                     self.settings.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.settings.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
