@@ -373,3 +373,12 @@ def test_issues_in_fields_the_goals_do_not_mention_are_reported_as_suggestions(t
     section = report.split("## Suggestions (not changed)")[1].split("\n## ")[0]
     assert "phone:" in section and "E.164" in section and "email:" in section
     assert "status:" not in section
+
+
+def test_an_example_of_a_whole_number_without_its_dot_zero_is_read_as_whole_as_int():
+    fields = ["ounces", "abv"]
+    for goals in ('The ounces column should only hold the number of ounces (so "12.0 oz." becomes 12).',
+                  'ounces: just the number ("12.0 oz." and "12.0 ounce" are all 12).', 'ounces: no trailing .0'):
+        assert read_spec(goals, fields).fields["ounces"].allowed == ("whole_as_int",), goals
+    for goals in ('ounces: just the number ("16.9 oz" is 16.9)', 'ounces: just the number ("12.0 oz" is 12.0)'):
+        assert read_spec(goals, fields).fields["ounces"].allowed == (), goals
