@@ -382,3 +382,5 @@ def test_an_example_of_a_whole_number_without_its_dot_zero_is_read_as_whole_as_i
         assert read_spec(goals, fields).fields["ounces"].allowed == ("whole_as_int",), goals
     for goals in ('ounces: just the number ("16.9 oz" is 16.9)', 'ounces: just the number ("12.0 oz" is 12.0)'):
         assert read_spec(goals, fields).fields["ounces"].allowed == (), goals
+    assert read_spec('ounces: just the number, like 12 or 16', fields).fields["ounces"].allowed == ("whole_as_int",)
+    assert read_spec('abv: a number like 0.05 or 0.066', fields).fields["abv"].allowed == ()

@@ -67,7 +67,8 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
     ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b|"
               r"[\"“]\s*\d+\.0\b[^\"”\n]{0,24}[\"”]\s*"  # an example: "12.0 oz." becomes 12, ... are all 12
-              r"(?:are\s+all|all\s+become|becomes?|is|are|->|→|=>|=|turns?\s+into)\s*[\"“]?\d+(?![.\d])"),
+              r"(?:are\s+all|all\s+become|becomes?|is|are|->|→|=>|=|turns?\s+into)\s*[\"“]?\d+(?![.\d])|"
+              r"\b(?:like|e\.g\.,?|such as)\s+\d+(?:\s*(?:,|or|and)\s*\d+)+\b(?![.\d])"),  # "like 12 or 16": whole
     # a marker: integers written without leading zeros ("01907" -> 1907)
     ("nolead", r"(?:no|without|drop(?: the)?|remove(?: the)?|strip(?: the)?)\s+(?:any\s+)?leading\s+zeros?"),
     ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b|\bproper[\s-]?case\b"),
