@@ -134,7 +134,8 @@ class DataCleaner:
             profile_fields=profile_fields, max_field_attempts=max_field_attempts,
             open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
             call_every_chunk=call_every_chunk, constrained=constrained,
-            chunk_chars=chunk_chars, chunk_view=chunk_view, hint_functions=hint_functions, toolkit=toolkit, rich_context=rich_context,
+            chunk_chars=chunk_chars, chunk_view=chunk_view, hint_functions=hint_functions, toolkit=toolkit,
+            rich_context=rich_context,
             reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
             saturation_check_interval=saturation_check_interval, scope=scope,
@@ -280,11 +281,9 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            hinted = self._hint(focus, index, iteration)
-            if hinted is not None:  # the toolkit one-liner the profile names: judged like a reply, no call
-                parsed, last_reply = hinted, hinted.code
-            else:
-                last_reply = self._call(self._prompt(view, focus, feedback), index, iteration, grammar=self._grammar(focus))
+            hinted = self._hint(focus, index, iteration)  # the toolkit one-liner the profile names: no call
+            last_reply = hinted.code if hinted else self._call(self._prompt(view, focus, feedback), index, iteration,
+                                                               grammar=self._grammar(focus))
             try:
                 parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
@@ -311,8 +310,8 @@ class DataCleaner:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
-        log.warning("chunk %d/%d: not clean after %d attempts (max_iterations); moving on", index + 1, self.state.total_chunks,
-                    self.settings.max_iterations)
+        log.warning("chunk %d/%d: not clean after %d attempts (max_iterations); moving on", index + 1,
+                    self.state.total_chunks, self.settings.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.settings.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"
 
