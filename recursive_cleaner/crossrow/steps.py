@@ -186,6 +186,10 @@ class Fitted:
         parts = tuple(normalized(self._fix(k, record.get(k)), step.normalize) for k in step.key)
         return None if any(p is None for p in parts) else parts
 
+    def key(self, i: int, record: dict) -> Any:
+        """Step ``i``'s key of ``record`` as it compares it (vocabulary fixes applied, normalised), or None."""
+        return self._key(self.steps[i], record)
+
     def _group(self, i: int, step: CrossRowStep, record: dict) -> dict[str, Counter] | None:
         """The record's key group; a key seen too rarely is repaired to the close key whose group it matches."""
         groups = self.groups.get(i, {})
