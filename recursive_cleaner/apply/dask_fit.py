@@ -250,10 +250,15 @@ def _batches(parts: Iterator[_Transformed], size: int) -> Iterator[tuple[bytes, 
         yield b"\n".join(held), len(held)
 
 
-def run_file(dask: Any, compute: Callable, ordered: Callable, job: CrossRowJob, path: str, fmt: str,
-             parts: list[Part], target: str, reject: str | None, audit_path: str | None, total: ApplyResult,
-             max_drop: float, started: float, on_progress: Callable[[dict], None] | None) -> ApplyResult:
-    """One input file with cross-row steps and/or an audit log (see the module docstring); its ApplyResult."""
+def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Part], target: str,
+             reject: str | None, audit_path: str | None, total: ApplyResult, max_drop: float, started: float,
+             on_progress: Callable[[dict], None] | None) -> ApplyResult:
+    """One input file with cross-row steps and/or an audit log (see the module docstring); its ApplyResult.
+
+    ``cluster`` (apply_dask's): ``dask``, ``compute(*delayed)`` -> values, ``ordered(delayeds)`` -> values in
+    order a window at a time, ``share(value)`` -> a value sent once to every worker, for tasks to take.
+    """
+    dask, compute = cluster.dask, cluster.compute
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
     steps = list(job.steps)
     labels = [step_label(i, s) for i, s in enumerate(steps)]
@@ -271,11 +276,11 @@ def run_file(dask: Any, compute: Callable, ordered: Callable, job: CrossRowJob, 
             for cell, counter in _added(list(counts)).items():
                 summary.vocab[cell] = Counter({value: counter[value] for value in summary.vocab[cell]})
         fitted = summary.fitted()
-        fitted_d = dask.delayed(fitted, traverse=False)
+        fitted_d = cluster.share(fitted)
         owners: dict[int, dict] = {}
         drops: dict[int, int] = {}
         for j in (i for i, s in enumerate(steps) if s.kind == "dedup"):
-            known = dask.delayed(owners, traverse=False)
+            known = cluster.share(owners)
             level = [dask.delayed(_dedup_keys)(job, fitted_d, known, j, k) for k in range(len(parts))]
             while len(level) > 1:
                 level = [dask.delayed(_merge_keys)(*level[i:i + SPLIT_EVERY])
@@ -288,8 +293,8 @@ def run_file(dask: Any, compute: Callable, ordered: Callable, job: CrossRowJob, 
         bases = [0]
         for s in stats:
             bases.append(bases[-1] + s.result.records_in)
-        known = dask.delayed(owners, traverse=False)
-        transformed = ordered([dask.delayed(_transform_part)(job, fitted_d, known, k, bases[k])
+        known = cluster.share(owners)
+        transformed = cluster.ordered([dask.delayed(_transform_part)(job, fitted_d, known, k, bases[k])
                                for k in range(len(parts))])
         _write(job, path, fmt, stats, transformed, target, reject, audit_path, done, total, started, on_progress)
     finally:

@@ -125,18 +125,14 @@ def apply_dask(
     result.partitions = len(everything)
     filename = os.path.abspath(functions_path)
     if probe.steps or audit is not None:
-        def compute(*delayeds: Any) -> tuple:
-            if client is None:
-                return dask.compute(*delayeds, scheduler="threads")
-            return tuple(client.gather(client.compute(list(delayeds))))
-
+        cluster = _Cluster(dask, client, 2 * threads)
         for path, kind, parts, target, reject, log in zip(files, fmts, plans, targets, rejects, audits):
             temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.")
             job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, reject_dir is not None,
                               tuple(probe.steps), audit is not None, bool(log and log.lower().endswith(".csv")), temp)
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            done = run_file(dask, compute, lambda ds: _ordered(dask, ds, client, 2 * threads), job, path, kind, parts,
-                            target, reject, log, result, max_drop, started, on_progress)
+            done = run_file(cluster, job, path, kind, parts, target, reject, log, result, max_drop, started,
+                            on_progress)
             done.seconds = time.monotonic() - started
             result.files[path], result.outputs[path] = done, target
             _totals(result, done)
@@ -155,6 +151,28 @@ def apply_dask(
     result.dropped_keys = sorted({key for done in result.files.values() for key in done.dropped_keys})
     result.seconds = time.monotonic() - started
     return result
+
+
+@dataclass
+class _Cluster:
+    """What dask_fit's tasks run on: a distributed client, or dask's threaded scheduler when there is none."""
+
+    dask: Any
+    client: Any
+    window: int
+
+    def compute(self, *delayeds: Any) -> tuple:
+        if self.client is None:
+            return self.dask.compute(*delayeds, scheduler="threads")
+        return tuple(self.client.gather(self.client.compute(list(delayeds))))
+
+    def ordered(self, delayeds: list) -> Iterator[Any]:
+        return _ordered(self.dask, delayeds, self.client, self.window)
+
+    def share(self, value: Any) -> Any:
+        if self.client is None:
+            return self.dask.delayed(value, traverse=False)
+        return self.client.scatter([value], broadcast=True, hash=False)[0]  # a dict would be scattered by key
 
 
 def _totals(total: DaskApplyResult, done: ApplyResult) -> None:

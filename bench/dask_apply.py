@@ -1,0 +1,185 @@
+"""apply_dask against apply_file, with the cross-row steps, on hospital and flights replicated to about SIZE MB.
+
+For each table of ``--data-dir`` (hospital, flights; ``dirty.csv`` read as apply reads it):
+
+* the functions: a ``clean_data`` that trims every text value, and the cross-row steps the
+  library discovers on the whole table without the model (``discover_steps``; flights with the
+  stated key ``flight``, so its majority is the ``src``-weighted vote): hospital gets a
+  vocabulary over provider_number and measure_code, majority by provider_number (10 fields),
+  by measure_code (2) and by the pair (state, measure_code); flights a vocabulary over flight and
+  the weighted vote by flight over the four times. These are the steps of the RESULTS.md runs
+  (hospital F1 0.930, flights 0.898); the saved model-written functions are not in the repo;
+* the data: the table as JSONL, repeated until the file holds ``size / tables`` MB;
+* apply_file (one sandboxed worker per core) and apply_dask (a ``LocalCluster`` with one worker
+  process per core, one thread each), each in its own child process, one after the other;
+  wall time, peak RSS of the calling process, of each Dask worker and of the sandbox children;
+  the outputs' sha256 (must be equal);
+* the step fit's sizes: one part's ``Summary`` (pickled), the merged one, the fitted steps,
+  and what a tree merge moves (parts × part summary), the figures ``docs/scaling.md`` scales.
+
+The last line is machine-readable: ``dask_apply identical=1 ratio=X`` (ratio: Dask seconds over
+apply_file seconds, summed over the tables).
+
+    python bench/dask_apply.py --size-mb 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import pickle
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+STRIP = '''def strip_text(record):
+    """Trim the text values."""
+    for key, value in list(record.items()):
+        if isinstance(value, str):
+            record[key] = value.strip()
+    return record
+'''
+STATED = {"hospital": (), "flights": ["flight"]}
+
+
+def _functions(table: str, records: list[dict], out: str) -> str:
+    from recursive_cleaner.crossrow.plan import discover_steps
+    from recursive_cleaner.write.module import render_module
+
+    steps = [s.to_dict() for s in discover_steps(records, stated=STATED[table])]
+    path = os.path.join(out, f"{table}_functions.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render_module([{"name": "strip_text", "code": STRIP}], cross_row=steps))
+    return path
+
+
+def _replicate(records: list[dict], path: str, size_mb: float) -> int:
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    copies = max(1, round(size_mb * 2**20 / len(lines)))
+    if not (os.path.exists(path) and os.path.getsize(path) == copies * len(lines)):
+        with open(path + ".tmp", "wb") as f:
+            for _ in range(copies):
+                f.write(lines)
+        os.replace(path + ".tmp", path)
+    return copies * len(records)
+
+
+def _sha(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _peak_mb(who: int) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _side(args: argparse.Namespace) -> None:
+    """One measured run in this child process; prints one JSON line."""
+    workers = len(os.sched_getaffinity(0))
+    started = time.perf_counter()
+    info: dict = {}
+    if args.side == "local":
+        from recursive_cleaner.apply.local import apply_file
+
+        result = apply_file(args.functions, args.input, args.output, workers=workers)
+    else:
+        import distributed
+
+        from recursive_cleaner.apply.on_dask import apply_dask
+
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, memory_limit=0) as cluster, \
+                distributed.Client(cluster) as client:
+            started = time.perf_counter()
+            result = apply_dask(args.functions, args.input, args.output, client=client,
+                                partition_size=args.partition_size)
+            peaks = client.run(lambda: (_peak_mb(resource.RUSAGE_SELF), _peak_mb(resource.RUSAGE_CHILDREN)))
+            info["worker_peak_mb"] = sorted(round(p[0]) for p in peaks.values())
+            info["sandbox_peak_mb"] = max(round(p[1]) for p in peaks.values())
+            info["partitions"] = result.partitions
+    info.update(seconds=round(time.perf_counter() - started, 1), records_in=result.records_in,
+                records_out=result.records_out, changed=sum(n for f in result.cross_row_changed.values()
+                                                            for n in f.values()),
+                caller_peak_mb=round(_peak_mb(resource.RUSAGE_SELF)))
+    if args.side == "local":
+        info["sandbox_peak_mb"] = round(_peak_mb(resource.RUSAGE_CHILDREN))
+    print(json.dumps(info))
+
+
+def _fit_sizes(functions: str, records: list[dict], per_part: int, total: int) -> dict:
+    """Pickled sizes of one part's Summary (the table repeated to a part), the merged one and the fitted steps."""
+    from recursive_cleaner.apply.cross_row import read_plan
+    from recursive_cleaner.crossrow.steps import Summary
+
+    with open(functions, encoding="utf-8") as f:
+        steps = read_plan(f.read(), functions).steps
+    part = Summary(steps)
+    for k in range(per_part):
+        part.add(records[k % len(records)])
+    merged = Summary(steps).merge(part).merge(part)
+    parts = -(-total // per_part)
+    size = len(pickle.dumps(part))
+    return {"parts": parts, "part_summary_kb": round(size / 1024), "merged_summary_kb":
+            round(len(pickle.dumps(merged)) / 1024), "fitted_kb": round(len(pickle.dumps(merged.fitted())) / 1024),
+            "tree_merge_mb": round(parts * size * (1 + 1 / 7) / 2**20, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size-mb", type=float, default=1024, help="total size of the replicated tables (default 1024)")
+    p.add_argument("--data-dir", default="/work/shared/bench-data")
+    p.add_argument("--tables", nargs="+", default=["hospital", "flights"])
+    p.add_argument("--out", default=os.path.join(HERE, "out", "dask-apply"))
+    p.add_argument("--partition-size", type=int, default=100_000, help="apply_dask's partition_size (lines)")
+    p.add_argument("--keep", action="store_true", help="keep the outputs (default: removed once hashed)")
+    p.add_argument("--side", choices=["local", "dask"], help=argparse.SUPPRESS)
+    p.add_argument("--functions", help=argparse.SUPPRESS)
+    p.add_argument("--input", help=argparse.SUPPRESS)
+    p.add_argument("--output", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.side:
+        _side(args)
+        return 0
+    from recursive_cleaner.read.parsers import iter_records
+
+    os.makedirs(args.out, exist_ok=True)
+    rows, identical, seconds = [], True, {"local": 0.0, "dask": 0.0}
+    for table in args.tables:
+        records = list(iter_records(os.path.join(args.data_dir, table, "dirty.csv"), "csv"))
+        functions = _functions(table, records, args.out)
+        source = os.path.join(args.out, f"{table}-{args.size_mb:g}mb.jsonl")
+        n = _replicate(records, source, args.size_mb / len(args.tables))
+        hashes = {}
+        for side in ("local", "dask"):
+            target = os.path.join(args.out, f"{table}.{side}.jsonl")
+            done = subprocess.run([sys.executable, __file__, "--side", side, "--functions", functions, "--input", source,
+                                   "--output", target, "--partition-size", str(args.partition_size)],
+                                  check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT})
+            info = json.loads(done.stdout.strip().splitlines()[-1])
+            hashes[side] = _sha(target)
+            if not args.keep:
+                os.unlink(target)
+            seconds[side] += info["seconds"]
+            rows.append({"table": table, "side": side, "mb": round(os.path.getsize(source) / 2**20), "records": n,
+                         **info, "sha256": hashes[side][:12]})
+            print(json.dumps(rows[-1]), flush=True)
+        identical &= hashes["local"] == hashes["dask"]
+        fit = _fit_sizes(functions, records, args.partition_size, n)
+        print(json.dumps({"table": table, "fit": fit, "identical": hashes["local"] == hashes["dask"],
+                          "ratio": round(rows[-1]["seconds"] / rows[-2]["seconds"], 2)}), flush=True)
+    print(f"dask_apply identical={int(identical)} ratio={seconds['dask'] / seconds['local']:.2f}")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
