@@ -76,6 +76,7 @@ def apply_dask(
     cross_row: bool = True,
     audit: str | None = None,
     max_drop: float = MAX_DROP,
+    reject_path: str | None = None,
 ) -> DaskApplyResult:
     """Write clean_data(record), then the file's cross-row steps, for every input file, one output file each, on Dask.
 
@@ -85,7 +86,7 @@ def apply_dask(
     if one exists, else dask's local threaded scheduler. ``partition_size``: input lines
     (JSONL) or records (CSV) per part, rounded up to whole batches. ``reject_dir``: records
     clean_data failed on go to ``<reject_dir>/<input name>.rejects.jsonl`` (as apply's
-    ``reject_path``) instead of being kept unchanged. ``on_progress`` gets an
+    ``reject_path``) instead of being kept unchanged; ``reject_path``: the same for a single input, this file. ``on_progress`` gets an
     ``apply_progress`` event (with ``path``) per part written (per file with steps or audit).
     ``CROSS_ROW_STEPS`` run after clean_data, fitted per file, unless ``cross_row=False``;
     ``audit``: apply_file's audit log, the file itself when ``inputs`` is one plain path, else a
@@ -106,7 +107,10 @@ def apply_dask(
             raise ValueError(f"apply_dask reads {', '.join(APPLY_FORMATS)} files, not {kind!r} ({path})")
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
-    rejects = [os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
+    if reject_path is not None and (reject_dir is not None or not single):
+        raise ValueError("reject_path is for one input file; give reject_dir for several (or a glob)")
+    rejects = [os.path.abspath(reject_path) if reject_path else
+               os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
     audits = [None if audit is None else os.path.abspath(audit) if single else
               os.path.join(os.path.abspath(audit), f"{os.path.basename(p)}.audit.jsonl") for p in files]
     check_distinct_paths({"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
@@ -128,7 +132,7 @@ def apply_dask(
         cluster = _Cluster(dask, client, 2 * threads)
         for path, kind, parts, target, reject, log in zip(files, fmts, plans, targets, rejects, audits):
             temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.")
-            job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, reject_dir is not None,
+            job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, rejects[0] is not None,
                               tuple(probe.steps), audit is not None, bool(log and log.lower().endswith(".csv")), temp)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             done = run_file(cluster, job, path, kind, parts, target, reject, log, result, max_drop, started,
@@ -138,7 +142,7 @@ def apply_dask(
             _totals(result, done)
     else:
         clean_bag = db.from_sequence(everything, partition_size=1).map(
-            clean_part, code, filename, trusted, size, timeout_per_batch, reject_dir is not None)
+            clean_part, code, filename, trusted, size, timeout_per_batch, rejects[0] is not None)
         cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
         try:
             for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
