@@ -36,17 +36,18 @@ import time
 from collections import Counter
 from contextlib import ExitStack, nullcontext, suppress
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .cross_row import AUDIT_FIELDS, AuditLog, loss_message, step_label
-from .dask_parts import Part, PartResult, RejectLines, add_counts, part_batches, renumbered
+from .dask_parts import PARSING, Part, PartResult, RejectLines, add_counts, part_batches, renumbered, started
 from .local import ApplyError, ApplyResult, ApplyRun
 from .writers import WRITERS, AtomicFile
 from ..crossrow.steps import CrossRowStep, Fitted, Summary
 from ..errors import DataLossError
 from ..read.json_stream import dump_json
 
-__all__ = ["CrossRowJob", "spool_part", "merge_summaries", "run_file"]
+__all__ = ["CrossRowJob", "SPLIT_EVERY", "spool_part", "merge_summaries", "run_file", "with_owners", "dedup_keys",
+           "merge_keys", "owners_of"]
 
 SPLIT_EVERY = 8  # summaries merged per task of the tree
 
@@ -90,15 +91,16 @@ class _PieceLog(AuditLog):
 
 def spool_part(job: CrossRowJob, k: int, part: Part) -> tuple[_Spooled, Summary]:
     """Clean part ``k`` (a Dask task) into its spool file; its counts and its ``Summary``."""
-    run = ApplyRun(job.code, job.filename, part.path, 1, job.trusted, job.timeout, None, cross_row=False,
-                   audit=job.audit)
+    with PARSING:
+        run = ApplyRun(job.code, job.filename, part.path, 1, job.trusted, job.timeout, None, cross_row=False,
+                       audit=job.audit)
     summary = Summary(list(job.steps))
     lines = RejectLines() if job.rejects else None
     rows = 0
     with open(job.path(k, "pass1"), "wb") as spool, \
             (open(job.path(k, "audit1"), "wb") if job.audit else nullcontext()) as log:
         run.audit = _PieceLog(log) if log is not None else None
-        for payload, count, numbers in run.cleaned_rows(part_batches(part, job.size, run), lines):
+        for payload, count, numbers in started(run.cleaned_rows(part_batches(part, job.size, run), lines)):
             if count:
                 texts = payload.split(b"\n")
                 spool.write(b"".join(b"%d\t%s\n" % pair for pair in zip(numbers, texts)))
@@ -146,20 +148,20 @@ class _SeenBefore(set):
         return set.__contains__(self, key) or self.owners.get(key, self.part) < self.part
 
 
-def _fresh(fitted: Fitted, owners: dict[int, dict], k: int) -> Fitted:
-    """A copy of ``fitted`` with its own counters, for part ``k`` (shared winners, read only)."""
+def with_owners(fitted: Fitted, owners: dict[int, dict], k: int) -> Fitted:
+    """A copy of ``fitted`` for part ``k``: its own counters, dedup steps that know the keys earlier parts own."""
     copy = dataclasses.replace(fitted, changed=Counter(), dropped=0, dropped_by=Counter(), seen={})
     for j, owner in owners.items():
         copy.seen[j] = _SeenBefore(owner, k)
     return copy
 
 
-def _dedup_keys(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], j: int, k: int) -> dict:
-    """Dedup step ``j``'s keys in part ``k`` (after the steps before it), each -> (k, False); ``None``: records."""
-    local = _fresh(fitted, owners, k)
+def dedup_keys(records: Iterable[Any], fitted: Fitted, owners: dict[int, dict], j: int, k: int) -> dict:
+    """Dedup step ``j``'s keys in part ``k`` (after the steps before it), each -> (k, False); ``None``: how many."""
+    local = with_owners(fitted, owners, k)
     keys: dict = {}
     keyed = 0
-    for _, record in _records(job.path(k, "pass1")):
+    for record in records:
         if not isinstance(record, dict):
             continue
         out = dict(record)
@@ -172,7 +174,11 @@ def _dedup_keys(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], j: in
     return keys
 
 
-def _merge_keys(*parts: dict) -> dict:
+def _dedup_part(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], j: int, k: int) -> dict:
+    return dedup_keys((record for _, record in _records(job.path(k, "pass1"))), fitted, owners, j, k)
+
+
+def merge_keys(*parts: dict) -> dict:
     """Keys of consecutive parts, in order: key -> (first part, seen in more than one part)."""
     out: dict = {None: 0}
     for keys in parts:
@@ -186,7 +192,7 @@ def _merge_keys(*parts: dict) -> dict:
     return out
 
 
-def _owners(merged: dict) -> tuple[dict, int]:
+def owners_of(merged: dict) -> tuple[dict, int]:
     """(key -> first part, for keys in two or more parts; records the step drops)."""
     keyed = merged.pop(None)
     return {key: first for key, (first, many) in merged.items() if many}, keyed - len(merged)
@@ -205,7 +211,7 @@ class _Transformed:
 
 def _transform_part(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], k: int, base: int) -> _Transformed:
     """Part ``k``'s spool through the fitted steps (a Dask task); its audit pieces numbered from ``base``."""
-    local = _fresh(fitted, owners, k)
+    local = with_owners(fitted, owners, k)
     labels = [step_label(i, s) for i, s in enumerate(job.steps)]
     texts, dropped, lines = [], [], 0
     with ExitStack() as stack:
@@ -281,11 +287,11 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
         drops: dict[int, int] = {}
         for j in (i for i, s in enumerate(steps) if s.kind == "dedup"):
             known = cluster.share(owners)
-            level = [dask.delayed(_dedup_keys)(job, fitted_d, known, j, k) for k in range(len(parts))]
+            level = [dask.delayed(_dedup_part)(job, fitted_d, known, j, k) for k in range(len(parts))]
             while len(level) > 1:
-                level = [dask.delayed(_merge_keys)(*level[i:i + SPLIT_EVERY])
+                level = [dask.delayed(merge_keys)(*level[i:i + SPLIT_EVERY])
                          for i in range(0, len(level), SPLIT_EVERY)]
-            owners[j], drops[j] = compute(dask.delayed(_owners)(dask.delayed(_merge_keys)(level[0])))[0]
+            owners[j], drops[j] = compute(dask.delayed(owners_of)(dask.delayed(merge_keys)(level[0])))[0]
         rows = sum(s.rows for s in stats)
         if sum(n for j, n in drops.items() if not steps[j].asked) > max_drop * rows:
             raise DataLossError(loss_message(drops, steps, labels, rows, max_drop),

@@ -12,6 +12,7 @@ import codecs
 import io
 import itertools
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
@@ -19,9 +20,13 @@ from .local import KEEP_SKIPS, ApplyResult, ApplyRun, Batch
 from ..read.json_stream import dump_json
 from ..read.parsers import UNCLOSED_QUOTE, SkippedRecord, csv_records, iter_chunks
 
-__all__ = ["Part", "PartResult", "RejectLines", "plan_file", "part_batches", "clean_part", "renumbered", "add_counts"]
+__all__ = ["Part", "PartResult", "RejectLines", "plan_file", "part_batches", "clean_part", "renumbered", "add_counts",
+           "PARSING", "started"]
 
 _BOM = codecs.BOM_UTF8
+# CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch", gh-106905): tasks
+# that share a process (dask's threaded scheduler, a LocalCluster with processes=False) set up one at a time.
+PARSING = threading.Lock()
 _INDEX = b'{"index": '  # how apply writes a reject line: dump_json({"index": n, "error": ..., "record": ...})
 
 @dataclass(frozen=True)
@@ -172,11 +177,19 @@ class RejectLines(list):
 def clean_part(part: Part, code: str, filename: str, trusted: bool, size: int, timeout: float,
                 rejects: bool) -> PartResult:
     """Clean one part (a Dask task): apply's pipeline with one sandboxed worker, started in this process."""
-    run = ApplyRun(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
+    with PARSING:
+        run = ApplyRun(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
     lines = RejectLines() if rejects else None
-    payloads = list(run.cleaned(part_batches(part, size, run), lines))
+    payloads = list(started(run.cleaned(part_batches(part, size, run), lines)))
     r = run.result
     return PartResult(payloads, r.records_in, r.records_out, r.failed, r.skipped_input, r.skipped, list(lines or ()))
+
+
+def started(items: Iterator[Any]) -> Iterator[Any]:
+    """``items`` with its first item (apply's worker start: the code parsed and checked) taken under ``PARSING``."""
+    with PARSING:
+        first = list(itertools.islice(items, 1))
+    return itertools.chain(first, items)
 
 
 def part_batches(part: Part, size: int, run: ApplyRun) -> Iterator[Batch]:
