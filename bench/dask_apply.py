@@ -117,21 +117,32 @@ def _side(args: argparse.Namespace) -> None:
 
 
 def _fit_sizes(functions: str, records: list[dict], per_part: int, total: int) -> dict:
-    """Pickled sizes of one part's Summary (the table repeated to a part), the merged one and the fitted steps."""
+    """Pickled sizes of one part's Summary, the merged one and the fitted steps; also with keys distinct per copy.
+
+    Replicated, the table's keys repeat: a part's summary, the merged one and the fitted steps stay the
+    size of the table's. ``*_distinct`` simulates data whose keys do not repeat across copies (every
+    key field suffixed with the copy's number): the merged summary then grows with the rows.
+    """
     from recursive_cleaner.apply.cross_row import read_plan
     from recursive_cleaner.crossrow.steps import Summary
 
     with open(functions, encoding="utf-8") as f:
         steps = read_plan(f.read(), functions).steps
-    part = Summary(steps)
-    for k in range(per_part):
-        part.add(records[k % len(records)])
+    keys = {k for s in steps for k in s.key + (s.fields if s.kind == "vocabulary" else ())}
+    part, distinct = Summary(steps), Summary(steps)
+    for n in range(per_part):
+        record = records[n % len(records)]
+        part.add(record)
+        copy = n // len(records)
+        distinct.add({k: f"{v}-{copy}" if k in keys and v is not None else v for k, v in record.items()})
     merged = Summary(steps).merge(part).merge(part)
     parts = -(-total // per_part)
-    size = len(pickle.dumps(part))
+    size, size_distinct = len(pickle.dumps(part)), len(pickle.dumps(distinct))
     return {"parts": parts, "part_summary_kb": round(size / 1024), "merged_summary_kb":
             round(len(pickle.dumps(merged)) / 1024), "fitted_kb": round(len(pickle.dumps(merged.fitted())) / 1024),
-            "tree_merge_mb": round(parts * size * (1 + 1 / 7) / 2**20, 1)}
+            "tree_merge_mb": round(parts * size * (1 + 1 / 7) / 2**20, 1),
+            "part_summary_kb_distinct": round(size_distinct / 1024),
+            "merged_summary_mb_distinct": round(parts * size_distinct / 2**20, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
