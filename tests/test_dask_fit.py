@@ -61,8 +61,9 @@ def make_records(n: int = 400, seed: int = 7) -> list[dict]:
         rows.append({"id": i, "name": f"  Name {i} ", "provider": provider, "city": city, "phone": phone,
                      "state": state, "code": code, "avg": f"{(p % 4) * 10 + p % 5 + (rng.random() < 0.1)}%", "flight": flight,
                      "src": src, "dep": dep, "email": f"user{i % 330}@example.com", "junk": i})
-    rows[57]["bad"] = True
-    rows[211]["bad"] = True
+    for bad in (57, 211):
+        if bad < n:
+            rows[bad]["bad"] = True
     return rows
 
 
@@ -167,3 +168,28 @@ def test_unasked_drops_past_max_drop_write_nothing(data, client):
                      batch_size=7, workers=1)
     assert target.read_bytes() == (data / "dropped.ref.jsonl").read_bytes()
     assert result.dropped_duplicates == ref.dropped_duplicates
+
+
+def test_each_file_of_a_glob_is_fitted_on_its_own_with_its_own_audit(data, client, tmp_path):
+    optional("pyarrow")
+    from tests.optional_deps import write_table_file
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    records = make_records(200, seed=11)
+    (folder / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:120]))
+    write_table_file(folder / "b.parquet", [{k: r.get(k) for k in list(records[0]) + ["bad"]} for r in records[120:]])
+    functions = str(data / "cleaning_functions.py")
+    result = apply_dask(functions, str(folder / "*"), str(tmp_path / "out"), client=client, batch_size=7,
+                        partition_size=14, audit=str(tmp_path / "audits"))
+    for name in ("a.jsonl", "b.parquet"):
+        ref = apply_file(functions, str(folder / name), str(tmp_path / f"ref.{name}"), workers=1, batch_size=7,
+                         audit_path=str(tmp_path / f"ref.{name}.audit.jsonl"))
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / f"ref.{name}").read_bytes(), name
+        assert (tmp_path / "audits" / f"{name}.audit.jsonl").read_bytes() == \
+            (tmp_path / f"ref.{name}.audit.jsonl").read_bytes(), name
+        mine = result.files[str(folder / name)]
+        assert (mine.records_out, mine.cross_row_changed, mine.audit_rows) == \
+            (ref.records_out, ref.cross_row_changed, ref.audit_rows)
+    assert result.audit_rows == sum(done.audit_rows for done in result.files.values())
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.jsonl", "b.parquet"]  # no spool left

@@ -34,7 +34,7 @@ import os
 import shutil
 import time
 from collections import Counter
-from contextlib import ExitStack, nullcontext, suppress
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
@@ -65,10 +65,10 @@ class CrossRowJob:
     steps: tuple[CrossRowStep, ...]
     audit: bool
     audit_csv: bool
-    temp: str  # prefix of the temporary files: "<output dir>/.<output name>."
+    temp: str  # the folder of the temporary files, beside the output: "<output dir>/.<output name>.<id>.dask"
 
     def path(self, k: int, what: str) -> str:
-        return f"{self.temp}{k}.{what}.tmp"
+        return os.path.join(self.temp, f"{k}.{what}.tmp")
 
 
 @dataclass
@@ -269,6 +269,7 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
     steps = list(job.steps)
     labels = [step_label(i, s) for i, s in enumerate(steps)]
     done.cross_row_steps = labels
+    os.mkdir(job.temp)  # the umask's mode: workers running as another user must write here
     try:
         spooled = [dask.delayed(spool_part, nout=2, pure=False)(job, k, part) for k, part in enumerate(parts)]
         level = [s for _, s in spooled]
@@ -303,11 +304,8 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
         transformed = cluster.ordered([dask.delayed(_transform_part)(job, fitted_d, known, k, bases[k])
                                for k in range(len(parts))])
         _write(job, path, fmt, stats, transformed, target, reject, audit_path, done, total, started, on_progress)
-    finally:
-        for k in range(len(parts)):
-            for what in ("pass1", "audit1", "audit1.out", "audit2"):
-                with suppress(OSError):
-                    os.unlink(job.path(k, what))
+    finally:  # a task still running after a failure finds no folder to write in: nothing is left behind
+        shutil.rmtree(job.temp, ignore_errors=True)
     return done
 
 

@@ -34,6 +34,7 @@ import glob
 import itertools
 import os
 import time
+import uuid
 from collections import deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -131,7 +132,7 @@ def apply_dask(
     if probe.steps or audit is not None:
         cluster = _Cluster(dask, client, 2 * threads)
         for path, kind, parts, target, reject, log in zip(files, fmts, plans, targets, rejects, audits):
-            temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.")
+            temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.dask")
             job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, rejects[0] is not None,
                               tuple(probe.steps), audit is not None, bool(log and log.lower().endswith(".csv")), temp)
             os.makedirs(os.path.dirname(target), exist_ok=True)
