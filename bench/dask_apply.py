@@ -15,7 +15,12 @@ For each table of ``--data-dir`` (hospital, flights; ``dirty.csv`` read as apply
   wall time, peak RSS of the calling process, of each Dask worker and of the sandbox children;
   the outputs' sha256 (must be equal);
 * the step fit's sizes: one part's ``Summary`` (pickled), the merged one, the fitted steps,
-  and what a tree merge moves (parts × part summary), the figures ``docs/scaling.md`` scales.
+  and what a tree merge moves (parts × part summary), the figures ``docs/scaling.md`` scales;
+* a simulation of the step fit alone (``--simulate N``, default 100): apply_dask's tree merge of
+  N × as many part summaries on the LocalCluster (keys that repeat, as in the replicated
+  tables), and of as many parts as the run had with keys that never repeat across parts (every
+  key field suffixed per part and copy): wall time, the merged and fitted sizes, the time to
+  pick the winners, and the workers' peak RSS.
 
 The last line is machine-readable: ``dask_apply identical=1 ratio=X`` (ratio: Dask seconds over
 apply_file seconds, summed over the tables).
@@ -34,6 +39,7 @@ import resource
 import subprocess
 import sys
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -116,6 +122,69 @@ def _side(args: argparse.Namespace) -> None:
     print(json.dumps(info))
 
 
+def _part_summary(functions: str, table_csv: str, per_part: int, suffix: int | None) -> Any:
+    """A part's Summary: the table repeated to ``per_part`` rows; with ``suffix``, every key made that part's own."""
+    from recursive_cleaner.apply.cross_row import read_plan
+    from recursive_cleaner.crossrow.steps import Summary
+    from recursive_cleaner.read.parsers import iter_records
+
+    with open(functions, encoding="utf-8") as f:
+        steps = read_plan(f.read(), functions).steps
+    keys = {k for s in steps for k in s.key + (s.fields if s.kind == "vocabulary" else ())}
+    records = list(iter_records(table_csv, "csv"))
+    summary = Summary(steps)
+    for n in range(per_part):
+        record = records[n % len(records)]
+        if suffix is not None:
+            record = {k: f"{v}-{suffix}-{n // len(records)}" if k in keys and v is not None else v
+                      for k, v in record.items()}
+        summary.add(record)
+    return summary
+
+
+def _settle(summary: Any, winners: bool) -> dict:
+    """The merged summary's size; with ``winners``, the time to pick them and the fitted steps' size."""
+    info = {"merged_kb": round(len(pickle.dumps(summary)) / 1024)}
+    if winners:
+        started = time.perf_counter()
+        fitted = summary.fitted()
+        info.update(fitted_kb=round(len(pickle.dumps(fitted)) / 1024),
+                    winners_s=round(time.perf_counter() - started, 1))
+    return info
+
+
+def _simulate(args: argparse.Namespace) -> None:
+    """The step fit alone on a LocalCluster: ``--parts`` part summaries merged by apply_dask's tree (a child)."""
+    import dask
+    import distributed
+
+    from recursive_cleaner.apply.dask_fit import SPLIT_EVERY, merge_summaries
+    from recursive_cleaner.apply.cross_row import read_plan
+
+    with open(args.functions, encoding="utf-8") as f:
+        steps = read_plan(f.read(), args.functions).steps
+    workers = len(os.sched_getaffinity(0))
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster) as c:
+        started = time.perf_counter()
+        if args.distinct:  # every part its own keys: each summary made on a worker
+            level = [dask.delayed(_part_summary)(args.functions, args.input, args.partition_size, k)
+                     for k in range(args.parts)]
+        else:  # the keys repeat: one part's summary, merged args.parts times
+            one = c.submit(_part_summary, args.functions, args.input, args.partition_size, None)
+            level = [one] * args.parts
+        while len(level) > 1:
+            level = [dask.delayed(merge_summaries)(steps, *level[i:i + SPLIT_EVERY])
+                     for i in range(0, len(level), SPLIT_EVERY)]
+        # keys that never repeat fill a vocabulary to its 5,000 values, whose fit compares each value with each
+        # more frequent one (149 s at the cap on hospital, measured alone): not timed here
+        info = c.compute(dask.delayed(_settle)(level[0], not args.distinct)).result()
+        peaks = c.run(lambda: _peak_mb(resource.RUSAGE_SELF))
+    info.update(parts=args.parts, distinct=args.distinct, seconds=round(time.perf_counter() - started, 1),
+                worker_peak_mb=sorted(round(p) for p in peaks.values()))
+    print(json.dumps(info))
+
+
 def _fit_sizes(functions: str, records: list[dict], per_part: int, total: int) -> dict:
     """Pickled sizes of one part's Summary, the merged one and the fitted steps; also with keys distinct per copy.
 
@@ -153,13 +222,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=os.path.join(HERE, "out", "dask-apply"))
     p.add_argument("--partition-size", type=int, default=100_000, help="apply_dask's partition_size (lines)")
     p.add_argument("--keep", action="store_true", help="keep the outputs (default: removed once hashed)")
-    p.add_argument("--side", choices=["local", "dask"], help=argparse.SUPPRESS)
+    p.add_argument("--simulate", type=int, default=100, metavar="N",
+                   help="also run the step fit alone at N times the size (repeated keys) and at 1x with keys that do "
+                        "not repeat (0: no simulation; default 100)")
+    p.add_argument("--side", choices=["local", "dask", "fit"], help=argparse.SUPPRESS)
+    p.add_argument("--parts", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--distinct", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--functions", help=argparse.SUPPRESS)
     p.add_argument("--input", help=argparse.SUPPRESS)
     p.add_argument("--output", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.side:
-        _side(args)
+        _simulate(args) if args.side == "fit" else _side(args)
         return 0
     from recursive_cleaner.read.parsers import iter_records
 
@@ -188,6 +262,13 @@ def main(argv: list[str] | None = None) -> int:
         fit = _fit_sizes(functions, records, args.partition_size, n)
         print(json.dumps({"table": table, "fit": fit, "identical": hashes["local"] == hashes["dask"],
                           "ratio": round(rows[-1]["seconds"] / rows[-2]["seconds"], 2)}), flush=True)
+        for parts, distinct in ((fit["parts"] * args.simulate, False), (fit["parts"], True)) if args.simulate else ():
+            done = subprocess.run([sys.executable, __file__, "--side", "fit", "--functions", functions, "--input",
+                                   os.path.join(args.data_dir, table, "dirty.csv"), "--parts", str(parts),
+                                   "--partition-size", str(args.partition_size)] + (["--distinct"] if distinct else []),
+                                  check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT})
+            print(json.dumps({"table": table, "fit_simulation": json.loads(done.stdout.strip().splitlines()[-1])}),
+                  flush=True)
     print(f"dask_apply identical={int(identical)} ratio={seconds['dask'] / seconds['local']:.2f}")
     return 0 if identical else 1
 
