@@ -20,8 +20,10 @@ Kinds of step:
   replaced by it (only when the closest such value is unambiguous). Memory: the distinct
   values of the field with their counts.
 
-``fit(steps, records)`` is the first pass (statistics); ``Fitted.transform(record)`` the second
-(returns the cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
+``fit(steps, records)`` is the first pass (statistics: a ``Summary`` of counts, which add up
+part by part, so apply_dask merges the parts' summaries into the one a single pass counts;
+``Summary.fitted()`` picks the winners); ``Fitted.transform(record)`` the second (returns the
+cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
 field are applied to the key before a majority lookup, so a row whose key had a typo still
 joins its group.
 """
