@@ -48,6 +48,8 @@ def test_apply_frame_runs_the_steps_and_keeps_the_index(functions):
     open(unasked, "w").write(render_module(FUNCS, cross_row=[{"kind": "dedup", "key": ["team"]}]))
     with pytest.raises(DataLossError, match="would drop at least 56 of 60"):
         apply_frame(unasked, df, workers=1, cross_row=True)
+    with pytest.raises(TypeError, match="audit_path"):
+        apply_frame(functions, df, cross_row=True, audit_path=str(functions) + ".audit")
 
 
 def test_a_dask_dataframe_round_trip_gives_apply_frames_rows_and_index(functions):

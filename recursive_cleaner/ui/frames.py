@@ -54,6 +54,9 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
     if apply_options.get("reject_path") is not None:
         raise TypeError("apply_frame keeps every row, so it takes no reject_path; use apply_records for that")
     cross_row = apply_options.pop("cross_row", False)
+    if cross_row and apply_options.get("audit_path") is not None:
+        raise TypeError("apply_frame's audit_path logs clean_data's changes only; with cross_row=True use "
+                        "apply_records (or apply_file) for a log that has the steps' too")
     max_drop = apply_options.pop("max_drop", MAX_DROP)
     if not len(df):
         return df.copy()
