@@ -12,7 +12,7 @@ from types import ModuleType
 
 __all__ = ["EXTRAS", "require"]
 
-EXTRAS = {"pyarrow": "parquet", "openpyxl": "excel", "pandas": "pandas", "dask": "dask",
+EXTRAS = {"pyarrow": "parquet", "openpyxl": "excel", "pandas": "pandas", "dask": "dask", "distributed": "dask",
           "pypdf": "documents", "docx": "documents"}
 """Top-level module -> the extra of recursive-cleaner that installs it (matplotlib has none)."""
 

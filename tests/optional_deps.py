@@ -8,12 +8,17 @@ from types import ModuleType
 
 import pytest
 
+from recursive_cleaner._extras import EXTRAS
+
 
 def optional(name: str) -> ModuleType:
-    """Import ``name`` or skip the calling test module; in CI a missing library is an error."""
+    """Import ``name`` or skip the calling test module (the reason says what to install); in CI a missing library is an error."""
     if os.environ.get("CI", "").lower() == "true":
         return importlib.import_module(name)
-    return pytest.importorskip(name)
+    top = name.partition(".")[0]
+    extra = EXTRAS.get(top)
+    how = f"pip install 'recursive-data-cleaner[{extra}]'" if extra else f"pip install {top}"
+    return pytest.importorskip(name, reason=f"{name} is not installed: {how}")
 
 
 def write_table_file(path, records: list[dict]) -> None:

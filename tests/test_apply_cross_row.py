@@ -402,16 +402,18 @@ def test_cli_apply_with_audit_and_without_cross_row(tmp_path, monkeypatch):
     assert result.exit_code == 0 and "120 of 120 records" in result.output and "cross-row" not in result.output
 
 
-def test_apply_frame_keeps_every_row_so_it_runs_no_cross_row_steps(tmp_path):
+def test_apply_frame_runs_the_cross_row_steps_only_when_asked(tmp_path):
     pd = pytest.importorskip("pandas")
     from recursive_cleaner.ui.frames import apply_frame
 
     path = functions_file(tmp_path)
-    df = pd.DataFrame(make_records(12, bad=False))
-    out = apply_frame(path, df, workers=1)
-    assert len(out) == 12 and list(out["email"]) == [r["email"] for r in per_record(load(path), make_records(12, bad=False))]
-    with pytest.raises(TypeError, match="cross-row"):
-        apply_frame(path, df, cross_row=True)
+    records = make_records(120, bad=False)
+    df = pd.DataFrame(records)
+    out = apply_frame(path, df, workers=1)  # cross_row=False by default: every row, clean_data only
+    assert len(out) == 120 and list(out["email"]) == [r["email"] for r in per_record(load(path), records)]
+    steps = apply_frame(path, df, workers=1, cross_row=True)  # as apply_records, with the index of the rows kept
+    expected = list(apply_records(Path(path).read_text(), records, workers=1))
+    assert list(steps.index) == list(range(90)) and steps.to_dict("records") == expected
 
 
 def test_a_file_written_by_0_2_0_still_applies_in_the_sandbox(tmp_path):

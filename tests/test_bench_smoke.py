@@ -269,7 +269,8 @@ def test_chunk_overhead_runs_the_loop_without_the_model(capsys):
     assert int(m.group(1)) == 2 and int(m.group(2)) >= 1
 
 
-@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py", "constrained.py", "chunk_overhead.py"])
+@pytest.mark.parametrize("script", ["accuracy.py", "real_model.py", "cost.py", "constrained.py", "chunk_overhead.py",
+                                    "dask_apply.py"])
 def test_scripts_show_help(script):
     import subprocess
 
@@ -326,3 +327,23 @@ def test_mechanisms_reads_finished_runs_and_prints_the_table(tmp_path, capsys):
     assert "mechanism hospital all calls=4 tokens=1000 precision=0.8000 recall=0.6000 f1=0.7500 broken=3" in out
     with pytest.raises(SystemExit):
         mechanisms.main(["hospital", "--configs", "nosuch", "--out", str(tmp_path)])
+
+
+def test_dask_apply_compares_apply_dask_with_apply_file_on_a_tiny_table(tmp_path, capsys):
+    from tests.optional_deps import optional
+
+    optional("distributed")
+    import dask_apply
+
+    table = tmp_path / "data" / "flights"
+    table.mkdir(parents=True)
+    rows = ["tuple_id,src,flight,sched_dep_time"] + [
+        f"{i},s{i % 3},F{i % 4},{'7:10 a.m.' if i % 5 else '7:15 a.m.'}" for i in range(40)]
+    (table / "dirty.csv").write_text("\n".join(rows) + "\n")
+    assert dask_apply.main(["--size-mb", "0.05", "--data-dir", str(tmp_path / "data"), "--tables", "flights",
+                            "--out", str(tmp_path / "out"), "--partition-size", "200", "--simulate", "2"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert re.fullmatch(r"dask_apply identical=1 ratio=[\d.]+", lines[-1]), lines[-1]
+    sides = [json.loads(line) for line in lines[:-1]]
+    assert [s.get("side") for s in sides[:2]] == ["local", "dask"] and sides[1]["records_in"] == sides[0]["records_in"]
+    assert sum("fit_simulation" in s for s in sides) == 2

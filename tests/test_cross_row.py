@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, format_steps, iter_apply, parse_steps
+from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, iter_apply
+from recursive_cleaner.crossrow.xml_form import format_steps, parse_steps
 from recursive_cleaner.crossrow.plan import (
     choose_steps, discover_steps, stated_keys, validate_steps, wants_dedup, with_stated,
 )

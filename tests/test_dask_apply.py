@@ -180,12 +180,14 @@ def test_threaded_scheduler_without_a_client_and_trusted_workers(data):
     assert target.read_bytes() == expected and result.trusted and result.partitions == 4  # 29 records, 9 a part
 
 
-def test_cross_row_steps_are_refused_unless_turned_off(data):
+def test_cross_row_steps_run_on_the_threaded_scheduler_unless_turned_off(data):
     functions = data / "cleaning_functions.py"  # as output writes it: the steps, and clean_dataset (never run)
-    functions.write_text(CODE + "\n\n" + _cross_row_block([{"kind": "dedup", "key": ["name"]}]) + "\n")
+    functions.write_text(CODE + "\n\n" + _cross_row_block([{"kind": "dedup", "key": ["name"], "asked": True}]) + "\n")
     args = (str(functions), str(data / "in" / "people.jsonl"), str(data / "steps.jsonl"))
-    with pytest.raises(ValueError, match=r"CROSS_ROW_STEPS \(cross_row\[0\]:dedup\(name\)\).*cross_row=False"):
-        apply_dask(*args, batch_size=3, partition_size=6)
+    result = apply_dask(*args, batch_size=3, partition_size=6)
+    expected, ref = reference(data, "people.jsonl")
+    assert (data / "steps.jsonl").read_bytes() == expected and result.cross_row_steps == ["cross_row[0]:dedup(name)"]
+    assert result.dropped_duplicates == ref.dropped_duplicates and result.records_out == ref.records_out
     apply_dask(*args, batch_size=3, partition_size=6, cross_row=False)  # clean_data only, as with apply_file
     expected, _ = reference(data, "people.jsonl", cross_row=False)
     assert (data / "steps.jsonl").read_bytes() == expected

@@ -47,7 +47,7 @@ from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
 from ..errors import DataLossError
 
 __all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
-           "AuditLog"]
+           "AuditLog", "loss_message"]
 
 AUDIT_FUNCTION = "_rc_audit_clean_data"
 AUDIT_FIELDS = ("row", "field", "old", "new", "step", "kind")
@@ -310,9 +310,16 @@ def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowSt
 
 
 def _loss_message(fitted: Fitted, labels: list[str], records: int, max_drop: float) -> str:
-    steps = ", ".join(f"{labels[i]} {n:,}" for i, n in sorted(fitted.dropped_by.items()) if not fitted.steps[i].asked)
-    return (f"the cross-row steps would drop at least {unasked_drops(fitted):,} of {records:,} records "
-            f"(more than {max_drop:.0%}; {steps}) and the goals they were made from did not ask for it: nothing "
+    return loss_message(fitted.dropped_by, fitted.steps, labels, records, max_drop)
+
+
+def loss_message(dropped_by: dict[int, int], steps: list[CrossRowStep], labels: list[str], records: int,
+                 max_drop: float) -> str:
+    """The DataLossError message: ``dropped_by`` (step index -> records dropped) counts the unasked drops."""
+    unasked = sum(n for i, n in dropped_by.items() if not steps[i].asked)
+    named = ", ".join(f"{labels[i]} {n:,}" for i, n in sorted(dropped_by.items()) if not steps[i].asked)
+    return (f"the cross-row steps would drop at least {unasked:,} of {records:,} records "
+            f"(more than {max_drop:.0%}; {named}) and the goals they were made from did not ask for it: nothing "
             "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or --allow-drop "
             "(allow_drop=True) to apply them anyway")
 
@@ -324,16 +331,18 @@ def _same(old: Any, new: Any) -> bool:
 class AuditLog:
     """The audit log, streamed to ``out`` (JSONL, or CSV with ``as_csv``); ``by_step``: records changed per step."""
 
-    def __init__(self, out: BinaryIO, as_csv: bool = False) -> None:
+    def __init__(self, out: BinaryIO, as_csv: bool = False, header: bool = True) -> None:
         self.out, self.rows = out, 0
         self.by_step: Counter = Counter()
         self.text = self.csv = None
         if as_csv:
             self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
             self.csv = csv.writer(self.text)
-            self.csv.writerow(AUDIT_FIELDS)
+            if header:  # a piece of a log (apply_dask writes one per part) has none
+                self.csv.writerow(AUDIT_FIELDS)
 
-    def _write(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
+    def write_row(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
+        """One row of the log as it is (not counted in ``by_step``)."""
         self.rows += 1
         if self.csv is not None:
             self.csv.writerow([row, csv_cell(fld), csv_cell(old), csv_cell(new), step, kind])
@@ -344,12 +353,12 @@ class AuditLog:
     def changes(self, row: int, entries: list) -> None:
         """One record's changed cells: (step, field, kind, old, new) each, in the order they happened."""
         for step, fld, kind, old, new in entries:
-            self._write(row, fld, old, new, step, kind)
+            self.write_row(row, fld, old, new, step, kind)
         self.by_step.update({entry[0] for entry in entries})
 
     def event(self, row: int, step: str, kind: str) -> None:
         """A whole record: ``dropped`` by a dedup step (counted for it), or ``rejected``."""
-        self._write(row, None, None, None, step, kind)
+        self.write_row(row, None, None, None, step, kind)
         if kind == "dropped":
             self.by_step[step] += 1
 

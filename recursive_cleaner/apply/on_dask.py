@@ -22,37 +22,34 @@ inside :func:`apply_dask`. Dask does the scheduling; this module only says what 
 Paths must be the same on the calling process and on every worker (a shared filesystem);
 they are made absolute on the calling process. Record-level semantics (failed records,
 skipped input lines with file and line, what fails the run with ApplyError) are apply's.
-Cross-row steps (``CROSS_ROW_STEPS``) and the audit log are not supported yet: a file that
-has steps is refused unless ``cross_row=False`` (clean_data only). A failure stops the run:
-files finished before it stay written, complete; the failing file's output is not written.
+Cross-row steps (``CROSS_ROW_STEPS``, unless ``cross_row=False``) and the audit log: file by
+file, the two passes of ``apply_file`` as per-part tasks and merged counts (``dask_fit``), with
+the same output and the same audit rows. A failure stops the run: files finished before it stay
+written, complete; the failing file's output is not written.
 """
 
 from __future__ import annotations
 
-import codecs
 import glob
-import io
 import itertools
-import json
 import os
 import time
+import uuid
 from collections import deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .writers import WRITERS, AtomicFile
-from ..read.json_stream import dump_json
 from .._extras import require
-from .local import APPLY_FORMATS, KEEP_SKIPS, ApplyError, ApplyResult, Batch, positive_int, ApplyRun, start_workers
-from ..read.parsers import UNCLOSED_QUOTE, SkippedRecord, csv_records, detect_format, iter_chunks
+from .dask_fit import CrossRowJob, run_file
+from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
+from .local import APPLY_FORMATS, MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, start_workers
+from ..read.parsers import detect_format
 from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]
-
-_BOM = codecs.BOM_UTF8
-_INDEX = b'{"index": '  # how apply writes a reject line: dump_json({"index": n, "error": ..., "record": ...})
 
 
 @dataclass
@@ -78,8 +75,11 @@ def apply_dask(
     timeout_per_batch: float = 60.0,
     on_progress: Callable[[dict], None] | None = None,
     cross_row: bool = True,
+    audit: str | None = None,
+    max_drop: float = MAX_DROP,
+    reject_path: str | None = None,
 ) -> DaskApplyResult:
-    """Write clean_data(record) for every record of every input file, one output file each, on Dask.
+    """Write clean_data(record), then the file's cross-row steps, for every input file, one output file each, on Dask.
 
     ``inputs``: a path, a glob (``"data/*.jsonl"``) or a list of them. ``output``: the output
     file when ``inputs`` is one plain path, else a directory (created) that gets each file
@@ -87,19 +87,19 @@ def apply_dask(
     if one exists, else dask's local threaded scheduler. ``partition_size``: input lines
     (JSONL) or records (CSV) per part, rounded up to whole batches. ``reject_dir``: records
     clean_data failed on go to ``<reject_dir>/<input name>.rejects.jsonl`` (as apply's
-    ``reject_path``) instead of being kept unchanged. ``on_progress`` gets an
-    ``apply_progress`` event (with ``path``) per part written. Cross-row steps are not run: a
-    file that has ``CROSS_ROW_STEPS`` is refused (ValueError) unless ``cross_row=False``.
+    ``reject_path``) instead of being kept unchanged; ``reject_path``: the same for a single input, this file. ``on_progress`` gets an
+    ``apply_progress`` event (with ``path``) per part written (per file with steps or audit).
+    ``CROSS_ROW_STEPS`` run after clean_data, fitted per file, unless ``cross_row=False``;
+    ``audit``: apply_file's audit log, the file itself when ``inputs`` is one plain path, else a
+    directory that gets ``<input name>.audit.jsonl``; ``max_drop`` as for apply_file.
     """
     dask = require("dask", "apply_dask")
     db = require("dask.bag", "apply_dask")
     started = time.monotonic()
     code = Path(functions_path).read_text(encoding="utf-8")
     size, per = positive_int(batch_size, "batch_size"), positive_int(partition_size, "partition_size")
-    probe = ApplyRun(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row)
-    if probe.steps:
-        raise ValueError(f"{functions_path} has CROSS_ROW_STEPS ({', '.join(probe.result.cross_row_steps)}), which "
-                         "apply_dask does not run: pass cross_row=False to apply clean_data only, or use apply_file")
+    probe = ApplyRun(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row,
+                     audit=audit is not None, max_drop=max_drop)
     start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)  # apply's checks, no worker
     files = _expand(inputs)
     fmts = [detect_format(path) if fmt is None else fmt for path in files]
@@ -108,34 +108,87 @@ def apply_dask(
             raise ValueError(f"apply_dask reads {', '.join(APPLY_FORMATS)} files, not {kind!r} ({path})")
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
-    rejects = [os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
+    if reject_path is not None and (reject_dir is not None or not single):
+        raise ValueError("reject_path is for one input file; give reject_dir for several (or a glob)")
+    rejects = [os.path.abspath(reject_path) if reject_path else
+               os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
+    audits = [None if audit is None else os.path.abspath(audit) if single else
+              os.path.join(os.path.abspath(audit), f"{os.path.basename(p)}.audit.jsonl") for p in files]
     check_distinct_paths({"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
                          {**{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
-                          **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)}})
+                          **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)},
+                          **{f"audit of inputs[{i}]": a for i, a in enumerate(audits)}})
     client = _client(client)
     threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
     result = DaskApplyResult(workers=threads, trusted=trusted)
+    result.cross_row_steps = list(probe.result.cross_row_steps)
 
     per_batches = -(-per // size)
-    plan_bag = db.from_sequence(list(zip(files, fmts)), partition_size=1).map(_plan, size, per_batches)
+    plan_bag = db.from_sequence(list(zip(files, fmts)), partition_size=1).map(plan_file, size, per_batches)
     plans = [list(parts)[0] for parts in _ordered(dask, plan_bag.to_delayed(), client, 2 * threads)]
     everything = [part for parts in plans for part in parts]
     result.partitions = len(everything)
     filename = os.path.abspath(functions_path)
-    clean_bag = db.from_sequence(everything, partition_size=1).map(
-        _clean_part, code, filename, trusted, size, timeout_per_batch, reject_dir is not None)
-    cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
-    try:
-        for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
-            results = (list(next(cleaned))[0] for _ in parts)
-            done = _write_file(path, kind, results, target, reject, result, started, on_progress)
+    if probe.steps or audit is not None:
+        cluster = _Cluster(dask, client, 2 * threads)
+        for path, kind, parts, target, reject, log in zip(files, fmts, plans, targets, rejects, audits):
+            temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.dask")
+            job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, rejects[0] is not None,
+                              tuple(probe.steps), audit is not None, bool(log and log.lower().endswith(".csv")), temp)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            done = run_file(cluster, job, path, kind, parts, target, reject, log, result, max_drop, started,
+                            on_progress)
             done.seconds = time.monotonic() - started
             result.files[path], result.outputs[path] = done, target
-    finally:
-        cleaned.close()
+            _totals(result, done)
+    else:
+        clean_bag = db.from_sequence(everything, partition_size=1).map(
+            clean_part, code, filename, trusted, size, timeout_per_batch, rejects[0] is not None)
+        cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
+        try:
+            for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
+                results = (list(next(cleaned))[0] for _ in parts)
+                done = _write_file(path, kind, results, target, reject, result, started, on_progress)
+                done.seconds = time.monotonic() - started
+                result.files[path], result.outputs[path] = done, target
+        finally:
+            cleaned.close()
     result.dropped_keys = sorted({key for done in result.files.values() for key in done.dropped_keys})
     result.seconds = time.monotonic() - started
     return result
+
+
+@dataclass
+class _Cluster:
+    """What dask_fit's tasks run on: a distributed client, or dask's threaded scheduler when there is none."""
+
+    dask: Any
+    client: Any
+    window: int
+
+    def compute(self, *delayeds: Any) -> tuple:
+        if self.client is None:
+            return self.dask.compute(*delayeds, scheduler="threads")
+        return tuple(self.client.gather(self.client.compute(list(delayeds))))
+
+    def ordered(self, delayeds: list) -> Iterator[Any]:
+        return _ordered(self.dask, delayeds, self.client, self.window)
+
+    def share(self, value: Any) -> Any:
+        if self.client is None:
+            return self.dask.delayed(value, traverse=False)
+        return self.client.scatter([value], broadcast=True, hash=False)[0]  # a dict would be scattered by key
+
+
+def _totals(total: DaskApplyResult, done: ApplyResult) -> None:
+    """A file's cross-row and audit counts added to the run's totals (its record counts are added as it is written)."""
+    for step, fields in done.cross_row_changed.items():
+        for fld, n in fields.items():
+            total.cross_row_changed.setdefault(step, {}).setdefault(fld, 0)
+            total.cross_row_changed[step][fld] += n
+    for step, n in done.changes_by_step.items():
+        total.changes_by_step[step] = total.changes_by_step.get(step, 0) + n
+    total.audit_rows += done.audit_rows
 
 
 # ---------------------------------------------------------------------------- the calling process
@@ -210,7 +263,7 @@ def _ordered(dask: Any, delayeds: list, client: Any, window: int) -> Iterator[An
             client.cancel(list(pending))
 
 
-def _write_file(path: str, fmt: str, parts: Iterable[_PartResult], target: str, reject: str | None,
+def _write_file(path: str, fmt: str, parts: Iterable[PartResult], target: str, reject: str | None,
                 total: DaskApplyResult, started: float, on_progress: Callable[[dict], None] | None) -> ApplyResult:
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
@@ -224,9 +277,9 @@ def _write_file(path: str, fmt: str, parts: Iterable[_PartResult], target: str, 
                     except ValueError as exc:  # a record the output format cannot hold (see table_writers)
                         raise ApplyError(f"{target}: {exc}") from None
                 for line in part.rejects:
-                    rejects.write(_renumbered(line, done.records_in))
+                    rejects.write(renumbered(line, done.records_in))
                 for result in (done, total):
-                    _add(result, part)
+                    add_counts(result, part)
                 if on_progress is not None:
                     on_progress({"type": "apply_progress", "path": path, "records_in": total.records_in,
                                  "records_out": total.records_out, "failed": total.failed,
@@ -237,185 +290,3 @@ def _write_file(path: str, fmt: str, parts: Iterable[_PartResult], target: str, 
             raise
     done.dropped_keys = sorted(getattr(writer, "dropped", ()))
     return done
-
-
-def _renumbered(line: bytes, first: int) -> bytes:
-    """A reject line of a part with its index counted over the file, not the part."""
-    number, _, rest = line[len(_INDEX):].partition(b", ")
-    if line.startswith(_INDEX) and number.isdigit():
-        return _INDEX + b"%d, " % (int(number) + first) + rest
-    entry = json.loads(line)  # not as apply writes it today: the same, the slow way
-    entry["index"] += first
-    return dump_json(entry) + b"\n"
-
-
-def _add(result: ApplyResult, part: _PartResult) -> None:
-    result.records_in += part.records_in
-    result.records_out += part.records_out
-    result.failed += part.failed
-    result.skipped_input += part.skipped_input
-    result.skipped.extend(part.skipped[: KEEP_SKIPS - len(result.skipped)])
-
-
-# ---------------------------------------------------------------------------- Dask tasks
-@dataclass(frozen=True)
-class _Part:
-    """A file, or its bytes [start, end) (end -1: to the end) after ``line`` lines and ``record`` records."""
-
-    path: str
-    fmt: str
-    start: int = 0
-    end: int = -1
-    line: int = 0
-    record: int = 0
-    keys: tuple[str, ...] | None = None  # CSV: the header, for a part that starts after it
-
-
-@dataclass
-class _PartResult:
-    """What a part gives back: apply's (payload, count) per batch, its counts and its reject lines."""
-
-    payloads: list[tuple[bytes, int]]
-    records_in: int
-    records_out: int
-    failed: int
-    skipped_input: int
-    skipped: list[SkippedRecord]
-    rejects: list[bytes]
-
-
-def _plan(item: tuple[str, str], batch_size: int, per_batches: int) -> list[_Part]:
-    """The parts of one file (a Dask task): JSONL and CSV cut every ``per_batches`` whole batches."""
-    path, fmt = item
-    if fmt == "jsonl":
-        return _plan_jsonl(path, batch_size, per_batches)
-    if fmt == "csv":
-        return _plan_csv(path, batch_size * per_batches)
-    return [_Part(path, fmt)]
-
-
-def _plan_jsonl(path: str, batch_size: int, per_batches: int) -> list[_Part]:
-    cuts, offset, lines, batches = [(0, 0)], 0, 0, 0
-    with open(path, "rb") as f:
-        while batch := list(itertools.islice(f, batch_size)):
-            if batches == per_batches:
-                cuts.append((offset, lines))
-                batches = 0
-            offset, lines, batches = offset + sum(map(len, batch)), lines + len(batch), batches + 1
-    ends = [start for start, _ in cuts[1:]] + [-1]
-    return [_Part(path, "jsonl", start, end, line) for (start, line), end in zip(cuts, ends)]
-
-
-class _Counted:
-    """Text lines, counting them and their UTF-8 bytes (csv.reader reads exactly the lines of each row)."""
-
-    def __init__(self, lines: Iterator[str], offset: int) -> None:
-        self.lines, self.offset, self.count = lines, offset, 0
-
-    def __iter__(self) -> _Counted:
-        return self
-
-    def __next__(self) -> str:
-        text = next(self.lines)
-        self.offset += len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
-        self.count += 1
-        return text
-
-
-def _plan_csv(path: str, per: int) -> list[_Part]:
-    with open(path, "rb") as raw:
-        bom = raw.read(3) == _BOM
-    delimiter = "\t" if path.lower().endswith(".tsv") else ","
-    parts, start, cut = [], _Part(path, "csv"), None
-    unclosed: list[SkippedRecord] = []  # past an unclosed quote the lines were read twice: no more cuts
-
-    def skipped(record: SkippedRecord) -> None:
-        if record.reason.startswith(UNCLOSED_QUOTE):
-            unclosed.append(record)
-
-    with open(path, newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
-        lines = _Counted(f, 3 if bom else 0)
-        for count, record in enumerate(csv_records(lines, path, skipped, delimiter), 1):
-            if cut is not None:  # a record after a full part: the part ends where the last one did
-                parts.append(_Part(path, "csv", start.start, cut[0], start.line, start.record, start.keys))
-                start, cut = _Part(path, "csv", cut[0], -1, cut[1], cut[2], tuple(record)), None
-            if count % per == 0 and not unclosed:
-                cut = (lines.offset, lines.count, count)
-    return parts + [start]
-
-
-class _Slice(io.RawIOBase):
-    """At most ``size`` bytes of a binary file, from where it stands."""
-
-    def __init__(self, f: BinaryIO, size: int) -> None:
-        self.f, self.left = f, size
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self.left <= 0:
-            return 0
-        n = self.f.readinto(memoryview(buffer)[: min(len(buffer), self.left)]) or 0
-        self.left -= n
-        return n
-
-
-def _csv_part(part: _Part, on_skip: Callable[[SkippedRecord], None]) -> Iterator[dict]:
-    """The records of a CSV part, read as parsers._iter_csv reads the whole file."""
-    with open(part.path, "rb") as raw:
-        raw.seek(part.start)
-        data = raw if part.end < 0 else io.BufferedReader(_Slice(raw, part.end - part.start))
-        encoding = "utf-8-sig" if part.start == 0 else "utf-8"
-        text = io.TextIOWrapper(data, encoding=encoding, errors="surrogateescape", newline="")
-        keys = None if part.keys is None else list(part.keys)
-        yield from csv_records(text, part.path, on_skip, "\t" if part.path.lower().endswith(".tsv") else ",",
-                                keys, part.line)
-
-
-def _jsonl_part(part: _Part, size: int) -> Iterator[Batch]:
-    """Raw JSONL batches of a part, as apply's _jsonl_batches cuts the whole file (BOM dropped)."""
-    with open(part.path, "rb") as f:
-        f.seek(part.start)
-        line, offset = part.line + 1, part.start
-        while (part.end < 0 or offset < part.end) and (lines := list(itertools.islice(f, size))):
-            if offset == 0 and lines[0].startswith(_BOM):
-                lines[0], offset = lines[0][3:], 3
-            data = b"".join(lines)
-            yield Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
-            line, offset = line + len(lines), offset + len(data)
-
-
-@dataclass
-class _NumberedBatch(Batch):
-    """A batch of records whose numbers in messages count from the start of the file, not of the part."""
-
-    base: int = 0
-
-    def where(self, first: int) -> str:
-        return super().where(self.base + first)
-
-
-class _Lines(list):
-    """Collects apply's reject lines (one ``write`` each) for the calling process to number."""
-
-    def write(self, data: bytes) -> None:
-        self.append(data)
-
-
-def _clean_part(part: _Part, code: str, filename: str, trusted: bool, size: int, timeout: float,
-                rejects: bool) -> _PartResult:
-    """Clean one part (a Dask task): apply's pipeline with one sandboxed worker, started in this process."""
-    run = ApplyRun(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
-    if part.fmt == "jsonl":
-        batches: Iterable[Batch] = _jsonl_part(part, size)
-    elif part.fmt == "csv":
-        records = _csv_part(part, run.skip)
-        chunks = iter(lambda: list(itertools.islice(records, size)), [])
-        batches = (_NumberedBatch(records=chunk, base=part.record) for chunk in chunks)
-    else:
-        batches = map(Batch, iter_chunks(part.path, size, part.fmt, on_skip=run.skip))
-    lines = _Lines() if rejects else None
-    payloads = list(run.cleaned(iter(batches), lines))
-    r = run.result
-    return _PartResult(payloads, r.records_in, r.records_out, r.failed, r.skipped_input, r.skipped, list(lines or ()))

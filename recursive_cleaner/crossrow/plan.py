@@ -22,7 +22,8 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from typing import Any, Iterable
 
-from .steps import CrossRowStep, apply_steps, format_steps, parse_steps
+from .steps import CrossRowStep, apply_steps
+from .xml_form import format_steps, parse_steps
 from ..profiling.row_rules import stated_fields, stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind

@@ -20,8 +20,10 @@ Kinds of step:
   replaced by it (only when the closest such value is unambiguous). Memory: the distinct
   values of the field with their counts.
 
-``fit(steps, records)`` is the first pass (statistics); ``Fitted.transform(record)`` the second
-(returns the cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
+``fit(steps, records)`` is the first pass (statistics: a ``Summary`` of counts, which add up
+part by part, so apply_dask merges the parts' summaries into the one a single pass counts;
+``Summary.fitted()`` picks the winners); ``Fitted.transform(record)`` the second (returns the
+cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
 field are applied to the key before a majority lookup, so a row whose key had a typo still
 joins its group.
 """
@@ -29,13 +31,13 @@ joins its group.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Iterator
 
 from .weights import weigh_votes
 
-__all__ = ["CrossRowStep", "Fitted", "fit", "apply_steps", "iter_apply", "KINDS", "parse_steps", "format_steps",
+__all__ = ["CrossRowStep", "Fitted", "Summary", "summarize", "fit", "apply_steps", "iter_apply", "KINDS",
            "normalized", "unasked_drops"]
 
 KINDS = ("dedup", "majority", "vocabulary")
@@ -186,6 +188,10 @@ class Fitted:
         parts = tuple(normalized(self._fix(k, record.get(k)), step.normalize) for k in step.key)
         return None if any(p is None for p in parts) else parts
 
+    def key(self, i: int, record: dict) -> Any:
+        """Step ``i``'s key of ``record`` as it compares it (vocabulary fixes applied, normalised), or None."""
+        return self._key(self.steps[i], record)
+
     def _group(self, i: int, step: CrossRowStep, record: dict) -> dict[str, Counter] | None:
         """The record's key group; a key seen too rarely is repaired to the close key whose group it matches."""
         groups = self.groups.get(i, {})
@@ -271,52 +277,115 @@ def _winner(counts: Counter | None, step: CrossRowStep) -> Any:
     return _NONE
 
 
-def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
-    """First pass: value counts for vocabulary steps, per-key value counts for majority steps."""
-    fitted = Fitted(list(steps))
-    vocab_steps = [(i, s) for i, s in enumerate(fitted.steps) if s.kind == "vocabulary"]
-    majority_steps = [(i, s) for i, s in enumerate(fitted.steps) if s.kind == "majority"]
-    for i, s in vocab_steps:
-        for fld in s.fields:
-            fitted.vocab[(i, fld)] = _Vocabulary()
-    raw_majority: dict[int, dict[tuple, dict[str, Counter]]] = defaultdict(lambda: defaultdict(dict))
-    for record in records:
+@dataclass
+class Summary:
+    """The first pass as counts that add up: summaries of consecutive parts, merged in order, give the whole's.
+
+    ``vocab``: (step, field) -> value counts in order of first sight, at most ``_MAX_VOCAB`` values
+    (``capped`` names the cells that saw more: their counts are exact only after ``recount``);
+    ``groups``: majority step -> raw key -> {``_KEY`` / field: counts}. ``fitted()`` picks the winners.
+    """
+
+    steps: list[CrossRowStep]
+    vocab: dict[tuple[int, str], Counter] = field(default_factory=dict)
+    groups: dict[int, dict[tuple, dict[str, Counter]]] = field(default_factory=dict)
+    capped: set = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for i, s in enumerate(self.steps):
+            if s.kind == "vocabulary":
+                for fld in s.fields:
+                    self.vocab.setdefault((i, fld), Counter())
+            elif s.kind == "majority":
+                self.groups.setdefault(i, {})
+
+    def add(self, record: Any) -> None:
+        """Count one record (anything but a dict is not counted)."""
         if not isinstance(record, dict):
-            continue
-        for i, s in vocab_steps:
-            for fld in s.fields:
-                voc = fitted.vocab[(i, fld)]
-                value = _hashable(record.get(fld))
-                if value is not None and (value in voc.counts or len(voc.counts) < _MAX_VOCAB):
-                    voc.counts[value] += 1
-        for i, s in majority_steps:
+            return
+        for (i, fld), counts in self.vocab.items():
+            value = _hashable(record.get(fld))
+            if value is not None:
+                if value in counts or len(counts) < _MAX_VOCAB:
+                    counts[value] += 1
+                else:
+                    self.capped.add((i, fld))
+        for i, groups in self.groups.items():
+            s = self.steps[i]
             raw_key = tuple(record.get(k) for k in s.key)
-            group = raw_majority[i][tuple(_hashable(k) for k in raw_key)]
+            group = groups.setdefault(tuple(_hashable(k) for k in raw_key), {})
             group.setdefault(_KEY, Counter())[_hashable(raw_key[0]) if len(raw_key) == 1 else raw_key] += 1
             source = _hashable(tuple(record.get(k) for k in s.weight_by)) if s.weight_by else None
             for fld in s.fields:
                 vote = _hashable(record.get(fld))
                 group.setdefault(fld, Counter())[(vote, source) if s.weight_by else vote] += 1
-    for i, s in vocab_steps:
-        for fld in s.fields:
-            fitted.vocab[(i, fld)].solve(s)
-    for i, s in majority_steps:  # merge raw key groups under their corrected, normalised key
-        merged: dict[Any, dict[str, Counter]] = {}
-        for raw_key, group in raw_majority[i].items():
-            key = fitted._key(s, dict(zip(s.key, raw_key)))
-            if key is None:
-                continue
-            target = merged.setdefault(key, {})
-            for fld, counts in group.items():
-                target.setdefault(fld, Counter()).update(counts)
-        if s.weight_by:
-            weighted, _ = weigh_votes({(key, fld): group[fld] for key, group in merged.items() for fld in s.fields
-                                       if fld in group})
-            for key, group in merged.items():
-                for fld in s.fields:
-                    group[fld] = weighted.get((key, fld), Counter())
-        fitted.groups[i] = merged
-    return fitted
+
+    def merge(self, later: "Summary") -> "Summary":
+        """Add the summary of the records that come after these (in place; returns self)."""
+        for cell, counts in later.vocab.items():
+            mine = self.vocab[cell]
+            for value, n in counts.items():
+                if value in mine or len(mine) < _MAX_VOCAB:
+                    mine[value] += n
+                else:
+                    self.capped.add(cell)
+        self.capped |= later.capped
+        for i, groups in later.groups.items():
+            mine_groups = self.groups[i]
+            for raw_key, group in groups.items():
+                target = mine_groups.setdefault(raw_key, {})
+                for fld, counts in group.items():
+                    target.setdefault(fld, Counter()).update(counts)
+        return self
+
+    def recount(self, cells: Iterable[tuple[int, str]], records: Iterable[Any]) -> dict[tuple[int, str], Counter]:
+        """The counts of the values ``vocab`` keeps for ``cells``, over ``records`` (exact counts past the cap)."""
+        out = {cell: Counter() for cell in cells}
+        for record in records:
+            if isinstance(record, dict):
+                for (i, fld), counts in out.items():
+                    value = _hashable(record.get(fld))
+                    if value in self.vocab[(i, fld)]:
+                        counts[value] += 1
+        return out
+
+    def fitted(self) -> Fitted:
+        """The winners: vocabulary fixes, then majority groups merged under their corrected, normalised key."""
+        fitted = Fitted(list(self.steps))
+        for cell, counts in self.vocab.items():
+            fitted.vocab[cell] = _Vocabulary(Counter(counts))
+            fitted.vocab[cell].solve(self.steps[cell[0]])
+        for i, groups in self.groups.items():
+            s = self.steps[i]
+            merged: dict[Any, dict[str, Counter]] = {}
+            for raw_key, group in groups.items():
+                key = fitted._key(s, dict(zip(s.key, raw_key)))
+                if key is None:
+                    continue
+                target = merged.setdefault(key, {})
+                for fld, counts in group.items():
+                    target.setdefault(fld, Counter()).update(counts)
+            if s.weight_by:
+                weighted, _ = weigh_votes({(key, fld): group[fld] for key, group in merged.items()
+                                           for fld in s.fields if fld in group})
+                for key, group in merged.items():
+                    for fld in s.fields:
+                        group[fld] = weighted.get((key, fld), Counter())
+            fitted.groups[i] = merged
+        return fitted
+
+
+def summarize(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Summary:
+    """The first pass over ``records``: their ``Summary``."""
+    summary = Summary(list(steps))
+    for record in records:
+        summary.add(record)
+    return summary
+
+
+def fit(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Fitted:
+    """First pass: value counts for vocabulary steps, per-key value counts for majority steps; the winners."""
+    return summarize(steps, records).fitted()
 
 
 def unasked_drops(fitted: Fitted) -> int:
@@ -336,54 +405,3 @@ def iter_apply(fitted: Fitted, records: Iterable[Any]) -> Iterator[Any]:
         out = fitted.transform(record)
         if out is not None:
             yield out
-
-
-# ---------------------------------------------------------------------------- the model's XML
-_STEP = re.compile(r"<cross_row_step\b([^>]*?)/?>", re.IGNORECASE)
-_ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(n.strip() for n in re.split(r"[,\s]+", text or "") if n.strip())
-
-
-def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[list[CrossRowStep], list[str]]:
-    """Steps from ``<cross_row_step kind=... key=... fields=.../>`` tags, and why any were refused."""
-    known = set(known_fields) if known_fields is not None else None
-    steps, problems = [], []
-    for m in _STEP.finditer(text or ""):
-        attrs = {k.lower(): v for k, v in _ATTR.findall(m.group(1))}
-        try:
-            step = CrossRowStep(kind=attrs.get("kind", "").strip().lower(), key=_names(attrs.get("key", "")),
-                                fields=_names(attrs.get("fields", "")), weight_by=_names(attrs.get("weight_by", "")),
-                                normalize=attrs.get("normalize", "casefold").strip().lower() or "casefold")
-        except ValueError as exc:
-            problems.append(f"{m.group(0)}: {exc}")
-            continue
-        unknown = [f for f in step.key + step.fields + step.weight_by if known is not None and f not in known]
-        if unknown:
-            problems.append(f"{m.group(0)}: unknown field(s) {', '.join(unknown)}")
-            continue
-        fields = tuple(f for f in step.fields if f not in step.key)
-        if step.kind == "majority" and not fields:
-            problems.append(f"{m.group(0)}: the key cannot also be the field to fix")
-            continue
-        steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}))
-    return steps, problems
-
-
-def format_steps(steps: Iterable[CrossRowStep]) -> str:
-    """The steps as the XML the model writes (for prompts and the report)."""
-    out = []
-    for s in steps:
-        attrs = [f'kind="{s.kind}"']
-        if s.key:
-            attrs.append(f'key="{", ".join(s.key)}"')
-        if s.fields:
-            attrs.append(f'fields="{", ".join(s.fields)}"')
-        if s.weight_by:
-            attrs.append(f'weight_by="{", ".join(s.weight_by)}"')
-        if s.kind == "dedup":
-            attrs.append(f'normalize="{s.normalize}"')
-        out.append(f"<cross_row_step {' '.join(attrs)}/>")
-    return "\n".join(out)

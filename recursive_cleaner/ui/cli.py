@@ -27,6 +27,7 @@ import click
 from .._version import __version__
 from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
 from ..read.sampling import STRATEGIES
+from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 from .cli_options import backend_option, default_backend, run_kwargs, run_options
 
 __all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
@@ -390,11 +391,17 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @click.option("--no-cross-row", is_flag=True, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
 @click.option("--allow-drop", is_flag=True,
               help="Let cross-row steps the goals did not ask for drop more than 5% of the records.")
+@click.option("--dask", "dask_address", is_flag=False, flag_value=LOCAL_CLUSTER, default=None,
+              metavar="[SCHEDULER_ADDRESS]",
+              help="Run on Dask: the scheduler at SCHEDULER_ADDRESS (paths must be the same on every worker), or a "
+                   "LocalCluster of --workers processes when no address is given (needs the dask extra).")
+@click.option("--partition-size", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="With --dask: input lines (records for CSV) per Dask task.")
 @_progress_opt
 @_debug_option
 def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: int | None, reject_file: str | None,
               batch_size: int, timeout: float, audit: str | None, no_cross_row: bool, allow_drop: bool,
-              progress: str) -> None:
+              dask_address: str | None, partition_size: int, progress: str) -> None:
     """Apply cleaning functions to a whole file.
 
     Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
@@ -408,11 +415,16 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     _need_file(file, "data file")
     _distinct(check_distinct_paths, {"FUNCTIONS": functions, "FILE": file},
               {"-o": output, "--reject-file": reject_file, "--audit": audit})
+    options = dict(batch_size=batch_size, trusted=trusted, reject_path=reject_file, timeout_per_batch=timeout,
+                   cross_row=not no_cross_row, max_drop=1.0 if allow_drop else MAX_DROP)
     with _progress(progress) as on_progress, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # missing fields: one "warning:" line below instead
-        result = apply_file(functions, file, output, workers=workers, batch_size=batch_size, trusted=trusted,
-                            reject_path=reject_file, timeout_per_batch=timeout, on_progress=on_progress,
-                            cross_row=not no_cross_row, audit_path=audit, max_drop=1.0 if allow_drop else MAX_DROP)
+        if dask_address is None:
+            result = apply_file(functions, file, output, workers=workers, on_progress=on_progress, audit_path=audit,
+                                **options)
+        else:
+            result = apply_on_dask(functions, file, output, dask_address, workers, partition_size, audit=audit,
+                                   on_progress=on_progress, **options)
     if result.missing_fields:
         click.echo(f"warning: {file} has no field {', '.join(map(repr, result.missing_fields))} that {functions} "
                    "reads; were the functions written for other data?", err=True)
@@ -421,7 +433,8 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
                f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
                f"({result.records_per_s:,.0f} records/s, {result.workers} "
-               f"{'trusted' if result.trusted else 'sandboxed'} worker(s))")
+               f"{'trusted' if result.trusted else 'sandboxed'} worker(s)"
+               + ("" if dask_address is None else f" on Dask {dask_address}") + ")")
     if result.cross_row_steps:
         changed = sum(n for fields in result.cross_row_changed.values() for n in fields.values())
         click.echo(f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} duplicates dropped, "

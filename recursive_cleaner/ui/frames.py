@@ -27,11 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..apply.local import apply_records
-from ..read.inputs import INPUT_DIR, column_labels, frame_records, materialize_input
+from ..apply.cross_row import loss_message, read_plan, step_label
+from ..apply.frames import kept_rows, rows_frame
+from ..apply.local import MAX_DROP, apply_records
+from ..crossrow.steps import fit, unasked_drops
+from ..errors import DataLossError
+from ..read.inputs import INPUT_DIR, frame_records, materialize_input
 from ..write.metrics import ImprovementReport
 
-_ABSENT = object()
 
 __all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_frame", "plot_improvement",
            "CleaningReport", "INPUT_DIR"]
@@ -40,18 +43,21 @@ __all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_fra
 def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any) -> Any:
     """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same index.
 
-    Failed rows stay unchanged (``reject_path`` is refused: every row must come back), and the
-    file's cross-row steps are not run (a dedup step drops rows; ``cross_row=True`` is refused).
+    Failed rows stay unchanged (``reject_path`` is refused: every row must come back). The file's
+    cross-row steps run with ``cross_row=True`` (default False): the index of the rows kept is
+    kept, a row a dedup step drops is left out (``max_drop`` as for apply_file).
     The counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
     A column no function changed is the input's own (its dtype and values); changed columns come
     back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
     """
-    pd = require("pandas", "apply_frame")
+    require("pandas", "apply_frame")
     if apply_options.get("reject_path") is not None:
         raise TypeError("apply_frame keeps every row, so it takes no reject_path; use apply_records for that")
-    if apply_options.setdefault("cross_row", False):
-        raise TypeError("apply_frame keeps every row, so it does not run cross-row steps; use apply_records for them")
-    labels = column_labels(df)
+    cross_row = apply_options.pop("cross_row", False)
+    if cross_row and apply_options.get("audit_path") is not None:
+        raise TypeError("apply_frame's audit_path logs clean_data's changes only; with cross_row=True use "
+                        "apply_records (or apply_file) for a log that has the steps' too")
+    max_drop = apply_options.pop("max_drop", MAX_DROP)
     if not len(df):
         return df.copy()
     code = Path(functions_path).read_text(encoding="utf-8")
@@ -64,18 +70,21 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
         if user_progress is not None:
             user_progress(event)
 
+    steps = read_plan(code, str(functions_path), steps=cross_row).steps
     originals = list(frame_records(df))
-    rows = list(apply_records(code, originals, on_progress=progress, **apply_options))
+    rows = list(apply_records(code, originals, on_progress=progress, cross_row=False, **apply_options))
     if len(rows) != len(df):  # pragma: no cover - apply_records keeps failed records
         raise RuntimeError(f"apply_frame: {len(df)} rows in, {len(rows)} out")
-    seen = dict.fromkeys(key for row in rows for key in row)
-    order = [k for k in labels if k in seen] + [k for k in seen if k not in labels]
-    result = pd.DataFrame(rows, columns=order)
-    result.columns = [labels.get(k, k) for k in order]
-    result.index = df.index
-    for position, key in enumerate(order):  # a column no function changed: the input's own, dtype and all
-        if key in labels and all(row.get(key, _ABSENT) == old.get(key) for row, old in zip(rows, originals)):
-            result.isetitem(position, df[labels[key]].array)
+    kept = None
+    if steps:  # the second pass, here: the steps are data run by the library's own code
+        fitted = fit(steps, rows)
+        kept, rows = kept_rows(fitted, rows)
+        if unasked_drops(fitted) > max_drop * len(originals):
+            labels = [step_label(i, s) for i, s in enumerate(steps)]
+            raise DataLossError(loss_message(fitted.dropped_by, steps, labels, len(originals), max_drop),
+                                unasked_drops(fitted), len(originals))
+        counts["records_out"] = len(rows)
+    result = rows_frame(df, originals, kept, rows)
     result.attrs["apply"] = counts
     return result
 

@@ -1,0 +1,74 @@
+"""``recursive-cleaner apply --dask [SCHEDULER_ADDRESS]``: the same files as apply without it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recursive_cleaner.ui import cli_dask
+from recursive_cleaner.write.module import render_module
+from tests.optional_deps import optional
+from tests.test_cli import invoke, work  # noqa: F401 - fixture
+
+optional("dask.bag")
+distributed = optional("distributed")
+
+FUNCS = [{"name": "lower_email", "code": "def lower_email(record):\n"
+                                         "    if record['id'] == 4:\n"
+                                         "        raise ValueError('no four')\n"
+                                         "    record['email'] = record['email'].lower()\n"
+                                         "    return record\n"}]
+STEPS = [{"kind": "majority", "key": ["status"], "fields": ["plan"]}]
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _files(work) -> None:
+    rows = [{"id": i, "email": f"User{i}@Example.COM", "status": "active", "plan": "gold" if i != 2 else "g0ld"}
+            for i in range(9)]
+    (work / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (work / "cf.py").write_text(render_module(FUNCS, cross_row=STEPS))
+
+
+def _same_as_apply_file(work, *dask_args: str) -> str:
+    args = ("--workers", "1", "--batch-size", "2", "--reject-file")
+    plain = invoke("apply", "cf.py", "crm.jsonl", "-o", "ref.jsonl", "--audit", "ref.audit.jsonl", *args, "ref.rej")
+    assert plain.exit_code == 0, plain.stderr
+    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--audit", "out.audit.jsonl", *args, "out.rej",
+                    "--partition-size", "4", *dask_args)
+    assert result.exit_code == 0, result.stderr
+    for name in ("{}.jsonl", "{}.audit.jsonl", "{}.rej"):
+        assert (work / name.format("out")).read_bytes() == (work / name.format("ref")).read_bytes(), name
+    assert "cross-row steps: 1, 0 duplicates dropped, 1 cells changed" in result.stdout
+    return result.stdout
+
+
+def test_apply_dask_with_a_scheduler_address(work, scheduler):
+    _files(work)
+    out = _same_as_apply_file(work, "--dask", scheduler)
+    assert "wrote out.jsonl: 8 of 9 records, 1 failed (in out.rej)" in out and f"on Dask {scheduler}" in out
+
+
+def test_apply_dask_without_an_address_starts_a_local_cluster(work, monkeypatch):
+    _files(work)
+    made, real = [], distributed.LocalCluster
+
+    def small_cluster(**options):
+        made.append(options)
+        return real(**{**options, "processes": False, "host": None})  # in this process: quick to start
+
+    monkeypatch.setattr(distributed, "LocalCluster", small_cluster)
+    out = _same_as_apply_file(work, "--dask")
+    assert made == [dict(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)]
+    assert f"on Dask {cli_dask.LOCAL_CLUSTER}" in out
+
+
+def test_the_dask_flag_is_documented():
+    help_text = invoke("apply", "--help").output
+    assert "--dask [SCHEDULER_ADDRESS]" in help_text and "--partition-size" in help_text
