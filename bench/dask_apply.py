@@ -8,7 +8,8 @@ For each table of ``--data-dir`` (hospital, flights; ``dirty.csv`` read as apply
   vocabulary over provider_number and measure_code, majority by provider_number (10 fields),
   by measure_code (2) and by the pair (state, measure_code); flights a vocabulary over flight and
   the weighted vote by flight over the four times. These are the steps of the RESULTS.md runs
-  (hospital F1 0.930, flights 0.898); the saved model-written functions are not in the repo;
+  (hospital F1 0.930, flights 0.898). ``--functions-from bench/functions`` uses the model-written
+  files of the session-8 runs instead (hospital F1 0.936 at bfe10a6, flights 0.8975 at 41bd914);
 * the data: the table as JSONL, repeated until the file holds ``size / tables`` MB;
 * apply_file (one sandboxed worker per core) and apply_dask (a ``LocalCluster`` with one worker
   process per core, one thread each), each in its own child process, one after the other;
@@ -221,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", nargs="+", default=["hospital", "flights"])
     p.add_argument("--out", default=os.path.join(HERE, "out", "dask-apply"))
     p.add_argument("--partition-size", type=int, default=100_000, help="apply_dask's partition_size (lines)")
+    p.add_argument("--functions-from", metavar="DIR",
+                   help="use DIR/TABLE.py (a generated cleaning_functions.py) instead of the trim + discovered steps; "
+                        "bench/functions holds the model runs of RESULTS.md (hospital F1 0.936, flights 0.898)")
     p.add_argument("--keep", action="store_true", help="keep the outputs (default: removed once hashed)")
     p.add_argument("--simulate", type=int, default=100, metavar="N",
                    help="also run the step fit alone at N times the size (repeated keys) and at 1x with keys that do "
@@ -241,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, identical, seconds = [], True, {"local": 0.0, "dask": 0.0}
     for table in args.tables:
         records = list(iter_records(os.path.join(args.data_dir, table, "dirty.csv"), "csv"))
-        functions = _functions(table, records, args.out)
+        functions = os.path.join(args.functions_from, f"{table}.py") if args.functions_from else \
+            _functions(table, records, args.out)
         source = os.path.join(args.out, f"{table}-{args.size_mb:g}mb.jsonl")
         n = _replicate(records, source, args.size_mb / len(args.tables))
         hashes = {}
