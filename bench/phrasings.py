@@ -48,6 +48,7 @@ TIME12 = {"time12"}
 STATUS = ("enum", ("active", "pending", "churned"))
 YESNO = ("enum", ("yes", "no"))
 STATE_LOWER = ("us_state", ("lower",))  # hospital writes its state codes in lower case: they must stay so
+WHOLE = ("number", ("whole_as_int",))  # a number written without ".0" when whole: 12, 16.9
 
 CRM_FIELDS = ["customer_id", "name", "email", "phone", "status", "signup_date", "country", "amount"]
 HOSPITAL_FIELDS = ["index", "provider_number", "name", "address_1", "address_2", "address_3", "city", "state", "zip",
@@ -82,15 +83,15 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "chat": {**_HOSPITAL_ALL, "state": STATE_LOWER, "zip": KEEP, "phone": KEEP},
         "email": {**_HOSPITAL_ALL, "state": TEXTY | {STATE_LOWER}, "zip": KEEP, "phone": KEEP},
     },
-    "beers": {
-        "tuned": {"index": NUMISH, "id": {"integer", "number"}, **_BEERS_NAMES, "ounces": {"number"},
+    "beers": {  # WHOLE where the text shows 12 for "12.0 oz" (no ".0", "becomes 12", "like 12 or 16")
+        "tuned": {"index": NUMISH, "id": {"integer", "number"}, **_BEERS_NAMES, "ounces": WHOLE,
                   "abv": {"number"}, "ibu": {"integer", "number"}, "brewery_id": {"integer", "number"},
                   "city": TEXTY, "state": {"us_state"}},
         "oneline": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": {"number"}, "abv": {"number"},
                     "ibu": {"integer"}, "brewery_id": OUT, "city": OUT, "state": {"us_state"}},
-        "prose": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": {"number"}, "abv": {"number"},
+        "prose": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": WHOLE, "abv": {"number"},
                   "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY, "state": {"us_state"}},
-        "bullets": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": {"number"}, "abv": {"number"},
+        "bullets": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": WHOLE, "abv": {"number"},
                     "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY, "state": {"us_state"}},
         "ticket": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
                    "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
@@ -99,7 +100,7 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
                  "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": KEEP, "city": TEXTY,
                  "state": {"us_state"}},
         "email": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": KEEP, "brewery_name": KEEP,
-                  "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
+                  "ounces": WHOLE, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
                   "state": {"us_state"}},
     },
     "flights": {
