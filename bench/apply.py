@@ -88,11 +88,8 @@ def run_child(variant: str, path: str, out: str, functions: str, batch_size: int
 
 
 def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -79,11 +79,8 @@ def _replicate(records: list[dict], path: str, size_mb: float) -> int:
 
 
 def _sha(path: str) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _peak_mb(who: int) -> float:
