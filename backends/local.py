@@ -2,7 +2,9 @@
 
 The model loads lazily on the first ``generate`` (or an explicit ``load()``) and stays
 loaded for the life of the process. Backends that point at the same file with the same
-context size and threads share one loaded runtime, so creating many is cheap.
+context size, threads and prompt cache share one loaded runtime, so creating many is cheap.
+``prompt_cache`` (default on: ``backends/prompt_cache.py``) keeps what the model read for
+the next process.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Sequence
 from .errors import BackendSetupError
 from .local_runtimes import Runtime, resolve_runtime
 from .model_files import DEFAULT_MODEL, EMBEDDED_MODELS, ensure_model
+from .prompt_cache import resolve_prompt_cache
 
 __all__ = ["LocalBackend", "loaded_runtimes", "unload_all", "default_threads"]
 
@@ -37,7 +40,7 @@ def default_threads() -> int:
 
 
 def loaded_runtimes() -> dict[tuple[Any, ...], Runtime]:
-    """A snapshot of the runtimes loaded in this process, by (runtime, path, n_ctx, n_threads)."""
+    """A snapshot of the runtimes loaded in this process, by (runtime, path, n_ctx, n_threads, prompt cache folder)."""
     with _LOAD_LOCK:
         return dict(_LOADED)
 
@@ -65,6 +68,7 @@ class LocalBackend:
         system_prompt: str | None = None,
         runtime: str = "auto",
         verbose: bool = False,
+        prompt_cache: bool | str | os.PathLike[str] | None = True,
     ) -> None:
         if model_path is None and embedded not in EMBEDDED_MODELS:
             raise ValueError(f"unknown embedded model {embedded!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}")
@@ -81,6 +85,7 @@ class LocalBackend:
         self.system_prompt = system_prompt
         self.runtime = runtime
         self.verbose = verbose
+        self.prompt_cache = prompt_cache
         self.last_usage: dict[str, int] | None = None
         self.last_finish_reason: str | None = None
         self.last_timings: dict[str, float] | None = None
@@ -108,11 +113,13 @@ class LocalBackend:
             return self
         name, factory = resolve_runtime(self.runtime)
         path = self.resolve_model_path()
-        key = (name, os.path.realpath(path), self.n_ctx, self.n_threads)
+        folder = resolve_prompt_cache(self.prompt_cache)
+        key = (name, os.path.realpath(path), self.n_ctx, self.n_threads, str(folder) if folder else None)
         with _LOAD_LOCK:
             runtime = _LOADED.get(key)
             if runtime is None:
-                runtime = factory(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=self.verbose)
+                cache = {"prompt_cache": folder} if folder is not None else {}
+                runtime = factory(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=self.verbose, **cache)
                 _LOADED[key] = runtime
         self._runtime = runtime
         return self
@@ -126,6 +133,14 @@ class LocalBackend:
             for key, value in list(_LOADED.items()):
                 if value is runtime:
                     del _LOADED[key]
+
+    def prompt_cache_stats(self) -> dict[str, Any] | None:
+        """The on-disk prompt cache of the loaded runtime: folder, tokens restored and saved, failures; None if off."""
+        cache = getattr(self._runtime, "prompt_cache", None)
+        if cache is None:
+            return None
+        return {"folder": str(cache.folder), "restored_tokens": cache.restored_tokens,
+                "saved_tokens": cache.saved_tokens, "failures": list(cache.failures)}
 
     def messages_for(self, prompt: str) -> list[dict[str, str]]:
         """The chat messages sent for ``prompt``: an optional system message, then the prompt as the user."""

@@ -6,14 +6,21 @@ chat template. Both are imported lazily, so importing this module costs nothing.
 
 from __future__ import annotations
 
+import http.client
+import importlib.metadata
 import importlib.util
+import json
+import os
 import re
 import secrets
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
+from urllib.parse import urlsplit
 
 from .errors import BackendError, BackendSetupError, ContextLengthError
+from .prompt_cache import PromptCache, model_identity, state_key
 
 __all__ = [
     "Completion",
@@ -75,11 +82,17 @@ def _int(value: Any) -> int:
 
 
 class XllamacppRuntime:
-    """llama.cpp's own server engine in-process via xllamacpp (prebuilt wheels, prompt cache, thread-safe)."""
+    """llama.cpp's own server engine in-process via xllamacpp (prebuilt wheels, prompt cache, thread-safe).
+
+    With ``prompt_cache`` (a folder), the slot's state is restored from there on load and saved
+    there after the first call (``backends/prompt_cache.py``), so the next process does not
+    read the same prefix again.
+    """
 
     name = "xllamacpp"
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False) -> None:
+    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
+                 prompt_cache: Path | None = None) -> None:
         import xllamacpp as xlc
 
         params = xlc.CommonParams()
@@ -92,12 +105,48 @@ class XllamacppRuntime:
         params.verbosity = 3 if verbose else 0
         # xllamacpp also serves HTTP on an ephemeral 127.0.0.1 port; a random key keeps other local
         # users off it. In-process calls do not need the key.
-        params.api_keys = [secrets.token_urlsafe(24)]
+        self._key = secrets.token_urlsafe(24)
+        params.api_keys = [self._key]
         self.n_ctx = n_ctx
+        self.prompt_cache: PromptCache | None = None
+        self._cache_lock = threading.Lock()
+        self._cache_saved = False
+        if prompt_cache is not None:
+            params.slot_save_path = str(prompt_cache) + os.sep  # llama.cpp joins it to the file name as text
+            params.endpoint_slots = True
+            key = state_key([self.name, _version("xllamacpp"), *model_identity(model_path), n_ctx,
+                             params.cache_type_k, params.cache_type_v])
+            self.prompt_cache = PromptCache(Path(prompt_cache), key)
         try:
             self._server = xlc.Server(params)
         except Exception as exc:  # the binding raises plain RuntimeError/ValueError on a bad file
             raise BackendSetupError(f"xllamacpp could not load the model {model_path}: {exc}") from exc
+        if self.prompt_cache is not None:
+            self.prompt_cache.restore(self._slot_action)
+
+    def _slot_action(self, action: str, filename: str) -> dict:
+        """Save or restore slot 0 through the engine's own endpoint, on its loopback port only."""
+        url = urlsplit(str(self._server.listening_address))
+        if url.hostname not in ("127.0.0.1", "localhost", "::1") or url.port is None:
+            raise BackendError(f"xllamacpp listens on {url.hostname!r}, not on loopback: prompt cache not used")
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
+        try:
+            conn.request("POST", f"/slots/0?action={action}", json.dumps({"filename": filename}),
+                         {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"})
+            answer = conn.getresponse().read(1 << 16)
+        finally:
+            conn.close()
+        return json.loads(answer)
+
+    def _save_once(self) -> None:
+        """After the first call of this runtime: its prompt is what the next run most likely starts with."""
+        if self.prompt_cache is None:
+            return
+        with self._cache_lock:
+            if self._cache_saved:
+                return
+            self._cache_saved = True
+            self.prompt_cache.save(self._slot_action)
 
     def chat(
         self,
@@ -142,6 +191,7 @@ class XllamacppRuntime:
         usage = reply.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
         cached = details.get("cached_tokens", (reply.get("timings") or {}).get("cache_n"))
+        self._save_once()
         return Completion(
             text=text,
             prompt_tokens=_int(usage.get("prompt_tokens")),
@@ -156,11 +206,15 @@ _LLAMA_CPP_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context win
 
 
 class LlamaCppPythonRuntime:
-    """llama-cpp-python's Llama object (compiles from source; faster prompt reading, not thread-safe)."""
+    """llama-cpp-python's Llama object (compiles from source; faster prompt reading, not thread-safe).
+
+    ``prompt_cache`` is accepted and not used: this runtime keeps its prompt cache in memory only.
+    """
 
     name = "llama-cpp-python"
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False) -> None:
+    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
+                 prompt_cache: Path | None = None) -> None:
         from llama_cpp import Llama
 
         self.n_ctx = n_ctx
@@ -227,6 +281,13 @@ RUNTIMES: dict[str, tuple[str, RuntimeFactory, str]] = {
     "llama-cpp-python": ("llama_cpp", LlamaCppPythonRuntime, "pip install llama-cpp-python"),
 }
 AUTO_ORDER = ("xllamacpp", "llama-cpp-python")
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _installed(module: str) -> bool:
