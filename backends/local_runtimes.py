@@ -115,7 +115,7 @@ class XllamacppRuntime:
             params.slot_save_path = str(prompt_cache) + os.sep  # llama.cpp joins it to the file name as text
             params.endpoint_slots = True
             key = state_key([self.name, _version("xllamacpp"), *model_identity(model_path), n_ctx,
-                             params.cache_type_k, params.cache_type_v])
+                             getattr(params, "cache_type_k", None), getattr(params, "cache_type_v", None)])
             self.prompt_cache = PromptCache(Path(prompt_cache), key)
         try:
             self._server = xlc.Server(params)

@@ -14,6 +14,12 @@ the cost figures of bench/cost.py. Writes OUT/summary.json. The last line is:
 git worktree under OUT/baseline-src), then this one, and prints both rows side by side: wall
 seconds, generation seconds, calls, parse failures, cache share, accuracy.
 
+The local model's prompt cache on disk (backends/prompt_cache.py) starts empty: the run uses
+OUT/prompt-cache, emptied first, unless ``--prompt-cache DIR`` names another folder (kept as it
+is). ``--warm-with TEXT|@FILE`` first runs the job with those goals in a new process to fill it
+(another job's prompt, not measured); ``--again`` runs the same job once more in a new process
+after the measured run (a rerun). Every row is printed side by side.
+
 The cross-row steps (dedup included) run after clean_data, as ``apply`` runs them; records they
 drop are counted in ``records_kept``.
 """
@@ -34,6 +40,7 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402
+from recursive_cleaner.backends.prompt_cache import PROMPT_CACHE_ENV  # noqa: E402
 from accuracy import (add_option_argument, apply_clean_data, cross_row_steps, fmt, generate, parse_options,  # noqa: E402
                       read_instructions)
 
@@ -126,6 +133,12 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
     p.add_argument("--no-call-log", action="store_true", help="do not write OUT/calls.jsonl (every prompt and reply)")
+    p.add_argument("--prompt-cache", metavar="DIR",
+                   help="the local model's prompt cache folder, used as it is (default: OUT/prompt-cache, emptied first)")
+    p.add_argument("--warm-with", metavar="TEXT|@FILE",
+                   help="first run the job with these goals in a new process, to fill the prompt cache (not measured)")
+    p.add_argument("--again", action="store_true",
+                   help="after the measured run, run the same job again in a new process (the prompt cache warm)")
     p.add_argument("--baseline", metavar="COMMIT|DIR",
                    help="first run the same benchmark at COMMIT (a worktree) or in the checkout DIR; print both rows")
     add_option_argument(p)
@@ -197,11 +210,20 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
         "calls_per_1k_file": tel.calls / len(gen_records) * 1000 if gen_records else 0.0,
         "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
         "stopped_early": getattr(result, "stopped_early", False),
+        "prompt_cache": _prompt_cache_stats(model),
         "wall_seconds": time.perf_counter() - wall_started,
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
     return summary
+
+
+def _prompt_cache_stats(model: Any) -> dict[str, Any] | None:
+    stats = getattr(model, "prompt_cache_stats", None)
+    try:
+        return stats() if callable(stats) else None
+    except Exception:  # noqa: BLE001 - a wrapped backend without it
+        return None
 
 
 def print_report(s: dict[str, Any]) -> None:
@@ -213,6 +235,10 @@ def print_report(s: dict[str, Any]) -> None:
           f"{s.get('not_clean', 0)} 'clean' replies overruled)")
     print(f"tokens           {s['prompt_tokens']} prompt + {s['completion_tokens']} completion")
     print(f"prompt per call  {s['prompt_tokens_per_call']:.0f} tokens, {100 * s['cache_share']:.0f}% reused from the server's cache")
+    pc = s.get("prompt_cache")
+    if pc:
+        print(f"prompt cache     {pc['restored_tokens']} tokens restored from disk, {pc['saved_tokens']} saved "
+              f"({pc['folder']}){'; ' + '; '.join(pc['failures']) if pc['failures'] else ''}")
     print(f"sec per call     {s['sec_per_call']:.2f}")
     spf = s["sec_per_function"]
     print(f"sec per function {'n/a' if spf is None else f'{spf:.1f}'} (generation seconds / accepted functions)")
@@ -249,29 +275,52 @@ def baseline_checkout(ref: str, out: str) -> str:
     return folder
 
 
-def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
-    """The same benchmark in the baseline checkout (its own code and defaults); its summary.json."""
+def run_in_process(args: argparse.Namespace, folder: str, name: str, *,
+                   instructions: str | None = None, prompt_cache: str | None = None) -> dict[str, Any]:
+    """The same benchmark in a new process, from the checkout ``folder``, into OUT/``name``; its summary.json."""
     import subprocess
 
-    folder = baseline_checkout(args.baseline, args.out)
-    out = os.path.join(os.path.abspath(args.out), "baseline")
+    out = os.path.join(os.path.abspath(args.out), name)
     cmd = [sys.executable, os.path.join(folder, "bench", "real_model.py"), "--out", out]
-    for name in _FORWARDED:
-        value = getattr(args, name)
+    for key in _FORWARDED:
+        value = instructions if key == "instructions" and instructions is not None else getattr(args, key)
         if value is not None:
-            cmd += [f"--{name.replace('_', '-')}", os.path.abspath(value) if name in ("data", "truth") else str(value)]
+            cmd += [f"--{key.replace('_', '-')}", os.path.abspath(value) if key in ("data", "truth") else str(value)]
     for pair in args.option or ():
         cmd += ["--option", pair]
     if args.quiet:
         cmd.append("--quiet")
-    print(f"real_model: baseline at {folder}", file=sys.stderr, flush=True)
+    if prompt_cache is not None:
+        cmd += ["--prompt-cache", prompt_cache]
+    env = dict(os.environ)
+    if prompt_cache is not None:
+        env[PROMPT_CACHE_ENV] = prompt_cache  # older checkouts read only the variable
     started = time.perf_counter()
-    subprocess.run(cmd, check=True, cwd=folder)
+    subprocess.run(cmd, check=True, cwd=folder, env=env)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
         summary = json.load(f)
     summary.setdefault("wall_seconds", time.perf_counter() - started)  # older scripts did not time the whole run
     summary["checkout"] = folder
     return summary
+
+
+def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
+    """The same benchmark in the baseline checkout (its own code and defaults); its summary.json."""
+    folder = baseline_checkout(args.baseline, args.out)
+    print(f"real_model: baseline at {folder}", file=sys.stderr, flush=True)
+    return run_in_process(args, folder, "baseline")
+
+
+def prompt_cache_folder(args: argparse.Namespace) -> str:
+    """``--prompt-cache`` as it is, else OUT/prompt-cache emptied: a measured run starts from a known state."""
+    if args.prompt_cache:
+        return os.path.abspath(args.prompt_cache)
+    import shutil
+
+    folder = os.path.join(os.path.abspath(args.out), "prompt-cache")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    return folder
 
 
 def _commit(folder: str) -> str:
@@ -285,21 +334,46 @@ def _commit(folder: str) -> str:
 
 def print_side_by_side(rows: list[tuple[str, dict[str, Any]]]) -> None:
     """One row per run: the acceptance figures of issue 18."""
-    print(f"{'run':<26} {'wall s':>7} {'gen s':>7} {'calls':>5} {'parse fail':>11} {'cache':>6} {'accuracy':>8}")
+    width = max(26, *(len(label) for label, _ in rows))
+    print(f"{'run':<{width}} {'wall s':>7} {'gen s':>7} {'calls':>5} {'parse fail':>11} {'cache':>6} {'accuracy':>8}")
     for label, s in rows:
         fails = f"{s.get('parse_errors', 0)} ({100 * s.get('parse_fail_rate', 0):.0f}%)"
-        print(f"{label:<26} {s.get('wall_seconds', 0):>7.1f} {s['generation_seconds']:>7.1f} {s['calls']:>5} "
+        print(f"{label:<{width}} {s.get('wall_seconds', 0):>7.1f} {s['generation_seconds']:>7.1f} {s['calls']:>5} "
               f"{fails:>11} {100 * s.get('cache_share', 0):>5.0f}% {fmt(s['accuracy']):>8}")
 
 
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     """Run the benchmark; ``backend`` (an object) overrides --backend, for tests."""
     args = parser().parse_args(argv)
-    before = run_baseline(args) if args.baseline else None
+    rows = []
+    if args.baseline:
+        before = run_baseline(args)
+        rows.append((f"baseline {_commit(before['checkout'])}", before))
+    cache = prompt_cache_folder(args)
+    old_cache, os.environ[PROMPT_CACHE_ENV] = os.environ.get(PROMPT_CACHE_ENV), cache
+    try:
+        return _main(args, backend, rows, cache)
+    finally:
+        if old_cache is None:
+            os.environ.pop(PROMPT_CACHE_ENV, None)
+        else:
+            os.environ[PROMPT_CACHE_ENV] = old_cache
+
+
+def _main(args: argparse.Namespace, backend: Any, rows: list, cache: str) -> int:
+    label = "prompt cache cold" if not (args.prompt_cache or args.warm_with) else "prompt cache as given"
+    if args.warm_with:
+        print("real_model: filling the prompt cache with another job (not measured)", file=sys.stderr, flush=True)
+        run_in_process(args, ROOT, "warm-with", instructions=args.warm_with, prompt_cache=cache)
+        label = "after another job"
     s = run(args, backend)
     print_report(s)
-    if before is not None:
-        print_side_by_side([(f"baseline {_commit(before['checkout'])}", before), (f"this {_commit(ROOT)}", s)])
+    rows.append((f"this {_commit(ROOT)}, {label}", s))
+    if args.again:
+        again = run_in_process(args, ROOT, "again", prompt_cache=cache)
+        rows.append((f"this {_commit(ROOT)}, the same again", again))
+    if len(rows) > 1:
+        print_side_by_side(rows)
     print(f"real_model calls={s['calls']} prompt_tokens={s['prompt_tokens']} completion_tokens={s['completion_tokens']} "
           f"parse_fail_rate={fmt(s['parse_fail_rate'])} sec_per_call={s['sec_per_call']:.2f} "
           f"cache_share={fmt(s['cache_share'])} accuracy={fmt(s['accuracy'])} "

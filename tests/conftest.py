@@ -15,6 +15,18 @@ settings.register_profile(
 settings.load_profile("recursive_cleaner")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _prompt_cache_of_this_session(tmp_path_factory):
+    """The local model's on-disk prompt cache starts empty for each test session (and its subprocesses)."""
+    old = os.environ.get("RECURSIVE_CLEANER_PROMPT_CACHE")
+    os.environ["RECURSIVE_CLEANER_PROMPT_CACHE"] = str(tmp_path_factory.mktemp("prompt-cache"))
+    yield
+    if old is None:
+        os.environ.pop("RECURSIVE_CLEANER_PROMPT_CACHE", None)
+    else:
+        os.environ["RECURSIVE_CLEANER_PROMPT_CACHE"] = old
+
+
 @pytest.fixture(autouse=True)
 def _no_server_address_from_the_environment(monkeypatch):
     """The HTTP backends read OPENAI_BASE_URL / OLLAMA_HOST; a developer's own must not move the tests' servers."""

@@ -261,8 +261,10 @@ class FakeRuntime:
     name = "fake"
     loads: list[tuple[str, int, int]] = []
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False) -> None:
+    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
+                 prompt_cache: Path | None = None) -> None:
         FakeRuntime.loads.append((model_path, n_ctx, n_threads))
+        self.prompt_cache_folder = prompt_cache
         self.n_ctx = n_ctx
         self.calls: list[dict[str, Any]] = []
 

@@ -208,6 +208,28 @@ def test_real_model_main(tmp_path, capsys):
     assert len(cleaned) == 20 and all(r["email"] == r["email"].lower() for r in cleaned)
 
 
+def test_real_model_starts_from_an_empty_prompt_cache_unless_given_one(tmp_path, monkeypatch):
+    from recursive_cleaner.backends.prompt_cache import PROMPT_CACHE_ENV
+
+    monkeypatch.setenv(PROMPT_CACHE_ENV, "/the/session/folder")
+    stale = tmp_path / "out" / "prompt-cache" / "old.slot"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"x")
+    seen = []
+    monkeypatch.setattr(real_model, "run", lambda args, backend: seen.append(os.environ[PROMPT_CACHE_ENV]) or {
+        "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "parse_fail_rate": 0.0, "sec_per_call": 0.0,
+        "cache_share": 0.0, "accuracy": 1.0, "records_kept": 1, "records": 1, "wall_seconds": 0.0, "parse_errors": 0})
+    monkeypatch.setattr(real_model, "print_report", lambda s: None)
+    assert real_model.main(["--out", str(tmp_path / "out")]) == 0
+    assert seen == [str(stale.parent)] and not stale.exists()  # emptied: a measured run starts cold
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "kept.slot").write_bytes(b"x")
+    assert real_model.main(["--out", str(tmp_path / "out"), "--prompt-cache", str(given)]) == 0
+    assert seen[-1] == str(given) and (given / "kept.slot").exists()
+    assert os.environ[PROMPT_CACHE_ENV] == "/the/session/folder"  # restored after the run
+
+
 def test_cost_main_runs_and_reads_summary(tmp_path, capsys):
     argv = ["--records", "20", "--chunk-size", "10", "--max-chunks", "1", "--max-iterations", "30",
             "--out", str(tmp_path), "--quiet", "--option", "hint_functions=false"]

@@ -86,3 +86,22 @@ def test_the_field_grammar_holds_the_reply_to_one_function_with_the_asked_name(b
     assert field_reply("fix_email").accepts(text)  # no stop sequence here: the whole form, closing tag included
     parsed = parse_response(text)
     assert parsed.name == "fix_email" and "def fix_email(record):" in parsed.code
+
+
+def test_the_prompt_read_by_one_process_is_not_read_again_by_the_next(backend: LocalBackend, tmp_path) -> None:
+    """The slot saved after a runtime's first call is restored by the next runtime (a new process, here a new load)."""
+    shared = "A line of context that a later run shares.\n" * 30
+    prompt = shared + "Name one primary colour. Answer in one word."
+    first = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path)
+    first.generate(prompt)
+    stats = first.prompt_cache_stats()
+    assert stats is not None and stats["saved_tokens"] >= first.last_usage["prompt_tokens"], stats
+    first.unload()  # the next load is a new runtime with an empty slot, as in a new process
+
+    second = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path)
+    second.generate(shared + "Name one animal. Answer in one word.")
+    stats = second.prompt_cache_stats()
+    assert stats is not None and stats["restored_tokens"] > 0 and not stats["failures"], stats
+    usage = second.last_usage
+    assert usage is not None and usage["cached_tokens"] > usage["prompt_tokens"] * 0.8, usage  # only the question read
+    second.unload()
