@@ -1,7 +1,8 @@
 """Measure the local backend: first-use join, load, a ~2k-token prompt with ~300 tokens out, prefix reuse.
 
 Run: ``python -m backends.measure [--runtime xllamacpp|llama-cpp-python] [--model 1.5b|0.5b|PATH]``
-Prints one JSON object; docs/backends.md quotes its numbers.
+Prints one JSON object; docs/backends.md quotes its numbers. The on-disk prompt cache is off
+here (``prompt_cache=False``), so the first prompt is read cold whatever an earlier process saved.
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ def measure(model: str = "1.5b", runtime: str = "auto", n_ctx: int = 8192, max_t
             _, out["first_use_join_s"] = _timed(lambda: ensure_model(model, directory=tmp))
         ensure_model(model)
         _, out["reuse_check_s"] = _timed(lambda: ensure_model(model))
-        backend = LocalBackend(embedded=model, n_ctx=n_ctx, max_tokens=1, runtime=runtime)
+        backend = LocalBackend(embedded=model, n_ctx=n_ctx, max_tokens=1, runtime=runtime, prompt_cache=False)
     else:
-        backend = LocalBackend(Path(model), n_ctx=n_ctx, max_tokens=1, runtime=runtime)
+        backend = LocalBackend(Path(model), n_ctx=n_ctx, max_tokens=1, runtime=runtime, prompt_cache=False)
     _, out["load_s"] = _timed(backend.load)
     out["runtime"] = backend._runtime.name if backend._runtime else runtime
 

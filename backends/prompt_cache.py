@@ -88,7 +88,7 @@ class PromptCache:
 
     folder: Path
     key: str
-    keep: int = 4
+    keep: int = 2
     clock: Callable[[], float] = time.time
     restored_tokens: int = 0
     saved_tokens: int = 0

@@ -364,7 +364,8 @@ def _main(args: argparse.Namespace, backend: Any, rows: list, cache: str) -> int
     label = "prompt cache cold" if not (args.prompt_cache or args.warm_with) else "prompt cache as given"
     if args.warm_with:
         print("real_model: filling the prompt cache with another job (not measured)", file=sys.stderr, flush=True)
-        run_in_process(args, ROOT, "warm-with", instructions=args.warm_with, prompt_cache=cache)
+        other = run_in_process(args, ROOT, "warm-with", instructions=args.warm_with, prompt_cache=cache)
+        rows.append((f"this {_commit(ROOT)}, another job first", other))
         label = "after another job"
     s = run(args, backend)
     print_report(s)
