@@ -7,17 +7,22 @@ its dirty values), writes the repaired CSV, reads it back and scores it cell by 
 against the clean CSV (bench/scoring.py). The last line is machine-readable:
 
     accuracy NAME precision=X recall=X f1=X calls=N tokens=N seconds=X
+
+The local model's prompt cache on disk starts empty (OUT/prompt-cache, emptied first) unless
+``--prompt-cache DIR`` names a folder: a measured run does not depend on what an earlier one saved.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -133,6 +138,34 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
                     pass
         options[key.strip()] = value
     return options
+
+
+PROMPT_CACHE_ENV = "RECURSIVE_CLEANER_PROMPT_CACHE"  # backends/prompt_cache.py
+
+
+def add_prompt_cache_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prompt-cache", metavar="DIR",
+                   help="the local model's prompt cache folder, used as it is (default: OUT/prompt-cache, emptied first)")
+
+
+@contextlib.contextmanager
+def prompt_cache(out: str, given: str | None = None) -> Iterator[str]:
+    """The local model's on-disk prompt cache while a measured run lasts: ``given`` as it is, else OUT/prompt-cache
+    emptied, so a run starts cold whatever an earlier one saved (docs/backend-local.md)."""
+    if given:
+        folder = os.path.abspath(given)
+    else:
+        folder = os.path.join(os.path.abspath(out), "prompt-cache")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+    old, os.environ[PROMPT_CACHE_ENV] = os.environ.get(PROMPT_CACHE_ENV), folder
+    try:
+        yield folder
+    finally:
+        if old is None:
+            os.environ.pop(PROMPT_CACHE_ENV, None)
+        else:
+            os.environ[PROMPT_CACHE_ENV] = old
 
 
 def add_option_argument(p: argparse.ArgumentParser) -> None:
@@ -306,6 +339,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--raha-normalize", action="store_true",
                    help="normalise every value as Raha does (HTML unescape, collapse whitespace, strip) before comparing")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
+    add_prompt_cache_argument(p)
     p.add_argument("--functions", metavar="PATH",
                    help="score this cleaning_functions.py (e.g. a saved run's, with today's toolkit): no generation")
     add_option_argument(p)
@@ -339,10 +373,11 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         print(f"accuracy {name}: generating from {len(gen_rows)} of {len(dirty) - 1} rows "
               f"(chunk size {args.chunk_size}), backend {args.backend if backend is None else type(backend).__name__}",
               file=sys.stderr, flush=True)
-        result, tel, gen_seconds, source = generate(
-            backend if backend is not None else args.backend, gen_input, instructions, out,
-            chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
-            options=parse_options(args.option))
+        with prompt_cache(out, args.prompt_cache):
+            result, tel, gen_seconds, source = generate(
+                backend if backend is not None else args.backend, gen_input, instructions, out,
+                chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
+                options=parse_options(args.option))
 
     # Apply to every row, with the keys the cleaner saw (the parser's de-duplicated header).
     from recursive_cleaner.read.parsers import iter_records

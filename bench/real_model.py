@@ -40,9 +40,8 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402
-from recursive_cleaner.backends.prompt_cache import PROMPT_CACHE_ENV  # noqa: E402
-from accuracy import (add_option_argument, apply_clean_data, cross_row_steps, fmt, generate, parse_options,  # noqa: E402
-                      read_instructions)
+from accuracy import (PROMPT_CACHE_ENV, add_option_argument, add_prompt_cache_argument,  # noqa: E402
+                      apply_clean_data, cross_row_steps, fmt, generate, parse_options, prompt_cache, read_instructions)
 
 DEFAULT_DATA = os.path.join(ROOT, "test_cases", "crm_customers.jsonl")
 DEFAULT_TRUTH = os.path.join(ROOT, "test_cases", "crm_customers.clean.jsonl")
@@ -133,8 +132,7 @@ def parser(description: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
     p.add_argument("--no-call-log", action="store_true", help="do not write OUT/calls.jsonl (every prompt and reply)")
-    p.add_argument("--prompt-cache", metavar="DIR",
-                   help="the local model's prompt cache folder, used as it is (default: OUT/prompt-cache, emptied first)")
+    add_prompt_cache_argument(p)
     p.add_argument("--warm-with", metavar="TEXT|@FILE",
                    help="first run the job with these goals in a new process, to fill the prompt cache (not measured)")
     p.add_argument("--again", action="store_true",
@@ -276,7 +274,7 @@ def baseline_checkout(ref: str, out: str) -> str:
 
 
 def run_in_process(args: argparse.Namespace, folder: str, name: str, *,
-                   instructions: str | None = None, prompt_cache: str | None = None) -> dict[str, Any]:
+                   instructions: str | None = None, cache_folder: str | None = None) -> dict[str, Any]:
     """The same benchmark in a new process, from the checkout ``folder``, into OUT/``name``; its summary.json."""
     import subprocess
 
@@ -290,11 +288,11 @@ def run_in_process(args: argparse.Namespace, folder: str, name: str, *,
         cmd += ["--option", pair]
     if args.quiet:
         cmd.append("--quiet")
-    if prompt_cache is not None:
-        cmd += ["--prompt-cache", prompt_cache]
+    if cache_folder is not None:
+        cmd += ["--prompt-cache", cache_folder]
     env = dict(os.environ)
-    if prompt_cache is not None:
-        env[PROMPT_CACHE_ENV] = prompt_cache  # older checkouts read only the variable
+    if cache_folder is not None:
+        env[PROMPT_CACHE_ENV] = cache_folder  # older checkouts read only the variable
     started = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=folder, env=env)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
@@ -309,18 +307,6 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any]:
     folder = baseline_checkout(args.baseline, args.out)
     print(f"real_model: baseline at {folder}", file=sys.stderr, flush=True)
     return run_in_process(args, folder, "baseline")
-
-
-def prompt_cache_folder(args: argparse.Namespace) -> str:
-    """``--prompt-cache`` as it is, else OUT/prompt-cache emptied: a measured run starts from a known state."""
-    if args.prompt_cache:
-        return os.path.abspath(args.prompt_cache)
-    import shutil
-
-    folder = os.path.join(os.path.abspath(args.out), "prompt-cache")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    return folder
 
 
 def _commit(folder: str) -> str:
@@ -349,29 +335,22 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     if args.baseline:
         before = run_baseline(args)
         rows.append((f"baseline {_commit(before['checkout'])}", before))
-    cache = prompt_cache_folder(args)
-    old_cache, os.environ[PROMPT_CACHE_ENV] = os.environ.get(PROMPT_CACHE_ENV), cache
-    try:
+    with prompt_cache(args.out, args.prompt_cache) as cache:
         return _main(args, backend, rows, cache)
-    finally:
-        if old_cache is None:
-            os.environ.pop(PROMPT_CACHE_ENV, None)
-        else:
-            os.environ[PROMPT_CACHE_ENV] = old_cache
 
 
 def _main(args: argparse.Namespace, backend: Any, rows: list, cache: str) -> int:
     label = "prompt cache cold" if not (args.prompt_cache or args.warm_with) else "prompt cache as given"
     if args.warm_with:
         print("real_model: filling the prompt cache with another job (not measured)", file=sys.stderr, flush=True)
-        other = run_in_process(args, ROOT, "warm-with", instructions=args.warm_with, prompt_cache=cache)
+        other = run_in_process(args, ROOT, "warm-with", instructions=args.warm_with, cache_folder=cache)
         rows.append((f"this {_commit(ROOT)}, another job first", other))
         label = "after another job"
     s = run(args, backend)
     print_report(s)
     rows.append((f"this {_commit(ROOT)}, {label}", s))
     if args.again:
-        again = run_in_process(args, ROOT, "again", prompt_cache=cache)
+        again = run_in_process(args, ROOT, "again", cache_folder=cache)
         rows.append((f"this {_commit(ROOT)}, the same again", again))
     if len(rows) > 1:
         print_side_by_side(rows)
