@@ -104,7 +104,7 @@ class XllamacppRuntime:
         params.cache_prompt = True
         params.verbosity = 3 if verbose else 0
         # xllamacpp also serves HTTP on an ephemeral 127.0.0.1 port; a random key keeps other local
-        # users off it. In-process calls do not need the key.
+        # users off it. Chat calls are in-process; only the prompt cache's slot actions use the port.
         self._key = secrets.token_urlsafe(24)
         params.api_keys = [self._key]
         self.n_ctx = n_ctx
