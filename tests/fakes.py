@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from typing import Callable, Iterable, Union
 
 Reply = Union[str, BaseException]
@@ -139,3 +140,34 @@ def toolkit_fixer(fixes: dict[str, str]) -> Callable[[str], str]:
         return make_reply(name, code, issues=((f"{field} formats vary", False),))
 
     return handler
+
+
+OK_CHAT = {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}],
+           "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+
+
+def fake_xllamacpp(replies: list[dict] | None = None, address: str = "http://127.0.0.1:5") -> types.ModuleType:
+    """A stand-in for the xllamacpp module: its Server returns the scripted dicts in order (else OK_CHAT),
+    records each request, and says it listens on ``address``."""
+    module = types.ModuleType("xllamacpp")
+
+    class Params:
+        def __init__(self) -> None:
+            self.model = types.SimpleNamespace(path="")
+            self.cpuparams = types.SimpleNamespace(n_threads=-1)
+            self.cpuparams_batch = types.SimpleNamespace(n_threads=-1)
+
+    class Server:
+        requests: list[dict] = []
+        listening_address = address
+
+        def __init__(self, params: Params) -> None:
+            self.params = params
+
+        def handle_chat_completions(self, request: dict) -> dict:
+            Server.requests.append(request)
+            return replies.pop(0) if replies is not None else OK_CHAT
+
+    module.CommonParams = Params  # type: ignore[attr-defined]
+    module.Server = Server  # type: ignore[attr-defined]
+    return module

@@ -303,6 +303,17 @@ def test_local_loads_lazily_once_and_shares(fake_runtime: Path) -> None:
     assert local.loaded_runtimes() == {}
 
 
+def test_local_passes_the_prompt_cache_folder_and_keys_runtimes_by_it(
+    fake_runtime: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("RECURSIVE_CLEANER_PROMPT_CACHE", str(tmp_path / "env"))
+    folders = [LocalBackend(fake_runtime, prompt_cache=setting).load()._runtime.prompt_cache_folder
+               for setting in (True, tmp_path / "mine", False, tmp_path / "mine")]
+    assert folders == [tmp_path / "env", tmp_path / "mine", None, tmp_path / "mine"]
+    assert len(FakeRuntime.loads) == 3  # the second "mine" shares the runtime loaded for the first
+    assert LocalBackend(fake_runtime, prompt_cache=False).prompt_cache_stats() is None
+
+
 def test_local_usage_messages_and_options(fake_runtime: Path) -> None:
     backend = LocalBackend(fake_runtime, system_prompt="You clean data.", stop=["```"], max_tokens=9, seed=4)
     assert backend.generate("p") == "re: p"
@@ -404,31 +415,6 @@ def test_auto_prefers_xllamacpp(monkeypatch: pytest.MonkeyPatch) -> None:
     assert runtimes.resolve_runtime("auto")[0] == "llama-cpp-python"
 
 
-def fake_xllamacpp(replies: list[dict]) -> types.ModuleType:
-    """A stand-in for the xllamacpp module whose Server returns scripted dicts."""
-    module = types.ModuleType("xllamacpp")
-
-    class Params:
-        def __init__(self) -> None:
-            self.model = types.SimpleNamespace(path="")
-            self.cpuparams = types.SimpleNamespace(n_threads=-1)
-            self.cpuparams_batch = types.SimpleNamespace(n_threads=-1)
-
-    class Server:
-        requests: list[dict] = []
-
-        def __init__(self, params: Params) -> None:
-            self.params = params
-
-        def handle_chat_completions(self, request: dict) -> dict:
-            Server.requests.append(request)
-            return replies.pop(0)
-
-    module.CommonParams = Params  # type: ignore[attr-defined]
-    module.Server = Server  # type: ignore[attr-defined]
-    return module
-
-
 def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     ok = {
         "choices": [
@@ -447,6 +433,8 @@ def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPat
         }
     }
     other = {"error": {"code": 500, "message": "boom", "type": "server_error"}}
+    from tests.fakes import fake_xllamacpp
+
     module = fake_xllamacpp([ok, overflow, other, {"choices": []}])
     monkeypatch.setitem(sys.modules, "xllamacpp", module)
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)

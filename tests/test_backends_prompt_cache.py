@@ -12,17 +12,15 @@ import json
 import os
 import sys
 import threading
-import types
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-import recursive_cleaner.backends.local as local
 import recursive_cleaner.backends.local_runtimes as runtimes
-from recursive_cleaner.backends import LocalBackend
 from recursive_cleaner.backends.prompt_cache import (PROMPT_CACHE_ENV, PromptCache, prompt_cache_dir,
                                                      resolve_prompt_cache, state_key)
+from tests.fakes import fake_xllamacpp
 
 
 class FakeSlot:
@@ -149,65 +147,7 @@ def test_the_key_changes_with_everything_a_state_depends_on() -> None:
     assert len(keys) == len(base) + 1 and all(len(k) == 32 and k.isalnum() for k in keys)
 
 
-# --- LocalBackend and XllamacppRuntime wiring -----------------------------------------------------
-
-
-class Recorder:
-    """A runtime factory that records the prompt cache folder each load is given."""
-
-    folders: list[Any] = []
-
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False, **cache: Any) -> None:
-        Recorder.folders.append(cache.get("prompt_cache", "not passed"))
-
-    def chat(self, messages: list[dict[str, str]], **kwargs: Any) -> runtimes.Completion:
-        return runtimes.Completion(text="ok", prompt_tokens=1, completion_tokens=1)
-
-
-@pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    Recorder.folders = []
-    monkeypatch.setattr(local, "resolve_runtime", lambda name="auto": ("fake", Recorder))
-    monkeypatch.setattr(local, "_LOADED", {})
-    gguf = tmp_path / "model.gguf"
-    gguf.write_bytes(b"GGUF")
-    return gguf
-
-
-def test_local_backend_passes_the_folder_and_keys_runtimes_by_it(
-    recorder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(PROMPT_CACHE_ENV, str(tmp_path / "env"))
-    LocalBackend(recorder).load()
-    LocalBackend(recorder, prompt_cache=tmp_path / "mine").load()
-    LocalBackend(recorder, prompt_cache=False).load()
-    LocalBackend(recorder, prompt_cache=tmp_path / "mine").load()  # shares the second one's runtime
-    assert Recorder.folders == [tmp_path / "env", tmp_path / "mine", "not passed"]
-    assert LocalBackend(recorder, prompt_cache=False).load().prompt_cache_stats() is None
-
-
-def fake_xllamacpp(address: str = "http://127.0.0.1:5") -> types.ModuleType:
-    module = types.ModuleType("xllamacpp")
-
-    class Params:
-        def __init__(self) -> None:
-            self.model = types.SimpleNamespace(path="")
-            self.cpuparams = types.SimpleNamespace(n_threads=-1)
-            self.cpuparams_batch = types.SimpleNamespace(n_threads=-1)
-
-    class Server:
-        listening_address = address
-
-        def __init__(self, params: Params) -> None:
-            self.params = params
-
-        def handle_chat_completions(self, request: dict) -> dict:
-            return {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
-
-    module.CommonParams = Params  # type: ignore[attr-defined]
-    module.Server = Server  # type: ignore[attr-defined]
-    return module
+# --- XllamacppRuntime wiring (LocalBackend's: tests/test_backends.py) ----------------------------------
 
 
 def test_the_runtime_restores_on_load_and_saves_after_its_first_call_only(
@@ -271,14 +211,14 @@ def test_slot_actions_go_to_the_engines_loopback_port_with_its_key(
     monkeypatch: pytest.MonkeyPatch, slot_server: tuple[str, list[dict]]
 ) -> None:
     address, seen = slot_server
-    monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp(address))
+    monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp(address=address))
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)
     assert rt._slot_action("save", "a.tmp")["n_saved"] == 7
     assert seen == [{"path": "/slots/0?action=save", "auth": f"Bearer {rt._key}", "body": {"filename": "a.tmp"}}]
 
 
 def test_slot_actions_never_leave_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp("http://10.1.2.3:8080"))
+    monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp(address="http://10.1.2.3:8080"))
     (tmp_path / f"{'x' * 32}-0.slot").write_bytes(b"x")
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2, prompt_cache=tmp_path)
     with pytest.raises(runtimes.BackendError, match="not on loopback"):
