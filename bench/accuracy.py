@@ -31,6 +31,7 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402  (bench/scoring.py)
+from recursive_cleaner.backends.prompt_cache import PROMPT_CACHE_ENV  # noqa: E402
 
 DATASETS = ("hospital", "beers", "flights")
 DEFAULT_DATA_DIR = os.path.join(os.path.dirname(ROOT), "shared", "bench-data")
@@ -138,9 +139,6 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
                     pass
         options[key.strip()] = value
     return options
-
-
-PROMPT_CACHE_ENV = "RECURSIVE_CLEANER_PROMPT_CACHE"  # backends/prompt_cache.py
 
 
 def add_prompt_cache_argument(p: argparse.ArgumentParser) -> None:
