@@ -42,7 +42,8 @@ from .run.dry_run import detect_issues
 from .run.finish import finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
-from .run.setup import backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend
+from .run.setup import (backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend,
+                        saved_backend_options)
 from .run.state import ChunkFocus, RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
@@ -140,7 +141,8 @@ class DataCleaner:
             optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
             saturation_check_interval=saturation_check_interval, scope=scope,
             spec=str(spec) if isinstance(spec, Path) else spec, draft_spec=draft_spec,
-            backend=backend_spec(llm_backend) or backend_spec(backend))
+            backend=backend_spec(llm_backend) or backend_spec(backend),
+            backend_options=saved_backend_options(llm_backend) or saved_backend_options(backend))
         check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
         self.on_progress, self.state_file = on_progress, state_file
         self._callback_failed = False
@@ -190,12 +192,12 @@ class DataCleaner:
         saved = load_state(state_file)
         kept = Options.from_dict({**saved.get("options", {}), "chunk_size": saved["chunk_size"],
                                   "instructions": saved["instructions"]}).to_dict()
-        spec = kept.pop("backend")
+        spec, spec_options = kept.pop("backend"), kept.pop("backend_options") or {}
         if llm_backend is None:
             if not spec:
                 raise StateFileError(f"{state_file} was made with a backend object, not a backend string: "
                                      "pass the backend to resume (llm_backend=..., CLI -b)")
-            llm_backend = spec
+            llm_backend = resolve_backend(spec, **spec_options) if spec_options else spec
         if isinstance(kept.get("reflection"), dict):
             kept["reflection"] = ReflectionConfig(**kept["reflection"])
         cleaner = cls(llm_backend, saved["file_path"], state_file=state_file, **{**kept, **options})

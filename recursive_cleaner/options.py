@@ -5,7 +5,9 @@ frozen ``Options``; ``DataCleaner.resume`` rebuilds the cleaner from ``Options.f
 state file's ``options``. What is not an option stays out: the data (``file_path``), the callbacks
 (``on_progress``, ``sleep``) and where state goes (``state_file``). ``backend`` is the backend's
 *spec string* (``"local"``, ``"openai:MODEL@URL"``), never an object and never a key; None when the
-run was given an object or a callable, and then ``resume`` needs a backend again.
+run was given an object or a callable, and then ``resume`` needs a backend again. ``backend_options``
+are the keyword options that string was built with (``--backend-option``; ``run.setup.saved_backend_options``:
+plain values only, any key that looks like a secret left out), so ``resume`` builds the same backend.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class Options:
     spec: str | dict | None = None  # a cleaning_spec.json path or dict given by the user (no drafting)
     draft_spec: bool = False  # one model call drafts the spec beside the rule reader (the data decides)
     backend: str | None = None
+    backend_options: dict | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values, every field."""

@@ -102,6 +102,27 @@ def test_backend_options_go_to_the_backend(work, monkeypatch):
     assert bad.exit_code == 2 and "expected KEY=VALUE, got 'timeout'" in bad.stderr
 
 
+def test_resume_builds_the_backend_with_the_options_the_run_was_given(work, monkeypatch):
+    seen = []
+
+    def make(spec, **options):
+        seen.append((spec, options))
+        return FakeBackend(default=CLEAN_REPLY)
+
+    monkeypatch.setattr(cli_module, "make_backend", make)
+    spec = "openai:m@http://127.0.0.1:9/v1"
+    result = invoke("generate", "crm.jsonl", "-b", spec, "--state", "st.json", "--progress", "off", "--chunk-size", "3",
+                    "--backend-option", "timeout=30", "--backend-option", "api_key=sk-SECRET")
+    assert result.exit_code == 0, result.stderr
+    state = (work / "st.json").read_text()
+    assert json.loads(state)["options"]["backend_options"] == {"timeout": 30} and "sk-SECRET" not in state
+    for args in ((), ("--backend-option", "timeout=5"), ("-b", "ollama:other")):
+        assert invoke("resume", "st.json", "--progress", "off", *args).exit_code == 0
+    assert seen[1:] == [(spec, {"timeout": 30}),  # as saved (the key was never saved: it comes from the environment)
+                        (spec, {"timeout": 5}),  # given again: the new options win
+                        ("ollama:other", {})]  # another backend: the saved options were for the old one
+
+
 def test_an_option_the_backend_does_not_take_is_a_usage_error(work):
     result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--backend-option", "nope=1",
                     "--progress", "off")

@@ -12,6 +12,7 @@ from recursive_cleaner.errors import StateFileError
 from recursive_cleaner.judge.reflection import ReflectionConfig
 from recursive_cleaner.options import Options
 from recursive_cleaner.run import checkpoint
+from recursive_cleaner.run.setup import resolve_backend, saved_backend_options
 from recursive_cleaner.write.state import save_state
 from tests.fakes import CLEAN_REPLY, FakeBackend
 
@@ -29,7 +30,7 @@ NON_DEFAULT = {
     "cross_row": False, "optimize": True, "optimize_threshold": 3, "early_termination": True,
     "saturation_check_interval": 5, "scope": "all", "spec": {"fields": {"email": {"kind": "email"}}},
     "draft_spec": True,
-    "backend": "openai:some-model@http://127.0.0.1:9/v1",
+    "backend": "openai:some-model@http://127.0.0.1:9/v1", "backend_options": {"timeout": 7},
 }
 
 
@@ -44,20 +45,32 @@ def test_every_option_and_the_backend_string_come_back_after_resume(tmp_path, mo
     (tmp_path / "OUT").mkdir()
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    given = {k: v for k, v in NON_DEFAULT.items() if k not in ("backend",)}
+    given = {k: v for k, v in NON_DEFAULT.items() if k not in ("backend", "backend_options")}
     given["reflection"] = ReflectionConfig(mode="rules", accept_threshold=0.8)
-    cleaner = DataCleaner(NON_DEFAULT["backend"], str(data), state_file=str(tmp_path / "run.json"), **given)
+    backend = resolve_backend(NON_DEFAULT["backend"], timeout=7)  # as the CLI builds -b with --backend-option
+    cleaner = DataCleaner(backend, str(data), state_file=str(tmp_path / "run.json"), **given)
     assert cleaner.settings == Options(**NON_DEFAULT)
     save_state(tmp_path / "run.json", checkpoint.snapshot(cleaner.ctx))
 
     resumed = DataCleaner.resume(str(tmp_path / "run.json"))  # no backend given: the saved string is used
     assert resumed.settings == cleaner.settings
     assert type(resumed.backend).__module__ == "recursive_cleaner.backends.openai_compat"
+    assert resumed.backend.timeout == 7  # built with the saved options
     assert resumed.reflection == ReflectionConfig(mode="rules", accept_threshold=0.8)
     assert (resumed.seed, resumed.llm_attempts, resumed.cross_row) == (9, 5, False)  # options read by name
 
     other = DataCleaner.resume(str(tmp_path / "run.json"), FakeBackend(default=CLEAN_REPLY), seed=3)
-    assert other.settings == cleaner.settings.replace(seed=3, backend=None)  # given wins; an object has no string
+    assert other.settings == cleaner.settings.replace(seed=3, backend=None, backend_options=None)  # given wins
+
+
+def test_backend_options_are_saved_without_secrets_or_values_json_cannot_hold():
+    backend = resolve_backend("openai:m@http://127.0.0.1:9/v1", timeout=30, max_tokens=64, api_key="sk-XYZ",
+                              extra_headers={"Authorization": "Bearer sk-XYZ"}, extra_body={"top_p": 0.5})
+    assert saved_backend_options(backend) == {"timeout": 30, "max_tokens": 64, "extra_body": {"top_p": 0.5}}
+    backend.backend_options = {"temperature": float("nan"), "system_prompt": object(), "password": "p",
+                               "access_token": "t", "auth": "a", "API-KEY": "k"}
+    assert saved_backend_options(backend) is None
+    assert saved_backend_options(FakeBackend(default=CLEAN_REPLY)) is None  # an object says nothing
 
 
 def test_a_run_given_an_object_saves_no_backend_and_resume_asks_for_one(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -12,7 +13,7 @@ from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
 
 __all__ = ["check_options", "check_distinct_paths", "check_run_paths", "same_file", "first_issue", "beside", "resolve_backend",
-           "backend_spec"]
+           "backend_spec", "remember_spec", "saved_backend_options"]
 
 
 def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
@@ -95,14 +96,47 @@ def resolve_backend(backend: BackendLike | str, **options: Any):
         from ..model.prompt import STOP_SEQUENCES
 
         built = get_backend(backend, **{"stop": list(STOP_SEQUENCES), **options})
-        try:
-            built.backend_spec = backend  # so a run given the object (the CLI's way) still saves the string
-        except AttributeError:
-            pass
-        return built
+        return remember_spec(built, backend, options)
     if options:
         raise TypeError("backend options are for a backend given as a spec string; configure your object instead")
     return as_backend(backend)
+
+
+def remember_spec(built: Any, spec: str, options: dict[str, Any] | None = None) -> Any:
+    """Mark a backend with the spec string and options it was built from, so the state file keeps them for resume."""
+    try:
+        built.backend_spec = spec  # so a run given the object (the CLI's way) still saves the string
+        built.backend_options = dict(options or {})
+    except AttributeError:
+        pass
+    return built
+
+
+_SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "passwd", "auth", "authorization", "header",
+                 "headers", "credential", "credentials", "cookie"}
+
+
+def _looks_secret(name: str) -> bool:
+    """``api_key``, ``access_token``, ``extra_headers`` ... (a word of the name, so ``max_tokens`` is not)."""
+    return bool(_SECRET_WORDS & set(name.lower().replace("-", "_").split("_")))
+
+
+def saved_backend_options(backend: Any) -> dict[str, Any] | None:
+    """The options a backend string was built with, as the state file may keep them: plain JSON values only,
+    and never a key whose name looks like a secret (``api_key``, ``extra_headers``, ...)."""
+    options = getattr(backend, "backend_options", None)
+    if not isinstance(options, dict):
+        return None
+    kept: dict[str, Any] = {}
+    for key, value in options.items():
+        if not isinstance(key, str) or _looks_secret(key):
+            continue
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        kept[key] = value
+    return kept or None
 
 
 def backend_spec(backend: Any) -> str | None:

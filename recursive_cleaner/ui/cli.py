@@ -61,19 +61,13 @@ def make_backend(spec: str, **options: Any) -> Any:
                                  param_hint="'-b' / '--backend'") from None
 
 
-def _build_backend(spec: str, items: tuple[str, ...]) -> Any:
-    """``make_backend`` with the ``--backend-option`` values (tests replace make_backend(spec))."""
+def _build_backend(spec: str, items: tuple[str, ...], saved: dict[str, Any] | None = None) -> Any:
+    """``make_backend`` with the ``--backend-option`` values, else ``saved`` (tests replace make_backend(spec))."""
+    from ..run.setup import remember_spec
     from .cli_options import parse_backend_options
 
-    options = parse_backend_options(items)
-    return remember_spec(make_backend(spec, **options) if options else make_backend(spec), spec)
-
-
-def remember_spec(llm: Any, spec: str) -> Any:
-    """The backend, marked with the ``-b`` string it came from, so the state file keeps it for ``resume``."""
-    with contextlib.suppress(AttributeError):
-        llm.backend_spec = spec
-    return llm
+    options = parse_backend_options(items) if items else dict(saved or {})
+    return remember_spec(make_backend(spec, **options) if options else make_backend(spec), spec, options)
 
 
 # ---------------------------------------------------------------------------- errors
@@ -334,8 +328,10 @@ def resume(state: str, backend: str | None, llm_attempts: int | None, backend_op
     from ..write.state import load_state
 
     saved = load_state(state)  # a missing or unusable state file fails before the backend is built
-    backend = backend or saved.get("options", {}).get("backend") or default_backend()
-    llm = _build_backend(backend, backend_options)
+    kept = saved.get("options", {})
+    same = backend is None or backend == kept.get("backend")
+    backend = backend or kept.get("backend") or default_backend()
+    llm = _build_backend(backend, backend_options, kept.get("backend_options") if same else None)
     click.get_current_context().meta[_RESUME] = (state, backend)
     with _progress(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
