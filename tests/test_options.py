@@ -65,8 +65,10 @@ def test_every_option_and_the_backend_string_come_back_after_resume(tmp_path, mo
 
 def test_backend_options_are_saved_without_secrets_or_values_json_cannot_hold():
     backend = resolve_backend("openai:m@http://127.0.0.1:9/v1", timeout=30, max_tokens=64, api_key="sk-XYZ",
-                              extra_headers={"Authorization": "Bearer sk-XYZ"}, extra_body={"top_p": 0.5})
-    assert saved_backend_options(backend) == {"timeout": 30, "max_tokens": 64, "extra_body": {"top_p": 0.5}}
+                              extra_headers={"Authorization": "Bearer sk-XYZ"},
+                              extra_body={"top_p": 0.5, "provider": {"api_key": "sk-XYZ", "order": ["a"]}})
+    assert saved_backend_options(backend) == {"timeout": 30, "max_tokens": 64,
+                                              "extra_body": {"top_p": 0.5, "provider": {"order": ["a"]}}}
     backend.backend_options = {"temperature": float("nan"), "system_prompt": object(), "password": "p",
                                "access_token": "t", "auth": "a", "API-KEY": "k"}
     assert saved_backend_options(backend) is None

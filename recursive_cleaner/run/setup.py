@@ -125,18 +125,23 @@ def saved_backend_options(backend: Any) -> dict[str, Any] | None:
     """The options a backend string was built with, as the state file may keep them: plain JSON values only,
     and never a key whose name looks like a secret (``api_key``, ``extra_headers``, ...)."""
     options = getattr(backend, "backend_options", None)
-    if not isinstance(options, dict):
-        return None
+    return (_without_secrets(options) or None) if isinstance(options, dict) else None
+
+
+def _without_secrets(options: dict) -> dict[str, Any]:
+    """``options`` less secret-looking names, at any depth (``extra_body={"api_key": ...}``), and non-JSON values."""
     kept: dict[str, Any] = {}
     for key, value in options.items():
         if not isinstance(key, str) or _looks_secret(key):
             continue
+        if isinstance(value, dict):
+            value = _without_secrets(value)
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError):
             continue
         kept[key] = value
-    return kept or None
+    return kept
 
 
 def backend_spec(backend: Any) -> str | None:
