@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .model_files import cache_dir
+from .model_files import cache_dir, sha256_of
 
 __all__ = ["PROMPT_CACHE_ENV", "PromptCache", "prompt_cache_dir", "resolve_prompt_cache", "state_key"]
 
@@ -173,14 +173,10 @@ class PromptCache:
 
 def _digest(path: Path) -> str:
     """The first 16 hex digits of the file's sha256 ("" if it cannot be read)."""
-    sha = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                sha.update(block)
+        return sha256_of(path)[:16]
     except OSError:
         return ""
-    return sha.hexdigest()[:16]
 
 
 def _remove(path: Path) -> None:

@@ -84,14 +84,21 @@ def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
     assert options["reflection"]["mode"] == "rules"
 
 
-def test_backend_options_go_to_the_backend(work, monkeypatch):
-    seen = []
+@pytest.fixture
+def built(monkeypatch):
+    """The (spec, options) of every backend the CLI builds; each is a FakeBackend that says clean."""
+    seen: list[tuple[str, dict]] = []
 
     def make(spec, **options):
         seen.append((spec, options))
         return FakeBackend(default=CLEAN_REPLY)
 
     monkeypatch.setattr(cli_module, "make_backend", make)
+    return seen
+
+
+def test_backend_options_go_to_the_backend(work, built):
+    seen = built
     result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--progress", "off",
                     "--backend-option", "timeout=30", "--backend-option", "max-tokens=2048",
                     "--backend-option", "temperature=0.2", "--backend-option", "system_prompt=be brief")
@@ -102,14 +109,8 @@ def test_backend_options_go_to_the_backend(work, monkeypatch):
     assert bad.exit_code == 2 and "expected KEY=VALUE, got 'timeout'" in bad.stderr
 
 
-def test_resume_builds_the_backend_with_the_options_the_run_was_given(work, monkeypatch):
-    seen = []
-
-    def make(spec, **options):
-        seen.append((spec, options))
-        return FakeBackend(default=CLEAN_REPLY)
-
-    monkeypatch.setattr(cli_module, "make_backend", make)
+def test_resume_builds_the_backend_with_the_options_the_run_was_given(work, built):
+    seen = built
     spec = "openai:m@http://127.0.0.1:9/v1"
     result = invoke("generate", "crm.jsonl", "-b", spec, "--state", "st.json", "--progress", "off", "--chunk-size", "3",
                     "--backend-option", "timeout=30", "--backend-option", "api_key=sk-SECRET")
