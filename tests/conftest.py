@@ -32,3 +32,20 @@ def _no_server_address_from_the_environment(monkeypatch):
     """The HTTP backends read OPENAI_BASE_URL / OLLAMA_HOST; a developer's own must not move the tests' servers."""
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
+
+
+# What a run resolved: pytest prints these in its header, so a CI log shows the versions it passed with.
+REPORTED_PACKAGES = ("click", "tenacity", "rich", "pyarrow", "openpyxl", "pandas", "numpy", "dask", "distributed",
+                     "xllamacpp", "pypdf", "python-docx", "matplotlib", "hypothesis", "pytest")
+
+
+def pytest_report_header(config):
+    from importlib.metadata import PackageNotFoundError, version
+
+    def _version(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "absent"
+
+    return "packages: " + ", ".join(f"{name} {_version(name)}" for name in REPORTED_PACKAGES)

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import click
 import pytest
 
 from recursive_cleaner import DataCleaner
@@ -52,6 +53,19 @@ def test_the_flags_have_pythons_defaults():
     for dest, keyword in OLDER.items():
         if dest in params and dest != "report":
             assert params[dest].default == python[keyword].default, dest
+
+
+PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple, list)
+
+
+def test_every_option_declares_a_plain_default_on_any_click():
+    """click 8.2+ gives an undeclared default its own sentinel (UNSET); --help and the parity test read it."""
+    for name, command in cli.commands.items():
+        for p in command.params:
+            if isinstance(p, click.Option) and not p.required:
+                assert isinstance(p.default, PLAIN_DEFAULTS), (name, p.name, p.default)
+                if p.is_flag and not p.multiple:
+                    assert isinstance(p.default, bool) or p.flag_value is not True, (name, p.name)
 
 
 def test_every_flag_the_readme_names_is_on_a_command():

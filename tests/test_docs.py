@@ -196,3 +196,12 @@ def test_the_readme_first_example_cleans_with_clean(doc_env, monkeypatch):
         rows = list(csv.DictReader(f))
     assert len(rows) == 300 and rows[1]["status"] == "churned" and rows[1]["signup_date"] == "2019-12-02"
     assert rows[0]["phone"] == "+19765775483"
+
+
+def test_the_readmes_test_command_is_what_ci_runs():
+    """The README's second command is the last line of .ci/run, which fails the run on any pytest failure."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert blocks[1].strip() == ci.strip().splitlines()[-1]
+    assert "set -euo pipefail" in ci and "--upgrade-strategy eager" in blocks[1]

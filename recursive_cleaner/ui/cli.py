@@ -132,7 +132,7 @@ def _set_debug(ctx: click.Context, _param: Any, value: bool) -> None:
 
 
 def _debug_option(f: Callable) -> Callable:
-    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+    return click.option("--debug", is_flag=True, default=False, expose_value=False, is_eager=True, callback=_set_debug,
                         help="Show the traceback of an error.")(f)
 
 
@@ -219,7 +219,7 @@ _common = _options(
                  help="A cleaning_spec.json (edited) to use instead of reading the goals again."),
     click.option("--scope", type=click.Choice(["mentioned", "all"]), default="mentioned", show_default=True,
                  help="Change only the fields the goals mention, or fix every issue found."),
-    click.option("--draft-spec", is_flag=True,
+    click.option("--draft-spec", is_flag=True, default=False,
                  help="Also ask the model to draft the field spec (one call); the data settles disagreements."),
     _attempts,
 )
@@ -242,15 +242,15 @@ def cli() -> None:
               help="Model calls per chunk at most.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
               help="Share of each chunk hidden from the model that a function must also pass on.")
-@click.option("--track-metrics", is_flag=True, help="Measure quality before/after on a sample (in the report).")
+@click.option("--track-metrics", is_flag=True, default=False, help="Measure quality before/after on a sample (in the report).")
 @click.option("--ground-truth", default=None, metavar="FILE",
               help="A clean file with the same rows: adds cell accuracy (implies --track-metrics).")
 @click.option("--early-termination/--no-early-termination", default=False, show_default=True,
               help="Every 20 clean chunks, ask the model whether the data is saturated; stop reading if it says so.")
-@click.option("--call-every-chunk", is_flag=True,
+@click.option("--call-every-chunk", is_flag=True, default=False,
               help="Ask the model about every chunk (the reference design), even when the last chunks taught "
                    "nothing new and the profile shows nothing to fix. Off: such chunks cost no call.")
-@click.option("--dry-run", is_flag=True, help="Same as the analyze command: report issues, write no code.")
+@click.option("--dry-run", is_flag=True, default=False, help="Same as the analyze command: report issues, write no code.")
 @_tail
 def generate(**opts: Any) -> None:
     """Write cleaning_functions.py for FILE.
@@ -374,7 +374,7 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @click.argument("file")
 @click.option("-o", "--output", required=True,
               help="Cleaned file to write, in the format its extension names (.jsonl .json .csv .tsv .parquet .xlsx).")
-@click.option("--trusted", is_flag=True,
+@click.option("--trusted", is_flag=True, default=False,
               help="Run FUNCTIONS as a normal module without the sandbox (only for code you reviewed).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")
 @click.option("--reject-file", default=None, metavar="PATH",
@@ -384,8 +384,8 @@ def _print_result(result: Any, dry_run: bool) -> None:
               help="Seconds one batch may take.")
 @click.option("--audit", "audit", default=None, metavar="PATH",
               help="Log every changed cell here: row, field, old, new, step (JSONL; CSV for a .csv path).")
-@click.option("--no-cross-row", is_flag=True, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
-@click.option("--allow-drop", is_flag=True,
+@click.option("--no-cross-row", is_flag=True, default=False, help="Do not run the file's CROSS_ROW_STEPS after clean_data.")
+@click.option("--allow-drop", is_flag=True, default=False,
               help="Let cross-row steps the goals did not ask for drop more than 5% of the records.")
 @click.option("--dask", "dask_address", is_flag=False, flag_value=LOCAL_CLUSTER, default=None,
               metavar="[SCHEDULER_ADDRESS]",

@@ -103,7 +103,7 @@ def run_kwargs(opts: dict) -> dict[str, Any]:
 
 
 backend_option = click.option(
-    "--backend-option", "backend_options", multiple=True, metavar="KEY=VALUE",
+    "--backend-option", "backend_options", multiple=True, default=(), metavar="KEY=VALUE",
     help="A backend setting, repeatable: timeout=60, max_tokens=2048, temperature=0.2, ... "
          "(VALUE read as JSON when it parses: numbers, true/false, null).")
 
