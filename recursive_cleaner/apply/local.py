@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import errno
 import functools
 import itertools
 import json
@@ -89,6 +90,7 @@ FUNCTION_NAME = "clean_data"
 KEEP_SKIPS = 100
 _NL = b"\n"
 APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+_FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
                  "changes_by_step", "seconds")
 # The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
@@ -192,22 +194,28 @@ def apply_file(
         batches: Iterator[Batch] = _jsonl_batches(input_path, size)
     else:
         batches = map(Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
-    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
-            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
-            spool(output_path, bool(run.steps)) as spooled:
-        run.open_audit(audit, str(audit_path))
-        writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
-        try:
-            for payload, count in run.output(batches, rejects, spooled, size):
-                try:
-                    writer.write(payload, count)
-                except ValueError as exc:  # a record the output format cannot hold (see table_writers)
-                    raise ApplyError(f"{output_path}: {exc}") from None
-            writer.finish()
-            run.close_audit()
-        except BaseException:
-            getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+    try:
+        with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+                (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
+                spool(output_path, bool(run.steps)) as spooled:
+            run.open_audit(audit, str(audit_path))
+            writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
+            try:
+                for payload, count in run.output(batches, rejects, spooled, size):
+                    try:
+                        writer.write(payload, count)
+                    except ValueError as exc:  # a record the output format cannot hold (see table_writers)
+                        raise ApplyError(f"{output_path}: {exc}") from None
+                writer.finish()
+                run.close_audit()
+            except BaseException:
+                getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+                raise
+    except OSError as exc:  # disk full or a file-size limit: one line naming the file, no temporary file left
+        if isinstance(exc, CleanerError) or exc.errno not in _FULL:
             raise
+        raise ApplyError(f"cannot write {output_path}: {exc.strerror or exc} (disk full or a file-size limit); "
+                         "nothing was written and no temporary file is left") from None
     run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
     return run.finish()
 

@@ -6,11 +6,12 @@ import json
 import os
 from typing import Any
 
-from ..errors import PathConflictError
+from ..errors import OutputError, PathConflictError
 from ..model.response import ParsedResponse
 from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
+from ..write.state import check_output_path
 
 BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
 """Environment variable naming the backend used when none is given (``clean``, ``resume`` and the command line)."""
@@ -52,6 +53,8 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 def check_distinct_paths(inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
     """PathConflictError when an output path is one of the inputs or another output; None entries are ignored.
+    OutputError (``write.state.check_output_path``) when an output is a symlink or not a regular file, or a
+    folder above it is a plain file: found here, before any model call or worker, not when it is written.
 
     The keys name the paths in the message (``output_path``, or the CLI's ``-o``).
     """
@@ -66,6 +69,12 @@ def check_distinct_paths(inputs: dict[str, Any], outputs: dict[str, Any]) -> Non
                 raise PathConflictError(f"{name} {path} is the same file as {other} {earlier} ({what}): "
                                         "writing it would lose data; give each output its own path")
         seen.append((name, path))
+    for name, path in outputs.items():
+        try:
+            if path:
+                check_output_path(path)
+        except OutputError as exc:
+            raise OutputError(f"{name}: {exc}") from None
 
 
 def check_run_paths(file_path: str, output_path: str, report_path: str | None, state_file: str | None,
