@@ -167,8 +167,8 @@ def _without_secrets(options: dict) -> dict[str, Any]:
     non-JSON values."""
     kept: dict[str, Any] = {}
     for key, value in options.items():
-        if not isinstance(key, str) or _looks_secret(key) or _steers(key):
-            continue
+        if not isinstance(key, str) or _looks_secret(key) or _steers(key) and not isinstance(value, (bool, type(None))):
+            continue  # a steering name keeps an on/off value only (prompt_cache=false), never a URL or a path
         if isinstance(value, dict):
             value = _without_secrets(value)
         try:

@@ -189,6 +189,8 @@ def test_resume_never_takes_a_backend_url_from_an_edited_state_file(work):
                                              r"on with it, give it again: llm_backend="):
         DataCleaner.resume(state)
     assert restorable_backend_options(load_state(state)["options"]["backend_options"]) == {"timeout": 5}
+    assert restorable_backend_options({"prompt_cache": False, "extra_body": {"base_url": "u", "top_p": 1}}) == \
+        {"prompt_cache": False, "extra_body": {"top_p": 1}}  # an on/off value steers nothing; nested URLs go too
     resumed = DataCleaner.resume(state, FakeBackend(default=CLEAN_REPLY))  # given: used, and nothing of the file's
     assert resumed.run().resumed_from_chunk == 0
 
