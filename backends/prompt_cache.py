@@ -14,6 +14,12 @@ renamed to a name that ends in a hash of their content, so a reader never sees h
 a damaged one is found before the runtime reads it; a file the runtime refuses is deleted; at
 most ``keep`` files stay. Every failure here is swallowed and recorded in ``failures``: the
 cache can only save time.
+
+The runtime reads a state file with no checks of its own, so only files this cache named are
+touched (issue 28): a state is handed to llama.cpp only if its name is ``KEY-HASH.slot`` and it
+is a regular file (not a symlink) owned by this user; pruning deletes only such files and this
+cache's own temporary files (``KEY.PID-RANDOM.tmp``), never another ``*.slot`` or ``*.tmp``; the
+folder is created readable by this user only (0o700).
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +44,8 @@ PROMPT_CACHE_ENV = "RECURSIVE_CLEANER_PROMPT_CACHE"
 
 _OFF = {"off", "0", "false", "no", "none"}
 SUFFIX = ".slot"
+_STATE_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{16}\.slot")  # KEY-HASH.slot: a state this cache wrote
+_TEMP_NAME = re.compile(r"[0-9a-f]{32}\.\d+-[0-9a-f]{8}\.tmp")  # KEY.PID-RANDOM.tmp: one it is writing
 
 # action(name, filename) -> the runtime's JSON answer; name is "save" or "restore".
 SlotAction = Callable[[str, str], dict]
@@ -97,7 +107,8 @@ class PromptCache:
     def states(self) -> list[Path]:
         """This key's state files, newest first."""
         try:
-            found = [p for p in self.folder.glob(f"{self.key}-*{SUFFIX}") if p.is_file()]
+            mine = re.compile(re.escape(self.key) + r"-[0-9a-f]{16}" + re.escape(SUFFIX))
+            found = [p for p in self.folder.glob(f"{self.key}-*{SUFFIX}") if mine.fullmatch(p.name) and _ours(p)]
         except OSError:
             return []
         return sorted(found, key=_mtime, reverse=True)
@@ -121,7 +132,9 @@ class PromptCache:
     def save(self, action: SlotAction) -> int:
         """Write the slot's state under a temporary name, then rename it to its content's name; the tokens saved."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            if not self.folder.is_dir():
+                self.folder.mkdir(parents=True, mode=0o700)
+                os.chmod(self.folder, 0o700)  # the umask may have taken bits the mode asked for; never more
         except OSError as exc:
             self.failures.append(f"cannot create {self.folder}: {exc.strerror or exc}")
             return 0
@@ -129,7 +142,7 @@ class PromptCache:
         answer = self._act(action, "save", temp.name)
         tokens = answer.get("n_saved") if answer else None
         written = answer.get("n_written") if answer else None
-        if not isinstance(tokens, int) or tokens <= 0 or not temp.is_file() or _size(temp) != written:
+        if not isinstance(tokens, int) or tokens <= 0 or not _ours(temp) or _size(temp) != written:
             _remove(temp)
             return 0
         final = self.folder / f"{self.key}-{_digest(temp)}{SUFFIX}"
@@ -152,11 +165,11 @@ class PromptCache:
             entries = list(self.folder.iterdir())
         except OSError:
             return
-        states = sorted((p for p in entries if p.suffix == SUFFIX), key=_mtime, reverse=True)
+        states = sorted((p for p in entries if _STATE_NAME.fullmatch(p.name) and _ours(p)), key=_mtime, reverse=True)
         for old in states[self.keep:]:
             _remove(old)
         cutoff = self.clock() - 3600
-        for temp in (p for p in entries if p.suffix == ".tmp" and _mtime(p) < cutoff):
+        for temp in (p for p in entries if _TEMP_NAME.fullmatch(p.name) and _ours(p) and _mtime(p) < cutoff):
             _remove(temp)
 
     def _act(self, action: SlotAction, name: str, filename: str) -> dict | None:
@@ -177,6 +190,16 @@ def _digest(path: Path) -> str:
         return sha256_of(path)[:16]
     except OSError:
         return ""
+
+
+def _ours(path: Path) -> bool:
+    """A regular file (a symlink is not followed) owned by this user: one this cache may read, hand on or delete."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    owner = getattr(os, "geteuid", None)
+    return stat.S_ISREG(info.st_mode) and (owner is None or info.st_uid == owner())
 
 
 def _remove(path: Path) -> None:

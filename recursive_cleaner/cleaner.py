@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import LLMCallError, ParseError, StateFileError, clip_text
+from .errors import LLMCallError, ParseError, clip_text
 from .options import Options
 from .toolkit import CATALOGUE
 from .types import BackendLike, ProgressCallback
@@ -42,6 +42,7 @@ from .run.dry_run import detect_issues
 from .run.finish import finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
+from .run.resume import resume_backend, resume_paths
 from .run.setup import (backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend,
                         saved_backend_options)
 from .run.state import ChunkFocus, RunContext, RunState
@@ -107,6 +108,7 @@ class DataCleaner:
         scope: str = "mentioned",
         spec: str | dict | None = None,
         draft_spec: bool = False,
+        restart: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope,
@@ -157,7 +159,7 @@ class DataCleaner:
                       allow_modify=rich_context),
             focus=focus, watch=SaturationWatch(saturation_check_interval, enabled=early_termination),
             file_path=self.file_path, call=self._call, emit=self._emit,
-            reviewer=Reviewer(self.reflection) if self.reflection else None)
+            reviewer=Reviewer(self.reflection) if self.reflection else None, restart=restart)
 
     # ------------------------------------------------------------------ what the run holds
     state = property(lambda self: self.ctx.state, doc="What the run has learned: functions, steps, counts.")
@@ -183,24 +185,28 @@ class DataCleaner:
 
     @classmethod
     def resume(cls, state_file: str, llm_backend: BackendLike | str | None = None, **options: Any) -> "DataCleaner":
-        """Rebuild a cleaner from its state file, every option as saved; FileNotFoundError / ValueError if it cannot.
+        """Rebuild a cleaner from its state file: progress, functions and options as saved; FileNotFoundError /
+        ValueError (StateFileError) if it cannot.
 
-        ``llm_backend`` None uses the backend spec string the state file keeps ("local",
-        "openai:MODEL@URL"); a run given a backend object saved none, and then one must be given.
-        ``options`` override saved options.
+        The state file never chooses where data goes or files are written (``run.resume``):
+        ``llm_backend`` None is the default backend (``$RECURSIVE_CLEANER_BACKEND``, else "local"),
+        and a state file made with another one is refused, naming it, until it is given again;
+        the functions go to ``output_path`` if given, else ``cleaning_functions.py`` beside the
+        state file (the report beside them), and a state file naming other paths is refused until
+        they are given. ``options`` override saved options.
         """
         saved = load_state(state_file)
         kept = Options.from_dict({**saved.get("options", {}), "chunk_size": saved["chunk_size"],
                                   "instructions": saved["instructions"]}).to_dict()
-        spec, spec_options = kept.pop("backend"), kept.pop("backend_options") or {}
-        if llm_backend is None:
-            if not spec:
-                raise StateFileError(f"{state_file} was made with a backend object, not a backend string: "
-                                     "pass the backend to resume (llm_backend=..., CLI -b)")
-            llm_backend = resolve_backend(spec, **spec_options) if spec_options else spec
+        backend, backend_options = resume_backend(state_file, saved.get("options", {}), llm_backend)
+        if backend_options:
+            backend = resolve_backend(backend, **backend_options)
+        kept.pop("backend"), kept.pop("backend_options")
+        kept.update(resume_paths(state_file, saved.get("options", {}), options))
         if isinstance(kept.get("reflection"), dict):
             kept["reflection"] = ReflectionConfig(**kept["reflection"])
-        cleaner = cls(llm_backend, saved["file_path"], state_file=state_file, **{**kept, **options})
+        cleaner = cls(backend, saved["file_path"], state_file=state_file, **{**kept, **options})
+        cleaner.ctx.resumed = True
         checkpoint.restore(cleaner.ctx, saved)
         return cleaner
 

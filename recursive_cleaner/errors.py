@@ -19,6 +19,8 @@ Every error the library raises on purpose derives from ``CleanerError``::
     │   └── InputEncodingError  bytes that are not valid in the expected encoding
     ├── PathConflictError       an output path that is the input or another output
     │                           (also a ValueError); nothing is written
+    ├── OutputError             a file the library writes is a symlink or not a regular
+    │                           file, or its folder is a file (also an OSError)
     └── StateFileError          a state file that cannot be used, or in use by another
                                 run (also a ValueError)
 
@@ -37,6 +39,7 @@ import re
 
 __all__ = [
     "CleanerError",
+    "OutputError",
     "ParseError",
     "MaxIterationsError",
     "OutputValidationError",
@@ -145,6 +148,10 @@ class StateFileError(CleanerError, ValueError):
 
 class PathConflictError(CleanerError, ValueError):
     """Two of a call's files are one file: an output over an input or over another output; nothing written."""
+
+
+class OutputError(CleanerError, OSError):
+    """A file the library would write is a symlink, not a regular file, or under a path that is not a folder."""
 
 
 class DependencyCycleError(CleanerError):

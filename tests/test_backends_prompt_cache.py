@@ -115,14 +115,14 @@ def test_prune_keeps_the_newest_states_and_clears_stale_temporary_files(tmp_path
         path = tmp_path / f"{i:032d}-0000000000000000.slot"
         path.write_bytes(b"x")
         os.utime(path, (1000 + i, 1000 + i))
-    stale, fresh = tmp_path / "k.1-aa.tmp", tmp_path / "k.2-bb.tmp"
+    stale, fresh = tmp_path / f"{'a' * 32}.1-000000aa.tmp", tmp_path / f"{'a' * 32}.2-000000bb.tmp"
     stale.write_bytes(b"x")
     fresh.write_bytes(b"x")
     os.utime(stale, (1000, 1000))
     os.utime(fresh, (9000, 9000))
     PromptCache(tmp_path, "z" * 32, keep=4, clock=lambda: 9000.0 + 60).prune()
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert left == [f"{i:032d}-0000000000000000.slot" for i in (2, 3, 4, 5)] + ["k.2-bb.tmp"]
+    assert left == [f"{i:032d}-0000000000000000.slot" for i in (2, 3, 4, 5)] + [fresh.name]
 
 
 def test_the_folder_comes_from_the_setting_the_environment_or_the_model_cache(

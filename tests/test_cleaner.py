@@ -63,12 +63,15 @@ def data(tmp_path):
     return path
 
 
+GOALS = "Phones to E.164; fix status typos; lowercase emails."
+
+
 def _cleaner(backend, data, tmp_path, **kw):
     """The reference design's loop; the library's own field profiling is tested in test_focus.py."""
     kw.setdefault("chunk_size", 3)
     kw.setdefault("profile_fields", False)
     kw.setdefault("holdout_ratio", 0.0)  # every record visible; holdout is tested in test_cleaner_v04.py
-    return DataCleaner(backend, str(data), instructions="Phones to E.164; fix status typos; lowercase emails.",
+    return DataCleaner(backend, str(data), instructions=GOALS,
                        output_path=str(tmp_path / "cleaning_functions.py"), sleep=lambda s: None, **kw)
 
 
@@ -274,7 +277,8 @@ def llm(prompt):
     if calls == {kill_at}:
         os.kill(os.getpid(), signal.SIGKILL)
     return CLEAN_REPLY
-DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}, profile_fields=False).run()
+DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}, profile_fields=False,
+            holdout_ratio=0.0, instructions={goals!r}).run()
 """
 
 
@@ -282,7 +286,8 @@ DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!
 def test_kill_9_loses_at_most_the_chunk_in_progress(data, tmp_path, kill_at):
     state, out = tmp_path / "state.json", tmp_path / "cf.py"
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    script = KILL_SCRIPT.format(root=root, kill_at=kill_at, data=str(data), state=str(state), out=str(out))
+    script = KILL_SCRIPT.format(root=root, kill_at=kill_at, data=str(data), state=str(state), out=str(out),
+                                goals=GOALS)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
     assert proc.returncode == -signal.SIGKILL
     if kill_at == 1:

@@ -133,7 +133,7 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
     assert saved["count"] == 4 and saved["idle_chunks"] == 2 and len(saved["recent"]) == 4
 
     second = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
-    cleaner = DataCleaner.resume(state, second, sleep=lambda s: None)
+    cleaner = DataCleaner.resume(state, second, sleep=lambda s: None, output_path=str(tmp_path / "cf.py"))
     assert cleaner.watch.count == 4 and cleaner.state.idle_chunks == 2
     result = cleaner.run()
     assert result.stopped_early and cleaner.last_completed_chunk == 7  # the check after chunk 8

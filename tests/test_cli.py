@@ -496,15 +496,16 @@ def test_apply_refuses_an_unasked_drop_unless_allowed(work):
     assert "wrote out.jsonl: 1 of 6 records" in result.stdout and "5 duplicates dropped" in result.stdout
 
 
-def test_resume_uses_the_backend_string_the_state_file_keeps(work, use):
-    """A run made with -b SPEC is resumed with the same backend when -b is not given again."""
+def test_resume_uses_the_backend_string_the_state_file_keeps_when_given_again(work, use):
+    """A run made with -b SPEC is resumed with that backend when -b SPEC is given again (issue 28: asked for)."""
     specs = use(_scripted(make_reply("lower_emails", EMAIL)))
     spec = "openai:some-model@http://127.0.0.1:9/v1"
     result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "-b", spec,
                     "--state", "run.json", "--max-iterations", "1")
     assert result.exit_code == 0, result.stderr
     assert json.loads((work / "run.json").read_text())["options"]["backend"] == spec
-    result = invoke("resume", "run.json")
+    assert f"give it again: -b {spec}" in one_error_line(invoke("resume", "run.json"), code=2)
+    result = invoke("resume", "run.json", "-b", spec)
     assert result.exit_code == 0, result.stderr
     assert specs == [spec, spec]
 

@@ -25,7 +25,7 @@ OLDER = {"chunk_size": "chunk_size", "max_iterations": "max_iterations", "holdou
          "sampling": "sampling_strategy", "stratify_field": "stratify_field", "seed": "seed", "mode": "mode",
          "track_metrics": "track_metrics", "llm_attempts": "llm_attempts", "scope": "scope", "draft_spec": "draft_spec",
          "report": "report_path", "output": "output_path",
-         "call_every_chunk": "call_every_chunk"}
+         "call_every_chunk": "call_every_chunk", "restart": "restart"}
 NOT_ON_A_COMMAND_LINE = {"llm_backend", "file_path", "on_progress", "sleep", "instructions", "state_file",
                          "spec", "ground_truth", "dry_run",  # -i, --state, --spec, --ground-truth, analyze
                          "early_termination", "saturation_check_interval"}  # their flags belong to issue 18
@@ -70,7 +70,8 @@ def test_every_option_declares_a_plain_default_on_any_click():
 
 def test_every_flag_the_readme_names_is_on_a_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", readme))
+    ours = "\n".join(line for line in readme.splitlines() if "pip install" not in line)  # pip's flags are pip's
+    documented = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", ours))
     offered = {opt for command in cli.commands.values() for p in command.params
                for opt in (*p.opts, *p.secondary_opts)} | {"--help", "--version"}
     assert documented and documented - offered == set()
@@ -131,7 +132,10 @@ def test_resume_builds_the_backend_with_the_options_the_run_was_given(work, buil
     assert result.exit_code == 0, result.stderr
     state = (work / "st.json").read_text()
     assert json.loads(state)["options"]["backend_options"] == {"timeout": 30} and "sk-SECRET" not in state
-    for args in ((), ("--backend-option", "timeout=5"), ("-b", "ollama:other")):
+    refused = invoke("resume", "st.json", "--progress", "off")  # issue 28: the state file does not choose the server
+    assert refused.exit_code == 2 and f"made with backend {spec}; to carry on with it, give it again: -b {spec}" \
+        in refused.stderr and len(seen) == 1
+    for args in (("-b", spec), ("-b", spec, "--backend-option", "timeout=5"), ("-b", "ollama:other")):
         assert invoke("resume", "st.json", "--progress", "off", *args).exit_code == 0
     assert seen[1:] == [(spec, {"timeout": 30}),  # as saved (the key was never saved: it comes from the environment)
                         (spec, {"timeout": 5}),  # given again: the new options win
@@ -154,11 +158,16 @@ def test_the_default_backend_comes_from_the_environment(work, use, monkeypatch):
     assert specs == ["ollama:tiny", "local", "ollama:given"]
 
 
-def test_resume_takes_the_backend_of_the_state_file_before_the_environment(work, use, monkeypatch):
+def test_resume_asks_for_a_backend_of_the_state_file_that_is_not_the_default(work, use, monkeypatch):
+    """Issue 28: the state file's backend is named and asked for, never used silently; the default needs no -b."""
     specs = use(FakeBackend(default=CLEAN_REPLY))
     assert invoke("generate", "crm.jsonl", "-b", "ollama:first", "--state", "st.json", "--progress", "off",
                   "--chunk-size", "3").exit_code == 0
     monkeypatch.setenv(BACKEND_ENV, "ollama:env")
+    line = one_error_line(invoke("resume", "st.json", "--progress", "off"), code=2)
+    assert "made with backend ollama:first; to carry on with it, give it again: -b ollama:first" in line
+    assert "the default is ollama:env" in line and specs == ["ollama:first"]
+    monkeypatch.setenv(BACKEND_ENV, "ollama:first")  # the default now: no flag needed
     result = invoke("resume", "st.json", "--progress", "off")
     assert result.exit_code == 0, result.stderr
     assert specs == ["ollama:first", "ollama:first"]

@@ -74,7 +74,7 @@ def test_resuming_a_finished_run_asks_the_model_nothing_and_counts_its_functions
                         report_path=None, hint_functions=False).run()
     assert first.functions == ["lower_emails"] and len(backend.schemas) == 1  # the draft was asked once
     silent = StructuredFakeBackend([])  # any call raises AssertionError
-    again = DataCleaner.resume(state, silent).run()
+    again = DataCleaner.resume(state, silent, output_path=str(tmp_path / "f.py")).run()
     assert silent.calls == 0 and again.functions == ["lower_emails"] and again.spec == first.spec
 
 
@@ -98,7 +98,8 @@ def test_a_resumed_run_shows_the_functions_it_already_has(tmp_path):
     import io
 
     progress = LiveProgress(live=False, stream=io.StringIO())
-    DataCleaner.resume(state, FakeBackend([], default=CLEAN_REPLY), on_progress=progress).run()
+    DataCleaner.resume(state, FakeBackend([], default=CLEAN_REPLY), on_progress=progress,
+                       output_path=str(tmp_path / "f.py")).run()
     assert progress.tally.accepted == 1 and progress.tally.chunks_done == 2
 
 

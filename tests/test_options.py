@@ -52,14 +52,23 @@ def test_every_option_and_the_backend_string_come_back_after_resume(tmp_path, mo
     assert cleaner.settings == Options(**NON_DEFAULT)
     save_state(tmp_path / "run.json", checkpoint.snapshot(cleaner.ctx))
 
-    resumed = DataCleaner.resume(str(tmp_path / "run.json"))  # no backend given: the saved string is used
+    state = str(tmp_path / "run.json")
+    with pytest.raises(StateFileError, match=r"made with backend openai:some-model@http://127\.0\.0\.1:9/v1; .*"
+                                             r"give it again: llm_backend='openai:some-model@"):
+        DataCleaner.resume(state)  # issue 28: the state file does not choose where the data is sent
+    with pytest.raises(StateFileError, match=r"writes its functions to OUT/cf\.py; .* output_path='OUT/cf\.py'"):
+        DataCleaner.resume(state, NON_DEFAULT["backend"])  # ... nor where files are written
+    with pytest.raises(StateFileError, match=r"writes its report to OUT/r\.md; .* report_path='OUT/r\.md'"):
+        DataCleaner.resume(state, NON_DEFAULT["backend"], output_path="OUT/cf.py")
+    resumed = DataCleaner.resume(state, NON_DEFAULT["backend"], output_path="OUT/cf.py", report_path="OUT/r.md")
     assert resumed.settings == cleaner.settings
     assert type(resumed.backend).__module__ == "recursive_cleaner.backends.openai_compat"
     assert resumed.backend.timeout == 7  # built with the saved options
     assert resumed.reflection == ReflectionConfig(mode="rules", accept_threshold=0.8)
     assert (resumed.seed, resumed.llm_attempts, resumed.cross_row) == (9, 5, False)  # options read by name
 
-    other = DataCleaner.resume(str(tmp_path / "run.json"), FakeBackend(default=CLEAN_REPLY), seed=3)
+    other = DataCleaner.resume(state, FakeBackend(default=CLEAN_REPLY), seed=3, output_path="OUT/cf.py",
+                               report_path="OUT/r.md")
     assert other.settings == cleaner.settings.replace(seed=3, backend=None, backend_options=None)  # given wins
 
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import errno
 import functools
 import itertools
 import json
@@ -89,12 +90,17 @@ FUNCTION_NAME = "clean_data"
 KEEP_SKIPS = 100
 _NL = b"\n"
 APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+_FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
                  "changes_by_step", "seconds")
 # The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
+# The functions' folder and the working folder go LAST on sys.path (python -c puts the working folder first): a
+# json.py lying beside cleaning_functions.py must not replace the standard library's (issue 28); helper modules
+# of your own there are still found.
 _BOOT = (
-    "import os, sys, importlib.util as u; d = os.path.dirname(os.path.abspath(sys.argv[2])); "
-    "sys.path.insert(0, d); s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
+    "import os, sys; d = os.path.dirname(os.path.abspath(sys.argv[2])); w = os.getcwd(); "
+    "sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) not in (d, w)] + [d, w]; "
+    "import importlib.util as u; s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
     "m = u.module_from_spec(s); s.loader.exec_module(m); m.serve_batches(sys.argv[2])"
 )
 
@@ -155,6 +161,7 @@ def apply_file(
     cross_row: bool = True,
     audit_path: str | None = None,
     max_drop: float = MAX_DROP,
+    code: str | None = None,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the format its extension names.
 
@@ -167,12 +174,15 @@ def apply_file(
     is refused before anything is read or written (PathConflictError, a ValueError), and so is an
     output extension that names no format apply writes (ValueError). Fields the functions read that
     the first 200 records lack are listed in ``result.missing_fields``, with a UserWarning and an
-    ``apply_warning`` event (functions written for other data would add empty columns).
+    ``apply_warning`` event (functions written for other data would add empty columns). ``code``: the
+    module's source, used instead of reading ``functions_path`` (which then only names it in messages):
+    a ``CleanResult`` applies its own code, never what the file holds by then.
     """
     check_distinct_paths({"functions_path": functions_path, "input_path": input_path},
                          {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path})
     out_fmt = output_format(output_path)
-    run = ApplyRun(Path(functions_path).read_text(encoding="utf-8"), str(functions_path), str(input_path),
+    source = Path(functions_path).read_text(encoding="utf-8") if code is None else code
+    run = ApplyRun(source, str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)
     fmt = detect_format(input_path) if fmt is None else fmt
@@ -184,22 +194,28 @@ def apply_file(
         batches: Iterator[Batch] = _jsonl_batches(input_path, size)
     else:
         batches = map(Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
-    with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
-            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
-            spool(output_path, bool(run.steps)) as spooled:
-        run.open_audit(audit, str(audit_path))
-        writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
-        try:
-            for payload, count in run.output(batches, rejects, spooled, size):
-                try:
-                    writer.write(payload, count)
-                except ValueError as exc:  # a record the output format cannot hold (see table_writers)
-                    raise ApplyError(f"{output_path}: {exc}") from None
-            writer.finish()
-            run.close_audit()
-        except BaseException:
-            getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+    try:
+        with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
+                (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
+                spool(output_path, bool(run.steps)) as spooled:
+            run.open_audit(audit, str(audit_path))
+            writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
+            try:
+                for payload, count in run.output(batches, rejects, spooled, size):
+                    try:
+                        writer.write(payload, count)
+                    except ValueError as exc:  # a record the output format cannot hold (see table_writers)
+                        raise ApplyError(f"{output_path}: {exc}") from None
+                writer.finish()
+                run.close_audit()
+            except BaseException:
+                getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file
+                raise
+    except OSError as exc:  # disk full or a file-size limit: one line naming the file, no temporary file left
+        if isinstance(exc, CleanerError) or exc.errno not in _FULL:
             raise
+        raise ApplyError(f"cannot write {output_path}: {exc.strerror or exc} (disk full or a file-size limit); "
+                         "nothing was written and no temporary file is left") from None
     run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
     return run.finish()
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .batches import Header, TableWriter
-from ..write.state import new_file_mode
+from ..write.state import make_parent, new_file_mode
 
 __all__ = ["AtomicFile", "WRITERS", "csv_cell"]
 
@@ -26,13 +26,16 @@ class AtomicFile:
     """A binary file written beside ``path`` and renamed over it on success; removed on failure.
 
     The mode is the existing target's, else 0o666 minus the umask (``mkstemp`` alone gives 0o600).
+    ``path`` must be absent or a regular file, under a folder (``write.state.check_output_path``):
+    a symlink is never written through. The temporary file is removed on any failure, also when
+    closing it fails again (a full disk fails the flush of the buffer as well).
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
 
     def __enter__(self) -> BinaryIO:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_parent(self.path)
         fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         os.chmod(fd, new_file_mode(self.path))
         self.file = os.fdopen(fd, "wb", buffering=1 << 20)
@@ -49,7 +52,8 @@ class AtomicFile:
                 done = True
         finally:
             if not done:
-                self.file.close()
+                with contextlib.suppress(OSError):
+                    self.file.close()
                 with contextlib.suppress(OSError):
                     os.unlink(self.tmp)
 

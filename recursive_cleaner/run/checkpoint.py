@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import StateFileError
 from ..model.llm import LLMStats
 from ..write.state import load_state
+from .fingerprint import changes, describe_changes, make_fingerprint
 from .state import RunContext
 
 __all__ = ["snapshot", "restore", "load_matching_state", "check_input", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
@@ -38,6 +39,7 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
         "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
+        "fingerprint": state.fingerprint or make_fingerprint(options, ctx.file_path),
     }
 
 
@@ -72,21 +74,29 @@ def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
     """Continue from the state file when it exists and belongs to this job; the chunk resumed after.
 
     Read under the run's lock: a state restored earlier (``DataCleaner.resume``) gives way to a
-    file another run has carried further since.
+    file another run has carried further since. A state file made from other goals, another
+    field spec, other generating options or another version of the data (its ``fingerprint``)
+    is refused with StateFileError naming what changed, unless the run starts afresh
+    (``restart=True``: the file is then overwritten at the first save). A resumed run keeps
+    options given to ``resume`` on purpose: only goals, spec and data are compared for it.
     """
-    if not state_file or not Path(state_file).exists():
+    ctx.state.fingerprint = make_fingerprint(ctx.options, ctx.file_path)
+    if not state_file or ctx.restart or not Path(state_file).exists():
         saved = None
     else:
         saved = load_state(state_file)
-        if 0 <= ctx.state.last_completed_chunk >= saved["last_completed_chunk"]:
-            saved = None
-    if saved is not None:
         same_file = os.path.abspath(saved["file_path"]) == os.path.abspath(ctx.file_path)
         if not same_file or saved["chunk_size"] != ctx.options.chunk_size:
             raise StateFileError(
                 f"state file {state_file} belongs to {saved['file_path']} with chunk_size "
-                f"{saved['chunk_size']}; delete it or pass another state_file"
+                f"{saved['chunk_size']}; use restart=True / --restart to start afresh, or pass another state_file"
             )
+        found = changes(saved, ctx.state.fingerprint, ctx.options, compare_options=not ctx.resumed)
+        if found:
+            raise StateFileError(describe_changes(state_file, found))
+        if 0 <= ctx.state.last_completed_chunk >= saved["last_completed_chunk"]:
+            saved = None
+    if saved is not None:
         restore(ctx, saved)
     last = ctx.state.last_completed_chunk
     return last if last >= 0 else None
@@ -102,7 +112,7 @@ def check_input(ctx: RunContext, state_file: str | None, saved_chunks: int) -> N
     state, options = ctx.state, ctx.options
     size, last, total = os.path.getsize(ctx.file_path), ctx.state.last_completed_chunk, ctx.state.total_chunks
     if last >= 0:
-        again = f"delete {state_file} to start again"
+        again = "use restart=True / --restart to start afresh"
         if last >= total:
             raise StateFileError(
                 f"state file {state_file}: last_completed_chunk is {last} ({last + 1} chunk(s) done), but "

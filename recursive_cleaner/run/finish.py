@@ -38,6 +38,7 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     if not options.dry_run:
         written = write_functions(ctx)
         result.functions, source, state.order_note = written.written, written.source, written.order_note
+        result.code = source or ""
         result.rejected = state.rejected + written.rejected
     else:
         result.rejected = list(state.rejected)
@@ -53,6 +54,7 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
         result.spec = state.spec.to_dict()
         result.spec_path = write_spec(ctx)
     result.reflection = ctx.reviewer.stats.to_dict() if ctx.reviewer else {}
+    result.fingerprint = dict(state.fingerprint or {})
     if state.consolidation is not None:
         done = state.consolidation
         result.optimization = {"original": done.original_count, "final": len(done), "calls": done.calls,

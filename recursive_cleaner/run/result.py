@@ -40,3 +40,5 @@ class RunResult:
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)
     unusable_replies: int = 0  # model replies that could not be parsed (each cost a call; the run asked again)
+    code: str = ""  # the source written to output_path ("" in a dry run): what this run made, whatever the file holds later
+    fingerprint: dict[str, Any] = field(default_factory=dict)  # what the result depends on (run.fingerprint)

@@ -6,14 +6,23 @@ import json
 import os
 from typing import Any
 
-from ..errors import PathConflictError
+from ..errors import OutputError, PathConflictError
 from ..model.response import ParsedResponse
 from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
+from ..write.state import check_output_path
 
-__all__ = ["check_options", "check_distinct_paths", "check_run_paths", "same_file", "first_issue", "beside", "resolve_backend",
-           "backend_spec", "remember_spec", "saved_backend_options"]
+BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
+"""Environment variable naming the backend used when none is given (``clean``, ``resume`` and the command line)."""
+
+
+def default_backend() -> str:
+    """The backend spec from ``RECURSIVE_CLEANER_BACKEND``, else ``"local"`` (the embedded model)."""
+    return os.environ.get(BACKEND_ENV, "").strip() or "local"
+
+__all__ = ["BACKEND_ENV", "default_backend", "check_options", "check_distinct_paths", "check_run_paths", "same_file", "first_issue", "beside", "resolve_backend",
+           "backend_spec", "remember_spec", "saved_backend_options", "restorable_backend_options"]
 
 
 def check_options(chunk_size: int, max_iterations: int, mode: str, holdout_ratio: float, strategy: str,
@@ -44,6 +53,8 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 def check_distinct_paths(inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
     """PathConflictError when an output path is one of the inputs or another output; None entries are ignored.
+    OutputError (``write.state.check_output_path``) when an output is a symlink or not a regular file, or a
+    folder above it is a plain file: found here, before any model call or worker, not when it is written.
 
     The keys name the paths in the message (``output_path``, or the CLI's ``-o``).
     """
@@ -58,6 +69,12 @@ def check_distinct_paths(inputs: dict[str, Any], outputs: dict[str, Any]) -> Non
                 raise PathConflictError(f"{name} {path} is the same file as {other} {earlier} ({what}): "
                                         "writing it would lose data; give each output its own path")
         seen.append((name, path))
+    for name, path in outputs.items():
+        try:
+            if path:
+                check_output_path(path)
+        except OutputError as exc:
+            raise OutputError(f"{name}: {exc}") from None
 
 
 def check_run_paths(file_path: str, output_path: str, report_path: str | None, state_file: str | None,
@@ -116,24 +133,42 @@ _SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "passwd", "auth
                  "headers", "credential", "credentials", "cookie"}
 
 
+# where data goes or files are read and written: a state file never chooses these (issue 28)
+_STEERING_WORDS = {"url", "uri", "host", "hostname", "base", "endpoint", "address", "server", "proxy", "port",
+                   "env", "path", "dir", "directory", "folder", "cache", "file", "socket"}
+
+
 def _looks_secret(name: str) -> bool:
     """``api_key``, ``access_token``, ``extra_headers`` ... (a word of the name, so ``max_tokens`` is not)."""
     return bool(_SECRET_WORDS & set(name.lower().replace("-", "_").split("_")))
 
 
+def _steers(name: str) -> bool:
+    """``base_url``, ``api_base``, ``host``, ``api_key_env``, ``model_path``, ``prompt_cache`` ... (a word of the name)."""
+    return bool(_STEERING_WORDS & set(name.lower().replace("-", "_").split("_")))
+
+
 def saved_backend_options(backend: Any) -> dict[str, Any] | None:
     """The options a backend string was built with, as the state file may keep them: plain JSON values only,
-    and never a key whose name looks like a secret (``api_key``, ``extra_headers``, ...)."""
+    never a key whose name looks like a secret (``api_key``, ``extra_headers``, ...) or an endpoint or path
+    (``base_url``, ``host``, ``api_key_env``, ``model_path``, ``prompt_cache``, ...)."""
     options = getattr(backend, "backend_options", None)
+    return restorable_backend_options(options)
+
+
+def restorable_backend_options(options: Any) -> dict[str, Any] | None:
+    """What ``resume`` may take from a state file's ``backend_options``: the same filter as saving, applied again
+    on reading (an edited file may hold anything); None when nothing is left."""
     return (_without_secrets(options) or None) if isinstance(options, dict) else None
 
 
 def _without_secrets(options: dict) -> dict[str, Any]:
-    """``options`` less secret-looking names, at any depth (``extra_body={"api_key": ...}``), and non-JSON values."""
+    """``options`` less secret-looking and steering names, at any depth (``extra_body={"api_key": ...}``), and
+    non-JSON values."""
     kept: dict[str, Any] = {}
     for key, value in options.items():
-        if not isinstance(key, str) or _looks_secret(key):
-            continue
+        if not isinstance(key, str) or _looks_secret(key) or _steers(key) and not isinstance(value, (bool, type(None))):
+            continue  # a steering name keeps an on/off value only (prompt_cache=false), never a URL or a path
         if isinstance(value, dict):
             value = _without_secrets(value)
         try:

@@ -65,6 +65,7 @@ class RunState:
     metrics_sample: MetricsSample | None = None
     improvement: ImprovementReport | None = None
     spec: CleaningSpec | None = None  # the field spec the run works to (profiling.spec)
+    fingerprint: dict | None = None  # what the result depends on (run.fingerprint), saved in the state file
 
 
 @dataclass
@@ -89,3 +90,5 @@ class RunContext:
     reviewer: Reviewer | None = None
     where: dict[str, int] = field(default_factory=lambda: {"chunk_index": -1, "iteration": 0})
     hinted: set = field(default_factory=set)  # fields whose toolkit one-liner was tried (hint_functions)
+    restart: bool = False  # start afresh: an existing state file is neither read nor checked (overwritten)
+    resumed: bool = False  # built by DataCleaner.resume: options given to it on purpose are not a change

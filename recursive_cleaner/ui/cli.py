@@ -120,10 +120,29 @@ class _Group(click.Group):
 
 def _resume_hint(ctx: click.Context) -> str | None:
     """The command that carries on this run, once its state file holds a finished chunk."""
+    import shlex
+
+    from ..errors import StateFileError
+    from ..run.resume import CLI_NAMES, resume_paths
+    from ..write.state import load_state
+
     state, backend = ctx.meta.get(_RESUME, (None, None))
     if not state or not Path(state).is_file():
         return None
-    return f"{PROG} resume {state}" + (f" -b {backend}" if backend != "local" else "")
+    hint = [PROG, "resume", shlex.quote(state)]
+    try:  # the flags resume would ask for: a state file names no backend or path that is not given again
+        options = load_state(state).get("options", {})
+    except (OSError, ValueError):
+        return " ".join(hint)
+    if backend != default_backend():
+        hint += ["-b", shlex.quote(backend)]
+    for flag, key in (("-o", "output_path"), ("--report", "report_path")):
+        try:
+            resume_paths(state, options, {"output_path": options.get("output_path")} if flag != "-o" else {},
+                         names=CLI_NAMES)
+        except StateFileError:
+            hint += [flag, shlex.quote(options.get(key) or "")]
+    return " ".join(hint)
 
 
 def _set_debug(ctx: click.Context, _param: Any, value: bool) -> None:
@@ -207,7 +226,10 @@ _common = _options(
     click.option("-o", "--output", default="cleaning_functions.py", show_default=True,
                  help="Where to write the functions (the report goes beside it)."),
     click.option("--state", default=None, metavar="PATH",
-                 help="State file saved after every chunk; an existing one for the same job is resumed."),
+                 help="State file saved after every chunk; an existing one for the same job is resumed "
+                      "(one made with other goals, spec, options or data is refused: --restart)."),
+    click.option("--restart", is_flag=True, default=False,
+                 help="Start afresh: an existing --state file is not resumed but overwritten."),
     click.option("--report", default="cleaning_report.md", show_default=True,
                  help="Markdown report path ('' for none)."),
     click.option("--sampling", type=click.Choice(STRATEGIES), default="sequential", show_default=True,
@@ -295,7 +317,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
                   report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
                   stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
                   llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run, spec=opts.pop("spec"),
-                  scope=opts.pop("scope"), draft_spec=opts.pop("draft_spec"))
+                  scope=opts.pop("scope"), draft_spec=opts.pop("draft_spec"), restart=opts.pop("restart"))
     if "holdout" in opts:
         kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
                       track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
@@ -311,31 +333,48 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
 @cli.command()
 @click.argument("state")
 @click.option("-b", "--backend", default=None, metavar="SPEC",
-              help="The backend to carry on with [default: the one STATE was made with, else "
-                   "$RECURSIVE_CLEANER_BACKEND, else local].")
+              help="The backend to carry on with [default: $RECURSIVE_CLEANER_BACKEND, else local; a STATE made "
+                   "with another one asks for it].")
+@click.option("-o", "--output", default=None, metavar="PATH",
+              help="Where to write the functions [default: cleaning_functions.py beside STATE; a STATE that names "
+                   "another path asks for it].")
+@click.option("--report", default=None, metavar="PATH",
+              help="Markdown report path, '' for none [default: cleaning_report.md beside the functions].")
 @click.option("--llm-attempts", type=click.IntRange(min=1), default=None,
               help="Calls per prompt before a failing backend stops the run [default: as in STATE].")
 @backend_option
 @_progress_opt
 @_debug_option
-def resume(state: str, backend: str | None, llm_attempts: int | None, backend_options: tuple[str, ...],
-           progress: str) -> None:
+def resume(state: str, backend: str | None, output: str | None, report: str | None, llm_attempts: int | None,
+           backend_options: tuple[str, ...], progress: str) -> None:
     """Carry on a run from its state file.
 
-    Every option of the run, and the backend string it used, are read from STATE.
+    The progress, the functions and every option that changes what is generated are read from
+    STATE; where the data is sent (-b) and where files are written (-o, --report) are not: a
+    STATE made with others names them and asks for the flag.
     """
     from ..cleaner import DataCleaner
+    from ..errors import StateFileError
+    from ..run.resume import CLI_NAMES, resume_backend, resume_paths
     from ..write.state import load_state
 
     saved = load_state(state)  # a missing or unusable state file fails before the backend is built
     kept = saved.get("options", {})
-    same = backend is None or backend == kept.get("backend")
-    backend = backend or kept.get("backend") or default_backend()
-    llm = _build_backend(backend, backend_options, kept.get("backend_options") if same else None)
-    click.get_current_context().meta[_RESUME] = (state, backend)
+    given = {"output_path": output} if output else {}
+    if report is not None:
+        given["report_path"] = report or None
+    try:
+        if backend is None and kept.get("backend") is None:  # made with an object (Python): the default backend
+            backend = default_backend()
+        spec, saved_options = resume_backend(state, kept, backend, names=CLI_NAMES)
+        paths = resume_paths(state, kept, given, names=CLI_NAMES)
+    except StateFileError as exc:  # a flag to give again: one line, exit 2 as for any usage error
+        _fail(click.get_current_context(), _one_line(str(exc)), 2)
+    llm = _build_backend(spec, backend_options, saved_options)
+    click.get_current_context().meta[_RESUME] = (state, spec)
     with _progress(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
-        cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **given)
+        cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **paths, **given)
         result = cleaner.run()
     _print_result(result, bool(saved.get("options", {}).get("dry_run")))
 

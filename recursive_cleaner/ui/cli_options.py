@@ -10,7 +10,6 @@ its saturation check keep their own flags in ``cli``.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Callable
 
 import click
@@ -18,15 +17,7 @@ import click
 __all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS", "BACKEND_ENV",
            "default_backend"]
 
-BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
-"""Environment variable naming the backend used when none is given (Python's ``clean`` and the command line)."""
-
-
-def default_backend() -> str:
-    """The backend spec from ``RECURSIVE_CLEANER_BACKEND``, else ``"local"`` (the embedded model)."""
-    return os.environ.get(BACKEND_ENV, "").strip() or "local"
-
-
+from ..run.setup import BACKEND_ENV, default_backend  # re-exported: defined below the ui for DataCleaner.resume
 
 def _opt(*decls: str, **kw: Any) -> Callable:
     kw.setdefault("show_default", True)

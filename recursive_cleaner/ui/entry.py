@@ -11,16 +11,19 @@ keeping their dtype; ``result.apply("data.csv", "clean.parquet")`` writes a file
 from __future__ import annotations
 
 import html
+import json
 import os
 import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from .._version import __version__
 from ..apply.local import apply_file, apply_records
 from ..cleaner import DataCleaner, RunResult
 from ..crossrow.steps import CrossRowStep
 from ..write.metrics import ImprovementReport
+from ..write.state import atomic_write_text
 from .cli_options import BACKEND_ENV, default_backend
 from .frames import CleaningReport, apply_frame
 from .progress import LiveProgress
@@ -45,19 +48,38 @@ def clean(data: Any, goals: str = "", backend: Any = None, *, progress: bool = T
             options["on_progress"] = display
         cleaner = DataCleaner(default_backend() if backend is None else backend, data, instructions=goals, **options)
         run = cleaner.run()
-    return CleanResult(run, improvement=cleaner.get_improvement_report() if cleaner.settings.track_metrics else None)
+    return CleanResult(run, improvement=cleaner.get_improvement_report() if cleaner.settings.track_metrics else None,
+                       code=run.code)
+
+
+RESULT_FORMAT = "recursive_cleaner.result"
+RESULT_VERSION = 1
 
 
 class CleanResult:
-    """What ``clean`` made: the functions (file and names), cross-row steps, spec and report; it applies itself."""
+    """What ``clean`` made: the functions (code and names), cross-row steps, spec and report; it applies itself.
 
-    def __init__(self, run: RunResult, improvement: ImprovementReport | None = None) -> None:
+    The code, steps, spec and report are captured when the run ends and held in memory:
+    ``apply`` runs this result's own code, whatever ``cleaning_functions.py`` holds by then
+    (another ``clean()`` in the same folder rewrites it). ``save(path)`` / ``CleanResult.load(path)``
+    keep the result as one JSON file (code, steps, spec, functions, report, fingerprint, version).
+    """
+
+    def __init__(self, run: RunResult, improvement: ImprovementReport | None = None, *, code: str | None = None,
+                 report: str | None = None) -> None:
         self.run = run
         self.improvement = improvement if improvement is not None else run.improvement
+        if code is None:  # a RunResult of its own (not from clean): its code, else its file as it is now
+            path = Path(run.output_path) if run.output_path else None
+            code = run.code or (path.read_text(encoding="utf-8") if path is not None and path.is_file() else "")
+        self._code = code
+        if report is None and run.report_path and Path(run.report_path).is_file():
+            report = Path(run.report_path).read_text(encoding="utf-8")
+        self._report = report
 
     @property
     def functions_path(self) -> str:
-        """Where ``cleaning_functions.py`` was written."""
+        """Where ``cleaning_functions.py`` was written (it may hold another run's functions by now: ``code`` is this one's)."""
         return self.run.output_path
 
     @property
@@ -67,9 +89,8 @@ class CleanResult:
 
     @property
     def code(self) -> str:
-        """The generated module's source ("" when no file was written, e.g. a dry run)."""
-        path = Path(self.functions_path)
-        return path.read_text(encoding="utf-8") if path.is_file() else ""
+        """The generated module's source as this run wrote it ("" when it wrote none, e.g. a dry run)."""
+        return self._code
 
     @property
     def cross_row_steps(self) -> list[dict]:
@@ -82,23 +103,65 @@ class CleanResult:
         return self.run.spec
 
     @property
+    def fingerprint(self) -> dict[str, Any]:
+        """What the result depends on: hashes of the goals, spec and generating options, and the data file."""
+        return dict(self.run.fingerprint)
+
+    @property
     def report(self) -> CleaningReport | None:
-        """The markdown cleaning report (renders inline in a notebook); None when none was written."""
-        path = self.run.report_path
-        return CleaningReport(Path(path)) if path and Path(path).is_file() else None
+        """The markdown cleaning report as this run wrote it (renders inline in a notebook); None when none."""
+        return CleaningReport(self._report) if self._report else None
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Write this result as one JSON file (code, steps, spec, functions, report, fingerprint); the path written."""
+        data = {"format": RESULT_FORMAT, "version": RESULT_VERSION, "library": __version__, "code": self._code,
+                "functions": self.functions, "cross_row_steps": self.cross_row_steps, "spec": self.spec,
+                "fingerprint": self.fingerprint, "report": self._report, "functions_path": self.functions_path}
+        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return os.fspath(path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "CleanResult":
+        """A result saved with ``save``; ValueError naming the file and what is wrong. It applies its own code."""
+        where = f"result file {os.fspath(path)}"
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"{where}: {exc.strerror or exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{where} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
+            raise ValueError(f"{where} is not a saved CleanResult (no \"format\": \"{RESULT_FORMAT}\")")
+        if not isinstance(data.get("version"), int) or data["version"] > RESULT_VERSION:
+            raise ValueError(f"{where} has version {data.get('version')!r}; this library reads up to {RESULT_VERSION}")
+        kinds = {"code": str, "functions": list, "cross_row_steps": list, "spec": dict, "fingerprint": dict}
+        for key, kind in kinds.items():
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"{where} is missing '{key}' (or it is not a {kind.__name__})")
+        if not all(isinstance(n, str) for n in data["functions"]) or \
+                not all(isinstance(s, dict) for s in data["cross_row_steps"]):
+            raise ValueError(f"{where}: 'functions' must be names and 'cross_row_steps' objects")
+        report = data.get("report") if isinstance(data.get("report"), str) else None
+        run = RunResult(output_path=str(data.get("functions_path") or ""), functions=list(data["functions"]),
+                        chunks_total=0, cross_row=list(data["cross_row_steps"]), spec=dict(data["spec"]),
+                        code=data["code"], fingerprint=dict(data["fingerprint"]))
+        return cls(run, code=data["code"], report=report or "")
 
     def apply(self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any) -> Any:
-        """Run the functions over ``data``.
+        """Run this result's functions over ``data`` (its own code: never what a file holds by now).
 
         A DataFrame gives a DataFrame back: the same index and columns, untouched columns with
         their dtype (``apply_frame``; cross-row steps are not run on a DataFrame). A list of dicts
         gives a list back (cross-row steps run). A path needs ``output`` and writes it in the
         format its extension names (``apply_file``), returning the ``ApplyResult``.
         """
+        if not self._code:
+            raise ValueError("this result has no functions to apply (a dry run writes none)")
         if isinstance(data, (str, os.PathLike)):
             if output is None:
                 raise TypeError("result.apply(path, output): name the output file (its extension sets the format)")
-            return apply_file(self.functions_path, os.fspath(data), os.fspath(output), **apply_options)
+            return apply_file(self.functions_path or "cleaning_functions.py", os.fspath(data), os.fspath(output),
+                              code=self._code, **apply_options)
         if output is not None:
             raise TypeError("output is for a path input; a DataFrame or a list of dicts comes back as the same")
         if _is_frame(data):
@@ -106,8 +169,8 @@ class CleanResult:
                 warnings.warn(f"{len(self.run.cross_row)} cross-row step(s) not run on a DataFrame (rows keep their "
                               "index); result.apply(path, output) or a list of dicts runs them", UserWarning,
                               stacklevel=2)
-            return apply_frame(self.functions_path, data, **apply_options)
-        return list(apply_records(self.code, [dict(r) for r in data], **apply_options))
+            return apply_frame(self.functions_path or "cleaning_functions.py", data, code=self._code, **apply_options)
+        return list(apply_records(self._code, [dict(r) for r in data], **apply_options))
 
     def summary(self) -> dict[str, Any]:
         """The counts shown by the displays: functions, steps, chunks, model calls, unusable replies."""
@@ -141,7 +204,7 @@ class CleanResult:
             parts.append(f"<p>Left as they are:</p><ul>{unfixable}</ul>")
         if self.improvement is not None:
             parts.append(self.improvement._repr_html_())
-        if self.run.report_path:
+        if self._report and self.run.report_path:
             parts.append(f"<p>Report: <code>{esc(self.run.report_path)}</code> (<code>result.report</code>)</p>")
         parts.append("<p><code>result.apply(df)</code> cleans a DataFrame.</p></div>")
         return "".join(parts)

@@ -40,13 +40,14 @@ __all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_fra
            "CleaningReport", "INPUT_DIR"]
 
 
-def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any) -> Any:
+def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None = None, **apply_options: Any) -> Any:
     """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same index.
 
     Failed rows stay unchanged (``reject_path`` is refused: every row must come back). The file's
     cross-row steps run with ``cross_row=True`` (default False): the index of the rows kept is
     kept, a row a dedup step drops is left out (``max_drop`` as for apply_file).
     The counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
+    ``code``: the module's source, used instead of reading ``functions_path`` (a ``CleanResult``'s own).
     A column no function changed is the input's own (its dtype and values); changed columns come
     back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
     """
@@ -60,7 +61,7 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, **apply_options: Any
     max_drop = apply_options.pop("max_drop", MAX_DROP)
     if not len(df):
         return df.copy()
-    code = Path(functions_path).read_text(encoding="utf-8")
+    code = Path(functions_path).read_text(encoding="utf-8") if code is None else code
     counts: dict = {}
     user_progress = apply_options.pop("on_progress", None)
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import StateFileError
+from ..errors import OutputError, StateFileError
 
-__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text", "new_file_mode"]
+__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text", "new_file_mode", "check_output_path",
+           "make_parent"]
 
 STATE_VERSION = "0.2.0"
 _REQUIRED = {
@@ -34,13 +36,53 @@ def new_file_mode(target: str | os.PathLike) -> int:
         return 0o666 & ~umask
 
 
+def check_output_path(path: str | os.PathLike) -> None:
+    """OutputError unless ``path`` can be written as a regular file: it is absent or a regular file (not a symlink,
+    folder, FIFO or device), and the nearest existing folder above it is a folder, not a plain file."""
+    target = Path(path)
+    try:
+        info = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise OutputError(f"{target} is a symbolic link: the library does not write through links "
+                          "(remove it or choose another path)")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise OutputError(f"{target} is not a regular file: it is not written (choose another path)")
+    folder = target.absolute().parent
+    while True:
+        try:
+            if not stat.S_ISDIR(os.stat(folder).st_mode):
+                raise OutputError(f"cannot write {target}: {folder} is a file, not a folder")
+            return
+        except (FileNotFoundError, NotADirectoryError):
+            if folder.parent == folder:
+                return
+            folder = folder.parent
+
+
+def make_parent(path: str | os.PathLike) -> None:
+    """Create the folder of ``path`` (checked first: ``check_output_path``); OutputError naming it on failure."""
+    target = Path(path)
+    check_output_path(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one.
 
     The mode is the existing file's, else 0o666 minus the umask like any other tool (0644 under 022).
+    ``path`` must be absent or a regular file (``check_output_path``: a symlink is never written
+    through or replaced); the temporary file beside it is created new (``mkstemp``: O_EXCL, no
+    link followed) and removed on any failure.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.chmod(fd, new_file_mode(target))
@@ -49,11 +91,13 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):  # disk full, a file-size limit, ...
+            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
     try:  # make the rename itself durable
         dir_fd = os.open(target.parent, os.O_RDONLY)

@@ -219,7 +219,7 @@ def test_a_state_past_the_end_of_the_file_is_refused_naming_both_numbers(files):
     save_state(state, {**saved, "last_completed_chunk": 40})
     backend = FakeBackend(default=CLEAN_REPLY)
     with pytest.raises(StateFileError, match=r"last_completed_chunk is 40 .* has 4 chunk\(s\) of 2"):
-        DataCleaner.resume(str(state), backend, sleep=lambda s: None).run()
+        DataCleaner.resume(str(state), backend, sleep=lambda s: None, output_path=str(files / "cf.py")).run()
     assert backend.calls == 0 and not (files / "cf.py").exists()
 
 
@@ -229,7 +229,7 @@ def test_cli_resume_of_a_state_past_the_end_exits_1_with_one_line(files, monkeyp
     save_state(state, {**load_state(state), "last_completed_chunk": 99})
     backend = FakeBackend([])
     monkeypatch.setattr(cli_module, "make_backend", lambda spec: backend)
-    result = _runner().invoke(cli, ["resume", str(state), "--progress", "off"])
+    result = _runner().invoke(cli, ["resume", str(state), "-o", str(files / "cf.py"), "--progress", "off"])
     assert result.exit_code == 1 and backend.calls == 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "last_completed_chunk is 99" in lines[0] and "4 chunk(s)" in lines[0]
@@ -297,7 +297,8 @@ def test_a_lock_file_left_by_a_killed_run_does_not_block(files):
 def test_a_resumed_run_rereads_a_state_another_run_carried_further(files):
     state = files / "state.json"
     _interrupted(files / "data.jsonl", files, state)
-    resumed = DataCleaner.resume(str(state), FakeBackend([]), sleep=lambda s: None)  # restored at chunk 0
+    resumed = DataCleaner.resume(str(state), FakeBackend([]), sleep=lambda s: None,  # restored at chunk 0
+                                 output_path=str(files / "cf.py"))
     other = FakeBackend(default=CLEAN_REPLY)
     _cleaner(other, files / "data.jsonl", files, state_file=str(state)).run()  # meanwhile: chunks 1-3 done
     assert other.calls == 3 and load_state(state)["last_completed_chunk"] == 3

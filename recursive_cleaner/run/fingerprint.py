@@ -1,0 +1,105 @@
+"""What a run's result depends on, as the state file records it: goals, spec, the generating options, the data.
+
+``make_fingerprint(options, file_path)`` is a small dict of hashes saved as the state file's
+``fingerprint``; ``changes(saved, current, ...)`` names the parts that differ, so a second run
+with other goals on the same state file refuses (``load_matching_state``) instead of handing
+back the first run's functions.
+
+The data file is recorded by its size and the sha256 of its first 64 KiB: cheap on a file of
+any size, and unlike a modification time it does not change when the same file is copied or
+touched. (Appends change the size; an edit past the first 64 KiB that keeps the size is the one
+change it misses, and the chunk counts of ``checkpoint.check_input`` still apply.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from ..options import Options
+from ..profiling.spec import load_spec
+
+__all__ = ["FINGERPRINT_VERSION", "HEAD_BYTES", "OPERATIONAL", "generating_options", "make_fingerprint",
+           "data_identity", "changes", "describe_changes"]
+
+FINGERPRINT_VERSION = 1
+HEAD_BYTES = 64 * 1024
+OPERATIONAL = frozenset({"output_path", "report_path", "backend", "backend_options", "llm_attempts",
+                         "sandbox_timeout", "track_metrics", "ground_truth", "metrics_sample",
+                         "instructions", "spec"})
+"""Options that do not change what is generated (or that have a part of their own: goals, spec)."""
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def generating_options(options: Options | dict[str, Any]) -> dict[str, Any]:
+    """The options that change what a run generates (everything but ``OPERATIONAL``)."""
+    values = options.to_dict() if isinstance(options, Options) else dict(options)
+    return {k: v for k, v in values.items() if k not in OPERATIONAL}
+
+
+def data_identity(path: str | os.PathLike) -> dict[str, Any]:
+    """The data file as the fingerprint records it: absolute path, size and the sha256 of its first 64 KiB."""
+    head = hashlib.sha256()
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head.update(f.read(HEAD_BYTES))
+    except OSError:
+        return {"path": os.path.abspath(path), "size": None, "head": None}
+    return {"path": os.path.abspath(path), "size": size, "head": head.hexdigest()[:32]}
+
+
+def _spec_digest(spec: str | dict | None) -> str | None:
+    """The user's field spec by its content (None when none was given); a spec that cannot be read by its text."""
+    if spec is None:
+        return None
+    try:
+        return _digest(load_spec(spec).to_dict())
+    except ValueError:
+        return _digest(spec)
+
+
+def make_fingerprint(options: Options, file_path: str | os.PathLike) -> dict[str, Any]:
+    """The state file's ``fingerprint``: one hash per part a result depends on, and the data file's identity."""
+    return {"version": FINGERPRINT_VERSION, "goals": _digest(options.instructions), "spec": _spec_digest(options.spec),
+            "options": _digest(generating_options(options)), "data": data_identity(file_path)}
+
+
+def changes(saved_state: dict[str, Any], current: dict[str, Any], options: Options, *,
+            compare_options: bool = True) -> list[str]:
+    """What differs between a state file and this run, in words ("other goals", "other options (seed)", ...).
+
+    A state file written before fingerprints (none saved) is compared by its goals only: it still resumes.
+    """
+    saved = saved_state.get("fingerprint")
+    if not isinstance(saved, dict):
+        same_goals = saved_state.get("instructions") == options.instructions
+        return [] if same_goals else ["other goals"]
+    found = []
+    if saved.get("goals") != current["goals"]:
+        found.append("other goals")
+    if saved.get("spec") != current["spec"]:
+        found.append("another field spec")
+    if compare_options and saved.get("options") != current["options"]:
+        before = generating_options(saved_state.get("options") or {})
+        now = generating_options(options)
+        named = sorted(k for k in now if k in before and before[k] != now[k])
+        found.append("other options" + (f" ({', '.join(named)})" if named else ""))
+    data, here = saved.get("data"), current["data"]
+    # a size that changed is checkpoint.check_input's to report (with the sizes and chunk counts)
+    if isinstance(data, dict) and data.get("size") == here["size"] and data.get("head") != here["head"]:
+        found.append("another version of the data file (its first 64 KiB differ)")
+    return found
+
+
+def describe_changes(state_file: str | os.PathLike, found: list[str]) -> str:
+    """The one-line refusal for ``found`` (``changes``)."""
+    what = " and ".join(found) if len(found) < 3 else ", ".join(found[:-1]) + " and " + found[-1]
+    return (f"state file {os.fspath(state_file)} was made with {what}; use restart=True / --restart to start afresh "
+            "(or another state file)")
