@@ -13,8 +13,8 @@ Here instead:
   segment at most, and k edits leave one of k + 1 segments whole), so looking the probe's
   substrings up by (length, segment, text) finds every string within k edits, and few others;
   shorter strings are always candidates;
-* a ``Budget`` of work units (candidates looked at, distances computed) that a step spends in a
-  fixed order, and ``MAX_CHARS``: what is longer, or what comes after the budget ran out, is left
+* a ``Budget`` of work units (one per candidate looked up, ``cost`` per distance: about 16
+  cells of its band each) that a step spends in a fixed order, and ``MAX_CHARS``: what is longer, or what comes after the budget ran out, is left
   alone and counted. Ordinary data never reaches either: only work the old pairwise scan would
   have taken many seconds for is cut.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "distance", "closest_spellings", "close_keys"]
+__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "cost", "distance", "closest_spellings", "close_keys"]
 
 MAX_CHARS = 256
 """Values (and keys) longer than this are never matched to a close spelling: left alone and counted."""
@@ -64,6 +64,11 @@ def _common_ends(a: str, b: str) -> tuple[int, int]:
         else:
             hi = mid - 1
     return prefix, lo
+
+
+def cost(a: str, b: str, limit: int) -> int:
+    """The work units ``distance(a, b, limit)`` is charged: its band's cells at most, 16 to a unit, plus two."""
+    return 2 + (2 * limit + 1) * min(len(a), len(b)) // 16
 
 
 def distance(a: str, b: str, limit: int) -> int:
@@ -119,15 +124,19 @@ class NearIndex:
         self.table: dict[tuple[int, int, str], list[tuple[int, Any]]] = {}
         self.short: dict[int, list[tuple[int, Any]]] = {}  # length -> strings too short to cut (always candidates)
         self.count = 0
+        self._cut_cache: dict[int, list[tuple[int, int]]] = {}
 
     def _cuts(self, length: int) -> list[tuple[int, int]]:
         """(start, size) of each of the ``segments`` segments of a string of ``length`` characters."""
+        if length in self._cut_cache:
+            return self._cut_cache[length]
         size, extra = divmod(length, self.segments)
         cuts, start = [], 0
         for s in range(self.segments):
             width = size + (1 if s >= self.segments - extra else 0)
             cuts.append((start, width))
             start += width
+        self._cut_cache[length] = cuts
         return cuts
 
     def add(self, text: str, item: Any) -> None:
@@ -186,7 +195,7 @@ def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float
         for other, m in near or ():
             if m < ratio * n or other == value or (value.isdigit() and other.isdigit()):
                 continue
-            if not budget.spend():
+            if not budget.spend(cost(value, other, limit)):
                 best = None
                 break
             d = distance(value, other, limit)
@@ -215,7 +224,7 @@ def close_keys(text: str, index: NearIndex, max_distance: int, budget: Budget) -
     for other, other_text in found:
         if text.isdigit() and other_text.isdigit():
             continue  # two well-formed numbers are two keys, not a typo
-        if not budget.spend():
+        if not budget.spend(cost(text, other_text, max_distance)):
             return None
         if distance(text, other_text, max_distance) <= max_distance:
             out.append(other)
