@@ -44,6 +44,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 from .writers import csv_cell
 from ..read.json_stream import dump_json
 from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
+from ..write.module import CROSS_ROW_TEMPLATE, source_lines
 from ..errors import DataLossError
 
 __all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
@@ -176,8 +177,6 @@ def _read_steps(tree: ast.Module, filename: str) -> list[CrossRowStep]:
 
 def _helper_dumps() -> set[str]:
     """ast.dump of the clean_dataset that ``write.module`` writes, and of the one 0.2.0 wrote (another import path)."""
-    from ..write.module import CROSS_ROW_TEMPLATE
-
     out = set()
     for template in (CROSS_ROW_TEMPLATE, CROSS_ROW_TEMPLATE.replace("recursive_cleaner.crossrow ",
                                                                    "recursive_cleaner.cross_row ")):
@@ -191,7 +190,7 @@ def _without_helper(code: str, tree: ast.Module) -> str:
     nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"]
     if not nodes or ast.dump(nodes[-1]) not in _helper_dumps():
         return code
-    node, lines = nodes[-1], code.splitlines(keepends=True)
+    node, lines = nodes[-1], source_lines(code, keepends=True)
     for k in range(node.lineno - 1, node.end_lineno or node.lineno):
         lines[k] = "\n"
     return "".join(lines)
