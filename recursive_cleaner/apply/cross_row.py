@@ -129,11 +129,25 @@ def read_plan(code: str, filename: str, *, steps: bool = True, audit: bool = Fal
     """The plan for ``code`` (see the module docstring); ValueError for an unreadable ``CROSS_ROW_STEPS``.
 
     Code that does not parse is returned as it is: loading it in the workers reports the error.
+    Code nested too deeply for Python's parser (or for reading its tree) is a ValueError, one line.
     """
     try:
         tree = ast.parse(code, filename)
     except (SyntaxError, ValueError):
         return FunctionsPlan(code)
+    except (RecursionError, MemoryError):
+        raise ValueError(_TOO_DEEP.format(filename=filename)) from None
+    try:
+        return _plan(code, filename, tree, steps, audit)
+    except (RecursionError, MemoryError):
+        raise ValueError(_TOO_DEEP.format(filename=filename)) from None
+
+
+_TOO_DEEP = ("{filename} holds an expression nested too deeply for Python to read (its parser or a walk over its "
+             "tree ran out of depth or memory); write it as plain statements")
+
+
+def _plan(code: str, filename: str, tree: ast.Module, steps: bool, audit: bool) -> FunctionsPlan:
     plan = FunctionsPlan(_without_helper(code, tree))
     if steps:
         plan.steps = _read_steps(tree, filename)
