@@ -57,7 +57,10 @@ SPOOL_MEMORY = 32 << 20  # apply_records: pass 1 kept in memory up to this size,
 _PRIMITIVES = (str, int, float, bool)
 
 # Appended to the workers' code for an audited run; STEPS is replaced by "(0, name), (1, name), ...".
-# Values are snapshot after each function (deep copies of all but plain values), so a later
+# After each function the record is read once, as its plain JSON copy (NaN as null, as the worker
+# writes it), and that copy is what is compared and, for the last function, what is written: a
+# dict subclass whose items() changes from call to call cannot write a cell the log does not show.
+# A record JSON cannot hold is snapshot instead (deep copies of all but plain values), so a later
 # in-place change cannot alter what the log says an earlier function wrote.
 _WRAPPER = '''
 
@@ -95,19 +98,28 @@ def _rc_audit_diff(step, before, after, trail):
             trail.append([step, key, "removed", _rc_audit_plain(before[key]), None])
 
 
+def _rc_audit_json_copy(record):
+    try:  # one read of the record (a dict subclass may answer items() differently each time), NaN as null
+        return _rc_audit_json.loads(_rc_audit_json.dumps(record), parse_constant=lambda constant: None)
+    except Exception:
+        return None
+
+
 def _rc_audit_clean_data(record):
     trail = []
     last = _rc_audit_snapshot(record) if isinstance(record, dict) else None
+    plain = None
     for step, function in (STEPS):
         record = function(record)
         if isinstance(record, dict):
-            snap = _rc_audit_snapshot(record)
+            plain = _rc_audit_json_copy(record)
+            snap = plain if type(plain) is dict else _rc_audit_snapshot(record)
             if last is not None:
                 _rc_audit_diff(step, last, snap, trail)
             last = snap
     if not isinstance(record, dict):
         raise TypeError("returned " + repr(type(record))[8:-2] + ", expected a dict")
-    return {"record": record, "trail": trail}
+    return {"record": plain if type(plain) is dict else record, "trail": trail}
 '''
 
 
