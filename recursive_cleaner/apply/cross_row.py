@@ -107,8 +107,10 @@ def _rc_audit_json_copy(record):
 
 def _rc_audit_clean_data(record):
     trail = []
-    last = _rc_audit_snapshot(record) if isinstance(record, dict) else None
-    plain = None
+    last = plain = None
+    if isinstance(record, dict):
+        plain = _rc_audit_json_copy(record)
+        last = plain if type(plain) is dict else _rc_audit_snapshot(record)
     for step, function in (STEPS):
         record = function(record)
         if isinstance(record, dict):
