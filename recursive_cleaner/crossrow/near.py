@@ -41,6 +41,8 @@ class Budget:
         self.left = units
 
     def spend(self, units: int = 1) -> bool:
+        if self.left < 0:
+            return False
         self.left -= units
         return self.left >= 0
 
