@@ -10,8 +10,9 @@ builds its records in memory and times ``apply_steps`` (fit, then transform ever
 * ``long-values``: a vocabulary field whose values are 4,000 characters long, each frequent value
   with a rare one-edit variant (the issue: 3.7 s per pair); new: over ``near.MAX_CHARS``, left alone;
 * ``near-long-values``: the same at 250 characters (under the cap): the banded distance;
-* ``many-keys``: a majority step with 6,000 keys seen once and 6,000 seen twice (the issue: 37 s);
-  every rare key was compared with every group, for every record;
+* ``many-keys``: a majority step with ``--keys`` (2,000) keys seen once and as many seen twice, all
+  of 10 characters (the issue: 6,000 keys, 37 s); every rare key was compared with every group,
+  for every record: quadratic, so 6,000 keys take the old code about 9 times as long as 2,000;
 * ``shared-prefix-keys``: 3,000 + 3,000 keys sharing a 200-character prefix, so no cheap
   signature tells them apart: the index finds every group for every key; the work budget
   (``near.MAX_WORK``) bounds it and the keys past it are left alone.
@@ -77,9 +78,10 @@ def many_keys(keys: int, prefix: str = "") -> tuple[list[dict], list[dict]]:
 CASES = {
     "long-values": lambda: long_values(4000, 2),
     "near-long-values": lambda: long_values(250, 200),
-    "many-keys": lambda: many_keys(6000),
+    "many-keys": lambda: many_keys(KEYS[0]),
     "shared-prefix-keys": lambda: many_keys(3000, "p" * 200),
 }
+KEYS = [2000]
 
 
 def timed(module: types.ModuleType, steps: list[dict], records: list[dict]) -> tuple[float, list, object]:
@@ -96,7 +98,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--old-max", nargs="*", default=[], choices=list(CASES),
                         help="cases on which the old code is NOT run")
+    parser.add_argument("--keys", type=int, default=KEYS[0], help="keys of the many-keys case")
     args = parser.parse_args(argv)
+    KEYS[0] = args.keys
     old = old_module(args.old_commit)
     print(f"{'case':<20} {'records':>8} {'old_s':>9} {'new_s':>8} {'ratio':>8}  same  left alone")
     ratios = []
