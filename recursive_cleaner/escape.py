@@ -3,9 +3,10 @@
 * ``terminal_text``: ESC sequences (CSI, OSC such as OSC 52 "set the clipboard", DCS, ...), their
   8-bit C1 forms, every other C0/C1 control character but tab and newline, and the bidirectional
   overrides removed; printable Unicode kept. For every line the CLI prints.
-* ``md_text``: markdown prose: one line, ``\\ ` * _ [ ] | `` backslash-escaped and ``& < >`` as HTML
-  entities, so no code span, emphasis, link, table cell or raw HTML (``<img onerror=...>``) can be
-  opened by the text; for ``cleaning_report.md`` and what notebooks render from it.
+* ``md_text``: markdown prose: one line, ``\\ ` [ ] |`` backslash-escaped and ``& < >`` as HTML
+  entities, so no code span, link, table cell or raw HTML (``<img onerror=...>``) can be opened by
+  the text (``*`` and ``_`` stay as typed: emphasis is harmless, and field names keep their look);
+  for ``cleaning_report.md`` and what notebooks render from it.
 * ``md_lines``: the same, line by line, for a quoted block (goals, docstrings).
 * ``md_code``: an inline code span that holds any text: fenced by one backtick more than the
   longest run inside (code spans show ``<`` and ``&`` as they are, so only ``|`` is escaped, in a
@@ -35,7 +36,7 @@ _TERMINAL_CONTROL = re.compile(
     r"|\x1b[ -~]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 )
-_MD_BACKSLASHED = re.compile(r"([\\`*_\[\]|])")
+_MD_BACKSLASHED = re.compile(r"([\\`\[\]|])")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MD_ENTITY = re.compile(r"[&<>]")
 _BACKTICKS = re.compile(r"`+")
