@@ -35,7 +35,7 @@ terminal escape sequences removed.
 
 from __future__ import annotations
 
-import re
+from .escape import terminal_text
 
 __all__ = [
     "CleanerError",
@@ -58,19 +58,6 @@ __all__ = [
 MESSAGE_CHARS = 500
 """The default length ``clip_text`` keeps: one error or refusal quoted from untrusted output."""
 
-# ESC sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ST", DCS/APC/PM/SOS "... ST", two-byte
-# "ESC x"), the 8-bit C1 forms of CSI/OSC/DCS, other control characters but tab and newline,
-# and the bidirectional overrides (text that reads differently from how it is stored).
-# Each alternative stops at the next ESC or at the end: one pass over the text, never quadratic.
-_TERMINAL_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"
-    r"|[\x1b][\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|[\x9b][0-?]*[ -/]*[@-~]?"
-    r"|[\x9d\x90\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
-)
-
 
 def clip_text(text: object, limit: int = MESSAGE_CHARS) -> str:
     """``text`` cut to ``limit`` characters (``…`` marks a cut), terminal escapes and control characters removed."""
@@ -81,7 +68,7 @@ def clip_text(text: object, limit: int = MESSAGE_CHARS) -> str:
             text = f"<unprintable {type(text).__name__}>"
     if len(text) > limit:
         text = text[: max(0, limit - 1)] + "\u2026"
-    return _TERMINAL_CONTROL.sub("", text)
+    return terminal_text(text)
 
 
 class CleanerError(Exception):

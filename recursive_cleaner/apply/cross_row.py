@@ -44,6 +44,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 from .writers import csv_cell
 from ..read.json_stream import dump_json
 from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
+from ..write.module import CROSS_ROW_TEMPLATE, source_lines
 from ..errors import DataLossError
 
 __all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
@@ -56,7 +57,10 @@ SPOOL_MEMORY = 32 << 20  # apply_records: pass 1 kept in memory up to this size,
 _PRIMITIVES = (str, int, float, bool)
 
 # Appended to the workers' code for an audited run; STEPS is replaced by "(0, name), (1, name), ...".
-# Values are snapshot after each function (deep copies of all but plain values), so a later
+# After each function the record is read once, as its plain JSON copy (NaN as null, as the worker
+# writes it), and that copy is what is compared and, for the last function, what is written: a
+# dict subclass whose items() changes from call to call cannot write a cell the log does not show.
+# A record JSON cannot hold is snapshot instead (deep copies of all but plain values), so a later
 # in-place change cannot alter what the log says an earlier function wrote.
 _WRAPPER = '''
 
@@ -94,19 +98,30 @@ def _rc_audit_diff(step, before, after, trail):
             trail.append([step, key, "removed", _rc_audit_plain(before[key]), None])
 
 
+def _rc_audit_json_copy(record):
+    try:  # one read of the record (a dict subclass may answer items() differently each time), NaN as null
+        return _rc_audit_json.loads(_rc_audit_json.dumps(record), parse_constant=lambda constant: None)
+    except Exception:
+        return None
+
+
 def _rc_audit_clean_data(record):
     trail = []
-    last = _rc_audit_snapshot(record) if isinstance(record, dict) else None
+    last = plain = None
+    if isinstance(record, dict):
+        plain = _rc_audit_json_copy(record)
+        last = plain if type(plain) is dict else _rc_audit_snapshot(record)
     for step, function in (STEPS):
         record = function(record)
         if isinstance(record, dict):
-            snap = _rc_audit_snapshot(record)
+            plain = _rc_audit_json_copy(record)
+            snap = plain if type(plain) is dict else _rc_audit_snapshot(record)
             if last is not None:
                 _rc_audit_diff(step, last, snap, trail)
             last = snap
     if not isinstance(record, dict):
         raise TypeError("returned " + repr(type(record))[8:-2] + ", expected a dict")
-    return {"record": record, "trail": trail}
+    return {"record": plain if type(plain) is dict else record, "trail": trail}
 '''
 
 
@@ -128,11 +143,25 @@ def read_plan(code: str, filename: str, *, steps: bool = True, audit: bool = Fal
     """The plan for ``code`` (see the module docstring); ValueError for an unreadable ``CROSS_ROW_STEPS``.
 
     Code that does not parse is returned as it is: loading it in the workers reports the error.
+    Code nested too deeply for Python's parser (or for reading its tree) is a ValueError, one line.
     """
     try:
         tree = ast.parse(code, filename)
     except (SyntaxError, ValueError):
         return FunctionsPlan(code)
+    except (RecursionError, MemoryError):
+        raise ValueError(_TOO_DEEP.format(filename=filename)) from None
+    try:
+        return _plan(code, filename, tree, steps, audit)
+    except (RecursionError, MemoryError):
+        raise ValueError(_TOO_DEEP.format(filename=filename)) from None
+
+
+_TOO_DEEP = ("{filename} holds an expression nested too deeply for Python to read (its parser or a walk over its "
+             "tree ran out of depth or memory); write it as plain statements")
+
+
+def _plan(code: str, filename: str, tree: ast.Module, steps: bool, audit: bool) -> FunctionsPlan:
     plan = FunctionsPlan(_without_helper(code, tree))
     if steps:
         plan.steps = _read_steps(tree, filename)
@@ -176,8 +205,6 @@ def _read_steps(tree: ast.Module, filename: str) -> list[CrossRowStep]:
 
 def _helper_dumps() -> set[str]:
     """ast.dump of the clean_dataset that ``write.module`` writes, and of the one 0.2.0 wrote (another import path)."""
-    from ..write.module import CROSS_ROW_TEMPLATE
-
     out = set()
     for template in (CROSS_ROW_TEMPLATE, CROSS_ROW_TEMPLATE.replace("recursive_cleaner.crossrow ",
                                                                    "recursive_cleaner.cross_row ")):
@@ -191,7 +218,7 @@ def _without_helper(code: str, tree: ast.Module) -> str:
     nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"]
     if not nodes or ast.dump(nodes[-1]) not in _helper_dumps():
         return code
-    node, lines = nodes[-1], code.splitlines(keepends=True)
+    node, lines = nodes[-1], source_lines(code, keepends=True)
     for k in range(node.lineno - 1, node.end_lineno or node.lineno):
         lines[k] = "\n"
     return "".join(lines)

@@ -15,7 +15,8 @@ Workers. By default (``trusted=False``) the file must pass the AST policy
 :class:`~recursive_cleaner.judge.sandbox.SandboxWorker`: the sandbox's locked-down child, kept
 alive across batches (the code is loaded once; each batch is one message each way).
 ``trusted=True`` runs plain ``python -B`` processes (fresh interpreters, not forks) that run
-the file as a normal module with your environment (any import, files, no limits) under the
+the file as a normal module (any import, files, no limits; the environment holds only the locale and
+search-path variables of ``TRUSTED_ENVIRONMENT``, no keys or tokens) under the
 same protocol: for a file you have reviewed. Workers keep module state between the records
 they see, so a function that depends on earlier records gives results that depend on
 ``workers`` and ``batch_size``; pure functions give byte-identical output for any of them.
@@ -78,7 +79,7 @@ from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
 from ..read.json_stream import json_type_name
 from ..read.parsers import SkippedRecord, jsonl_problem, detect_format, iter_chunks
-from ..judge.sandbox import CHILD_PATH, BatchReply, SandboxWorker
+from ..judge.sandbox import CHILD_PATH, TRUSTED_ENVIRONMENT, BatchReply, SandboxWorker
 from ..judge.validation import check_code_safety
 from ..run.setup import check_distinct_paths
 
@@ -143,7 +144,8 @@ class _TrustedWorker(SandboxWorker):
         self._filename = filename
 
     def _command(self) -> tuple[list[str], str, dict]:
-        return [sys.executable, "-B", "-c", _BOOT, str(CHILD_PATH), self._filename], os.getcwd(), dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if k in TRUSTED_ENVIRONMENT}  # no keys or tokens
+        return [sys.executable, "-B", "-c", _BOOT, str(CHILD_PATH), self._filename], os.getcwd(), env
 
 
 def apply_file(
@@ -458,6 +460,9 @@ def start_workers(code: str, filename: str, n: int, trusted: bool, timeout: floa
         ast.parse(code, filename)
     except SyntaxError as exc:
         raise ApplyError(f"cannot load {filename}: SyntaxError: {exc.msg} (line {exc.lineno})") from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # a null byte; nested too deeply for the parser
+        why = "it holds a null byte" if isinstance(exc, ValueError) else "it is nested too deeply for Python's parser"
+        raise ApplyError(f"cannot load {filename}: {why}") from None
     if not trusted:
         problems = check_code_safety(code)
         if problems:

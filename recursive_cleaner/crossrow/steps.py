@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Iterator
 
+from .near import PROBE_WORK, MAX_WORK, Budget, NearIndex, close_keys, closest_spellings
 from .weights import weigh_votes
 
 __all__ = ["CrossRowStep", "Fitted", "Summary", "summarize", "fit", "apply_steps", "iter_apply", "KINDS",
@@ -121,49 +122,15 @@ def _hashable(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance, or limit + 1 once it is certain to exceed ``limit``."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
-
-
 @dataclass
 class _Vocabulary:
     counts: Counter = field(default_factory=Counter)
     fixes: dict[Any, Any] = field(default_factory=dict)
+    left_alone: int = 0  # distinct strings not matched: longer than near.MAX_CHARS, or past the work budget
 
     def solve(self, step: CrossRowStep) -> None:
-        """Map each rare string to its unambiguous, much more frequent close spelling."""
-        strings = [(v, n) for v, n in self.counts.items() if isinstance(v, str)]
-        frequent = sorted(strings, key=lambda vn: -vn[1])
-        for value, n in strings:
-            if len(value.strip()) < 4 and n > 1:
-                continue  # a short code seen more than once is a value of its own ("KY" is not a typo of "NY")
-            best: list[tuple[int, int, str]] = []
-            limit = min(step.max_distance, max(1, len(value) // 4))  # short codes: one edit at most
-            for other, m in frequent:
-                if m < step.ratio * n:
-                    break
-                if other == value or (value.isdigit() and other.isdigit()):
-                    continue  # two well-formed numbers are two values, not a typo
-                d = _distance(value, other, limit)
-                if d <= limit:
-                    best.append((d, -m, other))
-            if not best:
-                continue
-            best.sort()
-            if len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]:
-                continue  # two candidates at the same distance and of similar frequency: ambiguous
-            self.fixes[value] = best[0][2]
+        """Map each rare string to its unambiguous, much more frequent close spelling (``near.closest_spellings``)."""
+        self.fixes, self.left_alone = closest_spellings(self.counts, step.max_distance, step.ratio)
 
 
 @dataclass
@@ -177,6 +144,10 @@ class Fitted:
     changed: Counter = field(default_factory=Counter)
     dropped: int = 0
     dropped_by: Counter = field(default_factory=Counter)  # step index -> records it dropped
+    left_alone: Counter = field(default_factory=Counter)  # (step, field) -> distinct values/keys too long or past budget
+    near: dict[int, dict[Any, list]] = field(default_factory=dict, repr=False)  # majority: rare key -> close full keys
+    _probed: dict[tuple[int, Any], list] = field(default_factory=dict, repr=False)  # keys first seen in transform
+    _indexes: dict[int, NearIndex] = field(default_factory=dict, repr=False)
 
     def _fix(self, fld: str, value: Any) -> Any:
         for (_, name), voc in self.vocab.items():
@@ -199,14 +170,9 @@ class Fitted:
         group = groups.get(key)
         if group is not None and sum(group[_KEY].values()) >= step.min_count or key is None or len(step.key) != 1:
             return group
-        text, scored = str(key[0]), []
-        for other, candidate in groups.items():
-            if sum(candidate[_KEY].values()) < step.min_count or other is None:
-                continue
-            if text.isdigit() and str(other[0]).isdigit():
-                continue  # two well-formed numbers are two keys, not a typo
-            if _distance(text, str(other[0]), step.max_distance) > step.max_distance:
-                continue
+        scored = []
+        for other in self._close(i, step, key, group is not None):
+            candidate = groups[other]
             agree = sum(1 for fld in step.fields if _winner(candidate.get(fld), step) == _hashable(record.get(fld)))
             scored.append((agree, other))
         scored.sort(key=lambda s: -s[0])
@@ -219,6 +185,17 @@ class Fitted:
             record[step.key[0]] = raw
             self.changed[(i, step.key[0])] += 1
         return best
+
+    def _close(self, i: int, step: CrossRowStep, key: tuple, fitted: bool) -> list:
+        """The full groups' keys within ``max_distance`` edits of a rare ``key`` (found in ``fitted()``, else now)."""
+        if fitted and i in self.near:
+            return self.near[i].get(key, [])
+        if (i, key) not in self._probed:  # a key an earlier step wrote: its own budget, the same on every worker
+            if i not in self._indexes:
+                self._indexes[i] = _key_index(step, self.groups.get(i, {}))
+            found = close_keys(str(key[0]), self._indexes[i], step.max_distance, Budget(PROBE_WORK))
+            self._probed[(i, key)] = found or []
+        return self._probed[(i, key)]
 
     def transform(self, record: Any) -> Any:
         """The record after every step (a new dict), or None when a dedup step drops it."""
@@ -355,6 +332,8 @@ class Summary:
         for cell, counts in self.vocab.items():
             fitted.vocab[cell] = _Vocabulary(Counter(counts))
             fitted.vocab[cell].solve(self.steps[cell[0]])
+            if fitted.vocab[cell].left_alone:
+                fitted.left_alone[cell] += fitted.vocab[cell].left_alone
         for i, groups in self.groups.items():
             s = self.steps[i]
             merged: dict[Any, dict[str, Counter]] = {}
@@ -372,7 +351,36 @@ class Summary:
                     for fld in s.fields:
                         group[fld] = weighted.get((key, fld), Counter())
             fitted.groups[i] = merged
+            if len(s.key) == 1:
+                fitted.near[i] = _near_keys(s, merged, fitted.left_alone, i)
         return fitted
+
+
+def _full(group: dict[str, Counter], step: CrossRowStep) -> bool:
+    return sum(group[_KEY].values()) >= step.min_count
+
+
+def _key_index(step: CrossRowStep, groups: dict[Any, dict[str, Counter]]) -> NearIndex:
+    """The keys of the groups with at least ``min_count`` rows, indexed by their text."""
+    index = NearIndex(step.max_distance)
+    for key, group in groups.items():
+        if key is not None and _full(group, step):
+            index.add(str(key[0]), (key, str(key[0])))
+    return index
+
+
+def _near_keys(step: CrossRowStep, groups: dict[Any, dict[str, Counter]], left_alone: Counter, i: int) -> dict:
+    """Each rare key -> the full groups' keys within ``max_distance`` edits (none listed when there are none)."""
+    index, budget, out = _key_index(step, groups), Budget(MAX_WORK), {}
+    for key, group in groups.items():
+        if key is None or _full(group, step):
+            continue
+        close = close_keys(str(key[0]), index, step.max_distance, budget)
+        if close is None:
+            left_alone[(i, step.key[0])] += 1
+        elif close:
+            out[key] = close
+    return out
 
 
 def summarize(steps: Iterable[CrossRowStep], records: Iterable[Any]) -> Summary:

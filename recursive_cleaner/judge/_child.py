@@ -39,6 +39,10 @@ missing value, as the readers turn a DataFrame's NaN into None). Every text the 
 from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters (plus
 " (line N)"). The parent checks all of this again when it reads a reply (sandbox.py).
 
+The environment: the child starts with an empty one (the trusted worker with ``TRUSTED_ENVIRONMENT``,
+locale and search path only), and ``os.environ`` / ``posix.environ`` are emptied before any code of
+the file runs, in both modes.
+
 Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
 ``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that
 holds nothing else (the real package is never imported), pre-import every allowed module
@@ -61,7 +65,7 @@ import resource
 import sys
 
 __all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "MEMORY_EXIT", "TOOLKIT", "MAX_DEPTH", "MAX_OUTPUT_CHARS",
-           "MESSAGE_CHARS", "make_depth_check", "main", "serve_batches"]
+           "MESSAGE_CHARS", "TRUSTED_ENVIRONMENT", "make_depth_check", "main", "serve_batches"]
 
 MAX_DEPTH = 100
 """How deep a returned value may nest lists and dicts (a record is depth 1)."""
@@ -100,6 +104,9 @@ _IMP_DROP = ("create_builtin", "create_dynamic", "exec_builtin", "exec_dynamic",
              "get_frozen_object", "find_frozen", "_override_frozen_modules_for_tests",
              "_override_multi_interp_extensions_check")
 _PEEK_ATTRS = frozenset({"tb_frame", "f_code"})
+TRUSTED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME",
+                       "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "TZ", "TMPDIR", "PYTHONPATH")
+"""The variables the trusted worker is started with (no secrets: no keys, tokens or passwords)."""
 _ALWAYS_OK = frozenset({"builtins.id"})
 
 
@@ -191,6 +198,14 @@ def _preload(toolkit_dir: str | None = None) -> None:
     decimal.Decimal("1.25").quantize(decimal.Decimal("0.1"))
     html.unescape("&amp;&eacute;")
     unicodedata.normalize("NFKD", "\u00e9")
+
+
+def _clear_environment() -> None:
+    """Empty ``os.environ`` and ``posix.environ``: the code run here finds no environment to read or copy."""
+    import posix
+
+    os.environ.clear()  # unsetenv for each, while it is still allowed
+    posix.environ.clear()
 
 
 def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
@@ -374,6 +389,7 @@ def main() -> None:
     max_chars = int(request.get("max_output_chars") or MAX_OUTPUT_CHARS)
     del request
     _preload(toolkit_dir)
+    _clear_environment()
     out_fd, in_fd = os.dup(1), os.dup(0)
     null_fd = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -663,6 +679,7 @@ def serve_batches(filename: str) -> None:
     request = json.loads(read_frame())
     _watch_parent(request.get("watch_fd"))
     describe = _make_describer([0, 0, 0, 0], filename)
+    _clear_environment()  # the parent starts this process with TRUSTED_ENVIRONMENT only; none of it is shown
     module = types.ModuleType("cleaning_functions")
     module.__file__ = filename
     sys.modules[module.__name__] = module

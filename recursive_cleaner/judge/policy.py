@@ -11,8 +11,19 @@ families of tricks are refused at their root rather than one spelling at a time:
   public names; ``.format`` / ``.format_map`` only on a literal format string whose fields name no
   attribute or item; helpers that evaluate text as code (``typing.get_type_hints``, ``ForwardRef``,
   ``functools.singledispatch``) and ``string.Formatter``;
-* changes one function could make to what another sees: ``global``, assignments to attributes of
-  modules or module-level names, classes made with ``type(name, bases, dict)``.
+* changes one function could make to what another sees: ``global``, assignments to attributes or
+  items of modules or module-level names and their mutating methods (``TABLE.update``), an alias
+  of a module-level name (``t = TABLE``), the shared decimal context (``decimal.getcontext``) and
+  other process-wide registries (``calendar.setfirstweekday``, ``Mapping.register``);
+* classes: ``type`` only as ``type(value)``, never bound, passed or called with a class's
+  arguments, and what ``type(...)`` returns never called; class patterns in ``match`` naming
+  private, double-underscore or interpreter attributes (``case object(__class__=c)``);
+* ``operator.attrgetter`` / ``methodcaller`` paths through interpreter internals (``gi_frame.f_back``).
+
+Text naming a double-underscore attribute is refused, except where it is data: a subscript
+(``record["__class__"]``), the key of ``.get`` / ``.pop`` / ``.setdefault``, a comparison, a
+docstring: a field name is never refused. Code nested too deeply to walk is a refusal, never a
+``RecursionError``.
 
 The sandbox (``judge.sandbox``) holds on its own whatever slips through; this layer refuses early
 and says why.
@@ -21,12 +32,14 @@ and says why.
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import re
 import types
 from string import Formatter
 
 from ._child import ALLOWED_MODULES, TOOLKIT
+from ..errors import clip_text
 from ..toolkit import PRIMITIVES
 
 __all__ = ["ALLOWED_IMPORTS", "FORBIDDEN_NAMES", "RESTRICTED_ATTRS", "check_code_safety"]
@@ -64,6 +77,11 @@ _MODULE_LEVEL_HINT = ("the module level may only hold imports, function definiti
 _ALLOWED_HINT = "use only the allowed modules, each imported directly (`import re`)"
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 _UNKNOWN = object()
+_MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault",
+                       "add", "discard", "sort", "reverse", "difference_update", "intersection_update",
+                       "symmetric_difference_update", "appendleft", "extendleft", "rotate", "subtract"})
+_DATA_METHODS = frozenset({"get", "pop", "setdefault"})  # their first argument is a key: text there is data
+_TOO_DEEP = "The code is nested too deeply to check; write plain statements."
 
 
 def _evaluators() -> list[tuple[object, str]]:
@@ -83,6 +101,19 @@ def _computed_getters() -> tuple[object, ...]:
     return operator.attrgetter, operator.methodcaller
 
 
+def _shared_state() -> list[tuple[object, str]]:
+    """Functions and objects whose use changes what every other function sees (process-wide state)."""
+    import calendar
+    import decimal
+
+    why = ("it is the decimal context every function shares; use `with decimal.localcontext() as ctx:` "
+           "and change `ctx` inside the block")
+    out: list[tuple[object, str]] = [(getattr(decimal, name), why) for name in
+                                     ("getcontext", "setcontext", "DefaultContext", "BasicContext", "ExtendedContext")]
+    out.append((calendar.setfirstweekday, "it changes the calendar of every function; pass `firstweekday=` instead"))
+    return out
+
+
 def check_code_safety(code: str) -> list[str]:
     """Return the AST policy problems of `code`, one actionable sentence each; [] when it is acceptable."""
     try:
@@ -93,6 +124,13 @@ def check_code_safety(code: str) -> list[str]:
         return [f"The code cannot be parsed: {exc}."]
     except (RecursionError, MemoryError):  # Python's parser gives up on deeply nested code
         return ["The code is nested too deeply to parse; write plain statements."]
+    try:
+        return _problems(tree)
+    except (RecursionError, MemoryError):  # a walk that recurses (ast.unparse of a long chain in a message)
+        return [_TOO_DEEP]
+
+
+def _problems(tree: ast.Module) -> list[str]:
     problems: list[str] = []
     for stmt in tree.body:
         problem = _module_statement_problem(stmt)
@@ -184,11 +222,13 @@ def _node_problem(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
             and len(node.args) + len(node.keywords) > 1:
         return "making classes with `type(name, bases, namespace)` is not allowed; use dicts and functions"
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        found = _DUNDER_IN_TEXT.search(node.value)
-        if found:
-            return (f"string literals naming double-underscore attributes ({found.group()!r}) are not allowed; "
-                    "pick a sentinel or key without double underscores")
+    if isinstance(node, ast.MatchClass):
+        for attr in node.kwd_attrs:
+            if attr.startswith("_") or attr in RESTRICTED_ATTRS:
+                return (f"a class pattern may not name the attribute `{attr}=` (private, double-underscore or "
+                        "interpreter internals); match on the value itself or on dict keys")
+    if isinstance(node, ast.arg) and node.arg == "type":
+        return "do not name a parameter `type` (it hides the built-in); call it `kind`"
     return None
 
 
@@ -221,6 +261,11 @@ class _Scope:
                 for stmt in body:
                     self.local.update(n.id for n in ast.walk(stmt)
                                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        for node in ast.walk(tree):  # names bound by patterns and handlers are local too
+            name = getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) \
+                else getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
+            if isinstance(name, str):
+                self.local.add(name)
         for node in ast.walk(tree):  # names only ever set to literal text (format templates)
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 parent = self.parent.get(node)
@@ -232,17 +277,96 @@ class _Scope:
                     self.texts.setdefault(node.id, []).append(text)
         self.evaluators = _evaluators()
         self.getters = _computed_getters()
+        self.shared = _shared_state()
+        self.module_names: set[str] = set()  # what the module level binds: constants, functions
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.module_names.add(stmt.name)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                self.module_names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        self.type_results = {  # names set to what type(...) returns: calling them makes a class
+            t.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr))
+            and _is_type_call(node.value) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name)}
+        self._resolved: dict[ast.AST, object] = {}
 
     def resolve(self, node: ast.AST) -> object:
-        """The object a name or an attribute chain rooted at an import refers to, or _UNKNOWN."""
-        if isinstance(node, ast.Name):
-            return self.imported.get(node.id, _UNKNOWN)
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            return _member(base, node.attr) if isinstance(base, types.ModuleType) else _UNKNOWN
-        return _UNKNOWN
+        """The object a name or an attribute chain rooted at an import refers to, or _UNKNOWN (no recursion)."""
+        chain = []
+        while isinstance(node, ast.Attribute) and node not in self._resolved:
+            chain.append(node)
+            node = node.value
+        if node in self._resolved:
+            value = self._resolved[node]
+        elif isinstance(node, ast.Name):
+            value = self.imported.get(node.id, _UNKNOWN)
+        else:
+            value = _UNKNOWN
+        for link in reversed(chain):
+            value = _member(value, link.attr) if isinstance(value, types.ModuleType) else _UNKNOWN
+            self._resolved[link] = value
+        return value
+
+    def _shared_root(self, root: ast.AST) -> bool:
+        """Whether ``root`` names something every function shares: an import or a module-level name."""
+        return isinstance(root, ast.Name) and (root.id in self.imported or root.id in self.module_names
+                                               or root.id not in self.local)
+
+    def _type_problem(self, node: ast.AST) -> str | None:
+        """``type`` only called on one value; what it returns never called."""
+        parent = self.parent.get(node)
+        if isinstance(node, ast.Name) and node.id == "type":
+            if not isinstance(node.ctx, ast.Load):
+                return "do not bind the name `type` (it hides the built-in); call the variable `kind`"
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                return ("`type` may only be called as `type(value)`; it cannot be stored, passed or returned "
+                        "(classes cannot be made in cleaning code)")
+            if len(parent.args) == 1 and isinstance(parent.args[0], ast.Name) \
+                    and isinstance(getattr(builtins, parent.args[0].id, None), type):
+                return f"`type({parent.args[0].id})` is the class of a class; compare with `type(value) is {parent.args[0].id}`"
+        if isinstance(node, ast.Call) and (_is_type_call(node.func) or isinstance(node.func, ast.Name)
+                                           and node.func.id in self.type_results):
+            return "calling what `type(...)` returns is not allowed (it makes objects of any class); use literals"
+        return None
+
+    def _data_text(self, node: ast.Constant) -> bool:
+        """Whether a text constant is data (a key, a comparison, a docstring), not a name of anything."""
+        parent = self.parent.get(node)
+        if isinstance(parent, ast.Subscript) and parent.slice is node or isinstance(parent, ast.Compare):
+            return True
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node \
+                and isinstance(parent.func, ast.Attribute) and parent.func.attr in _DATA_METHODS:
+            return True
+        if isinstance(parent, ast.Expr) and isinstance(self.parent.get(parent), (ast.Module, ast.FunctionDef)):
+            return self.parent[parent].body[0] is parent
+        return False
 
     def problem(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found = _DUNDER_IN_TEXT.search(node.value)
+            if found and not self._data_text(node):
+                return (f"string literals naming double-underscore attributes ({found.group()!r}) are not allowed "
+                        "outside a key (`record[...]`, `.get(...)`); pick a sentinel without double underscores")
+            return None
+        problem = self._type_problem(node)
+        if problem:
+            return problem
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            root = _root(node.func.value)
+            if self._shared_root(root) and not (isinstance(root, ast.Name) and root.id in self.imported
+                                                and node.func.value is root):
+                return (f"`{_shown(node.func)}(...)` changes `{root.id}`, which every function shares; "
+                        f"change a copy in a local variable instead (`copy.copy({root.id})`)")
+        if isinstance(node, ast.Attribute) and node.attr == "register" and isinstance(node.ctx, ast.Load) \
+                and self.resolve(node.value) is not _UNKNOWN:
+            return f"`{_shown(node)}` changes a registry every function shares; it is not allowed"
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Name) \
+                and node.value.id in self.module_names and node.value.id not in self.imported \
+                and node.value.id[:1].isupper() and self.parent.get(node) is not None \
+                and not isinstance(self.parent.get(node), ast.Module):
+            return (f"an alias of the module-level `{node.value.id}` would let a function change it for every "
+                    f"other; use `{node.value.id}` directly, or copy it (`dict({node.value.id})`)")
         if isinstance(node, ast.ImportFrom) and node.module in ALLOWED_IMPORTS and not node.level:
             for alias in node.names:
                 value = self.imported.get(alias.asname or alias.name, _UNKNOWN)
@@ -259,7 +383,7 @@ class _Scope:
         value = self.resolve(node)
         if value is _UNKNOWN:
             return None
-        shown = ast.unparse(node)
+        shown = _shown(node)
         if isinstance(value, types.ModuleType):
             if isinstance(node, ast.Attribute) and value.__name__ not in ALLOWED_IMPORTS:
                 return (f"`{shown}` is the module `{value.__name__}`, reached through another module; "
@@ -269,7 +393,7 @@ class _Scope:
                 return (f"the module `{shown}` may only be used as `{shown}.<name>`; "
                         "it cannot be stored, passed or returned")
             return None
-        for obj, why in self.evaluators:
+        for obj, why in self.evaluators + self.shared:
             if value is obj:
                 return f"`{shown}` is not allowed in cleaning code: {why}"
         if any(value is getter for getter in self.getters):
@@ -286,8 +410,10 @@ class _Scope:
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or call.keywords and not methodcaller:
                 return f"`{shown}` needs literal attribute names (computed names are not allowed)"
             parts = arg.value.split(".")
-            if any(p.startswith("_") for p in parts) or (methodcaller and arg.value in _FORMAT_METHODS):
-                return f"`{shown}({arg.value!r})` is not allowed: no private or format attributes"
+            if any(p.startswith("_") or p in RESTRICTED_ATTRS for p in parts) \
+                    or (methodcaller and arg.value in _FORMAT_METHODS):
+                return (f"`{shown}({clip_text(arg.value, 80)!r})` is not allowed: no private or format attributes, "
+                        "nor interpreter internals")
         return None
 
     def _format_problem(self, node: ast.Attribute) -> str | None:
@@ -319,16 +445,30 @@ class _Scope:
 
     def _store_problem(self, node: ast.Attribute | ast.Subscript) -> str | None:
         """Assigning to (or deleting) a part of something every function shares."""
-        root = node.value
-        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if not isinstance(root, ast.Name):
+        root = _root(node.value)
+        if not self._shared_root(root):
             return None
-        shared = root.id in self.imported or (root.id not in self.local and isinstance(node, ast.Attribute))
-        if not shared:
-            return None
-        return (f"changing `{ast.unparse(node)}` is not allowed: it belongs to a module or to the whole file and "
+        return (f"changing `{_shown(node)}` is not allowed: it belongs to a module or to the whole file and "
                 "would change it for every function; keep changes in local variables")
+
+
+def _root(node: ast.AST) -> ast.AST:
+    """The name an attribute / item / call chain starts from (or whatever else it starts from)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _shown(node: ast.AST) -> str:
+    """The node's source for a message, cut short (and never a RecursionError)."""
+    try:
+        return clip_text(ast.unparse(node), 120)
+    except (RecursionError, MemoryError, ValueError):
+        return f"<a long {type(node).__name__.lower()}>"
+
+
+def _is_type_call(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
 
 
 def _module(name: str) -> object:

@@ -47,11 +47,11 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SandboxError, clip_text
-from ._child import MAX_OUTPUT_CHARS, MEMORY_EXIT
+from ._child import MAX_OUTPUT_CHARS, MEMORY_EXIT, TRUSTED_ENVIRONMENT
 from .reply_check import (HEAD_TOO_DEEP, LOAD_TOO_DEEP, TEXT_CHARS, BadReply, check_payload, malformed, parse_line,
                           read_head, violation_text)
 
-__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH"]
+__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH", "TRUSTED_ENVIRONMENT"]
 
 CHILD_PATH = Path(__file__).with_name("_child.py")
 _TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)  # the child loads toolkit.py from the package root, by path

@@ -26,6 +26,7 @@ import click
 
 from .._version import __version__
 from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
+from ..escape import terminal_text
 from ..read.sampling import STRATEGIES
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 from .cli_options import backend_option, default_backend, run_kwargs, run_options
@@ -33,6 +34,11 @@ from .cli_options import backend_option, default_backend, run_kwargs, run_option
 __all__ = ["cli", "main", "make_backend", "error_message", "state_summary"]
 
 PROG = "recursive-cleaner"
+
+
+def _echo(text: str, err: bool = False) -> None:
+    """Every line the CLI prints: field names, goals, a report's text may hold terminal escape sequences."""
+    click.echo(terminal_text(text), err=err)
 _DEBUG, _RESUME = "recursive_cleaner.debug", "recursive_cleaner.resume_hint"
 # import name of an optional dependency -> how to install it
 _INSTALL = {
@@ -95,7 +101,7 @@ def error_message(exc: BaseException) -> str:
 def _fail(ctx: click.Context, message: str, code: int) -> None:
     if ctx.meta.get(_DEBUG):
         traceback.print_exc()
-    click.echo(f"Error: {message}", err=True)
+    _echo(f"Error: {message}", err=True)
     raise click.exceptions.Exit(code)
 
 
@@ -386,11 +392,11 @@ def _print_result(result: Any, dry_run: bool) -> None:
 
         issues = distinct_issues(result.issues)  # each chunk reports its own: count each issue once
         fields = sorted({i["field"] for i in issues if i.get("field")})
-        click.echo(f"found {len(issues)} issue(s)" + (f" in fields {', '.join(fields)}" if fields else ""))
+        _echo(f"found {len(issues)} issue(s)" + (f" in fields {', '.join(fields)}" if fields else ""))
     else:
-        click.echo(f"wrote {result.output_path}: {len(result.functions)} function(s) "
+        _echo(f"wrote {result.output_path}: {len(result.functions)} function(s) "
                    f"{', '.join(result.functions)}".rstrip())
-    click.echo(f"chunks {result.chunks_processed}/{result.chunks_total}"
+    _echo(f"chunks {result.chunks_processed}/{result.chunks_total}"
                + (f" (resumed after chunk {result.resumed_from_chunk + 1})"
                   if result.resumed_from_chunk is not None else "")
                + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
@@ -398,14 +404,14 @@ def _print_result(result: Any, dry_run: bool) -> None:
                f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
                + (f", {result.unusable_replies} unusable replies" if result.unusable_replies else ""))
     if result.spec_path:
-        click.echo(f"field spec {result.spec_path} (edit it and pass it back with --spec)")
+        _echo(f"field spec {result.spec_path} (edit it and pass it back with --spec)")
     if result.cross_row_sample:
-        click.echo(f"cross-row steps: {len(result.cross_row)}; on a sample they keep "
+        _echo(f"cross-row steps: {len(result.cross_row)}; on a sample they keep "
                    f"{result.cross_row_sample - result.cross_row_dropped:,} of {result.cross_row_sample:,} records")
     if result.improvement is not None:
-        click.echo(str(result.improvement))
+        _echo(str(result.improvement))
     if result.report_path:
-        click.echo(f"report {result.report_path}")
+        _echo(f"report {result.report_path}")
 
 
 @cli.command("apply")
@@ -461,24 +467,24 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
             result = apply_on_dask(functions, file, output, dask_address, workers, partition_size, audit=audit,
                                    on_progress=on_progress, **options)
     if result.missing_fields:
-        click.echo(f"warning: {file} has no field {', '.join(map(repr, result.missing_fields))} that {functions} "
+        _echo(f"warning: {file} has no field {', '.join(map(repr, result.missing_fields))} that {functions} "
                    "reads; were the functions written for other data?", err=True)
     failed = f", {result.failed} failed" + (f" (in {reject_file})" if reject_file and result.failed else
                                             " (written unchanged)" if result.failed else "")
-    click.echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
+    _echo(f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
                f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
                f"({result.records_per_s:,.0f} records/s, {result.workers} "
                f"{'trusted' if result.trusted else 'sandboxed'} worker(s)"
                + ("" if dask_address is None else f" on Dask {dask_address}") + ")")
     if result.cross_row_steps:
         changed = sum(n for fields in result.cross_row_changed.values() for n in fields.values())
-        click.echo(f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} duplicates dropped, "
+        _echo(f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} duplicates dropped, "
                    f"{changed:,} cells changed")
     if audit:
         by_step = ", ".join(f"{name} {n:,}" for name, n in result.changes_by_step.items()) or "no changes"
-        click.echo(f"audit {audit}: {result.audit_rows:,} rows; records changed: {by_step}")
+        _echo(f"audit {audit}: {result.audit_rows:,} rows; records changed: {by_step}")
     if result.dropped_keys:
-        click.echo(f"warning: keys first seen after the first batch are not in the CSV: "
+        _echo(f"warning: keys first seen after the first batch are not in the CSV: "
                    f"{', '.join(result.dropped_keys)}", err=True)
 
 
@@ -496,9 +502,9 @@ def report(path: str) -> None:
     if path.lower().endswith(".json") or text.lstrip().startswith("{"):
         from ..write.state import load_state
 
-        click.echo(state_summary(load_state(path), path))
+        _echo(state_summary(load_state(path), path))
     else:
-        click.echo(text.rstrip("\n"))
+        _echo(text.rstrip("\n"))
 
 
 def state_summary(state: dict, path: str) -> str:

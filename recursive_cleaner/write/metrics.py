@@ -9,12 +9,12 @@ records are known, measures cell accuracy. ``DataCleaner.get_improvement_report(
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..escape import html_text, md_code
 from ..profiling.profiler import is_missing, profile_records, strings_only, value_key
 
 __all__ = ["md_cell", "pct", "FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
@@ -233,8 +233,7 @@ class ImprovementReport:
         head = self._header()
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         for row in self._rows(" → "):
-            name = md_cell(row[0], 40)
-            name = f"`{name}`" if "`" not in name else name
+            name = md_code(row[0], 40, cell=True)
             lines.append("| " + " | ".join([name] + [md_cell(c) for c in row[1:]]) + " |")
         if self._has_truth():
             lines.append(f"| **all cells** | | | | | {pct(self.accuracy_before)} → {pct(self.accuracy_after)} |")
@@ -253,13 +252,13 @@ class ImprovementReport:
     def _repr_html_(self) -> str:
         """Notebooks: a small HTML table, one row per field, the title as caption."""
         def row(cells: list[str], tag: str) -> str:
-            return "<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>"
+            return "<tr>" + "".join(f"<{tag}>{html_text(c)}</{tag}>" for c in cells) + "</tr>"
 
         body = [row(r, "td") for r in self._rows(" → ")]
         if self._has_truth():
             overall = f"{pct(self.accuracy_before)} → {pct(self.accuracy_after)}"
             body.append(row(["all cells", "", "", "", "", overall], "td"))
-        return (f'<table class="recursive-cleaner-improvement"><caption>{html.escape(self._title(" → "))}</caption>'
+        return (f'<table class="recursive-cleaner-improvement"><caption>{html_text(self._title(" → "))}</caption>'
                 f"<thead>{row(self._header(), 'th')}</thead><tbody>{''.join(body)}</tbody></table>")
 
     def __str__(self) -> str:

@@ -2,7 +2,10 @@
 
 A short summary comes first, then one section per topic; sections with nothing to say are left
 out. In a dry run the report is an analysis: the detected issues grouped by field replace the
-functions. Table cells are single-line with ``|`` escaped; long values end in "…".
+functions. Table cells are single-line with ``|`` escaped; long values end in "…". Every text the
+run did not write itself (field names, goals, the model's text, data values) goes through
+``recursive_cleaner.escape`` (``md_text``, ``md_lines``, ``md_code``): it shows as it is and
+opens no code span, link or raw HTML.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .metrics import md_cell, pct
+from ..escape import md_code, md_lines, md_text
+from .metrics import pct
 from .state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,15 +73,13 @@ class ReportData:
 
 
 def _short(text: Any, limit: int) -> str:
-    """One line, at most ``limit`` characters (ending in '…' when cut)."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    """Untrusted text as markdown prose: one line, at most ``limit`` characters (ending in '…' when cut), escaped."""
+    return md_text(text, limit)
 
 
 def _code(text: Any, limit: int = 60) -> str:
-    """An inline code span that survives backticks in the text."""
-    flat = _short(text, limit)
-    return f"`` {flat} ``" if "`" in flat else f"`{flat}`"
+    """Untrusted text as an inline code span (any backticks in it kept)."""
+    return md_code(text, limit)
 
 
 def _example(value: Any) -> str:
@@ -90,7 +92,7 @@ def _example(value: Any) -> str:
 
 def _field_cell(name: str) -> str:
     """A field name in a table cell (the whole-record group is not a field name)."""
-    return WHOLE_RECORD if name == WHOLE_RECORD else _code(md_cell(name, 40), 42)
+    return WHOLE_RECORD if name == WHOLE_RECORD else md_code(name, 40, cell=True)
 
 
 def _num(n: Any) -> str:
@@ -108,7 +110,7 @@ def _quote(text: str) -> list[str]:
     body = text.strip()
     if len(body) > INSTRUCTION_CHARS:
         body = body[: INSTRUCTION_CHARS - 1].rstrip() + "…"
-    return [f"> {line}".rstrip() for line in body.splitlines()]
+    return [f"> {line}".rstrip() for line in md_lines(body)]
 
 
 def _title(data: ReportData) -> str:
@@ -214,7 +216,7 @@ def _functions(data: ReportData) -> list[str]:
         doc = inspect.cleandoc(str(fn.get("docstring") or ""))
         if doc:
             doc = doc if len(doc) <= DOCSTRING_CHARS else doc[: DOCSTRING_CHARS - 1].rstrip() + "…"
-            lines += [f"> {line}".rstrip() for line in doc.splitlines()] + [""]
+            lines += [f"> {line}".rstrip() for line in md_lines(doc)] + [""]
         facts = []
         if fn.get("field"):
             facts.append(f"- Field: {_code(fn['field'], 60)}")
@@ -236,9 +238,8 @@ def _issues(data: ReportData) -> list[str]:
     for name, group in _issue_groups(data.issues).items():
         count = _num(group["count"]) if group["count"] is not None else "—"
         issue = "; ".join(group["issues"][:2]) + (" …" if len(group["issues"]) > 2 else "")
-        examples = ", ".join(_code(md_cell(_example(v), 30), 32)
-                             for v in group["examples"][:MAX_EXAMPLES])
-        lines.append(f"| {_field_cell(name)} | {count} | {md_cell(issue, 160)} | {examples} |")
+        examples = ", ".join(md_code(_example(v), 30, cell=True) for v in group["examples"][:MAX_EXAMPLES])
+        lines.append(f"| {_field_cell(name)} | {count} | {md_text(issue, 160)} | {examples} |")
     return lines
 
 
@@ -260,7 +261,7 @@ def _left_dirty(data: ReportData) -> list[str]:
                 count = f"{_num(group['count'])} values: " if group["count"] else ""
                 rows.append((name, f"still open: {count}{group['issues'][0]}"))
     lines = ["## Fields left dirty", "", "| Field | Issue |", "|---|---|"]
-    lines += [f"| {_field_cell(name)} | {md_cell(issue, 200)} |" for name, issue in rows]
+    lines += [f"| {_field_cell(name)} | {md_text(issue, 200)} |" for name, issue in rows]
     return lines if rows else []
 
 
@@ -322,7 +323,7 @@ def _applied(data: ReportData) -> list[str]:
     by_step = a.get("changes_by_step") or {}
     if by_step:
         lines += ["", "| Function or step | Records changed (dedup: dropped) |", "|---|---|"]
-        lines += [f"| {_code(md_cell(name, 80), 82)} | {_num(n)} |" for name, n in by_step.items()]
+        lines += [f"| {md_code(name, 80, cell=True)} | {_num(n)} |" for name, n in by_step.items()]
     return lines
 
 
@@ -347,14 +348,14 @@ def _cross_row(data: ReportData) -> list[str]:
 
 def render_report(data: ReportData) -> str:
     """The report as markdown: summary first, then only the sections that have something to say."""
-    sections = [[f"# {_title(data)}", "", *_summary(data)]]
+    sections = [[f"# {md_text(_title(data))}", "", *_summary(data)]]
     if data.dry_run and data.issues:
         sections.append(_issues(data))
     if not data.dry_run and data.functions:
         sections.append(_functions(data))
     if data.spec:
         sections.append(["## Field spec", "", "What each field should look like, as read from the goals "
-                         + (f"(edit `{data.spec_path}` and pass it back with `--spec` / `spec=`)"
+                         + (f"(edit {md_code(data.spec_path)} and pass it back with `--spec` / `spec=`)"
                             if data.spec_path else "") + ":", "", *[f"- {_short(line, 300)}" for line in data.spec]])
     if data.suggestions:
         sections.append(["## Suggestions (not changed)", "", "Fields the goals do not mention were left as they are. "

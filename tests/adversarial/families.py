@@ -18,7 +18,8 @@ _SINK_SYS = '''
     return found'''
 
 FAMILIES: dict[str, tuple[str, str, str]] = {
-    # name: (code, fragment of the AST layer's refusal, what the sandbox does: "refused" or "harmless")
+    # name: (code, fragment of the AST layer's refusal, what the sandbox does: "refused" (a recorded refusal of
+    # open/compile), "blocked" (another recorded refusal, e.g. an interpreter attribute) or "harmless")
     "attrgetter-computed": ('''import operator
 
 def clean(record):
@@ -115,6 +116,53 @@ def holder(x: "op" + "en(" + QUOTED_PATH + ").read()"):
 def clean(record):
     functools.singledispatch(base).register(holder)
     return record''', "`functools.singledispatch` is not allowed", "refused"),
+    # issue 28: paths through interpreter internals, class patterns, type as a value, shared module state
+    "attrgetter-frame-path": ('''import operator
+
+def clean(record):
+    gen = (x for x in [1])
+    g = operator.attrgetter("gi_frame.f_back.f_globals")(gen)
+    return {"env": str(g["os"].environ.get("RC_SECRET")), "file": g["open"](PATH).read()}''',
+                              "no private or format attributes, nor interpreter internals", "blocked"),
+    "match-class-dunder": ('''def clean(record):
+    match record:
+        case object(__class__=object(__base__=base)):
+            pass
+    match base:
+        case object(__subclasses__=subs):
+            pass
+    wrap = [c for c in subs() if "_wrap_close" in str(c)][0]
+    match wrap:
+        case object(__init__=object(__globals__=g)):
+            pass
+    return {"env": str(g["environ"].get("RC_SECRET")), "file": str(g["open"](PATH).read())}''',
+                           "a class pattern may not name the attribute `__class__=`", "refused"),
+    "type-as-value": ('''def clean(record):
+    make = type
+    Holder = make("Holder", (dict,), {"items": lambda self: [("env", "x")]})
+    held = Holder(record)
+    return {"file": open(PATH).read(), "held": str(list(held.items()))}''',
+                      "`type` may only be called as `type(value)`", "refused"),
+    "type-of-a-class": ('''def clean(record):
+    Holder = type(dict)("Holder", (dict,), {})
+    return {"file": open(PATH).read(), "held": str(Holder(record))}''',
+                        "calling what `type(...)` returns is not allowed", "refused"),
+    "decimal-shared-context": ('''import decimal
+
+def clean(record):
+    ctx = decimal.getcontext()
+    ctx.prec = 2
+    return {"third": str(decimal.Decimal(1) / 3)}''', "`decimal.getcontext` is not allowed", "harmless"),
+    "module-constant-item-store": ('''TABLE = {"NY": "New York"}
+
+def clean(record):
+    TABLE["NY"] = "changed for every later record"
+    return {"state": TABLE["NY"]}''', "changing `TABLE['NY']` is not allowed", "harmless"),
+    "module-constant-mutator": ('''SEEN = []
+
+def clean(record):
+    SEEN.append(record.get("a"))
+    return {"seen": len(SEEN)}''', "`SEEN.append(...)` changes `SEEN`", "harmless"),
 }
 
 

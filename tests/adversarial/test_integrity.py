@@ -133,14 +133,21 @@ LOW_PRECISION = textwrap.dedent('''\
         return record''')
 
 
-def test_a_function_that_changes_another_through_process_state_is_left_out(tmp_path):
+@pytest.mark.parametrize("policy_knows", [True, False])
+def test_a_function_that_changes_another_through_process_state_is_left_out(tmp_path, monkeypatch, policy_knows):
+    """The policy refuses the shared decimal context (issue 28); without that rule the assembled check still does."""
+    if not policy_knows:
+        monkeypatch.setattr("recursive_cleaner.judge.policy._shared_state", lambda: [])
     data = tmp_path / "prices.jsonl"
     data.write_text("".join(json.dumps({"id": i, "price": p}) + "\n" for i, p in enumerate(["1", "2", "10"])))
     cleaner, result, _ = _run([make_reply("price_thirds", THIRDS), make_reply("round_prices", LOW_PRECISION)],
                               data, tmp_path)
     assert result.functions == ["price_thirds"]
     name, why = result.rejected[-1]
-    assert name == "round_prices" and "`price_thirds` no longer gives" in why and '"0.333"' in why
+    if policy_knows:
+        assert name == "round_prices" and "`decimal.getcontext` is not allowed" in why
+    else:
+        assert name == "round_prices" and "`price_thirds` no longer gives" in why and '"0.333"' in why
     rows = _applied(tmp_path, data)
     assert rows[0]["third"] == "0.3333333333333333333333333333"
 

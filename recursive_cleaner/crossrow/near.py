@@ -1,0 +1,233 @@
+"""Close spellings found in bounded work: a banded edit distance and an index of strings by their segments.
+
+The cross-row steps look for a rare value (or key) within a few edits of a much more frequent one.
+Compared pair by pair, that is quadratic in the number of values and, for the edit distance, in
+their length; hostile data (thousands of keys, values of thousands of characters) stalls the parent.
+Here instead:
+
+* ``distance(a, b, limit)``: Levenshtein distance, exact up to ``limit`` (``limit + 1`` beyond it),
+  computed only in the diagonal band ``|i - j| <= limit`` (Ukkonen) after the common prefix and
+  suffix are cut off: O(limit * n), and O(1) when the lengths differ by more than ``limit``;
+* ``NearIndex``: strings of length L >= k + 1 cut into k + 1 segments. Two strings within k edits
+  share at least one segment, at most k characters away from where it was (an edit touches one
+  segment at most, and k edits leave one of k + 1 segments whole), so looking the probe's
+  substrings up by (length, segment, text) finds every string within k edits, and few others;
+  shorter strings are always candidates;
+* a ``Budget`` of work units (one per candidate looked up, ``cost`` per distance: about 16
+  cells of its band each) that a step spends in a fixed order, and ``MAX_CHARS``: what is longer, or what comes after the budget ran out, is left
+  alone and counted. Ordinary data never reaches either: only work the old pairwise scan would
+  have taken many seconds for is cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "cost", "distance", "closest_spellings", "close_keys"]
+
+MAX_CHARS = 256
+"""Values (and keys) longer than this are never matched to a close spelling: left alone and counted."""
+MAX_WORK = 2_000_000
+"""Work units one step (one vocabulary field, one majority step's keys) may spend while fitting."""
+PROBE_WORK = 20_000
+"""Work units for one key first seen while transforming (a key an earlier step wrote)."""
+_MAX_SEGMENTED = 6  # above this distance the index keeps lengths only (few segments would be too short)
+
+
+class Budget:
+    """Work units left; ``spend(n)`` is False once they are gone (and stays False)."""
+
+    def __init__(self, units: int) -> None:
+        self.left = units
+
+    def spend(self, units: int = 1) -> bool:
+        if self.left < 0:
+            return False
+        self.left -= units
+        return self.left >= 0
+
+
+def _common_ends(a: str, b: str) -> tuple[int, int]:
+    """(length of the common prefix, of the common suffix after it): slices compared in C, halving."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    prefix, rest = lo, n - lo
+    lo, hi = 0, rest
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:] == b[len(b) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return prefix, lo
+
+
+def cost(a: str, b: str, limit: int) -> int:
+    """The work units ``distance(a, b, limit)`` is charged: its band's cells at most, 16 to a unit, plus two."""
+    return 2 + (2 * limit + 1) * min(len(a), len(b)) // 16
+
+
+def distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` when it is more than ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    if a == b:
+        return 0
+    prefix, suffix = _common_ends(a, b)
+    a, b = a[prefix:len(a) - suffix], b[prefix:len(b) - suffix]
+    if len(a) > len(b):
+        a, b = b, a
+    n, m, over, width = len(a), len(b), limit + 1, 2 * limit + 1
+    if n == 0:
+        return m if m <= limit else over
+    # Row i holds the cells j = i - limit + d for d in range(width) (the band); cells outside it count as over.
+    prev = [over] * width
+    for j in range(min(m, limit) + 1):
+        prev[j + limit] = j
+    for i in range(1, n + 1):
+        cur = [over] * width
+        ca, best, first = a[i - 1], over, i - limit
+        for d in range(width):
+            j = first + d
+            if j < 0 or j > m:
+                continue
+            if j == 0:
+                value = i
+            else:
+                value = prev[d] + (ca != b[j - 1])
+                if d + 1 < width and prev[d + 1] + 1 < value:
+                    value = prev[d + 1] + 1
+                if d and cur[d - 1] + 1 < value:
+                    value = cur[d - 1] + 1
+                if value > over:
+                    value = over
+            cur[d] = value
+            if value < best:
+                best = value
+        if best > limit:
+            return over
+        prev = cur
+    result = prev[m - n + limit]
+    return result if result <= limit else over
+
+
+class NearIndex:
+    """Strings (each with an item) found again by ``near(text, k)``: every one within k edits, for k <= ``k``."""
+
+    def __init__(self, k: int) -> None:
+        self.k = max(0, int(k))
+        self.segments = self.k + 1 if self.k <= _MAX_SEGMENTED else 0
+        self.table: dict[tuple[int, int, str], list[tuple[int, Any]]] = {}
+        self.short: dict[int, list[tuple[int, Any]]] = {}  # length -> strings too short to cut (always candidates)
+        self.count = 0
+        self._cut_cache: dict[int, list[tuple[int, int]]] = {}
+
+    def _cuts(self, length: int) -> list[tuple[int, int]]:
+        """(start, size) of each of the ``segments`` segments of a string of ``length`` characters."""
+        if length in self._cut_cache:
+            return self._cut_cache[length]
+        size, extra = divmod(length, self.segments)
+        cuts, start = [], 0
+        for s in range(self.segments):
+            width = size + (1 if s >= self.segments - extra else 0)
+            cuts.append((start, width))
+            start += width
+        self._cut_cache[length] = cuts
+        return cuts
+
+    def add(self, text: str, item: Any) -> None:
+        """Index ``text`` with ``item`` (items come back in the order they were added)."""
+        entry = (self.count, item)
+        self.count += 1
+        if not self.segments or len(text) < self.segments:
+            self.short.setdefault(len(text), []).append(entry)
+            return
+        for s, (start, size) in enumerate(self._cuts(len(text))):
+            self.table.setdefault((len(text), s, text[start:start + size]), []).append(entry)
+
+    def near(self, text: str, k: int, budget: Budget) -> list[Any] | None:
+        """The items whose text may be within ``k`` edits of ``text`` (a superset), in order; None when out of budget."""
+        k = min(k, self.k)
+        n, found = len(text), {}
+        for length in range(max(0, n - k), n + k + 1):
+            entries: list[list[tuple[int, Any]]] = [self.short.get(length, [])]
+            if self.segments and length >= self.segments:
+                for s, (start, size) in enumerate(self._cuts(length)):
+                    for p in range(max(0, start - k), min(n - size, start + k) + 1):
+                        hit = self.table.get((length, s, text[p:p + size]))
+                        if hit:
+                            entries.append(hit)
+            for entry in entries:
+                if not budget.spend(len(entry) + 1):
+                    return None
+                found.update(entry)
+        return [found[seq] for seq in sorted(found)]
+
+
+
+def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float) -> tuple[dict[str, str], int]:
+    """(rare string -> its unambiguous close spelling at least ``ratio`` times as frequent, strings left alone).
+
+    A short code seen more than once is a value of its own ("KY" is not a typo of "NY"); two
+    well-formed numbers are two values; short strings take one edit at most. Strings over
+    ``MAX_CHARS``, and those after the work budget ran out, are left alone (counted).
+    """
+    strings = [(v, n) for v, n in counts.items() if isinstance(v, str)]
+    fixes: dict[str, str] = {}
+    if not strings:
+        return fixes, 0
+    least = min(n for _, n in strings)
+    index = NearIndex(max_distance)
+    for other, m in sorted(strings, key=lambda vn: -vn[1]):  # the candidates, most frequent first
+        if m >= ratio * least and len(other) <= MAX_CHARS:
+            index.add(other, (other, m))
+    budget, left_alone = Budget(MAX_WORK), 0
+    for value, n in strings:
+        if len(value.strip()) < 4 and n > 1:
+            continue
+        limit = min(max_distance, max(1, len(value) // 4))
+        near = index.near(value, limit, budget) if len(value) <= MAX_CHARS else None
+        best: list[tuple[int, int, str]] | None = []
+        for other, m in near or ():
+            if m < ratio * n or other == value or (value.isdigit() and other.isdigit()):
+                continue
+            if not budget.spend(cost(value, other, limit)):
+                best = None
+                break
+            d = distance(value, other, limit)
+            if d <= limit:
+                best.append((d, -m, other))
+        if near is None or best is None:
+            left_alone += 1
+            continue
+        if not best:
+            continue
+        best.sort()
+        if len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]:
+            continue  # two candidates at the same distance and of similar frequency: ambiguous
+        fixes[value] = best[0][2]
+    return fixes, left_alone
+
+
+def close_keys(text: str, index: NearIndex, max_distance: int, budget: Budget) -> list[Any] | None:
+    """The items of ``index`` whose text is within ``max_distance`` edits of ``text``; None: left alone (too long, budget)."""
+    if len(text) > MAX_CHARS:
+        return None
+    found = index.near(text, max_distance, budget)
+    if found is None:
+        return None
+    out = []
+    for other, other_text in found:
+        if text.isdigit() and other_text.isdigit():
+            continue  # two well-formed numbers are two keys, not a typo
+        if not budget.spend(cost(text, other_text, max_distance)):
+            return None
+        if distance(text, other_text, max_distance) <= max_distance:
+            out.append(other)
+    return out
