@@ -27,6 +27,9 @@ How it is made (``read_spec``):
    and the others are left as they are (``frozen``); ``scope="all"`` also reads formats for
    the others from their names and data, as before. Goals that name no field at all leave every
    field in scope.
+4. Protection: a field read ``as_is`` is ``protected`` (nothing writes it, not even a cross-row
+   step on a stated key), and an example whose output equals its input (``examples``, read by
+   ``goal_examples`` or written by the user) keeps every value of its shape (``kept``).
 
 ``CleaningSpec.to_json`` is the text of ``cleaning_spec.json`` (the run writes it beside its
 output); ``load_spec`` accepts it back (a path or a
