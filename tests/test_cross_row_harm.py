@@ -94,6 +94,19 @@ def test_discovery_may_key_on_a_protected_field_but_never_writes_it():
     assert any(s.kind == "vocabulary" and "postcode" in s.fields for s in unprotected)
 
 
+def test_a_protected_field_does_not_change_which_key_discovery_chooses():
+    rows = [{"brewery_id": str(i % 8), "brewery_name": f"Brewery {i % 8}", "city": f"City{i % 8}",
+             "state": "CA" if i % 8 < 4 else "OR"} for i in range(96)]
+    rows[3]["city"], rows[11]["state"] = "City3 CA", ""
+    plain = [(s.key, s.fields) for s in discover_steps(rows) if s.kind == "majority"]
+    guarded = [(s.key, s.fields) for s in discover_steps(rows, protected={"brewery_name"}) if s.kind == "majority"]
+    assert [k for k, _ in guarded] == [k for k, _ in plain]
+    assert all("brewery_name" not in f for _, f in guarded) and any("brewery_name" in f for _, f in plain)
+    kept, _ = validate_steps(discover_steps(rows, protected={"brewery_name"}), rows, protected={"brewery_name"})
+    fixed = apply_steps(kept, rows)
+    assert fixed[3]["city"] == "City3" and fixed[11]["state"] == "CA"  # a stray suffix and a blank: mended
+
+
 def test_a_dedup_step_on_a_protected_key_is_fine():
     rows = [{"code": f"{i:05d}", "name": f"n{i}"} for i in range(40)] + [{"code": "00003", "name": "n3"}]
     kept, _ = validate_steps([CrossRowStep("dedup", key=("code",))], rows, protected={"code"}, frozen={"code"})
@@ -115,6 +128,8 @@ def test_values_of_a_kept_shape_are_never_replaced():
     ("de", "DE", True), (" Germany ", "germany", True), ("Germnay", "Germany", True), ("DK", "DE", False),
     ("FR", "DE", False), ("anna.k@shop.example", "bernd@mail.example", False), ("ana@shop.example", "anna@shop.example", True),
     ("birminghxm", "birmingham", True), (12, "12", True), ("Spain", "Italy", False),
+    ("Mooresville NC", "Mooresville", True), ("Bend OR", "Bend", True), ("East Germany", "Germany", False),
+    ("New York", "York", False), ("San Francisco", "San Francisco Bay Area", False),
 ])
 def test_is_variant_is_case_spacing_or_a_few_edits_for_the_length(old, new, variant):
     assert is_variant(old, new) is variant

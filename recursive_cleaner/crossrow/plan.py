@@ -182,8 +182,7 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
         if not 2 <= len(values) <= n // 2 or not _key_like(values):
             continue
         key_like.append(fld)
-        deps = _dependents(dicts, fld, [f for f in fields if f not in protected],
-                           min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
+        deps = _dependents(dicts, fld, fields, min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement)
         if named.get(fld):  # "rows with the same measure code agree on the condition": not on emergency_service
             deps = [(d, a) for d, a in deps if d in named[fld] or a >= min_agreement]
         if deps:
@@ -202,6 +201,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
             (by_pair[second] if second else alone).append(d)
         told = named.get(key) or (list(fields) if key in stated else [])  # the dependencies the goals state
         alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]  # the others must look like one
+        alone = [d for d in alone if d not in protected]  # found and covered as before, never written
+        by_pair = {second: [d for d in ds if d not in protected] for second, ds in by_pair.items()}
+        by_pair = {second: ds for second, ds in by_pair.items() if ds}
         if alone:
             source = _source_field(dicts, key, fields) if key in stated else None
             steps.append(CrossRowStep("majority", key=(key,), fields=tuple(a for a in alone if a != source),
