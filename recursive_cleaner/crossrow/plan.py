@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .steps import CrossRowStep, apply_steps
 from .xml_form import format_steps, parse_steps
@@ -160,19 +160,21 @@ def _key_like(values: set) -> bool:
 
 
 def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_keys: int = 3,
-                   stated: Iterable[str] | dict[str, list[str]] = ()) -> list[CrossRowStep]:
+                   stated: Iterable[str] | dict[str, list[str]] = (),
+                   protected: Iterable[str] = ()) -> list[CrossRowStep]:
     """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for those keys.
 
     ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first. Given
     as ``{key: fields}`` (:func:`stated_fields`), the lower bar holds only for the fields the goals
     name with that key (all of them when they name none); the others need ``min_agreement``.
+    A ``protected`` field (the goals leave it as it is) may be a key, never a field a step writes.
     """
     named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
     dicts = [r for r in records if isinstance(r, dict)]
     if len(dicts) < 6:
         return []
     fields = list(dict.fromkeys(k for r in dicts for k in r))
-    stated = set(stated)
+    stated, protected = set(stated), set(protected)
     n = len(dicts)
     keys, key_like = [], []
     for fld in fields:
@@ -199,6 +201,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
             (by_pair[second] if second else alone).append(d)
         told = named.get(key) or (list(fields) if key in stated else [])  # the dependencies the goals state
         alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]  # the others must look like one
+        alone = [d for d in alone if d not in protected]  # found and covered as before, never written
+        by_pair = {second: [d for d in ds if d not in protected] for second, ds in by_pair.items()}
+        by_pair = {second: ds for second, ds in by_pair.items() if ds}
         if alone:
             source = _source_field(dicts, key, fields) if key in stated else None
             steps.append(CrossRowStep("majority", key=(key,), fields=tuple(a for a in alone if a != source),
@@ -208,8 +213,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
         covered.update(d for d, _ in todo)
         if len(steps) >= max_keys:
             break
-    if steps:
-        steps.insert(0, CrossRowStep("vocabulary", fields=tuple(s.key[0] for s in steps)))
+    repairable = tuple(s.key[0] for s in steps if s.key[0] not in protected)  # a protected key is read, not mended
+    if repairable:
+        steps.insert(0, CrossRowStep("vocabulary", fields=repairable))
     return steps + pairs
 
 
@@ -270,9 +276,31 @@ def _changed(before: list[dict], after: list[dict]) -> set[str]:
     return {k for old, new in zip(before, after) for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
 
 
+def _guarded(step: CrossRowStep, stated: set[str], protected: set[str],
+             kept: Mapping[str, Iterable[str]]) -> tuple[CrossRowStep | None, str | None]:
+    """The step without the fields the goals leave as they are, with its guards set; why fields were taken out.
+
+    Its protected key parts are never repaired, the shapes kept by examples never replaced, and a
+    majority on a key the goals do not state replaces only variants of the winner.
+    """
+    if step.kind == "dedup":
+        return step, None
+    written = tuple(f for f in step.fields if f not in protected)
+    removed = [f for f in step.fields if f in protected]
+    why = (f"it would write {', '.join(removed)}, which the goals leave as {'it is' if len(removed) == 1 else 'they are'}"
+           if removed else None)
+    if not written:
+        return None, why
+    touches = set(step.key) | set(written)
+    return replace(step, fields=written, protected=tuple(f for f in step.key if f in protected),
+                   keep=tuple(sorted((f, shape) for f in touches for shape in kept.get(f, ()))),
+                   variants_only=step.kind == "majority" and not (stated & set(step.key))), why
+
+
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
                    allow_dedup: bool = True, stated: Iterable[str] = (), frozen: Iterable[str] = (),
-                   csv_strings: bool | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+                   csv_strings: bool | None = None, protected: Iterable[str] = (),
+                   kept: Mapping[str, Iterable[str]] | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
 
     ``allow_dedup`` is whether the goals ask to remove duplicates: without it a dedup step is
@@ -280,13 +308,21 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
     dedup step is marked ``asked``. A dedup key must identify records, and a step that drops or
     rewrites more than a small share of the sample is refused unless the goals ask for it
     (``guard``; a majority step on a ``stated`` key is asked for). A step may change a ``frozen``
-    field (one the goals do not ask about) only when its key is stated.
+    field (one the goals do not ask about) only when its key is stated; a ``protected`` field (one
+    the goals leave as it is) never, nor a value of a shape an example keeps (``kept``: field ->
+    shapes). A majority step on a key the goals do not state replaces only values that look like
+    variants of the winner (``CrossRowStep.variants_only``).
     """
-    kept: list[CrossRowStep] = []
+    accepted: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
-    stated, frozen = set(stated), set(frozen)
+    stated, frozen, protected = set(stated), set(frozen) | set(protected), set(protected)
     current = [r for r in sample if isinstance(r, dict)]
-    for step in steps:
+    for given in steps:
+        step, why = _guarded(given, stated, protected, kept or {})
+        if why:
+            refused.append((format_steps([given]), why))
+        if step is None:
+            continue
         if step.kind == "dedup":
             if not allow_dedup:
                 refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
@@ -296,7 +332,7 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
                 refused.append((format_steps([step]), problem))
                 continue
             step = replace(step, asked=True)
-        after = apply_steps(kept + [step], [r for r in sample if isinstance(r, dict)])
+        after = apply_steps(accepted + [step], [r for r in sample if isinstance(r, dict)])
         if after == current:
             refused.append((format_steps([step]), "it changes nothing on the sample"))
             continue
@@ -317,6 +353,6 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
                 refused.append((format_steps([step]), worse.replace("On records you were not shown it made",
                                                                      "On the sample it made")))
                 continue
-        kept.append(step)
+        accepted.append(step)
         current = after
-    return kept, refused
+    return accepted, refused

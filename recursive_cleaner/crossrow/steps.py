@@ -14,7 +14,10 @@ Kinds of step:
   ``min_count`` rows). Memory: one counter per (key, field) of the values seen. With
   ``weight_by`` (the field naming each row's source), blanks do not vote and each source's vote
   is weighted by how often it agrees with the winners (``weights``); the weighted
-  plurality wins. Memory: one counter per (key, field) of the (value, source) pairs seen.
+  plurality wins. Memory: one counter per (key, field) of the (value, source) pairs seen. With
+  ``variants_only`` (a key the goals do not state) only blanks and values that look like variants
+  of the winner (``is_variant``: case, spacing, a few edits for their length) are replaced: never
+  one valid value by another (another customer's e-mail, another country).
 - ``vocabulary``: a field has a small set of correct spellings that most rows use; a rare
   value within ``max_distance`` edits of a value at least ``ratio`` times as frequent is
   replaced by it (only when the closest such value is unambiguous). Memory: the distinct
@@ -26,6 +29,10 @@ part by part, so apply_dask merges the parts' summaries into the one a single pa
 cleaned record, or None for a dropped duplicate). Vocabulary corrections of a key
 field are applied to the key before a majority lookup, so a row whose key had a typo still
 joins its group.
+
+No step writes a field in its ``protected`` (the goals leave it as it is: a protected key is read,
+never repaired) or replaces a value whose shape its ``keep`` lists for that field (an example
+keeps values of that shape as they are); ``CrossRowStep.may_write`` is the one check.
 """
 
 from __future__ import annotations
@@ -35,11 +42,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Iterator
 
-from .near import PROBE_WORK, MAX_WORK, Budget, NearIndex, close_keys, closest_spellings
+from .near import MAX_CHARS, PROBE_WORK, MAX_WORK, Budget, NearIndex, close_keys, closest_spellings, distance
+from ..profiling.profiler import value_shape
 from .weights import weigh_votes
 
 __all__ = ["CrossRowStep", "Fitted", "Summary", "summarize", "fit", "apply_steps", "iter_apply", "KINDS",
-           "normalized", "unasked_drops"]
+           "normalized", "unasked_drops", "is_variant"]
 
 KINDS = ("dedup", "majority", "vocabulary")
 NORMALIZERS = ("exact", "casefold", "digits")
@@ -60,8 +68,13 @@ class CrossRowStep:
     ratio: float = 3.0
     weight_by: tuple[str, ...] = ()
     asked: bool = False  # a dedup step the user's goals ask for: apply lets it drop more than max_drop
+    variants_only: bool = False  # majority on a key the goals do not state: replace only variants of the winner
+    protected: tuple[str, ...] = ()  # fields the goals leave as they are: never written (key repairs included)
+    keep: tuple[tuple[str, str], ...] = ()  # (field, value shape) an example keeps as it is: never replaced
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "protected", tuple(self.protected))
+        object.__setattr__(self, "keep", tuple((str(f), str(shape)) for f, shape in self.keep))
         if self.kind not in KINDS:
             raise ValueError(f"cross-row step kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.kind in ("dedup", "majority") and not self.key:
@@ -74,6 +87,8 @@ class CrossRowStep:
             raise ValueError("only a dedup step is marked as asked for by the goals")
         if self.weight_by and self.kind != "majority":
             raise ValueError("only a majority step can weight its votes by source")
+        if self.variants_only and self.kind != "majority":
+            raise ValueError("only a majority step replaces variants only")
 
     def describe(self) -> str:
         """One line for the report and the generated file."""
@@ -84,7 +99,8 @@ class CrossRowStep:
                     f"vote for, each {'+'.join(self.weight_by)} weighted by how often it agrees with the others")
         if self.kind == "majority":
             return (f"for each {'+'.join(self.key)}, set {', '.join(self.fields)} to the value most of its rows "
-                    f"have (at least {self.min_share:.0%} of {self.min_count}+ rows)")
+                    f"have (at least {self.min_share:.0%} of {self.min_count}+ rows)"
+                    + ("; only blanks and values that look like a variant of it" if self.variants_only else ""))
         return (f"replace rare spellings of {', '.join(self.fields)} by a value within {self.max_distance} edits "
                 f"that is at least {self.ratio:g}x as frequent")
 
@@ -97,6 +113,13 @@ class CrossRowStep:
             d.pop("weight_by")  # files written before weighting existed stay the same
         if not self.asked:
             d.pop("asked")
+        for name in ("variants_only", "protected", "keep"):  # files written before these existed stay the same
+            if not d[name]:
+                d.pop(name)
+        if "protected" in d:
+            d["protected"] = list(self.protected)
+        if "keep" in d:
+            d["keep"] = [list(pair) for pair in self.keep]
         return d
 
     @classmethod
@@ -104,7 +127,42 @@ class CrossRowStep:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         known["key"], known["fields"] = tuple(known.get("key") or ()), tuple(known.get("fields") or ())
         known["weight_by"] = tuple(known.get("weight_by") or ())
+        known["protected"] = tuple(known.get("protected") or ())
+        known["keep"] = tuple(tuple(pair) for pair in known.get("keep") or ())
         return cls(**known)
+
+    def may_write(self, fld: str, old: Any, new: Any) -> bool:
+        """May this step put ``new`` in place of ``old`` in ``fld``? Not in a protected field, nor over a kept
+        value's shape; with ``variants_only``, a present value only by a variant of it (``is_variant``)."""
+        if fld in self.protected or (self.keep and (fld, value_shape(old)) in self.keep):
+            return False
+        if self.variants_only and old is not None and not (isinstance(old, str) and not old.strip()):
+            return is_variant(old, new, self.max_distance)
+        return True
+
+
+def _stray_word(a: str, b: str) -> bool:
+    """Is one text the other followed by one short word (at most a third of its length)?"""
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    words = longer.split(" ")
+    return (len(words) >= 2 and " ".join(words[:-1]) == shorter and 3 * len(words[-1]) <= len(longer))
+
+
+def is_variant(old: Any, new: Any, max_distance: int = 2) -> bool:
+    """Does ``old`` look like a variant of ``new`` (case, spacing, a few edits for its length, as typos are)?
+
+    The same after case-folding and collapsing whitespace, the other with a short stray word after it
+    ("Mooresville NC": a last word of at most a third of the text), or within ``len // 3`` edits of the
+    longer text (at most ``max_distance``): "Germnay" is Germany, "DK" is not "DE", "East Germany" is
+    not Germany, another customer's address is not a typo of this one's.
+    """
+    a, b = (" ".join(str(v).split()).casefold() for v in (old, new))
+    if a == b or _stray_word(a, b):
+        return True
+    if len(a) > MAX_CHARS or len(b) > MAX_CHARS:
+        return False
+    limit = min(max_distance, max(len(a), len(b)) // 3)
+    return limit > 0 and distance(a, b, limit) <= limit
 
 
 def normalized(value: Any, how: str) -> Any:
@@ -181,7 +239,7 @@ class Fitted:
             return group
         best = groups[scored[0][1]]
         raw = _winner(best[_KEY], step)
-        if raw is not _NONE and record.get(step.key[0]) != raw:
+        if raw is not _NONE and record.get(step.key[0]) != raw and step.key[0] not in step.protected:
             record[step.key[0]] = raw
             self.changed[(i, step.key[0])] += 1
         return best
@@ -214,14 +272,15 @@ class Fitted:
             for fld in step.fields:
                 voc = self.vocab.get((i, fld))
                 value = out.get(fld)
-                if voc is not None and _hashable(value) in voc.fixes:
+                if voc is not None and _hashable(value) in voc.fixes and step.may_write(fld, value, voc.fixes[
+                        _hashable(value)]):
                     out[fld] = voc.fixes[_hashable(value)]
                     self.changed[(i, fld)] += 1
         elif step.kind == "majority":
             group = self._group(i, step, out)
             for fld in step.fields if group else ():
                 top = _winner(group.get(fld), step)
-                if top is not _NONE and _hashable(out.get(fld)) != top:
+                if top is not _NONE and _hashable(out.get(fld)) != top and step.may_write(fld, out.get(fld), top):
                     out[fld] = top
                     self.changed[(i, fld)] += 1
         else:  # dedup

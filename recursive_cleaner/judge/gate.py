@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..profiling.focus import FieldFocus
-from ..profiling.improvement import judge_holdout
+from ..profiling.improvement import judge_holdout, untouchable_change
 from ..write.module import render_module
 from ..profiling.profiler import FieldProfile
 from ..model.response import ParsedResponse
@@ -79,8 +79,8 @@ class Gate:
             return f"On records you were not shown: {report.error or 'validation failed'}", []
         if self.mode != "structured":
             return None, report.outputs
-        return judge_holdout(self.hidden, report.outputs, self.focus.expectations,
-                             csv_strings=self.focus.csv_strings), report.outputs
+        return judge_holdout(self.hidden, report.outputs, self.focus.expectations, csv_strings=self.focus.csv_strings,
+                             frozen=self.focus.frozen, kept=self.focus.kept), report.outputs
 
     def check_modification(self, parsed: ParsedResponse, current: list, functions: list[dict]) -> Verdict:
         """A re-sent name replaces the old function if the chain then runs, changes something, and is no worse.
@@ -99,6 +99,10 @@ class Gate:
         if not res.ok or any(err is not None for err in res.errors):
             error = res.error or next((e for e in res.errors if e), "failed in the sandbox")
             return Verdict(f"Your new version of `{parsed.name}` failed: {error}")
+        untouchable = untouchable_change(self.raw, res.outputs, self.focus.frozen, self.focus.kept,
+                                         csv_strings=bool(self.focus.csv_strings))
+        if untouchable:
+            return Verdict(f"Your new version of `{parsed.name}` is refused: " + untouchable[0].lower() + untouchable[1:])
         if res.outputs == current:
             return Verdict(f"Your new version of `{parsed.name}` changes nothing on this data; write a function "
                            "with a new name for a different issue, or reply clean.")
@@ -117,7 +121,8 @@ class Gate:
             hidden_out = hid.outputs
             if self.mode == "structured":
                 worse = judge_holdout(self.hidden, hidden_out, self.focus.expectations,
-                                      csv_strings=self.focus.csv_strings)
+                                      csv_strings=self.focus.csv_strings, frozen=self.focus.frozen,
+                                      kept=self.focus.kept)
                 if worse:
                     return Verdict(worse)
         alone = run_in_sandbox(parsed.code, parsed.name, self.raw, timeout=self.timeout)

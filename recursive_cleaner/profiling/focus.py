@@ -39,6 +39,8 @@ class FieldFocus:
     reopened: dict[str, int] = field(default_factory=dict)
     spec: CleaningSpec | None = None
     frozen: set[str] = field(default_factory=set)  # fields out of the goals' scope: nothing may change them
+    protected: set[str] = field(default_factory=set)  # fields the goals leave as they are: not even a stated key's step
+    kept: dict[str, frozenset] = field(default_factory=dict)  # field -> value shapes an example keeps as they are
     suggested: dict[str, Expectation] = field(default_factory=dict)  # what scope="all" would check in them
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
@@ -54,6 +56,8 @@ class FieldFocus:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
+        self.protected = self.spec.protected()
+        self.kept = self.spec.kept()
         if self.frozen:  # seen there, reported as suggestions, never changed
             wider = read_spec(instructions, fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
             self.suggested = {f: e for f, e in wider.expectations().items() if f in self.frozen}
@@ -109,7 +113,7 @@ class FieldFocus:
         if not self.enabled:
             return None, None
         verdict = judge_change(before, after, self.expectations, target=target.field if target else None,
-                               csv_strings=self.csv_strings, frozen=frozenset(self.frozen))
+                               csv_strings=self.csv_strings, frozen=frozenset(self.frozen), kept=self.kept)
         return verdict.problem, verdict.credited
 
 

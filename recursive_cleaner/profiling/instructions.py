@@ -14,7 +14,9 @@
    (``mentions.FieldMentions``).
 4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
    number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
-   most specific wins (order of ``KINDS``).
+   most specific wins (order of ``KINDS``), except that a field named inside the words that leave
+   it alone ("leave the postcodes alone: they are text, not numbers") is ``as_is`` whatever else
+   the goals say of it.
 5. Only fields the instructions give no kind get a fallback: from the name (email, phone,
    date/dob/_at) unless the instructions or the samples contradict it (source "field name"),
    then from the samples' own canonical format (source "data"). Other fields get no entry.
@@ -42,6 +44,7 @@ _LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\
                          re.I)  # "leave everything else as it is": not a request about every field
 _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
+_EXCEPT = re.compile(r"\b(?:otherwise|else|apart from|aside from|besides|other than|except|but)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
@@ -287,6 +290,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
     typos_anywhere = False
+    firm: set[str] = set()  # fields the goals name inside "leave ... alone" / "don't touch ...": as_is, whatever else
     every_kinds: list[tuple[str, tuple[str, ...]]] = []  # asked of every field: a flag beside a field's own kind
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
@@ -323,6 +327,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                 if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
                     for field in frozenset().union(*(g[2] for g in inside)):
                         kinds[field].append((kind, allowed))
+                        if not _EXCEPT.search(clause):  # named inside the words that leave it alone: no other
+                            firm.add(field)  # kind overrides that ("... as they are otherwise" leaves room)
                     continue
                 after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
                 before = [g for g in groups if g[0] < start]
@@ -340,7 +346,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))
-        best = _resolve(field, kinds[field] + every_kinds) if kinds[field] else None
+        best = (("as_is", ()) if field in firm else
+                _resolve(field, kinds[field] + every_kinds) if kinds[field] else None)
         exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
                else _fallback(field, words, (samples or {}).get(field)))
         if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets

@@ -27,6 +27,9 @@ How it is made (``read_spec``):
    and the others are left as they are (``frozen``); ``scope="all"`` also reads formats for
    the others from their names and data, as before. Goals that name no field at all leave every
    field in scope.
+4. Protection: a field read ``as_is`` is ``protected`` (nothing writes it, not even a cross-row
+   step on a stated key), and an example whose output equals its input (``examples``, read by
+   ``goal_examples`` or written by the user) keeps every value of its shape (``kept``).
 
 ``CleaningSpec.to_json`` is the text of ``cleaning_spec.json`` (the run writes it beside its
 output); ``load_spec`` accepts it back (a path or a
@@ -44,11 +47,12 @@ from typing import Any
 
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
 from .instructions import read_goals
+from .mentions import FieldMentions
 from .profiler import value_shape
 from .row_rules import asks_dedup, stated_keys
 
-__all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "fit_score", "one_shape", "SPEC_KINDS", "SCOPES",
-           "SPEC_FILE"]
+__all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "goal_examples", "fit_score", "one_shape", "SPEC_KINDS",
+           "SCOPES", "SPEC_FILE"]
 
 SPEC_KINDS = KINDS + ("free",)
 SCOPES = ("mentioned", "all")
@@ -68,6 +72,15 @@ class FieldSpec:
     words: str = ""
     source: str = ""
     note: str = ""
+    examples: tuple[tuple[str, str], ...] = ()  # (input, output) pairs the cleaning must map exactly
+
+    def kept_values(self) -> tuple[str, ...]:
+        """The inputs of the examples whose output equals their input: values (and shapes) no change may touch."""
+        return tuple(a for a, b in self.examples if a == b)
+
+    def kept_shapes(self) -> frozenset[str]:
+        """The ``value_shape`` of each kept value ("01907" -> "9"): values of these shapes stay as they are."""
+        return frozenset(value_shape(a) for a in self.kept_values())
 
     def expectation(self) -> Expectation | None:
         """The checkable format (None for no kind and ``free``)."""
@@ -102,8 +115,16 @@ class CleaningSpec:
         return out
 
     def frozen(self) -> set[str]:
-        """Fields nothing may change (out of scope)."""
+        """Fields nothing may change (out of scope) but a cross-row repair on a key the goals state."""
         return {name for name in self.fields if not self.in_scope(name)}
+
+    def protected(self) -> set[str]:
+        """Fields the goals say to leave as they are (``as_is``): nothing ever writes them, stated keys included."""
+        return {name for name, spec in self.fields.items() if spec.kind == "as_is"}
+
+    def kept(self) -> dict[str, frozenset[str]]:
+        """``{field: shapes}`` of the fields with an example that keeps its value: no value of those shapes changes."""
+        return {name: spec.kept_shapes() for name, spec in self.fields.items() if spec.kept_values()}
 
     def to_dict(self) -> dict[str, Any]:
         fields_out = {}
@@ -111,6 +132,8 @@ class CleaningSpec:
             d = {k: v for k, v in asdict(spec).items() if v not in ("", (), None) or k in ("kind", "mentioned")}
             if "allowed" in d:
                 d["allowed"] = list(d["allowed"])
+            if "examples" in d:
+                d["examples"] = [list(pair) for pair in d["examples"]]
             fields_out[name] = d
         return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "dedup": self.dedup,
                 "fields": fields_out}
@@ -128,7 +151,9 @@ class CleaningSpec:
                 continue
             what = spec.expectation().describe() if spec.expectation() else ("free text" if spec.kind == "free"
                                                                            else "no format")
-            lines.append(f"{name}: {what} (from {spec.source or 'nothing'})" + (f"; {spec.note}" if spec.note else ""))
+            shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
+            lines.append(f"{name}: {what} (from {spec.source or 'nothing'})" + (f"; {spec.note}" if spec.note else "")
+                         + (f"; examples {shown}" if shown else ""))
         return lines
 
 
@@ -161,8 +186,19 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             raise ValueError(f"{where}: field {name!r} is an enum and needs at least two allowed values")
         out.fields[str(name)] = FieldSpec(kind, tuple(str(a) for a in allowed), bool(d.get("mentioned", True)),
                                           str(d.get("words", "")), str(d.get("source", "user")) or "user",
-                                          str(d.get("note", "")))
+                                          str(d.get("note", "")), _loaded_examples(d.get("examples"), where, name))
     return out
+
+
+def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
+    """A field's ``examples`` as (input, output) text pairs: ``[["01907", "01907"], ...]``; absent is none."""
+    if given is None:
+        return ()
+    if not isinstance(given, list) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in given):
+        raise ValueError(f"{where}: field {name!r} has examples that are not a list of [input, output] pairs")
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for p in given for v in p):
+        raise ValueError(f"{where}: field {name!r} has an example that is not text or a number")
+    return tuple((str(a), str(b)) for a, b in given)
 
 
 # ---------------------------------------------------------------- the data decides
@@ -276,9 +312,57 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
             if (model.kind, model.allowed) != (rules.kind, rules.allowed):
                 chosen = _settle(name, rules, model, instructions, check.get(name), csv_strings)
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
+    for name, pairs in goal_examples(instructions, fields, check).items():
+        spec.fields[name] = replace(spec.fields[name], examples=pairs)
     spec.keys = stated_keys(instructions, fields)
     spec.dedup = asks_dedup(instructions)
     return spec
+
+
+# ---------------------------------------------------------------- examples beside a field name
+_BARE = r"(?:[^\s\"“”,;:()]|[,:](?=[^\s\"“”]))(?:[^\s\"“”,;:()]|[,:](?=[^\s\"“”])){0,59}?"  # "14,90", "10:30"
+_VALUE = rf"(?:\"([^\"\n]{{1,60}})\"|“([^”\n]{{1,60}})”|({_BARE}))"
+_ARROW = re.compile(rf"(?<![\w\"”]){_VALUE}\s*(?:->|→|=>)\s*{_VALUE}(?=[\s,;:)]|[.!?](?:\s|$)|$)")
+_STAYS = re.compile(rf"(?<![\w\"”]){_VALUE}\s+(?:stays|remains|is kept|is left)\s+(?:as\s+)?{_VALUE}"
+                    r"(?=[\s,;:)]|[.!?](?:\s|$)|$)", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+
+
+def goal_examples(instructions: str, fields: list[str], samples: dict[str, list] | None = None
+                  ) -> dict[str, tuple[tuple[str, str], ...]]:
+    """``{field: ((input, output), ...)}``: ``A -> B`` / ``A → B`` / ``A stays A`` in a sentence naming one field.
+
+    A pair is that field's only when the sentence names no other field, neither side names a field
+    ("- id -> integer" is a heading, not an example), and, where sample values are given, one of them
+    has the input's shape. (A "stays" pair counts only with the same value on both sides.)
+    """
+    reader, out = FieldMentions(fields), {}
+    for sentence in _SENTENCE.split(instructions or ""):
+        named = frozenset().union(*(g[2] for g in reader.groups(sentence)))
+        if len(named) != 1:
+            continue
+        (name,) = named
+        pairs = [(_side(m.groups()[:3]), _side(m.groups()[3:]), m.re is _STAYS)
+                 for rx in (_ARROW, _STAYS) for m in rx.finditer(sentence)]
+        for a, b, stays in pairs:
+            if (not a or not b or (stays and a != b) or reader.groups(a) or reader.groups(b)
+                    or not _holds(samples, name, a)):
+                continue
+            out.setdefault(name, [])
+            if (a, b) not in out[name]:
+                out[name].append((a, b))
+    return {name: tuple(pairs) for name, pairs in out.items()}
+
+
+def _side(groups: tuple) -> str:
+    quoted, curly, bare = groups
+    return quoted if quoted is not None else curly if curly is not None else (bare or "")
+
+
+def _holds(samples: dict[str, list] | None, name: str, value: str) -> bool:
+    """Do the field's sample values hold ``value`` or a value of its shape (True when none are given)?"""
+    values = _present((samples or {}).get(name))
+    return not values or any(str(v) == value or value_shape(str(v)) == value_shape(value) for v in values)
 
 
 def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, csv_strings: bool) -> FieldSpec:

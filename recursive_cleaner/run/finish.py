@@ -93,7 +93,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     else:
         stated, dedup = stated_keys(instructions, fields), wants_dedup(instructions)
     named = stated_fields(instructions, fields)  # the fields each stated key was stated for
-    candidates = discover_steps(sample, stated={k: named.get(k, []) for k in stated})
+    candidates = discover_steps(sample, stated={k: named.get(k, []) for k in stated}, protected=ctx.focus.protected)
     if not candidates and not dedup:
         return
     form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None
@@ -102,7 +102,8 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     chosen, problems = choose_steps(reply, fields)
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
                                    ctx.focus.expectations, allow_dedup=dedup, stated=stated,
-                                   frozen=ctx.focus.frozen, csv_strings=ctx.focus.csv_strings)
+                                   frozen=ctx.focus.frozen, csv_strings=ctx.focus.csv_strings,
+                                   protected=ctx.focus.protected, kept=ctx.focus.kept)
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
