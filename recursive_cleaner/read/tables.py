@@ -28,7 +28,7 @@ import decimal
 from typing import Any, Callable, Iterator
 
 from .._extras import require
-from .rows import SkippedRecord, unique_header
+from .rows import SkippedRecord, check_zip_expansion, unique_header
 
 __all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel"]
 
@@ -142,6 +142,7 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
 
     from openpyxl.utils.exceptions import InvalidFileException
 
+    check_zip_expansion(path)  # the shared strings are held whole, even in read-only mode
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError) as exc:
