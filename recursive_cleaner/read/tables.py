@@ -59,8 +59,11 @@ def plain_value(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, datetime.timedelta):
         return str(value)
-    if isinstance(value, decimal.Decimal):
-        return None if value.is_nan() else float(value)
+    if isinstance(value, decimal.Decimal):  # a float when it is exactly that float, else its exact text
+        if value.is_nan():
+            return None
+        number = float(value)
+        return number if decimal.Decimal(repr(number)) == value else str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).decode("utf-8", "replace")
     if hasattr(value, "tolist"):  # numpy scalars and arrays

@@ -6,6 +6,7 @@ files are in ``test_redteam2.py``.
 
 from __future__ import annotations
 
+import decimal
 import json
 import sys
 import zipfile
@@ -164,3 +165,21 @@ def test_a_formula_written_by_a_function_stays_text_in_the_excel_output(tmp_path
     assert cell.data_type == "s" and cell.value.startswith("=HYPERLINK")
     with zipfile.ZipFile(tmp_path / "out.xlsx") as z:
         assert b"<f>" not in z.read("xl/worksheets/sheet1.xml")
+
+
+def test_a_parquet_decimal_beyond_float_precision_keeps_its_exact_value(tmp_path):
+    """Before: decimal128(38, 2) 12345678901234567.89 was read as the float 1.2345678901234568e16."""
+    pa, pq = optional("pyarrow"), optional("pyarrow.parquet")
+    amounts = [decimal.Decimal("12345678901234567.89"), decimal.Decimal("2.50"), None]
+    pq.write_table(pa.table({"amount": pa.array(amounts, pa.decimal128(38, 2)),
+                             "nested": [{"x": 1, "y": [1, 2]}, None, {"x": 2, "y": []}]}), tmp_path / "t.parquet")
+    got = records(tmp_path / "t.parquet", "parquet", [])
+    assert [r["amount"] for r in got] == ["12345678901234567.89", 2.5, None]
+    assert got[0]["nested"] == {"x": 1, "y": [1, 2]}
+
+
+def test_a_csv_field_past_the_csv_modules_limit_is_named_as_such(tmp_path):
+    """Before: an unquoted 200 KB cell was reported as 'a quoted field is probably never closed'."""
+    (tmp_path / "t.csv").write_text("a,b\n1," + "x" * 200_000 + "\n2,y\n")
+    with pytest.raises(InputError, match=r"t\.csv: line 2: .*fields of at most 131,072 characters: a longer value"):
+        records(tmp_path / "t.csv", "csv", [])
