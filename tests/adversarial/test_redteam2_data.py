@@ -7,13 +7,12 @@ files are in ``test_redteam2.py``.
 from __future__ import annotations
 
 import decimal
-import json
 import sys
 import zipfile
 
 import pytest
 
-from recursive_cleaner.apply import apply_file, apply_records
+from recursive_cleaner.apply import ApplyError, apply_file, apply_records
 from recursive_cleaner.errors import InputError
 from recursive_cleaner.judge.policy import check_code_safety
 from recursive_cleaner.judge.validation import validate_function_detailed
@@ -183,3 +182,15 @@ def test_a_csv_field_past_the_csv_modules_limit_is_named_as_such(tmp_path):
     (tmp_path / "t.csv").write_text("a,b\n1," + "x" * 200_000 + "\n2,y\n")
     with pytest.raises(InputError, match=r"t\.csv: line 2: .*fields of at most 131,072 characters: a longer value"):
         records(tmp_path / "t.csv", "csv", [])
+
+
+def test_a_lone_surrogate_in_the_data_is_one_error_naming_the_csv_output(tmp_path):
+    """Left as it is (reported): JSONL keeps it as an escape; CSV, Parquet and Excel cannot encode it, and the
+    whole apply stops with one line naming the output but not the input line."""
+    (tmp_path / "fns.py").write_text("def clean_data(record):\n    return record\n")
+    (tmp_path / "data.jsonl").write_text('{"a": "ok"}\n{"a": "\\ud800x"}\n')
+    apply_file(str(tmp_path / "fns.py"), str(tmp_path / "data.jsonl"), str(tmp_path / "out.jsonl"), workers=1)
+    assert (tmp_path / "out.jsonl").read_text().splitlines()[1] == '{"a": "\\ud800x"}'
+    with pytest.raises(ApplyError, match=r"out\.csv: .*surrogates not allowed"):
+        apply_file(str(tmp_path / "fns.py"), str(tmp_path / "data.jsonl"), str(tmp_path / "out.csv"), workers=1)
+    assert not (tmp_path / "out.csv").exists()
