@@ -97,7 +97,7 @@ def test_console_script_and_python_dash_m():
     assert project["scripts"]["recursive-cleaner"] == "recursive_cleaner.ui.cli:main"
     assert any(d.startswith("click") for d in project["dependencies"])
     extras = project["optional-dependencies"]
-    assert extras["progress"] == ["rich>=13"] and any("progress" in d for d in extras["dev"])
+    assert extras["progress"] == ["rich>=13.0.0"] and any("progress" in d for d in extras["dev"])
     out = subprocess.run([sys.executable, "-m", "recursive_cleaner", "--help"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0 and "generate" in out.stdout and "python -m recursive_cleaner" in out.stdout
