@@ -15,14 +15,13 @@ no function or step changed in any partition keeps its input dtype, the others a
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from .._extras import require
 from .cross_row import loss_message, read_plan, step_label
 from .dask_parts import started
 from .dask_fit import SPLIT_EVERY, dedup_keys, merge_keys, merge_summaries, owners_of, with_owners
-from .local import MAX_DROP, ApplyError, apply_records
+from .local import MAX_DROP, ApplyError, apply_records, read_functions
 from ..crossrow.steps import CrossRowStep, Fitted, Summary, summarize
 from ..errors import DataLossError
 from ..read.inputs import column_labels, frame_records
@@ -120,7 +119,7 @@ def apply_dask_frame(functions_path: str | os.PathLike, frame: Any, *, client: A
     require("dask.dataframe", "apply_dask_frame")
     import dask.dataframe as dd
 
-    code = Path(functions_path).read_text(encoding="utf-8")
+    code = read_functions(functions_path)
     filename = os.path.abspath(functions_path)
     try:
         steps = read_plan(code, filename, steps=cross_row).steps

@@ -58,12 +58,14 @@ import ast
 import codecs
 import errno
 import functools
+import io
 import itertools
 import json
 import math
 import os
 import sys
 import time
+import tokenize
 import warnings
 from collections import deque
 from contextlib import nullcontext
@@ -85,7 +87,7 @@ from ..run.setup import check_distinct_paths
 
 __all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records",
            # shared with apply.on_dask, which runs the same batches on a cluster
-           "ApplyRun", "Batch", "start_workers", "positive_int", "APPLY_FORMATS", "KEEP_SKIPS"]
+           "ApplyRun", "Batch", "start_workers", "positive_int", "APPLY_FORMATS", "KEEP_SKIPS", "read_functions"]
 
 FUNCTION_NAME = "clean_data"
 KEEP_SKIPS = 100
@@ -108,6 +110,18 @@ _BOOT = (
 
 class ApplyError(CleanerError):
     """Applying the functions failed as a whole (load error, refused operation, timeout, crash)."""
+
+
+def read_functions(path: str | os.PathLike) -> str:
+    """The functions file's text decoded as Python's import decodes it (a BOM, a coding cookie: what the
+    policy checks is what an import would run); ApplyError naming the file when it is not such text."""
+    data = Path(path).read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        why = f"{exc.reason} at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise ApplyError(f"cannot load {path}: it is not Python source text ({why})") from None
 
 
 @dataclass
@@ -183,7 +197,7 @@ def apply_file(
     check_distinct_paths({"functions_path": functions_path, "input_path": input_path},
                          {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path})
     out_fmt = output_format(output_path)
-    source = Path(functions_path).read_text(encoding="utf-8") if code is None else code
+    source = read_functions(functions_path) if code is None else code
     run = ApplyRun(source, str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)

@@ -38,14 +38,13 @@ import uuid
 from collections import deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .writers import WRITERS, AtomicFile
 from .._extras import require
 from .dask_fit import CrossRowJob, run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
-from .local import APPLY_FORMATS, MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, start_workers
+from .local import APPLY_FORMATS, MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, read_functions, start_workers
 from ..read.parsers import detect_format
 from ..run.setup import check_distinct_paths
 
@@ -96,7 +95,7 @@ def apply_dask(
     dask = require("dask", "apply_dask")
     db = require("dask.bag", "apply_dask")
     started = time.monotonic()
-    code = Path(functions_path).read_text(encoding="utf-8")
+    code = read_functions(functions_path)
     size, per = positive_int(batch_size, "batch_size"), positive_int(partition_size, "partition_size")
     probe = ApplyRun(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row,
                      audit=audit is not None, max_drop=max_drop)

@@ -452,6 +452,22 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
         name = tname(type_(value))
         return name if len_(name) <= 60 else name[:57] + "..."
 
+    key_text, str_only, set_, map_ = _json_key_text, frozenset((str_,)), set, map
+
+    def twice_named(value) -> str | None:
+        """A record with keys 1 and "1" (or None and "null", two NaN) would be written with one field twice."""
+        if set_(map_(type_, value)) <= str_only:  # the usual record: no conversion, no clash (C speed)
+            return None
+        seen = set_()
+        for key in value:
+            text = key_text(key)
+            if text in seen:
+                return ("ValueError: the returned record has two fields named " + repr(text)[:80]
+                        + " once written as JSON, which turns a " + kind_name(key)
+                        + " key into a string; return one, with string keys")
+            seen.add(text)
+        return None
+
     def unserialisable(value) -> str:
         """Why dumps(value) failed; only the library's own exceptions are read (str() of a built-in)."""
         exc = exc_info()[1]
@@ -485,6 +501,11 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
             try:
                 if dict_only and not isinstance_(value, dict_):
                     fail([index, "TypeError: returned " + kind_name(value) + ", expected a dict"])
+                    append("")
+                    continue
+                clash = twice_named(value) if type_(value) is dict_ else None
+                if clash is not None:
+                    fail([index, clash])
                     append("")
                     continue
                 text = dumps(value)
@@ -603,6 +624,18 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
             send(join_bytes((b"\nR ", nonce, b" ", head, b"\n", data, b"\nE ", nonce, b"\n")))
 
     return serve
+
+
+def _json_key_text(key) -> str:
+    """The name json.dumps writes for a dict key (it converts bool, None, int and float keys)."""
+    if type(key) is str or isinstance(key, str):
+        return str(key)
+    if key is True or key is False or key is None:
+        return "true" if key is True else "false" if key is False else "null"
+    if isinstance(key, float):
+        return "NaN" if key != key else "Infinity" if key == float("inf") else "-Infinity" if key == -float("inf") \
+            else float.__repr__(key)
+    return int.__repr__(key) if isinstance(key, int) else "?" + str(id(key))  # json refuses others anyway
 
 
 def _make_utf8_dumps():

@@ -48,6 +48,7 @@ _EXCEPT = re.compile(r"\b(?:otherwise|else|apart from|aside from|besides|other t
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
+_LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))  # what _clauses looks back at: never the whole block
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
 _KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
 _AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|leave) (?:\w+ ){0,2}alone"
@@ -105,7 +106,7 @@ def _clauses(block: str) -> list[str]:
     """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
     out, start = [], 0
     for m in _CLAUSE_END.finditer(block):
-        if not block[:m.start()].lower().endswith(_ABBREVIATIONS):
+        if not block[max(0, m.start() - _LONGEST_ABBREVIATION):m.start()].lower().endswith(_ABBREVIATIONS):
             out.append(block[start:m.start()])
             start = m.end()
     out.append(block[start:])
@@ -163,7 +164,8 @@ _PAREN = re.compile(r"\(([^()]{3,120})\)")
 _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 
 
-_PIPES = re.compile(r"[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
+# a word start only (the look-behind): from inside a long word the search would rescan its rest, quadratic
+_PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
 _SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
 _NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|m|mm|d|dd|y|yy|yyyy|h|hh|ss)$",
                              re.I)  # true/false: bool; MM/DD/YYYY: a date format

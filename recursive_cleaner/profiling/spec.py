@@ -164,8 +164,10 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             data = json.loads(Path(given).read_text(encoding="utf-8"))
         except OSError as exc:
             raise ValueError(f"spec file {given}: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"spec file {given} is not valid JSON: {exc}") from None
+        except RecursionError:  # json's decoder recurses: a hostile file nested 100,000 deep
+            raise ValueError(f"spec file {given} is not valid JSON: nested too deeply") from None
         where = f"spec file {given}"
     else:
         data, where = given, "spec"
@@ -174,7 +176,10 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
     scope = data.get("scope", "mentioned")
     if scope not in SCOPES:
         raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    out = CleaningSpec(scope=scope, keys=[str(k) for k in data.get("keys") or []], dedup=bool(data.get("dedup")))
+    keys = data.get("keys") or []
+    if not _plain_list(keys):
+        raise ValueError(f"{where}: keys must be a list of field names")
+    out = CleaningSpec(scope=scope, keys=[str(k) for k in keys], dedup=bool(data.get("dedup")))
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
@@ -182,6 +187,8 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
         if kind is not None and kind not in SPEC_KINDS:
             raise ValueError(f"{where}: field {name!r} has kind {kind!r}; kinds are {', '.join(SPEC_KINDS)}")
         allowed = d.get("allowed") or []
+        if not _plain_list(allowed):  # a string would be read letter by letter, a number not at all
+            raise ValueError(f"{where}: field {name!r}: allowed must be a list of values (strings or numbers)")
         if kind == "enum" and len(allowed) < 2:
             raise ValueError(f"{where}: field {name!r} is an enum and needs at least two allowed values")
         out.fields[str(name)] = FieldSpec(kind, tuple(str(a) for a in allowed), bool(d.get("mentioned", True)),
@@ -199,6 +206,11 @@ def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str]
     if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for p in given for v in p):
         raise ValueError(f"{where}: field {name!r} has an example that is not text or a number")
     return tuple((str(a), str(b)) for a, b in given)
+
+
+def _plain_list(value: Any) -> bool:
+    """A JSON list of strings, numbers or booleans (what a key list or an enum's allowed values may be)."""
+    return isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value)
 
 
 # ---------------------------------------------------------------- the data decides

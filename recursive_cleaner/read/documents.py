@@ -25,6 +25,7 @@ from typing import Callable
 from .._extras import require
 from ..errors import InputError
 from .inputs import INPUT_DIR
+from .rows import check_zip_expansion
 
 __all__ = ["DOCUMENT_SUFFIXES", "is_document", "to_text", "materialize_document"]
 
@@ -36,6 +37,7 @@ def _pdf_text(path: str) -> str:
 
 
 def _docx_text(path: str) -> str:
+    check_zip_expansion(path)
     docx = require("docx", "reading .docx")
     document = docx.Document(path)
     lines = [p.text for p in document.paragraphs]

@@ -342,7 +342,8 @@ def csv_records(
             except StopIteration:
                 return
             except csv.Error as exc:
-                hint = "; a quoted field is probably never closed" if "field larger" in str(exc) else ""
+                hint = (f"; the csv module reads fields of at most {csv.field_size_limit():,} characters: a longer "
+                        "value, or a quote never closed" if "field larger" in str(exc) else "")
                 raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
             start, end = end + 1, line + reader.line_num
             if not row:

@@ -28,7 +28,7 @@ import decimal
 from typing import Any, Callable, Iterator
 
 from .._extras import require
-from .rows import SkippedRecord, unique_header
+from .rows import SkippedRecord, check_zip_expansion, unique_header
 
 __all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel"]
 
@@ -59,8 +59,11 @@ def plain_value(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, datetime.timedelta):
         return str(value)
-    if isinstance(value, decimal.Decimal):
-        return None if value.is_nan() else float(value)
+    if isinstance(value, decimal.Decimal):  # a float when it is exactly that float, else its exact text
+        if value.is_nan():
+            return None
+        number = float(value)
+        return number if decimal.Decimal(repr(number)) == value else str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).decode("utf-8", "replace")
     if hasattr(value, "tolist"):  # numpy scalars and arrays
@@ -142,6 +145,7 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
 
     from openpyxl.utils.exceptions import InvalidFileException
 
+    check_zip_expansion(path)  # the shared strings are held whole, even in read-only mode
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError) as exc:

@@ -183,7 +183,11 @@ def _instructions(value: str) -> str:
     if not value.startswith("@"):
         return value
     _need_file(value[1:], "instructions file")
-    return Path(value[1:]).read_text(encoding="utf-8")
+    try:
+        return Path(value[1:]).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"instructions file {value[1:]} is not UTF-8 text ({exc.reason} at byte "
+                               f"{exc.start}); re-encode it to UTF-8") from None
 
 
 class _StderrNow:

@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..apply.cross_row import loss_message, read_plan, step_label
 from ..apply.frames import kept_rows, rows_frame
-from ..apply.local import MAX_DROP, apply_records
+from ..apply.local import MAX_DROP, apply_records, read_functions
 from ..crossrow.steps import fit, unasked_drops
 from ..errors import DataLossError
 from ..read.inputs import INPUT_DIR, frame_records, materialize_input
@@ -61,7 +61,7 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None 
     max_drop = apply_options.pop("max_drop", MAX_DROP)
     if not len(df):
         return df.copy()
-    code = Path(functions_path).read_text(encoding="utf-8") if code is None else code
+    code = read_functions(functions_path) if code is None else code
     counts: dict = {}
     user_progress = apply_options.pop("on_progress", None)
 

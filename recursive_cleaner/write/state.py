@@ -124,6 +124,8 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise StateFileError(f"state file {p} is not valid JSON: {exc}") from None
+    except RecursionError:  # json's decoder recurses: a hostile file nested 100,000 deep
+        raise StateFileError(f"state file {p} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise StateFileError(f"state file {p} must hold a JSON object")
     for key, kind in _REQUIRED.items():
