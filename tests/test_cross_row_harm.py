@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recursive_cleaner.crossrow.plan import choose_steps, discover_steps, validate_steps
+from recursive_cleaner.crossrow.near import two_values
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, is_variant
 
 POSTCODES = ("01907", "02134", "00501", "10115", "20095", "80331")
@@ -130,6 +131,8 @@ def test_values_of_a_kept_shape_are_never_replaced():
     ("birminghxm", "birmingham", True), (12, "12", True), ("Spain", "Italy", False),
     ("Mooresville NC", "Mooresville", True), ("Bend OR", "Bend", True), ("East Germany", "Germany", False),
     ("New York", "York", False), ("San Francisco", "San Francisco Bay Area", False),
+    ("5.2", "5.3", False), ("AB-1234", "AB-1235", False), ("2023-01-05", "2023-01-06", False),
+    ("5,2 mmol/L", "5,3 mmol/L", False), ("3563x", "35630", True),
 ])
 def test_is_variant_is_case_spacing_or_a_few_edits_for_the_length(old, new, variant):
     assert is_variant(old, new) is variant
@@ -156,3 +159,24 @@ def test_a_fitted_step_counts_only_the_values_it_wrote():
     fitted = fit([step], rows)
     out = [fitted.transform(r) for r in rows]
     assert fitted.changed[(0, "country")] == 1 and out[12]["country"] == "FR"
+
+
+def test_a_vocabulary_step_never_replaces_one_measurement_or_code_by_another():
+    """A digit is data, not a spelling: rare readings and codes stay; a letter where a digit belongs is mended."""
+    rows = ([{"value": "5.3", "code": "AB-1234", "zip": "35630"}] * 30
+            + [{"value": "5.2", "code": "AB-1235", "zip": "3563x"}]
+            + [{"value": "15.3", "code": "AB-1334", "zip": "35630"}])
+    fitted = fit([CrossRowStep("vocabulary", fields=("value", "code", "zip"))], rows)
+    out = [fitted.transform(r) for r in rows]
+    assert [r["value"] for r in out[-2:]] == ["5.2", "15.3"]
+    assert [r["code"] for r in out[-2:]] == ["AB-1235", "AB-1334"]
+    assert out[-2]["zip"] == "35630"
+
+
+@pytest.mark.parametrize("a, b, two", [
+    ("12", "120", True), ("-1.5", "1.5", True), ("12,5", "12,6", True), ("1e3", "1e4", True),
+    ("Room 101", "Room 102", True), ("10:15", "10:16", True), ("1000x", "10001", False),
+    ("Boston", "Bostn", False), ("ab", "ab", False),
+])
+def test_two_values_are_numbers_or_texts_that_differ_only_in_digits(a, b, two):
+    assert two_values(a, b) is two

@@ -21,9 +21,11 @@ Here instead:
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
-__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "cost", "distance", "closest_spellings", "close_keys"]
+__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "cost", "distance", "closest_spellings", "close_keys",
+           "two_values"]
 
 MAX_CHARS = 256
 """Values (and keys) longer than this are never matched to a close spelling: left alone and counted."""
@@ -171,11 +173,30 @@ class NearIndex:
 
 
 
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
+
+
+def two_values(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` two values rather than two spellings of one?
+
+    Two well-formed numbers are two values ("5.2" and "5.3", "12" and "120"), and so are two
+    strings that differ only in their digits ("AB-1234" and "AB-1235", "2023-01-05" and
+    "2023-01-06", "5.2 mmol/L" and "5.3 mmol/L"): a digit is data, not a spelling. A letter where
+    a digit belongs ("3563x" for "35630") is still a typo.
+    """
+    a, b = a.strip(), b.strip()
+    if _NUMBER.fullmatch(a) and _NUMBER.fullmatch(b):
+        return True
+    return (len(a) == len(b) and any(c.isdigit() for c in a)
+            and all(x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a, b)))
+
+
 def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float) -> tuple[dict[str, str], int]:
     """(rare string -> its unambiguous close spelling at least ``ratio`` times as frequent, strings left alone).
 
     A short code seen more than once is a value of its own ("KY" is not a typo of "NY"); two
-    well-formed numbers are two values; short strings take one edit at most. Strings over
+    numbers, or two strings that differ only in digits, are two values (``two_values``); short
+    strings take one edit at most. Strings over
     ``MAX_CHARS``, and those after the work budget ran out, are left alone (counted).
     """
     strings = [(v, n) for v, n in counts.items() if isinstance(v, str)]
@@ -195,7 +216,7 @@ def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float
         near = index.near(value, limit, budget) if len(value) <= MAX_CHARS else None
         best: list[tuple[int, int, str]] | None = []
         for other, m in near or ():
-            if m < ratio * n or other == value or (value.isdigit() and other.isdigit()):
+            if m < ratio * n or other == value or two_values(value, other):
                 continue
             if not budget.spend(cost(value, other, limit)):
                 best = None

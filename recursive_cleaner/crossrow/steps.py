@@ -42,7 +42,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Iterator
 
-from .near import MAX_CHARS, PROBE_WORK, MAX_WORK, Budget, NearIndex, close_keys, closest_spellings, distance
+from .near import MAX_CHARS, PROBE_WORK, MAX_WORK, Budget, NearIndex, close_keys, closest_spellings, distance, two_values
 from ..profiling.profiler import value_shape
 from .weights import weigh_votes
 
@@ -153,14 +153,15 @@ def is_variant(old: Any, new: Any, max_distance: int = 2) -> bool:
 
     The same after case-folding and collapsing whitespace, the other with a short stray word after it
     ("Mooresville NC": a last word of at most a third of the text), or within ``len // 3`` edits of the
-    longer text (at most ``max_distance``): "Germnay" is Germany, "DK" is not "DE", "East Germany" is
+    longer text (at most ``max_distance``), two values never (``near.two_values``): "Germnay" is
+    Germany, "DK" is not "DE", "East Germany" is
     not Germany, another customer's address is not a typo of this one's.
     """
     a, b = (" ".join(str(v).split()).casefold() for v in (old, new))
     if a == b or _stray_word(a, b):
         return True
-    if len(a) > MAX_CHARS or len(b) > MAX_CHARS:
-        return False
+    if len(a) > MAX_CHARS or len(b) > MAX_CHARS or two_values(a, b):
+        return False  # "5.2" is not a variant of "5.3", nor "AB-1234" of "AB-1235"
     limit = min(max_distance, max(len(a), len(b)) // 3)
     return limit > 0 and distance(a, b, limit) <= limit
 

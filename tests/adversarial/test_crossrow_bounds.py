@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.crossrow import near
-from recursive_cleaner.crossrow.near import Budget, NearIndex, close_keys, closest_spellings, distance
+from recursive_cleaner.crossrow.near import Budget, NearIndex, close_keys, closest_spellings, distance, two_values
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit
 
 
@@ -59,7 +59,7 @@ def pairwise_spellings(counts: dict, max_distance: int, ratio: float) -> dict:
             continue
         limit = min(max_distance, max(1, len(value) // 4))
         best = sorted((levenshtein(value, other), -m, other) for other, m in counts.items()
-                      if m >= ratio * n and other != value and not (value.isdigit() and other.isdigit())
+                      if m >= ratio * n and other != value and not two_values(value, other)
                       and levenshtein(value, other) <= limit)
         if best and not (len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]):
             fixes[value] = best[0][2]
