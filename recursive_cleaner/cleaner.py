@@ -389,14 +389,17 @@ class DataCleaner:
         """
         message = clip_text(message, FEEDBACK_CHARS)
         feedback.append(message)
-        self.ctx.focus.failed(focus)
+        self.ctx.focus.failed(focus, message)
         self.state.unusable_replies += event == "parse_error"
         self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
 
     def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
         context = (build_rich_context if self.settings.rich_context else build_context)(self.state.functions, self.settings.context_budget)
         if focus is None:
-            shown = format_chunk(view, self.settings.mode, max_chars=self.settings.chunk_chars,
+            hidden = self._left_alone() if self.settings.mode == "structured" else set()
+            records = [{k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) and hidden else r
+                       for r in view]  # the open pass sees only the fields it may change
+            shown = format_chunk(records, self.settings.mode, max_chars=self.settings.chunk_chars,
                                  view=self.settings.chunk_view)
             return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
                                 feedback=format_feedback(feedback), prefix=self.state.prefix,
@@ -467,10 +470,6 @@ class DataCleaner:
         if self.settings.mode == "structured" and self.settings.schema_sample_size > 0:
             info = schema.infer_schema(self.file_path, self.settings.schema_sample_size)
         options = self.settings
-        self.state.prefix = static_prefix(
-            options.instructions, schema=schema.format_schema_for_prompt(info) if info else "", mode=options.mode,
-            allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
-            toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
         if info:
             check = self._field_samples(info)
             draft = None
@@ -484,6 +483,15 @@ class DataCleaner:
             self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
                                                    scope=options.scope, spec=options.spec, check=check, draft=draft)
             self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
+        shown = schema.format_schema_for_prompt(info, left_alone=self._left_alone()) if info else ""
+        self.state.prefix = static_prefix(
+            options.instructions, schema=shown, mode=options.mode,
+            allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
+            toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
+
+    def _left_alone(self) -> set[str]:
+        """The fields no function may write: out of the goals' scope, or left as they are (never shown as work)."""
+        return self.ctx.focus.frozen | self.ctx.focus.protected
 
     def _field_samples(self, info: dict, records: int = 200) -> dict[str, list]:
         """Each field's values in the first ``records`` records (the data's check of the spec needs more than 3)."""

@@ -59,14 +59,14 @@ def test_holdout_rejects_a_function_that_crashes_only_on_hidden_records(data, tm
     assert result.rejected and "not shown" in result.rejected[0][1] and "boom" in result.rejected[0][1]
     assert "not shown" in backend.history[1]  # the reason went back to the model
     shown = backend.history[0][backend.history[0].index("=== DATA ("):]
-    assert f'"id": {bad_id},' not in shown  # the hidden record was never in the prompt
+    assert f"100-{bad_id:04d}" not in shown  # the hidden record was never in the prompt
     assert "return record" in (tmp_path / "cleaning_functions.py").read_text()
 
 
 def test_holdout_zero_shows_every_record(data, tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
     _cleaner(backend, data, tmp_path, holdout_ratio=0.0, chunk_view="all").run()
-    assert all(f'"id": {i},' in backend.history[0] for i in range(6))
+    assert all(f"100-{i:04d}" in backend.history[0] for i in range(6))
 
 
 def test_holdout_rejects_a_function_that_makes_hidden_records_worse(tmp_path):
@@ -94,8 +94,9 @@ def test_holdout_rejects_a_function_that_makes_hidden_records_worse(tmp_path):
 
 # --------------------------------------------------------------------------- sampling
 def _first_chunk_ids(prompt: str) -> set[int]:
+    """The ids of the records shown, read off their phones (the open pass shows only the fields in scope)."""
     data = prompt[prompt.index("=== DATA ("):prompt.index("=== TASK ===")]
-    return {json.loads(line)["id"] for line in data.splitlines() if line.startswith("{")}
+    return {int(json.loads(line)["phone"][-4:]) for line in data.splitlines() if line.startswith("{")}
 
 
 def test_stratified_sampling_puts_every_status_in_the_first_chunk(data, tmp_path):

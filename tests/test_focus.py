@@ -273,3 +273,47 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
     assert backend.calls == 3  # the field function and an open pass on chunk 1, an open pass on chunk 2, then none
     assert [e["status"] for e in events if e["type"] == "chunk_done"] == \
         ["clean", "clean", "clean_by_profile", "clean_by_profile"]
+
+
+def test_the_same_refusal_twice_gives_the_field_up_without_a_third_call(data, tmp_path):
+    """Issue 32: a refused attempt repeats at most once with the same reason (names and values aside)."""
+    other = USELESS.replace("upper()", "lower().upper()")  # another body, the same mistake
+    backend = FakeBackend([make_reply("fix_status", USELESS), make_reply("fix_status", other)],
+                          default=CLEAN_REPLY)
+    result, events = _run(backend, data, tmp_path, max_iterations=5, max_field_attempts=3)
+    status_prompts = [p for p in backend.history if "FIELD TO FIX" in _task(p) and "'status'" in _task(p)]
+    assert len(status_prompts) == 2  # before: 3, the third with the same feedback twice
+    assert "status" in result.unfixable
+
+
+def test_different_refusals_keep_the_attempts(data, tmp_path):
+    greedy = FIX_STATUS.replace("    return record", "    record['email'] = 'x'\n    return record")
+    backend = FakeBackend([make_reply("fix_status", USELESS), make_reply("fix_status", greedy),
+                           make_reply("fix_status", FIX_STATUS)], default=CLEAN_REPLY)
+    result, _ = _run(backend, data, tmp_path, max_iterations=5)
+    assert "fix_status" in result.functions
+
+
+def test_a_reason_key_leaves_out_what_varies_between_attempts():
+    from recursive_cleaner.profiling.focus import _reason_key
+    one = "Function `fix_a` was rejected: it changed 3 values that were already right ('x' -> 'y')"
+    two = "Function `fix_a_2` was rejected: it changed 12 values that were already right ('q' -> \"r\")"
+    assert _reason_key(one) == _reason_key(two)
+    assert _reason_key(one) != _reason_key("The field 'status' is not clean yet.")
+
+
+def test_the_open_pass_is_shown_only_the_fields_it_may_change(tmp_path):
+    """Issue 32: fields the goals leave alone are named once, never shown as data or offered as work."""
+    rows = [{"title": t, "country": c, "release_date": d}
+            for t, c, d in [("the matrix", "usa", "31/03/1999"), ("ALIEN", "Untied States", "May 25, 1979"),
+                            ("Blade runner", "uk", "1982-06-25")] * 8]
+    path = tmp_path / "movies.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    DataCleaner(backend, str(path), chunk_size=24, instructions="Put the movie titles in title case. Leave the "
+                "country and the release date exactly as they are.", output_path=str(tmp_path / "cf.py"),
+                holdout_ratio=0.0, sleep=lambda s: None).run()
+    assert backend.calls >= 1
+    for prompt in backend.history:
+        assert "Untied States" not in prompt and "31/03/1999" not in prompt  # neither in the schema nor the data
+        assert "write no function for them): country, release_date" in prompt

@@ -42,6 +42,7 @@ class FieldFocus:
     protected: set[str] = field(default_factory=set)  # fields the goals leave as they are: not even a stated key's step
     kept: dict[str, frozenset] = field(default_factory=dict)  # field -> value shapes an example keeps as they are
     suggested: dict[str, Expectation] = field(default_factory=dict)  # what scope="all" would check in them
+    reasons: dict[str, set] = field(default_factory=dict)  # field -> refusals seen (``_reason_key``)
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
               scope: str = "mentioned", spec: str | dict | CleaningSpec | None = None,
@@ -95,18 +96,27 @@ class FieldFocus:
                 tried.add(prof.primitive)  # wrong values that need another remedy: one more round
                 self.reopened[prof.field] = self.reopened.get(prof.field, 0) + 1
                 self.failures[prof.field] = 0
+                self.reasons.pop(prof.field, None)
                 self.unfixable.pop(prof.field, None)
                 return prof
             self.unfixable.setdefault(prof.field, prof.issue or "")
         return None
 
-    def failed(self, target: FieldProfile | None) -> None:
-        if target is not None:
-            self.failures[target.field] = self.failures.get(target.field, 0) + 1
+    def failed(self, target: FieldProfile | None, reason: str = "") -> None:
+        """Count a failed attempt; the same refusal a second time uses up the field's attempts (no third call)."""
+        if target is None:
+            return
+        self.failures[target.field] = self.failures.get(target.field, 0) + 1
+        said = self.reasons.setdefault(target.field, set())
+        key = _reason_key(reason)
+        if key and key in said:
+            self.failures[target.field] = max(self.failures[target.field], self.max_attempts)
+        said.add(key)
 
     def fixed(self, target: FieldProfile | None) -> None:
         if target is not None:
             self.failures.pop(target.field, None)
+            self.reasons.pop(target.field, None)
 
     def judge(self, before: list, after: list, target: FieldProfile | None) -> tuple[str | None, str | None]:
         """(why the change does not move the profile or None, the field it fixed when not the one asked for)."""
@@ -115,6 +125,14 @@ class FieldFocus:
         verdict = judge_change(before, after, self.expectations, target=target.field if target else None,
                                csv_strings=self.csv_strings, frozen=frozenset(self.frozen), kept=self.kept)
         return verdict.problem, verdict.credited
+
+
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+")
+
+
+def _reason_key(reason: str) -> str:
+    """A refusal without what varies between attempts (names, quoted values, counts): the same mistake twice."""
+    return " ".join(_QUOTED.sub("_", reason or "").split())[:300]
 
 
 def _typos_of(right: list, offending: list) -> bool:

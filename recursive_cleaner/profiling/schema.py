@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from typing import Any
+from typing import Any, Iterable
 
 from ..read import parsers
 
@@ -116,10 +116,16 @@ def _render(value: Any) -> str:
     return text if len(text) <= SAMPLE_CHARS else text[: SAMPLE_CHARS - 1] + "…"
 
 
-def format_schema_for_prompt(schema: dict) -> str:
-    """One line per field: ``- name (type[, nullable][, hint]): sample, sample``; "" if no fields."""
-    fields = list(schema.get("fields") or [])
-    if not fields:
+def format_schema_for_prompt(schema: dict, *, left_alone: Iterable[str] = ()) -> str:
+    """One line per field: ``- name (type[, nullable][, hint]): sample, sample``; "" if no fields.
+
+    The ``left_alone`` fields (the goals do not ask to change them) are named on one line of their
+    own, without samples: no function may write them, so they are not offered as work.
+    """
+    alone = set(left_alone)
+    fields = [f for f in schema.get("fields") or [] if f not in alone]
+    named = [f for f in schema.get("fields") or [] if f in alone]
+    if not fields and not named:
         return ""
     types, samples = schema.get("types", {}), schema.get("samples", {})
     nullable, hints = schema.get("nullable", {}), schema.get("hints", {})
@@ -135,4 +141,7 @@ def format_schema_for_prompt(schema: dict) -> str:
         lines.append(f"- {field} ({', '.join(tags)}): {shown}")
     if len(fields) > MAX_PROMPT_FIELDS:
         lines.append(f"- ... and {len(fields) - MAX_PROMPT_FIELDS} more fields")
+    if named:
+        lines.append("Left as they are (the goals do not ask to change them; write no function for them): "
+                     + ", ".join(named[:MAX_PROMPT_FIELDS]) + (" ..." if len(named) > MAX_PROMPT_FIELDS else ""))
     return "\n".join(lines)
