@@ -144,8 +144,9 @@ def score_files(table_dir: Path, cleaned_csv: Path) -> dict[str, Any]:
     meta = json.loads((table_dir / "meta.json").read_text(encoding="utf-8"))
     columns, dirty = read_csv(table_dir / "dirty.csv")
     _, truth = read_csv(table_dir / "clean.csv")
-    cleaned = read_csv(cleaned_csv)[1] if cleaned_csv.is_file() else list(dirty)
-    return score(dirty, truth, _aligned(truth, cleaned, meta.get("id")), columns, meta.get("protect", []))
+    cleaned = read_csv(cleaned_csv)[1] if cleaned_csv.is_file() else list(dirty)  # no output: nothing changed
+    result = score(dirty, truth, _aligned(truth, cleaned, meta.get("id")), columns, meta.get("protect", []))
+    return {**result, "rows_out": len(cleaned)}
 
 
 # ---------------------------------------------------------------- running
