@@ -176,9 +176,7 @@ def _calls(stdout: str) -> tuple[int | None, list[str]]:
 
 def _env(folder: Path, threads: int | None) -> dict:
     env = dict(os.environ)
-    cache = folder / "prompt-cache"
-    cache.mkdir(exist_ok=True)
-    env[PROMPT_CACHE_ENV] = str(cache)  # cold: an empty cache of this run only
+    env[PROMPT_CACHE_ENV] = str(folder / "prompt-cache")  # cold: a cache of this run only (the library makes it)
     if threads:
         env["RECURSIVE_CLEANER_THREADS"] = str(threads)
     return env
