@@ -1,0 +1,480 @@
+"""Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export.
+
+Standard library only, seeded and deterministic: the same seed writes byte-identical files.
+Per table, in ``OUT/<table>/``:
+
+- ``dirty.csv``: what the cleaner is given;
+- ``clean.csv``: the ground truth, the same rows and columns in the same order;
+- ``meta.json``: the columns the goals ask to leave alone (``protect``: their truth IS their dirty
+  value, and each holds values a naive cleaner would "fix": leading zeros, odd case, numbers
+  written as text), the columns to fix (``fix``), the other columns (``other``: clean, never
+  mentioned as work), the columns whose truth is a number (``numeric``: compared by value), the
+  row id column, and the share of dirty cells per fixed column.
+
+Mostly clean: each field to fix is dirty in about 5-15% of its cells. The goal texts the cleaner
+reads are in ``bench/heldout/goals/`` (written by hand before any run, never generated).
+
+    python bench/heldout/make_tables.py [--out DIR] [--seed N] [--tables lab,hr]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import io
+import json
+import random
+from pathlib import Path
+
+__all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table", "main"]
+
+TABLES = ("lab", "warehouse", "hr")
+ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500}
+SEED = 29
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+MONTHS_LONG = ("January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December")
+SMALL_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+               "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+               "seventeen", "eighteen", "nineteen", "twenty")
+
+
+# ---------------------------------------------------------------- shared helpers
+
+def typo(rng: random.Random, word: str) -> str:
+    """One keyboard slip: a letter dropped, doubled, or two neighbours swapped (never a no-op)."""
+    letters = [i for i, c in enumerate(word) if c.isalpha()]
+    for _ in range(20):
+        i = rng.choice(letters[1:-1] or letters)
+        kind = rng.randrange(3)
+        if kind == 0:
+            out = word[:i] + word[i + 1:]
+        elif kind == 1:
+            out = word[:i] + word[i] + word[i:]
+        else:
+            if i + 1 >= len(word) or not word[i + 1].isalpha():
+                continue
+            out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        if out != word and out.lower() != word.lower():
+            return out
+    return word[:-1]
+
+
+def rand_date(rng: random.Random, start: dt.date, end: dt.date) -> dt.date:
+    return start + dt.timedelta(days=rng.randrange((end - start).days + 1))
+
+
+def day_first(rng: random.Random, d: dt.date, *, long_forms: bool = True) -> str:
+    """A date as a European export or a person writes it; never month-first with slashes."""
+    forms = [
+        f"{d.day:02d}/{d.month:02d}/{d.year}",
+        f"{d.day:02d}.{d.month:02d}.{d.year}",
+        f"{d.day}.{d.month}.{d.year}",
+        f"{d.day:02d}-{d.month:02d}-{d.year}",
+        f"{d.year}/{d.month:02d}/{d.day:02d}",
+    ]
+    if long_forms:
+        forms += [f"{d.day} {MONTHS[d.month - 1]} {d.year}",
+                  f"{MONTHS_LONG[d.month - 1]} {d.day}, {d.year}"]
+    return rng.choice(forms)
+
+
+def fmt_num(x: float, places: int) -> str:
+    """A number as the clean export writes it: rounded, no trailing zeros, '.' as decimal mark."""
+    text = f"{x:.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def comma_decimal(text: str) -> str:
+    """'1234.5' -> '1.234,5'; '12.5' -> '12,5' (thousands only when there is a decimal part)."""
+    whole, _, frac = text.partition(".")
+    if len(whole) > 3 and frac:
+        groups = []
+        while len(whole) > 3:
+            groups.insert(0, whole[-3:])
+            whole = whole[:-3]
+        whole = ".".join([whole] + groups)
+    return f"{whole},{frac}" if frac else whole
+
+
+def dirty_cells(rng: random.Random, n_rows: int, share: float) -> set[int]:
+    """Exactly round(share * n_rows) row indexes, chosen at random."""
+    return set(rng.sample(range(n_rows), round(share * n_rows)))
+
+
+# ---------------------------------------------------------------- lab results
+
+ANALYTES = [
+    # name, unit, low, high, decimals, ref_low, ref_high
+    ("Glucose", "mmol/L", 3.2, 16.0, 1, 3.9, 7.0),
+    ("Sodium", "mmol/L", 126, 152, 0, 135, 145),
+    ("Potassium", "mmol/L", 2.9, 6.2, 1, 3.5, 5.1),
+    ("Creatinine", "umol/L", 40, 320, 0, 60, 110),
+    ("Hemoglobin", "g/L", 85, 178, 0, 120, 160),
+    ("Cholesterol", "mmol/L", 2.8, 8.4, 1, 0.0, 5.2),
+    ("ALT", "U/L", 6, 140, 0, 7, 56),
+]
+GLUCOSE_FACTOR = 18  # mg/dL = mmol/L * 18 (the factor the goals give)
+LAB_COMMENTS = [
+    "HEMOLYSED - repeat requested", "sample recd late", "  QNS", "called to ward 4B @ 09:10",
+    "lipaemic;  result may be affected", "pt fasting", "Repeat of 004211", "ok per Dr. lee",
+    "CLOTTED", "non-fasting", "re-run on analyser 2", "Critical value phoned to RN Smith",
+    "label hand-written", "see prev. result 12/03", "diluted 1:2", "tube underfilled",
+    "ICU", "STAT", "added on to 003980", "Pt on insulin", "spec. rec'd  unlabeled, relabeled",
+]
+
+
+def _lab_flag(value: float, ref_low: float, ref_high: float) -> str:
+    if value > ref_high:
+        return "H"
+    if value < ref_low:
+        return "L"
+    return "N"
+
+
+def build_lab(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    cols = ["sample_id", "mrn", "analyte", "result", "unit", "collected_at", "flag",
+            "tech_comment"]
+    patients = [f"H{rng.randrange(10**6, 10**7 - 1):07d}" for _ in range(420)]
+    sample = rng.randrange(400, 900)
+    start = dt.datetime(2024, 2, 1, 6, 0)
+    clean, dirty = [], []
+    for i in range(n):
+        sample += rng.randrange(1, 6)
+        name, unit, lo, hi, places, ref_lo, ref_hi = rng.choice(ANALYTES)
+        value = round(rng.uniform(lo, hi), places)
+        when = start + dt.timedelta(minutes=int(i * 35 + rng.randrange(30)))
+        comment = rng.choice(LAB_COMMENTS) if rng.random() < 0.3 else ""
+        row = {
+            "sample_id": f"{sample:06d}",
+            "mrn": rng.choice(patients),
+            "analyte": name,
+            "result": fmt_num(value, places),
+            "unit": unit,
+            "collected_at": when.strftime("%Y-%m-%d %H:%M"),
+            "flag": _lab_flag(value, ref_lo, ref_hi),
+            "tech_comment": comment,
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    # glucose sent by the old analyser in mg/dL: both result and unit to fix
+    glucose = [i for i, r in enumerate(clean) if r["analyte"] == "Glucose"]
+    for i in rng.sample(glucose, round(0.3 * len(glucose))):
+        mmol = float(clean[i]["result"])
+        mg = round(mmol * GLUCOSE_FACTOR)
+        assert round(mg / GLUCOSE_FACTOR, 1) == mmol, (mg, mmol)
+        dirty[i]["result"] = str(mg)
+        dirty[i]["unit"] = rng.choice(["mg/dL", "mg/dL", "mg/dl", "MG/DL"])
+    # the same unit spelled another way (no conversion)
+    for i in dirty_cells(rng, n, 0.05):
+        if dirty[i]["unit"] == clean[i]["unit"] and clean[i]["unit"] in ("mmol/L", "umol/L"):
+            dirty[i]["unit"] = rng.choice([clean[i]["unit"].lower(), clean[i]["unit"].upper(),
+                                           clean[i]["unit"].replace("/", " / ")])
+    for i in dirty_cells(rng, n, 0.10):
+        name = clean[i]["analyte"]
+        dirty[i]["analyte"] = rng.choice([
+            name.lower(), name.upper(), f" {name}", f"{name} ", typo(rng, name),
+        ]) if name != "ALT" else rng.choice(["alt", " ALT", "A.L.T."])
+    for i in dirty_cells(rng, n, 0.10):
+        when = dt.datetime.strptime(clean[i]["collected_at"], "%Y-%m-%d %H:%M")
+        day = day_first(rng, when.date(), long_forms=False)
+        dirty[i]["collected_at"] = rng.choice([
+            f"{day} {when:%H:%M}", f"{day} {when.hour}:{when.minute:02d}",
+            when.strftime("%Y-%m-%dT%H:%M:%S"),
+        ])
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["flag"] = rng.choice({
+            "H": ["high", "HIGH", "High", "h"],
+            "L": ["low", "LOW", "Low", "l"],
+            "N": ["normal", "Normal", "n", "NORMAL"],
+        }[clean[i]["flag"]])
+    meta = {
+        "id": "sample_id",
+        "protect": ["sample_id", "tech_comment"],
+        "fix": ["analyte", "result", "unit", "collected_at", "flag"],
+        "other": ["mrn"],
+        "numeric": ["result"],
+    }
+    return cols, dirty, clean, meta
+
+
+# ---------------------------------------------------------------- warehouse stock movements
+
+SUPPLIERS = [
+    "Nordic Fasteners AB", "Müller Industriebedarf GmbH", "Van Dijk Verpakking BV",
+    "Ferramenta Rossi S.r.l.", "Lindqvist Tools AB", "Kowalski Metal Sp. z o.o.",
+    "Dupont Emballages SARL", "Hansen & Søn A/S", "Schneider Kabeltechnik GmbH",
+    "Iberplast S.L.", "Novak Elektro s.r.o.", "Brennan Supplies Ltd",
+]
+ITEMS = [  # description, kilograms per unit
+    ("Hex bolt M8x40 zinc, box/100", 2.35), ("Washer M10 DIN125, bag/500", 1.8),
+    ("Cable tie 300mm black, bag/100", 0.25), ("Stretch film 23my roll", 2.5),
+    ("Pallet label 100x150, roll/500", 0.9), ("Carton 400x300x200", 0.35),
+    ("Wood screw 4x35 TX20, box/200", 0.85), ("Hose clamp 20-32mm, box/50", 0.6),
+    ("Nylon dowel 8mm, box/100", 0.15), ("Safety gloves size 9, pair", 0.08),
+    ("PVC tape 19mm red", 0.05), ("Cable gland M20, bag/25", 0.4),
+    ("Bubble wrap roll 1m", 4.75), ("Anchor bolt M12, box/25", 3.2),
+    ("Label printer ribbon 110mm", 0.2), ("Drill bit HSS 6mm, set/10", 0.12),
+    ("Steel shelf 900x400", 12.5), ("Pallet wrap netting", 18.0),
+]
+LB_TO_KG = 0.45359237
+
+
+def _supplier_slip(rng: random.Random, name: str) -> str:
+    words = name.split(" ")
+    forms = [typo(rng, name), name.upper(), name.lower(), " ".join(words[:-1]) or name,
+             name.replace(" ", "  ", 1)]
+    if "ü" in name or "ø" in name:
+        forms.append(name.replace("ü", "u").replace("ø", "o"))
+    return rng.choice([f for f in forms if f != name])
+
+
+def build_warehouse(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    cols = ["mvt_no", "booking_date", "movement", "sku", "item", "supplier", "quantity",
+            "gross_weight", "unit_price", "currency", "bin"]
+    letters = "ABCDEFGHKLMNPRSTVW"
+    skus = []
+    while len(skus) < 80:
+        sku = f"{rng.choice(letters)}{rng.choice(letters)}-{rng.randrange(1000, 10000)}"
+        if sku not in skus:
+            skus.append(sku)
+    per_sku = {
+        sku: {
+            "item": item,
+            "supplier": rng.choice(SUPPLIERS),
+            "kg": kg,
+            "price": round(rng.uniform(0.2, 180.0), 2),
+            "bin": f"{rng.randrange(0, 2500):05d}",
+            "currency": rng.choice(["EUR"] * 6 + ["SEK", "DKK", "eur", "€", "Eur"]),
+        }
+        for sku, (item, kg) in zip(skus, [rng.choice(ITEMS) for _ in skus])
+    }
+    day = dt.date(2024, 1, 2)
+    clean, dirty = [], []
+    for i in range(n):
+        if rng.random() < 0.08:
+            day += dt.timedelta(days=1 if day.weekday() < 4 else 3)
+        sku = rng.choice(skus)
+        info = per_sku[sku]
+        small = rng.randrange(1, 21)
+        qty = rng.choice([small, small, rng.randrange(21, 60 if info["kg"] > 2 else 400)])
+        row = {
+            "mvt_no": f"SM24-{i + 1:06d}",
+            "booking_date": day.isoformat(),
+            "movement": rng.choice(["IN", "OUT", "OUT", "OUT", "ADJ"]),
+            "sku": sku,
+            "item": info["item"],
+            "supplier": info["supplier"],
+            "quantity": str(qty),
+            "gross_weight": fmt_num(info["kg"] * qty, 2),
+            "unit_price": f"{info['price']:.2f}",
+            "currency": info["currency"] if rng.random() < 0.97 else "EUR",
+            "bin": info["bin"],
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for i in dirty_cells(rng, n, 0.12):
+        d = dt.date.fromisoformat(clean[i]["booking_date"])
+        dirty[i]["booking_date"] = rng.choice([
+            f"{d.day:02d}.{d.month:02d}.{d.year}", f"{d.day:02d}.{d.month:02d}.{d.year}",
+            f"{d.day}.{d.month}.{d.year}", f"{d.day:02d}/{d.month:02d}/{d.year}",
+            f"{d.day:02d}-{d.month:02d}-{d.year}",
+        ])
+    for i in dirty_cells(rng, n, 0.10):
+        letters_, digits = clean[i]["sku"].split("-")
+        dirty[i]["sku"] = rng.choice([
+            f"{letters_.lower()} {digits}", f"{letters_}_{digits}", f"{letters_} {digits}",
+            f"{letters_}{digits}", f"{letters_.lower()}-{digits}", f"{letters_.lower()}_{digits}",
+        ])
+    for i in dirty_cells(rng, n, 0.07):
+        dirty[i]["supplier"] = _supplier_slip(rng, clean[i]["supplier"])
+    for i in dirty_cells(rng, n, 0.10):
+        q = int(clean[i]["quantity"])
+        forms = [f"{q} pcs", f"{q} pcs", f"x{q}", f"{q}x", f"{q} pc", f"{q} Stk"]
+        if q <= 20:
+            forms += [SMALL_WORDS[q]] * 3
+        dirty[i]["quantity"] = rng.choice(forms)
+    for i in dirty_cells(rng, n, 0.12):
+        kg_text = clean[i]["gross_weight"]
+        kg = float(kg_text)
+        forms = []
+        if "." in kg_text:
+            forms += [comma_decimal(kg_text)] * 3 + [f"{comma_decimal(kg_text)} kg"]
+        forms += [f"{kg_text} kg", f"{round(kg * 1000)} g"]
+        lb = round(kg / LB_TO_KG, 2)
+        if all(round(lb * f, 2) == round(kg, 2) for f in (LB_TO_KG, 0.4536)):
+            # in pounds only where the goals' rounded factor gives the same kilograms
+            forms += [f"{fmt_num(lb, 2)} lb", f"{fmt_num(lb, 2)} lbs"]
+        dirty[i]["gross_weight"] = rng.choice(forms)
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["unit_price"] = comma_decimal(clean[i]["unit_price"])
+    meta = {
+        "id": "mvt_no",
+        "protect": ["bin", "currency"],
+        "fix": ["booking_date", "sku", "supplier", "quantity", "gross_weight", "unit_price"],
+        "other": ["mvt_no", "movement", "item"],
+        "numeric": ["quantity", "gross_weight", "unit_price"],
+    }
+    return cols, dirty, clean, meta
+
+
+# ---------------------------------------------------------------- HR export
+
+FIRST = ["Maria", "James", "Aisha", "Liam", "Sofia", "Noah", "Chen", "Olivia", "Mateo", "Priya",
+         "Lucas", "Emma", "Kwame", "Hannah", "Diego", "Yuki", "Fatima", "Ethan", "Ingrid", "Omar",
+         "Grace", "Tomasz", "Leila", "Samuel", "Anne Marie", "Jean-Luc", "Mary Kate", "Ravi",
+         "Zoe", "Daniel", "Elena", "Marcus", "Nadia", "Peter", "Chloe", "Andre", "Julia", "Ben"]
+LAST = ["Smith", "Garcia", "Okafor", "Nguyen", "Johansson", "Patel", "Kowalski", "Rossi",
+        "Müller", "Haddad", "Tanaka", "Brown", "Silva", "Andersen", "Novak", "Fischer", "Kim",
+        "Lopez", "Walker", "Murphy", "Schmidt", "Ibrahim", "Costa", "Moreau", "Evans",
+        "Smith-Jones", "O'Brien", "Wright", "Chowdhury", "Petrov"]
+# right as they are, but a naive title-case would break them
+LAST_TRAPS = ["McDonald", "MacLeod", "de la Cruz", "van der Berg", "DiMaggio", "LeBlanc"]
+DEPTS = ["Finance", "Human Resources", "Engineering", "Sales", "Marketing", "Operations",
+         "Legal", "Customer Support"]
+DEPT_SLIPS = {
+    "Finance": ["Fin", "FINANCE", "finance", "Finanace"],
+    "Human Resources": ["HR", "H.R.", "human resources", "Human Resouces"],
+    "Engineering": ["Eng", "Engg", "ENGINEERING", "Enginering"],
+    "Sales": ["SALES", "sales", "Saless", " Sales"],
+    "Marketing": ["Mktg", "MARKETING", "marketing", "Marketting"],
+    "Operations": ["Ops", "OPS", "operations", "Opperations"],
+    "Legal": ["LEGAL", "legal", "Legal ", "Leagl"],
+    "Customer Support": ["CS", "Cust Support", "customer support", "Customer Suport"],
+}
+HR_NOTES = [
+    "Rehire: NO", "on leave from 03/2024", "transferred from ops", "PT 60%",
+    "see HR file 00231", "  relocating to Berlin", "contract ends 31.12.2025", "MANAGER: j. smith",
+    "visa renewal due", "returned from parental leave", "remote - NL", "badge #004512 lost",
+    "salary review Q3", "do NOT contact at home", "2nd contract",
+]
+AREA = ["617", "212", "415", "312", "206", "303", "512", "617", "646", "718"]
+
+
+def _name_slip(rng: random.Random, name: str) -> str:
+    forms = [name.upper(), name.lower(), f" {name}", f"{name} ", f"  {name}"]
+    if " " in name:
+        forms.append(name.replace(" ", "  "))
+    return rng.choice(forms)
+
+
+def build_hr(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    cols = ["emp_id", "fname", "l_name", "dob", "dept", "hire_dt", "sal", "phone", "notes"]
+    ids = sorted(rng.sample(range(100, 40000), n))
+    clean, dirty = [], []
+    for emp in ids:
+        born = rand_date(rng, dt.date(1959, 1, 1), dt.date(2003, 12, 31))
+        hired = rand_date(rng, max(born.replace(year=born.year + 19), dt.date(2004, 1, 1)),
+                          dt.date(2024, 10, 31))
+        last = rng.choice(LAST_TRAPS) if rng.random() < 0.04 else rng.choice(LAST)
+        row = {
+            "emp_id": f"{emp:06d}",
+            "fname": rng.choice(FIRST),
+            "l_name": last,
+            "dob": born.isoformat(),
+            "dept": rng.choice(DEPTS),
+            "hire_dt": hired.isoformat(),
+            "sal": str(rng.randrange(64, 360) * 500),
+            "phone": f"{rng.choice(AREA)}-555-{rng.randrange(100, 10000):04d}",
+            "notes": rng.choice(HR_NOTES) if rng.random() < 0.3 else "",
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for col in ("fname", "l_name"):
+        for i in dirty_cells(rng, n, 0.10):
+            if clean[i][col] in LAST_TRAPS:
+                continue  # their right case cannot be guessed back: left right (and a trap)
+            dirty[i][col] = _name_slip(rng, clean[i][col])
+    for col in ("dob", "hire_dt"):
+        for i in dirty_cells(rng, n, 0.10):
+            dirty[i][col] = day_first(rng, dt.date.fromisoformat(clean[i][col]))
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["dept"] = rng.choice(DEPT_SLIPS[clean[i]["dept"]])
+    for i in dirty_cells(rng, n, 0.10):
+        sal = int(clean[i]["sal"])
+        forms = [f"${sal:,}", f"{sal:,}", f"USD {sal:,}", f"${sal}", f"{sal:,} USD"]
+        if sal % 1000 == 0:
+            forms.append(f"{sal // 1000}k")
+        dirty[i]["sal"] = rng.choice(forms)
+    for i in dirty_cells(rng, n, 0.10):
+        area, mid, last4 = clean[i]["phone"].split("-")
+        dirty[i]["phone"] = rng.choice([
+            f"({area}) {mid}-{last4}", f"{area}.{mid}.{last4}", f"{area}{mid}{last4}",
+            f"+1 {area} {mid} {last4}", f"{area} {mid} {last4}", f"1-{area}-{mid}-{last4}",
+        ])
+    meta = {
+        "id": "emp_id",
+        "protect": ["emp_id", "notes"],
+        "fix": ["fname", "l_name", "dob", "dept", "hire_dt", "sal", "phone"],
+        "other": [],
+        "numeric": ["sal"],
+    }
+    return cols, dirty, clean, meta
+
+
+# ---------------------------------------------------------------- writing
+
+BUILDERS = {"lab": build_lab, "warehouse": build_warehouse, "hr": build_hr}
+
+
+def build_table(name: str, *, seed: int = SEED, rows: int | None = None):
+    """(columns, dirty rows, clean rows, meta) of one table; the same seed gives the same table."""
+    rng = random.Random(f"{name}:{seed}")
+    cols, dirty, clean, meta = BUILDERS[name](rng, rows or ROWS[name])
+    for col in meta["protect"] + meta["other"]:
+        assert all(d[col] == c[col] for d, c in zip(dirty, clean)), col
+    meta = {"table": name, "seed": seed, "rows": len(clean), "columns": cols, **meta}
+    meta["dirty_share"] = {
+        col: round(sum(d[col] != c[col] for d, c in zip(dirty, clean)) / len(clean), 4)
+        for col in meta["fix"]
+    }
+    return cols, dirty, clean, meta
+
+
+def _csv_text(cols: list[str], rows: list[dict]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def write_table(name: str, out: Path, *, seed: int = SEED, rows: int | None = None) -> Path:
+    """Write OUT/NAME/{dirty.csv, clean.csv, meta.json}; returns the table's folder."""
+    cols, dirty, clean, meta = build_table(name, seed=seed, rows=rows)
+    folder = Path(out) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dirty.csv").write_text(_csv_text(cols, dirty), encoding="utf-8")
+    (folder / "clean.csv").write_text(_csv_text(cols, clean), encoding="utf-8")
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
+                                      encoding="utf-8")
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--tables", default=",".join(TABLES))
+    parser.add_argument("--rows", type=int, default=None, help="rows per table (default: each's own)")
+    args = parser.parse_args(argv)
+    for name in [t.strip() for t in args.tables.split(",") if t.strip()]:
+        if name not in BUILDERS:
+            parser.error(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+        folder = write_table(name, args.out, seed=args.seed, rows=args.rows)
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        shares = " ".join(f"{c}={s:.1%}" for c, s in meta["dirty_share"].items())
+        print(f"wrote {folder}: {meta['rows']} rows; dirty {shares}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
