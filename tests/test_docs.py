@@ -205,3 +205,26 @@ def test_the_readmes_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert blocks[1].strip() == ci.strip().splitlines()[-1]
     assert "set -euo pipefail" in ci and "--upgrade-strategy eager" in blocks[1]
+
+
+def test_the_pages_import_only_what_an_install_provides(tmp_path):
+    """A block that imports the repo's folders (``from backends import ...``) runs here but not for a user."""
+    import subprocess
+
+    modules = set()
+    for block in ALL_BLOCKS:
+        try:
+            tree = ast.parse(block.source)
+        except SyntaxError:
+            continue  # a signature block
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules.update((a.name.partition(".")[0], block.where) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules.add((node.module.partition(".")[0], block.where))
+    local = {"cleaning_functions", "dedup_functions"}  # files the pages' own examples write first
+    names = sorted({m for m, _ in modules} - local)
+    probe = "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] if importlib.util.find_spec(n) is None))"
+    done = subprocess.run([sys.executable, "-I", "-c", probe, *names], cwd=tmp_path, capture_output=True, text=True)
+    missing = set(done.stdout.split())
+    assert not missing, sorted(where for m, where in modules if m in missing)
