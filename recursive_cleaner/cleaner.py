@@ -280,7 +280,9 @@ class DataCleaner:
         last_reply = ""
         open_failures, accepted = 0, 0  # accepted: functions from open-ended passes on this chunk
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
-        for iteration in range(1, self.settings.max_iterations + 1):
+        iteration, attempts = 0, 0  # attempts: the model's; the library's own one-liners cost no call
+        while attempts < self.settings.max_iterations:
+            iteration += 1
             focus = self.ctx.focus.next(view)
             if focus is None and self.ctx.focus.enabled and self._clean_by_profile(open_failures, accepted):
                 return "clean_by_profile"
@@ -290,6 +292,7 @@ class DataCleaner:
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
             hinted = self._hint(focus, index, iteration)  # the toolkit one-liner the profile names: no call
+            attempts += hinted is None
             last_reply = hinted.code if hinted else self._call(self._prompt(view, focus, feedback), index, iteration,
                                                                grammar=self._grammar(focus))
             try:
@@ -318,7 +321,7 @@ class DataCleaner:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
             view = self._accept(parsed, verdict, view, focus, chunk_index=index, iteration=iteration)
-        log.warning("chunk %d/%d: not clean after %d attempts (max_iterations); moving on", index + 1,
+        log.warning("chunk %d/%d: still not clean after %d model attempts (max_iterations); moving on", index + 1,
                     self.state.total_chunks, self.settings.max_iterations)
         self._emit("chunk_skipped", chunk_index=index, attempts=self.settings.max_iterations, last_reply=last_reply[-500:])
         return "max_iterations"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.profiling.expectations import Expectation
@@ -73,3 +74,18 @@ def test_hint_functions_false_asks_the_model_for_every_function(tmp_path):
                 holdout_ratio=0, output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
                 hint_functions=False, max_field_attempts=1).run()
     assert "FIELD TO FIX" in backend.history[0]
+
+
+def test_the_librarys_one_liners_do_not_use_up_the_chunks_model_attempts(tmp_path, caplog):
+    """Issue 31: the README job printed "not clean after 5 attempts" with 0 model calls: eight one-liners were the 5."""
+    backend = FakeBackend(default=CLEAN_REPLY)
+    events = []
+    cases = Path(__file__).resolve().parents[1] / "test_cases"
+    result = DataCleaner(backend, str(cases / "crm_customers.jsonl"), chunk_size=50, max_iterations=2,
+                         instructions=(cases / "crm_instructions.txt").read_text(), holdout_ratio=0,
+                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
+                         on_progress=events.append).run()
+    assert len(result.functions) == 8  # every field's one-liner on the first chunk, with 2 model attempts allowed
+    assert {e["chunk_index"] for e in events if e["type"] == "function_from_hint"} == {0}
+    assert not [e for e in events if e["type"] == "chunk_skipped"]
+    assert "max_iterations" not in caplog.text
