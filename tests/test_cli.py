@@ -539,3 +539,27 @@ def test_draft_spec_asks_the_model_for_the_spec_first(work, use):
     prompts.clear()
     assert invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3").exit_code == 0
     assert not any("fill in, for every field" in p for p in prompts)  # off by default
+
+
+# ---------------------------------------------------------------------------- edge cases said out loud (issue 31)
+def test_an_empty_input_is_one_error_line_and_exit_1(work, use):
+    use(_scripted())
+    (work / "empty.jsonl").write_text("")
+    result = invoke("generate", "empty.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off")
+    assert "no records" in one_error_line(result, 1)
+
+
+def test_goals_left_out_are_a_warning(work, use):
+    use(_scripted())
+    result = invoke("generate", "crm.jsonl", "-i", "  ", "--chunk-size", "3", "-b", "ollama:m", "--progress", "off")
+    assert result.exit_code == 0 and "warning: no goals were given" in result.stderr
+
+
+def test_resuming_a_finished_run_says_nothing_was_left(work, use):
+    use(_scripted())
+    first = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "-b", "ollama:m",
+                   "--state", "run.json", "--progress", "off")
+    assert first.exit_code == 0, first.stderr
+    again = invoke("resume", "run.json", "-b", "ollama:m", "--progress", "off")
+    assert again.exit_code == 0, again.stderr
+    assert "every chunk was already done" in again.output and "resumed after" not in again.output

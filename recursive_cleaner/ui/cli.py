@@ -337,6 +337,9 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         cleaner = DataCleaner(llm, file, instructions=instructions, state_file=state, on_progress=on_progress,
                               **kwargs)
         result = cleaner.run()
+    if not instructions.strip():
+        _echo("warning: no goals were given (-i TEXT or -i @FILE): every field was in scope and the model "
+              "decided what is wrong", err=True)
     _print_result(result, dry_run)
 
 
@@ -391,6 +394,9 @@ def resume(state: str, backend: str | None, output: str | None, report: str | No
 
 def _print_result(result: Any, dry_run: bool) -> None:
     llm = result.llm
+    if result.chunks_total == 0:  # exit 1 below: nothing was learned, whatever was written
+        _echo("Error: the input holds no records (an empty file, or every line skipped): nothing to learn from",
+              err=True)
     if dry_run:
         from ..run.dry_run import distinct_issues
 
@@ -402,7 +408,9 @@ def _print_result(result: Any, dry_run: bool) -> None:
                    f"{', '.join(result.functions)}".rstrip())
     _echo(f"chunks {result.chunks_processed}/{result.chunks_total}"
                + (f" (resumed after chunk {result.resumed_from_chunk + 1})"
-                  if result.resumed_from_chunk is not None else "")
+                  if result.resumed_from_chunk is not None and result.chunks_processed else "")
+               + (" (every chunk was already done: nothing left to run)"
+                  if result.resumed_from_chunk is not None and not result.chunks_processed else "")
                + (" (stopped early: later chunks taught nothing new)" if result.stopped_early else "")
                + f", skipped input lines {result.skipped_records}, "
                f"LLM calls {llm['calls']}, tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
@@ -416,6 +424,8 @@ def _print_result(result: Any, dry_run: bool) -> None:
         _echo(str(result.improvement))
     if result.report_path:
         _echo(f"report {result.report_path}")
+    if result.chunks_total == 0:
+        raise click.exceptions.Exit(1)
 
 
 @cli.command("apply")
