@@ -308,8 +308,9 @@ def test_apply_trusted_with_reject_file(work):
     (work / "cf.py").write_text(FUNCS)
     result = invoke("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--trusted", "--workers", "1",
                     "--reject-file", "rejects.jsonl", "--batch-size", "2")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 3, result.stderr  # finished, but not every record was cleaned
     assert "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout and "trusted" in result.stdout
+    assert "clean_data failed on 1 record(s), in rejects.jsonl (exit 3)" in result.stderr
     rejected = [json.loads(line) for line in (work / "rejects.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rejected] == [4] and "no four" in rejected[0]["error"]
 

@@ -40,6 +40,7 @@ def _echo(text: str, err: bool = False) -> None:
     """Every line the CLI prints: field names, goals, a report's text may hold terminal escape sequences."""
     click.echo(terminal_text(text), err=err)
 _DEBUG, _RESUME = "recursive_cleaner.debug", "recursive_cleaner.resume_hint"
+FAILED_RECORDS_EXIT = 3  # apply finished, but clean_data failed on some records
 # import name of an optional dependency -> how to install it
 _INSTALL = {
     "xllamacpp": "pip install 'recursive-data-cleaner[local]'",
@@ -500,6 +501,10 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
     if result.dropped_keys:
         _echo(f"warning: keys first seen after the first batch are not in the CSV: "
                    f"{', '.join(result.dropped_keys)}", err=True)
+    if result.failed:  # the output is whole, but not every record was cleaned: say so in the exit code
+        where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"
+        _echo(f"warning: clean_data failed on {result.failed:,} record(s), {where} (exit 3)", err=True)
+        raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
 
 
 @cli.command()
