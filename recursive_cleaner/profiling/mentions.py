@@ -145,10 +145,22 @@ def is_date_name(tokens: list[str]) -> bool:
 
 
 
-class FieldMentions:
-    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a bullet."""
+_QUOTED_VALUE = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
+_EXAMPLE_VALUE = re.compile(r"\b(?:like|e\.g\.,?|such as|for example,?|for instance,?|say)\s+([^\s,;:()\"“”']{2,60}?)"
+                            r"(?=[,;:)]|\.?\s|\.?$)|([^\s,;:()\"“”']{2,60})\s*(?:->|→|=>)", re.I)
 
-    def __init__(self, fields: list[str]):
+
+class FieldMentions:
+    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a bullet,
+    ``by_data(text)``: the one field whose sample ``data`` holds the values the text quotes or gives as examples."""
+
+    def __init__(self, fields: list[str], data: dict[str, list] | None = None):
+        self.values: dict[str, set[str]] = {}  # a sample value (case-folded) -> the fields that hold it
+        for field, values in (data or {}).items():
+            for v in values or ():
+                text = str(v).strip().casefold() if v is not None and not isinstance(v, (dict, list)) else ""
+                if 2 <= len(text) <= 60:
+                    self.values.setdefault(text, set()).add(field)
         self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
         for field in fields:
             toks = field_tokens(field) or [field.lower()]
@@ -243,6 +255,23 @@ class FieldMentions:
             else:
                 out.append([start, stop, fields])
         return [tuple(g) for g in out]
+
+    def by_data(self, text: str) -> tuple[int, int, frozenset] | None:
+        """A group for the one field whose data holds the values ``text`` quotes or gives as examples, or None.
+
+        Every such value found in some field's data must be found in that field's alone (values several
+        fields hold, or values of several fields, are examples of a rule about many: "typos like ...").
+        """
+        found, where = set(), None
+        for m in list(_QUOTED_VALUE.finditer(text)) + list(_EXAMPLE_VALUE.finditer(text)):
+            value = next(g for g in m.groups() if g is not None).strip()
+            holders = self.values.get(value.casefold(), set())
+            if holders:
+                found |= holders
+                where = where or (m.start(), m.end())
+        if len(found) != 1 or where is None:
+            return None
+        return where[0], where[1], frozenset(found)
 
     def heading(self, body: str) -> frozenset:
         m = _HEAD.match(body)

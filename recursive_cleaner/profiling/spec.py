@@ -307,7 +307,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     check = check or samples
     if csv_strings is None:
         csv_strings = bool(samples) and all(isinstance(v, str) for vs in samples.values() for v in vs if v is not None)
-    readings = read_goals(instructions, fields, samples)
+    readings = read_goals(instructions, fields, samples, data=check)
     if scope == "mentioned" and not any(r.mentioned for r in readings.values()):
         scope = "all"  # goals that name no field ("clean this up") leave every field in scope
     spec = CleaningSpec(scope=scope)
@@ -384,8 +384,8 @@ def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, cs
                        note=f"not {spec.kind} from the field's name: the goals do not name it and its values "
                             "already share one shape")
     exp = spec.expectation()
-    if exp is None or exp.kind in ("as_is", "enum") or not _present(samples):
-        return spec
+    if exp is None or exp.kind == "as_is" or not _present(samples):  # (an enumeration is checked too: a list
+        return spec  # that none of the field's values is, or is spelled like, was read for another field)
     if exp.kind in ("us_state", "country_alpha2") and not exp.allowed and not _CASE_WORDS.search(spec.words):
         codes = [str(v).strip() for v in _present(samples)]
         written = [c for c in codes if len(c) == 2 and c.islower()]
