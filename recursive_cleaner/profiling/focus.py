@@ -58,9 +58,11 @@ class FieldFocus:
         self.frozen = self.spec.frozen()
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
-        if self.frozen:  # seen there, reported as suggestions, never changed
-            wider = read_spec(instructions, fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
-            self.suggested = {f: e for f, e in wider.expectations().items() if f in self.frozen}
+        if self.frozen:  # seen there, reported as suggestions, never changed: what the fields' names and data
+            # suggest (the spec, maybe edited, is the one reading of the goals; they are not read again here)
+            wider = read_spec("", fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
+            self.suggested = {f: e for f, e in wider.expectations().items()
+                              if f in self.frozen and f not in self.protected}
         return self.spec
 
     def suggestions(self, records: list) -> list[str]:

@@ -45,11 +45,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import clip_text
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
 from .instructions import read_goals
 from .mentions import FieldMentions
 from .profiler import value_shape
-from .row_rules import asks_dedup, stated_keys
+from .row_rules import asks_dedup, stated_fields, stated_keys
 
 __all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "goal_examples", "fit_score", "one_shape", "SPEC_KINDS",
            "SCOPES", "SPEC_FILE"]
@@ -97,6 +98,12 @@ class CleaningSpec:
     keys: list[str] = field(default_factory=list)
     scope: str = "mentioned"
     dedup: bool = False  # the goals ask to remove duplicate records (a negated mention is no request)
+    key_fields: dict[str, list[str]] = field(default_factory=dict)  # key -> the fields stated with it (none: all)
+    key_words: dict[str, str] = field(default_factory=dict)  # key -> the sentences that state it
+
+    def stated(self) -> dict[str, list[str]]:
+        """``{key: fields}`` of the stated keys: the fields the goals say its rows agree on ([]: every field)."""
+        return {k: list(self.key_fields.get(k, [])) for k in self.keys}
 
     def in_scope(self, name: str) -> bool:
         """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
@@ -119,7 +126,8 @@ class CleaningSpec:
         return {name for name in self.fields if not self.in_scope(name)}
 
     def protected(self) -> set[str]:
-        """Fields the goals say to leave as they are (``as_is``): nothing ever writes them, stated keys included."""
+        """Fields the goals say to leave as they are (``as_is``): nothing writes them but the majority of a stated
+        key they are named with ("mend the product names with the spelling most lines of that SKU have")."""
         return {name for name, spec in self.fields.items() if spec.kind == "as_is"}
 
     def kept(self) -> dict[str, frozenset[str]]:
@@ -135,8 +143,10 @@ class CleaningSpec:
             if "examples" in d:
                 d["examples"] = [list(pair) for pair in d["examples"]]
             fields_out[name] = d
-        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "dedup": self.dedup,
-                "fields": fields_out}
+        keys = [{"key": k, "fields": list(self.key_fields.get(k, []))} | ({"words": self.key_words[k]}
+                                                                        if self.key_words.get(k) else {})
+                for k in self.keys]
+        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": keys, "dedup": self.dedup, "fields": fields_out}
 
     def to_json(self) -> str:
         """The text of ``cleaning_spec.json``."""
@@ -154,6 +164,9 @@ class CleaningSpec:
             shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
             lines.append(f"{name}: {what} (from {spec.source or 'nothing'})" + (f"; {spec.note}" if spec.note else "")
                          + (f"; examples {shown}" if shown else ""))
+        for key, named in self.stated().items():
+            lines.append(f"rows with the same {key} agree on {', '.join(named) if named else 'every other field'} "
+                         "(a stated key)")
         return lines
 
 
@@ -176,10 +189,8 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
     scope = data.get("scope", "mentioned")
     if scope not in SCOPES:
         raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    keys = data.get("keys") or []
-    if not _plain_list(keys):
-        raise ValueError(f"{where}: keys must be a list of field names")
-    out = CleaningSpec(scope=scope, keys=[str(k) for k in keys], dedup=bool(data.get("dedup")))
+    out = CleaningSpec(scope=scope, dedup=bool(data.get("dedup")))
+    _load_keys(out, data.get("keys") or [], where)
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
@@ -195,6 +206,28 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
                                           str(d.get("words", "")), str(d.get("source", "user")) or "user",
                                           str(d.get("note", "")), _loaded_examples(d.get("examples"), where, name))
     return out
+
+
+def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:
+    """The stated keys: names (every field agrees with each), or ``{"key": K, "fields": [...], "words": "..."}``."""
+    if not isinstance(keys, list):
+        raise ValueError(f"{where}: keys must be a list of field names or of {{\"key\": ..., \"fields\": [...]}} objects")
+    for entry in keys:
+        if isinstance(entry, dict):
+            key, named = entry.get("key"), entry.get("fields") or []
+            if not isinstance(key, str) or not key or not _plain_list(named):
+                raise ValueError(f"{where}: a stated key must be {{\"key\": NAME, \"fields\": [NAMES]}}, got "
+                                 f"{clip_text(repr(entry), 80)}")
+            out.key_fields[key] = [str(f) for f in named if str(f) != key]
+            if entry.get("words"):
+                out.key_words[key] = str(entry["words"])
+        elif isinstance(entry, (str, int, float)) and not isinstance(entry, bool):
+            key = str(entry)
+        else:
+            raise ValueError(f"{where}: keys must be a list of field names or of {{\"key\": ..., \"fields\": [...]}} "
+                             "objects")
+        if key not in out.keys:
+            out.keys.append(key)
 
 
 def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
@@ -326,9 +359,17 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     for name, pairs in goal_examples(instructions, fields, check).items():
         spec.fields[name] = replace(spec.fields[name], examples=pairs)
-    spec.keys = stated_keys(instructions, fields)
+    spec.key_fields = stated_fields(instructions, fields)
+    spec.keys = list(spec.key_fields)
+    spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
     return spec
+
+
+def _stating(instructions: str, fields: list[str], key: str) -> str:
+    """The sentences of the goals that state ``key`` (shown in cleaning_spec.json beside it)."""
+    said = [s.strip() for s in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or "") if key in stated_keys(s, fields)]
+    return re.sub(r"\s+", " ", " ".join(said))[:300]
 
 
 # ---------------------------------------------------------------- examples beside a field name
