@@ -39,7 +39,12 @@ def reading(goals: str, fields: list[str], check: dict | None) -> dict:
 
     few = {k: v[:3] for k, v in (check or {}).items()}
     spec = read_spec(goals, fields, few, check=check)
-    keys = getattr(spec, "key_fields", None) or {k: [] for k in spec.keys}
+    if hasattr(spec, "stated"):
+        keys = spec.stated()
+    else:  # before the spec kept them: what the cross-row plan read from the goals
+        from recursive_cleaner.profiling.row_rules import stated_fields
+
+        keys = {k: stated_fields(goals, fields).get(k, []) for k in spec.keys}
     return {"mentioned": sorted(f for f, s in spec.fields.items() if s.mentioned),
             "protected": sorted(spec.protected()), "scope": spec.scope,
             "keys": {k: sorted(v) for k, v in keys.items()}, "dedup": spec.dedup}

@@ -8,10 +8,13 @@
    those fields only. Elsewhere a format keyword is about the nearest group of field mentions
    before it ("city, county and name are lower case"), else the one after it ("use E.164 for
    phone"), else the subject of the previous clause ("... ; write them as HH:MM").
-3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
+3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, the words its
+   name abbreviates ("first name" for ``fname``, "quantity" for ``qty``), or a synonym
    (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields, "all
    fields"); a synonym naming several fields counts only in a clause that names no field
-   (``mentions.FieldMentions``).
+   (``mentions.FieldMentions``). A clause that names no field is tied to the one field whose
+   ``data`` holds the values it quotes or gives as examples. A clause naming several fields is cut
+   where a format word stands between two of them, so each field gets only its own part's reading.
 4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
    number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
    most specific wins (order of ``KINDS``), except that a field named inside the words that leave

@@ -166,9 +166,6 @@ class FieldMentions:
             toks = field_tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
             ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
-            if len(toks) > 2:  # "scheduled departure time" for sched_dep_time: each short word may be written out
-                phrase += "|" + r"[\s_\-]{1,2}".join(re.escape(t) + (r"[a-z]*" if t.isalpha() else "")
-                                                     for t in toks[:-1]) + r"[\s_\-]{1,2}" + re.escape(toks[-1])
             rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:

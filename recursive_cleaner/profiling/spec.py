@@ -4,7 +4,8 @@ Per field: the kind (a format from the library's menu, ``free`` for goals no kin
 ``as_is``), the allowed values of an enumeration, whether the goals mention the field at all,
 the words of the goals it came from, and where the reading came from (``goals``: the rule
 reader, "instructions"; ``model``: the model's draft; ``field name`` / ``data``: a fallback; ``user``: a spec the
-user gave). The goals' stated keys (``the same X always has the same Y``) are kept beside the fields.
+user gave). The goals' stated keys (``the same X always has the same Y``) are kept beside the fields, each
+with the fields stated with it (``stated()``); the cross-row plan reads them, and dedup, from here only.
 
 How it is made (``read_spec``):
 
@@ -230,6 +231,12 @@ def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:
             out.keys.append(key)
 
 
+def _stating(instructions: str, fields: list[str], key: str) -> str:
+    """The sentences of the goals that state ``key`` (shown in cleaning_spec.json beside it)."""
+    said = [s.strip() for s in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or "") if key in stated_keys(s, fields)]
+    return re.sub(r"\s+", " ", " ".join(said))[:300]
+
+
 def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
     """A field's ``examples`` as (input, output) text pairs: ``[["01907", "01907"], ...]``; absent is none."""
     if given is None:
@@ -364,12 +371,6 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
     return spec
-
-
-def _stating(instructions: str, fields: list[str], key: str) -> str:
-    """The sentences of the goals that state ``key`` (shown in cleaning_spec.json beside it)."""
-    said = [s.strip() for s in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or "") if key in stated_keys(s, fields)]
-    return re.sub(r"\s+", " ", " ".join(said))[:300]
 
 
 # ---------------------------------------------------------------- examples beside a field name
