@@ -300,9 +300,10 @@ def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
     return out
 
 
-def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set) -> frozenset:
-    """The kinds one clause (or its part about one field) gives the fields it names, else its subject;
-    returns the next clause's subject."""
+def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
+                  ask=None) -> frozenset:
+    """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
+    the field ``ask(clause)`` names (the model's guess, checked by the data later); the next clause's subject."""
     found = _detect(clause)
     for kind, allowed, start, end in found:
         inside = [g for g in groups if start <= g[0] and g[1] <= end]
@@ -317,7 +318,7 @@ def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, fi
         later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
             k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
         target = (after or before[-1:] or later[:1])
-        fields_for = target[0][2] if target else subject
+        fields_for = target[0][2] if target else subject or (ask(clause) if ask and kind != "as_is" else frozenset())
         for field in fields_for:
             kinds[field].append((kind, allowed))
     return groups[-1][2] if groups else subject
@@ -331,15 +332,26 @@ class GoalReading:
     mentioned: bool  # by name, a synonym, or words about every field ("all fields", "everything")
     by_name: bool  # by its own name or a synonym naming it alone
     words: str
+    tied: str = ""  # the clauses ``tie`` named it for (their kinds are in ``expectation``): the data must agree
 
 
 def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
-               data: dict[str, list] | None = None) -> dict[str, GoalReading]:
+               data: dict[str, list] | None = None, tie=None) -> dict[str, GoalReading]:
     """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring).
 
     ``data`` (each field's sample values, default ``samples``) ties a clause that names no field to the
-    one field whose values it quotes or gives as examples.
+    one field whose values it quotes or gives as examples. ``tie(clause) -> field | None`` is asked,
+    once per clause, about a clause with a format word that neither ties to any field (not one about
+    every field or "everything else"); the field it names gets the clause's kinds, marked ``tied``.
     """
+    asked: dict[str, str | None] = {}
+
+    def ask(clause: str) -> frozenset:
+        if clause not in asked:
+            answer = tie(clause) if tie is not None else None
+            asked[clause] = answer if answer in fields else None
+        return frozenset([asked[clause]]) if asked[clause] else frozenset()
+
     fields = [str(f) for f in fields]
     reader = FieldMentions(fields, samples if data is None else data)
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
@@ -377,8 +389,10 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                 for field in head:
                     kinds[field].extend((k, a) for k, a, _, _ in _detect(whole))
                 continue
+            askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
+                and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
             for clause, groups in _segments(whole, all_groups):  # each field only its own part's reading
-                subject = _read_segment(clause, groups, subject, kinds, firm)
+                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None)
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
                                   for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))
@@ -392,7 +406,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
         if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets
             kind, allowed = _resolve(field, every_kinds) or (None, ())
             exp = Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
-        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words)
+        tied = " ".join(c for c, answer in asked.items() if answer == field)
+        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, tied)
     return out
 
 

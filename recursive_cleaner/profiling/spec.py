@@ -334,11 +334,14 @@ def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None,
 
 def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
               scope: str = "mentioned", draft: dict[str, tuple[str | None, tuple[str, ...]]] | None = None,
-              csv_strings: bool | None = None, check: dict[str, list] | None = None) -> CleaningSpec:
+              csv_strings: bool | None = None, check: dict[str, list] | None = None, tie=None) -> CleaningSpec:
     """The spec of ``fields`` from the goals (rules, and the model's ``draft`` when given), checked on the data.
 
     ``samples`` (a few values per field) feed the rule reader's fallbacks; ``check`` (more values per
     field, default ``samples``) is what the data check and the rules-vs-model decision look at.
+    ``tie(clause) -> field | None`` guesses the field of a clause with a format word the rules tie to
+    no field (``model.field_tie``); the guess stands only if at least half the field's sample values
+    fit the clause's reading or are turned into fitting ones by its primitive.
     """
 
     if scope not in SCOPES:
@@ -347,7 +350,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     check = check or samples
     if csv_strings is None:
         csv_strings = bool(samples) and all(isinstance(v, str) for vs in samples.values() for v in vs if v is not None)
-    readings = read_goals(instructions, fields, samples, data=check)
+    readings = read_goals(instructions, fields, samples, data=check, tie=tie)
     if scope == "mentioned" and not any(r.mentioned for r in readings.values()):
         scope = "all"  # goals that name no field ("clean this up") leave every field in scope
     spec = CleaningSpec(scope=scope)
@@ -363,6 +366,8 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
             model = FieldSpec(kind, tuple(allowed), reading.mentioned, reading.words[:300], "model")
             if (model.kind, model.allowed) != (rules.kind, rules.allowed):
                 chosen = _settle(name, rules, model, instructions, check.get(name), csv_strings)
+        if reading.tied and chosen.source == "instructions":
+            chosen = _tied(chosen, reading.tied, check.get(name), csv_strings)
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     for name, pairs in goal_examples(instructions, fields, check).items():
         spec.fields[name] = replace(spec.fields[name], examples=pairs)
@@ -417,6 +422,18 @@ def _holds(samples: dict[str, list] | None, name: str, value: str) -> bool:
     """Do the field's sample values hold ``value`` or a value of its shape (True when none are given)?"""
     values = _present((samples or {}).get(name))
     return not values or any(str(v) == value or value_shape(str(v)) == value_shape(value) for v in values)
+
+
+def _tied(spec: FieldSpec, clause: str, samples: list | None, csv_strings: bool) -> FieldSpec:
+    """A reading the model tied to this field: kept, and the field mentioned, only if the data agrees."""
+    exp = spec.expectation()
+    fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings) if exp else (0, 0, 0)
+    if n >= _MIN_CHECKED and fit + conv >= 0.5 * n:
+        return replace(spec, mentioned=True, words=(spec.words + " " + clause).strip()[:300],
+                       note=f"the model tied {clip_text(clause, 80)!r} to this field; {fit + conv} of {n} sample "
+                            "values fit it")
+    return FieldSpec(None, (), spec.mentioned, spec.words, "", note=f"not {clip_text(clause, 80)!r}, which the model "
+                     f"tied to this field: {fit + conv} of {n} sample values fit it")
 
 
 def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, csv_strings: bool) -> FieldSpec:
