@@ -301,9 +301,9 @@ def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
 
 
 def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
-                  ask=None) -> frozenset:
+                  ask=None, tied: dict | None = None) -> frozenset:
     """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
-    the field ``ask(clause)`` names (the model's guess, checked by the data later); the next clause's subject."""
+    (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject."""
     found = _detect(clause)
     for kind, allowed, start, end in found:
         inside = [g for g in groups if start <= g[0] and g[1] <= end]
@@ -318,9 +318,11 @@ def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, fi
         later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
             k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
         target = (after or before[-1:] or later[:1])
-        fields_for = target[0][2] if target else subject or (ask(clause) if ask and kind != "as_is" else frozenset())
+        fields_for, into = (target[0][2] if target else subject), kinds
+        if not fields_for and ask is not None and tied is not None and kind != "as_is":
+            fields_for, into = ask(clause), tied
         for field in fields_for:
-            kinds[field].append((kind, allowed))
+            into.setdefault(field, []).append((kind, allowed))
     return groups[-1][2] if groups else subject
 
 
@@ -342,9 +344,11 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     ``data`` (each field's sample values, default ``samples``) ties a clause that names no field to the
     one field whose values it quotes or gives as examples. ``tie(clause) -> field | None`` is asked,
     once per clause, about a clause with a format word that neither ties to any field (not one about
-    every field or "everything else"); the field it names gets the clause's kinds, marked ``tied``.
+    every field or "everything else"); the field it names gets the clause's kinds, marked ``tied``, only
+    if the rules read it no kind of its own.
     """
     asked: dict[str, str | None] = {}
+    tied: dict[str, list] = {}  # field -> kinds of the clauses ``tie`` named it for
 
     def ask(clause: str) -> frozenset:
         if clause not in asked:
@@ -392,22 +396,23 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
                 and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
             for clause, groups in _segments(whole, all_groups):  # each field only its own part's reading
-                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None)
+                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied)
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
                                   for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))
-        best = (("as_is", ()) if field in firm else
-                _resolve(field, kinds[field] + every_kinds) if kinds[field] else None)
+        guessed = not kinds[field] and field not in firm and bool(tied.get(field))  # only where the rules read none
+        own = tied[field] if guessed else kinds[field]
+        best = (("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None)
         exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
                else _fallback(field, words, (samples or {}).get(field)))
         if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets
             kind, allowed = _resolve(field, every_kinds) or (None, ())
             exp = Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
-        tied = " ".join(c for c, answer in asked.items() if answer == field)
-        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, tied)
+        clauses = " ".join(c for c, answer in asked.items() if answer == field) if guessed else ""
+        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, clauses)
     return out
 
 

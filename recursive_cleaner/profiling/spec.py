@@ -341,7 +341,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     field, default ``samples``) is what the data check and the rules-vs-model decision look at.
     ``tie(clause) -> field | None`` guesses the field of a clause with a format word the rules tie to
     no field (``model.field_tie``); the guess stands only if at least half the field's sample values
-    fit the clause's reading or are turned into fitting ones by its primitive.
+    fit the clause's reading or are turned into fitting ones by its primitive, and some are turned.
     """
 
     if scope not in SCOPES:
@@ -428,7 +428,7 @@ def _tied(spec: FieldSpec, clause: str, samples: list | None, csv_strings: bool)
     """A reading the model tied to this field: kept, and the field mentioned, only if the data agrees."""
     exp = spec.expectation()
     fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings) if exp else (0, 0, 0)
-    if n >= _MIN_CHECKED and fit + conv >= 0.5 * n:
+    if n >= _MIN_CHECKED and fit + conv >= 0.5 * n and conv:  # it fits, and it has something to do
         return replace(spec, mentioned=True, words=(spec.words + " " + clause).strip()[:300],
                        note=f"the model tied {clip_text(clause, 80)!r} to this field; {fit + conv} of {n} sample "
                             "values fit it")

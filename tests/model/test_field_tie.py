@@ -99,3 +99,12 @@ def test_a_resumed_run_does_not_ask_again(tmp_path):
     resumed.run()
     assert not any("Which one field" in p for p in again.history)
     assert resumed.state.spec.fields["joined"].kind == "date"
+
+
+def test_a_guess_never_adds_to_a_field_the_rules_read():
+    samples = {"ibu": ["10", "N/A", "35", "60", "45", "20"], "abv": ["0.05", "5%", "0.06", "0.07", "0.04", "0.05"]}
+    goals = "The numeric columns came out as text. IBU is an integer."
+    spec = read_spec(goals, ["ibu", "abv"], samples, tie=lambda clause: "ibu")
+    assert spec.fields["ibu"].kind == "integer" and "model" not in spec.fields["ibu"].note
+    spec = read_spec(goals, ["ibu", "abv"], samples, tie=lambda clause: "abv")
+    assert spec.fields["abv"].kind == "number" and "model tied" in spec.fields["abv"].note
