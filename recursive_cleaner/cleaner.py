@@ -29,6 +29,7 @@ from .model.grammar import field_reply, open_reply
 from .model.llm import LLMReply
 from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
+from .model.field_tie import make_tie
 from .model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
 from .write.metrics import ImprovementReport
 from .write.state import load_state, save_state
@@ -483,8 +484,13 @@ class DataCleaner:
                 prompt = build_spec_prompt(options.instructions, check, structured=structured)
                 reply = self._call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
                 draft = self.state.spec_draft = parse_spec_draft(reply, info["fields"])
+            tie = None if options.spec is not None else make_tie(  # a clause the rules tie to no field
+                self.ctx.client.backend, info["fields"], check, known=self.state.spec_ties,
+                call=lambda prompt, gbnf: self._call(prompt, 0, 0, purpose="spec", grammar=gbnf),
+                constrained=options.constrained)
             self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
-                                                   scope=options.scope, spec=options.spec, check=check, draft=draft)
+                                                   scope=options.scope, spec=options.spec, check=check, draft=draft,
+                                                   tie=tie)
             self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
         shown = schema.format_schema_for_prompt(info, left_alone=self._left_alone()) if info else ""
         self.state.prefix = static_prefix(

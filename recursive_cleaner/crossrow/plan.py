@@ -167,7 +167,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
     ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first. Given
     as ``{key: fields}`` (:func:`stated_fields`), the lower bar holds only for the fields the goals
     name with that key (all of them when they name none); the others need ``min_agreement``.
-    A ``protected`` field (the goals leave it as it is) may be a key, never a field a step writes.
+    A ``protected`` field (the goals leave it as it is) may be a key, never a field a step writes, unless the
+    goals name it with a stated key ("mend the product names with the spelling most lines of that SKU have":
+    the stated repair is more specific than a general "leave the product names as they are").
     """
     named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
     dicts = [r for r in records if isinstance(r, dict)]
@@ -201,8 +203,9 @@ def discover_steps(records: list, *, min_agreement: float = MIN_AGREEMENT, max_k
             (by_pair[second] if second else alone).append(d)
         told = named.get(key) or (list(fields) if key in stated else [])  # the dependencies the goals state
         alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]  # the others must look like one
-        alone = [d for d in alone if d not in protected]  # found and covered as before, never written
-        by_pair = {second: [d for d in ds if d not in protected] for second, ds in by_pair.items()}
+        mend = set(named.get(key, ()))  # a protected field the goals name with this stated key: its repair is asked
+        alone = [d for d in alone if d not in protected or d in mend]  # the rest found and covered, never written
+        by_pair = {second: [d for d in ds if d not in protected or d in mend] for second, ds in by_pair.items()}
         by_pair = {second: ds for second, ds in by_pair.items() if ds}
         if alone:
             source = _source_field(dicts, key, fields) if key in stated else None
@@ -276,17 +279,19 @@ def _changed(before: list[dict], after: list[dict]) -> set[str]:
     return {k for old, new in zip(before, after) for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
 
 
-def _guarded(step: CrossRowStep, stated: set[str], protected: set[str],
-             kept: Mapping[str, Iterable[str]]) -> tuple[CrossRowStep | None, str | None]:
+def _guarded(step: CrossRowStep, stated: set[str], protected: set[str], kept: Mapping[str, Iterable[str]],
+             named: Mapping[str, Iterable[str]]) -> tuple[CrossRowStep | None, str | None]:
     """The step without the fields the goals leave as they are, with its guards set; why fields were taken out.
 
     Its protected key parts are never repaired, the shapes kept by examples never replaced, and a
-    majority on a key the goals do not state replaces only variants of the winner.
+    majority on a key the goals do not state replaces only variants of the winner. A protected field
+    the goals name with a stated key of a majority step (``named``) is written by it: the stated repair.
     """
     if step.kind == "dedup":
         return step, None
-    written = tuple(f for f in step.fields if f not in protected)
-    removed = [f for f in step.fields if f in protected]
+    mend = {f for k in step.key if k in stated for f in named.get(k, ())} if step.kind == "majority" else set()
+    written = tuple(f for f in step.fields if f not in protected or f in mend)
+    removed = [f for f in step.fields if f not in written]
     why = (f"it would write {', '.join(removed)}, which the goals leave as {'it is' if len(removed) == 1 else 'they are'}"
            if removed else None)
     if not written:
@@ -298,7 +303,8 @@ def _guarded(step: CrossRowStep, stated: set[str], protected: set[str],
 
 
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
-                   allow_dedup: bool = True, stated: Iterable[str] = (), frozen: Iterable[str] = (),
+                   allow_dedup: bool = True, stated: Iterable[str] | Mapping[str, Iterable[str]] = (),
+                   frozen: Iterable[str] = (),
                    csv_strings: bool | None = None, protected: Iterable[str] = (),
                    kept: Mapping[str, Iterable[str]] | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
@@ -309,16 +315,17 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
     rewrites more than a small share of the sample is refused unless the goals ask for it
     (``guard``; a majority step on a ``stated`` key is asked for). A step may change a ``frozen``
     field (one the goals do not ask about) only when its key is stated; a ``protected`` field (one
-    the goals leave as it is) never, nor a value of a shape an example keeps (``kept``: field ->
-    shapes). A majority step on a key the goals do not state replaces only values that look like
+    the goals leave as it is) never, unless ``stated`` is ``{key: fields}`` and names it with the
+    step's key; nor a value of a shape an example keeps (``kept``: field -> shapes). A majority step on a key the goals do not state replaces only values that look like
     variants of the winner (``CrossRowStep.variants_only``).
     """
     accepted: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
+    named = {k: list(v) for k, v in stated.items()} if isinstance(stated, Mapping) else {}
     stated, frozen, protected = set(stated), set(frozen) | set(protected), set(protected)
     current = [r for r in sample if isinstance(r, dict)]
     for given in steps:
-        step, why = _guarded(given, stated, protected, kept or {})
+        step, why = _guarded(given, stated, protected, kept or {}, named)
         if why:
             refused.append((format_steps([given]), why))
         if step is None:

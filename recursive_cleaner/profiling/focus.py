@@ -46,22 +46,25 @@ class FieldFocus:
 
     def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
               scope: str = "mentioned", spec: str | dict | CleaningSpec | None = None,
-              draft: dict | None = None, check: dict[str, list] | None = None) -> CleaningSpec:
-        """The field spec (given, or read from the goals and checked on the samples) and the formats it sets."""
+              draft: dict | None = None, check: dict[str, list] | None = None, tie=None) -> CleaningSpec:
+        """The field spec (given, or read from the goals and checked on the samples) and the formats it sets;
+        ``tie``: ``read_spec``'s model guess for a clause the rules tie to no field."""
         if samples:
             self.csv_strings = all(isinstance(v, str) for values in samples.values() for v in values if v is not None)
         if spec is None:
             self.spec = read_spec(instructions, fields, samples, scope=scope, draft=draft, csv_strings=self.csv_strings,
-                                  check=check)
+                                  check=check, tie=tie)
         else:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
-        if self.frozen:  # seen there, reported as suggestions, never changed
-            wider = read_spec(instructions, fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
-            self.suggested = {f: e for f, e in wider.expectations().items() if f in self.frozen}
+        if self.frozen:  # seen there, reported as suggestions, never changed: what the fields' names and data
+            # suggest (the spec, maybe edited, is the one reading of the goals; they are not read again here)
+            wider = read_spec("", fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
+            self.suggested = {f: e for f, e in wider.expectations().items()
+                              if f in self.frozen and f not in self.protected}
         return self.spec
 
     def suggestions(self, records: list) -> list[str]:

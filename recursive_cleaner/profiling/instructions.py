@@ -8,10 +8,13 @@
    those fields only. Elsewhere a format keyword is about the nearest group of field mentions
    before it ("city, county and name are lower case"), else the one after it ("use E.164 for
    phone"), else the subject of the previous clause ("... ; write them as HH:MM").
-3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, or a synonym
+3. A field is mentioned by its name, its name with ``_``/``-`` as spaces, a plural, the words its
+   name abbreviates ("first name" for ``fname``, "quantity" for ``qty``), or a synonym
    (phone/telephone/mobile, email/e-mail, date/dob for date fields, times for time fields, "all
    fields"); a synonym naming several fields counts only in a clause that names no field
-   (``mentions.FieldMentions``).
+   (``mentions.FieldMentions``). A clause that names no field is tied to the one field whose
+   ``data`` holds the values it quotes or gives as examples. A clause naming several fields is cut
+   where a format word stands between two of them, so each field gets only its own part's reading.
 4. Format keywords (E.164, ISO 8601, HH:MM, one of "a", "b", alpha-2, state code, integer,
    number, Title Case, lower case, ...) give a kind; when a field collects several kinds the
    most specific wins (order of ``KINDS``), except that a field named inside the words that leave
@@ -274,6 +277,55 @@ def _fallback(field: str, said: str, samples: list | None) -> Expectation | None
     return None
 
 
+_CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
+
+
+def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
+    """A clause naming several fields, cut where a format word stands between two of them: at the last comma /
+    and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a, b or c and tier is x or
+    y": a list cut short by the next field is read there too), so each field gets only its own part's reading."""
+    if len(groups) < 2:
+        return [(clause, groups)]
+    starts = [start for _, _, start, _ in _detect(clause)] + [m.start() for m in _ENUM_TRIGGER.finditer(clause)]
+    cuts = []
+    for before, after in zip(groups, groups[1:]):
+        between = [start for start in starts if before[1] <= start < after[0]]
+        gap = list(_CUT.finditer(clause, max(between), after[0])) if between else []
+        if gap:
+            cuts.append(gap[-1].start())
+    out, start = [], 0
+    for cut in cuts + [len(clause)]:
+        out.append((clause[start:cut], [(a - start, b - start, f) for a, b, f in groups if start <= a < cut]))
+        start = cut
+    return out
+
+
+def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
+                  ask=None, tied: dict | None = None) -> frozenset:
+    """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
+    (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject."""
+    found = _detect(clause)
+    for kind, allowed, start, end in found:
+        inside = [g for g in groups if start <= g[0] and g[1] <= end]
+        if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
+            for field in frozenset().union(*(g[2] for g in inside)):
+                kinds[field].append((kind, allowed))
+                if not _EXCEPT.search(clause):  # named inside the words that leave it alone: no other
+                    firm.add(field)  # kind overrides that ("... as they are otherwise" leaves room)
+            continue
+        after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
+        before = [g for g in groups if g[0] < start]
+        later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
+            k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
+        target = (after or before[-1:] or later[:1])
+        fields_for, into = (target[0][2] if target else subject), kinds
+        if not fields_for and ask is not None and tied is not None and kind != "as_is":
+            fields_for, into = ask(clause), tied
+        for field in fields_for:
+            into.setdefault(field, []).append((kind, allowed))
+    return groups[-1][2] if groups else subject
+
+
 @dataclass(frozen=True)
 class GoalReading:
     """What the goals say of one field: its format (or a fallback), whether they mention it, in which words."""
@@ -282,12 +334,30 @@ class GoalReading:
     mentioned: bool  # by name, a synonym, or words about every field ("all fields", "everything")
     by_name: bool  # by its own name or a synonym naming it alone
     words: str
+    tied: str = ""  # the clauses ``tie`` named it for (their kinds are in ``expectation``): the data must agree
 
 
-def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None) -> dict[str, GoalReading]:
-    """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring)."""
+def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
+               data: dict[str, list] | None = None, tie=None) -> dict[str, GoalReading]:
+    """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring).
+
+    ``data`` (each field's sample values, default ``samples``) ties a clause that names no field to the
+    one field whose values it quotes or gives as examples. ``tie(clause) -> field | None`` is asked,
+    once per clause, about a clause with a format word that neither ties to any field (not one about
+    every field or "everything else"); the field it names gets the clause's kinds, marked ``tied``, only
+    if the rules read it no kind of its own.
+    """
+    asked: dict[str, str | None] = {}
+    tied: dict[str, list] = {}  # field -> kinds of the clauses ``tie`` named it for
+
+    def ask(clause: str) -> frozenset:
+        if clause not in asked:
+            answer = tie(clause) if tie is not None else None
+            asked[clause] = answer if answer in fields else None
+        return frozenset([asked[clause]]) if asked[clause] else frozenset()
+
     fields = [str(f) for f in fields]
-    reader = FieldMentions(fields)
+    reader = FieldMentions(fields, samples if data is None else data)
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
@@ -297,7 +367,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
         clauses = _clauses(block)
-        mentioned = [reader.groups(c) for c in clauses]
+        mentioned = [reader.groups(c) or ([] if head else [g for g in [reader.by_data(c)] if g]) for c in clauses]
         named.update(head)
         for groups in mentioned:
             for group in groups:
@@ -312,50 +382,37 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
         subject: frozenset = head
         typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
                                                for clause, groups in zip(clauses, mentioned))
-        for clause, groups in zip(clauses, mentioned):
-            if not groups and _EVERY_FIELD.search(clause) and not _LEAVE_REST.search(clause):
-                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(clause)
+        for whole, all_groups in zip(clauses, mentioned):
+            if not all_groups and _EVERY_FIELD.search(whole) and not _LEAVE_REST.search(whole):
+                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(whole)
                                    if kind in _EVERY_FIELD_KINDS)  # "all text in this table is lower case"
-            for _, _, group in groups:
+            for _, _, group in all_groups:
                 for field in group:
-                    said[field].append(clause)
-            if head and all(g[2] <= head for g in groups):
+                    said[field].append(whole)
+            if head and all(g[2] <= head for g in all_groups):
                 for field in head:
-                    kinds[field].extend((k, a) for k, a, _, _ in _detect(clause))
+                    kinds[field].extend((k, a) for k, a, _, _ in _detect(whole))
                 continue
-            found = _detect(clause)
-            for kind, allowed, start, end in found:
-                inside = [g for g in groups if start <= g[0] and g[1] <= end]
-                if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
-                    for field in frozenset().union(*(g[2] for g in inside)):
-                        kinds[field].append((kind, allowed))
-                        if not _EXCEPT.search(clause):  # named inside the words that leave it alone: no other
-                            firm.add(field)  # kind overrides that ("... as they are otherwise" leaves room)
-                    continue
-                after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
-                before = [g for g in groups if g[0] < start]
-                later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
-                    k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
-                target = (after or before[-1:] or later[:1])
-                fields_for = target[0][2] if target else subject
-                for field in fields_for:
-                    kinds[field].append((kind, allowed))
-            if groups:
-                subject = groups[-1][2]
+            askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
+                and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
+            for clause, groups in _segments(whole, all_groups):  # each field only its own part's reading
+                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied)
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
                                   for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))
-        best = (("as_is", ()) if field in firm else
-                _resolve(field, kinds[field] + every_kinds) if kinds[field] else None)
+        guessed = not kinds[field] and field not in firm and bool(tied.get(field))  # only where the rules read none
+        own = tied[field] if guessed else kinds[field]
+        best = (("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None)
         exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
                else _fallback(field, words, (samples or {}).get(field)))
         if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets
             kind, allowed = _resolve(field, every_kinds) or (None, ())
             exp = Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
-        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words)
+        clauses = " ".join(c for c, answer in asked.items() if answer == field) if guessed else ""
+        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, clauses)
     return out
 
 

@@ -1,11 +1,21 @@
-"""Where the goals name a field: by its name, its words, its short words written out, a word several
-fields share, or a synonym ("phone", "e-mail", "dates", "times"), grouped as they stand together."""
+"""Where the goals name a field: by its name, its words, the words its name abbreviates, a word several
+fields share, or a synonym ("phone", "e-mail", "dates", "times"), grouped as they stand together.
+
+Abbreviations (``abbreviation_links``) follow general rules, no list per table: a field's name is cut
+into parts (snake, camel, digits) and each part into pieces, one per consecutive word of the goals. A
+piece links to a word that it is (or the word's plural), a prefix of (``dept``: department, not
+``name``: named or ``state``: statement, which are other words of the same stem), a skeleton of (a
+prefix, then consonants in order, ending on the word's last consonant: ``qty``: quantity, ``amt``:
+amount, ``dept``: department, ``dt``: date; two letters shorter at least, so ``county`` is not
+"country"), or the initial of (``dob``: date of birth, ``fname``: first name: initials open a part,
+and stand for words of three letters or more or for glue such as "of", never "a" or "the"). A one- or two-letter piece links only beside a stronger one (a word itself, or a
+prefix, skeleton or three initials), so ``id`` never links "idea", nor ``st`` "state" alone."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["FieldMentions", "field_tokens", "is_date_name", "singulars"]
+__all__ = ["FieldMentions", "field_tokens", "name_parts", "abbreviation_links", "is_date_name", "singulars"]
 
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
@@ -43,23 +53,119 @@ def field_tokens(field: str) -> list[str]:
     return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
 
 
+def name_parts(field: str) -> list[str]:
+    """A field name's parts: its words (snake, kebab, camel case) with digits apart ("address1": address, 1)."""
+    return [p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t)]
+
+
+_STOP = frozenset("a an and at by for from in of on or per the to with".split())
+_GLUE = _STOP - {"a", "an", "the"}  # a stop word an initial may stand for (date of birth), never an article
+_FORMS = frozenset("s es d ed ing ings er ers ly ment ments ship ness less ful wide able".split())  # same stem
+_GAP = re.compile(r"[\s_\-]{1,2}")
+_WORDS = re.compile(r"[A-Za-z]+|\d+")
+_MAX_WORD = 30  # longer words are never abbreviated (and a hostile one-word text is read in linear time)
+
+
+def _last_consonant(word: str) -> str:
+    return next((c for c in reversed(word) if c.isalpha() and c not in "aeiou"), "")
+
+
+def _piece(piece: str, word: str) -> str:
+    """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
+    forms = singulars(word)
+    if piece in forms:
+        return "word"
+    if piece[0] != word[0] or not piece.isalpha():
+        return ""
+    if len(piece) == 1:
+        return "initial"
+    for form in forms:
+        if form.startswith(piece):
+            if len(form) - len(piece) >= 2 and form[len(piece):] not in _FORMS and word[len(piece):] not in _FORMS:
+                return "prefix"
+        elif len(form) - len(piece) >= 2 and piece[-1] == _last_consonant(form) and _skeleton(piece, form):
+            return "skeleton"
+    return ""
+
+
+def _skeleton(piece: str, word: str) -> bool:
+    """A prefix of ``word``, then consonants found in order in the rest of it: dept, qty, amt, mgr, acct."""
+    for k in range(len(piece), 0, -1):
+        if word.startswith(piece[:k]):
+            rest, it = piece[k:], iter(word[k:])
+            return not set(rest) & set("aeiou") and all(c in it for c in rest)
+    return False
+
+
+def abbreviation_links(field: str, words: list[str], start: int = 0, stop: int | None = None) -> int:
+    """The number of words from ``words[start]`` that spell ``field``, or 0.
+
+    ``words[start:stop]`` are lower-case words known to stand side by side. Each part of the name
+    is spelled by one or more pieces, one per word (a stop word only by its initial, "date of
+    birth"); the field links when some piece is strong: a word itself, a prefix or skeleton of three
+    letters or more, or three initials of one part.
+    """
+    parts = name_parts(field)
+    if not parts or sum(map(len, parts)) < 2:
+        return 0
+    stop = len(words) if stop is None else stop
+    best = 0
+    # a state: (part, offset in it, word index, strong?, initials so far in this part, -1 after another piece)
+    todo = [(0, 0, start, False, 0)]
+    seen = set()
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        p, o, j, strong, initials = state
+        if p == len(parts):
+            if strong and words[j - 1] not in _STOP:
+                best = max(best, j - start)
+            continue
+        if j >= stop or len(words[j]) > _MAX_WORD:
+            continue
+        part, word = parts[p], words[j]
+        for e in range(len(part), o, -1):
+            how = _piece(part[o:e], word)
+            if not how or (word in _STOP and how != "initial" and how != "word") or (j == start and word in _STOP):
+                continue
+            if how == "initial" and (initials < 0 or (word in _STOP and word not in _GLUE)
+                                     or (word not in _STOP and len(word) < 3)):
+                continue  # initials come first in a part (f|name, not emai|l), and stand for words or glue
+            run = initials + 1 if how == "initial" else -1
+            is_strong = how == "word" or (how in ("prefix", "skeleton") and e - o >= 3) or run >= 3
+            done = e == len(part)
+            todo.append((p + 1 if done else p, 0 if done else e, j + 1, strong or is_strong, 0 if done else run))
+    return best
+
+
 def is_date_name(tokens: list[str]) -> bool:
     return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (["at"], ["on"])
 
 
 
-class FieldMentions:
-    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a bullet."""
+_QUOTED_VALUE = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
+_EXAMPLE_VALUE = re.compile(r"\b(?:like|e\.g\.,?|such as|for example,?|for instance,?|say)\s+([^\s,;:()\"“”']{2,60}?)"
+                            r"(?=[,;:)]|\.?\s|\.?$)|([^\s,;:()\"“”']{2,60})\s*(?:->|→|=>)", re.I)
 
-    def __init__(self, fields: list[str]):
+
+class FieldMentions:
+    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a bullet,
+    ``by_data(text)``: the one field whose sample ``data`` holds the values the text quotes or gives as examples."""
+
+    def __init__(self, fields: list[str], data: dict[str, list] | None = None):
+        self.values: dict[str, set[str]] = {}  # a sample value (case-folded) -> the fields that hold it
+        for field, values in (data or {}).items():
+            for v in values or ():
+                text = str(v).strip().casefold() if v is not None and not isinstance(v, (dict, list)) else ""
+                if 2 <= len(text) <= 60:
+                    self.values.setdefault(text, set()).add(field)
         self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
         for field in fields:
             toks = field_tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
             ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
-            if len(toks) > 2:  # "scheduled departure time" for sched_dep_time: each short word may be written out
-                phrase += "|" + r"[\s_\-]{1,2}".join(re.escape(t) + (r"[a-z]*" if t.isalpha() else "")
-                                                     for t in toks[:-1]) + r"[\s_\-]{1,2}" + re.escape(toks[-1])
             rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
@@ -71,6 +177,11 @@ class FieldMentions:
         for field, toks in self.tokens.items():
             if len(toks) >= 2:
                 self.heads.setdefault(toks[-1], []).append((toks[:-1], field))
+        self.by_letter: dict[str, list[str]] = {}  # first letter -> fields whose name may be abbreviated from it
+        for field in fields:
+            parts = name_parts(field)
+            if parts and parts[0][0].isalpha():
+                self.by_letter.setdefault(parts[0][0], []).append(field)
         names = {f.lower() for f in fields}
         self.short = {head: owners[0][1] for head, owners in self.heads.items()
                       if len(owners) == 1 and head not in names and head.isalpha() and len(head) >= 2}
@@ -87,7 +198,7 @@ class FieldMentions:
         hits = []
         for head in self.heads:
             heads = rf"{re.escape(head)}(?:e?s)?"
-            for rx in (rf"((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
+            for rx in (rf"(?<![\w-])((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
                        rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
                 for m in re.finditer(rx, text, re.I):
                     for item in re.finditer(_WORD, m.group(1)):
@@ -99,11 +210,32 @@ class FieldMentions:
                 hits.append((m.start(), m.end(), frozenset([field]), False))
         return hits
 
+    def _abbreviated(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
+        """Words a field's name abbreviates: "first name" for fname, "quantity" for qty (``abbreviation_links``)."""
+        spans = [(m.start(), m.end(), m.group().lower()) for m in _WORDS.finditer(text)]
+        hits = []
+        bounds = [0] * len(spans)  # after each word, the first word not side by side with it (only spaces, _ or -)
+        k = len(spans)
+        for i in range(len(spans) - 1, -1, -1):
+            if i + 1 < len(spans) and not _GAP.fullmatch(text[spans[i][1]:spans[i + 1][0]]):
+                k = i + 1
+            bounds[i] = k
+        words = [w for _, _, w in spans]
+        for i, (start, _, word) in enumerate(spans):
+            if len(word) > _MAX_WORD or (start and (text[start - 1].isalnum() or text[start - 1] == "_")):
+                continue  # not a word inside another field's name ("id" of "tuple_id")
+            for field in self.by_letter.get(word[0], ()):
+                n = abbreviation_links(field, words, i, bounds[i])
+                end = spans[i + n - 1][1] if n else 0
+                if n and not (text[end:end + 1].isalnum() or text[end:end + 1] == "_"):
+                    hits.append((start, end, frozenset([field]), False))
+        return hits
+
     def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
         """Groups of adjacent field mentions: [(start, end, fields)]."""
         found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
                         for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
-        found = sorted(found + self._distributed(text), key=lambda t: (t[0], t[0] - t[1]))
+        found = sorted(found + self._distributed(text) + self._abbreviated(text), key=lambda t: (t[0], t[0] - t[1]))
         taken, end = [], -1
         for hit in found:
             if hit[0] >= end:
@@ -120,6 +252,23 @@ class FieldMentions:
             else:
                 out.append([start, stop, fields])
         return [tuple(g) for g in out]
+
+    def by_data(self, text: str) -> tuple[int, int, frozenset] | None:
+        """A group for the one field whose data holds the values ``text`` quotes or gives as examples, or None.
+
+        Every such value found in some field's data must be found in that field's alone (values several
+        fields hold, or values of several fields, are examples of a rule about many: "typos like ...").
+        """
+        found, where = set(), None
+        for m in list(_QUOTED_VALUE.finditer(text)) + list(_EXAMPLE_VALUE.finditer(text)):
+            value = next(g for g in m.groups() if g is not None).strip()
+            holders = self.values.get(value.casefold(), set())
+            if holders:
+                found |= holders
+                where = where or (m.start(), m.end())
+        if len(found) != 1 or where is None:
+            return None
+        return where[0], where[1], frozenset(found)
 
     def heading(self, body: str) -> frozenset:
         m = _HEAD.match(body)

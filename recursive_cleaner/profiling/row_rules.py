@@ -4,51 +4,67 @@ from __future__ import annotations
 
 import re
 
+from .mentions import FieldMentions
+
 __all__ = ["stated_keys", "stated_fields", "asks_dedup"]
 
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
+_SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n\s*\n")
+_ROWS_OF = re.compile(r"(?:\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+(?:that|the\s+same|a|one|each|"
+                      r"every|a\s+given)|\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same))\s+$", re.I)
+_SAME = re.compile(r"\b(?:same|a|an|each|every|one)\s+$", re.I)  # "the same X always has the same Y", "(same X)
+_HAS_SAME = re.compile(r"[\s)]*(?:\w+\s+){0,2}(?:has|have|gets?|shares?|goes\s+with|comes\s+with|maps\s+to)\s+the\s+"
+                       r"same\b", re.I)  # should always have the same", "a measure code always goes with the same"
+_APART = re.compile(r"[,;]\s*(?:and|but|so|while|whereas)\b|;", re.I)  # "..., and rows with the same X ..."
+
+
+def _stated_in(sentence: str, reader: FieldMentions) -> tuple[list[tuple[str, int]], list]:
+    """([(key, where)] a sentence states rows agree on, its groups of field mentions) — by ``FieldMentions``, so
+    a key or field is found by its words, its abbreviation or a synonym as anywhere else in the goals."""
+    groups = reader.groups(sentence)
+    if not _AGREE_WORDS.search(sentence):
+        return [], groups
+    keys = []
+    for start, end, fields in groups:
+        before = sentence[max(0, start - 60):start]
+        if len(fields) == 1 and (_ROWS_OF.search(before) or (_SAME.search(before) and _HAS_SAME.match(sentence, end))):
+            keys.append((next(iter(fields)), start))
+    return keys, groups
 
 
 def stated_keys(instructions: str, fields: list[str]) -> list[str]:
     """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
-    found = []
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
-        if not _AGREE_WORDS.search(sentence):
-            continue
-        for fld in fields:
-            name = "[ _]".join(re.escape(part) for part in re.split(r"[ _]+", fld.strip()))
-            if not name:
-                continue
-            key_phrases = (
-                rf"\bsame\s+{name}\s+(?:\w+\s+)?(?:has|have|gets?|shares?)\s+the\s+same\b",
-                rf"\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+"
-                rf"(?:that|the\s+same|a|one|each|every|a\s+given)\s+{name}\b",
-                rf"\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same)\s+{name}\b",
-            )
-            if fld not in found and any(re.search(p, sentence, re.I) for p in key_phrases):
-                found.append(fld)
+    reader, found = FieldMentions([str(f) for f in fields]), []
+    for sentence in _SENTENCES.split(instructions or ""):
+        found += [k for k, _ in _stated_in(sentence, reader)[0] if k not in found]
     return found
 
 
 def stated_fields(instructions: str, fields: list[str]) -> dict[str, list[str]]:
-    """For each stated key, the other fields named in the sentences that state it ("... agree on the condition
-    and the measure name"); an empty list when those sentences name no other field."""
-    out: dict[str, list[str]] = {}
-    keys = stated_keys(instructions, fields)
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or ""):
-        for key in stated_keys(sentence, fields):
-            named = [f for f in fields if f != key and f not in keys and _names(sentence, f)]
+    """For each stated key, the other fields named with it ("... agree on the condition and the measure name"):
+    in the sentence that states it, from the key to the next key the sentence states (the fields before
+    the first key go to it, unless ", and" or ";" stands between); an empty list when they name no other field. A field the same sentence
+    leaves alone ("..., but leave the names as they are") is not stated with the key."""
+    from .instructions import read_goals  # noqa: PLC0415 - the clause reader, for the leave-alone words
+
+    fields = [str(f) for f in fields]
+    reader, out = FieldMentions(fields), {}
+    sentences = [(s, *_stated_in(s, reader)) for s in _SENTENCES.split(instructions or "")]
+    keys = {k for _, found, _ in sentences for k, _ in found}
+    for sentence, found, groups in sentences:
+        if not found:
+            continue
+        left = {f for f, r in read_goals(sentence, fields).items()
+                if r.expectation is not None and r.expectation.kind == "as_is" and r.expectation.source == "instructions"}
+        for key, _ in found:
             out.setdefault(key, [])
-            out[key] += [f for f in named if f not in out[key]]
+        for start, end, named in groups:
+            after = [k for k, at in found if at <= start]
+            if not after and _APART.search(sentence, end, found[0][1]):
+                continue  # "a hospital has one name ..., and rows with the same measure code agree": not the code's
+            key = (after or [found[0][0]])[-1]
+            out[key] += [f for f in fields if f in named and f not in keys and f not in left and f not in out[key]]
     return out
-
-
-def _names(sentence: str, field: str) -> bool:
-    words = [w for w in re.split(r"[ _\-]+", field.strip().lower()) if w]
-    if not words:
-        return False
-    pattern = r"[\s_\-]+".join(re.escape(w) for w in words)
-    return bool(re.search(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", sentence, re.I))
 
 
 _DUPLICATES = re.compile(r"\bduplicat\w*|\bde-?dup\w*", re.I)

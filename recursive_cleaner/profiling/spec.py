@@ -4,7 +4,8 @@ Per field: the kind (a format from the library's menu, ``free`` for goals no kin
 ``as_is``), the allowed values of an enumeration, whether the goals mention the field at all,
 the words of the goals it came from, and where the reading came from (``goals``: the rule
 reader, "instructions"; ``model``: the model's draft; ``field name`` / ``data``: a fallback; ``user``: a spec the
-user gave). The goals' stated keys (``the same X always has the same Y``) are kept beside the fields.
+user gave). The goals' stated keys (``the same X always has the same Y``) are kept beside the fields, each
+with the fields stated with it (``stated()``); the cross-row plan reads them, and dedup, from here only.
 
 How it is made (``read_spec``):
 
@@ -45,11 +46,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import clip_text
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
 from .instructions import read_goals
 from .mentions import FieldMentions
 from .profiler import value_shape
-from .row_rules import asks_dedup, stated_keys
+from .row_rules import asks_dedup, stated_fields, stated_keys
 
 __all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "goal_examples", "fit_score", "one_shape", "SPEC_KINDS",
            "SCOPES", "SPEC_FILE"]
@@ -97,6 +99,12 @@ class CleaningSpec:
     keys: list[str] = field(default_factory=list)
     scope: str = "mentioned"
     dedup: bool = False  # the goals ask to remove duplicate records (a negated mention is no request)
+    key_fields: dict[str, list[str]] = field(default_factory=dict)  # key -> the fields stated with it (none: all)
+    key_words: dict[str, str] = field(default_factory=dict)  # key -> the sentences that state it
+
+    def stated(self) -> dict[str, list[str]]:
+        """``{key: fields}`` of the stated keys: the fields the goals say its rows agree on ([]: every field)."""
+        return {k: list(self.key_fields.get(k, [])) for k in self.keys}
 
     def in_scope(self, name: str) -> bool:
         """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
@@ -119,7 +127,8 @@ class CleaningSpec:
         return {name for name in self.fields if not self.in_scope(name)}
 
     def protected(self) -> set[str]:
-        """Fields the goals say to leave as they are (``as_is``): nothing ever writes them, stated keys included."""
+        """Fields the goals say to leave as they are (``as_is``): nothing writes them but the majority of a stated
+        key they are named with ("mend the product names with the spelling most lines of that SKU have")."""
         return {name for name, spec in self.fields.items() if spec.kind == "as_is"}
 
     def kept(self) -> dict[str, frozenset[str]]:
@@ -135,8 +144,10 @@ class CleaningSpec:
             if "examples" in d:
                 d["examples"] = [list(pair) for pair in d["examples"]]
             fields_out[name] = d
-        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": list(self.keys), "dedup": self.dedup,
-                "fields": fields_out}
+        keys = [{"key": k, "fields": list(self.key_fields.get(k, []))} | ({"words": self.key_words[k]}
+                                                                        if self.key_words.get(k) else {})
+                for k in self.keys]
+        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": keys, "dedup": self.dedup, "fields": fields_out}
 
     def to_json(self) -> str:
         """The text of ``cleaning_spec.json``."""
@@ -154,6 +165,9 @@ class CleaningSpec:
             shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
             lines.append(f"{name}: {what} (from {spec.source or 'nothing'})" + (f"; {spec.note}" if spec.note else "")
                          + (f"; examples {shown}" if shown else ""))
+        for key, named in self.stated().items():
+            lines.append(f"rows with the same {key} agree on {', '.join(named) if named else 'every other field'} "
+                         "(a stated key)")
         return lines
 
 
@@ -176,10 +190,8 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
     scope = data.get("scope", "mentioned")
     if scope not in SCOPES:
         raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    keys = data.get("keys") or []
-    if not _plain_list(keys):
-        raise ValueError(f"{where}: keys must be a list of field names")
-    out = CleaningSpec(scope=scope, keys=[str(k) for k in keys], dedup=bool(data.get("dedup")))
+    out = CleaningSpec(scope=scope, dedup=bool(data.get("dedup")))
+    _load_keys(out, data.get("keys") or [], where)
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
@@ -195,6 +207,34 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
                                           str(d.get("words", "")), str(d.get("source", "user")) or "user",
                                           str(d.get("note", "")), _loaded_examples(d.get("examples"), where, name))
     return out
+
+
+def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:
+    """The stated keys: names (every field agrees with each), or ``{"key": K, "fields": [...], "words": "..."}``."""
+    if not isinstance(keys, list):
+        raise ValueError(f"{where}: keys must be a list of field names or of {{\"key\": ..., \"fields\": [...]}} objects")
+    for entry in keys:
+        if isinstance(entry, dict):
+            key, named = entry.get("key"), entry.get("fields") or []
+            if not isinstance(key, str) or not key or not _plain_list(named):
+                raise ValueError(f"{where}: a stated key must be {{\"key\": NAME, \"fields\": [NAMES]}}, got "
+                                 f"{clip_text(repr(entry), 80)}")
+            out.key_fields[key] = [str(f) for f in named if str(f) != key]
+            if entry.get("words"):
+                out.key_words[key] = str(entry["words"])
+        elif isinstance(entry, (str, int, float)) and not isinstance(entry, bool):
+            key = str(entry)
+        else:
+            raise ValueError(f"{where}: keys must be a list of field names or of {{\"key\": ..., \"fields\": [...]}} "
+                             "objects")
+        if key not in out.keys:
+            out.keys.append(key)
+
+
+def _stating(instructions: str, fields: list[str], key: str) -> str:
+    """The sentences of the goals that state ``key`` (shown in cleaning_spec.json beside it)."""
+    said = [s.strip() for s in re.split(r"(?<=[.;!?])\s+|\n\s*\n", instructions or "") if key in stated_keys(s, fields)]
+    return re.sub(r"\s+", " ", " ".join(said))[:300]
 
 
 def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
@@ -294,11 +334,14 @@ def _decide(name: str, rules: FieldSpec, model: FieldSpec, samples: list | None,
 
 def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
               scope: str = "mentioned", draft: dict[str, tuple[str | None, tuple[str, ...]]] | None = None,
-              csv_strings: bool | None = None, check: dict[str, list] | None = None) -> CleaningSpec:
+              csv_strings: bool | None = None, check: dict[str, list] | None = None, tie=None) -> CleaningSpec:
     """The spec of ``fields`` from the goals (rules, and the model's ``draft`` when given), checked on the data.
 
     ``samples`` (a few values per field) feed the rule reader's fallbacks; ``check`` (more values per
     field, default ``samples``) is what the data check and the rules-vs-model decision look at.
+    ``tie(clause) -> field | None`` guesses the field of a clause with a format word the rules tie to
+    no field (``model.field_tie``); the guess stands only if at least half the field's sample values
+    fit the clause's reading or are turned into fitting ones by its primitive, and some are turned.
     """
 
     if scope not in SCOPES:
@@ -307,7 +350,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     check = check or samples
     if csv_strings is None:
         csv_strings = bool(samples) and all(isinstance(v, str) for vs in samples.values() for v in vs if v is not None)
-    readings = read_goals(instructions, fields, samples)
+    readings = read_goals(instructions, fields, samples, data=check, tie=tie)
     if scope == "mentioned" and not any(r.mentioned for r in readings.values()):
         scope = "all"  # goals that name no field ("clean this up") leave every field in scope
     spec = CleaningSpec(scope=scope)
@@ -323,10 +366,14 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
             model = FieldSpec(kind, tuple(allowed), reading.mentioned, reading.words[:300], "model")
             if (model.kind, model.allowed) != (rules.kind, rules.allowed):
                 chosen = _settle(name, rules, model, instructions, check.get(name), csv_strings)
+        if reading.tied and chosen.source == "instructions":
+            chosen = _tied(chosen, reading.tied, check.get(name), csv_strings)
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     for name, pairs in goal_examples(instructions, fields, check).items():
         spec.fields[name] = replace(spec.fields[name], examples=pairs)
-    spec.keys = stated_keys(instructions, fields)
+    spec.key_fields = stated_fields(instructions, fields)
+    spec.keys = list(spec.key_fields)
+    spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
     return spec
 
@@ -377,6 +424,18 @@ def _holds(samples: dict[str, list] | None, name: str, value: str) -> bool:
     return not values or any(str(v) == value or value_shape(str(v)) == value_shape(value) for v in values)
 
 
+def _tied(spec: FieldSpec, clause: str, samples: list | None, csv_strings: bool) -> FieldSpec:
+    """A reading the model tied to this field: kept, and the field mentioned, only if the data agrees."""
+    exp = spec.expectation()
+    fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings) if exp else (0, 0, 0)
+    if n >= _MIN_CHECKED and fit + conv >= 0.5 * n and conv:  # it fits, and it has something to do
+        return replace(spec, mentioned=True, words=(spec.words + " " + clause).strip()[:300],
+                       note=f"the model tied {clip_text(clause, 80)!r} to this field; {fit + conv} of {n} sample "
+                            "values fit it")
+    return FieldSpec(None, (), spec.mentioned, spec.words, "", note=f"not {clip_text(clause, 80)!r}, which the model "
+                     f"tied to this field: {fit + conv} of {n} sample values fit it")
+
+
 def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, csv_strings: bool) -> FieldSpec:
     """The data's check of one field's reading: drop what no value fits and the primitive cannot convert."""
     if spec.source == "field name" and not by_name and one_shape(samples):
@@ -384,8 +443,8 @@ def _checked(name: str, spec: FieldSpec, by_name: bool, samples: list | None, cs
                        note=f"not {spec.kind} from the field's name: the goals do not name it and its values "
                             "already share one shape")
     exp = spec.expectation()
-    if exp is None or exp.kind in ("as_is", "enum") or not _present(samples):
-        return spec
+    if exp is None or exp.kind == "as_is" or not _present(samples):  # (an enumeration is checked too: a list
+        return spec  # that none of the field's values is, or is spelled like, was read for another field)
     if exp.kind in ("us_state", "country_alpha2") and not exp.allowed and not _CASE_WORDS.search(spec.words):
         codes = [str(v).strip() for v in _present(samples)]
         written = [c for c in codes if len(c) == 2 and c.islower()]

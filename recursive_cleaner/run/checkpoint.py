@@ -36,6 +36,7 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "unusable_replies": state.unusable_replies,
         **({"spec_draft": {f: [kind, list(allowed)] for f, (kind, allowed) in state.spec_draft.items()}}
            if state.spec_draft is not None else {}),
+        **({"spec_ties": dict(state.spec_ties)} if state.spec_ties else {}),
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
         "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
@@ -59,6 +60,9 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     if isinstance(draft, dict):
         state.spec_draft = {str(f): (v[0], tuple(v[1])) for f, v in draft.items()
                             if isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)}
+    ties = saved.get("spec_ties")
+    if isinstance(ties, dict):
+        state.spec_ties = {str(c): (str(f) if isinstance(f, str) else None) for c, f in ties.items()}
     progress = saved.get("early_termination")
     if isinstance(progress, dict):
         ctx.watch.load(progress)

@@ -10,14 +10,14 @@ import os
 import time
 
 from ..crossrow.plan import (
-    build_plan_prompt, choose_steps, discover_steps, stated_fields, stated_keys, validate_steps, wants_dedup, with_stated,
+    build_plan_prompt, choose_steps, discover_steps, validate_steps, with_stated,
 )
 from ..crossrow.steps import apply_steps
 from ..model.grammar import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions
-from ..profiling.spec import SPEC_FILE
+from ..profiling.spec import SPEC_FILE, read_spec
 from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
@@ -85,15 +85,14 @@ def write_spec(ctx: RunContext) -> str:
 
 def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     """Rules across rows (crossrow.plan): found in a cleaned sample, confirmed by the model, checked on it."""
-    state, instructions = ctx.state, ctx.options.instructions
+    state = ctx.state
     sample = ctx.gate.apply(state.functions, ctx.source.head(sample_size))
     fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
-    if state.spec is not None:  # the goals as the spec reads them (and as the user may have corrected them)
-        stated, dedup = [k for k in state.spec.keys if k in fields], state.spec.dedup
-    else:
-        stated, dedup = stated_keys(instructions, fields), wants_dedup(instructions)
-    named = stated_fields(instructions, fields)  # the fields each stated key was stated for
-    candidates = discover_steps(sample, stated={k: named.get(k, []) for k in stated}, protected=ctx.focus.protected)
+    # the goals as the spec reads them, and as the user may have corrected them: keys, their fields, dedup
+    spec = state.spec if state.spec is not None else read_spec(ctx.options.instructions, fields)
+    stated = {k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields}
+    dedup = spec.dedup
+    candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected)
     if not candidates and not dedup:
         return
     form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None

@@ -56,6 +56,7 @@ class RunState:
     records_seen: int = 0
     idle_chunks: int = 0
     spec_draft: dict | None = None  # the model's draft of the spec (draft_spec=True), kept so a resume does not ask again
+    spec_ties: dict = field(default_factory=dict)  # clause -> the field the model tied it to (model.field_tie), kept too
     unusable_replies: int = 0  # model replies that could not be parsed (the run asked again)
     prefix: str = ""  # the static prompt prefix of this run
     cross_row_steps: list[CrossRowStep] = field(default_factory=list)

@@ -1,0 +1,83 @@
+"""The rule reader's clauses: each field keeps its own part of a sentence; the data ties a clause to a field."""
+
+from __future__ import annotations
+
+import pytest
+
+from recursive_cleaner.profiling.instructions import read_goals
+from recursive_cleaner.profiling.mentions import FieldMentions
+from recursive_cleaner.profiling.spec import read_spec
+
+FIELDS = ["signup_date", "phone", "status", "tier", "country", "currency", "email", "name", "amount"]
+
+
+def kinds(goals: str, fields=FIELDS, samples=None) -> dict:
+    spec = read_spec(goals, fields, samples)
+    return {f: (s.kind, s.allowed) for f, s in spec.fields.items() if s.mentioned}
+
+
+@pytest.mark.parametrize("goals, expected", [
+    ("Write dates as YYYY-MM-DD and phone numbers in E.164.",
+     {"signup_date": ("date", ()), "phone": ("phone_e164", ())}),
+    ("The phone should be E.164 and the signup date ISO 8601.",
+     {"signup_date": ("date", ()), "phone": ("phone_e164", ())}),
+    ("Status is one of active, pending or churned and the tier is gold or silver.",  # the list stops at the tier
+     {"status": ("enum", ("active", "pending", "churned")), "tier": (None, ())}),
+    ("Status must be active or inactive, and the country a two-letter code.",
+     {"status": ("enum", ("active", "inactive")), "country": ("country_alpha2", ())}),
+    ("Convert the amount to a number, the signup date to YYYY-MM-DD and the status to one of active, pending or "
+     "churned.", {"amount": ("number", ()), "signup_date": ("date", ()),
+                  "status": ("enum", ("active", "pending", "churned"))}),
+    ("Use ISO dates for the signup date and E.164 for the phone.",
+     {"signup_date": ("date", ()), "phone": ("phone_e164", ())}),
+])
+def test_a_sentence_naming_two_fields_gives_each_only_its_own_reading(goals, expected):
+    assert kinds(goals) == expected
+
+
+def test_a_format_word_between_no_two_fields_does_not_cut_the_sentence():
+    fields = ["zip", "phone", "provider_number", "state"]
+    spec = read_spec("Leave the zip code, phone number and provider number alone.", fields)
+    assert spec.protected() == {"zip", "phone", "provider_number"}
+    times = ["sched_dep_time", "act_dep_time", "flight"]
+    spec = read_spec("Put all times (scheduled and actual departure) in the form 7:10 a.m. For any given flight the "
+                     "times agree.", times)
+    assert spec.fields["sched_dep_time"].kind == "time12" and spec.fields["flight"].kind is None
+
+
+def test_an_enumeration_none_of_the_fields_values_is_is_dropped_by_the_data():
+    samples = {"status": ["Active", "actve", "pending", "churned", "PENDING", "active"],
+               "tier": ["gold", "silver", "bronze", "Gold", "silver", "bronze"]}
+    spec = read_spec("Fix the tier. It must be one of active, pending or churned.", ["status", "tier"], samples)
+    assert spec.fields["tier"].kind is None and "none of 6 sample values fits" in spec.fields["tier"].note
+    spec = read_spec("Status is one of active, pending or churned.", ["status", "tier"], samples)
+    assert spec.fields["status"].allowed == ("active", "pending", "churned")
+
+
+DATA = {"vendor": ["ACME Corp", "Globex", "Initech", "12"], "city": ["Berlin", "Paris", "12"], "code": ["A1", "B2"]}
+
+
+@pytest.mark.parametrize("text, field", [
+    ('Write "ACME Corp" and the like in upper case.', "vendor"),
+    ("Values like Berlin should be upper case.", "city"),
+    ("B2 -> b2, all in lower case.", "code"),
+])
+def test_a_value_found_in_one_fields_data_links_the_clause_to_that_field(text, field):
+    assert FieldMentions(list(DATA), DATA).by_data(text)[2] == {field}
+
+
+@pytest.mark.parametrize("text", [
+    "Numbers like 12 are fine.",  # a value several fields hold
+    'Typos like "Globex" and "Paris" must go.',  # values of several fields: a rule about many
+    "Nothing quoted here.",
+])
+def test_no_data_link_for_values_of_several_fields_or_none(text):
+    assert FieldMentions(list(DATA), DATA).by_data(text) is None
+
+
+def test_the_data_link_gives_a_clause_that_names_no_field_its_field():
+    readings = read_goals('Company names such as "ACME Corp" must be upper case.', list(DATA), data=DATA)
+    assert readings["vendor"].expectation.kind == "upper" and readings["vendor"].mentioned
+    assert not readings["city"].mentioned
+    spec = read_spec('Company names such as "ACME Corp" must be upper case.', list(DATA), check=DATA)
+    assert spec.fields["vendor"].kind == "upper" and spec.in_scope("vendor") and not spec.in_scope("city")

@@ -1,0 +1,84 @@
+"""Where the goals name a field: abbreviation links (issue 29, point 3), general rules with no per-table list."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from recursive_cleaner.profiling.mentions import FieldMentions, abbreviation_links, name_parts
+
+
+def linked(field: str, text: str, others: tuple[str, ...] = ()) -> list[str]:
+    """The words of ``text`` that name ``field``."""
+    return [text[a:b] for a, b, fields in FieldMentions([field, *others]).groups(text) if field in fields]
+
+
+@pytest.mark.parametrize("field, text, words", [
+    ("fname", "Fix the first names.", "first names"),
+    ("l_name", "Last name in Title Case.", "Last name"),
+    ("dob", "The date of birth is in ISO format.", "date of birth"),
+    ("qty", "The quantity is a whole number.", "quantity"),
+    ("hire_dt", "Write the hire date as YYYY-MM-DD.", "hire date"),
+    ("dept", "Department names in upper case.", "Department"),
+    ("amt", "The amount is a plain number.", "amount"),
+    ("sal", "A salary is a number.", "salary"),
+    ("abv", "Alcohol by volume as a fraction.", "Alcohol by volume"),
+    ("src", "Leave the source names alone.", "source"),
+    ("ctry", "Countries as two-letter codes.", "Countries"),
+    ("cust_id", "The customer ID is an integer.", "customer ID"),
+    ("unitPrice", "The unit price is a number.", "unit price"),
+    ("zip5", "zip 5 is five digits.", "zip 5"),
+])
+def test_a_field_is_linked_by_the_words_its_name_abbreviates(field, text, words):
+    assert linked(field, text) == [words]
+
+
+@pytest.mark.parametrize("field, text", [
+    ("id", "That is a good idea."),  # two letters: never a prefix alone
+    ("st", "The first state is lower case."),  # nor a skeleton alone
+    ("st", "Street names in title case."),
+    ("l", "The last one."),  # one letter never links alone
+    ("name", "The column named x is fine."),  # "named" is another word of the stem, not the field
+    ("state", "A statement per row."),
+    ("owner", "Ownership is unclear."),
+    ("county", "Country codes in upper case."),  # one letter short of a word is not its skeleton
+    ("sal", "We scraped a list of beers."),  # an article is no initial
+    ("id", "Leave tuple_id alone."),  # a word inside another field's name
+])
+def test_no_link_where_the_rules_see_only_a_coincidence(field, text):
+    assert linked(field, text) == []
+
+
+def test_initials_open_a_part():
+    assert linked("email", "emails lowercase, phones E.164") == ["emails"]  # not emai|l(owercase)
+
+
+def test_name_parts_split_snake_camel_and_digits():
+    assert name_parts("schedDepTime") == ["sched", "dep", "time"]
+    assert name_parts("address_1") == ["address", "1"] and name_parts("zip5") == ["zip", "5"]
+    assert name_parts("L_NAME") == ["l", "name"]
+
+
+def test_abbreviation_links_counts_the_words_it_spans():
+    assert abbreviation_links("dob", ["date", "of", "birth", "is"], 0) == 3
+    assert abbreviation_links("dob", ["date", "of", "birth"], 0, stop=2) == 0  # the words must stand together
+    assert abbreviation_links("dob", ["of", "birth"], 0) == 0
+
+
+def test_an_abbreviated_field_keeps_its_own_format_beside_others():
+    from recursive_cleaner.profiling.spec import read_spec
+
+    fields = ["fname", "l_name", "dob", "qty", "dept"]
+    spec = read_spec("First names in Title Case. The date of birth is YYYY-MM-DD. Quantity: an integer. "
+                     "Leave the department alone.", fields)
+    kinds = {f: spec.fields[f].kind for f in fields}
+    assert kinds == {"fname": "title_case", "l_name": None, "dob": "date", "qty": "integer", "dept": "as_is"}
+    assert not spec.fields["l_name"].mentioned and not spec.in_scope("l_name")
+
+
+def test_abbreviation_links_are_read_in_linear_time():
+    fields = ["fname", "l_name", "dob", "qty", "hire_dt", "signup_date", "customer_id"]
+    started = time.monotonic()
+    FieldMentions(fields).groups("date of birth first name quantity " * 3000 + "a" * 100_000)
+    assert time.monotonic() - started < 20  # generous for shared cores: quadratic would take minutes
