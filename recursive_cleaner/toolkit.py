@@ -37,7 +37,7 @@ from ._toolkit_dates import _date_order, _iso_date, _iso_datetime, _time_12h, _t
 from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE
 from ._toolkit_data import US_STATES as _STATE_TABLE
 from ._toolkit_numbers import _count, _decimal_mark, _int, _number, _strip_units, _words, without_float_noise
-from ._toolkit_units import _shape, _to_unit
+from ._toolkit_units import _shape, _to_unit, _unit
 
 PRIMITIVES: tuple[str, ...] = (
     "to_iso_date", "to_iso_datetime", "to_time_24h", "to_time_12h", "to_e164", "to_number", "to_int", "strip_units",
@@ -45,7 +45,8 @@ PRIMITIVES: tuple[str, ...] = (
     "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
     "to_us_state_code", "to_us_state_name",
 )
-__all__ = ["CATALOGUE", "PRIMITIVES", "without_float_noise", "infer_decimal", "infer_dayfirst", *PRIMITIVES]
+__all__ = ["CATALOGUE", "PRIMITIVES", "without_float_noise", "infer_decimal", "infer_dayfirst", "unit_dimension",
+           *PRIMITIVES]
 
 
 def _stable(parse, value, *args):
@@ -173,6 +174,12 @@ def infer_decimal(values):
         return _decimal_mark(list(values))
     except Exception:  # noqa: BLE001
         return None
+
+
+def unit_dimension(name):
+    """"mass", "length" or "volume" for a unit to_unit knows ("kg", "Pounds", "fl oz"), else None (for the library)."""
+    unit = _unit(name)
+    return None if unit is None else unit[0]
 
 
 def infer_dayfirst(values):

@@ -362,7 +362,7 @@ def test_catalogue_and_primitives():
         assert callable(getattr(tk, name)) and getattr(tk, name).__doc__, name
     # without_float_noise: shared with the profiler (what to_number drops is what the profile flags), not offered
     assert set(tk.__all__) == {*tk.PRIMITIVES, "CATALOGUE", "PRIMITIVES", "without_float_noise", "infer_decimal",
-                               "infer_dayfirst"}
+                               "infer_dayfirst", "unit_dimension"}
     assert len(set(tk.PRIMITIVES)) == len(tk.PRIMITIVES)
 
 

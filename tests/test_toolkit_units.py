@@ -86,3 +86,10 @@ def test_to_shape_is_idempotent_and_keeps_the_values_letters_and_digits(value, e
     once = to_shape(value, example)
     assert to_shape(once, example) == once
     assert [c.lower() for c in once if c.isalnum()] == [c.lower() for c in value if c.isalnum()]
+
+
+def test_unit_dimension():
+    from recursive_cleaner.toolkit import unit_dimension
+
+    assert [unit_dimension(u) for u in ("kg", "Pounds", "fl. oz.", "km", "parsec", None)] == [
+        "mass", "mass", "volume", "length", None, None]
