@@ -34,8 +34,8 @@ from .expectations import Expectation, conforms, is_placeholder, value_shape
 from .improvement import same_number
 from .mentions import FieldMentions
 
-__all__ = ["goal_examples", "fitting_examples", "maps_example", "example_failures", "format_examples",
-           "MAX_PER_FIELD"]
+__all__ = ["goal_examples", "fitting_examples", "maps_example", "example_failures", "examples_refusal",
+           "format_examples", "example_cases", "MAX_PER_FIELD"]
 
 MAX_PER_FIELD = 12  # examples kept per field: each is run through every candidate function
 _MAX_PAIRS = 400  # pairs looked at in one goals text (each is matched against the field names)
@@ -375,26 +375,40 @@ def example_failures(cases: list[tuple[str, str, str]], outputs: list, *, errors
                      inputs: list | None = None) -> list[str]:
     """What breaks the goals' examples: ``cases`` (field, input, output) and a function's ``outputs`` on them.
 
-    A field in ``strict`` (the one the function was written for) must map each example exactly; in
-    another field the function may leave the value as it came in (``inputs``, else the example's
-    input), but what it writes there must be the example's output.
+    A field in ``strict`` (the one the function is written for) must map each example exactly;
+    in another field the function may leave the value as it came to it (``inputs``, the records it
+    ran on; else the example's input), but what it writes there must be the example's output.
     """
     broke = []
     for k, (name, a, b) in enumerate(cases):
         error = errors[k] if errors and k < len(errors) else None
         out = outputs[k] if k < len(outputs) else None
-        came = (inputs[k] if inputs and k < len(inputs) else {a: None}) if inputs else None
+        came = inputs[k] if inputs and k < len(inputs) else None
         got = out.get(name) if isinstance(out, dict) else out
-        before = came.get(name) if isinstance(came, dict) else a
+        before = came.get(name, a) if isinstance(came, dict) else a
+        shown = f"'{clip_text(name, 60)}': {_shown(a)} should become {_shown(b)}"
         if error is not None:
-            broke.append(f"{_shown(a)} should become {_shown(b)} but it raised {clip_text(str(error), 120)}")
+            if name in strict:
+                broke.append(f"{shown}, but it raised {clip_text(str(error), 120)}")
             continue
-        if maps_example(got, b, (expectations or {}).get(name)):
+        if maps_example(got, b, (expectations or {}).get(name)) or (name not in strict and got == before):
             continue
-        if name not in strict and got == before:
-            continue
-        broke.append(f"'{clip_text(name, 60)}': {_shown(a)} should become {_shown(b)}, it gives {_shown(got)}")
+        broke.append(f"{shown}, it gives {_shown(got)}")
     return broke
+
+
+def examples_refusal(broke: list[str]) -> str | None:
+    """The feedback for a function that breaks the goals' examples (None when it breaks none)."""
+    if not broke:
+        return None
+    more = f"; and {len(broke) - 4} more" if len(broke) > 4 else ""
+    return ("It does not pass the goals' examples, the tests every function for the field must pass: "
+            + "; ".join(broke[:4]) + more + ". Turn each example's input into exactly its output.")
+
+
+def example_cases(examples: Mapping[str, tuple[tuple[str, str], ...]]) -> list[tuple[str, str, str]]:
+    """(field, input, output) for every example of every field."""
+    return [(name, a, b) for name, pairs in examples.items() for a, b in pairs]
 
 
 def format_examples(pairs: tuple[tuple[str, str], ...] | list) -> str:
