@@ -21,7 +21,7 @@ from .read.source import ChunkSource
 from .profiling import schema
 from .profiling.focus import function_name
 from .profiling.choose import choose_function
-from .profiling.examples import format_examples
+from .profiling.example_checks import format_examples
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping
 
 from .steps import CrossRowStep, apply_steps, fit
 from .xml_form import format_steps, parse_steps
-from ..profiling.examples import maps_example
+from ..profiling.example_checks import maps_example
 from ..profiling.row_rules import stated_fields, stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..profiling.examples import example_cases, example_failures, examples_refusal
+from ..profiling.example_checks import example_cases, example_failures, examples_refusal
 from ..profiling.focus import FieldFocus
 from ..profiling.improvement import judge_holdout, untouchable_change
 from ..write.module import render_module

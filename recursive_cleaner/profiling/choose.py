@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .. import toolkit
-from .examples import maps_example
+from .example_checks import maps_example
 from .expectations import KIND_PRIMITIVES, Expectation, is_placeholder
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, profile_records
