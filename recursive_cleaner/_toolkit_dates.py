@@ -8,7 +8,7 @@ library only: the sandbox loads this file with the toolkit (``judge._child._load
 import datetime as _dt
 import re as _re
 
-__all__ = ["_iso_date", "_iso_datetime", "_time_24h", "_time_12h"]  # for toolkit.py only
+__all__ = ["_iso_date", "_iso_datetime", "_time_24h", "_time_12h", "_date_order"]  # for toolkit.py only
 
 _MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
@@ -163,3 +163,22 @@ def _time_12h(value, _):
         return value
     hour, minute = hm
     return "%d:%02d %s" % (hour % 12 or 12, minute, "a.m." if hour < 12 else "p.m.")
+
+
+_ABY = _re.compile(r"\s*(\d{1,2})[-/.](\d{1,2})[-/.](?:\d{4}|\d{2})(?!\d)")
+
+
+def _date_order(values):
+    """True when the a/b/yyyy dates are day first (some a > 12), False when month first (some b > 12), else None."""
+    day = month = 0
+    for value in values:
+        match = _ABY.match(value) if isinstance(value, str) else None
+        if match:
+            a, b = int(match[1]), int(match[2])
+            day += a > 12 and 1 <= b <= 12
+            month += b > 12 and 1 <= a <= 12
+    if day and not month:
+        return True
+    if month and not day:
+        return False
+    return None

@@ -20,7 +20,8 @@ from .read.sampling import MetricsSample, split_holdout
 from .read.source import ChunkSource
 from .profiling import schema
 from .profiling.focus import function_name
-from .profiling.hint import hint_function
+from .profiling.choose import choose_function
+from .profiling.example_checks import format_examples
 from .profiling.profiler import FieldProfile, format_issue_for_prompt
 from .profiling.spec import load_spec
 from .model.client import ModelClient
@@ -292,7 +293,7 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            hinted = self._hint(focus, index, iteration)  # the toolkit one-liner the profile names: no call
+            hinted = self._hint(focus, view, index, iteration)  # the library's own toolkit call: no model call
             attempts += hinted is None
             last_reply = hinted.code if hinted else self._call(self._prompt(view, focus, feedback), index, iteration,
                                                                grammar=self._grammar(focus))
@@ -409,21 +410,27 @@ class DataCleaner:
                                 feedback=format_feedback(feedback), prefix=self.state.prefix,
                                 records=len(view) if self.settings.mode == "structured" else None)
         name = self._field_name(focus)
+        spec = self.ctx.focus.spec
+        examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
         return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
-                                  name=name, feedback=format_feedback(feedback))
+                                  name=name, feedback=format_feedback(feedback), examples=format_examples(examples))
 
-    def _hint(self, focus: FieldProfile | None, index: int, iteration: int) -> ParsedResponse | None:
-        """The first attempt at a field (``hint_functions``): its toolkit one-liner, once per field and run."""
+    def _hint(self, focus: FieldProfile | None, view: list, index: int, iteration: int) -> ParsedResponse | None:
+        """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call the library
+        chooses by the goals' examples and the data (``profiling.choose``); None when no call passes them."""
         if focus is None or not self.settings.hint_functions or self.settings.mode != "structured" \
                 or focus.field in self.ctx.hinted:
             return None
         self.ctx.hinted.add(focus.field)
-        written = hint_function(focus, self._field_name(focus))
-        if written is None:
+        fields = self.ctx.focus
+        chosen = choose_function(focus, self._field_name(focus), view, spec=fields.spec,
+                                 expectations=fields.expectations, csv_strings=fields.csv_strings,
+                                 frozen=fields.frozen, kept=fields.kept)
+        if chosen is None:
             return None
         self._emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
-                   function_name=self._field_name(focus))
-        return ParsedResponse(name=self._field_name(focus), docstring=written[0], code=written[1])
+                   function_name=self._field_name(focus), call=chosen.candidate.call())
+        return ParsedResponse(name=self._field_name(focus), docstring=chosen.docstring, code=chosen.code)
 
     def _field_name(self, focus: FieldProfile) -> str:
         return function_name(focus.field, {f["name"] for f in self.state.functions})

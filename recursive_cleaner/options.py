@@ -48,7 +48,7 @@ class Options:
     call_every_chunk: bool = False  # the reference design: every chunk gets at least one model call (no idle skip)
     constrained: bool = True  # replies held to the grammar of their form where the backend can (generate_grammar)
     chunk_chars: int = 12000
-    hint_functions: bool = True  # a field's first attempt is the toolkit one-liner its profile names, without a call
+    hint_functions: bool = True  # a field's first attempt is the toolkit call the library chooses, without a call
     chunk_view: str = "varied"  # open passes see one record per new value form; "all": every record that fits
     toolkit: bool = True
     rich_context: bool = False

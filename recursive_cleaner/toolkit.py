@@ -7,13 +7,15 @@ to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an off
 to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
 to_time_12h(v) -> "2:30 p.m." from "14:30", "2:30PM", "2:30P", "07:05", "12:00noon", and from text around a time ("6:55 a.m. Dec 02", "12/02/2011 6:55 a.m.", "Thu 20:00")
 to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped
-to_number(v, *, integer=False, whole_as_int=False) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped)
+to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped); decimal="," reads "1,234" as 1.234 and "14,90" as 14.9 (decimal="." reads "1,234" as 1234)
 to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
 strip_units(v) -> the number's text without currency, unit or %: "12.0 oz" -> "12.0", "$1,234.50" -> "1,234.50"
+to_count(v) / words_to_number(v) -> int from "twelve", "twenty-one", "one hundred and five", "a dozen"; to_count also from "12", "3 pcs", "three units", "x4", "4x"
+to_unit(v, target, *, digits=None) -> float in target ("kg", "g", "lb", "m", "cm", "in", "l", "ml", "gal", ...) from "500 g", "2 lb", "1,5 kg" (same dimension only; a bare number is already in target); digits=2 rounds
+to_shape(v, example) -> v's letters and digits in the example's form: to_shape("ab 1234", "AB-1234") -> "AB-1234" (same count of letters and digits, else unchanged)
 closest_value(v, allowed, *, cutoff=0.6, default=None) -> the allowed spelling for case/space/punctuation variants and typos ("actve", "CHURNED ", "Pendin g"); no match: default if given, else v
 to_bool(v) -> True/False from yes/no, y/n, true/false, t/f, 1/0, on/off (any case)
-null_if_placeholder(v, extra=()) -> None for "", "N/A", "NA", "null", "None", "-", "--", "?", "empty", "unknown", "nan" (any case, any spaces) and the strings in extra; else v
-is_null_like(v, extra=()) -> True for None, NaN and those placeholders, else False
+null_if_placeholder(v, extra=()) / is_null_like(v, extra=()) -> None / True for "", "N/A", "NA", "null", "None", "-", "--", "?", "empty", "unknown", "nan" (any case, any spaces) and the strings in extra, else v / False (is_null_like: True for None and NaN too)
 normalize_whitespace(v) -> stripped, inner runs of whitespace collapsed to one space
 title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald", "McDonald" kept (never reorders)
 normalize_email(v) -> all whitespace removed, lower case
@@ -31,17 +33,20 @@ import difflib as _difflib
 import re as _re
 import unicodedata as _ud
 
-from ._toolkit_dates import _iso_date, _iso_datetime, _time_12h, _time_24h
+from ._toolkit_dates import _date_order, _iso_date, _iso_datetime, _time_12h, _time_24h
 from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE
 from ._toolkit_data import US_STATES as _STATE_TABLE
+from ._toolkit_numbers import _count, _decimal_mark, _int, _number, _strip_units, _words, without_float_noise
+from ._toolkit_units import _shape, _to_unit, _unit
 
 PRIMITIVES: tuple[str, ...] = (
     "to_iso_date", "to_iso_datetime", "to_time_24h", "to_time_12h", "to_e164", "to_number", "to_int", "strip_units",
-    "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
+    "words_to_number", "to_count", "to_unit", "to_shape", "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
     "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
     "to_us_state_code", "to_us_state_name",
 )
-__all__ = ["CATALOGUE", "PRIMITIVES", "without_float_noise", *PRIMITIVES]
+__all__ = ["CATALOGUE", "PRIMITIVES", "without_float_noise", "infer_decimal", "infer_dayfirst", "unit_dimension",
+           *PRIMITIVES]
 
 
 def _stable(parse, value, *args):
@@ -120,109 +125,12 @@ def to_e164(value, *, default_country: str = "1"):
     return _stable(_e164, value, default_country)
 
 
-# ---- numbers -----------------------------------------------------------------------------------
-_CURRENCY = "$€£¥₹₩₽¢₺₪₫฿₴₦₱"
-_NUMBER = _re.compile(
-    r"(?P<sign>[-+]?) ?(?P<pre>(?:[a-z]{3} ?|[a-z]{1,2}(?=[" + _CURRENCY + r"])|(?:rs|kr|fr)\.? ?)?"
-    r"[" + _CURRENCY + r"]?) ?(?P<sign2>[-+]?) ?(?P<num>[0-9][0-9,.' ]*[0-9]|[0-9]|[.,][0-9]+)"
-    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>(?:[^0-9()+\-]|(?<=[a-z])-(?=[a-z]))*)",  # "oz. Alumi-Tek": a word's hyphen
-    _re.ASCII | _re.IGNORECASE)
-
-
-_MULTIPLIER = _re.compile(  # "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged
-    r" ?(?:(?:k|bn|mn|mil|mio|mrd|thousand|million|billion|trillion|lakh|crore)s?\b|[mb](?: ?(?:[a-z]{3}|["
-    + _CURRENCY + r"]))?$)", _re.IGNORECASE)
-
-
-def _split_number(value):
-    """(negative, integer digits, fraction digits, exponent, written number) for a decorated number, else None."""
-    if not isinstance(value, str):
-        return None
-    text = " ".join(value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split())
-    negative = text.startswith("(") and text.endswith(")")
-    match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
-    if match is None or (match["sign"] and match["sign2"]) or (negative and (match["sign"] or match["sign2"])):
-        return None
-    if _MULTIPLIER.match(match["post"]):
-        return None
-    negative = negative or "-" in (match["sign"], match["sign2"])
-    num = match["num"]
-    if "," in num and "." in num:
-        point = "," if num.rfind(",") > num.rfind(".") else "."
-    elif num.count(",") == 1:
-        head, _, tail = num.partition(",")
-        point = "" if len(tail) == 3 and _re.fullmatch(r"[1-9][0-9]{0,2}", head) else ","
-    else:
-        point = "." if num.count(".") == 1 else ""
-    whole, fraction = num.rpartition(point)[::2] if point else (num, "")
-    if not fraction.isdigit() and point:
-        return None
-    marks = {ch for ch in whole if not "0" <= ch <= "9"}
-    if len(marks) > 1 or (marks and not _re.fullmatch(r"[0-9]{1,3}(?:%s[0-9]{3})+" % _re.escape(marks.pop()), whole)):
-        return None
-    digits = "".join(ch for ch in whole if "0" <= ch <= "9") or "0"
-    return negative, digits, fraction, (match["exp"] or "").lower(), num + (match["exp"] or "")
-
-
-def without_float_noise(number: float) -> float:
-    """``number`` at 15 significant digits when that is at least 4 characters shorter (0.052000000000000005 -> 0.052).
-
-    Floating-point noise from arithmetic, not precision a writer meant; a value with 16 or 17
-    meant digits loses at most two characters at 15 digits and is kept as it is.
-    """
-    if not isinstance(number, float) or number - number != 0:
-        return number
-    short = float(f"{number:.15g}")
-    return short if len(repr(short)) + 4 <= len(repr(number)) else number
-
-
-def _number(value, mode):
-    integer = mode == "integer"
-    if mode == "whole":  # whole values as int, the rest as float
-        number = _number(value, "float")
-        return int(number) if isinstance(number, float) and number.is_integer() else number
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return value
-    if isinstance(value, (int, float)):
-        number = float(value) if not integer else value
-    else:
-        parts = _split_number(value)
-        if parts is None:
-            return value
-        negative, digits, fraction, exponent, _ = parts
-        if integer and not exponent and not fraction.strip("0"):
-            return -int(digits) if negative else int(digits)
-        number = float(("-" if negative else "") + digits + "." + (fraction or "0") + exponent)
-    if integer:
-        if isinstance(number, float):
-            if not number.is_integer():
-                return value
-            number = int(number)
-        return number
-    return without_float_noise(number) if number - number == 0 else value  # not inf or nan
-
-
-def to_number(value, *, integer: bool = False, whole_as_int: bool = False):
+# ---- numbers, counts, units and shapes (parsers in _toolkit_numbers.py and _toolkit_units.py) -----
+def to_number(value, *, integer: bool = False, whole_as_int: bool = False, decimal=None):
     """float from numbers decorated with currency, units, %, grouping, without float noise; integer=True: int, and
-    only whole values convert; whole_as_int=True: whole values as int (12), others as float (16.9)."""
-    return _stable(_number, value, "integer" if integer else "whole" if whole_as_int else "float")
-
-
-def _int(value, _):
-    if type(value) is int:
-        return value
-    if type(value) is float:
-        return int(value) if value.is_integer() else value
-    if not isinstance(value, str):
-        return value
-    match = _re.fullmatch(r" *([-+]?)([0-9]+)(?:\.0*)? *", value)
-    if match:
-        return int(match[1] + match[2])
-    grouped = _re.fullmatch(r" *([-+]?)([0-9]{1,3}(?:,[0-9]{3})+)(?:\.0*)? *", value)
-    if grouped:  # thousands separators: "379,998" -> 379998
-        return int(grouped[1] + grouped[2].replace(",", ""))
-    runs = _re.findall(r"[0-9]+", value)
-    return int(runs[0]) if len(runs) == 1 else value
+    only whole values convert; whole_as_int=True: whole values as int (12), others as float (16.9); decimal=","
+    or ".": the decimal mark (the other groups thousands), None: read from each value."""
+    return _stable(_number, value, "integer" if integer else "whole" if whole_as_int else "float", decimal)
 
 
 def to_int(value):
@@ -230,14 +138,57 @@ def to_int(value):
     return _stable(_int, value, None)
 
 
-def _strip_units(value, _):
-    parts = _split_number(value)
-    return value if parts is None else ("-" if parts[0] else "") + parts[4]
-
-
 def strip_units(value):
     """The number's text (sign, digits, separators as written) without currency, unit words or %."""
     return _stable(_strip_units, value, None)
+
+
+def words_to_number(value):
+    """int from a whole number written in English words: "twelve", "twenty-one", "one hundred and five", "a dozen"."""
+    return _stable(_words, value, None)
+
+
+def to_count(value):
+    """int from a count: digits or words with at most one unit word ("12", "twelve", "3 pcs", "three units") or a
+    multiplier ("x4", "4x"); fractions stay unchanged."""
+    return _stable(_count, value, None)
+
+
+def to_unit(value, target, *, digits=None, decimal=None):
+    """float in the ``target`` unit from an amount with a unit of mass (mg g kg t oz lb), length (mm cm m km in ft yd
+    mi) or volume (ml cl dl l fl oz pt qt gal, US sizes); a bare number is taken to be in the target unit already;
+    rounded to ``digits`` when given; another dimension or an unknown unit stays unchanged."""
+    return _stable(_to_unit, value, (target, digits, decimal))
+
+
+def to_shape(value, example):
+    """``value``'s letters and digits in the form of ``example`` (case and separators slot by slot): with example
+    "AB-1234", "ab 1234", "AB_1234" and "ab1234" give "AB-1234"; a value with other letters/digits stays unchanged."""
+    return _stable(_shape, value, example)
+
+
+def infer_decimal(values):
+    """The decimal mark the values use ("," for "14,90" and "1.234,50"; "." for "3.20"), None when unsure or mixed
+    (for the library's choice of parameters: not one of the primitives)."""
+    try:
+        return _decimal_mark(list(values))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def unit_dimension(name):
+    """"mass", "length" or "volume" for a unit to_unit knows ("kg", "Pounds", "fl oz"), else None (for the library)."""
+    unit = _unit(name)
+    return None if unit is None else unit[0]
+
+
+def infer_dayfirst(values):
+    """True when the values' a/b/yyyy dates are day first (a value like 25/03/2023), False when month first
+    (03/25/2023), None when they do not say or say both (for the library: not one of the primitives)."""
+    try:
+        return _date_order(list(values))
+    except Exception:  # noqa: BLE001
+        return None
 
 
 # ---- categories, booleans, placeholders --------------------------------------------------------

@@ -53,7 +53,7 @@ def test_the_one_liner_is_accepted_without_a_model_call(tmp_path):
     assert "to_iso_date(record.get('signup'))" in (tmp_path / "cf.py").read_text()
 
 
-def test_a_refused_one_liner_sends_the_model_the_reason_and_is_not_tried_again(tmp_path):
+def test_a_field_no_toolkit_call_fixes_goes_straight_to_the_model(tmp_path):
     fix = ("def fix_signup(record):\n    record = dict(record)\n"
            "    record['signup'] = {'the fifth of may': '2023-05-05'}.get(record.get('signup'), record.get('signup'))\n"
            "    return record")
@@ -62,9 +62,9 @@ def test_a_refused_one_liner_sends_the_model_the_reason_and_is_not_tried_again(t
     result = DataCleaner(backend, _rows(tmp_path, ["the fifth of may", "2023-04-06"] * 6), chunk_size=6,
                          instructions="signup: ISO dates", holdout_ratio=0, output_path=str(tmp_path / "cf.py"),
                          report_path=None, sleep=lambda s: None, on_progress=events.append).run()
-    assert [e["type"] for e in events].count("function_from_hint") == 1  # once per field and run, not per chunk
-    assert result.rejected[0][0] == "fix_signup"  # the one-liner changed nothing
-    assert "FIELD TO FIX" in backend.history[0] and "fix_signup` was rejected" in backend.history[0]
+    # to_iso_date changes nothing here: the library tries it on the chunk, not in the sandbox, and asks at once
+    assert [e["type"] for e in events].count("function_from_hint") == 0 and result.rejected == []
+    assert "FIELD TO FIX" in backend.history[0] and "was rejected" not in backend.history[0]
     assert result.functions == ["fix_signup"] and "'the fifth of may': '2023-05-05'" in (tmp_path / "cf.py").read_text()
 
 

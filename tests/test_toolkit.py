@@ -285,6 +285,10 @@ def test_us_states():
 def one_arg(name: str):
     if name == "closest_value":
         return lambda value: closest_value(value, STATUSES)
+    if name == "to_unit":
+        return lambda value: tk.to_unit(value, "kg")
+    if name == "to_shape":
+        return lambda value: tk.to_shape(value, "AB-1234")
     return getattr(tk, name)
 
 
@@ -294,6 +298,11 @@ VARIANTS = {
     "to_iso_datetime(dayfirst)": lambda v: to_iso_datetime(v, dayfirst=True),
     "to_e164(44)": lambda v: to_e164(v, default_country="44"),
     "to_number(integer)": lambda v: to_number(v, integer=True),
+    "to_number(decimal=',')": lambda v: to_number(v, decimal=","),
+    "to_number(decimal='.')": lambda v: to_number(v, whole_as_int=True, decimal="."),
+    "to_unit(lb, digits)": lambda v: tk.to_unit(v, "lb", digits=2),
+    "to_unit(ml, decimal)": lambda v: tk.to_unit(v, "ml", decimal=","),
+    "to_shape(a1_b)": lambda v: tk.to_shape(v, "a1_B"),
     "closest_value(default)": lambda v: closest_value(v, STATUSES, default="pending"),
     "null_if_placeholder(extra)": lambda v: null_if_placeholder(v, extra=("tbd",)),
 }
@@ -352,7 +361,8 @@ def test_catalogue_and_primitives():
         assert any(line.startswith(name + "(") or f" / {name}(" in line for line in lines), name
         assert callable(getattr(tk, name)) and getattr(tk, name).__doc__, name
     # without_float_noise: shared with the profiler (what to_number drops is what the profile flags), not offered
-    assert set(tk.__all__) == {*tk.PRIMITIVES, "CATALOGUE", "PRIMITIVES", "without_float_noise"}
+    assert set(tk.__all__) == {*tk.PRIMITIVES, "CATALOGUE", "PRIMITIVES", "without_float_noise", "infer_decimal",
+                               "infer_dayfirst", "unit_dimension"}
     assert len(set(tk.PRIMITIVES)) == len(tk.PRIMITIVES)
 
 
@@ -364,13 +374,14 @@ def test_docs_show_the_current_catalogue():
 
 
 def test_toolkit_uses_only_modules_the_sandbox_allows():
-    for name in ("toolkit.py", "_toolkit_data.py", "_toolkit_dates.py"):
+    for name in ("toolkit.py", "_toolkit_data.py", "_toolkit_dates.py", "_toolkit_numbers.py", "_toolkit_units.py"):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(alias.name in _sandbox_child.ALLOWED_MODULES for alias in node.names), name
             elif isinstance(node, ast.ImportFrom):
-                assert (node.level == 1 and node.module in ("_toolkit_data", "_toolkit_dates")) or (
+                assert (node.level == 1 and node.module in ("_toolkit_data", "_toolkit_dates", "_toolkit_numbers",
+                                                            "_toolkit_units")) or (
                     node.level == 0 and node.module in _sandbox_child.ALLOWED_MODULES), (name, node.module)
 
 
@@ -411,7 +422,8 @@ def clean(record):
     out = {}
     for name in tk.PRIMITIVES:
         try:
-            result = tk.closest_value(value, ["active", "pending"]) if name == "closest_value" else getattr(tk, name)(value)
+            args = {"closest_value": (["active", "pending"],), "to_unit": ("kg",), "to_shape": ("AB-1234",)}
+            result = getattr(tk, name)(value, *args.get(name, ()))
         except Exception as exc:
             result = "raised " + repr(exc)
         out[name] = result
@@ -421,12 +433,12 @@ def clean(record):
 
 def test_every_helper_runs_under_the_audit_hook():
     values = ["4/5/2023 2:30 PM", "2023-04-05T14:30:00Z", "(555) 123-4567 x12", "$1,234.50", "CUST-01024", "actve",
-              "N/A", "yes", " o'brien ", "U.S.A.", "Calif.", None, 12, 2.5, True]
+              "N/A", "yes", " o'brien ", "U.S.A.", "Calif.", None, 12, 2.5, True, "2 lb", "three pcs", "ab 1234"]
     result = run_in_sandbox(EVERY_HELPER, "clean", [{"v": v} for v in values])  # getattr: no AST policy here
     assert result.ok, (result.error, result.violations)
     for value, output in zip(values, result.outputs):
         for name in tk.PRIMITIVES:
-            local = tk.closest_value(value, ["active", "pending"]) if name == "closest_value" else getattr(tk, name)(value)
+            local = one_arg(name)(value)
             assert output[name] == json.loads(json.dumps(local)), (name, value, output[name])
 
 

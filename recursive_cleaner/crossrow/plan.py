@@ -22,8 +22,9 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from .steps import CrossRowStep, apply_steps
+from .steps import CrossRowStep, apply_steps, fit
 from .xml_form import format_steps, parse_steps
+from ..profiling.example_checks import maps_example
 from ..profiling.row_rules import stated_fields, stated_keys
 from .guard import asks_dedup, dedup_key_problem, harm
 from ..profiling.expectations import loose_kind
@@ -302,11 +303,44 @@ def _guarded(step: CrossRowStep, stated: set[str], protected: set[str], kept: Ma
                    variants_only=step.kind == "majority" and not (stated & set(step.key))), why
 
 
+def _breaks_examples(step: CrossRowStep, current: list[dict], after: list[dict],
+                     examples: Mapping[str, Iterable[tuple[str, str]]]) -> str | None:
+    """Why the step breaks a goals' example of a field it writes, or None.
+
+    On the sample it may not turn an example's input into anything but its output, nor write an
+    input the examples turn into something else; a vocabulary step must also leave each output
+    as it is and map each input to its output or leave it (checked on one record of the sample).
+    """
+    for fld in step.fields:
+        pairs = [(str(a), str(b)) for a, b in examples.get(fld, ())]
+        wrong = {a: b for a, b in pairs if a != b}
+        if not pairs:
+            continue
+        for old, new in zip(current, after) if len(after) == len(current) else ():
+            was, now = old.get(fld), new.get(fld)
+            if was == now:
+                continue
+            if isinstance(was, str) and was in wrong and not maps_example(now, wrong[was]):
+                return f"it turns the goals' example {was!r} of {fld} into {now!r}, not {wrong[was]!r}"
+            if isinstance(now, str) and now in wrong:
+                return f"it writes {now!r} into {fld}, which the goals' examples turn into {wrong[now]!r}"
+        if step.kind == "vocabulary" and current:
+            fitted = fit([step], current)
+            for a, b in pairs:
+                out_b = (fitted.transform({**current[0], fld: b}) or {}).get(fld)
+                out_a = (fitted.transform({**current[0], fld: a}) or {}).get(fld)
+                if not maps_example(out_b, b) or not (out_a == a or maps_example(out_a, b)):
+                    return f"it would rewrite the goals' example {a!r} -> {b!r} of {fld}"
+    return None
+
+
 def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict | None = None, *,
                    allow_dedup: bool = True, stated: Iterable[str] | Mapping[str, Iterable[str]] = (),
                    frozen: Iterable[str] = (),
                    csv_strings: bool | None = None, protected: Iterable[str] = (),
-                   kept: Mapping[str, Iterable[str]] | None = None) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
+                   kept: Mapping[str, Iterable[str]] | None = None,
+                   examples: Mapping[str, Iterable[tuple[str, str]]] | None = None
+                   ) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step, reason)]).
 
     ``allow_dedup`` is whether the goals ask to remove duplicates: without it a dedup step is
@@ -316,8 +350,10 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
     (``guard``; a majority step on a ``stated`` key is asked for). A step may change a ``frozen``
     field (one the goals do not ask about) only when its key is stated; a ``protected`` field (one
     the goals leave as it is) never, unless ``stated`` is ``{key: fields}`` and names it with the
-    step's key; nor a value of a shape an example keeps (``kept``: field -> shapes). A majority step on a key the goals do not state replaces only values that look like
-    variants of the winner (``CrossRowStep.variants_only``).
+    step's key; nor a value of a shape an example keeps (``kept``: field -> shapes). A majority step
+    on a key the goals do not state replaces only values that look like variants of the winner
+    (``CrossRowStep.variants_only``). A step that writes a field with ``examples`` (field ->
+    (input, output) pairs) must keep them (``_breaks_examples``).
     """
     accepted: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
@@ -350,7 +386,7 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
             refused.append((format_steps([step]), f"it changes {', '.join(touched)}, which the goals do not ask "
                                                   "to change (and its key is not one the goals state)"))
             continue
-        too_much = harm(step, current, after, asked=asked)
+        too_much = harm(step, current, after, asked=asked) or _breaks_examples(step, current, after, examples or {})
         if too_much:
             refused.append((format_steps([step]), too_much))
             continue

@@ -158,17 +158,20 @@ def _watch_parent(fd) -> None:
         _thread.stack_size(old)
 
 
+_TOOLKIT_PARTS = ("_toolkit_data", "_toolkit_dates", "_toolkit_numbers", "_toolkit_units")  # in import order
+
+
 def _load_toolkit(folder: str) -> None:
-    """Register toolkit.py (and the _toolkit_data.py, _toolkit_dates.py it imports) as recursive_cleaner.toolkit.
+    """Register toolkit.py (and the _toolkit_*.py modules it imports) as recursive_cleaner.toolkit.
 
     The package ``recursive_cleaner`` is a stub whose only attribute is ``toolkit``: importing the
-    real package would pull in the whole library. The data module is dropped from sys.modules
-    once the toolkit holds its tables, the dates module once it holds its parsers.
+    real package would pull in the whole library. The parts are dropped from sys.modules once the
+    toolkit holds their tables and parsers.
     """
     module_type, package_name = type(sys), TOOLKIT.partition(".")[0]
     package = module_type(package_name, None)
     sys.modules[package_name] = package
-    for name in ("_toolkit_data", "_toolkit_dates", "toolkit"):
+    for name in (*_TOOLKIT_PARTS, "toolkit"):
         path = os.path.join(folder, name + ".py")
         with open(path, "rb") as file:
             source = file.read()
@@ -176,7 +179,8 @@ def _load_toolkit(folder: str) -> None:
         module.__file__, module.__package__ = path, package_name
         sys.modules[module.__name__] = module
         exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
-    del sys.modules[package_name + "._toolkit_data"], sys.modules[package_name + "._toolkit_dates"]
+    for name in _TOOLKIT_PARTS:
+        del sys.modules[package_name + "." + name]
     package.toolkit = sys.modules[TOOLKIT]
 
 

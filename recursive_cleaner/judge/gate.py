@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..profiling.example_checks import example_cases, example_failures, examples_refusal
 from ..profiling.focus import FieldFocus
 from ..profiling.improvement import judge_holdout, untouchable_change
 from ..write.module import render_module
@@ -64,11 +65,41 @@ class Gate:
         problem, credited = self.focus.judge(records, report.outputs, target)
         if problem:
             return Verdict(problem)
+        written_for = credited or (target.field if target is not None else None)
+        problem = self._check_examples(code, name, functions, records, {written_for} - {None})
+        if problem:
+            return Verdict(problem)
         problem, hidden = self._check_hidden(code, name)
         if problem:
             return Verdict(problem)
         return Verdict(None, report.outputs, hidden, field=credited,
                        examples=pick_examples(records, report.outputs, report.errors))
+
+    def _probes(self, records: list) -> tuple[list, list[dict]]:
+        """(field, input, output) of the goals' examples, and one record per example holding its input."""
+        spec = self.focus.spec
+        cases = example_cases(spec.examples()) if spec is not None and self.mode == "structured" else []
+        template = next((r for r in (self.raw or records) if isinstance(r, dict)), None)
+        if not cases or template is None:
+            return [], []
+        return cases, [{**template, name: a} for name, a, _ in cases]
+
+    def _check_examples(self, code: str, name: str, functions: list[dict], records: list,
+                        strict: set) -> str | None:
+        """Why the candidate breaks the goals' examples, fed through the accepted functions and then it, or None.
+
+        In the field it is written for (``strict``) each example's input must become exactly its
+        output; in another field it may leave the value as the accepted functions hand it on.
+        """
+        cases, probes = self._probes(records)
+        if not cases:
+            return None
+        inputs = self.apply(functions, probes)
+        res = run_in_sandbox(code, name, inputs, timeout=self.timeout)
+        if not res.ok:
+            return f"On the goals' examples it failed: {res.error or 'it did not run'}"
+        return examples_refusal(example_failures(cases, res.outputs, errors=res.errors, inputs=inputs, strict=strict,
+                                                 expectations=self.focus.expectations))
 
     def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
         """The candidate must also run on the held-out records and leave them no worse."""
@@ -103,6 +134,16 @@ class Gate:
                                          csv_strings=bool(self.focus.csv_strings))
         if untouchable:
             return Verdict(f"Your new version of `{parsed.name}` is refused: " + untouchable[0].lower() + untouchable[1:])
+        cases, probes = self._probes(current)
+        if cases:
+            ran = run_in_sandbox(source, "clean_data", probes, timeout=self.timeout)
+            field_of = next((f.get("field") for f in functions if f["name"] == parsed.name), None)
+            broke = examples_refusal(example_failures(cases, ran.outputs, errors=ran.errors, inputs=probes,
+                                                      strict={field_of} - {None},
+                                                      expectations=self.focus.expectations)) if ran.ok else \
+                f"On the goals' examples it failed: {ran.error or 'it did not run'}"
+            if broke:
+                return Verdict(f"Your new version of `{parsed.name}` is refused: " + broke[0].lower() + broke[1:])
         if res.outputs == current:
             return Verdict(f"Your new version of `{parsed.name}` changes nothing on this data; write a function "
                            "with a new name for a different issue, or reply clean.")

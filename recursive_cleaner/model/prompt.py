@@ -105,7 +105,7 @@ Now write your <cleaning_analysis> reply."""
 
 _FIELD_TASK = """
 === FIELD TO FIX ===
-{issue}
+{issue}{examples}
 
 === TASK ===
 Write ONE function named {name}({param}) that fixes the field '{field}' so that its values have the \
@@ -243,7 +243,10 @@ def build_detect_prompt(prefix: str, chunk: str, *, mode: str = "structured", re
     return prefix + _DETECT_TASK.format(what=what, chunk=chunk)
 
 
-def build_field_prompt(prefix: str, context: str, *, field: str, issue: str, name: str, feedback: str = "") -> str:
-    """The focused prompt: one field, its offending values, the function name to write."""
+def build_field_prompt(prefix: str, context: str, *, field: str, issue: str, name: str, feedback: str = "",
+                       examples: str = "") -> str:
+    """The focused prompt: one field, its offending values, the goals' examples as tests, the function name to write."""
+    examples = "\n" + examples.strip() if examples.strip() else ""
     return (prefix + _CONTEXT.format(context=context)
-            + _FIELD_TASK.format(issue=issue.strip(), name=name, param="record", field=field, feedback=feedback))
+            + _FIELD_TASK.format(issue=issue.strip(), examples=examples, name=name, param="record", field=field,
+                                 feedback=feedback))

@@ -53,7 +53,7 @@ _LINE_CHARS = 1000  # a spec line ("field: enum: A | B | C") is short; _LINE is 
 
 def spec_schema(fields: list[str]) -> dict:
     """The JSON schema of a draft: every field, in order, with a kind from the menu (and values for an enum)."""
-    kinds = [k for k in SPEC_KINDS] + ["none"]
+    kinds = [k for k in SPEC_KINDS if k != "shape"] + ["none"]  # a shape comes from the goals' examples
     one = {"type": "object", "properties": {"kind": {"enum": kinds},
                                             "values": {"type": "array", "items": {"type": "string"}, "maxItems": 12}},
            "required": ["kind"], "additionalProperties": False}
@@ -116,7 +116,7 @@ def _reading(kind: str, values: str) -> tuple[str | None, tuple[str, ...]] | boo
     """(kind, allowed) of one answer; False for an unknown kind or an enum without two values."""
     if kind == "none":
         return None, ()
-    if kind not in SPEC_KINDS:
+    if kind not in SPEC_KINDS or kind == "shape":
         return False
     allowed: tuple[Any, ...] = ()
     if kind == "enum":

@@ -4,7 +4,9 @@
 where it came from). ``conforms`` is the strict check of one value; ``loose_kind`` and
 ``expectation_from_values`` read a format from the data itself. The instructions are read by
 ``instructions.infer_expectations``. ``us_state`` and ``country_alpha2`` take
-``allowed=("lower",)`` when the codes are wanted in lower case.
+``allowed=("lower",)`` when the codes are wanted in lower case. ``shape`` is read from the goals'
+examples (``ab 1234 -> AB-1234``): ``allowed`` holds the example outputs, and a value conforms
+when it has the ``value_shape`` of one of them.
 """
 
 from __future__ import annotations
@@ -18,20 +20,22 @@ from typing import Any
 from ..toolkit import without_float_noise  # the toolkit's own test for noise, so a fix by to_number conforms
 
 __all__ = ["Expectation", "KINDS", "LOOSE_KINDS", "KIND_PRIORITY", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES",
-           "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace"]
+           "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace", "value_shape",
+           "VALUE_CHARS"]
 
 KINDS = ("date", "datetime", "time", "time12", "phone_e164", "email", "enum", "number", "integer", "country_alpha2",
-         "us_state", "bool", "title_case", "lower", "upper", "text", "as_is")
+         "us_state", "bool", "title_case", "lower", "upper", "text", "shape", "as_is")
 KIND_PRIMITIVES = {
     "date": "to_iso_date", "datetime": "to_iso_datetime", "time": "to_time_24h", "time12": "to_time_12h", "phone_e164": "to_e164",
     "email": "normalize_email", "enum": "closest_value", "number": "to_number", "integer": "to_int",
     "country_alpha2": "to_country_code", "us_state": "to_us_state_code", "bool": "to_bool",
     "title_case": "title_case_name", "lower": "to_lower", "upper": "to_upper", "text": "normalize_whitespace",
+    "shape": "to_shape",  # allowed: the goals' example outputs; a value conforms when it has the shape of one
     "as_is": "",  # the goals say to leave the field as it is: every value conforms, nothing to fix
 }
 # When one field collects several kinds, the first in this order wins.
 KIND_PRIORITY = ("phone_e164", "datetime", "date", "time12", "time", "email", "country_alpha2", "us_state", "enum", "bool",
-             "integer", "number", "title_case", "upper", "lower", "text", "as_is")
+             "integer", "number", "title_case", "upper", "lower", "text", "shape", "as_is")
 
 COUNTRY_CODES = frozenset((
     "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY "
@@ -79,6 +83,7 @@ class Expectation:
             "us_state": "two-letter US state codes" + (" in lower case (ca, ny)" if lower else " (CA, NY)"),
             "title_case": "Title Case with single spaces", "lower": "trimmed lower case",
             "upper": "trimmed upper case", "text": "trimmed text with single spaces", "as_is": "left as it is",
+            "shape": "the form of the goals' examples (" + ", ".join(repr(a) for a in self.allowed[:3]) + ")",
         }.get(self.kind, self.kind)
 
 
@@ -94,6 +99,36 @@ _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _PLAIN_INT = re.compile(r"[-+]?\d+")
 _LEADING_ZERO = re.compile(r"[-+]?0\d+(?:\.\d*)?")
 _WHOLE_WITH_FRACTION = re.compile(r"[-+]?\d+\.0+")
+
+
+VALUE_CHARS = 40  # a shape is cut to this many characters
+_ASCII_CLASSES = str.maketrans({**{c: "9" for c in "0123456789"}, **{c: "A" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                                **{c: "a" for c in "abcdefghijklmnopqrstuvwxyz"}})
+_RUNS = re.compile(r"9+|a+|A+")
+
+
+def value_shape(value: Any) -> str:
+    """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9"."""
+    if value is None:
+        return "<null>"
+    for kind, name in ((bool, "<bool>"), (int, "<int>"), (float, "<float>"), (dict, "<dict>"),
+                       ((list, tuple), "<list>")):
+        if isinstance(value, kind):
+            return name
+    text = value if isinstance(value, str) else str(value)
+    if text == "":
+        return "<empty>"
+    if text.isascii():  # the common case, without a Python loop per character
+        shape = _RUNS.sub(lambda m: m.group(0)[0], text.translate(_ASCII_CLASSES))
+        return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
+    out: list[str] = []
+    for ch in text:
+        cls = "9" if ch.isdecimal() else ("A" if ch.isupper() else "a") if ch.isalpha() else ch
+        if not (out and cls in "9aA" and out[-1] == cls):
+            out.append(cls)
+    shape = "".join(out)
+    return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
+
 
 
 def clean_whitespace(text: str) -> bool:
@@ -160,6 +195,8 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
         return isinstance(value, str) and value in exp.allowed
     if kind == "text":
         return not isinstance(value, str) or clean_whitespace(value)
+    if kind == "shape":
+        return value_shape(value if isinstance(value, str) else str(value)) in {value_shape(a) for a in exp.allowed}
     if not isinstance(value, str):
         return False
     if kind == "date":

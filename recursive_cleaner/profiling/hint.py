@@ -17,7 +17,8 @@ from .profiler import FieldProfile
 __all__ = ["hint_function", "HINT_NOTE"]
 
 HINT_NOTE = "written from the profile's toolkit hint, without a model call"
-_PLAIN = {p for p in KIND_PRIMITIVES.values() if p} | {"strip_units", "null_if_placeholder", "normalize_whitespace"}
+_PLAIN = {p for p in KIND_PRIMITIVES.values() if p and p != "to_shape"} | {"strip_units", "null_if_placeholder",
+                                                                          "normalize_whitespace"}
 _CALL = re.compile(r"(\w+)(?:\(value, (whole_as_int=True)\))?")
 
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .expectations import (
-    KIND_PRIMITIVES, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder, loose_kind,
+    KIND_PRIMITIVES, VALUE_CHARS, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder,
+    loose_kind, value_shape,
 )
 
 __all__ = ["FieldProfile", "MAX_VALUE_CHARS", "bounded", "value_shape", "conforms", "profile_field", "profile_records",
@@ -53,7 +54,6 @@ MAX_GROUP_SIZE = 8
 DOMINANT_SHARE = 0.9
 FUZZY_RATIO = 0.85
 FUZZY_MAX_KEYS = 300
-VALUE_CHARS = 40
 MAX_VALUE_CHARS = 10_000  # characters of one text the profiler reads (read at call time: tests lower it)
 
 _PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -96,34 +96,6 @@ class FieldProfile:
     def score(self) -> float:
         """Share of non-null values that conform (1.0 when all do)."""
         return 1.0 if self.non_null <= 0 else self.conforming / self.non_null
-
-
-_ASCII_CLASSES = str.maketrans({**{c: "9" for c in "0123456789"}, **{c: "A" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
-                                **{c: "a" for c in "abcdefghijklmnopqrstuvwxyz"}})
-_RUNS = re.compile(r"9+|a+|A+")
-
-
-def value_shape(value: Any) -> str:
-    """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9"."""
-    if value is None:
-        return "<null>"
-    for kind, name in ((bool, "<bool>"), (int, "<int>"), (float, "<float>"), (dict, "<dict>"),
-                       ((list, tuple), "<list>")):
-        if isinstance(value, kind):
-            return name
-    text = value if isinstance(value, str) else str(value)
-    if text == "":
-        return "<empty>"
-    if text.isascii():  # the common case, without a Python loop per character
-        shape = _RUNS.sub(lambda m: m.group(0)[0], text.translate(_ASCII_CLASSES))
-        return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
-    out: list[str] = []
-    for ch in text:
-        cls = "9" if ch.isdecimal() else ("A" if ch.isupper() else "a") if ch.isalpha() else ch
-        if not (out and cls in "9aA" and out[-1] == cls):
-            out.append(cls)
-    shape = "".join(out)
-    return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
 
 
 def bounded(value: Any) -> Any:
@@ -363,6 +335,8 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
         primitive = _primitive(exp.kind, [seen[k] for k in bad], from_data=exp.source == "data")
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
+        if exp.kind == "shape" and primitive == "to_shape" and exp.allowed:
+            primitive = f"to_shape(value, {exp.allowed[0]!r})"  # the form of the goals' first example
     else:
         variants = _variant_groups(dict(str_counts))
         exp, bad, reason, primitive = _judge(counts, seen, variants, csv_strings)

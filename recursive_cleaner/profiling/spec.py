@@ -28,9 +28,13 @@ How it is made (``read_spec``):
    and the others are left as they are (``frozen``); ``scope="all"`` also reads formats for
    the others from their names and data, as before. Goals that name no field at all leave every
    field in scope.
-4. Protection: a field read ``as_is`` is ``protected`` (nothing writes it, not even a cross-row
-   step on a stated key), and an example whose output equals its input (``examples``, read by
-   ``goal_examples`` or written by the user) keeps every value of its shape (``kept``).
+4. Examples (``examples.goal_examples``: ``A -> B``, "A becomes B", "A stays A" ..., tied to the
+   field whose data holds A) are kept where their output is a right value of the field; a field
+   with no format whose examples convert values into one form takes it as its kind ``shape``.
+   Every function for the field must pass them (``examples()``).
+5. Protection: a field read ``as_is`` is ``protected`` (nothing writes it, not even a cross-row
+   step on a stated key), and an example whose output equals its input (read from the goals or
+   written by the user) keeps every value of its shape (``kept``).
 
 ``CleaningSpec.to_json`` is the text of ``cleaning_spec.json`` (the run writes it beside its
 output); ``load_spec`` accepts it back (a path or a
@@ -47,10 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import clip_text
-from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder
+from .examples import fitting_examples, goal_examples
+from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder, value_shape
 from .instructions import read_goals
 from .mentions import FieldMentions
-from .profiler import value_shape
 from .row_rules import asks_dedup, stated_fields, stated_keys
 
 __all__ = ["FieldSpec", "CleaningSpec", "read_spec", "load_spec", "goal_examples", "fit_score", "one_shape", "SPEC_KINDS",
@@ -131,6 +135,10 @@ class CleaningSpec:
         key they are named with ("mend the product names with the spelling most lines of that SKU have")."""
         return {name for name, spec in self.fields.items() if spec.kind == "as_is"}
 
+    def examples(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """``{field: ((input, output), ...)}`` of the fields with examples: every function for the field must pass them."""
+        return {name: spec.examples for name, spec in self.fields.items() if spec.examples}
+
     def kept(self) -> dict[str, frozenset[str]]:
         """``{field: shapes}`` of the fields with an example that keeps its value: no value of those shapes changes."""
         return {name: spec.kept_shapes() for name, spec in self.fields.items() if spec.kept_values()}
@@ -203,6 +211,8 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             raise ValueError(f"{where}: field {name!r}: allowed must be a list of values (strings or numbers)")
         if kind == "enum" and len(allowed) < 2:
             raise ValueError(f"{where}: field {name!r} is an enum and needs at least two allowed values")
+        if kind == "shape" and not allowed:
+            raise ValueError(f"{where}: field {name!r} is a shape and needs allowed values of that shape (AB-1234)")
         out.fields[str(name)] = FieldSpec(kind, tuple(str(a) for a in allowed), bool(d.get("mentioned", True)),
                                           str(d.get("words", "")), str(d.get("source", "user")) or "user",
                                           str(d.get("note", "")), _loaded_examples(d.get("examples"), where, name))
@@ -268,6 +278,8 @@ def _convert(exp: Expectation, value: Any) -> Any:
     try:
         if exp.kind == "enum":
             return fn(value, list(exp.allowed))
+        if exp.kind == "shape":
+            return fn(value, exp.allowed[0])
         if exp.kind == "number":
             return fn(toolkit.strip_units(value), whole_as_int="whole_as_int" in exp.allowed)
         return fn(value)
@@ -370,7 +382,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
             chosen = _tied(chosen, reading.tied, check.get(name), csv_strings)
         spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
     for name, pairs in goal_examples(instructions, fields, check).items():
-        spec.fields[name] = replace(spec.fields[name], examples=pairs)
+        spec.fields[name] = _with_examples(spec.fields[name], pairs, check.get(name))
     spec.key_fields = stated_fields(instructions, fields)
     spec.keys = list(spec.key_fields)
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
@@ -378,50 +390,27 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     return spec
 
 
-# ---------------------------------------------------------------- examples beside a field name
-_BARE = r"(?:[^\s\"“”,;:()]|[,:](?=[^\s\"“”]))(?:[^\s\"“”,;:()]|[,:](?=[^\s\"“”])){0,59}?"  # "14,90", "10:30"
-_VALUE = rf"(?:\"([^\"\n]{{1,60}})\"|“([^”\n]{{1,60}})”|({_BARE}))"
-_ARROW = re.compile(rf"(?<![\w\"”]){_VALUE}\s*(?:->|→|=>)\s*{_VALUE}(?=[\s,;:)]|[.!?](?:\s|$)|$)")
-_STAYS = re.compile(rf"(?<![\w\"”]){_VALUE}\s+(?:stays|remains|is kept|is left)\s+(?:as\s+)?{_VALUE}"
-                    r"(?=[\s,;:)]|[.!?](?:\s|$)|$)", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+def _with_examples(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None) -> FieldSpec:
+    """The field with the examples whose outputs are right values of it; a field with no format takes theirs.
 
-
-def goal_examples(instructions: str, fields: list[str], samples: dict[str, list] | None = None
-                  ) -> dict[str, tuple[tuple[str, str], ...]]:
-    """``{field: ((input, output), ...)}``: ``A -> B`` / ``A → B`` / ``A stays A`` in a sentence naming one field.
-
-    A pair is that field's only when the sentence names no other field, neither side names a field
-    ("- id -> integer" is a heading, not an example), and, where sample values are given, one of them
-    has the input's shape. (A "stays" pair counts only with the same value on both sides.)
+    Where the goals read no format (or ``free``) and the examples convert values into outputs of
+    one form the inputs do not have (``ab 1234 -> AB-1234``), that form is the field's kind
+    ``shape`` when at least half its sample values already have it: the data's own convention.
     """
-    reader, out = FieldMentions(fields), {}
-    for sentence in _SENTENCE.split(instructions or ""):
-        named = frozenset().union(*(g[2] for g in reader.groups(sentence)))
-        if len(named) != 1:
-            continue
-        (name,) = named
-        pairs = [(_side(m.groups()[:3]), _side(m.groups()[3:]), m.re is _STAYS)
-                 for rx in (_ARROW, _STAYS) for m in rx.finditer(sentence)]
-        for a, b, stays in pairs:
-            if (not a or not b or (stays and a != b) or reader.groups(a) or reader.groups(b)
-                    or not _holds(samples, name, a)):
-                continue
-            out.setdefault(name, [])
-            if (a, b) not in out[name]:
-                out[name].append((a, b))
-    return {name: tuple(pairs) for name, pairs in out.items()}
-
-
-def _side(groups: tuple) -> str:
-    quoted, curly, bare = groups
-    return quoted if quoted is not None else curly if curly is not None else (bare or "")
-
-
-def _holds(samples: dict[str, list] | None, name: str, value: str) -> bool:
-    """Do the field's sample values hold ``value`` or a value of its shape (True when none are given)?"""
-    values = _present((samples or {}).get(name))
-    return not values or any(str(v) == value or value_shape(str(v)) == value_shape(value) for v in values)
+    pairs = fitting_examples(pairs, spec.expectation(), samples)
+    if not pairs:
+        return spec
+    spec = replace(spec, examples=pairs)
+    changes = [(a, b) for a, b in pairs if a != b]
+    outputs = tuple(dict.fromkeys(b for _, b in changes))
+    shapes = {value_shape(b) for b in outputs}
+    values = [str(v).strip() for v in _present(samples)]
+    if (spec.kind not in (None, "free") or not changes or any(value_shape(a) in shapes for a, _ in changes)
+            or len(values) < _MIN_CHECKED or sum(value_shape(v) in shapes for v in values) * 2 < len(values)):
+        return spec
+    return replace(spec, kind="shape", allowed=outputs, source="examples",
+                   note=f"the form of the goals' examples: {sum(value_shape(v) in shapes for v in values)} of "
+                        f"{len(values)} sample values have it")
 
 
 def _tied(spec: FieldSpec, clause: str, samples: list | None, csv_strings: bool) -> FieldSpec:

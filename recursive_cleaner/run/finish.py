@@ -102,7 +102,8 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
                                    ctx.focus.expectations, allow_dedup=dedup, stated=stated,
                                    frozen=ctx.focus.frozen, csv_strings=ctx.focus.csv_strings,
-                                   protected=ctx.focus.protected, kept=ctx.focus.kept)
+                                   protected=ctx.focus.protected, kept=ctx.focus.kept,
+                                   examples=ctx.focus.spec.examples() if ctx.focus.spec else None)
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))

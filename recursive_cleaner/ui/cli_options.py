@@ -50,7 +50,7 @@ _FLAGS: list[tuple[Callable, str, str]] = [
     (_opt("--chunk-chars", type=_INT1, default=12000, help="Characters of a chunk shown to the model at most."),
      "chunk_chars", "chunk_chars"),
     (_opt("--hint-functions/--no-hint-functions", default=True,
-          help="Try the toolkit one-liner the profile names for a field before asking the model."),
+          help="Try the toolkit call the library chooses for a field (examples, data) before asking the model."),
      "hint_functions", "hint_functions"),
     (_opt("--chunk-view", type=click.Choice(["varied", "all"]), default="varied",
           help="Records an open-ended pass is shown: one per new value form, or all that fit."),

@@ -1,0 +1,1 @@
+"""Tests of recursive_cleaner.profiling, one file per module."""

@@ -1,0 +1,236 @@
+"""Number parsing behind the toolkit's to_number, to_int, strip_units, words_to_number and to_count.
+
+Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
+cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard library
+only: the sandbox loads this file with the toolkit (``judge._child._load_toolkit``).
+"""
+
+import re as _re
+
+__all__ = ["_split_number", "without_float_noise", "_number", "_int", "_strip_units", "_words", "_count",
+           "_decimal_mark"]  # for toolkit.py and _toolkit_units.py only
+
+_CURRENCY = "$€£¥₹₩₽¢₺₪₫฿₴₦₱"
+_NUMBER = _re.compile(
+    r"(?P<sign>[-+]?) ?(?P<pre>(?:[a-z]{3} ?|[a-z]{1,2}(?=[" + _CURRENCY + r"])|(?:rs|kr|fr)\.? ?)?"
+    r"[" + _CURRENCY + r"]?) ?(?P<sign2>[-+]?) ?(?P<num>[0-9][0-9,.' ]*[0-9]|[0-9]|[.,][0-9]+)"
+    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>(?:[^0-9()+\-]|(?<=[a-z])-(?=[a-z]))*)",  # "oz. Alumi-Tek": a word's hyphen
+    _re.ASCII | _re.IGNORECASE)
+
+
+_MULTIPLIER = _re.compile(  # "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged
+    r" ?(?:(?:k|bn|mn|mil|mio|mrd|thousand|million|billion|trillion|lakh|crore)s?\b|[mb](?: ?(?:[a-z]{3}|["
+    + _CURRENCY + r"]))?$)", _re.IGNORECASE)
+_DECIMALS = (None, ",", ".")
+
+
+def _point(num: str, decimal):
+    """The decimal mark of a written number ("" for none), or None when ``decimal`` forbids how it is written."""
+    if decimal is not None:
+        return None if num.count(decimal) > 1 else (decimal if decimal in num else "")
+    if "," in num and "." in num:
+        return "," if num.rfind(",") > num.rfind(".") else "."
+    if num.count(",") == 1:
+        head, _, tail = num.partition(",")
+        return "" if len(tail) == 3 and _re.fullmatch(r"[1-9][0-9]{0,2}", head) else ","
+    return "." if num.count(".") == 1 else ""
+
+
+def _split_number(value, decimal=None):
+    """(negative, integer digits, fraction digits, exponent, written number) for a decorated number, else None.
+
+    ``decimal`` is the decimal mark ("," or "."; the other marks group thousands), None to read it
+    from the number itself ("1,234" is 1234, "14,90" is 14.9).
+    """
+    if not isinstance(value, str) or decimal not in _DECIMALS:
+        return None
+    text = " ".join(value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split())
+    negative = text.startswith("(") and text.endswith(")")
+    match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
+    if match is None or (match["sign"] and match["sign2"]) or (negative and (match["sign"] or match["sign2"])):
+        return None
+    if _MULTIPLIER.match(match["post"]):
+        return None
+    negative = negative or "-" in (match["sign"], match["sign2"])
+    num = match["num"]
+    point = _point(num, decimal)
+    if point is None:
+        return None
+    whole, fraction = num.rpartition(point)[::2] if point else (num, "")
+    if not fraction.isdigit() and point:
+        return None
+    marks = {ch for ch in whole if not "0" <= ch <= "9"}
+    if len(marks) > 1 or (marks and not _re.fullmatch(r"[0-9]{1,3}(?:%s[0-9]{3})+" % _re.escape(marks.pop()), whole)):
+        return None
+    digits = "".join(ch for ch in whole if "0" <= ch <= "9") or "0"
+    return negative, digits, fraction, (match["exp"] or "").lower(), num + (match["exp"] or "")
+
+
+def without_float_noise(number: float) -> float:
+    """``number`` at 15 significant digits when that is at least 4 characters shorter (0.052000000000000005 -> 0.052).
+
+    Floating-point noise from arithmetic, not precision a writer meant; a value with 16 or 17
+    meant digits loses at most two characters at 15 digits and is kept as it is.
+    """
+    if not isinstance(number, float) or number - number != 0:
+        return number
+    short = float(f"{number:.15g}")
+    return short if len(repr(short)) + 4 <= len(repr(number)) else number
+
+
+def _number(value, mode, decimal=None):
+    integer = mode == "integer"
+    if mode == "whole":  # whole values as int, the rest as float
+        number = _number(value, "float", decimal)
+        return int(number) if isinstance(number, float) and number.is_integer() else number
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or decimal not in _DECIMALS:
+        return value
+    if isinstance(value, (int, float)):
+        number = float(value) if not integer else value
+    else:
+        parts = _split_number(value, decimal)
+        if parts is None:
+            return value
+        negative, digits, fraction, exponent, _ = parts
+        if integer and not exponent and not fraction.strip("0"):
+            return -int(digits) if negative else int(digits)
+        number = float(("-" if negative else "") + digits + "." + (fraction or "0") + exponent)
+    if integer:
+        if isinstance(number, float):
+            if not number.is_integer():
+                return value
+            number = int(number)
+        return number
+    return without_float_noise(number) if number - number == 0 else value  # not inf or nan
+
+
+def _int(value, _):
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if not isinstance(value, str):
+        return value
+    match = _re.fullmatch(r" *([-+]?)([0-9]+)(?:\.0*)? *", value)
+    if match:
+        return int(match[1] + match[2])
+    grouped = _re.fullmatch(r" *([-+]?)([0-9]{1,3}(?:,[0-9]{3})+)(?:\.0*)? *", value)
+    if grouped:  # thousands separators: "379,998" -> 379998
+        return int(grouped[1] + grouped[2].replace(",", ""))
+    runs = _re.findall(r"[0-9]+", value)
+    return int(runs[0]) if len(runs) == 1 else value
+
+
+def _strip_units(value, _):
+    parts = _split_number(value)
+    return value if parts is None else ("-" if parts[0] else "") + parts[4]
+
+
+# ---- numbers in words, counts ------------------------------------------------------------------
+_UNITS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine".split())}
+_TEENS = {w: n for n, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+                                     "nineteen".split(), start=10)}
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SCALES = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+_WORD_SPLIT = _re.compile(r"[\s,-]+")
+_MAX_WORDS = 12
+
+
+def _words(value, _=None):
+    """The whole number written in English words ("twelve", "twenty-one", "one hundred and five", "a dozen")."""
+    if not isinstance(value, str) or len(value) > 120:
+        return value
+    words = [w for w in _WORD_SPLIT.split(value.strip().lower()) if w]
+    if not words or len(words) > _MAX_WORDS:
+        return value
+    if words[0] in ("a", "an") and len(words) > 1:
+        words[0] = "one"
+    if words[-1] == "dozen":  # "a dozen", "two dozen"
+        head = _words(" ".join(words[:-1])) if len(words) > 1 else 1
+        return head * 12 if type(head) is int and head > 0 else value
+    total, group, last, scale_cap = 0, 0, "", None
+    for k, word in enumerate(words):
+        if word == "and":  # "one hundred and five", "a thousand and one"
+            if last not in ("hundred", "scale") or k == len(words) - 1:
+                return value
+            last = "and"
+            continue
+        if word == "zero":
+            if len(words) > 1:
+                return value
+            return 0
+        if word in _UNITS:
+            if last in ("unit", "teen"):
+                return value
+            group, last = group + _UNITS[word], "unit"
+        elif word in _TEENS or word in _TENS:
+            if last in ("unit", "teen", "tens"):
+                return value
+            group, last = group + _TEENS.get(word, _TENS.get(word, 0)), "teen" if word in _TEENS else "tens"
+        elif word == "hundred":
+            if last != "unit" or group >= 10:
+                return value
+            group, last = group * 100, "hundred"
+        elif word in _SCALES:
+            scale = _SCALES[word]
+            if group == 0 or (scale_cap is not None and scale >= scale_cap):
+                return value
+            total, group, last, scale_cap = total + group * scale, 0, "scale", scale
+        else:
+            return value
+    return total + group if last else value
+
+
+_TIMES = _re.compile(r"(?:[x×]\s*([0-9]+)|([0-9]+)\s*[x×])", _re.IGNORECASE)
+_COUNT = _re.compile(r"([-+]?[0-9]{1,3}(?:,[0-9]{3})+|[-+]?[0-9]+)(?:\.0+)?(?:\s*([^\W\d_]{1,15}\.?))?")
+
+
+def _count(value, _=None):
+    """A whole count from "12", "twelve", "3 pcs", "three units", "x4", "4x" (one unit word at most)."""
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if not isinstance(value, str) or len(value) > 120:
+        return value
+    text = " ".join(value.split())
+    times = _TIMES.fullmatch(text)
+    if times:
+        return int(times[1] or times[2])
+    match = _COUNT.fullmatch(text)
+    if match:
+        return int(match[1].replace(",", ""))
+    words = text.split(" ")
+    for cut in (len(words), len(words) - 1):  # "three", "three pcs"
+        if cut >= 1 and (cut == len(words) or (words[-1].rstrip(".").isalpha() and len(words[-1]) <= 16)):
+            number = _words(" ".join(words[:cut]))
+            if type(number) is int:
+                return number
+    return value
+
+
+# ---- reading the data --------------------------------------------------------------------------
+_COMMA_DECIMAL = _re.compile(r"(?<![0-9.,])(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])")
+_POINT_DECIMAL = _re.compile(r"(?<![0-9.,])(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\.(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])")
+_BOTH_DECIMAL = _re.compile(r"[0-9]\.[0-9]{3},[0-9]|[0-9],[0-9]{3}\.[0-9]")
+
+
+def _decimal_mark(values) -> "str | None":
+    """"," when the values write decimals with a comma and never with a point ("14,90", "1.234,50"), "." for
+    the reverse, None when they do not say (only "1,234"-like values) or say both."""
+    comma = point = 0
+    for value in values:
+        if not isinstance(value, str) or len(value) > 64:
+            continue
+        both = _BOTH_DECIMAL.search(value)
+        if both:
+            comma += "," in both.group()[-2:]
+            point += "." in both.group()[-2:]
+        else:
+            comma += bool(_COMMA_DECIMAL.search(value))
+            point += bool(_POINT_DECIMAL.search(value))
+    if comma and not point:
+        return ","
+    if point and not comma:
+        return "."
+    return None

@@ -1,0 +1,92 @@
+"""Units and value shapes behind the toolkit's to_unit and to_shape.
+
+Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
+cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard library
+only: the sandbox loads this file with the toolkit (``judge._child._load_toolkit``).
+"""
+
+import re as _re
+
+from ._toolkit_numbers import _number, without_float_noise
+
+__all__ = ["_to_unit", "_shape", "UNITS", "_unit"]  # for toolkit.py only
+
+# (dimension, size in the dimension's base unit: grams, metres, litres), by every spelling (lower case,
+# dots and spaces removed); US customary sizes for gallons, pints, quarts and fluid ounces.
+_SIZES = (
+    ("mass", 0.001, "mg milligram milligrams milligramme milligrammes"),
+    ("mass", 1.0, "g gr grs gram grams gramme grammes"),
+    ("mass", 1000.0, "kg kgs kilo kilos kilogram kilograms kilogramme kilogrammes"),
+    ("mass", 1_000_000.0, "t tonne tonnes"),
+    ("mass", 453.59237, "lb lbs pound pounds"),
+    ("mass", 28.349523125, "oz ozs ounce ounces"),
+    ("length", 0.001, "mm millimeter millimeters millimetre millimetres"),
+    ("length", 0.01, "cm centimeter centimeters centimetre centimetres"),
+    ("length", 1.0, "m meter meters metre metres"),
+    ("length", 1000.0, "km kilometer kilometers kilometre kilometres"),
+    ("length", 0.0254, "in inch inches \""),
+    ("length", 0.3048, "ft foot feet '"),
+    ("length", 0.9144, "yd yds yard yards"),
+    ("length", 1609.344, "mi mile miles"),
+    ("volume", 0.001, "ml milliliter milliliters millilitre millilitres"),
+    ("volume", 0.01, "cl centiliter centiliters centilitre centilitres"),
+    ("volume", 0.1, "dl deciliter deciliters decilitre decilitres"),
+    ("volume", 1.0, "l liter liters litre litres"),
+    ("volume", 3.785411784, "gal gals gallon gallons"),
+    ("volume", 0.473176473, "pt pint pints"),
+    ("volume", 0.946352946, "qt quart quarts"),
+    ("volume", 0.0295735295625, "floz fluidounce fluidounces"),
+)
+UNITS = {name: (dimension, size) for dimension, size, names in _SIZES for name in names.split()}
+_AMOUNT = _re.compile(r"\s*([-+]?[0-9][0-9.,' ]*?|[-+]?[.,][0-9]+)\s*([a-zA-Z\"'µ][a-zA-Z. \"']{0,24}?)?\s*\.?\s*")
+
+
+def _unit(text):
+    """(dimension, size) of a unit's spelling ("kg", "Kilograms", "fl. oz."), or None."""
+    if not isinstance(text, str):
+        return None
+    return UNITS.get(text.lower().replace(".", "").replace(" ", ""))
+
+
+def _to_unit(value, option):
+    target, digits, decimal = option
+    unit = _unit(target)
+    if unit is None or not isinstance(value, str) or len(value) > 64:
+        return value  # a number is already one in the target unit
+    match = _AMOUNT.fullmatch(value)
+    if match is None:
+        return value
+    number = _number(match[1].strip(), "float", decimal)
+    if not isinstance(number, float):
+        return value
+    if match[2]:
+        given = _unit(match[2])
+        if given is None or given[0] != unit[0]:
+            return value  # no unit we know, or another dimension (a length in a weight field)
+        number = number * given[1] / unit[1]
+    if digits is not None:
+        return round(number, digits)
+    return without_float_noise(number)
+
+
+_MAX_SHAPE = 200
+
+
+def _shape(value, example):
+    """``value``'s letters and digits in the form of ``example``: case and separators from it, slot by slot."""
+    if not isinstance(value, str) or not isinstance(example, str) or len(value) > _MAX_SHAPE:
+        return value
+    chars = [c for c in value if c.isalnum()]
+    slots = [c for c in example if c.isalnum()]
+    if not slots or len(chars) != len(slots):
+        return value
+    out, k = [], 0
+    for c in example:
+        if not c.isalnum():
+            out.append(c)
+            continue
+        v, k = chars[k], k + 1
+        if c.isdigit() != v.isdigit() or c.isalpha() != v.isalpha():
+            return value  # a letter where the example has a digit: another kind of code
+        out.append(v.upper() if c.isupper() else v.lower() if c.islower() else v)
+    return "".join(out)

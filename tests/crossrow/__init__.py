@@ -1,0 +1,1 @@
+"""Tests of recursive_cleaner.crossrow, one file per module."""

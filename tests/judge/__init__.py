@@ -1,0 +1,1 @@
+"""Tests of recursive_cleaner.judge, one file per module."""

@@ -1,0 +1,104 @@
+"""The library's own choice of a toolkit call for a field, by the goals' examples and the data (profiling/choose.py)."""
+
+from __future__ import annotations
+
+import ast
+
+from recursive_cleaner.judge.validation import check_code_safety
+from recursive_cleaner.profiling.choose import Candidate, candidates, choose_function, dayfirst_from_words, target_units
+from recursive_cleaner.profiling.profiler import profile_records
+from recursive_cleaner.profiling.spec import read_spec
+
+
+def _choose(goals: str, column: str, values: list, **others):
+    rows = [{column: v, **{k: vs[i % len(vs)] for k, vs in others.items()}} for i, v in enumerate(values)]
+    fields = [column, *others]
+    samples = {f: [r[f] for r in rows] for f in fields}
+    spec = read_spec(goals, fields, samples)
+    expectations = spec.expectations()
+    csv_strings = all(isinstance(v, str) for r in rows for v in r.values())
+    profile = profile_records(rows, expectations, csv_strings=csv_strings)[column]
+    chosen = choose_function(profile, f"fix_{column}", rows, spec=spec, expectations=expectations,
+                             csv_strings=csv_strings, frozen=spec.frozen(), kept=spec.kept())
+    return chosen, spec
+
+
+AMBIGUOUS = ["03/04/2023", "05/06/2023", "2023-01-02", "07/08/2022", "2023-02-03", "10/11/2023"]
+
+
+def test_an_example_decides_day_first_where_the_data_does_not():
+    day, _ = _choose('signup: ISO dates, e.g. "03/04/2023" -> 2023-04-03', "signup", AMBIGUOUS)
+    assert day.candidate == Candidate("to_iso_date", kwargs=(("dayfirst", True),))
+    assert "to_iso_date(record.get('signup'), dayfirst=True)" in day.code and day.fixed == 4
+    month, _ = _choose('signup: ISO dates, e.g. "03/04/2023" -> 2023-03-04', "signup", AMBIGUOUS)
+    assert month.candidate == Candidate("to_iso_date")
+
+
+def test_the_data_or_the_words_decide_day_first_without_an_example():
+    data, _ = _choose("signup: ISO dates", "signup", AMBIGUOUS + ["25/03/2023"])
+    assert data.candidate.kwargs == (("dayfirst", True),)
+    words, _ = _choose("signup: ISO dates; they are written day first", "signup", AMBIGUOUS)
+    assert words.candidate.kwargs == (("dayfirst", True),)
+    assert dayfirst_from_words("DD/MM/YYYY") is True and dayfirst_from_words("US month/day/year") is False
+    assert dayfirst_from_words("day first or month first") is None
+
+
+def test_a_decimal_comma_price_field():
+    chosen, _ = _choose("price: a plain number", "price", ["14,90", "7,50", "1,234", "12", "3,5", "1.234,50"])
+    assert chosen.candidate == Candidate("to_number", kwargs=(("decimal", ","),))  # "1,234" is 1.234 here
+    assert chosen.fixed == 5
+
+
+def test_grams_and_pounds_become_kilograms_where_the_goals_name_the_unit():
+    values = ["500 g", "1.2 kg", "2 lb", "750 g", "0.5", "3 lb"]
+    chosen, _ = _choose("weight: a number in kg", "weight", values)
+    assert chosen.candidate == Candidate("to_unit", ("kg",)) and chosen.fixed == 5
+    rounded, _ = _choose('weight: convert grams and pounds to kilograms, "2 lb" -> 0.91', "weight", values)
+    assert rounded.candidate == Candidate("to_unit", ("kilograms",), (("digits", 2),))
+    assert "to_unit(record.get('weight'), 'kilograms', digits=2)" in rounded.code
+    none, _ = _choose("weight: a plain number", "weight", values)  # no unit named: a bare number would mix them
+    assert none is None
+
+
+def test_a_count_in_words_or_with_unit_words():
+    chosen, _ = _choose("quantity: an integer", "quantity", ["twelve", "3 pcs", "x4", "7", "two dozen", "5"])
+    assert chosen.candidate == Candidate("to_count") and chosen.fixed == 4
+
+
+def test_a_sku_in_the_form_of_the_goals_example():
+    values = ["AB-1234", "cd 5678", "EF_9012", "GH-3456", "ij7890", "KL-1111", "MN-2222"]
+    chosen, spec = _choose('The sku codes: "ab 1234" becomes AB-1234.', "sku", values)
+    assert spec.fields["sku"].kind == "shape"
+    assert chosen.candidate == Candidate("to_shape", ("AB-1234",)) and chosen.fixed == 3
+
+
+def test_an_example_refuses_a_call_the_profile_alone_would_take():
+    # to_country_code fixes every value, but the goals want "Holland" as NL-H (a made-up house rule): no call passes
+    chosen, _ = _choose('country: ISO codes; "Holland" -> "NL-H"', "country", ["Holland", "Germany", "FR", "DE"])
+    assert chosen is None
+
+
+def test_no_call_that_changes_a_right_value_or_breaks_a_kept_shape():
+    # "01907" stays 01907 (and so every run of digits): each integer call would write 1907, so none is chosen
+    chosen, spec = _choose('zip: an integer, but a zip like "01907" stays "01907"', "zip",
+                           ["CUST-12", "01907", "02134", "cust_7", "12345"])
+    assert spec.kept() == {"zip": frozenset({"9"})} and chosen is None
+
+
+def test_the_chosen_code_passes_the_policy_and_names_the_function():
+    chosen, _ = _choose('weight: a number in kg; "2 lb" -> 0.91', "weight", ["500 g", "2 lb", "1 kg"])
+    assert check_code_safety(chosen.code) == [] and ast.parse(chosen.code)
+    assert "def fix_weight(record):" in chosen.code and "without a model call" in chosen.docstring
+
+
+def test_target_units_ranks_the_unit_after_to_first():
+    assert target_units("weights in grams and pounds, convert them to kilograms", "mass") == [
+        "kilograms", "grams", "pounds"]
+    assert target_units("lengths in cm", "length") == ["cm"]  # "in" is the word, not inches
+    assert target_units("in kg", "length") == []
+
+
+def test_candidates_follow_the_kind():
+    spec = read_spec("status: one of active, pending", ["status"], {"status": ["active", "actve"]})
+    profile = profile_records([{"status": "actve"}, {"status": "active"}], spec.expectations())["status"]
+    assert candidates(profile, ["actve"], spec.fields["status"]) == [Candidate("closest_value", (["active", "pending"],))]

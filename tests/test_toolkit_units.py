@@ -1,0 +1,95 @@
+"""The toolkit's units and shapes: to_unit(target, digits, decimal), to_shape(example), infer_dayfirst."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recursive_cleaner.toolkit import infer_dayfirst, to_iso_date, to_shape, to_unit
+
+
+@pytest.mark.parametrize("value, target, expected", [
+    ("500 g", "kg", 0.5), ("500g", "kg", 0.5), ("1.2 kg", "kg", 1.2), ("1,5 kg", "kg", 1.5), ("2 KG", "g", 2000.0),
+    ("250 mg", "g", 0.25), ("1 lb", "g", 453.59237), ("16 oz", "lb", 1.0), ("3 Pounds", "kg", 1.36077711),
+    ("1.5 t", "kg", 1500.0), ("12 in", "cm", 30.48), ("6 ft", "m", 1.8288), ("5'", "in", 60.0),
+    ("2.5 km", "m", 2500.0), ("1 mile", "km", 1.609344), ("750 ml", "l", 0.75), ("33 cl", "ml", 330.0),
+    ("1 gal", "l", 3.785411784), ("12 fl oz", "ml", 354.882354750), ("12 fl. oz.", "ml", 354.88235475),
+    ("2 l", "Liters", 2000.0 / 1000), ("1.2", "kg", 1.2), ("-3 kg", "g", -3000.0),
+])
+def test_to_unit_converts_to_the_target(value, target, expected):
+    got = to_unit(value, target)
+    assert isinstance(got, float) and abs(got - expected) < 1e-9
+
+
+def test_to_unit_rounds_to_digits_and_reads_the_decimal_mark():
+    assert to_unit("2 lb", "kg", digits=2) == 0.91
+    assert to_unit("1,500 g", "kg") == 1.5 and to_unit("1,500 g", "kg", decimal=",") == 0.0015
+    assert to_unit("1.500 g", "kg", decimal=",") == 1.5
+
+
+@pytest.mark.parametrize("value, target", [
+    ("2 m", "kg"), ("5 parsecs", "m"), ("1 lb 4 oz", "g"), ("5'11\"", "cm"), ("heavy", "kg"), ("12 kg", "stone"),
+    ("", "kg"), (12, "kg"), (1.5, "g"), (None, "kg"), ("x" * 100, "kg"),
+])
+def test_to_unit_leaves_what_it_cannot_convert_unchanged(value, target):
+    assert to_unit(value, target) is value
+
+
+@pytest.mark.parametrize("value, example, expected", [
+    ("ab 1234", "AB-1234", "AB-1234"), ("AB_1234", "AB-1234", "AB-1234"), ("ab1234", "AB-1234", "AB-1234"),
+    ("AB-1234", "AB-1234", "AB-1234"), ("Ab.12.34", "AB-1234", "AB-1234"), ("xy 9", "ab_0", "xy_9"),
+    ("ab 12 cd", "AB-12-CD", "AB-12-CD"), ("5551234567", "(555) 123-4567", "(555) 123-4567"),
+])
+def test_to_shape_writes_the_value_in_the_examples_form(value, example, expected):
+    assert to_shape(value, example) == expected
+
+
+@pytest.mark.parametrize("value, example", [
+    ("ab 12345", "AB-1234"), ("1234 ab", "AB-1234"), ("abc 1234", "AB-1234"), ("", "AB-1234"),
+    ("ab 1234", "----"), (1234, "1234"), (None, "AB-1"), ("ab 1234", None),
+])
+def test_to_shape_leaves_other_forms_unchanged(value, example):
+    assert to_shape(value, example) is value
+
+
+@pytest.mark.parametrize("values, dayfirst", [
+    (["25/03/2023", "03/04/2023"], True), (["03/25/2023", "04/03/2023"], False), (["03/04/2023", "2023-04-05"], None),
+    (["25/03/2023", "03/25/2023"], None), (["31.12.2022"], True), ([None, 5, "soon"], None), (["13/13/2023"], None),
+])
+def test_infer_dayfirst(values, dayfirst):
+    assert infer_dayfirst(values) is dayfirst
+
+
+def test_the_inferred_order_is_the_one_to_iso_date_takes():
+    values = ["25/03/2023", "03/04/2023"]
+    assert [to_iso_date(v, dayfirst=infer_dayfirst(values)) for v in values] == ["2023-03-25", "2023-04-03"]
+
+
+AMOUNTS = st.builds(lambda n, u: f"{n} {u}", st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(
+    lambda f: round(f, 3)), st.sampled_from(["g", "kg", "lb", "oz", "mg", "m", "cm", "ft", "in", "l", "ml", "gal",
+                                             "parsec", ""]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(AMOUNTS, st.text(max_size=30)), target=st.sampled_from(["kg", "g", "lb", "m", "ml", "zz"]),
+       digits=st.sampled_from([None, 0, 2]))
+def test_to_unit_is_idempotent_and_total(value, target, digits):
+    once = to_unit(value, target, digits=digits)
+    assert to_unit(once, target, digits=digits) == once
+    assert once is value or isinstance(once, float)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(alphabet="abAB019 -_.x", max_size=12), example=st.sampled_from(["AB-1234", "a1", "9-9-a", "A B"]))
+def test_to_shape_is_idempotent_and_keeps_the_values_letters_and_digits(value, example):
+    once = to_shape(value, example)
+    assert to_shape(once, example) == once
+    assert [c.lower() for c in once if c.isalnum()] == [c.lower() for c in value if c.isalnum()]
+
+
+def test_unit_dimension():
+    from recursive_cleaner.toolkit import unit_dimension
+
+    assert [unit_dimension(u) for u in ("kg", "Pounds", "fl. oz.", "km", "parsec", None)] == [
+        "mass", "mass", "volume", "length", None, None]
