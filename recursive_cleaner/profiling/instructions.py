@@ -84,9 +84,16 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
              r"double spaces|whitespace"),
     ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)"),  # "Leave beer_name and style as they are"
+    ("as_is", rf"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|precisely))?\s*(?:{_AS_IS}|"
+              r"unchanged\b|(?=[,.;)!]|$))"),  # "emp_id and notes stay exactly as they are", "whatever is in it stays"
     ("as_is", r"\b(?:don'?t|do not|never) (?:change|touch|modify|edit|reformat|alter|rewrite)\b[^.;]*"),  # "Don't
     # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the phone" has both
 )]
+_SUBJECT_GAP = re.compile(  # between a subject and its verb: closed-class words only ("the currency column -
+    r"(?:[\s,\-–—]|\b(?:it|its|they|them|their|what|whatever|which|that|is|are|in|of|the|a|an|column|columns|"
+    r"field|fields|values?|entries|entry|must|should|shall|will|has|have|to|always|all|exactly|just|also|too|"
+    r"as|well|both)\b){0,30}", re.I)  # whatever is in it stays"); "city without the state. Names stay": no
+_KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
 _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
                       r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
@@ -319,6 +326,11 @@ def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, fi
             k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
         target = (after or before[-1:] or later[:1])
         fields_for, into = (target[0][2] if target else subject), kinds
+        if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):  # "X stays ...": X is its subject
+            if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1]:start]):
+                continue  # no field just before the verb: not a reading of any field
+            fields_for = before[-1][2]
+            firm.update(fields_for)  # "the currency ... whatever is in it stays, even the lower-case ones"
         if not fields_for and ask is not None and tied is not None and kind != "as_is":
             fields_for, into = ask(clause), tied
         for field in fields_for:

@@ -73,8 +73,9 @@ def _last_consonant(word: str) -> str:
 def _piece(piece: str, word: str) -> str:
     """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
     forms = singulars(word)
-    if piece in forms:
-        return "word"
+    if piece in forms and (piece == word or not word.endswith("es") or word[:-2] != piece
+                           or piece.endswith(("s", "x", "z", "ch", "sh"))):
+        return "word"  # "boxes" is box, "sales" is not sal
     if piece[0] != word[0] or not piece.isalpha():
         return ""
     if len(piece) == 1:
@@ -166,7 +167,8 @@ class FieldMentions:
             toks = field_tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
             ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
-            rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)})(?:e?s)?(?![\w])"
+            plural = "(?:es)?" if toks[-1].endswith(("s", "x", "z", "ch", "sh")) else "s?"  # boxes, not sal-es
+            rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)}){plural}(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(field_tokens(f) or [f.lower()]))

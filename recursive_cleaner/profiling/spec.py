@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import clip_text
+from .convention import refuted
 from .examples import fitting_examples, goal_examples
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder, value_shape
 from .instructions import read_goals
@@ -366,6 +367,7 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     if scope == "mentioned" and not any(r.mentioned for r in readings.values()):
         scope = "all"  # goals that name no field ("clean this up") leave every field in scope
     spec = CleaningSpec(scope=scope)
+    examples = goal_examples(instructions, fields, check)
     for name in fields:
         reading = readings[name]
         exp = reading.expectation
@@ -380,14 +382,38 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
                 chosen = _settle(name, rules, model, instructions, check.get(name), csv_strings)
         if reading.tied and chosen.source == "instructions":
             chosen = _tied(chosen, reading.tied, check.get(name), csv_strings)
-        spec.fields[name] = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
-    for name, pairs in goal_examples(instructions, fields, check).items():
+        checked = _checked(name, chosen, reading.by_name, check.get(name), csv_strings)
+        spec.fields[name] = _against_convention(checked, examples.get(name, ()), check.get(name), csv_strings,
+                                                instructions if checked.source == "field name" else checked.words)
+    for name, pairs in examples.items():
         spec.fields[name] = _with_examples(spec.fields[name], pairs, check.get(name))
     spec.key_fields = stated_fields(instructions, fields)
     spec.keys = list(spec.key_fields)
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
     return spec
+
+
+def _against_convention(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None,
+                        csv_strings: bool, words: str) -> FieldSpec:
+    """The reading, unless the data's one form, which the goals write themselves, refutes it (``convention``).
+
+    ``words`` are the field's sentences (the whole goals for a guess from the field's name). A refuted
+    enumeration takes its examples' outputs as its values when most sample values are one of them ("high", "HIGH" and "h" are H: the values are H, L and N); any other refuted reading is
+    dropped, with the reason in ``note``.
+    """
+    exp = spec.expectation()
+    if exp is None:
+        return spec
+    why = refuted(exp, samples, words, inputs=[a for a, b in pairs if a != b], outputs=[b for _, b in pairs],
+                  csv_strings=csv_strings)
+    if why is None:
+        return spec
+    outputs = tuple(dict.fromkeys(b for a, b in pairs if a != b))
+    values = [str(v).strip() for v in _present(samples)]
+    if exp.kind == "enum" and outputs and sum(v in outputs for v in values) * 2 > len(values):
+        return replace(spec, allowed=outputs, note=f"{why}; the values are the examples' outputs")
+    return replace(spec, kind=None, allowed=(), source="", note=why)
 
 
 def _with_examples(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None) -> FieldSpec:

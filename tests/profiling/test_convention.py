@@ -1,0 +1,67 @@
+"""A reading the data's one form refutes, when the goals write that form themselves (profiling/convention.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recursive_cleaner.profiling.convention import refuted, written_values
+from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.profiling.instructions import read_goals
+from recursive_cleaner.profiling.mentions import FieldMentions
+from recursive_cleaner.profiling.spec import read_spec
+
+SKUS = [f"KP-{1000 + i}" for i in range(18)] + ["kp 1019", "KP_1020"]
+STAMPS = [f"2024-02-{d:02d} 0{d % 10}:15" for d in range(1, 19)] + ["03/02/2024 14:05", "3.2.2024 14:05"]
+
+
+def test_the_goals_values_templates_and_outputs_are_read():
+    found = written_values('SKUs as AB-1234; times like YYYY-MM-DD HH:MM; "high" is H', outputs=["Maria"])
+    assert {"Maria", "high", "AB-1234", "0-0-0 0:0", "H"} <= set(found)
+
+
+@pytest.mark.parametrize("exp, samples, words, refutes", [
+    (Expectation("integer"), SKUS, "SKUs as AB-1234", True),  # 18 of 20 would be cut to numbers
+    (Expectation("integer"), SKUS, "the item codes as whole numbers", False),  # the goals write no such value
+    (Expectation("datetime"), STAMPS, "collection times (YYYY-MM-DD HH:MM; dotted dates are day-first)", True),
+    (Expectation("phone_e164"), ["(555) 123-4567"] * 20, "phones as E.164, like +15551234567", False),
+    (Expectation("integer"), [str(i) for i in range(18)] + ["x", "y"], "ids like 17", False),  # most are right
+])
+def test_a_reading_is_refuted_only_by_the_datas_one_form_written_in_the_goals(exp, samples, words, refutes):
+    assert (refuted(exp, samples, words, csv_strings=True) is not None) is refutes
+
+
+def test_a_form_the_goals_show_only_as_an_input_is_no_evidence():
+    samples = ["03/02/2024"] * 18 + ["2024-02-03", "2024-02-04"]
+    why = refuted(Expectation("date"), samples, '"03/02/2024" -> "2024-02-03"', inputs=["03/02/2024"],
+                  outputs=["2024-02-03"], csv_strings=True)
+    assert why is None  # the whole column is to be converted: the user showed it
+
+
+def test_the_spec_drops_a_refuted_reading_and_keeps_a_refuted_enums_examples():
+    fields = ["sku", "flag"]
+    samples = {"sku": SKUS, "flag": ["H", "L", "N"] * 6 + ["high", "HIGH"]}
+    spec = read_spec('SKUs as AB-1234 integers. The flag is H, L or N: "high", "HIGH", "h" is H, "low" is L, '
+                     '"normal" is N.', fields, samples, csv_strings=True)
+    assert spec.fields["sku"].kind != "integer" and "own convention" in spec.fields["sku"].note
+    assert spec.fields["flag"].kind == "enum" and set(spec.fields["flag"].allowed) == {"H", "L", "N"}
+
+
+@pytest.mark.parametrize("goals", [
+    "emp_id and notes stay exactly as they are.",
+    "Same for the notes column - whatever is in it stays, even the lower-case ones.",
+    "The notes remain unchanged.",
+])
+def test_a_field_that_stays_is_left_as_it_is_firmly(goals):
+    readings = read_goals(goals + " Lower case everything else.", ["emp_id", "notes", "dept"])
+    assert readings["notes"].expectation is not None and readings["notes"].expectation.kind == "as_is"
+
+
+def test_a_stay_after_another_sentence_is_not_the_subjects():
+    readings = read_goals("* state: upper-case 2 letters\n* city without the state\nNames stay as they are.",
+                          ["city", "state", "beer_name"])
+    assert readings["state"].expectation.kind != "as_is"
+
+
+def test_a_short_name_is_not_a_plural_it_only_looks_like():
+    assert FieldMentions(["dept", "sal"]).groups("one of Finance, Sales, Legal") == []
+    assert FieldMentions(["box"]).groups("the boxes")
