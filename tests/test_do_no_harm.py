@@ -7,11 +7,11 @@ conversion of the prices is accepted. Applied to the whole file, no protected ce
 
 from __future__ import annotations
 
-import csv
 import textwrap
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.apply.local import apply_file
+from tests.csv_files import read_csv, write_csv
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 GOALS = ("Prices are plain numbers with a decimal point. Fix the typos in the country names.\n"
@@ -46,22 +46,12 @@ def shop_rows(n: int = 48) -> list[dict]:
     return rows
 
 
-def _write(path, rows):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _read(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def test_protected_fields_keep_every_cell_and_the_prices_are_converted(tmp_path):
     rows = shop_rows()
     data = tmp_path / "orders.csv"
-    _write(data, rows)
+    write_csv(data, rows)
     asked = []
 
     def handler(prompt: str) -> str:
@@ -84,7 +74,7 @@ def test_protected_fields_keep_every_cell_and_the_prices_are_converted(tmp_path)
 
     out = tmp_path / "out.csv"
     apply_file(str(output), str(data), str(out), workers=1)
-    cleaned = _read(out)
+    cleaned = read_csv(out)
     assert len(cleaned) == len(rows)
     for field in ("postcode", "currency"):
         assert sum(c[field] != r[field] for c, r in zip(cleaned, rows)) == 0, field

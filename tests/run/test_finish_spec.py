@@ -7,12 +7,12 @@ with the spelling most lines of the same SKU have, and to leave the names as the
 
 from __future__ import annotations
 
-import csv
 import json
 import textwrap
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.apply.local import apply_file
+from tests.csv_files import read_csv, write_csv
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 GOALS = ("Prices are plain numbers. Mend misspelled product names with the spelling most lines of the same SKU have. "
@@ -41,16 +41,6 @@ def product_rows(n: int = 48) -> list[dict]:
     return rows
 
 
-def _write(path, rows):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _read(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def _run(folder, data, **options):
@@ -71,7 +61,7 @@ def _run(folder, data, **options):
                          **options).run()
     out = folder / "out.csv"
     apply_file(str(output), str(data), str(out), workers=1)
-    return result, _read(out)
+    return result, read_csv(out)
 
 
 def _changed(cleaned, rows, field):
@@ -81,7 +71,7 @@ def _changed(cleaned, rows, field):
 def test_a_stated_repair_of_a_protected_field_is_made_and_an_edited_spec_changes_the_plan(tmp_path):
     rows = product_rows()
     data = tmp_path / "products.csv"
-    _write(data, rows)
+    write_csv(data, rows)
 
     result, cleaned = _run(tmp_path / "goals", data)
     written = json.loads((tmp_path / "goals" / "cleaning_spec.json").read_text())
@@ -111,7 +101,7 @@ def test_a_stated_repair_of_a_protected_field_is_made_and_an_edited_spec_changes
 def test_without_a_stated_key_a_majority_never_writes_a_protected_field(tmp_path):
     rows = product_rows()
     data = tmp_path / "products.csv"
-    _write(data, rows)
+    write_csv(data, rows)
     spec = {"fields": {"sku": {"kind": None}, "product_name": {"kind": "as_is"}, "warehouse": {"kind": "as_is"},
                        "price": {"kind": "number"}}, "keys": []}
     result, cleaned = _run(tmp_path / "run", data, spec=spec)
