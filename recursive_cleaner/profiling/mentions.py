@@ -245,8 +245,11 @@ class FieldMentions:
                 end = hit[1]
         taken = [t for t, nxt in zip(taken, taken[1:] + [None])  # "flight times": a noun before the times fields
                  if t[3] or nxt is None or not nxt[3] or text[t[1]:nxt[0]] != " "]
-        if any(not generic for *_, generic in taken):  # a specific field beats a word for several ...
-            taken = [t for t in taken if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]])]  # ... but "all X"
+        specific = frozenset().union(*(t[2] for t in taken if not t[3]))
+        if specific:  # a specific field beats a word for several; the word keeps the fields named no other way
+            taken = [t if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]]) else (t[0], t[1], t[2] - specific, True)
+                     for t in taken]  # ("Birth date and hire date": the dates but hire_dt; "all X": all of them)
+            taken = [t for t in taken if t[2]]
         out: list[list] = []
         for start, stop, fields, _ in taken:
             if out and _CONNECT.fullmatch(text[out[-1][1]:start]):

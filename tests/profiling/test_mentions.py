@@ -82,3 +82,8 @@ def test_abbreviation_links_are_read_in_linear_time():
     started = time.monotonic()
     FieldMentions(fields).groups("date of birth first name quantity " * 3000 + "a" * 100_000)
     assert time.monotonic() - started < 20  # generous for shared cores: quadratic would take minutes
+
+
+def test_a_word_for_several_fields_keeps_those_no_specific_mention_names():
+    groups = FieldMentions(["dob", "hire_dt", "sal"]).groups("Birth date and hire date as YYYY-MM-DD.")
+    assert frozenset().union(*(g[2] for g in groups)) == {"dob", "hire_dt"}  # before: hire_dt alone
