@@ -202,6 +202,22 @@ def _loose_key(text: str) -> str:
     return "".join(ch for ch in decomposed.casefold() if ch.isalnum())
 
 
+def _abbreviates(key: str, option: str) -> bool:
+    """``key`` (a loose key, letters only) is the initials of ``option``'s words ("hr": Human Resources), or a prefix
+    or a skeleton of its one word, three letters at least and two fewer ("eng": Engineering, "mktg": Marketing;
+    "actve" is a typo of active, not a short form)."""
+    words = [w for w in _re.split(r"[^0-9a-z]+", _ud.normalize("NFKD", option).casefold()) if w]
+    if len(words) >= 2:
+        return key == "".join(w[0] for w in words)
+    if len(words) != 1 or len(key) < 3 or len(key) > len(words[0]) - 2 or key[0] != words[0][0]:
+        return False
+    word, k = words[0], 0
+    for ch in word:  # the key's letters in order, in the word
+        if k < len(key) and ch == key[k]:
+            k += 1
+    return k == len(key)
+
+
 def _closest(value, options: list, cutoff: float):
     for option in options:
         if type(option) is type(value) and option == value:
@@ -215,6 +231,10 @@ def _closest(value, options: list, cutoff: float):
     for option_key, option in keyed:
         if option_key == key:
             return option
+    if key.isalpha():  # a short form of exactly one option: its initials, a prefix, a skeleton
+        short = {option for option_key, option in keyed if _abbreviates(key, option)}
+        if len(short) == 1:
+            return short.pop()
     scored = []
     for option_key, option in keyed:
         matcher = _difflib.SequenceMatcher(None, key, option_key)
@@ -226,18 +246,25 @@ def _closest(value, options: list, cutoff: float):
     return scored[0][1]
 
 
-def closest_value(value, allowed, *, cutoff: float = 0.6, default=None):
-    """The entry of allowed that value spells (exactly, then ignoring case/accents/spaces/punctuation, then by
-    difflib ratio >= cutoff, never on a tie); no match: default if it is not None, else value unchanged."""
+def closest_value(value, allowed, *, cutoff: float = 0.6, default=None, aliases=None):
+    """The entry of allowed that value spells (exactly, then ignoring case/accents/spaces/punctuation, then as its
+    initials, a prefix or a skeleton of three letters or more that fits one entry alone: "HR" for "Human Resources",
+    "Eng" for "Engineering", then by difflib ratio >= cutoff, never on a tie); no match: default if it is not None,
+    else value unchanged. ``aliases`` {spelling: entry} are other spellings of entries, matched the same way
+    ({"high": "H"} turns "HIGH" into "H")."""
     try:
         options = [allowed] if isinstance(allowed, str) else list(allowed)
+        extra = [(a, b) for a, b in dict(aliases or {}).items() if isinstance(a, str) and b in options]
+        spellings = options + [a for a, _ in extra if a not in options]
         try:
-            key = (type(value), value, tuple(options), tuple(map(type, options)), cutoff)
+            key = (type(value), value, tuple(options), tuple(map(type, options)), cutoff, tuple(extra))
             found = _CACHE.get(key, _NOT_FOUND)
         except TypeError:  # unhashable: no cache
             key, found = None, _NOT_FOUND
         if found is _NOT_FOUND:
-            found = _closest(value, options, float(cutoff))
+            found = _closest(value, spellings, float(cutoff))
+            if found is not _NOT_FOUND and not any(type(o) is type(found) and o == found for o in options):
+                found = dict(extra)[found]
             if key is not None:
                 if len(_CACHE) >= 4096:
                     _CACHE.clear()

@@ -529,3 +529,20 @@ def test_to_number_drops_floating_point_noise_but_keeps_meant_digits():
     table(to_number, [("0.052000000000000005%", 0.052), ("0.30000000000000004", 0.3), (0.1 + 0.2, 0.3),
                       ("0.057999999999999996", 0.058), ("0.12345678901234568", 0.12345678901234568),
                       ("1e300", 1e300), ("16.9 oz", 16.9)])
+
+
+def test_closest_value_takes_short_forms_that_fit_one_entry_alone():
+    depts = ["Finance", "Human Resources", "Engineering", "Sales", "Marketing", "Customer Support", "Legal"]
+    table(closest_value, [
+        ("HR", "Human Resources"), ("CS", "Customer Support"), ("Eng", "Engineering"), ("Fin", "Finance"),
+        ("Mktg", "Marketing"), ("Leg", "Legal"), ("Hum", "Hum"), ("XY", "XY"),
+    ], allowed=depts)
+    assert closest_value("Mar", ["Marketing", "Maritime"]) == "Mar"  # fits two entries: not guessed
+    assert closest_value("actve", ["active", "pending"], cutoff=0.95) == "actve"  # a typo, not a short form
+
+
+def test_closest_value_aliases_are_other_spellings_of_entries():
+    aliases = {"high": "H", "low": "L", "normal": "N", "odd": "Z"}  # an alias of no entry is ignored
+    table(closest_value, [("HIGH", "H"), ("High", "H"), ("h", "H"), (" normal ", "N"), ("LOW", "L"), ("odd", "odd"),
+                          ("x", "x")], allowed=["H", "L", "N"], aliases=aliases)
+    assert closest_value("high", ["H", "L", "N"]) == "high"  # without the aliases: nothing close enough

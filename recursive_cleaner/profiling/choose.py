@@ -141,6 +141,9 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
         out += _number_candidates(exp, strings, words, examples)
     elif kind == "enum" and exp.allowed:
         out.append(Candidate("closest_value", (list(exp.allowed),)))
+        aliases = {a: b for a, b in examples if b in exp.allowed and a not in exp.allowed}
+        if aliases:  # the goals' examples as spellings of the values: "high" is H, "Ops" is Operations
+            out.append(Candidate("closest_value", (list(exp.allowed),), (("aliases", aliases),)))
     elif kind == "shape":
         out += [Candidate("to_shape", (b,)) for b in exp.allowed]
     elif kind in _PLAIN_KINDS:

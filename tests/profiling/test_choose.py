@@ -102,3 +102,15 @@ def test_candidates_follow_the_kind():
     spec = read_spec("status: one of active, pending", ["status"], {"status": ["active", "actve"]})
     profile = profile_records([{"status": "actve"}, {"status": "active"}], spec.expectations())["status"]
     assert candidates(profile, ["actve"], spec.fields["status"]) == [Candidate("closest_value", (["active", "pending"],))]
+
+
+def test_an_enumerations_examples_become_its_aliases():
+    goals = 'flag: one of H, L or N. "high" -> H, "low" -> L, "normal" -> N'
+    values = ["H", "N", "L", "HIGH", "high", "Normal", "N", "H", "low", "L"] * 3
+    chosen, spec = _choose(goals, "flag", values)
+    assert chosen.candidate == Candidate("closest_value", (["H", "L", "N"],),
+                                         (("aliases", {"high": "H", "low": "L", "normal": "N"}),))
+    assert chosen.fixed == 12 and check_code_safety(chosen.code) == []
+    namespace: dict = {}
+    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
+    assert [namespace["fix_flag"]({"flag": v})["flag"] for v in ("HIGH", "Normal", "low", "H")] == ["H", "N", "L", "H"]
