@@ -113,17 +113,27 @@ def _iso_date(value, dayfirst):
     return value if moment is None else moment[0].isoformat()
 
 
-def _iso_datetime(value, dayfirst):
-    if isinstance(value, _dt.datetime):
+FORMS = {"T%S": "%Y-%m-%dT%H:%M:%S", "T": "%Y-%m-%dT%H:%M", " %S": "%Y-%m-%d %H:%M:%S", " ": "%Y-%m-%d %H:%M"}
+
+
+def _iso_datetime(value, dayfirst, form=None):
+    if form is not None and form not in FORMS.values():
+        return value  # a form this helper does not write
+    if isinstance(value, _dt.datetime) and form is None:
         return value.replace(microsecond=0).isoformat()
-    if isinstance(value, _dt.date):
-        return value.isoformat() + "T00:00:00"
-    moment = _parse_moment(value, dayfirst)
+    if isinstance(value, _dt.datetime):
+        moment = (value.date(), (value.hour, value.minute, value.second, "" if value.tzinfo is None else None))
+    elif isinstance(value, _dt.date):
+        moment = (value, None)
+    else:
+        moment = _parse_moment(value, dayfirst)
     if moment is None:
         return value
     hour, minute, second, offset = moment[1] or (0, 0, 0, "")
-    if offset is None:  # a named zone such as EST: no fixed offset to write
-        return value
+    if offset is None or (form is not None and (offset or (second and "%S" not in form))):
+        return value  # a named zone such as EST, or what the form would lose (an offset, seconds)
+    if form is not None:
+        return _dt.datetime.combine(moment[0], _dt.time(hour, minute, second)).strftime(form)
     return "%sT%02d:%02d:%02d%s" % (moment[0].isoformat(), hour, minute, second, offset)
 
 

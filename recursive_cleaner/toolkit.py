@@ -70,9 +70,11 @@ def to_iso_date(value, *, dayfirst: bool = False):
     return _stable(_iso_date, value, dayfirst)
 
 
-def to_iso_datetime(value, *, dayfirst: bool = False):
-    """"YYYY-MM-DDTHH:MM:SS" (+HH:MM when the input has an offset; Z/UTC/GMT give +00:00); a date alone gets 00:00:00."""
-    return _stable(_iso_datetime, value, dayfirst)
+def to_iso_datetime(value, *, dayfirst: bool = False, form=None):
+    """"YYYY-MM-DDTHH:MM:SS" (+HH:MM when the input has an offset; Z/UTC/GMT give +00:00); a date alone gets 00:00:00.
+    ``form`` writes it another ISO way instead: "%Y-%m-%d %H:%M" (a space, no seconds), "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M" or "%Y-%m-%dT%H:%M:%S"; a value with what the form would lose (an offset, seconds) stays."""
+    return _stable(_iso_datetime, value, dayfirst, form)
 
 
 def to_time_24h(value):

@@ -546,3 +546,15 @@ def test_closest_value_aliases_are_other_spellings_of_entries():
     table(closest_value, [("HIGH", "H"), ("High", "H"), ("h", "H"), (" normal ", "N"), ("LOW", "L"), ("odd", "odd"),
                           ("x", "x")], allowed=["H", "L", "N"], aliases=aliases)
     assert closest_value("high", ["H", "L", "N"]) == "high"  # without the aliases: nothing close enough
+
+
+def test_to_iso_datetime_in_another_iso_form():
+    table(to_iso_datetime, [
+        ("03/02/2024 14:05", "2024-02-03 14:05"), ("3.2.2024 9:10", "2024-02-03 09:10"),
+        ("2024-02-02T18:37:00", "2024-02-02 18:37"), ("2024-02-02 18:37", "2024-02-02 18:37"),
+        ("2024-02-02T18:37:15", "2024-02-02T18:37:15"),  # seconds the form would lose: unchanged
+        ("2024-02-02T18:37:00+02:00", "2024-02-02T18:37:00+02:00"),  # an offset it would lose: unchanged
+        ("soon", "soon"),
+    ], dayfirst=True, form="%Y-%m-%d %H:%M")
+    assert to_iso_datetime("2024-02-02 18:37", form="%d %B") == "2024-02-02 18:37"  # a form it does not write
+    assert to_iso_datetime("2024-02-02 18:37", form="%Y-%m-%dT%H:%M:%S") == "2024-02-02T18:37:00"

@@ -132,7 +132,8 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
         order = dayfirst_from_words(words)
         order = toolkit.infer_dayfirst(strings) if order is None else order
         prim = KIND_PRIMITIVES[kind]
-        day, plain = Candidate(prim, kwargs=(("dayfirst", True),)), Candidate(prim)
+        form = (("form", exp.allowed[0]),) if kind == "datetime" and exp.allowed else ()
+        day, plain = Candidate(prim, kwargs=(("dayfirst", True),) + form), Candidate(prim, kwargs=form)
         if all(day.run(v) == plain.run(v) for v in strings):
             out.append(plain)  # no value where the order matters: the plain call
         else:

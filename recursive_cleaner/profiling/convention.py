@@ -37,7 +37,7 @@ def written_values(words: str, outputs: Iterable[str] = ()) -> list[str]:
     found = [str(o) for o in outputs]
     found += [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
     bare = _QUOTED.sub(" ", text)
-    found += [re.sub(r"[YMDHhmSs]+", "0", m.group(0)).replace("T", " ") for m in _TEMPLATE.finditer(bare)]
+    found += [re.sub(r"[YMDHhmSs]+", lambda t: "0" * len(t.group()), m.group(0)) for m in _TEMPLATE.finditer(bare)]
     bare = _TEMPLATE.sub(" ", bare)
     found += [m.group(0).strip().rstrip(".:/-") for m in _VALUE.finditer(bare)]
     return [v for v in found if v.strip()]

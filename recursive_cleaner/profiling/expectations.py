@@ -68,6 +68,8 @@ class Expectation:
             shown = ", ".join(repr(a) for a in self.allowed[:8]) + (", ..." if len(self.allowed) > 8 else "")
             return f"one of {shown}"
         lower = self.allowed == ("lower",)
+        if self.kind == "datetime" and self.allowed:
+            return f"timestamps written as {form_template(self.allowed[0])}"
         return {
             "date": "ISO dates (YYYY-MM-DD)", "datetime": "ISO 8601 timestamps (YYYY-MM-DDTHH:MM:SS)",
             "time": "24-hour times (HH:MM)", "time12": "12-hour times (7:10 a.m., 12:45 p.m.)", "phone_e164": "E.164 phone numbers (+15551234567)",
@@ -85,6 +87,14 @@ class Expectation:
             "upper": "trimmed upper case", "text": "trimmed text with single spaces", "as_is": "left as it is",
             "shape": "the form of the goals' examples (" + ", ".join(repr(a) for a in self.allowed[:3]) + ")",
         }.get(self.kind, self.kind)
+
+
+_TEMPLATE_OF = {"%Y": "YYYY", "%m": "MM", "%d": "DD", "%H": "HH", "%M": "MM", "%S": "SS"}
+
+
+def form_template(form: str) -> str:
+    """"%Y-%m-%d %H:%M" -> "YYYY-MM-DD HH:MM"."""
+    return re.sub(r"%[YmdHMS]", lambda m: _TEMPLATE_OF[m.group()], form)
 
 
 # ---------------------------------------------------------------- strict checks of one value
@@ -202,6 +212,11 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
     if kind == "date":
         return bool(_ISO_DATE.fullmatch(value)) and _real_date(value)
     if kind == "datetime":
+        if exp.allowed:  # written another ISO way ("%Y-%m-%d %H:%M"): exactly that form
+            try:
+                return _dt.datetime.strptime(value, exp.allowed[0]).strftime(exp.allowed[0]) == value
+            except ValueError:
+                return False
         m = _ISO_DATETIME.fullmatch(value)
         return bool(m) and _real_date(m.group(1))
     if kind == "time":

@@ -228,6 +228,12 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
     return found
 
 
+def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
+    """The one field whose data holds most of the values ``clause`` lists, or None."""
+    enum = _enum(clause) or _paren_enum(clause)
+    return reader.holding(enum[0], enum[1], enum[1] + 1) if enum else None
+
+
 def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
     toks = field_tokens(field) or [field.lower()]
     names = {k for k, _ in kinds}
@@ -308,9 +314,10 @@ def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
 
 
 def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
-                  ask=None, tied: dict | None = None) -> frozenset:
+                  ask=None, tied: dict | None = None, last=None) -> frozenset:
     """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
-    (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject."""
+    (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject. A format in
+    parentheses right after a list of fields is the last one's ("names, units, flags (H/L/N)": the flags)."""
     found = _detect(clause)
     for kind, allowed, start, end in found:
         inside = [g for g in groups if start <= g[0] and g[1] <= end]
@@ -326,6 +333,10 @@ def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, fi
             k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
         target = (after or before[-1:] or later[:1])
         fields_for, into = (target[0][2] if target else subject), kinds
+        paren = clause.rfind("(", 0, start + 1)
+        if last is not None and paren >= 0 and ")" not in clause[paren:start] and before and \
+                not clause[before[-1][1]:paren].strip():
+            fields_for = last(clause[before[-1][0]:before[-1][1]]) or fields_for
         if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):  # "X stays ...": X is its subject
             if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1]:start]):
                 continue  # no field just before the verb: not a reading of any field
@@ -395,6 +406,9 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
         typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
                                                for clause, groups in zip(clauses, mentioned))
         for whole, all_groups in zip(clauses, mentioned):
+            if not all_groups and not subject:  # "Test names should be one of Glucose, Sodium, ...": the one
+                all_groups = [g for g in [_by_list(reader, whole)] if g]  # field whose data holds the list
+                named.update(*(g[2] for g in all_groups))
             if not all_groups and _EVERY_FIELD.search(whole) and not _LEAVE_REST.search(whole):
                 every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(whole)
                                    if kind in _EVERY_FIELD_KINDS)  # "all text in this table is lower case"
@@ -408,7 +422,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
                 and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
             for clause, groups in _segments(whole, all_groups):  # each field only its own part's reading
-                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied)
+                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied,
+                                        reader.last)
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
                                   for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))

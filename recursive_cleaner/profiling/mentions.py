@@ -13,6 +13,7 @@ prefix, skeleton or three initials), so ``id`` never links "idea", nor ``st`` "s
 
 from __future__ import annotations
 
+import os
 import re
 
 __all__ = ["FieldMentions", "field_tokens", "name_parts", "abbreviation_links", "is_date_name", "singulars"]
@@ -70,9 +71,23 @@ def _last_consonant(word: str) -> str:
     return next((c for c in reversed(word) if c.isalpha() and c not in "aeiou"), "")
 
 
+_STEM_ENDS = _FORMS | frozenset("ion ions ation ations e".split())
+_NAMED_BY = {  # a part of a column name that ordinary words name: emp_id "employee number", collected_at "time"
+    "id": frozenset("id ids number numbers no code codes identifier identifiers".split()),
+    "no": frozenset("number numbers no".split()), "nr": frozenset("number numbers".split()),
+    "num": frozenset("number numbers".split()),
+    "at": frozenset("time times date dates timestamp timestamps".split()),
+}
+
+
 def _piece(piece: str, word: str) -> str:
     """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
     forms = singulars(word)
+    if word in _NAMED_BY.get(piece, ()):
+        return "word"
+    stem = len(os.path.commonprefix([piece, word]))
+    if stem >= 5 and piece[stem:] in _STEM_ENDS and word[stem:] in _STEM_ENDS:
+        return "word"  # one stem: "collected" and "collection", "booking" and "booked"
     if piece in forms and (piece == word or not word.endswith("es") or word[:-2] != piece
                            or piece.endswith(("s", "x", "z", "ch", "sh"))):
         return "word"  # "boxes" is box, "sales" is not sal
@@ -233,8 +248,23 @@ class FieldMentions:
                     hits.append((start, end, frozenset([field]), False))
         return hits
 
+    def last(self, text: str) -> frozenset:
+        """The fields of the last mention in ``text`` ("units" of "analyte names, units, flags")."""
+        taken = self._taken(text)
+        return taken[-1][2] if taken else frozenset()
+
     def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
         """Groups of adjacent field mentions: [(start, end, fields)]."""
+        out: list[list] = []
+        for start, stop, fields, _ in self._taken(text):
+            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
+                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
+            else:
+                out.append([start, stop, fields])
+        return [tuple(g) for g in out]
+
+    def _taken(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
+        """Each field mention, in order: (start, end, fields, a word for several fields)."""
         found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
                         for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
         found = sorted(found + self._distributed(text) + self._abbreviated(text), key=lambda t: (t[0], t[0] - t[1]))
@@ -250,13 +280,7 @@ class FieldMentions:
             taken = [t if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]]) else (t[0], t[1], t[2] - specific, True)
                      for t in taken]  # ("Birth date and hire date": the dates but hire_dt; "all X": all of them)
             taken = [t for t in taken if t[2]]
-        out: list[list] = []
-        for start, stop, fields, _ in taken:
-            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
-                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
-            else:
-                out.append([start, stop, fields])
-        return [tuple(g) for g in out]
+        return taken
 
     def by_data(self, text: str) -> tuple[int, int, frozenset] | None:
         """A group for the one field whose data holds the values ``text`` quotes or gives as examples, or None.
@@ -274,6 +298,15 @@ class FieldMentions:
         if len(found) != 1 or where is None:
             return None
         return where[0], where[1], frozenset(found)
+
+    def holding(self, values, start: int, end: int) -> tuple[int, int, frozenset] | None:
+        """A group for the one field whose data holds most of ``values`` (a list the goals give), or None."""
+        counts: dict[str, int] = {}
+        for value in dict.fromkeys(str(v).strip().casefold() for v in values):
+            for field in self.values.get(value, ()):
+                counts[field] = counts.get(field, 0) + 1
+        most = [f for f, n in counts.items() if n * 2 > len(values)]
+        return (start, end, frozenset(most)) if len(most) == 1 else None
 
     def heading(self, body: str) -> frozenset:
         m = _HEAD.match(body)

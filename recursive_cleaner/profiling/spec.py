@@ -51,9 +51,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import clip_text
-from .convention import refuted
+from .convention import refuted, written_values
 from .examples import fitting_examples, goal_examples
-from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, is_placeholder, value_shape
+from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, form_template, is_placeholder, value_shape
 from .instructions import read_goals
 from .mentions import FieldMentions
 from .row_rules import asks_dedup, stated_fields, stated_keys
@@ -409,11 +409,25 @@ def _against_convention(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], sam
                   csv_strings=csv_strings)
     if why is None:
         return spec
+    form = _timestamp_form(written_values(words, [b for _, b in pairs])) if exp.kind in ("date", "datetime") else None
+    if form:  # the goals write their timestamps another ISO way ("2024-02-03 14:05"): that form, not none
+        return replace(spec, kind="datetime", allowed=(form,),
+                       note=f"{why}; written as {form_template(form)}, as the goals write it")
     outputs = tuple(dict.fromkeys(b for a, b in pairs if a != b))
     values = [str(v).strip() for v in _present(samples)]
     if exp.kind == "enum" and outputs and sum(v in outputs for v in values) * 2 > len(values):
         return replace(spec, allowed=outputs, note=f"{why}; the values are the examples' outputs")
     return replace(spec, kind=None, allowed=(), source="", note=why)
+
+
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")
+
+
+def _timestamp_form(values: list[str]) -> str | None:
+    """The ISO form ("%Y-%m-%d %H:%M") of the one kind of timestamp ``values`` write, or None."""
+    forms = {"%Y-%m-%d" + m.group(1) + "%H:%M" + ("" if m.group(2) is None else ":%S")
+             for m in (_TIMESTAMP.fullmatch(v.strip()) for v in values) if m}
+    return forms.pop() if len(forms) == 1 else None
 
 
 def _with_examples(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None) -> FieldSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recursive_cleaner.profiling.convention import refuted, written_values
-from recursive_cleaner.profiling.expectations import Expectation
+from recursive_cleaner.profiling.expectations import Expectation, conforms
 from recursive_cleaner.profiling.instructions import read_goals
 from recursive_cleaner.profiling.mentions import FieldMentions
 from recursive_cleaner.profiling.spec import read_spec
@@ -16,7 +16,7 @@ STAMPS = [f"2024-02-{d:02d} 0{d % 10}:15" for d in range(1, 19)] + ["03/02/2024 
 
 def test_the_goals_values_templates_and_outputs_are_read():
     found = written_values('SKUs as AB-1234; times like YYYY-MM-DD HH:MM; "high" is H', outputs=["Maria"])
-    assert {"Maria", "high", "AB-1234", "0-0-0 0:0", "H"} <= set(found)
+    assert {"Maria", "high", "AB-1234", "0000-00-00 00:00", "H"} <= set(found)
 
 
 @pytest.mark.parametrize("exp, samples, words, refutes", [
@@ -65,3 +65,15 @@ def test_a_stay_after_another_sentence_is_not_the_subjects():
 def test_a_short_name_is_not_a_plural_it_only_looks_like():
     assert FieldMentions(["dept", "sal"]).groups("one of Finance, Sales, Legal") == []
     assert FieldMentions(["box"]).groups("the boxes")
+
+
+def test_timestamps_the_goals_write_another_iso_way_take_that_form():
+    stamps = ["2024-02-03 14:05"] * 17 + ["03/02/2024 14:05", "3.2.2024 09:10", "2024-02-02T18:37:00"]
+    spec = read_spec("Collection time should read like 2024-02-03 14:05; slashed dates are day first.",
+                     ["collected_at"], {"collected_at": stamps})
+    field = spec.fields["collected_at"]
+    assert (field.kind, field.allowed) == ("datetime", ("%Y-%m-%d %H:%M",)) and "written as YYYY-MM-DD HH:MM" in field.note
+    exp = field.expectation()
+    assert exp.describe() == "timestamps written as YYYY-MM-DD HH:MM"
+    assert conforms("2024-02-03 14:05", exp) and not conforms("2024-02-03T14:05:00", exp)
+    assert not conforms("2024-02-30 14:05", exp)

@@ -81,3 +81,21 @@ def test_the_data_link_gives_a_clause_that_names_no_field_its_field():
     assert not readings["city"].mentioned
     spec = read_spec('Company names such as "ACME Corp" must be upper case.', list(DATA), check=DATA)
     assert spec.fields["vendor"].kind == "upper" and spec.in_scope("vendor") and not spec.in_scope("city")
+
+
+def test_a_format_in_parentheses_after_a_list_of_fields_is_the_last_ones():
+    samples = {"unit": ["mmol/L", "U/L", "g/L"] * 3, "flag": ["H", "L", "N"] * 3, "note": ["x", "y", "z"] * 3}
+    spec = read_spec("Standardise units, flags (H/L/N) and notes.", ["unit", "flag", "note"], samples)
+    assert (spec.fields["flag"].kind, spec.fields["flag"].allowed) == ("enum", ("H", "L", "N"))
+    assert spec.fields["unit"].kind is None and spec.fields["note"].kind is None
+
+
+def test_a_list_the_data_of_one_field_holds_names_that_field():
+    samples = {"analyte": ["Glucose", "Sodium", "glucose", "ALT", "Potassium"] * 2, "unit": ["mmol/L", "U/L"] * 5}
+    goals = "Hi,\n\n- Test names should be exactly one of Glucose, Sodium, Potassium, ALT.\n"
+    spec = read_spec(goals, ["analyte", "unit"], samples)
+    assert spec.fields["analyte"].allowed == ("Glucose", "Sodium", "Potassium", "ALT")
+    assert spec.fields["analyte"].mentioned and spec.fields["unit"].kind is None
+    # a list after a clause about another field stays that field's ("It must be one of ...")
+    spec = read_spec("Fix the unit. It must be one of Glucose, Sodium.", ["analyte", "unit"], samples)
+    assert spec.fields["analyte"].kind is None

@@ -28,6 +28,10 @@ def linked(field: str, text: str, others: tuple[str, ...] = ()) -> list[str]:
     ("ctry", "Countries as two-letter codes.", "Countries"),
     ("cust_id", "The customer ID is an integer.", "customer ID"),
     ("unitPrice", "The unit price is a number.", "unit price"),
+    ("emp_id", "The employee number must stay as it is.", "employee number"),  # id: number, code, id
+    ("order_no", "Order numbers are integers.", "Order numbers"),
+    ("collected_at", "Collection times as YYYY-MM-DD HH:MM.", "Collection times"),  # one stem; at: a time
+    ("created_at", "The creation time in ISO.", "creation time"),
     ("zip5", "zip 5 is five digits.", "zip 5"),
 ])
 def test_a_field_is_linked_by_the_words_its_name_abbreviates(field, text, words):
@@ -87,3 +91,14 @@ def test_abbreviation_links_are_read_in_linear_time():
 def test_a_word_for_several_fields_keeps_those_no_specific_mention_names():
     groups = FieldMentions(["dob", "hire_dt", "sal"]).groups("Birth date and hire date as YYYY-MM-DD.")
     assert frozenset().union(*(g[2] for g in groups)) == {"dob", "hire_dt"}  # before: hire_dt alone
+
+
+def test_a_number_is_no_id_without_the_rest_of_the_name():
+    assert linked("emp_id", "the number of employees") == []
+    assert linked("phone", "the phone number") == ["phone number"]
+
+
+def test_the_last_mention_of_a_list():
+    reader = FieldMentions(["analyte", "unit", "flag"])
+    assert reader.groups("units, flags") == [(0, 12, frozenset({"unit", "flag"}))]
+    assert reader.last("units, flags") == frozenset({"flag"}) and reader.last("no field") == frozenset()
