@@ -29,8 +29,9 @@ __all__ = ["Candidate", "Choice", "candidates", "choose_function", "dayfirst_fro
            "CHOSEN_NOTE"]
 
 CHOSEN_NOTE = "chosen by the library from the goals' examples and the data, without a model call"
-_DAY_FIRST = re.compile(r"\bday[\s-]*first\b|\bdd\s*[/.\-]\s*mm\b|\bday\s*/\s*month\b", re.I)
-_MONTH_FIRST = re.compile(r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*/\s*day\b", re.I)
+_DAY_FIRST = re.compile(r"\bday[\s-]*first\b|\bdd\s*[/.\-]\s*mm\b|\bday\s*[/,]\s*month\b", re.I)
+_MONTH_FIRST = re.compile(r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*[/,]\s*day\b", re.I)
+_ISO_TEMPLATE = re.compile(r"\byyyy\s*[/.\-]\s*mm\s*[/.\-]\s*dd\b", re.I)
 _AMOUNT_UNIT = re.compile(r"\s*[-+]?[0-9][0-9.,' ]*\s*([A-Za-z\"'][A-Za-z. \"']{0,24}?)\s*\.?\s*")
 _UNIT_WORD = re.compile(r"fl\.?\s*oz\.?|[A-Za-z]+")
 _TO = frozenset({"to", "into"})
@@ -71,7 +72,8 @@ class Choice:
 
 def dayfirst_from_words(words: str) -> bool | None:
     """True when the goals' words about the field say day first ("DD/MM/YYYY"), False for month first, else None."""
-    day, month = bool(_DAY_FIRST.search(words or "")), bool(_MONTH_FIRST.search(words or ""))
+    words = _ISO_TEMPLATE.sub(" ", words or "")  # the MM-DD of YYYY-MM-DD is no order of the input
+    day, month = bool(_DAY_FIRST.search(words)), bool(_MONTH_FIRST.search(words))
     return day if day != month else None
 
 
@@ -134,7 +136,9 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
         prim = KIND_PRIMITIVES[kind]
         form = (("form", exp.allowed[0]),) if kind == "datetime" and exp.allowed else ()
         day, plain = Candidate(prim, kwargs=(("dayfirst", True),) + form), Candidate(prim, kwargs=form)
-        if all(day.run(v) == plain.run(v) for v in strings):
+        if order:
+            out += [day, plain]  # the goals say day first: so for the whole file, whatever this chunk holds
+        elif all(day.run(v) == plain.run(v) for v in strings):
             out.append(plain)  # no value where the order matters: the plain call
         else:
             out += [day, plain] if order else [plain, day]

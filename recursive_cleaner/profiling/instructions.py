@@ -415,6 +415,9 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             for _, _, group in all_groups:
                 for field in group:
                     said[field].append(whole)
+            if not all_groups:  # "Some come in as 03/02/2024 - those are day first": about the last subject
+                for field in subject:
+                    said[field].append(whole)
             if head and all(g[2] <= head for g in all_groups):
                 for field in head:
                     kinds[field].extend((k, a) for k, a, _, _ in _detect(whole))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from recursive_cleaner.judge.validation import check_code_safety
 from recursive_cleaner.profiling.choose import Candidate, candidates, choose_function, dayfirst_from_words, target_units
 from recursive_cleaner.profiling.profiler import profile_records
@@ -114,3 +116,24 @@ def test_an_enumerations_examples_become_its_aliases():
     namespace: dict = {}
     exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
     assert [namespace["fix_flag"]({"flag": v})["flag"] for v in ("HIGH", "Normal", "low", "H")] == ["H", "N", "L", "H"]
+
+
+def test_day_first_from_the_goals_holds_for_the_whole_file_even_where_a_chunk_has_no_ambiguous_value():
+    chosen, _ = _choose("booking_date: ISO dates (YYYY-MM-DD); the source is day-first", "booking_date",
+                        ["07.03.2024", "2024-03-07", "2024-03-08"] * 4)
+    assert chosen.candidate == Candidate("to_iso_date", kwargs=(("dayfirst", True),))
+
+
+@pytest.mark.parametrize("words, order", [
+    ("Dates to YYYY-MM-DD (the source is day-first)", True),  # the MM-DD of the target is no input order
+    ("keyed in as 07.03.2024 or 07/03/2024 - always day, month, year", True),
+    ("written month, day, year", False), ("ISO dates, YYYY-MM-DD", None),
+])
+def test_the_order_the_goals_give(words, order):
+    assert dayfirst_from_words(words) is order
+
+
+def test_a_sentence_after_a_fields_own_is_among_its_words():
+    spec = read_spec("Collection time as YYYY-MM-DD HH:MM. Some come in as 03/02/2024 14:05 - those are day first.",
+                     ["collected_at", "flag"], {})
+    assert "day first" in spec.fields["collected_at"].words and not spec.fields["flag"].words
