@@ -108,9 +108,16 @@ def target_units(words: str, dimension: str, used: set[str] = frozenset()) -> li
     return list(dict.fromkeys(token for _, _, token in sorted(found)))
 
 
-def _digits(examples: tuple[tuple[str, str], ...]) -> list[int]:
-    """The numbers of decimals the examples' numeric outputs are written with (to round a conversion to)."""
-    out = set()
+_NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
+_DECIMALS_SAID = re.compile(r"\b(\d|no|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after)\b",
+                            re.I)
+
+
+def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]:
+    """The numbers of decimals the examples' numeric outputs are written with, and the goals' words name ("2 decimals",
+    "one decimal place"), to round a conversion to."""
+    out = {int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1).lower()]
+           for m in _DECIMALS_SAID.finditer(words or "")}
     for _, b in examples:
         m = _DECIMALS.fullmatch(b.strip())
         if m:
@@ -173,7 +180,7 @@ def _number_candidates(exp: Expectation, strings: list, words: str, examples: tu
     units = _value_units(strings)
     for dimension, used in units.items():
         for target in target_units(words, dimension, used):
-            for digits in [None, *_digits(examples)]:
+            for digits in [*_digits(examples, words), None]:  # the rounding the goals give first
                 for mark in marks:
                     kw = ((("digits", digits),) if digits is not None else ()) + mark
                     out.append(Candidate("to_unit", (target,), kw))

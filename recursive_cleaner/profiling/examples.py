@@ -60,7 +60,9 @@ def _by_first(phrases: tuple[str, ...]) -> dict[str, list[tuple[str, ...]]]:
 _CONVERT_AFTER = _by_first((
     "all become", "becomes", "become", "should become", "should be", "must be", "must become", "is turned into",
     "are turned into", "turns into", "is converted to", "are converted to", "converts to", "is changed to",
-    "is mapped to", "maps to", "is written as", "should read", "are all", "is", "are"))
+    "is mapped to", "maps to", "is written as", "should read", "are all", "is", "are", "end up as", "ends up as",
+    "should end up as", "should all end up as", "all end up as", "should all be", "should all become", "gives",
+    "give"))
 _IDENTITY_AFTER = _by_first((
     "stays", "stay", "remains", "remain", "is kept", "are kept", "is left", "are left", "keeps"))
 _CONVERT_BEFORE = frozenset({"convert", "change", "map", "turn", "rewrite", "replace", "correct", "fix", "normalize",

@@ -223,8 +223,9 @@ class FieldMentions:
                         if owners:
                             hits.append((m.start(1) + item.start(), m.start(1) + item.end(), owners, len(owners) > 1))
         for word, field in self.short.items():  # "ids should be integers": the one field ending in "id"
-            for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)", text, re.I):
-                hits.append((m.start(), m.end(), frozenset([field]), False))
+            for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)|"
+                                 rf"^[\s*•-]*(?P<w>(?:the\s+)?\b{re.escape(word)}s?\b)", text, re.I):  # or opening
+                hits.append((m.start("w") if m.group("w") else m.start(), m.end(), frozenset([field]), False))
         return hits
 
     def _abbreviated(self, text: str) -> list[tuple[int, int, frozenset, bool]]:

@@ -440,8 +440,8 @@ def _with_examples(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples:
     pairs = fitting_examples(pairs, spec.expectation(), samples)
     if not pairs:
         return spec
-    spec = replace(spec, examples=pairs)
     changes = [(a, b) for a, b in pairs if a != b]
+    spec = replace(spec, examples=pairs, mentioned=spec.mentioned or bool(changes))  # named by its values
     outputs = tuple(dict.fromkeys(b for _, b in changes))
     shapes = {value_shape(b) for b in outputs}
     values = [str(v).strip() for v in _present(samples)]

@@ -137,3 +137,9 @@ def test_a_sentence_after_a_fields_own_is_among_its_words():
     spec = read_spec("Collection time as YYYY-MM-DD HH:MM. Some come in as 03/02/2024 14:05 - those are day first.",
                      ["collected_at", "flag"], {})
     assert "day first" in spec.fields["collected_at"].words and not spec.fields["flag"].words
+
+
+def test_the_rounding_the_goals_name_comes_first():
+    chosen, _ = _choose("weight in kilograms (grams / 1000, lb x 0.4536, 2 decimals)", "weight",
+                        ["12.5", "41.89 lbs", "500 g", "3.2", "1.25"] * 3)
+    assert chosen.candidate.primitive == "to_unit" and ("digits", 2) in chosen.candidate.kwargs

@@ -38,6 +38,8 @@ DATA = {
     ('replace "ab 1234" with "AB-1234"', ("ab 1234", "AB-1234")),
     ("14,90 → 14.90", ("14,90", "14.90")),
     ("the prices use a decimal comma, so 14,90 is 14.90", ("14,90", "14.90")),
+    ('"ab 1234" should all end up as AB-1234', ("ab 1234", "AB-1234")),
+    ('"ab 1234" gives "AB-1234"', ("ab 1234", "AB-1234")),
 ])
 def test_each_form_gives_the_pair(goals, expected):
     found = goal_examples(goals, FIELDS, DATA)
@@ -155,3 +157,11 @@ def test_hostile_goals_are_read_in_linear_time(goals):
     started = time.monotonic()
     goal_examples(goals, FIELDS, DATA)
     assert time.monotonic() - started < 10  # linear: well under a second on a quiet machine
+
+
+def test_a_field_its_examples_change_is_mentioned_by_them():
+    spec = read_spec('Item codes: "ab 1234" and "EF_9012" should all end up as AB-1234.', FIELDS, DATA)
+    assert spec.fields["sku"].mentioned and spec.fields["sku"].kind == "shape"
+    kept = read_spec("A sku like AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"]
+    assert kept.examples == (("AB-1234", "AB-1234"),) and kept.mentioned  # named by the words "A sku"
+    assert not read_spec("AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"].mentioned  # a kept value alone

@@ -102,3 +102,9 @@ def test_the_last_mention_of_a_list():
     reader = FieldMentions(["analyte", "unit", "flag"])
     assert reader.groups("units, flags") == [(0, 12, frozenset({"unit", "flag"}))]
     assert reader.last("units, flags") == frozenset({"flag"}) and reader.last("no field") == frozenset()
+
+
+def test_the_last_word_of_one_fields_name_opening_a_clause_names_it():
+    assert linked("gross_weight", "Weight in kilograms, only the number.", ("unit_price",)) == ["Weight"]
+    assert linked("gross_weight", "- the weight in kg", ("unit_price",)) == ["the weight"]
+    assert linked("gross_weight", "Convert each weight to kg.", ("unit_price",)) == []  # not its subject
