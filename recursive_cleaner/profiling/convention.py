@@ -28,6 +28,8 @@ ONE_FORM = 0.75  # ... and at least this share of them of one form
 _MIN_VALUES = 5
 _QUOTED = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _TEMPLATE = re.compile(r"(?<!\w)(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?:[-/.: T](?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss))+(?!\w)")
+_TEMPLATE_CHARS = str.maketrans("N9#XA", "000AA")
+_LETTERS_TEMPLATE = re.compile(r"(?<![\w/])(?=[NXA9#]*[NXA9#]{2})[NXA9#]+(?:[-/.](?:[NXA9#]+))+(?![\w/])")  # NNN-NNN-NNNN
 _VALUE = re.compile(r"(?<![\w.])(?:[A-Za-z]{1,6}[-_]?)?\d[\w\-/.:]*(?: \d[\d\-/.:]*)?|(?<!\w)[A-Z]{1,4}(?!\w)")
 
 
@@ -39,16 +41,20 @@ def written_values(words: str, outputs: Iterable[str] = ()) -> list[str]:
     bare = _QUOTED.sub(" ", text)
     found += [re.sub(r"[YMDHhmSs]+", lambda t: "0" * len(t.group()), m.group(0)) for m in _TEMPLATE.finditer(bare)]
     bare = _TEMPLATE.sub(" ", bare)
+    found += [m.group(0).translate(_TEMPLATE_CHARS) for m in _LETTERS_TEMPLATE.finditer(bare)]
+    bare = _LETTERS_TEMPLATE.sub(" ", bare)
     found += [m.group(0).strip().rstrip(".:/-") for m in _VALUE.finditer(bare)]
     return [v for v in found if v.strip()]
 
 
 def refuted(exp: Expectation, samples: list | None, words: str, *, inputs: Iterable[str] = (),
-            outputs: Iterable[str] = (), csv_strings: bool = False) -> str | None:
+            outputs: Iterable[str] = (), csv_strings: bool = False, guessed: bool = False) -> str | None:
     """Why the data and the goals' own values refute ``exp`` for this field, or None.
 
     ``inputs`` / ``outputs`` are the field's examples' two sides: a form that the goals show only as
-    an input (``"03/02/2024 14:05" -> ...``) is a form to change, never evidence for the data.
+    an input (``"03/02/2024 14:05" -> ...``) is a form to change, never evidence for the data. A
+    ``guessed`` reading (from the field's name: ``phone`` as E.164) needs no value in the goals: the
+    data's one form refutes it alone.
     """
     values = [v for v in samples or [] if v is not None and v != "" and not is_placeholder(v)]
     if exp.kind in ("as_is", "free") or len(values) < _MIN_VALUES:
@@ -61,6 +67,9 @@ def refuted(exp: Expectation, samples: list | None, words: str, *, inputs: Itera
         return None
     only_in = {value_shape(str(a).strip()) for a in inputs} - {value_shape(str(b).strip()) for b in outputs}
     shown = [v for v in written_values(words, outputs) if value_shape(v.strip()) == form and form not in only_in]
+    if guessed and form not in only_in:
+        return (f"not {exp.describe(csv_strings=csv_strings)}, a guess from the field's name: {len(wrong)} of "
+                f"{len(values)} sample values would be wrong, {count} of them of one form: the data's own convention")
     if not shown:
         return None
     return (f"not {exp.describe(csv_strings=csv_strings)}: {len(wrong)} of {len(values)} sample values would be "

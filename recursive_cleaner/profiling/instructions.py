@@ -86,6 +86,9 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
     ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)"),  # "Leave beer_name and style as they are"
     ("as_is", rf"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|precisely))?\s*(?:{_AS_IS}|"
               r"unchanged\b|(?=[,.;)!]|$))"),  # "emp_id and notes stay exactly as they are", "whatever is in it stays"
+    ("as_is", r"\b(?:read[\s-]only|out of scope|(?:must|should|may|shall|can)\s*(?:not|n'?t)\s+(?:be\s+)?(?:changed|"
+              r"change|touched|touch|modified|modify|edited|edit|altered|alter|rewritten|reformatted)|(?:is|are) fine as "
+              r"(?:it|they) (?:is|are))\b(?:\s*:[^.;]*)?"),  # "emp_id and notes are read-only", "must not change: bin"
     ("as_is", r"\b(?:don'?t|do not|never) (?:change|touch|modify|edit|reformat|alter|rewrite)\b[^.;]*"),  # "Don't
     # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the phone" has both
 )]

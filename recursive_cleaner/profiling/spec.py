@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import clip_text
+from ..toolkit import to_shape
 from .convention import refuted, written_values
 from .examples import fitting_examples, goal_examples
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, form_template, is_placeholder, value_shape
@@ -387,6 +388,8 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
                                                 instructions if checked.source == "field name" else checked.words)
     for name, pairs in examples.items():
         spec.fields[name] = _with_examples(spec.fields[name], pairs, check.get(name))
+    for name in fields:
+        spec.fields[name] = _with_written_form(spec.fields[name], check.get(name))
     spec.key_fields = stated_fields(instructions, fields)
     spec.keys = list(spec.key_fields)
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
@@ -406,7 +409,7 @@ def _against_convention(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], sam
     if exp is None:
         return spec
     why = refuted(exp, samples, words, inputs=[a for a, b in pairs if a != b], outputs=[b for _, b in pairs],
-                  csv_strings=csv_strings)
+                  csv_strings=csv_strings, guessed=spec.source == "field name")
     if why is None:
         return spec
     form = _timestamp_form(written_values(words, [b for _, b in pairs])) if exp.kind in ("date", "datetime") else None
@@ -418,6 +421,33 @@ def _against_convention(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], sam
     if exp.kind == "enum" and outputs and sum(v in outputs for v in values) * 2 > len(values):
         return replace(spec, allowed=outputs, note=f"{why}; the values are the examples' outputs")
     return replace(spec, kind=None, allowed=(), source="", note=why)
+
+
+def _exact_shape(value: str) -> str:
+    """Each digit 9, each letter a or A, other characters kept: "617-555-0143" -> "999-999-9999"."""
+    return "".join("9" if c.isdigit() else ("A" if c.isupper() else "a") if c.isalpha() else c for c in value)
+
+
+def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
+    """A field the goals name with no format read, whose words write one value (or template) with digits in the
+    exact form most of its values have ("phone as 617-555-0143", "NNN-NNN-NNNN"): that form is its kind ``shape``."""
+    if spec.kind not in (None, "free") or not spec.mentioned or any(a != b for a, b in spec.examples):
+        return spec
+    values = [str(v).strip() for v in _present(samples)]
+    if len(values) < _MIN_CHECKED:
+        return spec
+    shapes = Counter(_exact_shape(v) for v in values)
+    inputs = {a for a, _ in spec.examples}
+    forms = {_exact_shape(v): v for v in written_values(spec.words)
+             if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact_shape(v)] * 2 >= len(values)}
+    if len(forms) != 1:
+        return spec
+    shape, form = forms.popitem()
+    if not any(_exact_shape(str(to_shape(v, form))) == shape for v in values if _exact_shape(v) != shape):
+        return spec  # nothing the form would mend: a description of the values ("e.g. AA-3859-IAH-ORD")
+    return replace(spec, kind="shape", allowed=(form,), source="instructions",
+                   note=(spec.note + "; " if spec.note else "") +
+                   f"the form the goals write ({form!r}): {shapes[shape]} of {len(values)} sample values have it")
 
 
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")

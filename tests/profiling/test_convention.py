@@ -77,3 +77,22 @@ def test_timestamps_the_goals_write_another_iso_way_take_that_form():
     assert exp.describe() == "timestamps written as YYYY-MM-DD HH:MM"
     assert conforms("2024-02-03 14:05", exp) and not conforms("2024-02-03T14:05:00", exp)
     assert not conforms("2024-02-30 14:05", exp)
+
+
+def test_letter_templates_are_written_values():
+    assert {"000-000-0000", "AA-0000"} <= set(written_values("phone: NNN-NNN-NNNN; SKU format is XX-9999"))
+    assert "0/A" not in written_values("N/A means missing")
+
+
+def test_a_kind_guessed_from_the_name_is_refuted_by_the_datas_one_form_alone():
+    phones = ["617-555-0143"] * 17 + ["(617) 555-0199", "+1 617 555 0100", "617.555.0111"]
+    spec = read_spec("phone: NNN-NNN-NNNN, no country code.", ["phone"], {"phone": phones})
+    field = spec.fields["phone"]
+    assert (field.kind, field.allowed) == ("shape", ("000-000-0000",))
+    assert "a guess from the field's name" in field.note and "the form the goals write" in field.note
+
+
+def test_a_written_form_with_nothing_to_mend_is_a_description():
+    codes = ["AA-3859-IAH-ORD", "UA-12-SFO-LAX", "DL-1234-ATL-JFK"] * 5
+    spec = read_spec('flight (airline-number-origin-destination, e.g. "AA-3859-IAH-ORD")', ["flight"], {"flight": codes})
+    assert spec.fields["flight"].kind is None

@@ -99,3 +99,15 @@ def test_a_list_the_data_of_one_field_holds_names_that_field():
     # a list after a clause about another field stays that field's ("It must be one of ...")
     spec = read_spec("Fix the unit. It must be one of Glucose, Sodium.", ["analyte", "unit"], samples)
     assert spec.fields["analyte"].kind is None
+
+
+@pytest.mark.parametrize("goals, kept", [
+    ("emp_id and notes are read-only.", {"emp_id", "notes"}),
+    ("Out of scope, must not change: bin (zero-padded codes), currency (the ERP keys on it).", {"bin", "currency"}),
+    ("The MRN column is fine as it is too.", {"mrn"}),
+    ("sku must not be changed", {"sku"}),
+    ("Do NOT modify: bin (the zeros matter), mrn, notes.", {"bin", "mrn", "notes"}),
+])
+def test_words_that_protect_a_field(goals, kept):
+    fields = ["emp_id", "notes", "bin", "currency", "mrn", "sku"]
+    assert {f for f, r in read_goals(goals, fields).items() if r.expectation and r.expectation.kind == "as_is"} == kept
