@@ -70,6 +70,7 @@ def _to_unit(value, option):
 
 
 _MAX_SHAPE = 200
+_RUN = _re.compile(r"[^\W\d_]+|\d+")  # a run of letters or of digits
 
 
 def _shape(value, example):
@@ -80,6 +81,9 @@ def _shape(value, example):
     slots = [c for c in example if c.isalnum()]
     if not slots or len(chars) != len(slots):
         return value
+    runs = [len(r) for r in _RUN.findall(value)]
+    if len(runs) > 1 and runs != [len(r) for r in _RUN.findall(example)]:
+        return value  # its own groups, of other lengths: "01.02.2024" is no "2024-02-01" read slot by slot
     out, k = [], 0
     for c in example:
         if not c.isalnum():

@@ -558,3 +558,10 @@ def test_to_iso_datetime_in_another_iso_form():
     ], dayfirst=True, form="%Y-%m-%d %H:%M")
     assert to_iso_datetime("2024-02-02 18:37", form="%d %B") == "2024-02-02 18:37"  # a form it does not write
     assert to_iso_datetime("2024-02-02 18:37", form="%Y-%m-%dT%H:%M:%S") == "2024-02-02T18:37:00"
+
+
+def test_to_shape_never_regroups_a_value_with_groups_of_its_own():
+    from recursive_cleaner.toolkit import to_shape
+
+    table(to_shape, [("01.02.2024 19:11", "01.02.2024 19:11"), ("6175550143", "617-555-0143"),
+                     ("(617) 555.0143", "617-555-0143"), ("61-75550-143", "61-75550-143")], example="617-555-0143")

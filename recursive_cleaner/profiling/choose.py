@@ -29,8 +29,8 @@ __all__ = ["Candidate", "Choice", "candidates", "choose_function", "dayfirst_fro
            "CHOSEN_NOTE"]
 
 CHOSEN_NOTE = "chosen by the library from the goals' examples and the data, without a model call"
-_DAY_FIRST = re.compile(r"\bday[\s-]*first\b|\bdd\s*[/.\-]\s*mm\b|\bday\s*[/,]\s*month\b", re.I)
-_MONTH_FIRST = re.compile(r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*[/,]\s*day\b", re.I)
+_DAY_FIRST = re.compile(r"\bday[\s-]*first\b|\bdd\s*[/.\-]\s*mm\b|\bday\s*[/,.]\s*month\b", re.I)
+_MONTH_FIRST = re.compile(r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*[/,.]\s*day\b", re.I)
 _ISO_TEMPLATE = re.compile(r"\byyyy\s*[/.\-]\s*mm\s*[/.\-]\s*dd\b", re.I)
 _AMOUNT_UNIT = re.compile(r"\s*[-+]?[0-9][0-9.,' ]*\s*([A-Za-z\"'][A-Za-z. \"']{0,24}?)\s*\.?\s*")
 _UNIT_WORD = re.compile(r"fl\.?\s*oz\.?|[A-Za-z]+")
@@ -94,22 +94,30 @@ def _unit_key(text: str) -> str:
     return repr(size)
 
 
+_ARROW_BEFORE = re.compile(r"(?:->|→|=>)\s*$")
+_FACTOR_AFTER = re.compile(r"\s*(?:/|\*|×|x\b|times\b|divided\b|multiplied\b)\s*\(?\d", re.I)  # "g / 1000"
+
+
 def target_units(words: str, dimension: str, used: set[str] = frozenset()) -> list[str]:
-    """The units of ``dimension`` the goals' words name, most likely target first ("to kg", "in kg", then others)."""
+    """The units of ``dimension`` the goals' words name, most likely target first ("to kg", "-> kg", "in kg", then
+    others; a unit the words give a factor for, "lb x 0.4536", is a source: last)."""
     found: list[tuple[int, int, str]] = []
-    tokens = [m.group() for m in _UNIT_WORD.finditer(words or "")]
-    for i, token in enumerate(tokens):
+    text = words or ""
+    tokens = list(_UNIT_WORD.finditer(text))
+    for i, m in enumerate(tokens):
+        token = m.group()
         if toolkit.unit_dimension(token) != dimension or token.lower() in _NOT_UNITS or \
                 (len(token) == 1 and token.lower() not in ("g", "l", "m")):
             continue
-        before = tokens[i - 1].lower() if i else ""
-        rank = 0 if before in _TO else 1 if before in _IN else 2 if _unit_key(token) not in used else 3
+        before = tokens[i - 1].group().lower() if i else ""
+        rank = (0 if before in _TO or _ARROW_BEFORE.search(text, 0, m.start()) else 4 if _FACTOR_AFTER.match(text, m.end())
+                else 1 if before in _IN else 2 if _unit_key(token) not in used else 3)
         found.append((rank, i, token))
     return list(dict.fromkeys(token for _, _, token in sorted(found)))
 
 
 _NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
-_DECIMALS_SAID = re.compile(r"\b(\d|no|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after)\b",
+_DECIMALS_SAID = re.compile(r"\b(\d|no|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after|dp)\b",
                             re.I)
 
 

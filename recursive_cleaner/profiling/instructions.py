@@ -184,8 +184,15 @@ _NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|
                              re.I)  # true/false: bool; MM/DD/YYYY: a date format
 
 
+_LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")  # "H / L / N": one-letter codes
+
+
 def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
-    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", or "a | b | c"."""
+    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b | c", or
+    one-letter codes with slashes ("H / L / N")."""
+    codes = _LETTER_CODES.search(text)
+    if codes:
+        return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
     for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
         items = slashes.group().split("/")
         introduced = re.search(r"(?:\bbe|\bis|\bare|\bas|\bto|\bof|:|\beither|\bonly)\s*[\"'“]?$", text[:slashes.start()])

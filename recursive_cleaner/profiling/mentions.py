@@ -28,6 +28,7 @@ _SYNONYMS = (  # regex, test on the field's tokens
     (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
     (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: is_date_name(t)),
     (r"times", lambda t: "time" in t and not is_date_name(t)),
+    (r"timestamps?|date[\s-]?times?", lambda t: "time" in t or "timestamp" in t or t[-1:] == ["at"]),
     (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
 )
 

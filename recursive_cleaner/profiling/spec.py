@@ -443,6 +443,11 @@ def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
     if len(forms) != 1:
         return spec
     shape, form = forms.popitem()
+    stamp = _timestamp_form([form])
+    if stamp or _ISO_DAY.fullmatch(form):  # a timestamp or a date: parsed and written, never regrouped slot by slot
+        kind, allowed = ("datetime", (stamp,)) if stamp else ("date", ())
+        return replace(spec, kind=kind, allowed=allowed, source="instructions",
+                       note=(spec.note + "; " if spec.note else "") + f"the form the goals write ({form!r})")
     if not any(_exact_shape(str(to_shape(v, form))) == shape for v in values if _exact_shape(v) != shape):
         return spec  # nothing the form would mend: a description of the values ("e.g. AA-3859-IAH-ORD")
     return replace(spec, kind="shape", allowed=(form,), source="instructions",
@@ -450,6 +455,7 @@ def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
                    f"the form the goals write ({form!r}): {shapes[shape]} of {len(values)} sample values have it")
 
 
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")
 
 

@@ -7,7 +7,9 @@ import ast
 import pytest
 
 from recursive_cleaner.judge.validation import check_code_safety
-from recursive_cleaner.profiling.choose import Candidate, candidates, choose_function, dayfirst_from_words, target_units
+from recursive_cleaner.profiling.choose import (
+    Candidate, _digits, candidates, choose_function, dayfirst_from_words, target_units,
+)
 from recursive_cleaner.profiling.profiler import profile_records
 from recursive_cleaner.profiling.spec import read_spec
 
@@ -143,3 +145,17 @@ def test_the_rounding_the_goals_name_comes_first():
     chosen, _ = _choose("weight in kilograms (grams / 1000, lb x 0.4536, 2 decimals)", "weight",
                         ["12.5", "41.89 lbs", "500 g", "3.2", "1.25"] * 3)
     assert chosen.candidate.primitive == "to_unit" and ("digits", 2) in chosen.candidate.kwargs
+
+
+@pytest.mark.parametrize("words, used, first", [
+    ("gross_weight -> kg as a decimal number (g / 1000; lb x 0.4536; round to 2 dp)", {"453.59237", "1000.0"}, "kg"),
+    ("weights in grams and pounds, convert them to kilograms", set(), "kilograms"),
+    ("Weight in kilograms: 12500 g -> 12.5, and pounds times 0.4536", {"453.59237"}, "kilograms"),
+])
+def test_the_target_unit_is_the_one_converted_to_not_one_a_factor_is_given_for(words, used, first):
+    assert target_units(words, "mass", used)[0] == first
+
+
+def test_decimals_the_goals_name():
+    assert _digits((), "round to 2 dp") == [2] and _digits((), "one decimal place") == [1]
+    assert _digits((("3,75", "3.75"),), "") == [2] and _digits((), "a decimal point") == []

@@ -96,3 +96,9 @@ def test_a_written_form_with_nothing_to_mend_is_a_description():
     codes = ["AA-3859-IAH-ORD", "UA-12-SFO-LAX", "DL-1234-ATL-JFK"] * 5
     spec = read_spec('flight (airline-number-origin-destination, e.g. "AA-3859-IAH-ORD")', ["flight"], {"flight": codes})
     assert spec.fields["flight"].kind is None
+
+
+def test_a_written_timestamp_form_is_a_datetime_not_a_shape():
+    stamps = ["2024-02-03 14:05"] * 17 + ["01.02.2024 19:11", "3.2.2024 09:10", "2024-02-02T18:37:00"]
+    spec = read_spec("Timestamps: format as 2024-02-03 14:05.", ["collected_at"], {"collected_at": stamps})
+    assert (spec.fields["collected_at"].kind, spec.fields["collected_at"].allowed) == ("datetime", ("%Y-%m-%d %H:%M",))

@@ -111,3 +111,9 @@ def test_a_list_the_data_of_one_field_holds_names_that_field():
 def test_words_that_protect_a_field(goals, kept):
     fields = ["emp_id", "notes", "bin", "currency", "mrn", "sku"]
     assert {f for f, r in read_goals(goals, fields).items() if r.expectation and r.expectation.kind == "as_is"} == kept
+
+
+def test_one_letter_codes_with_slashes_are_a_list():
+    samples = {"flag": ["H", "L", "N", "high"] * 3, "unit": ["mmol/L", "g/L", "U/L"] * 4}
+    spec = read_spec("Flag column: a single letter, H / L / N. Units: mmol/L, g/L or U/L.", ["flag", "unit"], samples)
+    assert spec.fields["flag"].allowed == ("H", "L", "N") and spec.fields["unit"].kind != "enum"

@@ -32,6 +32,7 @@ def linked(field: str, text: str, others: tuple[str, ...] = ()) -> list[str]:
     ("order_no", "Order numbers are integers.", "Order numbers"),
     ("collected_at", "Collection times as YYYY-MM-DD HH:MM.", "Collection times"),  # one stem; at: a time
     ("created_at", "The creation time in ISO.", "creation time"),
+    ("collected_at", "Timestamps: format as 2024-02-03 14:05.", "Timestamps"),
     ("zip5", "zip 5 is five digits.", "zip 5"),
 ])
 def test_a_field_is_linked_by_the_words_its_name_abbreviates(field, text, words):
