@@ -73,6 +73,19 @@ _MAX_SHAPE = 200
 _RUN = _re.compile(r"[^\W\d_]+|\d+")  # a run of letters or of digits
 
 
+def _refines(value: str, example: str) -> bool:
+    """Each group of ``example``'s letters or digits is whole groups of ``value``'s, in order ("Ab.12.34": "AB-1234")."""
+    runs = [len(r) for r in _RUN.findall(value)]
+    k = 0
+    for size in (len(r) for r in _RUN.findall(example)):
+        total = 0
+        while total < size and k < len(runs):
+            total, k = total + runs[k], k + 1
+        if total != size:
+            return False
+    return k == len(runs)
+
+
 def _shape(value, example):
     """``value``'s letters and digits in the form of ``example``: case and separators from it, slot by slot."""
     if not isinstance(value, str) or not isinstance(example, str) or len(value) > _MAX_SHAPE:
@@ -81,8 +94,7 @@ def _shape(value, example):
     slots = [c for c in example if c.isalnum()]
     if not slots or len(chars) != len(slots):
         return value
-    runs = [len(r) for r in _RUN.findall(value)]
-    if len(runs) > 1 and runs != [len(r) for r in _RUN.findall(example)]:
+    if any(not c.isalnum() for c in value.strip()) and not _refines(value, example):
         return value  # its own groups, of other lengths: "01.02.2024" is no "2024-02-01" read slot by slot
     out, k = [], 0
     for c in example:
