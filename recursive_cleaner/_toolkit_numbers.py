@@ -104,6 +104,25 @@ def _number(value, mode, decimal=None):
     return without_float_noise(number) if number - number == 0 else value  # not inf or nan
 
 
+_SCALED = _re.compile(r"(?P<body>.*?[0-9])\s*(?P<unit>k|thousand|m|mn|mio|million|bn|billion)s?\.?"
+                     r"(?P<rest>\s*(?:[a-z]{3}|[" + _CURRENCY + r"])?)\s*", _re.IGNORECASE)
+_MULTIPLIED_BY = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+
+
+def _scaled_number(value, mode, decimal=None):
+    """``_number`` that also reads a multiplier after the number: "52k" is 52000, "$1.5M" 1500000."""
+    match = _SCALED.fullmatch(value.strip()) if isinstance(value, str) and len(value) <= 64 else None
+    if match is None:
+        return _number(value, mode, decimal)
+    number = _number(match["body"] + match["rest"], "float", decimal)
+    if not isinstance(number, float):
+        return value
+    number = without_float_noise(number * _MULTIPLIED_BY[match["unit"].lower()])
+    if mode in ("integer", "whole") and number.is_integer():
+        return int(number)
+    return value if mode == "integer" else number
+
+
 def _int(value, _):
     if type(value) is int:
         return value

@@ -36,7 +36,9 @@ import unicodedata as _ud
 from ._toolkit_dates import _date_order, _iso_date, _iso_datetime, _time_12h, _time_24h
 from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE
 from ._toolkit_data import US_STATES as _STATE_TABLE
-from ._toolkit_numbers import _count, _decimal_mark, _int, _number, _strip_units, _words, without_float_noise
+from ._toolkit_numbers import (
+    _count, _decimal_mark, _int, _number, _scaled_number, _strip_units, _words, without_float_noise,
+)
 from ._toolkit_units import _shape, _to_unit, _unit
 
 PRIMITIVES: tuple[str, ...] = (
@@ -128,11 +130,13 @@ def to_e164(value, *, default_country: str = "1"):
 
 
 # ---- numbers, counts, units and shapes (parsers in _toolkit_numbers.py and _toolkit_units.py) -----
-def to_number(value, *, integer: bool = False, whole_as_int: bool = False, decimal=None):
+def to_number(value, *, integer: bool = False, whole_as_int: bool = False, decimal=None, scaled: bool = False):
     """float from numbers decorated with currency, units, %, grouping, without float noise; integer=True: int, and
     only whole values convert; whole_as_int=True: whole values as int (12), others as float (16.9); decimal=","
-    or ".": the decimal mark (the other groups thousands), None: read from each value."""
-    return _stable(_number, value, "integer" if integer else "whole" if whole_as_int else "float", decimal)
+    or ".": the decimal mark (the other groups thousands), None: read from each value; "1.5k" or "2M" stay unless
+    scaled=True ("52k" -> 52000, "$1.5M" -> 1500000)."""
+    mode = "integer" if integer else "whole" if whole_as_int else "float"
+    return _stable(_scaled_number if scaled else _number, value, mode, decimal)
 
 
 def to_int(value):
@@ -237,6 +241,10 @@ def _closest(value, options: list, cutoff: float):
         short = {option for option_key, option in keyed if _abbreviates(key, option)}
         if len(short) == 1:
             return short.pop()
+        if keyed and all(len(option_key) == 1 for option_key, _ in keyed):  # one-letter codes: "high" is H
+            initial = {option for option_key, option in keyed if option_key == key[0]}
+            if len(initial) == 1:
+                return initial.pop()
     scored = []
     for option_key, option in keyed:
         matcher = _difflib.SequenceMatcher(None, key, option_key)

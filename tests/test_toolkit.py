@@ -542,10 +542,10 @@ def test_closest_value_takes_short_forms_that_fit_one_entry_alone():
 
 
 def test_closest_value_aliases_are_other_spellings_of_entries():
-    aliases = {"high": "H", "low": "L", "normal": "N", "odd": "Z"}  # an alias of no entry is ignored
-    table(closest_value, [("HIGH", "H"), ("High", "H"), ("h", "H"), (" normal ", "N"), ("LOW", "L"), ("odd", "odd"),
-                          ("x", "x")], allowed=["H", "L", "N"], aliases=aliases)
-    assert closest_value("high", ["H", "L", "N"]) == "high"  # without the aliases: nothing close enough
+    aliases = {"elevated": "H", "reduced": "L", "typical": "N", "odd": "Z"}  # an alias of no entry is ignored
+    table(closest_value, [("ELEVATED", "H"), ("Elevated", "H"), ("h", "H"), (" typical ", "N"), ("REDUCED", "L"),
+                          ("odd", "odd"), ("x", "x")], allowed=["H", "L", "N"], aliases=aliases)
+    assert closest_value("elevated", ["H", "L", "N"]) == "elevated"  # without the aliases: nothing close enough
 
 
 def test_to_iso_datetime_in_another_iso_form():
@@ -565,3 +565,15 @@ def test_to_shape_never_regroups_a_value_with_groups_of_its_own():
 
     table(to_shape, [("01.02.2024 19:11", "01.02.2024 19:11"), ("6175550143", "617-555-0143"),
                      ("(617) 555.0143", "617-555-0143"), ("61-75550-143", "61-75550-143")], example="617-555-0143")
+
+
+def test_closest_value_reads_a_word_as_the_one_letter_code_it_starts():
+    table(closest_value, [("high", "H"), ("LOW", "L"), ("Normal", "N"), ("x", "x")], allowed=["H", "L", "N"])
+    assert closest_value("yes", ["Y", "N"]) == "Y" and closest_value("maybe", ["Y", "N"]) == "maybe"
+
+
+def test_to_number_reads_multipliers_only_when_asked():
+    table(to_number, [("52k", 52000.0), ("$1.5M", 1500000.0), ("3 million", 3000000.0), ("12", 12.0), ("x4", "x4")],
+          scaled=True)
+    table(to_number, [("52k", 52000), ("$52,000", 52000), ("1.2345k", "1.2345k")], scaled=True, integer=True)
+    assert to_number("52k") == "52k"  # by default a multiplier is no decoration to drop

@@ -38,6 +38,7 @@ _TO = frozenset({"to", "into"})
 _NOT_UNITS = frozenset({"in"})  # "weights in kg": the word, not inches
 _IN = frozenset({"in", "as"})
 _PLAIN_KINDS = frozenset(KIND_PRIMITIVES) - {"enum", "shape", "number", "integer", "date", "datetime", "as_is"}
+_SCALE_WORD = re.compile(r"\d\s*(?:k|m|mn|bn|thousand|million|billion)\b", re.I)
 _DECIMALS = re.compile(r"[-+]?[0-9]*[.,]([0-9]+)")
 
 
@@ -200,6 +201,9 @@ def _number_candidates(exp: Expectation, strings: list, words: str, examples: tu
     else:
         out += [Candidate("to_number", kwargs=whole + mark) for mark in marks]
     out += [Candidate("words_to_number"), Candidate("to_count"), Candidate("strip_units")]
+    if any(_SCALE_WORD.search(a) for a, _ in examples):  # "52k" -> 52000: the examples ask to read multipliers
+        out += [Candidate("to_number", kwargs=(("integer", True), ("scaled", True)) + mark) for mark in marks] + [
+            Candidate("to_number", kwargs=(("whole_as_int", True), ("scaled", True)) + mark) for mark in marks]
     return out
 
 

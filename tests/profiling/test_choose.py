@@ -109,15 +109,16 @@ def test_candidates_follow_the_kind():
 
 
 def test_an_enumerations_examples_become_its_aliases():
-    goals = 'flag: one of H, L or N. "high" -> H, "low" -> L, "normal" -> N'
-    values = ["H", "N", "L", "HIGH", "high", "Normal", "N", "H", "low", "L"] * 3
+    goals = 'flag: one of H, L or N. "elevated" -> H, "reduced" -> L, "typical" -> N'
+    values = ["H", "N", "L", "ELEVATED", "elevated", "Typical", "N", "H", "reduced", "L"] * 3
     chosen, spec = _choose(goals, "flag", values)
     assert chosen.candidate == Candidate("closest_value", (["H", "L", "N"],),
-                                         (("aliases", {"high": "H", "low": "L", "normal": "N"}),))
+                                         (("aliases", {"elevated": "H", "reduced": "L", "typical": "N"}),))
     assert chosen.fixed == 12 and check_code_safety(chosen.code) == []
     namespace: dict = {}
     exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
-    assert [namespace["fix_flag"]({"flag": v})["flag"] for v in ("HIGH", "Normal", "low", "H")] == ["H", "N", "L", "H"]
+    assert [namespace["fix_flag"]({"flag": v})["flag"] for v in ("ELEVATED", "Typical", "reduced", "H")] == [
+        "H", "N", "L", "H"]
 
 
 def test_day_first_from_the_goals_holds_for_the_whole_file_even_where_a_chunk_has_no_ambiguous_value():
@@ -159,3 +160,9 @@ def test_the_target_unit_is_the_one_converted_to_not_one_a_factor_is_given_for(w
 def test_decimals_the_goals_name():
     assert _digits((), "round to 2 dp") == [2] and _digits((), "one decimal place") == [1]
     assert _digits((("3,75", "3.75"),), "") == [2] and _digits((), "a decimal point") == []
+
+
+def test_examples_with_a_multiplier_ask_for_scaled_numbers():
+    chosen, _ = _choose('sal: a plain number: "$52,000" -> 52000, "52k" -> 52000', "sal",
+                        ["52000", "$61,500", "48k", "70000", "55000"] * 3)
+    assert ("scaled", True) in chosen.candidate.kwargs and chosen.fixed == 6
