@@ -349,7 +349,12 @@ def _capitalize(match) -> str:
 
 
 def _name(text: str) -> str:
-    return _WORD.sub(_capitalize, " ".join(text.split()))
+    spaced = " ".join(text.split())
+    words = spaced.split(" ")
+    if any(w[:1].isupper() and any(c.islower() for c in w) for w in words):  # "de la Cruz", "van der Berg": short
+        return " ".join(w if w.isalpha() and w.islower() and len(w) <= 3 else _WORD.sub(_capitalize, w)
+                        for w in words)  # lower-case particles beside a capitalised name stay as written
+    return _WORD.sub(_capitalize, spaced)
 
 
 def _email(text: str) -> str:
@@ -371,7 +376,8 @@ def normalize_whitespace(value):
 
 def title_case_name(value):
     """Whitespace normalised, each word capitalised ("o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald") unless already
-    written like "McDonald" (capital, small, ...); words are never reordered."""
+    written like "McDonald" (capital, small, ...), or a lower-case particle of three letters or fewer beside a
+    capitalised word ("de la Cruz", "van der Berg" stay); words are never reordered."""
     return _stable(_text_op, value, _name)
 
 

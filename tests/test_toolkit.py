@@ -577,3 +577,8 @@ def test_to_number_reads_multipliers_only_when_asked():
           scaled=True)
     table(to_number, [("52k", 52000), ("$52,000", 52000), ("1.2345k", "1.2345k")], scaled=True, integer=True)
     assert to_number("52k") == "52k"  # by default a multiplier is no decoration to drop
+
+
+def test_title_case_name_keeps_particles_beside_a_capitalised_name():
+    table(title_case_name, [("de la Cruz", "de la Cruz"), ("van der Berg", "van der Berg"), ("jack taylor", "Jack Taylor"),
+                            (" HENRY   Wilson ", "Henry Wilson"), ("anne  marie", "Anne Marie"), ("MARIA", "Maria")])

@@ -167,6 +167,8 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
             out.append(Candidate("closest_value", (list(exp.allowed),), (("aliases", aliases),)))
     elif kind == "shape":
         out += [Candidate("to_shape", (b,)) for b in exp.allowed]
+        if examples and not any(c.isdigit() for a, b in examples for c in a + b):  # words: their case, the examples
+            out += [Candidate(p) for p in ("title_case_name", "to_lower", "to_upper", "normalize_whitespace")]  # decide
     elif kind in _PLAIN_KINDS:
         out.append(Candidate(KIND_PRIMITIVES[kind]))
     if profile.primitive == "normalize_whitespace" or (profile.primitive == "strip_units" and kind not in (

@@ -12,7 +12,7 @@ the connecting words gives one pair per input):
 
 A pair belongs to (1) the field whose sample values hold A exactly (every such field when the
 sentence names none of them), else (2) the one field whose values share A's shape (``value_shape``),
-the one the sentence names when several do, else (3) the one field the sentence (or the bullet it
+the ones the sentence names when several do ("First and last names: "MARIA" becomes "Maria""), else (3) the one field the sentence (or the bullet it
 stands in) names; otherwise it is dropped, never guessed. A bare word without digits or
 signs (``Germany``) counts only as a value the data holds; a bare value glued to another one
 (``5 kg``, ``12:00 p.m.``) is not read (quote it). Several inputs written with their output
@@ -301,8 +301,7 @@ class _Reader:
         shape = value_shape(a)
         alike = [f for f in self.fields if shape in self.shapes[f]]
         if alike:
-            chosen = [f for f in alike if f in named] if len(alike) > 1 else alike
-            return chosen if len(chosen) == 1 else []
+            return [f for f in alike if f in named] if len(alike) > 1 else alike  # every named field of A's shape
         return list(named) if len(named) == 1 and a not in self.loose else []
 
     def _named(self, at: int, start: int, end: int, block: int) -> frozenset:

@@ -239,7 +239,9 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
     if kind == "upper":
         return value == value.upper()
     if kind == "title_case":
-        return all(_title_word(w) for w in value.split(" "))
+        words = value.split(" ")
+        capital = any(w[:1].isupper() and any(c.islower() for c in w) for w in words)
+        return all(_title_word(w) or (capital and w.isalpha() and w.islower() and len(w) <= 3) for w in words)
     return False
 
 

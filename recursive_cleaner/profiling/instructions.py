@@ -106,6 +106,8 @@ _ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|a
                            r"(?:the following\s*)?:?\s*", re.I)
 _NOTHING_ELSE = re.compile(r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$",
                            re.I)
+_CONVERTED = re.compile(r"\s*(?:->|→|=>|(?:becomes?|become|turns?|stays?|remains?|(?:is|are|should|must)\s+be(?:come)?)\b)",
+                        re.I)  # '"MARIA" or "  maria" becomes "Maria"': example inputs, not a list of values
 _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
 _NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
@@ -129,15 +131,17 @@ def _clauses(block: str) -> list[str]:
 def _blocks(text: str, is_head) -> list[str]:
     """Bullets with their continuation lines, heading lines, paragraphs."""
     blocks: list[list[str]] = []
+    in_bullet = False
     for line in text.splitlines():
         if not line.strip():
             blocks.append([])
             continue
         bullet = _BULLET.match(line)
         body = line[bullet.end():] if bullet else line.strip()
-        new = bool(bullet) or (not line[:1].isspace() and is_head(body)) or not blocks or not blocks[-1]
-        if new:
+        new = bool(bullet) or (not line[:1].isspace() and (is_head(body) or in_bullet)) or not blocks or not blocks[-1]
+        if new:  # (a line at the margin after a bullet is no continuation of it: a bullet's own lines are indented)
             blocks.append([body.strip()])
+            in_bullet = bool(bullet)
         else:
             blocks[-1].append(body.strip())
     return [" ".join(b) for b in blocks if b]
@@ -168,7 +172,7 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
                 items = items[:bad[0]]  # "active, pending or churned, so fix the misspellings"
             elif bad:
                 items = []
-        if len(items) >= 2:
+        if len(items) >= 2 and not _CONVERTED.match(rest, pos):
             return tuple(dict.fromkeys(items)), trig.start()
     return None
 

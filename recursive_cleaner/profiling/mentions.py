@@ -28,12 +28,15 @@ _SYNONYMS = (  # regex, test on the field's tokens
     (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
     (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: is_date_name(t)),
     (r"times", lambda t: "time" in t and not is_date_name(t)),
+    (r"names", lambda t: t[-1].endswith("name")),  # "standardise names": fname, l_name (a word for several)
     (r"timestamps?|date[\s-]?times?", lambda t: "time" in t or "timestamp" in t or t[-1:] == ["at"]),
     (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
 )
 
 
 _WORD = r"[A-Za-z][A-Za-z0-9-]*"
+_NAMES = re.compile(r"names?", re.I)
+_SHARED_HEAD = re.compile(rf"(?<![\w-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*)+)({_WORD})\s+({_WORD})", re.I)
 
 
 def singulars(word: str) -> list[str]:
@@ -223,6 +226,14 @@ class FieldMentions:
                         owners = self._owners(item.group(), head)
                         if owners:
                             hits.append((m.start(1) + item.start(), m.start(1) + item.end(), owners, len(owners) > 1))
+        for m in _SHARED_HEAD.finditer(text):  # "first and last names", "first/last name": fname and l_name
+            items = [(m.start(1) + i.start(), m.start(1) + i.end(), i.group()) for i in re.finditer(_WORD, m.group(1))]
+            items.append((m.start(2), m.end(2), m.group(2)))
+            head = singulars(m.group(3))[-1]
+            spelled = [(a, b, frozenset(f for f in self.tokens if abbreviation_links(f, [w.lower(), head]) == 2))
+                       for a, b, w in items if w.lower() not in _STOP]
+            if spelled and spelled[-1][2]:  # the last item and the word after it name a field: a shared word
+                hits += [(a, b, fields, False) for a, b, fields in spelled if len(fields) == 1]
         for word, field in self.short.items():  # "ids should be integers": the one field ending in "id"
             for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)|"
                                  rf"^[\s*•-]*(?P<w>(?:the\s+)?\b{re.escape(word)}s?\b)", text, re.I):  # or opening
@@ -258,11 +269,14 @@ class FieldMentions:
     def groups(self, text: str) -> list[tuple[int, int, frozenset]]:
         """Groups of adjacent field mentions: [(start, end, fields)]."""
         out: list[list] = []
-        for start, stop, fields, _ in self._taken(text):
-            if out and _CONNECT.fullmatch(text[out[-1][1]:start]):
-                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
+        generic = False
+        for start, stop, fields, several in self._taken(text):
+            gap = text[out[-1][1]:start] if out else ""
+            if out and _CONNECT.fullmatch(gap) and (not (several or generic) or not gap.isspace()):
+                out[-1][1], out[-1][2] = stop, out[-1][2] | fields  # ("the state Names stay": no list, a new subject)
             else:
                 out.append([start, stop, fields])
+            generic = several
         return [tuple(g) for g in out]
 
     def _taken(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
@@ -275,6 +289,9 @@ class FieldMentions:
             if hit[0] >= end:
                 taken.append(hit)
                 end = hit[1]
+        taken = [t for t, prev in zip(taken, [None] + taken[:-1])  # "City names", "brewery names": the names are
+                 if not (t[3] and prev is not None and not prev[3] and text[prev[1]:t[0]] == " "  # that field's values
+                         and _NAMES.fullmatch(text[t[0]:t[1]]))]
         taken = [t for t, nxt in zip(taken, taken[1:] + [None])  # "flight times": a noun before the times fields
                  if t[3] or nxt is None or not nxt[3] or text[t[1]:nxt[0]] != " "]
         specific = frozenset().union(*(t[2] for t in taken if not t[3]))

@@ -166,3 +166,10 @@ def test_examples_with_a_multiplier_ask_for_scaled_numbers():
     chosen, _ = _choose('sal: a plain number: "$52,000" -> 52000, "52k" -> 52000', "sal",
                         ["52000", "$61,500", "48k", "70000", "55000"] * 3)
     assert ("scaled", True) in chosen.candidate.kwargs and chosen.fixed == 6
+
+
+def test_case_examples_choose_a_text_primitive_that_passes_them_all():
+    goals = 'First and last names: "MARIA" or "  maria" becomes "Maria" and "anne  marie" becomes "Anne Marie".'
+    values = ["Maria", "Anne Marie", "MARIA", "  maria", "de la Cruz", "Jose", "Li", "Omar", "anne  marie", "Kim"] * 2
+    chosen, _ = _choose(goals, "fname", values)
+    assert chosen.candidate == Candidate("title_case_name") and chosen.fixed == 6

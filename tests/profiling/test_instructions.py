@@ -117,3 +117,9 @@ def test_one_letter_codes_with_slashes_are_a_list():
     samples = {"flag": ["H", "L", "N", "high"] * 3, "unit": ["mmol/L", "g/L", "U/L"] * 4}
     spec = read_spec("Flag column: a single letter, H / L / N. Units: mmol/L, g/L or U/L.", ["flag", "unit"], samples)
     assert spec.fields["flag"].allowed == ("H", "L", "N") and spec.fields["unit"].kind != "enum"
+
+
+def test_a_line_at_the_margin_after_a_bullet_is_a_new_paragraph():
+    readings = read_goals("* state: upper-case 2 letters\n* city without the state\nNames stay as they are.",
+                          ["city", "state", "beer_name"])
+    assert readings["beer_name"].expectation.kind == "as_is" and readings["state"].expectation.kind != "as_is"

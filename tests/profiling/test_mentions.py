@@ -109,3 +109,15 @@ def test_the_last_word_of_one_fields_name_opening_a_clause_names_it():
     assert linked("gross_weight", "Weight in kilograms, only the number.", ("unit_price",)) == ["Weight"]
     assert linked("gross_weight", "- the weight in kg", ("unit_price",)) == ["the weight"]
     assert linked("gross_weight", "Convert each weight to kg.", ("unit_price",)) == []  # not its subject
+
+
+@pytest.mark.parametrize("text", ["First and last names: normal capitalisation", "- first/last name columns: proper case"])
+def test_a_word_several_items_share_names_each_field_it_spells_with_them(text):
+    fields = frozenset().union(*(g[2] for g in FieldMentions(["fname", "l_name", "dob"]).groups(text)))
+    assert fields == {"fname", "l_name"}
+
+
+def test_names_is_a_word_for_the_name_fields_unless_it_follows_one():
+    reader = FieldMentions(["fname", "l_name", "city", "beer_name"])
+    assert reader.groups("Standardise names (Title Case)")[0][2] == {"fname", "l_name", "beer_name"}
+    assert [g[2] for g in reader.groups("City names are in Title Case")] == [frozenset({"city"})]
