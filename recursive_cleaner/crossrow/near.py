@@ -191,8 +191,16 @@ def two_values(a: str, b: str) -> bool:
             and all(x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a, b)))
 
 
+def _loose(text: str) -> str:
+    """Case, spaces and punctuation removed (letters and digits kept): " A.L.T." -> "alt"."""
+    return "".join(c for c in text.casefold() if c.isalnum()) if len(text) <= MAX_CHARS else ""
+
+
 def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float) -> tuple[dict[str, str], int]:
     """(rare string -> its unambiguous close spelling at least ``ratio`` times as frequent, strings left alone).
+
+    A string with the same letters and digits as a far more frequent one, cased, spaced or
+    punctuated otherwise ("GLUCOSE", " ALT", "A.L.T."), is that one.
 
     A short code seen more than once is a value of its own ("KY" is not a typo of "NY"); two
     numbers, or two strings that differ only in digits, are two values (``two_values``); short
@@ -209,7 +217,16 @@ def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float
         if m >= ratio * least and len(other) <= MAX_CHARS:
             index.add(other, (other, m))
     budget, left_alone = Budget(MAX_WORK), 0
+    spelled: dict[str, tuple[int, str]] = {}  # loose key -> the most frequent string with it
+    for other, m in strings:
+        key = _loose(other)
+        if key and (key not in spelled or m > spelled[key][0]):
+            spelled[key] = (m, other)
     for value, n in strings:
+        top = spelled.get(_loose(value))
+        if top is not None and top[1] != value and top[0] >= ratio * n:
+            fixes[value] = top[1]  # the same letters and digits, cased or spaced otherwise: "A.L.T." is ALT
+            continue
         if len(value.strip()) < 4 and n > 1:
             continue
         limit = min(max_distance, max(1, len(value) // 4))
