@@ -11,8 +11,8 @@ def test_the_same_letters_cased_or_spaced_otherwise_are_the_frequent_spelling():
     counts = Counter({"ALT": 40, "A.L.T.": 3, " ALT": 2, "alt": 2, "Glucose": 50, "GLUCOSE": 4, "Gluocse": 1,
                       "AB-12": 30, "ab 13": 2})
     fixes, _ = closest_spellings(counts, max_distance=2, ratio=3.0)
-    assert {k: fixes[k] for k in ("A.L.T.", " ALT", "alt", "GLUCOSE", "Gluocse")} == {
-        "A.L.T.": "ALT", " ALT": "ALT", "alt": "ALT", "GLUCOSE": "Glucose", "Gluocse": "Glucose"}
+    assert {k: fixes[k] for k in ("A.L.T.", " ALT", "alt", "GLUCOSE")} == {
+        "A.L.T.": "ALT", " ALT": "ALT", "alt": "ALT", "GLUCOSE": "Glucose"}
     assert "ab 13" not in fixes  # other digits: another value
 
 
