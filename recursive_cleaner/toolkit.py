@@ -3,21 +3,21 @@ Tested helpers: from recursive_cleaner.toolkit import to_iso_date, to_number, cl
 Each returns its input UNCHANGED when it cannot parse it (never raises) and is idempotent: f(f(x)) == f(x).
 Use one per field: record["signup"] = to_iso_date(record.get("signup")); record["status"] = closest_value(record.get("status"), ["active", "churned"])
 to_iso_date(v, *, dayfirst=False) -> "YYYY-MM-DD" from "2023-04-05T14:30:00Z", "4/5/2023" (month first unless dayfirst=True or the first number > 12), "12.03.1985" (dotted: day first), "20230405", "April 5, 2023", "5 Apr 23"
-to_iso_datetime(v, *, dayfirst=False) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an offset is given; a date alone gets T00:00:00) from "4/5/2023 2:30 PM", "2023-04-05 14:30"
+to_iso_datetime(v, *, dayfirst=False, form=None) -> "YYYY-MM-DDTHH:MM:SS" (+HH:MM if an offset is given; a date alone gets T00:00:00) from "4/5/2023 2:30 PM", "2023-04-05 14:30"; form="%Y-%m-%d %H:%M" writes "2023-04-05 14:30" instead
 to_time_24h(v) -> "HH:MM" from "2:30 p.m.", "2:30PM", "7:05 a.m.", "14:30:00"
 to_time_12h(v) -> "2:30 p.m." from "14:30", "2:30PM", "2:30P", "07:05", "12:00noon", and from text around a time ("6:55 a.m. Dec 02", "12/02/2011 6:55 a.m.", "Thu 20:00")
 to_e164(v, *, default_country="1") -> "+15551234567" from "(555) 123-4567", "1-555-123-4567", "+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped
-to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped); decimal="," reads "1,234" as 1.234 and "14,90" as 14.9 (decimal="." reads "1,234" as 1234)
+to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int if integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" -> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped); decimal="," reads "1,234" as 1.234 and "14,90" as 14.9 (decimal="." reads "1,234" as 1234); scaled=True reads "52k" as 52000 (else unchanged)
 to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
 strip_units(v) -> the number's text without currency, unit or %: "12.0 oz" -> "12.0", "$1,234.50" -> "1,234.50"
 to_count(v) / words_to_number(v) -> int from "twelve", "twenty-one", "one hundred and five", "a dozen"; to_count also from "12", "3 pcs", "three units", "x4", "4x"
 to_unit(v, target, *, digits=None) -> float in target ("kg", "g", "lb", "m", "cm", "in", "l", "ml", "gal", ...) from "500 g", "2 lb", "1,5 kg" (same dimension only; a bare number is already in target); digits=2 rounds
 to_shape(v, example) -> v's letters and digits in the example's form: to_shape("ab 1234", "AB-1234") -> "AB-1234" (same count of letters and digits, else unchanged)
-closest_value(v, allowed, *, cutoff=0.6, default=None) -> the allowed spelling for case/space/punctuation variants and typos ("actve", "CHURNED ", "Pendin g"); no match: default if given, else v
+closest_value(v, allowed, *, cutoff=0.6, default=None, aliases=None) -> the allowed spelling for case/space/punctuation variants, short forms of one entry ("HR": "Human Resources", "Eng": "Engineering", "high": "H") and typos ("actve", "CHURNED ", "Pendin g"); aliases={"elevated": "H"} adds spellings; no match: default if given, else v
 to_bool(v) -> True/False from yes/no, y/n, true/false, t/f, 1/0, on/off (any case)
 null_if_placeholder(v, extra=()) / is_null_like(v, extra=()) -> None / True for "", "N/A", "NA", "null", "None", "-", "--", "?", "empty", "unknown", "nan" (any case, any spaces) and the strings in extra, else v / False (is_null_like: True for None and NaN too)
 normalize_whitespace(v) -> stripped, inner runs of whitespace collapsed to one space
-title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald", "McDonald" kept (never reorders)
+title_case_name(v) -> "  ALICE   SMITH " -> "Alice Smith", "o'brien" -> "O'Brien", "mcdonald" -> "Mcdonald", "McDonald" and "de la Cruz" kept (never reorders)
 normalize_email(v) -> all whitespace removed, lower case
 to_lower(v) / to_upper(v) -> stripped, then lower / upper case
 to_country_code(v) -> ISO 3166 alpha-2 ("US") from "United States", "U.S.A.", "America", "UK", "Deutschland", "Holland", "DEU", "de"

@@ -67,24 +67,24 @@ PASSES = '''from recursive_cleaner.toolkit import to_number
 def fix_amount(record):
     record = dict(record)
     value = record.get("amount")
-    if isinstance(value, str) and value.strip().lower().endswith("k"):
-        number = to_number(value.strip()[:-1])
+    if isinstance(value, str) and value.strip().lower().endswith("tsd"):
+        number = to_number(value.strip()[:-3])
         record["amount"] = number * 1000 if isinstance(number, float) else value
     else:
         record["amount"] = to_number(value)
     return record'''
-AMOUNTS = ["1,5 k", "12", "3,50", "2 k", "7", "0,25", "4,5 k", "9"]
+AMOUNTS = ["1,5 tsd", "12", "3,50", "2 tsd", "7", "0,25", "4,5 tsd", "9"]  # "tsd": a multiplier no toolkit call reads
 
 
 def test_a_model_reply_that_breaks_an_example_is_refused_with_the_example_as_feedback(tmp_path):
-    goals = 'amount: a plain number; a "k" means thousands, so "1,5 k" -> 1500.'
+    goals = 'amount: a plain number; "tsd" means thousands, so "1,5 tsd" -> 1500.'
     backend = FakeBackend([make_reply("fix_amount", BREAKS), make_reply("fix_amount", PASSES)], default=CLEAN_REPLY)
     events: list = []
     _, result = _run(tmp_path, backend, goals, events, amount=AMOUNTS)
     assert [e for e in events if e["type"] == "function_from_hint"] == []  # no toolkit call passes the example
     first, second = backend.history[0], backend.history[1]
-    assert "FIELD TO FIX" in first and "'1,5 k' -> '1500'" in first and "tests" in first
-    assert "does not pass the goals' examples" in second and "'1,5 k' should become '1500', it gives '1,5 k'" in second
+    assert "FIELD TO FIX" in first and "'1,5 tsd' -> '1500'" in first and "tests" in first
+    assert "does not pass the goals' examples" in second and "'1,5 tsd' should become '1500', it gives 1.5" in second
     refused = [e for e in events if e["type"] == "validation_failed"]
     assert refused and "goals' examples" in refused[0]["error"]
     assert result.functions == ["fix_amount"] and "* 1000" in (tmp_path / "cf.py").read_text()

@@ -36,7 +36,7 @@ _SYNONYMS = (  # regex, test on the field's tokens
 
 _WORD = r"[A-Za-z][A-Za-z0-9-]*"
 _NAMES = re.compile(r"names?", re.I)
-_SHARED_HEAD = re.compile(rf"(?<![\w-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*)+)({_WORD})\s+({_WORD})", re.I)
+_SHARED_HEAD = re.compile(rf"(?<![\w/-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*){{1,6}})({_WORD})\s+({_WORD})", re.I)
 
 
 def singulars(word: str) -> list[str]:
@@ -219,8 +219,8 @@ class FieldMentions:
         hits = []
         for head in self.heads:
             heads = rf"{re.escape(head)}(?:e?s)?"
-            for rx in (rf"(?<![\w-])((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
-                       rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*)*{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
+            for rx in (rf"(?<![\w-])((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
+                       rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
                 for m in re.finditer(rx, text, re.I):
                     for item in re.finditer(_WORD, m.group(1)):
                         owners = self._owners(item.group(), head)
