@@ -2,6 +2,7 @@
 
 from ._version import __version__
 from .apply import ApplyError, ApplyResult, apply_file, apply_records
+from .apply.check import SpecCheck, validate
 from .cleaner import DataCleaner, RunResult
 from .context import build_context
 from .errors import (
@@ -26,6 +27,8 @@ __all__ = [
     "ApplyError",
     "LLMBackend",
     "validate_function",
+    "validate",
+    "SpecCheck",
     "check_code_safety",
     "infer_schema",
     "format_schema_for_prompt",

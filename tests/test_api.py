@@ -8,7 +8,7 @@ import recursive_cleaner
 from recursive_cleaner import DataCleaner, LLMBackend, errors
 
 EXPECTED = {
-    "clean", "CleanResult", "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "check_code_safety", "infer_schema",
+    "clean", "CleanResult", "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "validate", "SpecCheck", "check_code_safety", "infer_schema",
     "format_schema_for_prompt", "build_context", "parse_response", "iter_chunks", "iter_records",
     "CleanerError", "ParseError", "MaxIterationsError", "OutputValidationError", "LLMCallError",
     "SandboxError", "InputError", "InputEncodingError", "StateFileError", "DependencyCycleError", "DataLossError", "__version__",

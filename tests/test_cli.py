@@ -167,13 +167,17 @@ def test_generate_passes_its_options_to_the_cleaner(work, use, monkeypatch):
 
 def test_analyze_reports_issues_and_writes_no_code(work, use):
     use(_scripted(default=make_reply(status="clean", issues=(("Emails are in mixed case", False),))))
-    for args in (("analyze",), ("generate", "--dry-run")):
+    for args, report in ((("analyze",), "analysis_report.md"), (("generate", "--dry-run"), "cleaning_report.md"),
+                         (("analyze", "--report", "mine.md"), "mine.md")):
+        (work / "cleaning_report.md").write_text("a generate run's report")
         result = invoke(*args, "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
         assert result.exit_code == 0, result.stderr
         assert "found" in result.stdout and "issue(s)" in result.stdout
         assert not (work / "cleaning_functions.py").exists()
-        assert "Emails are in mixed case" in (work / "cleaning_report.md").read_text()
+        assert "Emails are in mixed case" in (work / report).read_text()
         assert "issue(s) found" in result.stderr
+        if args[0] == "analyze":  # analyze leaves generate's report as it is
+            assert (work / "cleaning_report.md").read_text() == "a generate run's report"
 
 
 def test_usage_errors_exit_2():

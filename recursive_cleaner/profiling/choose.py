@@ -261,6 +261,7 @@ def _written(profile: FieldProfile, name: str, candidate: Candidate) -> tuple[st
     code = (f"from recursive_cleaner.toolkit import {candidate.primitive}\n\n\n"
             f"def {name}(record):\n"
             f"    record = dict(record)\n"
-            f"    record[{field!r}] = {candidate.primitive}(record.get({field!r}){candidate.arguments()})\n"
+            f"    if {field!r} in record:  # a record without the field stays without it\n"
+            f"        record[{field!r}] = {candidate.primitive}(record.get({field!r}){candidate.arguments()})\n"
             f"    return record\n")
     return docstring, code

@@ -39,6 +39,7 @@ def hint_function(profile: FieldProfile, name: str) -> tuple[str, str] | None:
     code = (f"from recursive_cleaner.toolkit import {primitive}\n\n\n"
             f"def {name}(record):\n"
             f"    record = dict(record)\n"
-            f"    record[{field!r}] = {primitive}(record.get({field!r}){args})\n"
+            f"    if {field!r} in record:  # a record without the field stays without it\n"
+            f"        record[{field!r}] = {primitive}(record.get({field!r}){args})\n"
             f"    return record\n")
     return docstring, code

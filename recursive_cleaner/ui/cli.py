@@ -302,9 +302,15 @@ def generate(**opts: Any) -> None:
 def analyze(**opts: Any) -> None:
     """Report the issues of FILE, write no code.
 
-    A dry run: the field profile and one detection call per chunk; the report lists the issues.
+    A dry run: the field profile and one detection call per chunk; the report lists the issues, in
+    analysis_report.md unless --report is given (a generate run's cleaning_report.md is left as it is).
     """
+    if click.get_current_context().get_parameter_source("report") == click.core.ParameterSource.DEFAULT:
+        opts["report"] = ANALYSIS_REPORT
     _clean(opts, dry_run=True)
+
+
+ANALYSIS_REPORT = "analysis_report.md"
 
 
 def _clean(opts: dict, *, dry_run: bool) -> None:
@@ -505,6 +511,26 @@ def apply_cmd(functions: str, file: str, output: str, trusted: bool, workers: in
         where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"
         _echo(f"warning: clean_data failed on {result.failed:,} record(s), {where} (exit 3)", err=True)
         raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
+
+
+@cli.command()
+@click.argument("file")
+@click.option("--spec", "spec_path", default="cleaning_spec.json", show_default=True,
+              help="The field spec to check against (a run's cleaning_spec.json, edited or not).")
+@_debug_option
+def validate(file: str, spec_path: str) -> None:
+    """Check FILE against a field spec: per field, the values that break it.
+
+    Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
+    """
+    from ..apply.check import validate as check
+
+    _need_file(file, "data file")
+    _need_file(spec_path, "spec file")
+    result = check(file, spec_path)
+    _echo(result.summary())
+    if not result.ok:
+        raise click.exceptions.Exit(1)
 
 
 @cli.command()

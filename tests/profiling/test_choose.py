@@ -173,3 +173,11 @@ def test_case_examples_choose_a_text_primitive_that_passes_them_all():
     values = ["Maria", "Anne Marie", "MARIA", "  maria", "de la Cruz", "Jose", "Li", "Omar", "anne  marie", "Kim"] * 2
     chosen, _ = _choose(goals, "fname", values)
     assert chosen.candidate == Candidate("title_case_name") and chosen.fixed == 6
+
+
+def test_the_chosen_function_leaves_a_missing_field_missing():
+    chosen, _ = _choose("signup: ISO dates; day first", "signup", AMBIGUOUS)
+    namespace: dict = {}
+    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
+    assert namespace["fix_signup"]({"other": 1}) == {"other": 1}
+    assert namespace["fix_signup"]({"signup": "25/03/2023"}) == {"signup": "2023-03-25"}

@@ -1,0 +1,96 @@
+"""``validate(data, spec)``: the cells of a dataset that break a field spec, field by field.
+
+The spec is what a run wrote (``cleaning_spec.json``, edited or not) or any dict of that form: each
+field in scope with a checkable kind (a date, a number, one of a list, a shape ...) is checked on
+every record with the same ``conforms`` the judge uses; ``as_is`` fields and fields out of scope
+are not checked, and a blank (``None``, ``""``, "N/A" and other placeholders) is counted apart, not
+as a break. Use it on cleaned output, or on next month's export before it is cleaned.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..profiling.expectations import Expectation, conforms, is_placeholder
+from ..profiling.spec import CleaningSpec, load_spec
+
+__all__ = ["validate", "SpecCheck", "Violation"]
+
+SHOWN = 100  # violations kept per field (all are counted)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One cell that breaks the spec: its record (0-based), field and value."""
+
+    row: int
+    field: str
+    value: Any
+
+
+@dataclass
+class SpecCheck:
+    """What ``validate`` found: per field, values checked, blanks, breaks (counted) and the first ones."""
+
+    records: int = 0
+    expected: dict[str, str] = field(default_factory=dict)  # field -> the format, described
+    checked: dict[str, int] = field(default_factory=dict)
+    blank: dict[str, int] = field(default_factory=dict)
+    broken: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[Violation]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.broken.values())
+
+    def summary(self) -> str:
+        """One line per checked field: 'email: 3 of 120 values break lower-case email addresses, e.g. ...'."""
+        lines = [f"{self.records} record(s) checked against {len(self.expected)} field format(s)"]
+        for name, need in self.expected.items():
+            wrong, seen = self.broken.get(name, 0), self.checked.get(name, 0)
+            shown = ", ".join(repr(v.value)[:40] for v in self.examples.get(name, [])[:3])
+            lines.append(f"{name}: {wrong} of {seen} value(s) break {need}" + (f", e.g. {shown}" if wrong else ""))
+        return "\n".join(lines)
+
+
+def _records(data: Any) -> tuple[Iterable[dict], bool | None]:
+    """(records, csv_strings) of a path, a DataFrame or records; None: decide from the values."""
+    if isinstance(data, (str, os.PathLike)):
+        from ..read.parsers import iter_records
+
+        path = os.fspath(data)
+        return iter_records(path), True if Path(path).suffix.lower() in (".csv", ".tsv") else None
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
+        return data.to_dict("records"), None
+    return data, None
+
+
+def validate(data: Any, spec: CleaningSpec | dict | str | os.PathLike, *, shown: int = SHOWN) -> SpecCheck:
+    """The cells of ``data`` (a file path, a DataFrame or records) that break ``spec`` (a ``CleaningSpec``, its
+    dict, or a ``cleaning_spec.json`` path), field by field; ``shown`` violations are kept per field."""
+    spec = spec if isinstance(spec, CleaningSpec) else load_spec(os.fspath(spec) if isinstance(spec, os.PathLike)
+                                                                 else spec)
+    checks: dict[str, Expectation] = {name: exp for name, exp in spec.expectations().items() if exp.kind != "as_is"}
+    records, csv_strings = _records(data)
+    rows = list(records) if csv_strings is None else records
+    if csv_strings is None:  # strings only (a CSV read as records): numbers written as text conform
+        csv_strings = all(isinstance(v, str) for r in rows if isinstance(r, dict) for v in r.values() if v is not None)
+    out = SpecCheck(expected={name: exp.describe(csv_strings=csv_strings) for name, exp in checks.items()})
+    for row, record in enumerate(rows):
+        out.records += 1
+        if not isinstance(record, dict):
+            continue
+        for name, exp in checks.items():
+            value = record.get(name)
+            if value is None or (isinstance(value, str) and (not value.strip() or is_placeholder(value))):
+                out.blank[name] = out.blank.get(name, 0) + 1
+                continue
+            out.checked[name] = out.checked.get(name, 0) + 1
+            if not conforms(value, exp, csv_strings=csv_strings):
+                out.broken[name] = out.broken.get(name, 0) + 1
+                if len(out.examples.get(name, ())) < shown:
+                    out.examples.setdefault(name, []).append(Violation(row, name, value))
+    return out
