@@ -53,7 +53,7 @@ import make_tables  # noqa: E402
 __all__ = ["WORDINGS", "SILENT_REPLY", "SilentBackend", "same", "score", "score_files", "run_one",
            "ensure_table", "format_table", "main"]
 
-WORDINGS = ("email", "terse", "ticket")  # ticket: written in session 12, after the first two were tuned on
+WORDINGS = ("email", "terse", "ticket", "chat")  # ticket, chat: written in session 12 before their first runs
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"
