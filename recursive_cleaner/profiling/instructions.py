@@ -85,7 +85,9 @@ _PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
              r"double spaces|whitespace"),
     ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)"),  # "Leave beer_name and style as they are"
     ("as_is", rf"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|precisely))?\s*(?:{_AS_IS}|"
-              r"unchanged\b|(?=[,.;)!]|$))"),  # "emp_id and notes stay exactly as they are", "whatever is in it stays"
+              r"unchanged\b|untouched\b|intact\b|alone\b|(?=[,.;)!]|$))"),  # "emp_id and notes stay exactly as they
+    # are", "whatever is in it stays", "the notes column stays untouched"
+    ("as_is", r"\bhands[\s-]off\b"),  # "sample ids + tech comments: hands off"
     ("as_is", r"\b(?:read[\s-]only|out of scope|(?:must|should|may|shall|can)\s*(?:not|n'?t)\s+(?:be\s+)?(?:changed|"
               r"change|touched|touch|modified|modify|edited|edit|altered|alter|rewritten|reformatted)|(?:is|are) fine as "
               r"(?:it|they) (?:is|are))\b(?:\s*:[^.;]*)?"),  # "emp_id and notes are read-only", "must not change: bin"
@@ -449,6 +451,8 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
         words = " ".join(dict.fromkeys(said[field]))
         guessed = not kinds[field] and field not in firm and bool(tied.get(field))  # only where the rules read none
         own = tied[field] if guessed else kinds[field]
+        if {"upper", "lower"} <= {k for k, _ in own}:  # "fix the ALL CAPS and all-lowercase ones": the wrong
+            own = [(k, a) for k, a in own if k not in ("upper", "lower")]  # values' cases, neither one the target
         best = (("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None)
         exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
                else _fallback(field, words, (samples or {}).get(field)))

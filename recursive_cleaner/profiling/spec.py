@@ -481,7 +481,8 @@ def _with_examples(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples:
     outputs = tuple(dict.fromkeys(b for _, b in changes))
     shapes = {value_shape(b) for b in outputs}
     values = [str(v).strip() for v in _present(samples)]
-    if (spec.kind not in (None, "free") or not changes or any(value_shape(a) in shapes for a, _ in changes)
+    weak = spec.kind == "text" and any(" ".join(a.split()) != b for a, b in changes)  # the examples ask for more
+    if (spec.kind not in (None, "free") and not weak or not changes or any(value_shape(a) in shapes for a, _ in changes)
             or len(values) < _MIN_CHECKED or sum(value_shape(v) in shapes for v in values) * 2 < len(values)):
         return spec
     return replace(spec, kind="shape", allowed=outputs, source="examples",

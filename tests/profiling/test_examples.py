@@ -165,3 +165,11 @@ def test_a_field_its_examples_change_is_mentioned_by_them():
     kept = read_spec("A sku like AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"]
     assert kept.examples == (("AB-1234", "AB-1234"),) and kept.mentioned  # named by the words "A sku"
     assert not read_spec("AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"].mentioned  # a kept value alone
+
+
+def test_case_examples_give_a_shape_over_a_trimming_reading():
+    names = ["Maria", "Anne Marie", "MARIA", "  maria", "Jose", "Li", "Omar", "Kim"] * 3
+    spec = read_spec('names: no extra spaces, so "MARIA" or "  maria" becomes "Maria"', ["fname"], {"fname": names})
+    assert spec.fields["fname"].kind == "shape"
+    assert read_spec('names: no extra spaces, "  Maria" becomes "Maria"', ["fname"], {"fname": names}
+                     ).fields["fname"].kind == "text"  # whitespace only: the trimming reading stands

@@ -123,3 +123,18 @@ def test_a_line_at_the_margin_after_a_bullet_is_a_new_paragraph():
     readings = read_goals("* state: upper-case 2 letters\n* city without the state\nNames stay as they are.",
                           ["city", "state", "beer_name"])
     assert readings["beer_name"].expectation.kind == "as_is" and readings["state"].expectation.kind != "as_is"
+
+
+def test_both_cases_named_for_one_field_describe_the_wrong_values_not_the_target():
+    names = ["Maria", "Anne Marie", "MARIA", "jose", "Li", "Omar", "Kim", "de la Cruz"] * 3
+    spec = read_spec("names: fix the ALL CAPS and all-lowercase ones to normal capitalisation + single spaces",
+                     ["fname"], {"fname": names})
+    assert spec.fields["fname"].kind not in ("upper", "lower")  # it was upper: 2,705 held-out cells rewritten
+    assert read_spec("state: upper case", ["state"], {"state": ["CA", "ny"] * 3}).fields["state"].kind == "upper"
+
+
+@pytest.mark.parametrize("goals", ["employee ids and the notes column stay untouched",
+                                   "emp_id and notes: hands off", "emp_id and notes remain intact"])
+def test_more_words_that_leave_fields_alone(goals):
+    readings = read_goals(goals, ["emp_id", "notes", "dept"])
+    assert {f for f, r in readings.items() if r.expectation and r.expectation.kind == "as_is"} == {"emp_id", "notes"}
