@@ -113,11 +113,11 @@ def _iso_date(value, dayfirst):
     return value if moment is None else moment[0].isoformat()
 
 
-FORMS = {"T%S": "%Y-%m-%dT%H:%M:%S", "T": "%Y-%m-%dT%H:%M", " %S": "%Y-%m-%d %H:%M:%S", " ": "%Y-%m-%d %H:%M"}
+_FORMS = frozenset({"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"})  # form= writes
 
 
 def _iso_datetime(value, dayfirst, form=None):
-    if form is not None and form not in FORMS.values():
+    if form is not None and form not in _FORMS:
         return value  # a form this helper does not write
     if isinstance(value, _dt.datetime) and form is None:
         return value.replace(microsecond=0).isoformat()

@@ -57,12 +57,13 @@ class SpecCheck:
 
 
 def _records(data: Any) -> tuple[Iterable[dict], bool | None]:
-    """(records, csv_strings) of a path, a DataFrame or records; None: decide from the values."""
+    """(records, csv_strings) of a path (streamed: only CSV holds text alone), a DataFrame or records (None: decide
+    from the values)."""
     if isinstance(data, (str, os.PathLike)):
         from ..read.parsers import iter_records
 
         path = os.fspath(data)
-        return iter_records(path), True if Path(path).suffix.lower() in (".csv", ".tsv") else None
+        return iter_records(path), Path(path).suffix.lower() in (".csv", ".tsv")
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
         return data.to_dict("records"), None
     return data, None

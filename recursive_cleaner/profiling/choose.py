@@ -117,15 +117,14 @@ def target_units(words: str, dimension: str, used: set[str] = frozenset()) -> li
     return list(dict.fromkeys(token for _, _, token in sorted(found)))
 
 
-_NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
-_DECIMALS_SAID = re.compile(r"\b(\d|no|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after|dp)\b",
+_DECIMALS_SAID = re.compile(r"\b(\d|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after|dp)\b",
                             re.I)
 
 
 def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]:
     """The numbers of decimals the examples' numeric outputs are written with, and the goals' words name ("2 decimals",
     "one decimal place"), to round a conversion to."""
-    out = {int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[m.group(1).lower()]
+    out = {toolkit.words_to_number(m.group(1).lower()) if m.group(1).isalpha() else int(m.group(1))
            for m in _DECIMALS_SAID.finditer(words or "")}
     for _, b in examples:
         m = _DECIMALS.fullmatch(b.strip())

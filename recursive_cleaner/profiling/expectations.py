@@ -117,8 +117,9 @@ _ASCII_CLASSES = str.maketrans({**{c: "9" for c in "0123456789"}, **{c: "A" for 
 _RUNS = re.compile(r"9+|a+|A+")
 
 
-def value_shape(value: Any) -> str:
-    """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9"."""
+def value_shape(value: Any, *, runs: bool = True) -> str:
+    """Digits -> 9, letters -> a / A (upper), runs collapsed, other characters kept: "(555) 123-4567" -> "(9) 9-9";
+    ``runs=False`` keeps every character's class: "617-555-0143" -> "999-999-9999"."""
     if value is None:
         return "<null>"
     for kind, name in ((bool, "<bool>"), (int, "<int>"), (float, "<float>"), (dict, "<dict>"),
@@ -129,12 +130,13 @@ def value_shape(value: Any) -> str:
     if text == "":
         return "<empty>"
     if text.isascii():  # the common case, without a Python loop per character
-        shape = _RUNS.sub(lambda m: m.group(0)[0], text.translate(_ASCII_CLASSES))
+        shape = text.translate(_ASCII_CLASSES)
+        shape = _RUNS.sub(lambda m: m.group(0)[0], shape) if runs else shape
         return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"
     out: list[str] = []
     for ch in text:
         cls = "9" if ch.isdecimal() else ("A" if ch.isupper() else "a") if ch.isalpha() else ch
-        if not (out and cls in "9aA" and out[-1] == cls):
+        if not (runs and out and cls in "9aA" and out[-1] == cls):
             out.append(cls)
     shape = "".join(out)
     return shape if len(shape) <= VALUE_CHARS else shape[: VALUE_CHARS - 1] + "…"

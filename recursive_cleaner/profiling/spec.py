@@ -423,9 +423,8 @@ def _against_convention(spec: FieldSpec, pairs: tuple[tuple[str, str], ...], sam
     return replace(spec, kind=None, allowed=(), source="", note=why)
 
 
-def _exact_shape(value: str) -> str:
-    """Each digit 9, each letter a or A, other characters kept: "617-555-0143" -> "999-999-9999"."""
-    return "".join("9" if c.isdigit() else ("A" if c.isupper() else "a") if c.isalpha() else c for c in value)
+def _exact(value: str) -> str:
+    return value_shape(value, runs=False)  # "617-555-0143" -> "999-999-9999"
 
 
 def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
@@ -436,10 +435,10 @@ def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
     values = [str(v).strip() for v in _present(samples)]
     if len(values) < _MIN_CHECKED:
         return spec
-    shapes = Counter(_exact_shape(v) for v in values)
+    shapes = Counter(_exact(v) for v in values)
     inputs = {a for a, _ in spec.examples}
-    forms = {_exact_shape(v): v for v in written_values(spec.words)
-             if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact_shape(v)] * 2 >= len(values)}
+    forms = {_exact(v): v for v in written_values(spec.words)
+             if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact(v)] * 2 >= len(values)}
     if len(forms) != 1:
         return spec
     shape, form = forms.popitem()
@@ -448,7 +447,7 @@ def _with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
         kind, allowed = ("datetime", (stamp,)) if stamp else ("date", ())
         return replace(spec, kind=kind, allowed=allowed, source="instructions",
                        note=(spec.note + "; " if spec.note else "") + f"the form the goals write ({form!r})")
-    if not any(_exact_shape(str(to_shape(v, form))) == shape for v in values if _exact_shape(v) != shape):
+    if not any(_exact(str(to_shape(v, form))) == shape for v in values if _exact(v) != shape):
         return spec  # nothing the form would mend: a description of the values ("e.g. AA-3859-IAH-ORD")
     return replace(spec, kind="shape", allowed=(form,), source="instructions",
                    note=(spec.note + "; " if spec.note else "") +
