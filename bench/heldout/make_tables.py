@@ -1,4 +1,5 @@
-"""Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export.
+"""Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export,
+a fleet's fuel log.
 
 Standard library only, seeded and deterministic: the same seed writes byte-identical files.
 Per table, in ``OUT/<table>/``:
@@ -29,8 +30,8 @@ from pathlib import Path
 
 __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table", "main"]
 
-TABLES = ("lab", "warehouse", "hr")
-ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500}
+TABLES = ("lab", "warehouse", "hr", "fleet")  # fleet: session 13, written before its first run
+ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500, "fleet": 1400}
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
 
@@ -420,9 +421,103 @@ def build_hr(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[di
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- fleet fuel log (session 13)
+
+PLATE_LETTERS = "ABCDEFGHJKLMNPRSTVWXYZ"
+DRIVERS = ["R. Tremblay", "J. Gagnon", "M. Roy", "S. Cote", "A. Singh", "K. Martin", "L. Bouchard",
+           "D. MacDonald", "P. Nguyen", "T. Wilson", "C. Lavoie", "B. Fortin", "E. Morin"]
+FLEET_REMARKS = [
+    "DEF topped up", "  receipt missing", "TIRE PRESSURE LOW - reported", "paid w/ backup card",
+    "reefer unit fuel incl.", "Border crossing @ Lacolle", "pump 7 slow", "split fill 2x",
+    "see trip sheet 0042", "driver swap at Kingston", "CARD DECLINED first try", "odo photo sent",
+]
+FUELS = {"Diesel": ["diesel", "DIESEL", "Deisel", " Diesel", "Diesl"],
+         "Regular": ["regular", "REGULAR", "Reguler", "Regular "],
+         "Premium": ["premium", "PREMIUM", "Premuim", "Prem"],
+         "DEF": ["def", "D.E.F.", " DEF", "Def"]}
+GAL_TO_L = 3.785   # the factors the goals give
+MI_TO_KM = 1.609
+
+
+def build_fleet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """A trucking fleet's fuel-card log: US stations report gallons, old rigs' odometers miles."""
+    cols = ["entry_no", "fill_date", "plate", "driver", "card_no", "fuel_type", "volume",
+            "volume_unit", "odometer", "odo_unit", "remarks"]
+    trucks = []
+    while len(trucks) < 60:
+        plate = "".join(rng.choice(PLATE_LETTERS) for _ in range(4)) + f"-{rng.randrange(100, 1000)}"
+        if plate not in [t["plate"] for t in trucks]:
+            trucks.append({"plate": plate, "card": f"{rng.randrange(0, 10**6):08d}",
+                           "odo_km": rng.randrange(40_000, 700_000),
+                           "miles": rng.random() < 0.1,
+                           "fuel": rng.choice(["Diesel"] * 5 + ["Regular", "Premium"])})
+    day = dt.date(2024, 1, 2)
+    clean, dirty = [], []
+    for i in range(n):
+        if rng.random() < 0.1:
+            day += dt.timedelta(days=1)
+        truck = rng.choice(trucks)
+        fuel = "DEF" if rng.random() < 0.06 else truck["fuel"]
+        us_station = rng.random() < 0.10
+        if us_station:
+            gal = round(rng.uniform(8.0, 120.0), 2)
+            litres = round(gal * GAL_TO_L, 2)
+        else:
+            litres = round(rng.uniform(30.0, 450.0), 2)
+        truck["odo_km"] += rng.randrange(150, 900)
+        if truck["miles"]:
+            miles = round(truck["odo_km"] / MI_TO_KM)
+            odo_km = round(miles * MI_TO_KM)
+        else:
+            odo_km = truck["odo_km"]
+        row = {
+            "entry_no": f"{i + 1:05d}",
+            "fill_date": day.isoformat(),
+            "plate": truck["plate"],
+            "driver": rng.choice(DRIVERS),
+            "card_no": truck["card"],
+            "fuel_type": fuel,
+            "volume": fmt_num(litres, 2),
+            "volume_unit": "L",
+            "odometer": str(odo_km),
+            "odo_unit": "km",
+            "remarks": rng.choice(FLEET_REMARKS) if rng.random() < 0.25 else "",
+        }
+        clean.append(row)
+        d = dict(row)
+        if us_station:
+            d["volume"] = fmt_num(gal, 2)
+            d["volume_unit"] = rng.choice(["gal", "gal", "US gal", "gallons", "GAL"])
+            if rng.random() < 0.7:
+                d["fill_date"] = rng.choice([day.strftime("%m/%d/%Y"),
+                                             f"{day.month}/{day.day}/{day.year}"])
+        elif rng.random() < 0.04:
+            d["volume_unit"] = rng.choice(["l", "ltr", "litres", "Litre"])
+        if truck["miles"]:
+            d["odometer"] = str(miles)
+            d["odo_unit"] = rng.choice(["mi", "mi", "miles", "MI"])
+        elif rng.random() < 0.03:
+            d["odo_unit"] = rng.choice(["KM", "Km", "kms"])
+        dirty.append(d)
+    for i in dirty_cells(rng, n, 0.10):
+        letters_, digits = clean[i]["plate"].split("-")
+        dirty[i]["plate"] = rng.choice([f"{letters_.lower()}-{digits}", f"{letters_}{digits}",
+                                        f"{letters_} {digits}", f"{letters_.lower()} {digits}"])
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["fuel_type"] = rng.choice(FUELS[clean[i]["fuel_type"]])
+    meta = {
+        "id": "entry_no",
+        "protect": ["card_no", "remarks"],
+        "fix": ["fill_date", "plate", "fuel_type", "volume", "volume_unit", "odometer", "odo_unit"],
+        "other": ["entry_no", "driver"],
+        "numeric": ["volume", "odometer"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
-BUILDERS = {"lab": build_lab, "warehouse": build_warehouse, "hr": build_hr}
+BUILDERS = {"lab": build_lab, "warehouse": build_warehouse, "hr": build_hr, "fleet": build_fleet}
 
 
 def build_table(name: str, *, seed: int = SEED, rows: int | None = None):
