@@ -1,4 +1,4 @@
-"""Units and value shapes behind the toolkit's to_unit and to_shape.
+"""Units and value shapes behind the toolkit's to_unit, convert_unit and to_shape.
 
 Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
 cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard library
@@ -9,7 +9,7 @@ import re as _re
 
 from ._toolkit_numbers import _number, without_float_noise
 
-__all__ = ["_to_unit", "_shape", "UNITS", "_unit"]  # for toolkit.py only
+__all__ = ["_to_unit", "_convert_unit", "_shape", "UNITS", "_unit", "same_unit", "unit_key"]  # for the toolkit and the library
 
 # (dimension, size in the dimension's base unit: grams, metres, litres), by every spelling (lower case,
 # dots and spaces removed); US customary sizes for gallons, pints, quarts and fluid ounces.
@@ -23,7 +23,7 @@ _SIZES = (
     ("length", 0.001, "mm millimeter millimeters millimetre millimetres"),
     ("length", 0.01, "cm centimeter centimeters centimetre centimetres"),
     ("length", 1.0, "m meter meters metre metres"),
-    ("length", 1000.0, "km kilometer kilometers kilometre kilometres"),
+    ("length", 1000.0, "km kms kilometer kilometers kilometre kilometres"),
     ("length", 0.0254, "in inch inches \""),
     ("length", 0.3048, "ft foot feet '"),
     ("length", 0.9144, "yd yds yard yards"),
@@ -31,8 +31,8 @@ _SIZES = (
     ("volume", 0.001, "ml milliliter milliliters millilitre millilitres"),
     ("volume", 0.01, "cl centiliter centiliters centilitre centilitres"),
     ("volume", 0.1, "dl deciliter deciliters decilitre decilitres"),
-    ("volume", 1.0, "l liter liters litre litres"),
-    ("volume", 3.785411784, "gal gals gallon gallons"),
+    ("volume", 1.0, "l ltr ltrs lt liter liters litre litres"),
+    ("volume", 3.785411784, "gal gals gallon gallons usgal usgals usgallon usgallons"),
     ("volume", 0.473176473, "pt pint pints"),
     ("volume", 0.946352946, "qt quart quarts"),
     ("volume", 0.0295735295625, "floz fluidounce fluidounces"),
@@ -46,6 +46,38 @@ def _unit(text):
     if not isinstance(text, str):
         return None
     return UNITS.get(text.lower().replace(".", "").replace(" ", ""))
+
+
+def unit_key(text):
+    """A unit's spelling compared loosely: lower case, spaces and dots removed ("mg / dL" -> "mg/dl")."""
+    return text.lower().replace(".", "").replace(" ", "") if isinstance(text, str) else None
+
+
+def same_unit(a, b):
+    """``a`` and ``b`` spell the same unit: the same loose spelling ("mmol/l", "mmol/L"), or one size of
+    a unit the table knows ("litres", "L"; "US gal", "gallons")."""
+    ka, kb = unit_key(a), unit_key(b)
+    if not ka or not kb:
+        return False
+    return ka == kb or (ka in UNITS and UNITS.get(ka) == UNITS.get(kb))
+
+
+def _convert_unit(value, unit, source, target, op, by, places, decimal):
+    """(value, unit) converted where ``unit`` spells ``source``; the unit alone set where it spells ``target``."""
+    if same_unit(unit, target):
+        return value, target
+    if not same_unit(unit, source):
+        return value, unit
+    if isinstance(value, bool):
+        return value, unit
+    number = float(value) if isinstance(value, (int, float)) else _number(value.strip(), "float", decimal) \
+        if isinstance(value, str) and len(value) <= 64 else None
+    if not isinstance(number, float) or number != number or number in (float("inf"), float("-inf")):
+        return value, unit  # nothing to convert: the row keeps its unit, so it still says what it is
+    number = number * by if op == "multiply" else number / by
+    if places is None:
+        return without_float_noise(number), target
+    return (int(round(number)) if places == 0 else round(number, places)), target
 
 
 def _to_unit(value, option):

@@ -499,11 +499,31 @@ class DataCleaner:
                                                    scope=options.scope, spec=options.spec, check=check, draft=draft,
                                                    tie=tie)
             self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
+            self._add_conversions(self.state.spec.conversions)
         shown = schema.format_schema_for_prompt(info, left_alone=self._left_alone()) if info else ""
         self.state.prefix = static_prefix(
             options.instructions, schema=shown, mode=options.mode,
             allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
             toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
+
+    def _add_conversions(self, conversions) -> None:
+        """The goals' unit conversions (``spec.conversions``) as the first functions, written by the library: no
+        model call, no judge (the toolkit's ``convert_unit`` changes only the rows in the source unit)."""
+        have = {f["code"].replace(f["name"], "") for f in self.state.functions}  # a resumed run has them
+        taken = {f["name"] for f in self.state.functions}
+        slot = 0
+        for conv in conversions:
+            name = function_name(conv.value, taken).replace("fix_", "convert_", 1)
+            docstring, code = conv.function(name)
+            if code.replace(name, "") in have:
+                continue
+            taken.add(name)
+            self.state.functions.insert(slot, {"name": name, "docstring": docstring, "code": code, "field": conv.value,
+                                               "issue": conv.describe(), "issues_before": {}, "issues_after": {},
+                                               "chunk_index": 0, "examples": []})
+            slot += 1
+            self._emit("function_generated", function_name=name, field=conv.value, issues_before={},
+                       issues_after={}, chunk_index=0, iteration=0)
 
     def _left_alone(self) -> set[str]:
         """The fields no function may write: out of the goals' scope, or left as they are (never shown as work)."""

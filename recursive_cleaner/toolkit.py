@@ -11,7 +11,7 @@ to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int i
 to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly one run of digits)
 strip_units(v) -> the number's text without currency, unit or %: "12.0 oz" -> "12.0", "$1,234.50" -> "1,234.50"
 to_count(v) / words_to_number(v) -> int from "twelve", "twenty-one", "one hundred and five", "a dozen"; to_count also from "12", "3 pcs", "three units", "x4", "4x"
-to_unit(v, target, *, digits=None) -> float in target ("kg", "g", "lb", "m", "cm", "in", "l", "ml", "gal", ...) from "500 g", "2 lb", "1,5 kg" (same dimension only; a bare number is already in target); digits=2 rounds
+to_unit(v, target, *, digits=None) -> float in target ("kg", "g", "lb", "m", "cm", "in", "l", "ml", "gal", ...) from "500 g", "2 lb", "1,5 kg" (same dimension only; a bare number is already in target); digits=2 rounds / convert_unit(v, unit, source, target, *, multiply=None, divide=None, places=None) -> (v, unit) for a number field and its unit field: v converted where unit spells source ("gal", "US gal"), unit then target; a spelling of target ("ltr") becomes target
 to_shape(v, example) -> v's letters and digits in the example's form: to_shape("ab 1234", "AB-1234") -> "AB-1234" (same count of letters and digits, else unchanged)
 closest_value(v, allowed, *, cutoff=0.6, default=None, aliases=None) -> the allowed spelling for case/space/punctuation variants, short forms of one entry ("HR": "Human Resources", "Eng": "Engineering", "high": "H") and typos ("actve", "CHURNED ", "Pendin g"); aliases={"elevated": "H"} adds spellings; no match: default if given, else v
 to_bool(v) -> True/False from yes/no, y/n, true/false, t/f, 1/0, on/off (any case)
@@ -39,11 +39,11 @@ from ._toolkit_data import US_STATES as _STATE_TABLE
 from ._toolkit_numbers import (
     _count, _decimal_mark, _int, _number, _scaled_number, _strip_units, _words, without_float_noise,
 )
-from ._toolkit_units import _shape, _to_unit, _unit
+from ._toolkit_units import _convert_unit, _shape, _to_unit, _unit
 
 PRIMITIVES: tuple[str, ...] = (
     "to_iso_date", "to_iso_datetime", "to_time_24h", "to_time_12h", "to_e164", "to_number", "to_int", "strip_units",
-    "words_to_number", "to_count", "to_unit", "to_shape", "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
+    "words_to_number", "to_count", "to_unit", "convert_unit", "to_shape", "closest_value", "to_bool", "null_if_placeholder", "is_null_like", "normalize_whitespace",
     "title_case_name", "normalize_email", "to_lower", "to_upper", "to_country_code", "to_country_name",
     "to_us_state_code", "to_us_state_name",
 )
@@ -165,6 +165,22 @@ def to_unit(value, target, *, digits=None, decimal=None):
     mi) or volume (ml cl dl l fl oz pt qt gal, US sizes); a bare number is taken to be in the target unit already;
     rounded to ``digits`` when given; another dimension or an unknown unit stays unchanged."""
     return _stable(_to_unit, value, (target, digits, decimal))
+
+
+def convert_unit(value, unit, source, target, *, multiply=None, divide=None, places=None, decimal=None):
+    """``(value, unit)`` in ``target`` where ``unit`` spells ``source`` (loosely: case, spaces, dots, and the spellings
+    of one unit to_unit knows): ``value`` times ``multiply`` or divided by ``divide``, rounded to ``places`` (0: an
+    int); where ``unit`` spells ``target``, the unit alone is written as ``target``; anything else (another unit,
+    a value that is no number) comes back unchanged. Total and idempotent: a converted row's unit is ``target``."""
+    if (multiply is None) == (divide is None):
+        return value, unit
+    op, by = ("multiply", multiply) if multiply is not None else ("divide", divide)
+    try:
+        if not isinstance(by, (int, float)) or isinstance(by, bool) or by == 0 or by != by:
+            return value, unit
+        return _convert_unit(value, unit, source, target, op, float(by), places, decimal)
+    except Exception:  # noqa: BLE001 (total: a helper never raises)
+        return value, unit
 
 
 def to_shape(value, example):

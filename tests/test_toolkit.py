@@ -289,6 +289,10 @@ def one_arg(name: str):
         return lambda value: tk.to_unit(value, "kg")
     if name == "to_shape":
         return lambda value: tk.to_shape(value, "AB-1234")
+    if name == "convert_unit":  # a (value, unit) pair: the second call takes the first one's pair
+        return lambda value: (tk.convert_unit(*value, "gal", "L", multiply=3.785, places=2)
+                              if isinstance(value, tuple) and len(value) == 2
+                              else tk.convert_unit(value, "US gal", "gal", "L", multiply=3.785, places=2))
     return getattr(tk, name)
 
 
@@ -322,6 +326,8 @@ def test_every_helper_is_total_and_idempotent(name, value):
     once = function(value)
     twice = function(once)
     assert type(twice) is type(once) and twice == once
+    if name == "convert_unit":
+        once = once[0] if once[1] == "US gal" else value  # no number: the pair comes back unchanged
     if not isinstance(value, (str, int, float)) and value is not None and name != "closest_value(default)":
         assert once is value  # lists, dicts: always unchanged
 
@@ -342,6 +348,10 @@ CONVERTS = {  # the documented conversions of non-text inputs
 @pytest.mark.parametrize("name", [n for n in tk.PRIMITIVES if n != "is_null_like"])
 def test_non_text_inputs_come_back_unchanged(name):
     function = one_arg(name)
+    if name == "convert_unit":  # a pair: the value comes back as it was, with its unit
+        assert all(function(value) == (value, "US gal") for value in NON_TEXT if value is not None)
+        assert function(2) == (7.57, "L") and function(None) == (None, "US gal")
+        return
     for value in NON_TEXT:
         assert function(value) is value, (name, value)
     for value in (3, 1, 0, 5551234567, 2.5, -7):
@@ -422,8 +432,10 @@ def clean(record):
     out = {}
     for name in tk.PRIMITIVES:
         try:
-            args = {"closest_value": (["active", "pending"],), "to_unit": ("kg",), "to_shape": ("AB-1234",)}
-            result = getattr(tk, name)(value, *args.get(name, ()))
+            args = {"closest_value": (["active", "pending"],), "to_unit": ("kg",), "to_shape": ("AB-1234",),
+                    "convert_unit": ("US gal", "gal", "L")}
+            kwargs = {"convert_unit": {"multiply": 3.785, "places": 2}}
+            result = getattr(tk, name)(value, *args.get(name, ()), **kwargs.get(name, {}))
         except Exception as exc:
             result = "raised " + repr(exc)
         out[name] = result

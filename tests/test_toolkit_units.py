@@ -93,3 +93,42 @@ def test_unit_dimension():
 
     assert [unit_dimension(u) for u in ("kg", "Pounds", "fl. oz.", "km", "parsec", None)] == [
         "mass", "mass", "volume", "length", None, None]
+
+
+# ---------------------------------------------------------------- convert_unit (a number field and its unit field)
+
+from recursive_cleaner.toolkit import convert_unit  # noqa: E402
+
+
+@pytest.mark.parametrize("value, unit, expected", [
+    ("126", "mg/dL", (7.0, "mmol/L")), ("126", "MG/DL", (7.0, "mmol/L")), ("99", "mg / dl", (5.5, "mmol/L")),
+    ("7.0", "mmol/l", ("7.0", "mmol/L")),  # a spelling of the target: the unit alone
+    ("7.0", "mmol/L", ("7.0", "mmol/L")), ("88", "umol/L", ("88", "umol/L")),  # another unit: unchanged
+    ("", "mg/dL", ("", "mg/dL")), (None, "mg/dL", (None, "mg/dL")), ("n/a", "mg/dL", ("n/a", "mg/dL")),
+    ("126", None, ("126", None)), (126, "mg/dL", (7.0, "mmol/L")),
+])
+def test_convert_unit_divides_the_source_rows_and_writes_the_target(value, unit, expected):
+    assert convert_unit(value, unit, "mg/dL", "mmol/L", divide=18, places=1) == expected
+
+
+def test_convert_unit_knows_the_spellings_of_one_unit_and_rounds():
+    gal = [convert_unit(v, u, "gal", "L", multiply=3.785, places=2) for v, u in
+           [("76.58", "US gal"), ("76.58", "gallons"), ("76.58", "GAL"), ("12", "ltr"), ("12", "litres")]]
+    assert gal == [(289.86, "L")] * 3 + [("12", "L"), ("12", "L")]
+    assert convert_unit("165353", "miles", "mi", "km", multiply=1.609, places=0) == (266053, "km")
+    assert isinstance(convert_unit("10", "mi", "mi", "km", multiply=1.609, places=0)[0], int)
+    assert convert_unit("10", "mi", "mi", "km", multiply=1.609) == (16.09, "km")  # no places: float noise dropped
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"multiply": 2, "divide": 3}, {"divide": 0}, {"multiply": "2"},
+                                    {"multiply": float("nan")}, {"multiply": True}])
+def test_convert_unit_without_one_usable_factor_changes_nothing(kwargs):
+    assert convert_unit("126", "mg/dL", "mg/dL", "mmol/L", **kwargs) == ("126", "mg/dL")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.none(), st.text(max_size=12), st.floats(allow_nan=True), st.integers()),
+       st.sampled_from(["gal", "US gal", "L", "ltr", "km", "", None, "mg/dL"]))
+def test_convert_unit_is_total_and_idempotent(value, unit):
+    once = convert_unit(value, unit, "gal", "L", multiply=3.785, places=2)
+    assert convert_unit(*once, "gal", "L", multiply=3.785, places=2) == once

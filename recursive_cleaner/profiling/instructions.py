@@ -102,9 +102,9 @@ _KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
 _PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
                       r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
-_ENUM_TRIGGER = re.compile(r"\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
+_ENUM_TRIGGER = re.compile(r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
                            r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may|has to|have to|needs? to) (?:only )?be|is always|"
-                           r"(?:is|are) only))\s*"
+                           r"(?:is|are) only))|(?P<eq>(?<![=<>!])=(?![=>])))\s*"
                            r"(?:the following\s*)?:?\s*", re.I)
 _NOTHING_ELSE = re.compile(r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$",
                            re.I)
@@ -130,27 +130,43 @@ def _clauses(block: str) -> list[str]:
     return [c for c in out if c.strip()]
 
 
+def goal_sentences(text: str) -> list[str]:
+    """The goals' sentences (and ';' parts), bullets and paragraphs joined across their wrapped lines."""
+    return [c for b in _blocks(text or "", lambda body: False) for c in _clauses(b)]
+
+
 def _blocks(text: str, is_head) -> list[str]:
-    """Bullets with their continuation lines, heading lines, paragraphs."""
+    """Bullets with their continuation lines, heading lines, paragraphs; a paragraph of several lines none of
+    which ends a sentence with a full stop is one request a line (a chat message), each line a block."""
     blocks: list[list[str]] = []
+    bullets: list[bool] = []
     in_bullet = False
     for line in text.splitlines():
         if not line.strip():
             blocks.append([])
+            bullets.append(False)
             continue
         bullet = _BULLET.match(line)
         body = line[bullet.end():] if bullet else line.strip()
         new = bool(bullet) or (not line[:1].isspace() and (is_head(body) or in_bullet)) or not blocks or not blocks[-1]
         if new:  # (a line at the margin after a bullet is no continuation of it: a bullet's own lines are indented)
             blocks.append([body.strip()])
+            bullets.append(bool(bullet))
             in_bullet = bool(bullet)
         else:
             blocks[-1].append(body.strip())
-    return [" ".join(b) for b in blocks if b]
+    out = []
+    for lines, bullet in zip(blocks, bullets):
+        if not bullet and len(lines) > 1 and not any(line.endswith(".") for line in lines):
+            out.extend(lines)
+        elif lines:
+            out.append(" ".join(lines))
+    return out
 
 
-def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
-    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts."""
+def _enum(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
+    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts; after a colon,
+    quoted, or bare when ``holds(items)``: most of them are values of one field ("match our list: Finance, ...")."""
     for trig in [m for m in [_COLON.match(clause)] if m] + list(_ENUM_TRIGGER.finditer(clause)):
         rest, items, pos = clause[trig.end():], [], 0
         while True:
@@ -163,11 +179,16 @@ def _enum(clause: str) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
+        if not items and trig.re is _COLON and holds is not None and not _ENUM_TRIGGER.search(rest):
+            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
+            bare = [i.strip() for i in _ITEM_SEP.split(_NOTHING_ELSE.sub("", words)) if i and i.strip()]
+            if len(bare) >= 2 and not any(_NOT_ITEM.search(i) or len(i.split()) > 4 for i in bare) and holds(bare):
+                items = bare
         if not items and trig.re is _ENUM_TRIGGER:
             words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()  # "...: fix typos" is no value
             words = _NOTHING_ELSE.sub("", words)  # "active, pending or churned and nothing else"
             items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
-            strict = trig.group("be") is not None
+            strict = trig.group("be") is not None or trig.group("eq") is not None  # "flag = H, L or N"
             bad = [k for k, i in enumerate(items) if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)]
             if bad and bad[0] >= 2 and re.search(r",\s*(?:so|to|and then|then|which|because)\b", words[len(
                     ", ".join(items[:bad[0]])) - 1:]):
@@ -186,23 +207,25 @@ _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 # a word start only (the look-behind): from inside a long word the search would rescan its rest, quadratic
 _PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
 _SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
-_NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|m|mm|d|dd|y|yy|yyyy|h|hh|ss)$",
-                             re.I)  # true/false: bool; MM/DD/YYYY: a date format
+_NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|m|mm|d|dd|y|yy|yyyy|h|hh|ss|month|day|year)$",
+                             re.I)  # true/false: bool; MM/DD/YYYY, month/day/year: a date format
 
 
 _LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")  # "H / L / N": one-letter codes
 
 
-def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
+def _paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b | c", or
-    one-letter codes with slashes ("H / L / N")."""
+    one-letter codes with slashes ("H / L / N"); a slash list with no word before it that introduces values
+    ("fuel types Diesel/Regular/Premium") only when ``holds(items)``: most of them are values of one field."""
     codes = _LETTER_CODES.search(text)
     if codes:
         return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
     for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
         items = slashes.group().split("/")
         introduced = re.search(r"(?:\bbe|\bis|\bare|\bas|\bto|\bof|:|\beither|\bonly)\s*[\"'“]?$", text[:slashes.start()])
-        if introduced and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items):
+        if (introduced or holds is not None and holds(items)) and not any(
+                _NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items):
             return tuple(dict.fromkeys(items)), slashes.start()
     pipes = _PIPES.search(text)
     if pipes:
@@ -210,7 +233,9 @@ def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
         if not any(_NOT_ITEM.search(i) for i in items):
             return tuple(dict.fromkeys(items)), pipes.start()
     for m in _PAREN.finditer(text):
-        items = [i.strip().strip("\"'“”") for i in re.split(r"\s*(?:/|,|\||\bor\b)\s*", m.group(1))]
+        inner = m.group(1)  # "(mmol/L, umol/L or g/L)": commas and "or" first; a slash only in a list of neither
+        seps = r"\s*(?:,|\||\bor\b)\s*" if re.search(r",|\||\bor\b", inner) else r"\s*/\s*"
+        items = [i.strip().strip("\"'“”") for i in re.split(seps, inner)]
         items = [i for i in items if i]
         if (len(items) >= 2 and all(_PAREN_ITEM.fullmatch(i) and not _NOT_ITEM.search(i) for i in items)
                 and re.search(r"/|,|\bor\b", m.group(1))):
@@ -218,8 +243,9 @@ def _paren_enum(text: str) -> tuple[tuple[str, ...], int] | None:
     return None
 
 
-def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
-    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped."""
+def _detect(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
+    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped (``holds``:
+    see ``_paren_enum``)."""
     found: list[tuple[str, tuple[str, ...], int, int]] = []
     for kind, rx in _PATTERNS:
         for m in rx.finditer(text):
@@ -238,7 +264,7 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
             found = [f for f in found if f[0] != "datetime"]
     if "datetime" in {k for k, *_ in found}:
         found = [f for f in found if f[0] != "date"]
-    enum = _enum(text) or _paren_enum(text)
+    enum = _enum(text, holds) or _paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
     return found
@@ -246,7 +272,7 @@ def _detect(text: str) -> list[tuple[str, tuple[str, ...], int, int]]:
 
 def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
     """The one field whose data holds most of the values ``clause`` lists, or None."""
-    enum = _enum(clause) or _paren_enum(clause)
+    enum = _enum(clause, reader.holds) or _paren_enum(clause, reader.holds)
     return reader.holding(enum[0], enum[1], enum[1] + 1) if enum else None
 
 
@@ -309,13 +335,13 @@ def _fallback(field: str, said: str, samples: list | None) -> Expectation | None
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
 
 
-def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
+def _segments(clause: str, groups: list, holds=None) -> list[tuple[str, list]]:
     """A clause naming several fields, cut where a format word stands between two of them: at the last comma /
     and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a, b or c and tier is x or
     y": a list cut short by the next field is read there too), so each field gets only its own part's reading."""
     if len(groups) < 2:
         return [(clause, groups)]
-    starts = [start for _, _, start, _ in _detect(clause)] + [m.start() for m in _ENUM_TRIGGER.finditer(clause)]
+    starts = [start for _, _, start, _ in _detect(clause, holds)] + [m.start() for m in _ENUM_TRIGGER.finditer(clause)]
     cuts = []
     for before, after in zip(groups, groups[1:]):
         between = [start for start in starts if before[1] <= start < after[0]]
@@ -330,11 +356,11 @@ def _segments(clause: str, groups: list) -> list[tuple[str, list]]:
 
 
 def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
-                  ask=None, tied: dict | None = None, last=None) -> frozenset:
+                  ask=None, tied: dict | None = None, last=None, holds=None) -> frozenset:
     """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
     (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject. A format in
     parentheses right after a list of fields is the last one's ("names, units, flags (H/L/N)": the flags)."""
-    found = _detect(clause)
+    found = _detect(clause, holds)
     for kind, allowed, start, end in found:
         inside = [g for g in groups if start <= g[0] and g[1] <= end]
         if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
@@ -416,7 +442,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
             for field in head:  # the whole block is about the heading's fields
-                kinds[field].extend((k, a) for k, a, _, _ in _detect(block))
+                kinds[field].extend((k, a) for k, a, _, _ in _detect(block, reader.holds))
             continue
         subject: frozenset = head
         typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
@@ -426,7 +452,7 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                 all_groups = [g for g in [_by_list(reader, whole)] if g]  # field whose data holds the list
                 named.update(*(g[2] for g in all_groups))
             if not all_groups and _EVERY_FIELD.search(whole) and not _LEAVE_REST.search(whole):
-                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(whole)
+                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(whole, reader.holds)
                                    if kind in _EVERY_FIELD_KINDS)  # "all text in this table is lower case"
             for _, _, group in all_groups:
                 for field in group:
@@ -436,16 +462,16 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
                     said[field].append(whole)
             if head and all(g[2] <= head for g in all_groups):
                 for field in head:
-                    kinds[field].extend((k, a) for k, a, _, _ in _detect(whole))
+                    kinds[field].extend((k, a) for k, a, _, _ in _detect(whole, reader.holds))
                 continue
             askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
                 and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
-            for clause, groups in _segments(whole, all_groups):  # each field only its own part's reading
+            for clause, groups in _segments(whole, all_groups, reader.holds):  # each field its own part's reading
                 subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied,
-                                        reader.last)
+                                        reader.last, reader.holds)
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
-                                  for b in _blocks(instructions or "", lambda body: False) for c in _clauses(b))
+                                  for c in goal_sentences(instructions))
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))

@@ -327,6 +327,10 @@ class FieldMentions:
         most = [f for f, n in counts.items() if n * 2 > len(values)]
         return (start, end, frozenset(most)) if len(most) == 1 else None
 
+    def holds(self, values) -> bool:
+        """Most of ``values`` are values of one field's data."""
+        return self.holding(values, 0, 0) is not None
+
     def heading(self, body: str) -> frozenset:
         m = _HEAD.match(body)
         if not m or len(m.group(1).split()) > 8:

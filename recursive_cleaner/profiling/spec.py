@@ -55,7 +55,8 @@ from ..toolkit import to_shape
 from .convention import refuted, written_values
 from .examples import fitting_examples, goal_examples
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, form_template, is_placeholder, value_shape
-from .instructions import read_goals
+from .conversions import Conversion, load_conversions, read_conversions
+from .instructions import goal_sentences, read_goals
 from .mentions import FieldMentions
 from .row_rules import asks_dedup, stated_fields, stated_keys
 
@@ -107,6 +108,7 @@ class CleaningSpec:
     dedup: bool = False  # the goals ask to remove duplicate records (a negated mention is no request)
     key_fields: dict[str, list[str]] = field(default_factory=dict)  # key -> the fields stated with it (none: all)
     key_words: dict[str, str] = field(default_factory=dict)  # key -> the sentences that state it
+    conversions: tuple[Conversion, ...] = ()  # unit conversions across a number field and its unit field
 
     def stated(self) -> dict[str, list[str]]:
         """``{key: fields}`` of the stated keys: the fields the goals say its rows agree on ([]: every field)."""
@@ -157,7 +159,10 @@ class CleaningSpec:
         keys = [{"key": k, "fields": list(self.key_fields.get(k, []))} | ({"words": self.key_words[k]}
                                                                         if self.key_words.get(k) else {})
                 for k in self.keys]
-        return {"version": _SPEC_VERSION, "scope": self.scope, "keys": keys, "dedup": self.dedup, "fields": fields_out}
+        out = {"version": _SPEC_VERSION, "scope": self.scope, "keys": keys, "dedup": self.dedup, "fields": fields_out}
+        if self.conversions:  # files written before conversions existed stay the same
+            out["conversions"] = [c.to_dict() for c in self.conversions]
+        return out
 
     def to_json(self) -> str:
         """The text of ``cleaning_spec.json``."""
@@ -178,6 +183,7 @@ class CleaningSpec:
         for key, named in self.stated().items():
             lines.append(f"rows with the same {key} agree on {', '.join(named) if named else 'every other field'} "
                          "(a stated key)")
+        lines += [f"conversion: {c.describe()}" for c in self.conversions]
         return lines
 
 
@@ -202,6 +208,7 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
         raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     out = CleaningSpec(scope=scope, dedup=bool(data.get("dedup")))
     _load_keys(out, data.get("keys") or [], where)
+    out.conversions = load_conversions(data.get("conversions"), where, set(map(str, data["fields"])))
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
@@ -394,6 +401,8 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
     spec.keys = list(spec.key_fields)
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
+    left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
+    spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
     return spec
 
 

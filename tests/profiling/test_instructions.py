@@ -138,3 +138,36 @@ def test_both_cases_named_for_one_field_describe_the_wrong_values_not_the_target
 def test_more_words_that_leave_fields_alone(goals):
     readings = read_goals(goals, ["emp_id", "notes", "dept"])
     assert {f for f, r in readings.items() if r.expectation and r.expectation.kind == "as_is"} == {"emp_id", "notes"}
+
+
+def test_a_slash_list_with_no_introducing_word_is_a_list_of_values_only_where_the_data_holds_them():
+    fields = ["plate", "fuel_type", "fill_date"]
+    data = {"plate": ["ABCD-123"] * 6, "fuel_type": ["Diesel", "diesel", "Regular", "Premium", "DEF", "Diesl"],
+            "fill_date": ["2024-01-02", "1/3/2024"] * 3}
+    goals = "Plates like ABCD-123, fuel types Diesel/Regular/Premium/DEF. Slashed fill dates are month/day/year."
+    got = read_goals(goals, fields, data)
+    assert got["fuel_type"].expectation.kind == "enum"
+    assert got["fuel_type"].expectation.allowed == ("Diesel", "Regular", "Premium", "DEF")
+    assert got["fill_date"].expectation is None or got["fill_date"].expectation.kind != "enum"
+    # the same words, and no data holding the values: not read as a list
+    assert read_goals(goals, fields, {f: ["x"] * 6 for f in fields})["fuel_type"].expectation is None
+
+
+def test_a_chat_message_is_one_request_a_line_and_a_wrapped_paragraph_is_one_sentence():
+    fields = ["flag", "unit", "dept"]
+    data = {"flag": ["H", "L", "N", "high"] * 3, "unit": ["mmol/L", "umol/L", "g/L", "mmol/l"] * 3,
+            "dept": ["Finance", "Sales", "Legal", "FIN"] * 3}
+    chat = ("hey, can you tidy this?\n"
+            "units just need consistent spelling (mmol/L, umol/L, g/L, U/L)\n"
+            "flag = H, L or N only\n"
+            "depts should match our list exactly: Finance, Sales, Legal")
+    got = read_goals(chat, fields, data)
+    assert got["flag"].expectation.allowed == ("H", "L", "N")  # "=" introduces the values, its own line
+    assert got["unit"].expectation is None or got["unit"].expectation.kind != "enum"  # not mmol, L, umol, g, U
+    assert got["dept"].expectation.allowed == ("Finance", "Sales", "Legal")  # a bare list the data holds
+    wrapped = "The flag should be\none of H, L or N and the dept one of\nFinance, Sales or Legal."
+    got = read_goals(wrapped, fields, data)
+    assert got["flag"].expectation.allowed == ("H", "L", "N") and got["dept"].expectation.allowed == (
+        "Finance", "Sales", "Legal")
+    # a bare list after a colon that no field's data holds is no list of values
+    assert read_goals("depts: finance team, sales people", fields, data)["dept"].expectation is None
