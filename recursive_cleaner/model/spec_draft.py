@@ -15,18 +15,14 @@ import json
 import re
 from typing import Any
 
+from ..profiling.kinds import REGISTRY
 from ..profiling.spec import SPEC_KINDS
 from .response import MAX_REPLY_CHARS
 
 __all__ = ["build_spec_prompt", "parse_spec_draft", "spec_schema", "MENU"]
 
-MENU = (
-    "date (YYYY-MM-DD), datetime (YYYY-MM-DDTHH:MM:SS), time (24-hour HH:MM), time12 (7:10 a.m.), "
-    "phone_e164 (+15551234567), email (lower case, no spaces), enum (one of a fixed list of values), "
-    "number, integer, country_alpha2 (US, GB), us_state (CA, NY), bool, title_case, lower, upper, "
-    "text (trimmed, single spaces), as_is (leave it as it is), free (the goals say something no kind "
-    "captures), none (the goals do not mention it)"
-)
+MENU = ", ".join([kind.menu for kind in REGISTRY.values() if kind.menu]
+                 + ["free (the goals say something no kind captures)", "none (the goals do not mention it)"])
 _PROMPT = """You read a user's goals for cleaning a table and fill in, for every field, what its values
 should look like. Choose the kind from this menu: {menu}.
 

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from .expectations import Expectation, conforms, is_placeholder, value_shape
 
-__all__ = ["refuted", "written_values", "MOST_WRONG", "ONE_FORM"]
+__all__ = ["refuted", "written_values", "form_owner", "MOST_WRONG", "ONE_FORM"]
 
 MOST_WRONG = 0.5  # more than this share of the sample values wrong under the reading ...
 ONE_FORM = 0.75  # ... and at least this share of them of one form
@@ -75,6 +75,24 @@ def refuted(exp: Expectation, samples: list | None, words: str, *, inputs: Itera
     return (f"not {exp.describe(csv_strings=csv_strings)}: {len(wrong)} of {len(values)} sample values would be "
             f"wrong, {count} of them of the form the goals write themselves ({_quote(shown[0])}): the data's "
             "own convention")
+
+
+def form_owner(words: str, own: list | None, others: dict[str, list]) -> str | None:
+    """The one field of ``others`` whose data has the exact form of a code the ``words`` write (letters and
+    digits: ``KL-0042``) that the named field's own values (``own``) never have: "item codes: two capitals, a
+    dash, four digits (like KL-0042)" names ``item`` by its words, and the data says the codes are ``sku``."""
+    codes = {value_shape(v, runs=False) for v in written_values(words)
+             if any(c.isdigit() for c in v) and any(c.isalpha() for c in v)}
+    mine = [value_shape(str(v).strip(), runs=False) for v in own or [] if v not in (None, "")]
+    owners = set()
+    for form in codes:
+        if mine and sum(f == form for f in mine) * 10 >= len(mine):
+            return None  # the named field has values of that form: it is about the named field
+        for name, values in others.items():
+            shapes = [value_shape(str(v).strip(), runs=False) for v in values if v not in (None, "")]
+            if len(shapes) >= _MIN_VALUES and sum(f == form for f in shapes) * 2 >= len(shapes):
+                owners.add(name)
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _quote(value: Any) -> str:

@@ -207,8 +207,7 @@ _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 # a word start only (the look-behind): from inside a long word the search would rescan its rest, quadratic
 _PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
 _SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
-_NOT_SLASH_ITEM = re.compile(r"^(?:and|or|the|a|an|am|pm|n|na|it|its|true|false|m|mm|d|dd|y|yy|yyyy|h|hh|ss|month|day|year)$",
-                             re.I)  # true/false: bool; MM/DD/YYYY, month/day/year: a date format
+_NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)  # true/false: a bool, held by the data or not
 
 
 _LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")  # "H / L / N": one-letter codes
@@ -216,16 +215,16 @@ _LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")  # "
 
 def _paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b | c", or
-    one-letter codes with slashes ("H / L / N"); a slash list with no word before it that introduces values
-    ("fuel types Diesel/Regular/Premium") only when ``holds(items)``: most of them are values of one field."""
+    one-letter codes with slashes ("H / L / N"); a slash list ("status active/pending/churned", "fuel types
+    Diesel/Regular/Premium") only when ``holds(items)``: most of them are values of one field (never a date
+    order such as MM/DD/YYYY or month/day/year, never "and/or")."""
     codes = _LETTER_CODES.search(text)
     if codes:
         return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
     for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
         items = slashes.group().split("/")
-        introduced = re.search(r"(?:\bbe|\bis|\bare|\bas|\bto|\bof|:|\beither|\bonly)\s*[\"'“]?$", text[:slashes.start()])
-        if (introduced or holds is not None and holds(items)) and not any(
-                _NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items):
+        if holds is not None and holds(items) and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i)
+                                                          for i in items):
             return tuple(dict.fromkeys(items)), slashes.start()
     pipes = _PIPES.search(text)
     if pipes:

@@ -37,6 +37,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from . import kinds
 from .expectations import (
     KIND_PRIMITIVES, VALUE_CHARS, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder,
     loose_kind, value_shape,
@@ -59,8 +60,6 @@ MAX_VALUE_CHARS = 10_000  # characters of one text the profiler reads (read at c
 _PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|cad|aud|jpy|chf|cny|inr|dollars?|euros?)\b", re.I)
 _UNIT_NUM = re.compile(r"\s*[-+]?[\d.,]*\d[\d.,]*\s*(?:%|[^\W\d_]+\.?)(?:\s.*)?", re.S)
-_NOUNS = {"date": "dates", "datetime": "timestamps", "time": "times", "phone_e164": "phone numbers",
-          "email": "email addresses", "number": "numbers"}
 
 
 @dataclass
@@ -369,7 +368,7 @@ def _issue_text(p: FieldProfile, reason: Any) -> str:
         extra = f" (and {more} more group{'s' if more > 1 else ''})" if more > 0 else ""
         return f"{p.field}: same value spelled differently: {p.variants[0]!r}{extra}"
     _, k, top, kind = reason
-    noun = _NOUNS.get(kind or "", "values")
+    noun = kinds.get(kind).noun if kinds.get(kind) else "values"
     return f"{p.field}: {noun} come in {k} formats; {n} of {total} differ from the most common ({top!r}), e.g. {eg}"
 
 

@@ -52,7 +52,8 @@ from typing import Any
 
 from ..errors import clip_text
 from ..toolkit import to_shape
-from .convention import refuted, written_values
+from . import kinds
+from .convention import form_owner, refuted, written_values
 from .examples import fitting_examples, goal_examples
 from .expectations import KIND_PRIMITIVES, KINDS, Expectation, conforms, form_template, is_placeholder, value_shape
 from .conversions import Conversion, load_conversions, read_conversions
@@ -213,8 +214,9 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")
         kind = d.get("kind")
-        if kind is not None and kind not in SPEC_KINDS:
-            raise ValueError(f"{where}: field {name!r} has kind {kind!r}; kinds are {', '.join(SPEC_KINDS)}")
+        if kind is not None and kind != "free" and kinds.get(kind) is None:  # (a registered plug-in's too)
+            raise ValueError(f"{where}: field {name!r} has kind {kind!r}; kinds are "
+                             f"{', '.join([*kinds.REGISTRY, 'free'])}")
         allowed = d.get("allowed") or []
         if not _plain_list(allowed):  # a string would be read letter by letter, a number not at all
             raise ValueError(f"{where}: field {name!r}: allowed must be a list of values (strings or numbers)")
@@ -397,6 +399,16 @@ def read_spec(instructions: str, fields: list[str], samples: dict[str, list] | N
         spec.fields[name] = _with_examples(spec.fields[name], pairs, check.get(name))
     for name in fields:
         spec.fields[name] = _with_written_form(spec.fields[name], check.get(name))
+    for name in fields:  # a code the words write for one field that only another field's data has: that field's
+        field_spec = spec.fields[name]
+        if field_spec.mentioned and field_spec.kind in (None, "free") and field_spec.words:
+            free = {n: check.get(n) or [] for n, f in spec.fields.items() if n != name and f.kind is None}
+            owner = form_owner(field_spec.words, check.get(name), free)
+            if owner is not None:
+                moved = _with_written_form(replace(spec.fields[owner], mentioned=True, words=field_spec.words[:300]),
+                                           check.get(owner))
+                if moved.kind is not None:  # only a form that mends some of its values
+                    spec.fields[owner] = moved
     spec.key_fields = stated_fields(instructions, fields)
     spec.keys = list(spec.key_fields)
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}

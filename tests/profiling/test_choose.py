@@ -8,8 +8,9 @@ import pytest
 
 from recursive_cleaner.judge.validation import check_code_safety
 from recursive_cleaner.profiling.choose import (
-    Candidate, _digits, candidates, choose_function, dayfirst_from_words, target_units,
+    Candidate, candidates, choose_function, dayfirst_from_words, target_units,
 )
+from recursive_cleaner.profiling.kinds.numbers import _digits
 from recursive_cleaner.profiling.profiler import profile_records
 from recursive_cleaner.profiling.spec import read_spec
 

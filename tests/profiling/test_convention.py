@@ -102,3 +102,20 @@ def test_a_written_timestamp_form_is_a_datetime_not_a_shape():
     stamps = ["2024-02-03 14:05"] * 17 + ["01.02.2024 19:11", "3.2.2024 09:10", "2024-02-02T18:37:00"]
     spec = read_spec("Timestamps: format as 2024-02-03 14:05.", ["collected_at"], {"collected_at": stamps})
     assert (spec.fields["collected_at"].kind, spec.fields["collected_at"].allowed) == ("datetime", ("%Y-%m-%d %H:%M",))
+
+
+def test_a_code_the_words_write_belongs_to_the_field_whose_data_has_its_form():
+    from recursive_cleaner.profiling.convention import form_owner
+    from recursive_cleaner.profiling.spec import read_spec
+
+    items = ["Hex bolt M8x40, box/100", "Washer M10, bag/500", "Cable tie 300mm"] * 4
+    skus = ["KL-0042", "AB-1234", "kl 0042", "CD_5678"] * 3
+    words = "item codes: always two capitals, dash, four digits (like KL-0042)"
+    assert form_owner(words, items, {"sku": skus, "bin": ["00012"] * 12}) == "sku"
+    assert form_owner(words, skus, {"other": skus}) is None  # the named field has that form: it is about it
+    assert form_owner(words, items, {"sku": skus, "sku2": skus}) is None  # two fields have it: not guessed
+    assert form_owner("items like 42 or 7", items, {"sku": ["42"] * 12}) is None  # no code: digits alone
+    data = {"item": items, "sku": skus, "qty": ["3"] * 12}
+    spec = read_spec(words, list(data), check=data)
+    assert spec.fields["sku"].kind == "shape" and spec.fields["sku"].allowed == ("KL-0042",)
+    assert spec.fields["sku"].mentioned and not spec.fields["qty"].mentioned

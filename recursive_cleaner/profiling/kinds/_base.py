@@ -1,0 +1,85 @@
+"""The ``Kind`` every field kind is, and the one registry the stages loop over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ... import toolkit
+
+__all__ = ["Kind", "Candidate", "REGISTRY", "register", "get", "by_priority"]
+
+
+@dataclass(frozen=True, eq=True)
+class Candidate:
+    """One toolkit call on a field's value: ``primitive(value, *args, **kwargs)``."""
+
+    primitive: str
+    args: tuple = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def run(self, value: Any) -> Any:
+        return getattr(toolkit, self.primitive)(value, *self.args, **dict(self.kwargs))
+
+    def arguments(self) -> str:
+        """", 'kg', digits=2": the arguments after the value, as Python literals."""
+        return "".join(f", {a!r}" for a in self.args) + "".join(f", {k}={v!r}" for k, v in self.kwargs)
+
+    def call(self) -> str:
+        return f"{self.primitive}(value{self.arguments()})"
+
+
+class Kind:
+    """One field kind: its name, the toolkit primitive that writes it, what conforms, how it is described.
+
+    A subclass sets the class attributes and overrides ``conforms`` (``describe`` when the allowed
+    values change the words, ``candidates`` when its primitive takes parameters); ``register(instance)`` adds it. ``conforms`` is only asked
+    about a present value (None and "" are missing: they conform to every kind).
+    """
+
+    name: str = ""
+    primitive: str = ""  # the toolkit call that turns values into this kind ("" for none)
+    priority: int = 100  # when one field collects several kinds, the lowest wins
+    menu: str = ""  # how the model's draft menu shows it ("date (YYYY-MM-DD)"); "" keeps it off the menu
+    noun: str = "values"  # what the profile calls the values ("dates")
+    words: str = ""  # the short noun phrase of ``describe`` when the allowed values do not change it
+
+    def describe(self, allowed: tuple[str, ...], csv_strings: bool = False) -> str:
+        """A short noun phrase for the format: 'ISO dates (YYYY-MM-DD)'."""
+        return self.words or self.name
+
+    def conforms(self, value: Any, allowed: tuple[str, ...], csv_strings: bool = False) -> bool:
+        """Whether one present value has the format."""
+        return False
+
+    def candidates(self, allowed: tuple[str, ...], strings: list[str], words: str,
+                   examples: tuple[tuple[str, str], ...]) -> list[Candidate]:
+        """The toolkit calls that write this kind, with the parameters the field's data (``strings``), the goals'
+        ``words`` about it and its ``examples`` call for, in the order to try them."""
+        return [Candidate(self.primitive)] if self.primitive else []
+
+    def __repr__(self) -> str:
+        return f"<kind {self.name}>"
+
+
+REGISTRY: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Add a kind (built-in or a plug-in's) to the registry; its name must be new."""
+    if not kind.name or not kind.name.isidentifier():
+        raise ValueError(f"a kind needs a name that is an identifier, got {kind.name!r}")
+    if kind.name in REGISTRY:
+        raise ValueError(f"a kind named {kind.name!r} is already registered")
+    REGISTRY[kind.name] = kind
+    return kind
+
+
+def get(name: str | None) -> Kind | None:
+    """The registered kind of that name, or None."""
+    return REGISTRY.get(name or "")
+
+
+def by_priority() -> tuple[str, ...]:
+    """Kind names, the one that wins a field first."""
+    return tuple(sorted(REGISTRY, key=lambda n: (REGISTRY[n].priority, list(REGISTRY).index(n))))

@@ -1,0 +1,97 @@
+"""Kinds of codes: phone numbers (E.164), e-mail addresses, country and US state codes (``allowed = ("lower",)``
+for lower case), a list of allowed values (``enum``), and the form of the goals' examples (``shape``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._base import Candidate, Kind
+from ._values import COUNTRY_CODES, US_STATE_CODES, value_shape
+
+__all__ = ["PhoneE164", "Email", "Enum", "CountryAlpha2", "UsState", "Shape"]
+
+_E164 = re.compile(r"\+[1-9]\d{7,14}")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
+
+
+class PhoneE164(Kind):
+    name, primitive, priority, menu = "phone_e164", "to_e164", 0, "phone_e164 (+15551234567)"
+    noun, words = "phone numbers", "E.164 phone numbers (+15551234567)"
+
+    def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
+        return isinstance(value, str) and bool(_E164.fullmatch(value))
+
+
+class Email(Kind):
+    name, primitive, priority, menu = "email", "normalize_email", 5, "email (lower case, no spaces)"
+    noun, words = "email addresses", "lower-case email addresses without spaces"
+
+    def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
+        return isinstance(value, str) and value == value.lower() and bool(_EMAIL.fullmatch(value))
+
+
+class Enum(Kind):
+    name, primitive, priority, menu = "enum", "closest_value", 8, "enum (one of a fixed list of values)"
+
+    def describe(self, allowed, csv_strings=False) -> str:
+        shown = ", ".join(repr(a) for a in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
+        return f"one of {shown}"
+
+    def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
+        return isinstance(value, str) and value in allowed
+
+    def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
+        if not allowed:
+            return []
+        out = [Candidate("closest_value", (list(allowed),))]
+        aliases = {a: b for a, b in examples if b in allowed and a not in allowed}
+        if aliases:  # the goals' examples as spellings of the values: "high" is H, "Ops" is Operations
+            out.append(Candidate("closest_value", (list(allowed),), (("aliases", aliases),)))
+        return out
+
+
+class _Codes(Kind):
+    codes: frozenset = frozenset()
+    upper_words = lower_words = ""
+
+    def describe(self, allowed, csv_strings=False) -> str:
+        return self.words + (self.lower_words if allowed == ("lower",) else self.upper_words)
+
+    def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
+        if not isinstance(value, str):
+            return False
+        if allowed == ("lower",):
+            return value == value.lower() and value.upper() in self.codes
+        return value in self.codes
+
+
+class CountryAlpha2(_Codes):
+    name, primitive, priority, menu = "country_alpha2", "to_country_code", 6, "country_alpha2 (US, GB)"
+    codes, words = COUNTRY_CODES, "ISO 3166-1 alpha-2 country codes"
+    upper_words, lower_words = " (US, GB)", " in lower case (us, gb)"
+
+
+class UsState(_Codes):
+    name, primitive, priority, menu = "us_state", "to_us_state_code", 7, "us_state (CA, NY)"
+    codes, words = US_STATE_CODES, "two-letter US state codes"
+    upper_words, lower_words = " (CA, NY)", " in lower case (ca, ny)"
+
+
+class Shape(Kind):
+    """``allowed``: the goals' example outputs; a value conforms when it has the shape of one (letters as a/A,
+    digits as 9). Not on the draft's menu: a shape comes from the goals' examples."""
+
+    name, primitive, priority = "shape", "to_shape", 16
+
+    def describe(self, allowed, csv_strings=False) -> str:
+        return "the form of the goals' examples (" + ", ".join(repr(a) for a in allowed[:3]) + ")"
+
+    def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
+        return value_shape(value if isinstance(value, str) else str(value)) in {value_shape(a) for a in allowed}
+
+    def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
+        out = [Candidate("to_shape", (b,)) for b in allowed]
+        if examples and not any(c.isdigit() for a, b in examples for c in a + b):  # words: their case, the examples
+            out += [Candidate(p) for p in ("title_case_name", "to_lower", "to_upper", "normalize_whitespace")]  # decide
+        return out
