@@ -53,6 +53,7 @@ _COMMON_WORDS = {"in", "m", "t", "g", "l", "ft", "pt", "lt"}  # units that are a
 _UNIT_PARTS = re.compile(r"(?:^|[_\s-])(?:unit|units|uom|u)(?=$|[_\s-])|(?<=[a-z])(?:Unit|UOM)$", re.I)
 _MIN_UNIT_SHARE = 0.8  # of a unit field's present values that are units
 _MAX_UNIT_CHARS = 12
+_NEAR = 240  # characters either side of a factor read for its units and rounding (hostile goals: linear time)
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def _value_field(unit: str, fields: list[str], data: dict[str, list], rows: list
 
 def _conversion(window: str, at: int, m: re.Match, units: dict[str, Counter], fields: list[str],
                 data: dict[str, list], left_alone: set[str], sentence: str) -> Conversion | None:
-    before, after = window[:at], window[at:]
+    before, after = window[max(0, at - _NEAR):at], window[at:at + _NEAR]  # the units of a factor stand near it
     for name, values in units.items():
         if name in left_alone:
             continue

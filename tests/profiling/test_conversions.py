@@ -165,3 +165,27 @@ def test_end_to_end_the_conversion_is_the_first_function_and_applies_to_the_whol
                         holdout_ratio=0.0, output_path=str(out), state_file=str(tmp_path / "state.json"),
                         sleep=lambda s: None).run()
     assert again.functions.count("convert_result") == 1
+
+
+def _letters(i: int) -> str:
+    """A distinct word of letters for each number: 0 -> "aaaa", 1 -> "aaab" ..."""
+    out = ""
+    for _ in range(4):
+        i, r = divmod(i, 26)
+        out = "abcdefghijklmnopqrstuvwxyz"[r] + out
+    return out
+
+
+@pytest.mark.parametrize("goals", [
+    " ".join(_letters(i) + "/l" for i in range(20_000)) + " divide by 18",  # many distinct a/b units, one factor
+    "mg/dL x 2 " * 20_000,  # many factors
+    "Take the mg/dL number. " * 10_000 + "divide by 18 and put mmol/L as the unit",
+])
+def test_hostile_goals_cost_work_in_proportion_to_their_length(goals, monkeypatch):
+    from recursive_cleaner.profiling import conversions
+
+    calls = []
+    real = conversions.same_unit
+    monkeypatch.setattr(conversions, "same_unit", lambda a, b: calls.append(1) or real(a, b))
+    read_conversions(goal_sentences(goals), list(lab()), lab())
+    assert len(calls) < 200 * len(goals) // 100  # a bounded number of unit comparisons per 100 characters
