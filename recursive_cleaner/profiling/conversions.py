@@ -35,6 +35,7 @@ from typing import Any
 
 from .._toolkit_units import UNITS, same_unit, unit_key
 from ..toolkit import to_number
+from .kinds.numbers import decimals_said
 
 __all__ = ["Conversion", "read_conversions", "load_conversions"]
 
@@ -45,10 +46,7 @@ _FACTOR = re.compile(
 _TOKEN = re.compile(r"[A-Za-zµμ]{1,12}(?:\s?/\s?[A-Za-z]{1,6})?")
 _EQUALS = re.compile(r"\b1\s*(?P<a>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)\s*=\s*" + _NUM
                      + r"\s*(?P<b>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)")
-_PLACES = re.compile(r"\b(?P<p>\d|zero|one|two|three|four|five|six)[\s-]*(?:decimals?|decimal places?|dp|d\.p\.|"
-                     r"places?|digits? after the (?:decimal )?(?:point|comma))\b", re.I)
 _WHOLE = re.compile(r"\bwhole\b|\bintegers?\b|\bno decimals\b|\bnearest (?:one|unit)\b", re.I)
-_PLACE_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _COMMON_WORDS = {"in", "m", "t", "g", "l", "ft", "pt", "lt"}  # units that are also words: only as the data writes them
 _UNIT_PARTS = re.compile(r"(?:^|[_\s-])(?:unit|units|uom|u)(?=$|[_\s-])|(?<=[a-z])(?:Unit|UOM)$", re.I)
 _MIN_UNIT_SHARE = 0.8  # of a unit field's present values that are units
@@ -186,11 +184,8 @@ def _units_in(text: str, values: Counter) -> list[str]:
 
 
 def _places(text: str) -> int | None:
-    m = _PLACES.search(text)
-    if m:
-        p = m["p"].lower()
-        return int(p) if p.isdigit() else _PLACE_WORDS[p]
-    return 0 if _WHOLE.search(text) else None
+    said = decimals_said(text)
+    return said[0] if said else 0 if _WHOLE.search(text) else None
 
 
 def _value_field(unit: str, fields: list[str], data: dict[str, list], rows: list[int]) -> str | None:
@@ -220,7 +215,7 @@ def _conversion(window: str, at: int, m: re.Match, units: dict[str, Counter], fi
         candidates = near + [u for u in _units_in(after, values) if not any(same_unit(u, n) for n in near)]
         source = min(named, key=lambda u: (_count(u, values), named.index(u)))
         others = [u for u in candidates if not same_unit(u, source) and _may_target(u, source, values)]
-        if not others or _count(others[0], values) and _count(others[0], values) < _count(source, values):
+        if not others:
             continue
         column = data.get(name) or []
         rows = [i for i, v in enumerate(column) if isinstance(v, str) and same_unit(v.strip(), source)]

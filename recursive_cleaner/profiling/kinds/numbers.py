@@ -10,7 +10,7 @@ from ... import toolkit
 from ._base import Candidate, Kind
 from ._values import PLAIN_NUMBER, noisy
 
-__all__ = ["Number", "Integer", "Bool", "target_units"]
+__all__ = ["Number", "Integer", "Bool", "target_units", "decimals_said"]
 
 _AMOUNT_UNIT = re.compile(r"\s*[-+]?[0-9][0-9.,' ]*\s*([A-Za-z\"'][A-Za-z. \"']{0,24}?)\s*\.?\s*")
 _UNIT_WORD = re.compile(r"fl\.?\s*oz\.?|[A-Za-z]+")
@@ -64,15 +64,20 @@ def target_units(words: str, dimension: str, used: set[str] = frozenset()) -> li
     return list(dict.fromkeys(token for _, _, token in sorted(found)))
 
 
-_DECIMALS_SAID = re.compile(r"\b(\d|zero|one|two|three|four)\s+(?:decimals?|decimal places|places|digits after|dp)\b",
-                            re.I)
+_DECIMALS_SAID = re.compile(r"\b(\d|zero|one|two|three|four|five|six)[\s-]*(?:decimals?|decimal places?|places?|dp|"
+                            r"d\.p\.|digits? after(?: the (?:decimal )?(?:point|comma))?)(?!\w)", re.I)
+
+
+def decimals_said(words: str) -> list[int]:
+    """The numbers of decimals the words name, in order ("2 decimals", "one decimal place", "1 dp")."""
+    return [toolkit.words_to_number(m.group(1).lower()) if m.group(1).isalpha() else int(m.group(1))
+            for m in _DECIMALS_SAID.finditer(words or "")]
 
 
 def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]:
     """The numbers of decimals the examples' numeric outputs are written with, and the goals' words name ("2 decimals",
     "one decimal place"), to round a conversion to."""
-    out = {toolkit.words_to_number(m.group(1).lower()) if m.group(1).isalpha() else int(m.group(1))
-           for m in _DECIMALS_SAID.finditer(words or "")}
+    out = set(decimals_said(words))
     for _, b in examples:
         m = _DECIMALS.fullmatch(b.strip())
         if m:
