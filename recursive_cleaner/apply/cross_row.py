@@ -255,7 +255,7 @@ def _clean_data_chain(tree: ast.Module) -> list[str] | None:
 
 
 def step_label(i: int, step: CrossRowStep) -> str:
-    """``cross_row[i]:kind(key)`` (``kind(fields)`` for vocabulary: ``StepKind.names``): the audit log's step."""
+    """``cross_row[i]:kind(key)`` (vocabulary: ``kind(fields)``; ``StepKind.names``): the log's."""
     return f"cross_row[{i}]:{step.kind}({'+'.join(kind_of(step).names(step))})"
 
 

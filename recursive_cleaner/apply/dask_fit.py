@@ -13,7 +13,7 @@ For one input file (its parts from ``dask_parts``), with ``CROSS_ROW_STEPS`` or 
    the one apply_file's single pass counts; the calling process picks the winners from it
    (``Summary.fitted``, the local code). A capped cell (a vocabulary field with more than 5,000
    distinct values) is recounted over the spools for the values kept.
-3. **Duplicate keys** (a ``keeps_first`` kind: dedup; one round per such step, in order): each part's
+3. **Duplicate keys** (a ``keeps_first`` kind, dedup; a round per such step, in order): each part's
    dedup keys after the steps before it, merged in part order into "the first part that has
    this key"; only keys in two or more parts are kept and sent to the parts.
 4. **Transform** (a task per part): the fitted steps on the spooled records, a record dropped
@@ -139,7 +139,7 @@ def _added(counts: list[dict]) -> dict:
 
 
 class _SeenBefore(set):
-    """A ``keeps_first`` step's keys seen in this part, and (``owners``) the keys an earlier part has."""
+    """A ``keeps_first`` step's keys seen in this part, and (``owners``) an earlier part's."""
 
     def __init__(self, owners: dict, part: int) -> None:
         super().__init__()
@@ -150,7 +150,7 @@ class _SeenBefore(set):
 
 
 def with_owners(fitted: Fitted, owners: dict[int, dict], k: int) -> Fitted:
-    """A copy of ``fitted`` for part ``k``: its own counters, ``keeps_first`` steps that know earlier parts' keys."""
+    """A copy of ``fitted`` for part ``k``: own counters; ``keeps_first`` steps know older keys."""
     copy = dataclasses.replace(fitted, changed=Counter(), dropped=0, dropped_by=Counter(), seen={})
     for j, owner in owners.items():
         copy.seen[j] = _SeenBefore(owner, k)

@@ -4,7 +4,7 @@
 partition, ``clean_data`` in a sandboxed worker started inside the Dask worker (``apply_records``),
 the rows counted into a ``Summary``; the summaries merged in partition order by a tree of tasks;
 the winners picked once (``Summary.fitted``) and sent to every worker; a dedup step's duplicate
-keys found as in ``dask_fit`` (a ``keeps_first`` kind's round); then each partition transformed into a pandas frame with its own
+keys found as in ``dask_fit``; then each partition transformed into a pandas frame with its own
 index (rows a dedup step drops are left out). The result is a Dask DataFrame held in the
 cluster's memory (persisted), with the same rows, values and index as ``ui.frames.apply_frame``
 on the whole frame. Columns: the input's, then new ones in order of first appearance; a column

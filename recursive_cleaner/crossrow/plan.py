@@ -246,15 +246,16 @@ def wants_dedup(instructions: str) -> bool:
 
 
 def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int, *, dedup: bool = True) -> str:
-    """The planning prompt: the run's static prefix, the candidate rules, the registered kinds, the task.
+    """The planning prompt: the run's static prefix, the candidate rules, the kinds, the task.
 
-    A kind that ``drops`` records is offered only with ``dedup`` (the goals ask to remove duplicates).
+    A kind that ``drops`` records is offered only with ``dedup`` (the goals ask to remove them).
     """
     shown = format_steps(candidates) if candidates else "(none found)"
     offered = [kind for kind in kinds.registered() if dedup or not kind.drops]
     lines = "".join(f"{kind.prompt}\n" for kind in offered if kind.prompt)
-    tasks = "".join(f",\nand {kind.task}" for kind in offered if kind.task)
-    return prefix + _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG, kinds=lines, tasks=tasks)
+    asks = "".join(f",\nand {kind.task}" for kind in offered if kind.task)
+    return prefix + _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG, kinds=lines,
+                                 tasks=asks)
 
 
 def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | None, list[str]]:
@@ -266,7 +267,7 @@ def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | No
 
 
 def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]) -> list[CrossRowStep]:
-    """The model's steps plus each candidate majority (``stated_repair``) step on a stated key the reply dropped."""
+    """The model's steps plus each candidate majority (``stated_repair``) step on a stated key."""
     stated = set(stated)
     have = {(s.kind, s.key) for s in chosen if kind_of(s).stated_repair}
     return list(chosen) + [s for s in candidates if kind_of(s).stated_repair and s.key[0] in stated
@@ -288,7 +289,7 @@ def _guarded(step: CrossRowStep, stated: set[str], protected: set[str], kept: Ma
     kind = kind_of(step)
     if not kind.writes:
         return step, None
-    mend = {f for k in step.key if k in stated for f in named.get(k, ())} if kind.stated_repair else set()
+    mend = {f for k in step.key if k in stated and kind.stated_repair for f in named.get(k, ())}
     written = tuple(f for f in step.fields if f not in protected or f in mend)
     removed = [f for f in step.fields if f not in written]
     why = (f"it would write {', '.join(removed)}, which the goals leave as {'it is' if len(removed) == 1 else 'they are'}"

@@ -35,7 +35,7 @@ from .values import NORMALIZERS, hashable, is_variant, normalized
 __all__ = ["CrossRowStep", "Fitted", "Summary", "summarize", "fit", "apply_steps", "iter_apply", "KINDS",
            "normalized", "unasked_drops", "is_variant", "kind_of"]
 
-KINDS = tuple(sorted(kinds.REGISTRY))  # the built-in kinds; ``kinds.registered()`` has the plug-ins' too
+KINDS = tuple(sorted(kinds.REGISTRY))  # the built-ins; ``kinds.registered()`` has plug-ins' too
 
 
 def kind_of(step: CrossRowStep) -> StepKind:
@@ -66,8 +66,8 @@ class CrossRowStep:
         object.__setattr__(self, "keep", tuple((str(f), str(shape)) for f, shape in self.keep))
         kind = kinds.get(self.kind)
         if kind is None:
-            raise ValueError(f"cross-row step kind must be one of {', '.join(sorted(kinds.REGISTRY))}, "
-                             f"got {self.kind!r}")
+            names = ", ".join(sorted(kinds.REGISTRY))
+            raise ValueError(f"cross-row step kind must be one of {names}, got {self.kind!r}")
         if kind.needs_key and not self.key:
             raise ValueError(f"a {self.kind} step needs a key field")
         if kind.needs_fields and not self.fields:
@@ -75,7 +75,8 @@ class CrossRowStep:
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}")
         if self.asked and not kind.drops:
-            raise ValueError(f"only a {kinds.which('drops')} step is marked as asked for by the goals")
+            raise ValueError(f"only a {kinds.which('drops')} step is marked as asked for by the "
+                             "goals")
         if self.weight_by and not kind.weighs:
             raise ValueError(f"only a {kinds.which('weighs')} step can weight its votes by source")
         if self.variants_only and not kind.stated_repair:
@@ -127,10 +128,11 @@ class CrossRowStep:
 class Fitted:
     """The statistics of the first pass; ``transform`` is the second pass, record by record.
 
-    ``fits``: step -> its kind's fitted state (``StepKind.fit``); ``seen``: the keys a ``keeps_first``
-    step has seen; ``changed``: (step, field) -> cells written; ``dropped`` / ``dropped_by``: records
-    dropped (in all / per step); ``left_alone``: (step, field) -> distinct values or keys too long or
-    past the work budget; ``key_fixers``: the steps whose fixes correct key values, in order.
+    ``fits``: step -> its kind's fitted state (``StepKind.fit``); ``seen``: the keys a
+    ``keeps_first`` step has seen; ``changed``: (step, field) -> cells written; ``dropped`` /
+    ``dropped_by``: records dropped (in all / per step); ``left_alone``: (step, field) -> distinct
+    values or keys too long or past the work budget; ``key_fixers``: the steps whose fixes
+    correct key values, in order.
     """
 
     steps: list[CrossRowStep]
@@ -139,7 +141,7 @@ class Fitted:
     changed: Counter = field(default_factory=Counter)
     dropped: int = 0
     dropped_by: Counter = field(default_factory=Counter)  # step index -> records it dropped
-    left_alone: Counter = field(default_factory=Counter)  # (step, field) -> distinct values/keys left alone
+    left_alone: Counter = field(default_factory=Counter)  # (step, field) -> values/keys left alone
     key_fixers: list[int] = field(default_factory=list)
 
     def fix(self, fld: str, value: Any) -> Any:
@@ -167,7 +169,7 @@ class Fitted:
         return out
 
     def apply_step(self, i: int, out: dict) -> bool:
-        """Step ``i`` on ``out`` in place (``transform`` runs them all in order); False when it drops the record."""
+        """Step ``i`` on ``out`` in place (``transform`` runs them all); False when it drops it."""
         return kind_of(self.steps[i]).transform(self, i, out)
 
     @property
@@ -177,17 +179,18 @@ class Fitted:
 
     @property
     def vocab(self) -> dict[tuple[int, str], Any]:
-        """A view: (step, field) -> the field's spellings (counts and fixes) of each vocabulary step."""
-        return {(i, fld): voc for i, state in self.fits.items() for fld, voc in getattr(state, "by_field", {}).items()}
+        """A view: (step, field) -> the field's spellings (counts, fixes) of a vocabulary step."""
+        return {(i, fld): voc for i, state in self.fits.items()
+                for fld, voc in getattr(state, "by_field", {}).items()}
 
 
 @dataclass
 class Summary:
     """The first pass as counts that add up: summaries of consecutive parts, merged in order, give the whole's.
 
-    ``counts``: step -> its kind's counts (``StepKind.start`` / ``add`` / ``merge``); ``capped``: the
-    (step, field) cells whose value counts (``counts[step][field]``) stopped at a cap, exact only after
-    ``recount``. ``fitted()`` picks the winners.
+    ``counts``: step -> its kind's counts (``StepKind.start`` / ``add`` / ``merge``); ``capped``:
+    the (step, field) cells whose value counts (``counts[step][field]``) stopped at a cap, exact
+    only after ``recount``. ``fitted()`` picks the winners.
     """
 
     steps: list[CrossRowStep]
@@ -216,7 +219,7 @@ class Summary:
         return self
 
     def recount(self, cells: Iterable[tuple[int, str]], records: Iterable[Any]) -> dict[tuple[int, str], Counter]:
-        """The counts of the values ``counts`` keeps for ``cells``, over ``records`` (exact counts past the cap)."""
+        """The counts of the values ``counts`` keeps for ``cells``, over ``records`` (exact)."""
         out = {cell: Counter() for cell in cells}
         for record in records:
             if isinstance(record, dict):
@@ -227,12 +230,12 @@ class Summary:
         return out
 
     def recounted(self, totals: dict[tuple[int, str], Counter]) -> None:
-        """Put the recounts of whole files (``recount``'s, added up) in place of the capped cells' counts."""
+        """Put the recounts of whole files (``recount``'s, added up) in place of capped counts."""
         for (i, fld), counter in totals.items():
             self.counts[i][fld] = Counter({value: counter[value] for value in self.counts[i][fld]})
 
     def fitted(self) -> Fitted:
-        """The winners: the ``fixes_keys`` steps first (vocabulary), then the others, whose keys they correct."""
+        """The winners: ``fixes_keys`` steps first (vocabulary), then the others (keys fixed)."""
         fitted = Fitted(list(self.steps))
         fixers = [i for i, s in enumerate(self.steps) if kind_of(s).fixes_keys]
         others = [i for i in range(len(self.steps)) if i not in fixers]

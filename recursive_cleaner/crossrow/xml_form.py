@@ -1,4 +1,4 @@
-"""The cross-row steps as the XML the model writes and reads: ``<cross_row_step kind=... key=... fields=.../>``.
+"""The cross-row steps as the XML the model writes and reads: ``<cross_row_step kind=... .../>``.
 
 ``plan_reply`` is the plan's reply form as a grammar (``model.grammar``): each registered kind's
 ``<cross_row_step .../>`` line (``StepKind.grammar``), naming only the data's fields.
@@ -55,7 +55,7 @@ def format_steps(steps: Iterable[CrossRowStep]) -> str:
 
 
 def plan_reply(fields: list[str], *, dedup: bool = False) -> Grammar:
-    """The cross-row plan: ``<cross_row_step .../>`` lines naming only the data's fields (dedup only if asked).
+    """The cross-row plan: ``<cross_row_step .../>`` lines naming only the data's fields.
 
     ``dedup``: whether the goals ask to remove duplicates; without it no kind that ``drops`` records
     is offered. Field names that could not stand inside an attribute (a quote, ``<``, a line break)

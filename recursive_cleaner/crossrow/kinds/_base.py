@@ -14,42 +14,48 @@ NO_FIX = object()  # ``StepKind.fix``: this step has no fix for the value
 class StepKind:
     """One kind of cross-row step: what its parameters mean, its XML and grammar, its two passes.
 
-    A subclass sets the class attributes (what the planner, the guard and apply need to know of it)
-    and overrides the methods its work needs; ``register(instance)`` adds it. The steps themselves are
-    ``crossrow.steps.CrossRowStep``\\ s (kind, key, fields and the shared parameters); a kind's methods
-    get the step, or the ``Summary`` / ``Fitted`` and the step's index ``i`` in it:
+    A subclass sets the class attributes (what the planner, the guard and apply need to know of
+    it) and overrides the methods its work needs; ``register(instance)`` adds it. The steps are
+    ``crossrow.steps.CrossRowStep``\\ s (kind, key, fields and the shared parameters); a kind's
+    methods get the step, or the ``Summary`` / ``Fitted`` and the step's index ``i`` in it:
 
     - first pass: ``start(step)`` -> the step's counts (None: it counts nothing), kept in
-      ``summary.counts[i]``; ``add(summary, i, record)`` counts one record; ``merge(summary, later, i)``
-      adds the counts of the records after these (Dask parts, in order: the merged counts must be the
-      ones a single pass counts); ``fit(summary, i, fitted)`` -> the step's fitted state (its winners),
-      kept in ``fitted.fits[i]``;
-    - second pass: ``transform(fitted, i, out)`` changes the record ``out`` in place (counting each
-      cell it writes in ``fitted.changed[(i, field)]``, asking ``step.may_write`` first); False drops it
-      (counted in ``fitted.dropped`` and ``fitted.dropped_by[i]``);
-    - the plan: ``prompt`` / ``task`` (the planning prompt), ``grammar`` (its piece of the reply's
-      grammar), ``xml_attrs`` (how the model writes it); ``describe`` (the report and the generated
-      file), ``names`` (the fields its audit label names).
+      ``summary.counts[i]``; ``add(summary, i, record)`` counts one record;
+      ``merge(summary, later, i)`` adds the counts of the records after these (Dask parts, in
+      order: the merged counts must be the ones a single pass counts); ``fit(summary, i,
+      fitted)`` -> the step's fitted state (its winners), kept in ``fitted.fits[i]``;
+    - second pass: ``transform(fitted, i, out)`` changes the record ``out`` in place (counting
+      each cell it writes in ``fitted.changed[(i, field)]``, asking ``step.may_write`` first);
+      False drops it (counted in ``fitted.dropped`` and ``fitted.dropped_by[i]``);
+    - the plan: ``prompt`` / ``task`` (the planning prompt), ``grammar`` (its piece of the
+      reply's grammar), ``xml_attrs`` (how the model writes it); ``describe`` (the report and
+      the generated file), ``names`` (the fields its audit label names).
 
-    A per-field count that may stop at a cap keeps ``summary.counts[i]`` a dict field -> ``Counter`` and
-    adds ``(i, field)`` to ``summary.capped``: Dask recounts those cells over the spooled records.
+    A per-field count that may stop at a cap keeps ``summary.counts[i]`` a dict field ->
+    ``Counter`` and adds ``(i, field)`` to ``summary.capped``: Dask recounts those cells.
     """
 
     name: str = ""
     needs_key: bool = False  # a step of this kind needs ``key``
     needs_fields: bool = False  # ... and ``fields`` (other than its key)
-    writes: bool = True  # it writes ``fields`` (False: dedup): protected fields and kept shapes guard it
-    drops: bool = False  # it may drop records: only when the goals ask for it (``asked``); its key must identify records
-    keeps_first: bool = False  # drops a record whose key an earlier one has (``Fitted.seen[i]``; Dask: a round of keys)
+    # it writes ``fields`` (False: dedup): protected fields and kept shapes guard it
+    writes: bool = True
+    # it may drop records: only when the goals ask for it (``asked``); its key must identify records
+    drops: bool = False
+    # it drops a record whose key an earlier one has (``Fitted.seen[i]``; on Dask: a round of keys)
+    keeps_first: bool = False
     weighs: bool = False  # its votes may be weighted by source (``weight_by``)
-    stated_repair: bool = False  # a stated key vouches for it; on another key it replaces variants only
-    fixes_keys: bool = False  # its fixes correct every step's key values (``fix``): fitted before the others
-    value_map: bool = False  # it maps a value to a value whatever its row: the goals' examples are checked on it alone
+    # a stated key vouches for it; on another key it replaces variants only (``variants_only``)
+    stated_repair: bool = False
+    # its fixes correct every step's key values (``fix``): fitted before the others
+    fixes_keys: bool = False
+    # it maps a value to a value whatever its row: the goals' examples are checked on it alone
+    value_map: bool = False
     prompt: str = ""  # its line under "Kinds of rule" in the planning prompt
     task: str = ""  # a clause the planning task adds when this kind is offered
 
     def check(self, step: Any) -> None:
-        """Raise ValueError when ``step`` has parameters this kind cannot take (past the shared checks)."""
+        """Raise ValueError for parameters of ``step`` this kind cannot take (past shared ones)."""
 
     def describe(self, step: Any) -> str:
         """One line for the report and the generated file."""
@@ -68,7 +74,7 @@ class StepKind:
         return attrs
 
     def grammar(self, listed: Any) -> Any:
-        """This kind's ``<cross_row_step .../>`` line in the plan's grammar (``listed``: a list of field names)."""
+        """This kind's ``<cross_row_step .../>`` line in the plan's grammar (``listed``: names)."""
         parts: list[Any] = [f'<cross_row_step kind="{self.name}"']
         for attr, wanted in (("key", self.needs_key), ("fields", self.needs_fields)):
             parts += [f' {attr}="', listed, '"'] if wanted else []
@@ -119,7 +125,7 @@ def get(name: str | None) -> StepKind | None:
 
 
 def registered() -> tuple[StepKind, ...]:
-    """Every kind, in the order they were registered (the order of the prompt's and the grammar's kinds)."""
+    """Every kind, in the order they were registered (the order the prompt and the grammar list)."""
     return tuple(REGISTRY.values())
 
 

@@ -1,4 +1,4 @@
-"""``majority``: rows sharing a key agree on ``fields``; each takes the value most rows of its key group have.
+"""``majority``: rows sharing a key agree on ``fields``: the value most rows of its key group have.
 
 A functional dependency, e.g. ``provider_number -> name, city``: each field takes the value most
 rows of its key group have, when that value holds at least ``min_share`` of the group (and the
@@ -33,11 +33,12 @@ _NONE = object()
 
 @dataclass
 class KeyGroups:
-    """A majority step's fitted state: its groups under their corrected, normalised key; rare keys' close keys."""
+    """A majority step's fitted state: its groups by corrected, normalised key; rare keys' near ones."""
 
     groups: dict[Any, dict[str, Counter]] = field(default_factory=dict)
-    near: dict[Any, list] | None = field(default=None, repr=False)  # one-field key: rare key -> close full keys
-    probed: dict[Any, list] = field(default_factory=dict, repr=False)  # keys first seen in transform
+    # a one-field key: each rare key -> the close full keys
+    near: dict[Any, list] | None = field(default=None, repr=False)
+    probed: dict[Any, list] = field(default_factory=dict, repr=False)  # keys first seen by transform
     index: NearIndex | None = field(default=None, repr=False)
 
 
@@ -45,8 +46,8 @@ class Majority(StepKind):
     """Rows with the same key get the value most of them have."""
 
     name, needs_key, needs_fields, weighs, stated_repair = "majority", True, True, True, True
-    prompt = ('<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with the '
-              "same KEY_FIELD get the value most of them have")
+    prompt = ('<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with '
+              "the same KEY_FIELD get the value most of them have")
 
     def describe(self, step: Any) -> str:
         key, fields = "+".join(step.key), ", ".join(step.fields)
@@ -55,7 +56,8 @@ class Majority(StepKind):
                     f"{'+'.join(step.weight_by)} weighted by how often it agrees with the others")
         return (f"for each {key}, set {fields} to the value most of its rows have (at least "
                 f"{step.min_share:.0%} of {step.min_count}+ rows)"
-                + ("; only blanks and values that look like a variant of it" if step.variants_only else ""))
+                + ("; only blanks and values that look like a variant of it"
+                   if step.variants_only else ""))
 
     def grammar(self, listed: Any) -> Any:
         return seq('<cross_row_step kind="majority" key="', listed, '" fields="', listed, '"',
@@ -68,7 +70,8 @@ class Majority(StepKind):
         s, groups = summary.steps[i], summary.counts[i]
         raw_key = tuple(record.get(k) for k in s.key)
         group = groups.setdefault(tuple(hashable(k) for k in raw_key), {})
-        group.setdefault(_KEY, Counter())[hashable(raw_key[0]) if len(raw_key) == 1 else raw_key] += 1
+        raw = hashable(raw_key[0]) if len(raw_key) == 1 else raw_key
+        group.setdefault(_KEY, Counter())[raw] += 1
         source = hashable(tuple(record.get(k) for k in s.weight_by)) if s.weight_by else None
         for fld in s.fields:
             vote = hashable(record.get(fld))
@@ -82,7 +85,7 @@ class Majority(StepKind):
                 target.setdefault(fld, Counter()).update(counts)
 
     def fit(self, summary: Any, i: int, fitted: Any) -> KeyGroups:
-        """The groups merged under their corrected, normalised key (``fitted.key``: the vocabulary fixes)."""
+        """The groups merged under their corrected, normalised key (``fitted.key``)."""
         s = summary.steps[i]
         merged: dict[Any, dict[str, Counter]] = {}
         for raw_key, group in summary.counts[i].items():
@@ -106,7 +109,8 @@ class Majority(StepKind):
         group = _group(fitted, i, state, out) if state is not None else None
         for fld in step.fields if group else ():
             top = _winner(group.get(fld), step)
-            if top is not _NONE and hashable(out.get(fld)) != top and step.may_write(fld, out.get(fld), top):
+            old = out.get(fld)
+            if top is not _NONE and hashable(old) != top and step.may_write(fld, old, top):
                 out[fld] = top
                 fitted.changed[(i, fld)] += 1
         return True

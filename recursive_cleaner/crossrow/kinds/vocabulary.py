@@ -1,4 +1,4 @@
-"""``vocabulary``: a rare spelling of a field becomes the much more frequent close one that most rows use.
+"""``vocabulary``: a rare spelling of a field becomes the much more frequent close one.
 
 A field has a small set of correct spellings that most rows use; a rare value within
 ``max_distance`` edits of a value at least ``ratio`` times as frequent is replaced by it (only
@@ -50,8 +50,8 @@ class Vocabulary(StepKind):
               "common spelling")
 
     def describe(self, step: Any) -> str:
-        return (f"replace rare spellings of {', '.join(step.fields)} by a value within {step.max_distance} "
-                f"edits that is at least {step.ratio:g}x as frequent")
+        return (f"replace rare spellings of {', '.join(step.fields)} by a value within "
+                f"{step.max_distance} edits that is at least {step.ratio:g}x as frequent")
 
     def names(self, step: Any) -> tuple[str, ...]:
         return tuple(step.fields)
@@ -91,15 +91,17 @@ class Vocabulary(StepKind):
 
     def fix(self, state: Spellings, fld: str, value: Any) -> Any:
         voc = state.by_field.get(fld)
-        return voc.fixes[hashable(value)] if voc is not None and hashable(value) in voc.fixes else NO_FIX
+        if voc is None or hashable(value) not in voc.fixes:
+            return NO_FIX
+        return voc.fixes[hashable(value)]
 
     def transform(self, fitted: Any, i: int, out: dict) -> bool:
         step, state = fitted.steps[i], fitted.fits.get(i)
         for fld in step.fields if state is not None else ():
             voc = state.by_field.get(fld)
             value = out.get(fld)
-            if voc is not None and hashable(value) in voc.fixes and step.may_write(fld, value, voc.fixes[
-                    hashable(value)]):
-                out[fld] = voc.fixes[hashable(value)]
+            new = voc.fixes.get(hashable(value), NO_FIX) if voc is not None else NO_FIX
+            if new is not NO_FIX and step.may_write(fld, value, new):
+                out[fld] = new
                 fitted.changed[(i, fld)] += 1
         return True
