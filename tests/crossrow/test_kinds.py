@@ -41,6 +41,13 @@ def test_the_registry_refuses_a_second_kind_of_one_name_and_a_bad_name():
         kinds.register(Bad())
     assert "not a name" not in kinds.REGISTRY
 
+    class Drops(kinds.StepKind):
+        name, drops = "drops_blanks", True
+
+    with pytest.raises(ValueError, match="keeps the first of each key"):
+        kinds.register(Drops())
+    assert "drops_blanks" not in kinds.REGISTRY
+
 
 def test_the_built_ins_say_what_the_stages_ask_of_them():
     majority, vocabulary, dedup = (kinds.get(n) for n in ("majority", "vocabulary", "dedup"))

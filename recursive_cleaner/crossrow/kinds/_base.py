@@ -110,9 +110,16 @@ REGISTRY: dict[str, StepKind] = {}
 
 
 def register(kind: StepKind) -> StepKind:
-    """Add a kind (built-in or a plug-in's) to the registry; its name must be new."""
+    """Add a kind (built-in or a plug-in's) to the registry; its name must be new.
+
+    A kind that drops records must drop a record whose key an earlier one has (``keeps_first``):
+    those are the drops apply_dask counts before it writes (``max_drop``), and the only ones.
+    """
     if not kind.name or not kind.name.isidentifier():
         raise ValueError(f"a cross-row kind needs a name that is an identifier, got {kind.name!r}")
+    if kind.drops != kind.keeps_first:
+        raise ValueError(f"the cross-row kind {kind.name!r}: a kind that drops records keeps the "
+                         "first of each key (drops and keeps_first go together)")
     if kind.name in REGISTRY:
         raise ValueError(f"a cross-row kind named {kind.name!r} is already registered")
     REGISTRY[kind.name] = kind
