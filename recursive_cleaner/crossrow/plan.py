@@ -267,7 +267,7 @@ def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | No
 
 
 def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]) -> list[CrossRowStep]:
-    """The model's steps plus each candidate majority (``stated_repair``) step on a stated key."""
+    """The model's steps plus each candidate majority step on a stated key that the reply dropped."""
     stated = set(stated)
     have = {(s.kind, s.key) for s in chosen if kind_of(s).stated_repair}
     return list(chosen) + [s for s in candidates if kind_of(s).stated_repair and s.key[0] in stated
