@@ -19,6 +19,7 @@ from recursive_cleaner.crossrow.values import hashable
 from recursive_cleaner.crossrow.xml_form import format_steps, parse_steps, plan_reply
 from recursive_cleaner.write.module import render_module
 from tests.fakes import CLEAN_REPLY, FakeBackend
+from tests.optional_deps import optional
 
 
 # --------------------------------------------------------------------------- the registry
@@ -191,3 +192,21 @@ def test_a_step_whose_fields_are_all_its_key_is_refused_not_raised():
     for kind in ("majority", "vocabulary"):
         tag = f'<cross_row_step kind="{kind}" key="a" fields="a"/>'
         assert parse_steps(tag, ["a"]) == ([], [f"{tag}: the key cannot also be the field to fix"])
+
+
+def test_apply_dask_runs_a_registered_kind_as_apply_file_does(fill, tmp_path):
+    optional("dask.bag")
+    from recursive_cleaner.apply.on_dask import apply_dask
+
+    path = tmp_path / "cleaning_functions.py"
+    path.write_text(render_module([], cross_row=[CrossRowStep("fill", fields=("city",)).to_dict()]))
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows()))
+    ref = apply_file(str(path), str(source), str(tmp_path / "ref.jsonl"), workers=1, batch_size=7,
+                     audit_path=str(tmp_path / "ref-audit.jsonl"))
+    mine = apply_dask(str(path), str(source), str(tmp_path / "dask.jsonl"), batch_size=7,
+                      partition_size=8, audit=str(tmp_path / "dask-audit.jsonl"))
+    assert mine.partitions > 1 and mine.cross_row_changed == ref.cross_row_changed
+    for name in ("{}.jsonl", "{}-audit.jsonl"):
+        ref_bytes = (tmp_path / name.format("ref")).read_bytes()
+        assert (tmp_path / name.format("dask")).read_bytes() == ref_bytes and b"Oslo" in ref_bytes
