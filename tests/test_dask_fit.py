@@ -10,7 +10,7 @@ import pytest
 
 from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.apply.on_dask import apply_dask
-from recursive_cleaner.crossrow import steps as steps_module
+from recursive_cleaner.crossrow.kinds import vocabulary as steps_module
 from recursive_cleaner.crossrow.steps import CrossRowStep, Summary, fit, summarize
 from recursive_cleaner.errors import DataLossError
 from recursive_cleaner.write.module import render_module

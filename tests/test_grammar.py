@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from recursive_cleaner import DataCleaner
+from recursive_cleaner.crossrow import xml_form
 from recursive_cleaner.model import grammar
 from recursive_cleaner.model.response import parse_response
 from tests.fakes import CLEAN_REPLY, FakeBackend, GrammarFakeBackend, make_reply
@@ -142,15 +143,15 @@ def test_the_plan_form_names_only_the_data_fields_and_dedup_only_when_asked():
     fields = ["provider", "name", "city", "email"]
     reply = ('<cross_row_plan>\n<cross_row_step kind="majority" key="provider" fields="name, city"/>\n'
              '<cross_row_step kind="vocabulary" fields="city"/>\n</cross_row_plan>')
-    form = grammar.plan_reply(fields)
+    form = xml_form.plan_reply(fields)
     assert form.accepts(reply) and form.accepts("<cross_row_plan>\n</cross_row_plan>")
     chosen, problems = choose_steps(reply, fields)
     assert [(s.kind, s.key, s.fields) for s in chosen] == [("majority", ("provider",), ("name", "city")),
                                                              ("vocabulary", (), ("city",))] and problems == []
     assert not form.accepts(reply.replace('fields="name, city"', 'fields="name, town"'))  # not a field of the data
     dedup = '<cross_row_plan>\n<cross_row_step kind="dedup" key="email" normalize="casefold"/>\n</cross_row_plan>'
-    assert not form.accepts(dedup) and grammar.plan_reply(fields, dedup=True).accepts(dedup)
-    assert grammar.plan_reply(['a"b', "x\ny"]).accepts("<cross_row_plan>\n</cross_row_plan>")
+    assert not form.accepts(dedup) and xml_form.plan_reply(fields, dedup=True).accepts(dedup)
+    assert xml_form.plan_reply(['a"b', "x\ny"]).accepts("<cross_row_plan>\n</cross_row_plan>")
 
 
 def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
@@ -161,4 +162,4 @@ def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
     DataCleaner(backend, _crm(tmp_path, rows), chunk_size=18, instructions="The same provider has the same city.",
                 output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
     plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
-    assert plans == [grammar.plan_reply(["provider", "city"]).gbnf()]
+    assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]

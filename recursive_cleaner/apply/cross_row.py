@@ -17,33 +17,24 @@ lines while ``cross_row.fit`` consumes the records one by one (it keeps statisti
 records); pass 2 reads the spool back and transforms each record. ``spool`` gives the temporary
 file: beside apply_file's output, or in memory up to 32 MB for apply_records; always removed.
 
-``AuditLog`` streams one row per changed cell: ``row`` (0-based index of the input record, as
-``reject_path`` counts), ``field``, ``old``, ``new``, ``step`` (the function, or a cross-row
-step such as ``cross_row[1]:majority(provider_number)``) and ``kind``: ``changed``, ``added``
-(old is null), ``removed`` (new is null), ``dropped`` (a dedup step removed the record; field,
-old and new are null) or ``rejected`` (clean_data failed and the record went to reject_path).
-JSONL, or CSV when the path ends with ``.csv`` (cells as apply writes CSV: null empty, text
-as is, other values JSON).
+``AuditLog`` (``apply.audit``, re-exported here) streams the audit log: one row per changed cell.
 """
 
 from __future__ import annotations
 
 import ast
-import csv
-import io
 import itertools
 import json
 import os
 import tempfile
-from collections import Counter
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from .writers import csv_cell
+from .audit import AUDIT_FIELDS, AuditLog
 from ..read.json_stream import dump_json
-from ..crossrow.steps import CrossRowStep, Fitted, fit, unasked_drops
+from ..crossrow.steps import CrossRowStep, Fitted, fit, kind_of, unasked_drops
 from ..write.module import CROSS_ROW_TEMPLATE, source_lines
 from ..errors import DataLossError
 
@@ -51,7 +42,6 @@ __all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step
            "AuditLog", "loss_message"]
 
 AUDIT_FUNCTION = "_rc_audit_clean_data"
-AUDIT_FIELDS = ("row", "field", "old", "new", "step", "kind")
 STEPS_NAME = "CROSS_ROW_STEPS"
 SPOOL_MEMORY = 32 << 20  # apply_records: pass 1 kept in memory up to this size, then in a temporary file
 _PRIMITIVES = (str, int, float, bool)
@@ -265,9 +255,8 @@ def _clean_data_chain(tree: ast.Module) -> list[str] | None:
 
 
 def step_label(i: int, step: CrossRowStep) -> str:
-    """``cross_row[i]:kind(key)`` (``kind(fields)`` for vocabulary): the step column of the audit log."""
-    names = step.fields if step.kind == "vocabulary" else step.key
-    return f"cross_row[{i}]:{step.kind}({'+'.join(names)})"
+    """``cross_row[i]:kind(key)`` (vocabulary: ``kind(fields)``; ``StepKind.names``): the log's."""
+    return f"cross_row[{i}]:{step.kind}({'+'.join(kind_of(step).names(step))})"
 
 
 @contextmanager
@@ -349,77 +338,3 @@ def loss_message(dropped_by: dict[int, int], steps: list[CrossRowStep], labels: 
             f"(more than {max_drop:.0%}; {named}) and the goals they were made from did not ask for it: nothing "
             "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or --allow-drop "
             "(allow_drop=True) to apply them anyway")
-
-
-def _same(old: Any, new: Any) -> bool:
-    return old is new or (type(old) is type(new) and old == new)
-
-
-class AuditLog:
-    """The audit log, streamed to ``out`` (JSONL, or CSV with ``as_csv``); ``by_step``: records changed per step."""
-
-    def __init__(self, out: BinaryIO, as_csv: bool = False, header: bool = True) -> None:
-        self.out, self.rows = out, 0
-        self.by_step: Counter = Counter()
-        self.text = self.csv = None
-        if as_csv:
-            self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-            self.csv = csv.writer(self.text)
-            if header:  # a piece of a log (apply_dask writes one per part) has none
-                self.csv.writerow(AUDIT_FIELDS)
-
-    def write_row(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
-        """One row of the log as it is (not counted in ``by_step``)."""
-        self.rows += 1
-        if self.csv is not None:
-            self.csv.writerow([row, csv_cell(fld), csv_cell(old), csv_cell(new), step, kind])
-        else:
-            entry = {"row": row, "field": fld, "old": old, "new": new, "step": step, "kind": kind}
-            self.out.write(dump_json(entry) + b"\n")
-
-    def changes(self, row: int, entries: list) -> None:
-        """One record's changed cells: (step, field, kind, old, new) each, in the order they happened."""
-        for step, fld, kind, old, new in entries:
-            self.write_row(row, fld, old, new, step, kind)
-        self.by_step.update({entry[0] for entry in entries})
-
-    def event(self, row: int, step: str, kind: str) -> None:
-        """A whole record: ``dropped`` by a dedup step (counted for it), or ``rejected``."""
-        self.write_row(row, None, None, None, step, kind)
-        if kind == "dropped":
-            self.by_step[step] += 1
-
-    @staticmethod
-    def unwrap(payload: bytes, first: int, names: list[str], log: AuditLog | None) -> bytes:
-        """An audited batch (texts of {"record", "trail"} from row ``first``): the records' texts; trails to ``log``."""
-        texts = payload.split(b"\n")
-        for k, text in enumerate(texts):
-            if text:
-                reply = json.loads(text)
-                texts[k] = dump_json(reply["record"])
-                if reply["trail"] and log is not None:
-                    log.changes(first + k, [(names[s], *rest) for s, *rest in reply["trail"]])
-        return b"\n".join(texts)
-
-    def transform(self, fitted: Fitted, record: dict, row: int, labels: list[str]) -> dict | None:
-        """``fitted.transform(record)`` step by step, logging what each step changed (or that it dropped the record)."""
-        out, entries = dict(record), []
-        for i, label in enumerate(labels):
-            before = dict(out)
-            keep = fitted.apply_step(i, out)
-            for fld, new in out.items():
-                if fld not in before:
-                    entries.append((label, fld, "added", None, new))
-                elif not _same(before[fld], new):
-                    entries.append((label, fld, "changed", before[fld], new))
-            if not keep:
-                self.changes(row, entries)
-                self.event(row, label, "dropped")
-                return None
-        self.changes(row, entries)
-        return out
-
-    def finish(self) -> None:
-        if self.text is not None:
-            self.text.flush()
-            self.text.detach()

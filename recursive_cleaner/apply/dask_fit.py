@@ -4,15 +4,16 @@ For one input file (its parts from ``dask_parts``), with ``CROSS_ROW_STEPS`` or 
 
 1. **Spool** (a task per part): apply's pipeline with one sandboxed worker, as ``clean_part``; the
    cleaned records go to a spool file beside the output (``row<TAB>JSON``, the local pass 1's
-   form), the part's records are counted into a ``crossrow.steps.Summary`` (vocabulary counts,
-   per raw key the counts of each field's values, or of (value, source) pairs for a weighted
-   vote), and the functions' audit rows go to a piece file, numbered within the part.
+   form), the part's records are counted into a ``crossrow.steps.Summary`` (each step's kind counts:
+   vocabulary the values, majority per raw key the counts of each field's values, or of (value,
+   source) pairs for a weighted vote), and the functions' audit rows go to a piece file, numbered
+   within the part.
 2. **Fit**: the summaries are merged in part order by a tree of tasks (``split_every`` at a
-   time; counts add, first sight keeps its order), so the merged summary is the one apply_file's
-   single pass counts; the calling process picks the winners from it (``Summary.fitted``, the
-   local code). A vocabulary field with more than 5,000 distinct values is recounted over the
-   spools for the values kept.
-3. **Duplicate keys** (a dedup step only; one round per dedup step, in order): each part's
+   time; each kind's ``merge``: counts add, first sight keeps its order), so the merged summary is
+   the one apply_file's single pass counts; the calling process picks the winners from it
+   (``Summary.fitted``, the local code). A capped cell (a vocabulary field with more than 5,000
+   distinct values) is recounted over the spools for the values kept.
+3. **Duplicate keys** (a ``keeps_first`` kind, dedup; a round per such step, in order): each part's
    dedup keys after the steps before it, merged in part order into "the first part that has
    this key"; only keys in two or more parts are kept and sent to the parts.
 4. **Transform** (a task per part): the fitted steps on the spooled records, a record dropped
@@ -42,7 +43,7 @@ from .cross_row import AUDIT_FIELDS, AuditLog, loss_message, step_label
 from .dask_parts import PARSING, Part, PartResult, RejectLines, add_counts, part_batches, renumbered, started
 from .local import ApplyError, ApplyResult, ApplyRun
 from .writers import WRITERS, AtomicFile
-from ..crossrow.steps import CrossRowStep, Fitted, Summary
+from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of
 from ..errors import DataLossError
 from ..read.json_stream import dump_json
 
@@ -138,7 +139,7 @@ def _added(counts: list[dict]) -> dict:
 
 
 class _SeenBefore(set):
-    """A dedup step's keys seen in this part, and (``owners``) the keys an earlier part has."""
+    """A ``keeps_first`` step's keys seen in this part, and (``owners``) an earlier part's."""
 
     def __init__(self, owners: dict, part: int) -> None:
         super().__init__()
@@ -149,7 +150,7 @@ class _SeenBefore(set):
 
 
 def with_owners(fitted: Fitted, owners: dict[int, dict], k: int) -> Fitted:
-    """A copy of ``fitted`` for part ``k``: its own counters, dedup steps that know the keys earlier parts own."""
+    """A copy of ``fitted`` for part ``k``: own counters; ``keeps_first`` steps know older keys."""
     copy = dataclasses.replace(fitted, changed=Counter(), dropped=0, dropped_by=Counter(), seen={})
     for j, owner in owners.items():
         copy.seen[j] = _SeenBefore(owner, k)
@@ -280,13 +281,12 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
         capped = sorted(summary.capped)
         if capped:
             counts = compute(*[dask.delayed(_recount)(summary, capped, job.path(k, "pass1")) for k in range(len(parts))])
-            for cell, counter in _added(list(counts)).items():
-                summary.vocab[cell] = Counter({value: counter[value] for value in summary.vocab[cell]})
+            summary.recounted(_added(list(counts)))
         fitted = summary.fitted()
         fitted_d = cluster.share(fitted)
         owners: dict[int, dict] = {}
         drops: dict[int, int] = {}
-        for j in (i for i, s in enumerate(steps) if s.kind == "dedup"):
+        for j in (i for i, s in enumerate(steps) if kind_of(s).keeps_first):
             known = cluster.share(owners)
             level = [dask.delayed(_dedup_part)(job, fitted_d, known, j, k) for k in range(len(parts))]
             while len(level) > 1:

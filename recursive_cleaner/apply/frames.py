@@ -22,7 +22,7 @@ from .cross_row import loss_message, read_plan, step_label
 from .dask_parts import started
 from .dask_fit import SPLIT_EVERY, dedup_keys, merge_keys, merge_summaries, owners_of, with_owners
 from .local import MAX_DROP, ApplyError, apply_records, read_functions
-from ..crossrow.steps import CrossRowStep, Fitted, Summary, summarize
+from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of, summarize
 from ..errors import DataLossError
 from ..read.inputs import column_labels, frame_records
 
@@ -143,7 +143,7 @@ def apply_dask_frame(functions_path: str | os.PathLike, frame: Any, *, client: A
     owners: dict[int, dict] = {}
     drops: dict[int, int] = {}
     rows = [c for c, _ in cleaned]
-    for j in (i for i, s in enumerate(steps) if s.kind == "dedup"):
+    for j in (i for i, s in enumerate(steps) if kind_of(s).keeps_first):
         known = share(owners)
         level = [dask.delayed(dedup_keys)(c, fitted_d, known, j, k) for k, c in enumerate(rows)]
         while len(level) > 1:

@@ -22,7 +22,8 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from .steps import CrossRowStep, apply_steps, fit
+from . import kinds
+from .steps import CrossRowStep, apply_steps, fit, kind_of
 from .xml_form import format_steps, parse_steps
 from ..profiling.example_checks import maps_example
 from ..profiling.row_rules import stated_fields, stated_keys
@@ -231,19 +232,12 @@ disagrees with most rows of its key is a typo.
 {candidates}
 
 Kinds of rule:
-<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with the same KEY_FIELD get the value most of them have
-<cross_row_step kind="vocabulary" fields="FIELD"/>  rare misspellings become the common spelling
-<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before
-
+{kinds}
 === TASK ===
-Given the user's goals, copy the rules above that are true for this data, drop any that are not,
-and add a dedup rule only if the goals ask to remove duplicates. Reply with
+Given the user's goals, copy the rules above that are true for this data, drop any that are \
+not{tasks}. Reply with
 <{tag}> containing one <cross_row_step .../> per rule, or an empty <{tag}></{tag}> if none applies.
 """
-
-
-_DEDUP_KIND = '<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records whose FIELD was seen before\n'
-_DEDUP_TASK = ",\nand add a dedup rule only if the goals ask to remove duplicates"
 
 
 def wants_dedup(instructions: str) -> bool:
@@ -252,12 +246,16 @@ def wants_dedup(instructions: str) -> bool:
 
 
 def build_plan_prompt(prefix: str, candidates: list[CrossRowStep], n_records: int, *, dedup: bool = True) -> str:
-    """The planning prompt: the run's static prefix, the candidate rules, the task (no dedup kind unless ``dedup``)."""
+    """The planning prompt: the run's static prefix, the candidate rules, the kinds, the task.
+
+    A kind that ``drops`` records is offered only with ``dedup`` (the goals ask to remove them).
+    """
     shown = format_steps(candidates) if candidates else "(none found)"
-    text = _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG)
-    if not dedup:
-        text = text.replace(_DEDUP_KIND, "").replace(_DEDUP_TASK, "")
-    return prefix + text
+    offered = [kind for kind in kinds.registered() if dedup or not kind.drops]
+    lines = "".join(f"{kind.prompt}\n" for kind in offered if kind.prompt)
+    asks = "".join(f",\nand {kind.task}" for kind in offered if kind.task)
+    return prefix + _PLAN.format(n=n_records, candidates=shown, tag=PLAN_TAG, kinds=lines,
+                                 tasks=asks)
 
 
 def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | None, list[str]]:
@@ -271,9 +269,9 @@ def choose_steps(reply: str, fields: list[str]) -> tuple[list[CrossRowStep] | No
 def with_stated(chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]) -> list[CrossRowStep]:
     """The model's steps plus each candidate majority step on a stated key that the reply dropped."""
     stated = set(stated)
-    have = {s.key for s in chosen if s.kind == "majority"}
-    return list(chosen) + [s for s in candidates
-                           if s.kind == "majority" and s.key[0] in stated and s.key not in have]
+    have = {(s.kind, s.key) for s in chosen if kind_of(s).stated_repair}
+    return list(chosen) + [s for s in candidates if kind_of(s).stated_repair and s.key[0] in stated
+                           and (s.kind, s.key) not in have]
 
 
 def _changed(before: list[dict], after: list[dict]) -> set[str]:
@@ -288,9 +286,10 @@ def _guarded(step: CrossRowStep, stated: set[str], protected: set[str], kept: Ma
     majority on a key the goals do not state replaces only variants of the winner. A protected field
     the goals name with a stated key of a majority step (``named``) is written by it: the stated repair.
     """
-    if step.kind == "dedup":
+    kind = kind_of(step)
+    if not kind.writes:
         return step, None
-    mend = {f for k in step.key if k in stated for f in named.get(k, ())} if step.kind == "majority" else set()
+    mend = {f for k in step.key if k in stated and kind.stated_repair for f in named.get(k, ())}
     written = tuple(f for f in step.fields if f not in protected or f in mend)
     removed = [f for f in step.fields if f not in written]
     why = (f"it would write {', '.join(removed)}, which the goals leave as {'it is' if len(removed) == 1 else 'they are'}"
@@ -300,7 +299,7 @@ def _guarded(step: CrossRowStep, stated: set[str], protected: set[str], kept: Ma
     touches = set(step.key) | set(written)
     return replace(step, fields=written, protected=tuple(f for f in step.key if f in protected),
                    keep=tuple(sorted((f, shape) for f in touches for shape in kept.get(f, ()))),
-                   variants_only=step.kind == "majority" and not (stated & set(step.key))), why
+                   variants_only=kind.stated_repair and not (stated & set(step.key))), why
 
 
 def _breaks_examples(step: CrossRowStep, current: list[dict], after: list[dict],
@@ -324,7 +323,7 @@ def _breaks_examples(step: CrossRowStep, current: list[dict], after: list[dict],
                 return f"it turns the goals' example {was!r} of {fld} into {now!r}, not {wrong[was]!r}"
             if isinstance(now, str) and now in wrong:
                 return f"it writes {now!r} into {fld}, which the goals' examples turn into {wrong[now]!r}"
-        if step.kind == "vocabulary" and current:
+        if kind_of(step).value_map and current:
             fitted = fit([step], current)
             for a, b in pairs:
                 out_b = (fitted.transform({**current[0], fld: b}) or {}).get(fld)
@@ -366,7 +365,8 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
             refused.append((format_steps([given]), why))
         if step is None:
             continue
-        if step.kind == "dedup":
+        kind = kind_of(step)
+        if kind.drops:
             if not allow_dedup:
                 refused.append((format_steps([step]), "the goals do not ask to remove duplicates"))
                 continue
@@ -379,9 +379,9 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
         if after == current:
             refused.append((format_steps([step]), "it changes nothing on the sample"))
             continue
-        asked = step.asked or (step.kind == "majority" and bool(stated & set(step.key)))
+        asked = step.asked or (kind.stated_repair and bool(stated & set(step.key)))
         touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
-        keyed = bool(stated & set(step.key)) or (step.kind == "vocabulary" and set(step.fields) <= stated)
+        keyed = bool(stated & set(step.key)) or (kind.fixes_keys and set(step.fields) <= stated)
         if touched and not keyed:
             refused.append((format_steps([step]), f"it changes {', '.join(touched)}, which the goals do not ask "
                                                   "to change (and its key is not one the goals state)"))
@@ -390,7 +390,7 @@ def validate_steps(steps: list[CrossRowStep], sample: list, expectations: dict |
         if too_much:
             refused.append((format_steps([step]), too_much))
             continue
-        if step.kind != "dedup":
+        if not kind.drops:
             worse = judge_holdout(current, after, expectations or {}, csv_strings=csv_strings)
             if worse:
                 refused.append((format_steps([step]), worse.replace("On records you were not shown it made",

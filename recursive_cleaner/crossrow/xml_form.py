@@ -1,14 +1,21 @@
-"""The cross-row steps as the XML the model writes and reads: ``<cross_row_step kind=... key=... fields=.../>``."""
+"""The cross-row steps as the XML the model writes and reads: ``<cross_row_step kind=... .../>``.
+
+``plan_reply`` is the plan's reply form as a grammar (``model.grammar``): each registered kind's
+``<cross_row_step .../>`` line (``StepKind.grammar``), naming only the data's fields.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Iterable
 
-from .steps import CrossRowStep
+from ..model.grammar import Grammar, alt, lit, rep, seq
+from . import kinds
+from .steps import CrossRowStep, kind_of
 
-__all__ = ["parse_steps", "format_steps"]
+__all__ = ["parse_steps", "format_steps", "plan_reply", "MAX_STEPS"]
 
+MAX_STEPS = 12  # rules in a cross-row plan at most
 _STEP = re.compile(r"<cross_row_step\b([^>]*?)/?>", re.IGNORECASE)
 _ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
 
@@ -35,7 +42,7 @@ def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[l
             problems.append(f"{m.group(0)}: unknown field(s) {', '.join(unknown)}")
             continue
         fields = tuple(f for f in step.fields if f not in step.key)
-        if step.kind == "majority" and not fields:
+        if kind_of(step).needs_fields and not fields:
             problems.append(f"{m.group(0)}: the key cannot also be the field to fix")
             continue
         steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}))
@@ -44,16 +51,20 @@ def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[l
 
 def format_steps(steps: Iterable[CrossRowStep]) -> str:
     """The steps as the XML the model writes (for prompts and the report)."""
-    out = []
-    for s in steps:
-        attrs = [f'kind="{s.kind}"']
-        if s.key:
-            attrs.append(f'key="{", ".join(s.key)}"')
-        if s.fields:
-            attrs.append(f'fields="{", ".join(s.fields)}"')
-        if s.weight_by:
-            attrs.append(f'weight_by="{", ".join(s.weight_by)}"')
-        if s.kind == "dedup":
-            attrs.append(f'normalize="{s.normalize}"')
-        out.append(f"<cross_row_step {' '.join(attrs)}/>")
-    return "\n".join(out)
+    return "\n".join(f"<cross_row_step {' '.join(kind_of(s).xml_attrs(s))}/>" for s in steps)
+
+
+def plan_reply(fields: list[str], *, dedup: bool = False) -> Grammar:
+    """The cross-row plan: ``<cross_row_step .../>`` lines naming only the data's fields.
+
+    ``dedup``: whether the goals ask to remove duplicates; without it no kind that ``drops`` records
+    is offered. Field names that could not stand inside an attribute (a quote, ``<``, a line break)
+    are left out of the grammar; with no usable field the plan can only be empty.
+    """
+    names = [f for f in dict.fromkeys(fields) if f and not any(c in f for c in '"<>\n\r`')]
+    if not names:
+        return Grammar(lit("<cross_row_plan>\n</cross_row_plan>"))
+    name = alt(*names)
+    listed = seq(name, rep(seq(", ", name), 0, 11))
+    lines = [kind.grammar(listed) for kind in kinds.registered() if dedup or not kind.drops]
+    return Grammar(seq("<cross_row_plan>\n", rep(alt(*lines), 0, MAX_STEPS), "</cross_row_plan>"))

@@ -8,6 +8,7 @@ those of ``prompt``: the field function (``field_reply``: the name the prompt as
 list) and the open-ended pass (``open_reply``: the issues, then one function or ``clean``).
 The code inside ``<code>`` is shaped, not parsed: import lines, then ``def NAME(param):`` and
 indented lines, no backtick; whether it is valid Python is still the parser's question.
+The cross-row plan's form is built from these pieces by its kinds (``crossrow.xml_form.plan_reply``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Grammar", "field_reply", "open_reply", "detect_reply", "plan_reply", "MAX_ISSUES", "MAX_STEPS"]
+__all__ = ["Grammar", "field_reply", "open_reply", "detect_reply", "MAX_ISSUES",
+           "lit", "cls", "seq", "alt", "rep"]
 
 MAX_ISSUES = 8  # issues listed in an open-ended reply at most: a small model can loop on them
-MAX_STEPS = 12  # rules in a cross-row plan at most
 
 
 @dataclass(frozen=True)
@@ -159,24 +160,3 @@ def detect_reply() -> Grammar:
     status = alt("needs_more_work", "clean")
     return Grammar(seq("<cleaning_analysis>\n", _issues(0), "  <chunk_status>", status,
                        "</chunk_status>\n</cleaning_analysis>"))
-
-
-def plan_reply(fields: list[str], *, dedup: bool = False) -> Grammar:
-    """The cross-row plan: ``<cross_row_step .../>`` lines naming only the data's fields (dedup only if asked).
-
-    Field names that could not stand inside an attribute (a quote, ``<``, a line break) are left
-    out of the grammar; with no usable field the plan can only be empty.
-    """
-    names = [f for f in dict.fromkeys(fields) if f and not any(c in f for c in '"<>\n\r`')]
-    if not names:
-        return Grammar(lit("<cross_row_plan>\n</cross_row_plan>"))
-    name = alt(*names)
-    listed = seq(name, rep(seq(", ", name), 0, 11))
-    majority = seq('<cross_row_step kind="majority" key="', listed, '" fields="', listed, '"',
-                   rep(seq(' weight_by="', listed, '"'), 0, 1), "/>\n")
-    vocabulary = seq('<cross_row_step kind="vocabulary" fields="', listed, '"/>\n')
-    kinds = [majority, vocabulary]
-    if dedup:
-        kinds.append(seq('<cross_row_step kind="dedup" key="', listed, '" normalize="',
-                         alt("exact", "casefold", "digits"), '"/>\n'))
-    return Grammar(seq("<cross_row_plan>\n", rep(alt(*kinds), 0, MAX_STEPS), "</cross_row_plan>"))

@@ -13,7 +13,7 @@ from ..crossrow.plan import (
     build_plan_prompt, choose_steps, discover_steps, validate_steps, with_stated,
 )
 from ..crossrow.steps import apply_steps
-from ..model.grammar import plan_reply
+from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions

@@ -117,7 +117,7 @@ def test_the_majority_step_looks_at_few_groups_per_rare_key(monkeypatch):
 
 
 def test_keys_no_signature_tells_apart_stop_at_the_work_budget_and_are_counted(monkeypatch):
-    monkeypatch.setattr("recursive_cleaner.crossrow.steps.MAX_WORK", 50_000)
+    monkeypatch.setattr("recursive_cleaner.crossrow.kinds.majority.MAX_WORK", 50_000)
     spent = []
     real = close_keys
 
@@ -126,7 +126,7 @@ def test_keys_no_signature_tells_apart_stop_at_the_work_budget_and_are_counted(m
         spent.append(budget.left)
         return out
 
-    monkeypatch.setattr("recursive_cleaner.crossrow.steps.close_keys", watched)
+    monkeypatch.setattr("recursive_cleaner.crossrow.kinds.majority.close_keys", watched)
     records = _keys(300, prefix="p" * 200)  # every key shares its first two segments with every other
     fitted = fit([CrossRowStep("majority", key=("id",), fields=("name",))], records)
     assert min(spent) >= -(300 + 1)  # past the budget by one candidate list at most, then nothing more
