@@ -11,7 +11,8 @@ The built-ins are registered here, in this order; a plug-in registers its own th
 door (``register(MyFormat())``). A path no extension names is text.
 
 - ``jsonl``: JSON Lines; ``delimited``: CSV and TSV; ``json_doc``: a JSON array of records;
-- ``tabular``: Parquet and Excel (optional extras); ``text``: anything else.
+- ``tabular``: Parquet and Excel (optional extras); ``text``: anything else;
+- ``gzipped``: gzip-compressed JSON Lines and CSV/TSV (``.jsonl.gz``, ``.csv.gz``...).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from ._base import (BLOCK_SIZE, REGISTRY, Format, Lines, Part, SkipCallback, batched, detect, find,
                     get, names, output_extensions, output_format, register, resolve)
 from .delimited import CsvFormat
+from .gzipped import GzipCsvFormat, GzipJsonlFormat
 from .json_doc import JsonFormat
 from .jsonl import JsonlFormat
 from .tabular import ExcelFormat, ParquetFormat
@@ -28,5 +30,5 @@ __all__ = ["Format", "Lines", "Part", "SkipCallback", "REGISTRY", "BLOCK_SIZE", 
            "find", "detect", "names", "output_format", "output_extensions", "resolve", "batched"]
 
 for _format in (JsonlFormat(), CsvFormat(), JsonFormat(), TextFormat(), ParquetFormat(),
-                ExcelFormat()):
+                ExcelFormat(), GzipJsonlFormat(), GzipCsvFormat()):
     register(_format)
