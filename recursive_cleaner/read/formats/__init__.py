@@ -18,7 +18,7 @@ door (``register(MyFormat())``). A path no extension names is text.
 from __future__ import annotations
 
 from ._base import (BLOCK_SIZE, REGISTRY, Format, Lines, Part, SkipCallback, batched, detect, find,
-                    get, names, output_extensions, output_format, register, resolve)
+                    get, names, output_extensions, output_format, register, resolve, unregister)
 from .delimited import CsvFormat
 from .gzipped import GzipCsvFormat, GzipJsonlFormat
 from .json_doc import JsonFormat
@@ -27,7 +27,8 @@ from .tabular import ExcelFormat, ParquetFormat
 from .text import TextFormat
 
 __all__ = ["Format", "Lines", "Part", "SkipCallback", "REGISTRY", "BLOCK_SIZE", "register", "get",
-           "find", "detect", "names", "output_format", "output_extensions", "resolve", "batched"]
+           "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
+           "batched"]
 
 for _format in (JsonlFormat(), CsvFormat(), JsonFormat(), TextFormat(), ParquetFormat(),
                 ExcelFormat(), GzipJsonlFormat(), GzipCsvFormat()):

@@ -11,8 +11,8 @@ from typing import Any, BinaryIO, Callable, Iterator
 from ..rows import SkippedRecord
 
 __all__ = ["Format", "Lines", "Part", "SkipCallback", "BLOCK_SIZE", "REGISTRY", "register", "get",
-           "find", "detect", "names", "output_format", "output_extensions", "resolve", "batched",
-           "install_hint"]
+           "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
+           "batched", "install_hint"]
 
 BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
 
@@ -132,6 +132,14 @@ def register(fmt: Format) -> Format:
             raise ValueError(f"{fmt.name}: {ext} already names the {taken} format")
     REGISTRY[fmt.name] = fmt
     _BY_EXTENSION.update((ext, fmt) for ext in fmt.extensions + fmt.writes)
+    return fmt
+
+
+def unregister(name: str) -> Format:
+    """Take a format out of the registry (a plug-in's, a test's), with its extensions."""
+    fmt = REGISTRY.pop(name)
+    for ext in [e for e, f in _BY_EXTENSION.items() if f is fmt]:
+        del _BY_EXTENSION[ext]
     return fmt
 
 
