@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ._base import (BLOCK_SIZE, REGISTRY, Format, Lines, Part, SkipCallback, batched, detect, find,
                     get, names, output_extensions, output_format, register, resolve, unregister)
+from ..rows import SkippedRecord
 from .delimited import CsvFormat
 from .gzipped import GzipCsvFormat, GzipJsonlFormat
 from .json_doc import JsonFormat
@@ -26,7 +27,7 @@ from .jsonl import JsonlFormat
 from .tabular import ExcelFormat, ParquetFormat
 from .text import TextFormat
 
-__all__ = ["Format", "Lines", "Part", "SkipCallback", "REGISTRY", "BLOCK_SIZE", "register", "get",
+__all__ = ["Format", "Lines", "Part", "SkipCallback", "SkippedRecord", "REGISTRY", "BLOCK_SIZE", "register", "get",
            "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
            "batched"]
 
