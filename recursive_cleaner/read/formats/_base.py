@@ -6,17 +6,18 @@ import errno
 import itertools
 import os
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import IO, Any, BinaryIO, Callable, Iterator
 
 from ..rows import SkippedRecord
 
-__all__ = ["Format", "Lines", "Part", "SkipCallback", "BLOCK_SIZE", "REGISTRY", "register", "get",
+__all__ = ["Format", "Lines", "Part", "SkipCallback", "Opener", "BLOCK_SIZE", "REGISTRY", "register", "get",
            "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
            "batched", "install_hint"]
 
 BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
 
 SkipCallback = Callable[[SkippedRecord], None]
+Opener = Callable[..., IO[Any]]  # open, gzip.open: (path, mode, **text options) -> a file
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from typing import IO, Any, BinaryIO, Iterable, Iterator
 
 from ...errors import InputEncodingError, InputError
 from ..rows import SkippedRecord, unique_header
-from ._base import Format, Part, SkipCallback
-from .jsonl import Opener
+from ._base import Format, Opener, Part, SkipCallback
 from .output import Header, TableWriter
 from .text import encoding_error
 

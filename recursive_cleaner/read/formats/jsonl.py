@@ -12,15 +12,14 @@ import codecs
 import itertools
 import json
 import re
-from typing import IO, Any, BinaryIO, Callable, Iterator
+from typing import BinaryIO, Iterator
 
 from ..json_stream import json_type_name
 from ..rows import SkippedRecord
-from ._base import Format, Lines, Part, SkipCallback
+from ._base import Format, Lines, Opener, Part, SkipCallback
 
-__all__ = ["JsonlFormat", "JsonlWriter", "jsonl_problem", "iter_jsonl", "count_jsonl", "Opener"]
+__all__ = ["JsonlFormat", "JsonlWriter", "jsonl_problem", "iter_jsonl", "count_jsonl"]
 
-Opener = Callable[..., IO[Any]]  # open, gzip.open: (path, mode, **text options) -> a file
 _BOM = codecs.BOM_UTF8
 _JSONL_RECORD_START = re.compile(rb"\n[ \t\r]*\{")
 _SCANNER = json.JSONDecoder()  # its C scan_once decodes one value with no Python overhead
