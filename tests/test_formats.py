@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.apply import table_writers as _tabular
+from recursive_cleaner.read.formats import table_writers as _tabular
 from recursive_cleaner._extras import require
 from recursive_cleaner.apply.local import ApplyError, apply_file
 from recursive_cleaner.errors import InputError

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable
 
 from ..profiling.expectations import Expectation, conforms, is_placeholder
@@ -60,10 +59,11 @@ def _records(data: Any) -> tuple[Iterable[dict], bool | None]:
     """(records, csv_strings) of a path (streamed: only CSV holds text alone), a DataFrame or records (None: decide
     from the values)."""
     if isinstance(data, (str, os.PathLike)):
+        from ..read.formats import detect
         from ..read.parsers import iter_records
 
         path = os.fspath(data)
-        return iter_records(path), Path(path).suffix.lower() in (".csv", ".tsv")
+        return iter_records(path), detect(path).strings_only
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
         return data.to_dict("records"), None
     return data, None

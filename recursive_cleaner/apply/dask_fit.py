@@ -42,7 +42,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from .cross_row import AUDIT_FIELDS, AuditLog, loss_message, step_label
 from .dask_parts import PARSING, Part, PartResult, RejectLines, add_counts, part_batches, renumbered, started
 from .local import ApplyError, ApplyResult, ApplyRun
-from .writers import WRITERS, AtomicFile
+from .writers import AtomicFile, output_writer
 from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of
 from ..errors import DataLossError
 from ..read.json_stream import dump_json
@@ -327,7 +327,7 @@ def _write(job: CrossRowJob, path: str, fmt: str, stats: list[_Spooled], transfo
 
     with AtomicFile(target) as out, (AtomicFile(reject) if reject else nullcontext()) as rejects, \
             (AtomicFile(audit_path) if audit_path else nullcontext()) as audit:
-        writer = WRITERS[fmt](out, "\t" if path.lower().endswith(".tsv") else ",")
+        writer = output_writer(fmt, out, path)
         try:
             for payload, count in _batches(counted(), job.size):
                 try:

@@ -5,15 +5,30 @@ from __future__ import annotations
 import ast
 import itertools
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Iterator
 
-from ..read.parsers import detect_format, iter_chunks
+from ..read import formats
+from ..read.parsers import iter_chunks
 from ..write.dependencies import field_access
 
 __all__ = ["OUTPUT_EXTENSIONS", "output_format", "function_fields", "missing_fields", "sample_records"]
 
-OUTPUT_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
-                     ".parquet": "parquet", ".pq": "parquet", ".xlsx": "excel", ".xlsm": "excel"}
+
+class _OutputExtensions(Mapping):
+    """Output extension -> the format apply writes, read from the registry (``Format.writes``) when asked."""
+
+    def __getitem__(self, ext: str) -> str:
+        return formats.output_extensions()[ext]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(formats.output_extensions())
+
+    def __len__(self) -> int:
+        return len(formats.output_extensions())
+
+
+OUTPUT_EXTENSIONS: Mapping[str, str] = _OutputExtensions()
 """Output extension -> format apply writes (.xls, the old binary Excel, cannot be written)."""
 
 _ENTRY_POINTS = {"clean_data", "clean_dataset"}
@@ -22,12 +37,7 @@ _SAMPLE = 200  # records read to learn the data's fields
 
 def output_format(output_path: str | os.PathLike) -> str:
     """The format ``output_path``'s extension names; ValueError (one line) for any other extension."""
-    ext = os.path.splitext(os.fspath(output_path))[1].lower()
-    if ext not in OUTPUT_EXTENSIONS:
-        names = ", ".join(sorted(OUTPUT_EXTENSIONS))
-        raise ValueError(f"cannot tell the output format from {os.fspath(output_path)!r}: name it with one of "
-                         f"{names}")
-    return OUTPUT_EXTENSIONS[ext]
+    return formats.output_format(output_path).name
 
 
 def function_fields(code: str) -> tuple[set[str], set[str]]:
@@ -58,8 +68,8 @@ def missing_fields(code: str, records: list[Any]) -> list[str]:
 
 def sample_records(path: str, fmt: str | None = None) -> list[Any]:
     """The first records of ``path`` (at most 200); empty for text or an unreadable file."""
-    fmt = detect_format(path) if fmt is None else fmt
-    if fmt == "text":
+    kind = formats.detect(path) if fmt is None else formats.find(fmt)
+    if kind is not None and not kind.structured:
         return []
     try:
         return list(itertools.islice(itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt)), _SAMPLE))

@@ -6,8 +6,8 @@ input order without sorting, and at most ``2 × workers`` batches are in flight:
 depends on the batch size, never on the file size. JSONL batches are raw lines, parsed by
 the workers (this process only cuts lines, so it is not the bottleneck); lines that are not
 UTF-8, not JSON or not an object are skipped and reported with the reasons and line numbers
-``parsers.iter_records`` gives. CSV, JSON, Parquet and Excel are read by
-``parsers.iter_chunks``. Output goes to a temporary file beside the target, renamed over it
+``parsers.iter_records`` gives. Every format gives its batches (``read.formats``,
+``Format.batches``): CSV, JSON, Parquet and Excel as parsed records. Output goes to a temporary file beside the target, renamed over it
 at the end: a failed run leaves nothing at the target (and an existing target untouched).
 
 Workers. By default (``trusted=False``) the file must pass the AST policy
@@ -29,8 +29,8 @@ over the records read). The run as a whole fails with :class:`ApplyError` (nothi
 on a load error, a refused operation (the code touched files, processes, the network...),
 a batch over ``timeout_per_batch``, the memory limit, or a crashed worker.
 
-Output is in the format its extension names (``apply.fields.output_format``; any other extension
-is refused before anything runs), whatever the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
+Output is in the format its extension names (``apply.fields.output_format``, the registry's
+``Format.writer``; any other extension is refused before anything runs), whatever the input's format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per
 line, always valid JSON (a float NaN or infinity, in a returned record or a failed input line,
 is written as null); JSON, one streamed array; CSV (TSV for ``.tsv``), whose header is the first output
 record's keys followed by any new keys of the rest of the first batch, in order of first
@@ -55,44 +55,39 @@ Steps the goals did not ask for (a dedup step without ``"asked": True``) may dro
 from __future__ import annotations
 
 import ast
-import codecs
 import errno
-import functools
-import io
 import itertools
 import json
 import math
 import os
 import sys
 import time
-import tokenize
 import warnings
 from collections import deque
 from contextlib import nullcontext
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
 from .cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
-from .writers import WRITERS, AtomicFile
+from .batch import Batch, input_batches
+from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
+from .writers import AtomicFile, output_writer
 from ..read.json_stream import dump_json
 from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
-from ..read.json_stream import json_type_name
-from ..read.parsers import SkippedRecord, jsonl_problem, detect_format, iter_chunks
+from ..read.rows import SkippedRecord
 from ..judge.sandbox import CHILD_PATH, TRUSTED_ENVIRONMENT, BatchReply, SandboxWorker
 from ..judge.validation import check_code_safety
 from ..run.setup import check_distinct_paths
 
 __all__ = ["ApplyError", "ApplyResult", "apply_file", "apply_records",
            # shared with apply.on_dask, which runs the same batches on a cluster
-           "ApplyRun", "Batch", "start_workers", "positive_int", "APPLY_FORMATS", "KEEP_SKIPS", "read_functions"]
+           "ApplyRun", "Batch", "start_workers", "positive_int", "APPLY_FORMATS", "KEEP_SKIPS", "read_functions",
+           "check_input_format"]
 
 FUNCTION_NAME = "clean_data"
 KEEP_SKIPS = 100
-_NL = b"\n"
-APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
+APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")  # the built-ins; ``check_input_format`` asks the registry
 _FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _FINAL_COUNTS = ("records_in", "records_out", "failed", "skipped_input", "dropped_duplicates", "cross_row_changed",
                  "changes_by_step", "seconds")
@@ -106,48 +101,6 @@ _BOOT = (
     "import importlib.util as u; s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
     "m = u.module_from_spec(s); s.loader.exec_module(m); m.serve_batches(sys.argv[2])"
 )
-
-
-class ApplyError(CleanerError):
-    """Applying the functions failed as a whole (load error, refused operation, timeout, crash)."""
-
-
-def read_functions(path: str | os.PathLike) -> str:
-    """The functions file's text decoded as Python's import decodes it (a BOM, a coding cookie: what the
-    policy checks is what an import would run); ApplyError naming the file when it is not such text."""
-    data = Path(path).read_bytes()
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        why = f"{exc.reason} at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else str(exc)
-        raise ApplyError(f"cannot load {path}: it is not Python source text ({why})") from None
-
-
-@dataclass
-class ApplyResult:
-    """Counts and timing of one apply run."""
-
-    records_in: int = 0
-    records_out: int = 0
-    failed: int = 0
-    skipped_input: int = 0
-    seconds: float = 0.0
-    workers: int = 0
-    trusted: bool = False
-    skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
-    dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
-    cross_row_steps: list[str] = field(default_factory=list)  # the cross-row steps run: "cross_row[0]:dedup(email)"
-    dropped_duplicates: int = 0  # records a cross-row dedup step dropped
-    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
-    changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
-    audit_rows: int = 0  # rows written to audit_path
-    missing_fields: list[str] = field(default_factory=list)  # fields the functions read that the data lacks
-
-    @property
-    def records_per_s(self) -> float:
-        """Records read per second of wall-clock time."""
-        return self.records_in / self.seconds if self.seconds > 0 else 0.0
 
 
 class _TrustedWorker(SandboxWorker):
@@ -201,21 +154,16 @@ def apply_file(
     run = ApplyRun(source, str(functions_path), str(input_path),
                workers, trusted, timeout_per_batch, on_progress, cross_row=cross_row, audit=audit_path is not None,
                max_drop=max_drop)
-    fmt = detect_format(input_path) if fmt is None else fmt
-    if fmt not in APPLY_FORMATS:
-        raise ValueError(f"apply_file reads {', '.join(APPLY_FORMATS)} files, not {fmt!r} ({input_path})")
+    kind = check_input_format("apply_file", str(input_path), fmt)
     size = positive_int(batch_size, "batch_size")
-    run.warn_missing(missing_fields(run.code, sample_records(str(input_path), fmt)))
-    if fmt == "jsonl":  # the fast path: the workers parse the lines, this process only cuts batches
-        batches: Iterator[Batch] = _jsonl_batches(input_path, size)
-    else:
-        batches = map(Batch, iter_chunks(input_path, size, fmt, on_skip=run.skip))
+    run.warn_missing(missing_fields(run.code, sample_records(str(input_path), kind.name)))
+    batches = input_batches(kind, str(input_path), size, run.skip)  # JSONL: raw lines the workers parse
     try:
         with AtomicFile(output_path) as out, (AtomicFile(reject_path) if reject_path else nullcontext()) as rejects, \
                 (AtomicFile(audit_path) if audit_path else nullcontext()) as audit, \
                 spool(output_path, bool(run.steps)) as spooled:
             run.open_audit(audit, str(audit_path))
-            writer = WRITERS[out_fmt](out, "\t" if str(output_path).lower().endswith(".tsv") else ",")
+            writer = output_writer(out_fmt, out, output_path)
             try:
                 for payload, count in run.output(batches, rejects, spooled, size):
                     try:
@@ -275,61 +223,6 @@ def apply_records(
 
 
 # ---------------------------------------------------------------------------- the pipeline
-@dataclass
-class Batch:
-    """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte ``offset``."""
-
-    records: list | None = None
-    data: bytes = b""
-    line: int = 1
-    offset: int = 0
-
-    def submit(self, worker: SandboxWorker) -> None:
-        if self.records is None:
-            worker.submit_lines(self.data)
-        else:
-            worker.submit(self.records)
-
-    def where(self, first: int) -> str:
-        if self.records is None:
-            return f"lines {self.line}-{self.line + self.data.count(_NL) - 1}"
-        return f"records {first}-{first + len(self.records) - 1}"
-
-    @functools.cached_property
-    def lines(self) -> list[bytes]:
-        return self.data.split(b"\n")
-
-    def original(self, failed: tuple) -> Any:
-        """The input record of a failed entry (index, error[, line offset])."""
-        if self.records is not None:
-            return self.records[failed[0]]
-        return json.loads(self.lines[failed[2]])
-
-    def skipped(self, path: str, offsets: list[int]) -> Iterator[SkippedRecord]:
-        """The lines a worker could not read, with the reasons parsers gives for them."""
-        lines = self.lines
-        starts = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=self.offset))
-        for k in offsets:
-            try:
-                value = json.loads(lines[k].decode())
-                reason = f"valid JSON but not an object (got {json_type_name(value)})"
-            except (ValueError, RecursionError) as exc:
-                reason = jsonl_problem(lines[k], exc, starts[k]) or "blank line"
-            yield SkippedRecord(path, self.line + k, reason)
-
-
-def _jsonl_batches(path: str, size: int) -> Iterator[Batch]:
-    """Raw JSONL lines, ``size`` at a time (BOM dropped): the workers parse them, not this process."""
-    with open(path, "rb") as f:
-        line, offset = 1, 0
-        while lines := list(itertools.islice(f, size)):
-            if line == 1 and lines[0].startswith(codecs.BOM_UTF8):
-                lines[0], offset = lines[0][3:], 3
-            data = b"".join(lines)
-            yield Batch(data=data if data.endswith(b"\n") else data + b"\n", line=line, offset=offset)
-            line, offset = line + len(lines), offset + len(data)
-
-
 class ApplyRun:
     """One apply run: options, counts, and the ordered stream of cleaned batches."""
 
@@ -509,9 +402,3 @@ def _worker_count(workers: int | None) -> int:
     if workers is None:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return positive_int(workers, "workers")
-
-
-def positive_int(value: Any, name: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return value

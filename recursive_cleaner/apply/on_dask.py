@@ -7,7 +7,7 @@ inside :func:`apply_dask`. Dask does the scheduling; this module only says what 
    ``batch_size`` batches, at least ``partition_size`` input lines (JSONL) or records (CSV)
    each, at exactly the batch boundaries ``apply_file`` uses. This reads each such file once
    (a line scan for JSONL, the csv parser for CSV, so quoted newlines are never cut). JSON,
-   Parquet and Excel files are one part each.
+   Parquet and Excel files are one part each (each format's ``plan``, ``read.formats``).
 2. **Clean** (a ``dask.bag`` with one part per partition): each task reads its part's byte
    range and runs the batches through apply's own pipeline with one worker: a
    :class:`~recursive_cleaner.judge.sandbox.SandboxWorker` started inside the Dask worker process
@@ -40,12 +40,12 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from .writers import WRITERS, AtomicFile
+from .writers import AtomicFile, output_writer
 from .._extras import require
 from .dask_fit import CrossRowJob, run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
-from .local import APPLY_FORMATS, MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, read_functions, start_workers
-from ..read.parsers import detect_format
+from .local import MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, read_functions, start_workers
+from .result import check_input_format
 from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]
@@ -101,10 +101,7 @@ def apply_dask(
                      audit=audit is not None, max_drop=max_drop)
     start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)  # apply's checks, no worker
     files = _expand(inputs)
-    fmts = [detect_format(path) if fmt is None else fmt for path in files]
-    for path, kind in zip(files, fmts):
-        if kind not in APPLY_FORMATS:
-            raise ValueError(f"apply_dask reads {', '.join(APPLY_FORMATS)} files, not {kind!r} ({path})")
+    fmts = [check_input_format("apply_dask", path, fmt).name for path in files]
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     if reject_path is not None and (reject_dir is not None or not single):
@@ -267,7 +264,7 @@ def _write_file(path: str, fmt: str, parts: Iterable[PartResult], target: str, r
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
     with AtomicFile(target) as out, (AtomicFile(reject) if reject else nullcontext()) as rejects:
-        writer = WRITERS[fmt](out, "\t" if path.lower().endswith(".tsv") else ",")
+        writer = output_writer(fmt, out, path)  # the input's format, tabs for a .tsv input
         try:
             for part in parts:
                 for payload, count in part.payloads:

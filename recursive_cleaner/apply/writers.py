@@ -1,25 +1,23 @@
-"""apply's output side: files replaced atomically, and the JSONL / JSON / CSV writers (see apply's docstring).
+"""apply's output side: files replaced atomically, and the writer each format's registry entry makes.
 
-The Parquet and Excel writers live in ``table_writers`` (their libraries are optional extras);
-all three tabular writers fix their columns with ``batches.Header``.
+The writers themselves live with their formats (``read.formats``: JSONL, JSON, CSV, and
+``table_writers`` for Parquet and Excel, whose libraries are optional extras).
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable, Iterator
 
-from .batches import Header, TableWriter
+from ..read.formats import REGISTRY, get
+from ..read.formats.delimited import csv_cell
 from ..write.state import make_parent, new_file_mode
 
-__all__ = ["AtomicFile", "WRITERS", "csv_cell"]
-
+__all__ = ["AtomicFile", "WRITERS", "csv_cell", "output_writer"]
 
 
 class AtomicFile:
@@ -58,82 +56,29 @@ class AtomicFile:
                     os.unlink(self.tmp)
 
 
-class _JsonlWriter:
-    """One JSON text per line."""
+def output_writer(fmt: str, out: BinaryIO, path: str | os.PathLike) -> Any:
+    """The writer of format ``fmt`` (a registered name) into ``out`` for the file ``path`` (.tsv: tabs).
 
-    def __init__(self, out: BinaryIO, delimiter: str) -> None:
-        self.out = out
-
-    def write(self, payload: bytes, count: int) -> None:
-        """Write ``count`` records given as JSON texts joined by b"\\n"."""
-        if count:
-            self.out.write(payload)
-            self.out.write(b"\n")
-
-    def finish(self) -> None:
-        pass
+    ``write(payload, count)`` per batch (``count`` JSON texts joined by b"\\n"), then ``finish()``;
+    ``abort()`` when it has one and the run fails. A record the format cannot hold is a ValueError,
+    which apply turns into ApplyError.
+    """
+    return get(fmt).writer(out, os.fspath(path))
 
 
-class _JsonWriter(_JsonlWriter):
-    """A streamed JSON array, one record per line."""
+class _Writers(Mapping):
+    """The writer factories of 0.x, ``WRITERS[fmt](binary_file, delimiter)``, read from the registry."""
 
-    wrote = False
+    def __getitem__(self, name: str) -> Callable[[BinaryIO, str], Any]:
+        fmt = get(name)
+        return lambda out, delimiter=",": fmt.writer(out, "output.tsv" if delimiter == "\t" else "output")
 
-    def write(self, payload: bytes, count: int) -> None:
-        if count:
-            self.out.write(b",\n" if self.wrote else b"[\n")
-            self.out.write(payload.replace(b"\n", b",\n"))
-            self.wrote = True
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, fmt in REGISTRY.items() if fmt.writes)
 
-    def finish(self) -> None:
-        self.out.write(b"\n]\n" if self.wrote else b"[]\n")
-
-
-class _CsvWriter(TableWriter):
-    """CSV rows under a header fixed by the first batch; keys first seen later are dropped and listed."""
-
-    def __init__(self, out: BinaryIO, delimiter: str) -> None:
-        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self.csv = csv.writer(self.text, delimiter=delimiter)
-        self.header = Header()
-
-    def start(self, records: list[dict]) -> None:
-        self.csv.writerow(self.header.keys)
-
-    def rows(self, records: list[dict]) -> None:
-        for record in records:
-            self.csv.writerow([csv_cell(record.get(key)) for key in self.header.keys])
-
-    def finish(self) -> None:
-        self.text.flush()
-        self.text.detach()
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-def csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bool, list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def _parquet_writer(out: BinaryIO, delimiter: str) -> Any:
-    from .table_writers import ParquetWriter  # pyarrow is imported only when Parquet is written
-
-    return ParquetWriter(out, delimiter)
-
-
-def _excel_writer(out: BinaryIO, delimiter: str) -> Any:
-    from .table_writers import ExcelWriter  # openpyxl is imported only when Excel is written
-
-    return ExcelWriter(out, delimiter)
-
-
-WRITERS = {"jsonl": _JsonlWriter, "json": _JsonWriter, "csv": _CsvWriter, "parquet": _parquet_writer,
-           "excel": _excel_writer}
-"""Writer factory per format: ``cls(binary_file, delimiter)``, then ``write(payload, count)``…, ``finish()``.
-
-A writer raises ValueError for records its format cannot hold; apply_file turns it into ApplyError.
-"""
+WRITERS: Mapping[str, Callable[[BinaryIO, str], Any]] = _Writers()
+"""Writer factory per format name: ``WRITERS[fmt](binary_file, delimiter)``; ``output_writer`` names the path."""

@@ -27,6 +27,7 @@ import click
 from .._version import __version__
 from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
 from ..escape import terminal_text
+from ..read.formats import output_extensions
 from ..read.sampling import STRATEGIES
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 from .cli_options import backend_option, default_backend, run_kwargs, run_options
@@ -439,7 +440,7 @@ def _print_result(result: Any, dry_run: bool) -> None:
 @click.argument("functions")
 @click.argument("file")
 @click.option("-o", "--output", required=True,
-              help="Cleaned file to write, in the format its extension names (.jsonl .json .csv .tsv .parquet .xlsx).")
+              help=f"Cleaned file to write, in the format its extension names ({' '.join(output_extensions())}).")
 @click.option("--trusted", is_flag=True, default=False,
               help="Run FUNCTIONS as a normal module without the sandbox (only for code you reviewed).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: one per core].")

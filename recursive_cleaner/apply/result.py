@@ -1,0 +1,74 @@
+"""What an apply run gives and reads: its error, its counts, the functions file, the input's format."""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import CleanerError
+from ..read import formats
+from ..read.rows import SkippedRecord
+
+__all__ = ["ApplyError", "ApplyResult", "read_functions", "check_input_format", "positive_int"]
+
+
+class ApplyError(CleanerError):
+    """Applying the functions failed as a whole (load error, refused operation, timeout, crash)."""
+
+
+def read_functions(path: str | os.PathLike) -> str:
+    """The functions file's text decoded as Python's import decodes it (a BOM, a coding cookie: what the
+    policy checks is what an import would run); ApplyError naming the file when it is not such text."""
+    data = Path(path).read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        why = f"{exc.reason} at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise ApplyError(f"cannot load {path}: it is not Python source text ({why})") from None
+
+
+@dataclass
+class ApplyResult:
+    """Counts and timing of one apply run."""
+
+    records_in: int = 0
+    records_out: int = 0
+    failed: int = 0
+    skipped_input: int = 0
+    seconds: float = 0.0
+    workers: int = 0
+    trusted: bool = False
+    skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
+    dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
+    cross_row_steps: list[str] = field(default_factory=list)  # the cross-row steps run: "cross_row[0]:dedup(email)"
+    dropped_duplicates: int = 0  # records a cross-row dedup step dropped
+    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
+    changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
+    audit_rows: int = 0  # rows written to audit_path
+    missing_fields: list[str] = field(default_factory=list)  # fields the functions read that the data lacks
+
+    @property
+    def records_per_s(self) -> float:
+        """Records read per second of wall-clock time."""
+        return self.records_in / self.seconds if self.seconds > 0 else 0.0
+
+
+def check_input_format(caller: str, path: str, fmt: str | None) -> formats.Format:
+    """The format apply reads ``path`` in (``fmt``, else its extension's); ValueError if none."""
+    kind = formats.detect(path) if fmt is None else formats.find(fmt)
+    if kind is None or not kind.applies:
+        known = ", ".join(name for name, k in formats.REGISTRY.items() if k.applies)
+        name = fmt if kind is None else kind.name
+        raise ValueError(f"{caller} reads {known} files, not {name!r} ({path})")
+    return kind
+
+
+def positive_int(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value

@@ -1,0 +1,114 @@
+"""gzip-compressed JSON Lines and CSV/TSV (``.jsonl.gz``, ``.ndjson.gz``, ``.csv.gz``, ``.tsv.gz``).
+
+Read as their plain formats are, through ``gzip.open`` (the same skips and errors; a byte offset
+in a message counts the decompressed bytes); a damaged or cut-off stream is an InputError naming
+the file. A gzip stream can only be read from its start, so Dask gets each such file as one part.
+Written as the plain format into a gzip stream with no name and no time in its header: the same
+records give the same bytes, locally and on Dask. Needs nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import zlib
+from typing import Any, BinaryIO, Callable, Iterator
+
+from ...errors import InputError
+from ._base import Part, SkipCallback
+from .delimited import CsvFormat, CsvWriter
+from .jsonl import JsonlFormat, JsonlWriter
+
+__all__ = ["GzipWriter", "GzipJsonlFormat", "GzipCsvFormat"]
+
+_DAMAGED = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def _damaged(path: str, exc: BaseException) -> InputError:
+    return InputError(f"{path}: not a readable gzip file: {exc}", path)
+
+
+def _checked(path: str, items: Iterator[Any]) -> Iterator[Any]:
+    """``items``, a damaged gzip stream turned into an InputError naming the file."""
+    try:
+        yield from items
+    except _DAMAGED as exc:
+        raise _damaged(path, exc) from None
+
+
+class GzipWriter:
+    """A plain format's writer over a gzip stream into ``out``; ``finish`` ends the stream only."""
+
+    def __init__(self, out: BinaryIO, make: Callable[[BinaryIO], Any]) -> None:
+        self.stream = gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=6, mtime=0)
+        self.inner = make(self.stream)
+
+    @property
+    def dropped(self) -> set[str]:
+        """Keys the plain writer left out (CSV: first seen after the first batch)."""
+        return set(getattr(self.inner, "dropped", ()))
+
+    def write(self, payload: bytes, count: int) -> None:
+        self.inner.write(payload, count)
+
+    def finish(self) -> None:
+        self.inner.finish()
+        self.stream.close()
+
+    def abort(self) -> None:
+        """The run failed: end the stream quietly (the half-written file is removed)."""
+        getattr(self.inner, "abort", lambda: None)()
+        with contextlib.suppress(Exception):
+            self.stream.close()
+
+
+class _Gzipped:
+    """Mixed in before a plain format: gzip.open, one Dask part per file, damage an InputError."""
+
+    name: str
+    opener = staticmethod(gzip.open)
+
+    def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
+        return _checked(path, super().records(path, on_skip, block_size))  # type: ignore[misc]
+
+    def chunks(self, path: str, size: int, overlap: int | None, on_skip: SkipCallback | None,
+               block_size: int) -> Iterator[list]:
+        chunks = super().chunks(path, size, overlap, on_skip, block_size)  # type: ignore[misc]
+        return _checked(path, chunks)
+
+    def count(self, path: str, exact: bool, block_size: int) -> int:
+        try:
+            return super().count(path, exact, block_size)  # type: ignore[misc]
+        except _DAMAGED as exc:
+            raise _damaged(path, exc) from None
+
+    def batches(self, path: str, size: int, on_skip: SkipCallback | None) -> Iterator[Any]:
+        return _checked(path, super().batches(path, size, on_skip))  # type: ignore[misc]
+
+    def plan(self, path: str, batch_size: int, per_batches: int) -> list[Part]:
+        return [Part(path, self.name)]
+
+    def part_batches(self, part: Part, size: int, on_skip: SkipCallback | None) -> Iterator[Any]:
+        return _checked(part.path, super().part_batches(part, size, on_skip))  # type: ignore[misc]
+
+
+class GzipJsonlFormat(_Gzipped, JsonlFormat):
+    """JSON Lines in a gzip stream."""
+
+    name = "jsonl.gz"
+    extensions = writes = (".jsonl.gz", ".ndjson.gz")
+
+    def writer(self, out: BinaryIO, path: str) -> GzipWriter:
+        return GzipWriter(out, JsonlWriter)
+
+
+class GzipCsvFormat(_Gzipped, CsvFormat):
+    """CSV (TSV for ``.tsv.gz``) in a gzip stream."""
+
+    name = "csv.gz"
+    extensions = writes = (".csv.gz", ".tsv.gz")
+    tab_suffix = ".tsv.gz"
+
+    def writer(self, out: BinaryIO, path: str) -> GzipWriter:
+        delimiter = self.delimiter(path)
+        return GzipWriter(out, lambda stream: CsvWriter(stream, delimiter))
