@@ -9,34 +9,28 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LLMCallError, ParseError, clip_text
-from .options import (BASICS, DEFAULTS, Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls, Optimizer, Options,
-                      Output, flat_options, option_values)
+from .options import (BASICS, DEFAULTS, Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls,
+                      Optimizer, Options, Output, option_values)
 from .types import BackendLike, ProgressCallback
 # read -> profiling -> model -> judge -> optimizer -> run: the stages the loop drives
 from .read import parsers
 from .read.sampling import MetricsSample, split_holdout
-from .profiling.focus import function_name
-from .profiling.choose import choose_function
-from .profiling.example_checks import format_examples
-from .profiling.profiler import FieldProfile, format_issue_for_prompt
-from .model.context import build_context, build_rich_context
-from .model.grammar import field_reply, open_reply
+from .profiling.profiler import FieldProfile
 from .model.llm import LLMReply
-from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback
 from .model.response import ParsedResponse, parse_response
 from .write.metrics import ImprovementReport
-from .write.state import load_state, save_state
+from .write.state import save_state
 from .judge.gate import Verdict
-from .judge.reflection import ReflectionConfig
 from .optimizer.saturation import SaturationWatch
 from .run import checkpoint
-from .run.configure import build_context as build_run_context, settings_for
+from .run.asking import grammar_for, hint_for, prompt_for
+from .run.configure import build_context, settings_for
 from .run.dry_run import detect_issues
 from .run.finish import finish_run
 from .run.lock import state_lock
-from .run.prepare import left_alone, prepare_prompt
+from .run.prepare import prepare_prompt
 from .run.result import RunResult
-from .run.resume import resume_backend, resume_paths
+from .run.resume import resume_arguments
 from .run.setup import first_issue, resolve_backend
 from .run.state import RunContext, RunState
 
@@ -54,10 +48,10 @@ class DataCleaner:
     ``llm_backend`` is anything with ``generate(prompt) -> str``, a plain callable, or a
     backend string such as ``"local"`` or ``"ollama:qwen2.5-coder"`` (see ``backends``).
     The options past the reference contract's come in groups (``chunking=Chunking(seed=3)``,
-    ``optimizer=True``, ``output="out/cleaning_functions.py"``; ``recursive_cleaner.options``) or
-    by their flat names (``seed=3``, ``optimize=True``, ``output_path=...``): docs/options.md.
-    The constructor only stores and checks them; ``run()`` resolves the backend, reads a
-    DataFrame or document into a file, loads the spec and checks every path.
+    ``optimizer=True``, ``output="out/cleaning_functions.py"``: ``recursive_cleaner.options``)
+    or by their flat names (``seed=3``, ``optimize=True``, ``output_path=...``): docs/options.md.
+    The constructor only stores and checks them; ``run()`` resolves the backend, writes a
+    DataFrame or a document to a file, loads the spec and checks every path.
     """
 
     def __init__(
@@ -84,18 +78,20 @@ class DataCleaner:
         restart: bool = BASICS.restart,
         **options: Any,
     ) -> None:
-        groups = dict(chunking=chunking, judging=judging, model=model, cross_row=cross_row, optimizer=optimizer,
-                      metrics=metrics, output=output, goals=goals)
-        values = {**DEFAULTS, "chunk_size": chunk_size, "instructions": instructions, "max_iterations": max_iterations,
-                  "context_budget": context_budget, "validate_runtime": validate_runtime,
-                  "schema_sample_size": schema_sample_size, "restart": restart, **option_values(groups, options)}
+        groups = dict(chunking=chunking, judging=judging, model=model, cross_row=cross_row,
+                      optimizer=optimizer, metrics=metrics, output=output, goals=goals)
+        values = {**DEFAULTS, "chunk_size": chunk_size, "instructions": instructions,
+                  "max_iterations": max_iterations, "context_budget": context_budget,
+                  "validate_runtime": validate_runtime, "schema_sample_size": schema_sample_size,
+                  "restart": restart, **option_values(groups, options)}
         self.settings, self.reflection = settings_for(llm_backend, file_path, values)
-        self.llm_backend, self.data = llm_backend, file_path
+        self.llm_backend, self.data = llm_backend, file_path  # resolved and read by run()
         self.file_path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
         self.on_progress, self.state_file = on_progress, state_file
         self._asked = {k: values[k] for k in ("mode", "sleep", "restart")}
         self.state = RunState()
-        self.watch = SaturationWatch(self.settings.saturation_check_interval, enabled=self.settings.early_termination)
+        self.watch = SaturationWatch(self.settings.saturation_check_interval,
+                                     enabled=self.settings.early_termination)
         self._backend: Any = None
         self._ctx: RunContext | None = None
         self._callback_failed = False
@@ -103,28 +99,29 @@ class DataCleaner:
     # ------------------------------------------------------------------ what the run holds
     @property
     def backend(self) -> Any:
-        """The backend the run calls (a backend string is resolved at the first read, or by ``run()``)."""
+        """The backend the run calls (a backend string is resolved at the first read or run)."""
         if self._backend is None:
             self._backend = resolve_backend(self.llm_backend)
         return self._backend
 
     @property
     def ctx(self) -> RunContext:
-        """The run's context (``run.configure.build_context``), built by ``run()`` or at the first read."""
+        """The run's context (``run.configure.build_context``), built by run() or the first read."""
         if self._ctx is None:
-            self._ctx = build_run_context(
-                self.backend, self.data, self.settings, mode=self._asked["mode"], state=self.state, watch=self.watch,
-                reflection=self.reflection, state_file=self.state_file, sleep=self._asked["sleep"],
-                restart=self._asked["restart"], on_call=self._on_llm_call, on_skip=self._on_skip, call=self._call,
-                emit=self._emit)
+            self._ctx = build_context(
+                self.backend, self.data, self.settings, mode=self._asked["mode"], state=self.state,
+                watch=self.watch, reflection=self.reflection, state_file=self.state_file,
+                sleep=self._asked["sleep"], restart=self._asked["restart"],
+                on_call=self._on_llm_call, on_skip=self._on_skip, call=self._call, emit=self._emit)
             self.file_path = self._ctx.file_path  # a DataFrame's or a document's file
         return self._ctx
 
-    stats = property(lambda self: self.ctx.client.stats, doc="Model calls, tokens and latency of the run.")
+    stats = property(lambda self: self.ctx.client.stats, doc="Model calls, tokens and latency.")
 
     def __getattr__(self, name: str) -> Any:
-        """Any option by its flat name (``cleaner.seed``, ``cleaner.mode``): read from ``settings``; what the run
-        learned by name (``cleaner.functions``, ``last_completed_chunk``, ``total_chunks``, ``cross_row_steps``)."""
+        """Any option by its flat name (``cleaner.seed``, ``cleaner.mode``), from ``settings``; what
+        the run learned by name (``functions``, ``last_completed_chunk``, ``total_chunks``,
+        ``cross_row_steps``), from ``state``."""
         settings = self.__dict__.get("settings")
         if settings is not None and name in Options.__dataclass_fields__:
             return getattr(settings, name)
@@ -142,20 +139,10 @@ class DataCleaner:
         and a state file made with another one is refused, naming it, until it is given again;
         the functions go to ``output_path`` if given, else ``cleaning_functions.py`` beside the
         state file (the report beside them), and a state file naming other paths is refused until
-        they are given. ``options`` (flat or in groups) override saved options.
+        they are given. ``options`` (flat or in their groups) override saved options.
         """
-        saved = load_state(state_file)
-        given = flat_options(options)
-        kept = Options.from_dict({**saved.get("options", {}), "chunk_size": saved["chunk_size"],
-                                  "instructions": saved["instructions"]}).to_dict()
-        backend, backend_options = resume_backend(state_file, saved.get("options", {}), llm_backend)
-        if backend_options:
-            backend = resolve_backend(backend, **backend_options)
-        kept.pop("backend"), kept.pop("backend_options")
-        kept.update(resume_paths(state_file, saved.get("options", {}), given))
-        if isinstance(kept.get("reflection"), dict):
-            kept["reflection"] = ReflectionConfig(**kept["reflection"])
-        cleaner = cls(backend, saved["file_path"], state_file=state_file, **{**kept, **given})
+        saved, backend, kwargs = resume_arguments(state_file, llm_backend, options)
+        cleaner = cls(backend, saved["file_path"], state_file=state_file, **kwargs)
         cleaner.ctx.resumed = True
         checkpoint.restore(cleaner.ctx, saved)
         return cleaner
@@ -163,7 +150,7 @@ class DataCleaner:
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunResult:
         """Process every chunk not yet done, write cleaning_functions.py and the report, and return what happened."""
-        ctx = self.ctx  # the backend, the input as a file, the spec and the paths: checked here
+        ctx = self.ctx  # the backend, the input as a file, the spec and the paths: built here
         if not Path(ctx.file_path).is_file():
             raise FileNotFoundError(f"data file not found: {ctx.file_path}")
         with state_lock(self.state_file):  # one run per state file: a second one fails at once
@@ -178,7 +165,7 @@ class DataCleaner:
         state = self.ctx.state
         saved_chunks, state.total_chunks = state.total_chunks, self.ctx.source.count()
         checkpoint.check_input(self.ctx, self.state_file, saved_chunks)
-        prepare_prompt(self.ctx)  # schema, spec, the goals' conversions, the prompt's static prefix
+        prepare_prompt(self.ctx)  # schema, spec, the goals' conversions, the static prefix
         state.metrics_sample = MetricsSample(self.settings.metrics_sample, self.settings.seed) \
             if self.settings.track_metrics else None
         result = RunResult(output_path=self.settings.output_path, functions=[], chunks_total=state.total_chunks,
@@ -242,10 +229,11 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            hinted = self._hint(focus, view, index, iteration)  # the library's own toolkit call: no model call
+            hinted = hint_for(self.ctx, focus, view, index, iteration)  # the library's own: no call
             attempts += hinted is None
-            last_reply = hinted.code if hinted else self._call(self._prompt(view, focus, feedback), index, iteration,
-                                                               grammar=self._grammar(focus))
+            last_reply = hinted.code if hinted else self._call(
+                prompt_for(self.ctx, view, focus, feedback), index, iteration,
+                grammar=grammar_for(self.ctx, focus))
             try:
                 parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
@@ -346,50 +334,6 @@ class DataCleaner:
         self.ctx.focus.failed(focus, message)
         self.state.unusable_replies += event == "parse_error"
         self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
-
-    def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
-        context = (build_rich_context if self.settings.rich_context else build_context)(self.state.functions, self.settings.context_budget)
-        if focus is None:
-            hidden = left_alone(self.ctx) if self.settings.mode == "structured" else set()
-            records = [{k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) and hidden else r
-                       for r in view]  # the open pass sees only the fields it may change
-            shown = format_chunk(records, self.settings.mode, max_chars=self.settings.chunk_chars,
-                                 view=self.settings.chunk_view)
-            return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
-                                feedback=format_feedback(feedback), prefix=self.state.prefix,
-                                records=len(view) if self.settings.mode == "structured" else None)
-        name = self._field_name(focus)
-        spec = self.ctx.focus.spec
-        examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
-        return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
-                                  name=name, feedback=format_feedback(feedback), examples=format_examples(examples))
-
-    def _hint(self, focus: FieldProfile | None, view: list, index: int, iteration: int) -> ParsedResponse | None:
-        """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call the library
-        chooses by the goals' examples and the data (``profiling.choose``); None when no call passes them."""
-        if focus is None or not self.settings.hint_functions or self.settings.mode != "structured" \
-                or focus.field in self.ctx.hinted:
-            return None
-        self.ctx.hinted.add(focus.field)
-        fields = self.ctx.focus
-        chosen = choose_function(focus, self._field_name(focus), view, spec=fields.spec,
-                                 expectations=fields.expectations, csv_strings=fields.csv_strings,
-                                 frozen=fields.frozen, kept=fields.kept)
-        if chosen is None:
-            return None
-        self._emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
-                   function_name=self._field_name(focus), call=chosen.candidate.call())
-        return ParsedResponse(name=self._field_name(focus), docstring=chosen.docstring, code=chosen.code)
-
-    def _field_name(self, focus: FieldProfile) -> str:
-        return function_name(focus.field, {f["name"] for f in self.state.functions})
-
-    def _grammar(self, focus: FieldProfile | None) -> str | None:
-        """The GBNF of the reply asked for (``constrained``): one function named as asked, or the open pass."""
-        if not self.settings.constrained:
-            return None
-        param = "text" if self.settings.mode == "text" else "record"
-        return (open_reply(param) if focus is None else field_reply(self._field_name(focus), param)).gbnf()
 
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate",

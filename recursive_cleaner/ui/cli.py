@@ -267,7 +267,8 @@ def analyze(**opts: Any) -> None:
     A dry run: the field profile and one detection call per chunk; the report lists the issues, in
     analysis_report.md unless --report is given (a generate run's cleaning_report.md is left as it is).
     """
-    if click.get_current_context().get_parameter_source("report_path") == click.core.ParameterSource.DEFAULT:
+    source = click.get_current_context().get_parameter_source("report_path")
+    if source == click.core.ParameterSource.DEFAULT:
         opts["report_path"] = ANALYSIS_REPORT
     _clean(opts, dry_run=True)
 
@@ -288,8 +289,9 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         _need_file(kwargs["ground_truth"], "ground-truth file")
     if kwargs.get("spec"):
         _need_file(kwargs["spec"], "spec file")
-    _distinct(check_run_paths, file, kwargs["output_path"], beside(kwargs["report_path"], kwargs["output_path"]),
-              state, kwargs.get("ground_truth"), names=_RUN_NAMES)
+    output, report = kwargs["output_path"], kwargs["report_path"]
+    _distinct(check_run_paths, file, output, beside(report, output), state, kwargs.get("ground_truth"),
+              names=_RUN_NAMES)
     instructions = _instructions(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[_RESUME] = (state, backend)

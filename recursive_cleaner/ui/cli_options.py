@@ -1,10 +1,11 @@
-"""The command line's run options: one flag per declared DataCleaner option (``options.OPTIONS``), its defaults.
+"""The command line's run options: a flag per declared DataCleaner option (``options.OPTIONS``).
 
-``run_options(command)`` decorates ``generate`` / ``analyze`` with the flags the declaration gives
-that command (spelling, type, bounds, default and help all come from it); ``run_kwargs(opts)`` pops
-their values into DataCleaner keyword arguments by flat name. ``backend_options`` /
-``parse_backend_options`` give ``--backend-option KEY=VALUE`` (repeatable), passed to the backend's
-constructor. ``default_backend`` is ``$RECURSIVE_CLEANER_BACKEND``, else ``local``.
+``run_options(command)`` decorates ``generate`` / ``analyze`` with the flags the declaration
+gives that command (spelling, type, bounds, default and help all come from it);
+``run_kwargs(opts)`` pops their values into DataCleaner keyword arguments by flat name.
+``backend_options`` / ``parse_backend_options`` give ``--backend-option KEY=VALUE``
+(repeatable), passed to the backend's constructor. ``default_backend`` is
+``$RECURSIVE_CLEANER_BACKEND``, else ``local``.
 """
 
 from __future__ import annotations
@@ -15,23 +16,23 @@ from typing import Any, Callable
 import click
 
 from ..options import OPTIONS, OptionSpec
-from ..run.setup import BACKEND_ENV, default_backend  # re-exported: defined below the ui for DataCleaner.resume
+# re-exported: defined below the ui for DataCleaner.resume
+from ..run.setup import BACKEND_ENV, default_backend
 
-__all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS", "BACKEND_ENV",
-           "default_backend", "click_option"]
+__all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS",
+           "BACKEND_ENV", "default_backend", "click_option"]
 
 
 def _type(spec: OptionSpec) -> Any:
     """The click type of a declared option: a choice, a bounded number, or the default's type."""
     if spec.choices:
         return click.Choice(list(spec.choices))
+    bounds = dict(min=spec.low, max=spec.high, min_open=spec.low_open, max_open=spec.high_open)
     bounded = spec.low is not None or spec.high is not None
-    kind = type(spec.default)
-    if kind is int:
-        return click.IntRange(spec.low, spec.high, min_open=spec.low_open, max_open=spec.high_open) if bounded else int
-    if kind is float:
-        return click.FloatRange(spec.low, spec.high, min_open=spec.low_open, max_open=spec.high_open) \
-            if bounded else float
+    if type(spec.default) is int:
+        return click.IntRange(**bounds) if bounded else int
+    if type(spec.default) is float:
+        return click.FloatRange(**bounds) if bounded else float
     return None
 
 
@@ -44,22 +45,20 @@ def click_option(spec: OptionSpec) -> Callable:
             decls[-1] = f"{decls[-1]}/--no-{decls[-1][2:]}"
         else:
             kw.update(is_flag=True, show_default=False)
-    else:
-        kind = _type(spec)
-        if kind is not None:
-            kw["type"] = kind
+    elif _type(spec) is not None:
+        kw["type"] = _type(spec)
     if spec.metavar:
         kw["metavar"] = spec.metavar
-    default = spec.cli_none if spec.default is None and spec.cli_none is not None else spec.default
-    return click.option(*decls, spec.name, default=default, **kw)
+    none = spec.default is None and spec.cli_none is not None
+    return click.option(*decls, spec.name, default=spec.cli_none if none else spec.default, **kw)
 
 
 RUN_FLAGS = [spec.name for spec in OPTIONS if spec.flags]
-"""The DataCleaner keywords (flat names) these flags set (tests check each one reaches DataCleaner)."""
+"""The DataCleaner keywords (flat names) these flags set."""
 
 
 def run_options(command: str) -> Callable:
-    """Add the flag of every declared option ``command`` has, in declaration order, to a click command."""
+    """Add the flag of every declared option ``command`` has, in declaration order."""
     def add(f: Callable) -> Callable:
         for spec in reversed(OPTIONS):
             if spec.flags and command in spec.commands:
@@ -69,8 +68,8 @@ def run_options(command: str) -> Callable:
 
 
 def run_kwargs(opts: dict) -> dict[str, Any]:
-    """Pop the flags' values out of ``opts`` as DataCleaner keyword arguments (``--reflection off``, ``--report ''``:
-    None)."""
+    """Pop the flags' values out of ``opts`` as DataCleaner keyword arguments by flat name (the
+    CLI's value for None, ``--reflection off`` or ``--report ''``, as None)."""
     kwargs = {spec.name: opts.pop(spec.name) for spec in OPTIONS if spec.name in opts}
     for spec in OPTIONS:
         if spec.cli_none is not None and kwargs.get(spec.name) == spec.cli_none:
