@@ -197,7 +197,7 @@ class DataCleaner:
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with ``track_metrics=True``)."""
-        return self.ctx.state.improvement
+        return self.state.improvement
 
     def _analyze_chunk(self, records: list, index: int) -> str:
         """Dry run: report the chunk's issues (profile and model), write no code."""
