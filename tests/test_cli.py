@@ -133,7 +133,7 @@ def test_generate_defaults_are_the_python_defaults(work, use, monkeypatch):
     use(_scripted())
     result = invoke("generate", "crm.jsonl", "-i", "fix it", "--progress", "off")
     assert result.exit_code == 0, result.stderr
-    defaults = DEFAULTS  # the declared defaults (recursive_cleaner.options): DataCleaner's and the flags'
+    defaults = DEFAULTS  # the declared defaults (recursive_cleaner.options), Python's and the CLI's
     passed = {k: v for k, v in seen.items() if k not in ("instructions", "state_file", "on_progress", "dry_run")}
     assert {"early_termination", "call_every_chunk", "holdout_ratio", "chunk_size"} <= set(passed)
     assert {k: v for k, v in passed.items() if v != defaults[k]} == {}

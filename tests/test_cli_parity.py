@@ -1,5 +1,6 @@
-"""The command line and Python agree (issue 19): a flag per declared DataCleaner option with its default and help,
---backend-option, the default backend from the environment and the state file, apply's output formats."""
+"""The command line and Python agree (issue 19): a flag per declared DataCleaner option with its
+default and help, --backend-option, the default backend from the environment and the state file,
+apply's output formats."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 from tests.test_cli import EMAIL, ROWS, invoke, one_error_line, use, work  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_OPTIONS = {"llm_backend", "file_path", "on_progress", "state_file", "options"}  # FILE, -b, --progress, --state
+# FILE, -b, --progress, --state; **options takes the flat names
+NOT_OPTIONS = {"llm_backend", "file_path", "on_progress", "state_file", "options"}
 
 
 def _params(command: str) -> dict:
@@ -34,7 +36,8 @@ def test_every_datacleaner_parameter_and_group_field_is_declared_once():
     basics = {s.name for s in OPTIONS if s.group is None}
     assert params == basics | set(GROUPS)
     for keyword, group in GROUPS.items():
-        assert [f.name for f in dataclasses.fields(group)] == [s.attr for s in OPTIONS if s.group == keyword]
+        declared = [s.attr for s in OPTIONS if s.group == keyword]
+        assert [f.name for f in dataclasses.fields(group)] == declared
     assert len({s.name for s in OPTIONS}) == len(OPTIONS)  # one flat name per option
 
 
@@ -56,8 +59,8 @@ def test_every_declared_option_has_its_flag_with_the_declared_default(command):
         param = params[spec.name]
         assert set(spec.flags) <= set(param.opts), spec.name
         assert param.help == spec.help, spec.name
-        expected = spec.cli_none if spec.default is None and spec.cli_none is not None else spec.default
-        assert param.default == expected, spec.name
+        none = spec.default is None and spec.cli_none is not None
+        assert param.default == (spec.cli_none if none else spec.default), spec.name
     assert [s.name for s in OPTIONS if not s.flags] == ["sleep"]  # a callable: Python only
     assert set(RUN_FLAGS) == {s.name for s in OPTIONS if s.flags}
 

@@ -220,7 +220,7 @@ def test_an_unusable_spec_is_a_clear_error_before_the_run(tmp_path):
     bad = tmp_path / "spec.json"
     bad.write_text(json.dumps({"fields": {"status": {"kind": "enum", "allowed": ["active"]}}}))
     backend = FakeBackend()
-    cleaner = DataCleaner(backend, str(data), spec=str(bad))  # stored; run() loads the spec before any call
+    cleaner = DataCleaner(backend, str(data), spec=str(bad))  # run() loads it before any call
     with pytest.raises(ValueError, match="'status' is an enum and needs at least two allowed values"):
         cleaner.run()
     assert backend.calls == 0

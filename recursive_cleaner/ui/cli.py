@@ -290,8 +290,8 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     if kwargs.get("spec"):
         _need_file(kwargs["spec"], "spec file")
     output, report = kwargs["output_path"], kwargs["report_path"]
-    _distinct(check_run_paths, file, output, beside(report, output), state, kwargs.get("ground_truth"),
-              names=_RUN_NAMES)
+    _distinct(check_run_paths, file, output, beside(report, output), state,
+              kwargs.get("ground_truth"), names=_RUN_NAMES)
     instructions = _instructions(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[_RESUME] = (state, backend)
