@@ -10,6 +10,7 @@ from .errors import (
     MaxIterationsError, OutputValidationError, ParseError, SandboxError, StateFileError,
 )
 from .model.response import parse_response
+from .options import Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls, Optimizer, Output
 from .read.parsers import iter_chunks, iter_records
 from .schema import format_schema_for_prompt, infer_schema
 from .types import LLMBackend
@@ -21,6 +22,14 @@ __all__ = [
     "CleanResult",
     "DataCleaner",
     "RunResult",
+    "Chunking",
+    "Judging",
+    "ModelCalls",
+    "CrossRow",
+    "Optimizer",
+    "Metrics",
+    "Output",
+    "Goals",
     "apply_file",
     "apply_records",
     "ApplyResult",

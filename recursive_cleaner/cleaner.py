@@ -3,57 +3,42 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import LLMCallError, ParseError, clip_text
-from .options import Options
-from .toolkit import CATALOGUE
+from .options import (BASICS, DEFAULTS, Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls,
+                      Optimizer, Options, Output, option_values)
 from .types import BackendLike, ProgressCallback
 # read -> profiling -> model -> judge -> optimizer -> run: the stages the loop drives
 from .read import parsers
-from .read.documents import is_document, materialize_document
-from .read.inputs import materialize_input
 from .read.sampling import MetricsSample, split_holdout
-from .read.source import ChunkSource
-from .profiling import schema
-from .profiling.focus import function_name
-from .profiling.choose import choose_function
-from .profiling.example_checks import format_examples
-from .profiling.profiler import FieldProfile, format_issue_for_prompt
-from .profiling.spec import load_spec
-from .model.client import ModelClient
-from .model.context import build_context, build_rich_context
-from .model.grammar import field_reply, open_reply
+from .profiling.profiler import FieldProfile
 from .model.llm import LLMReply
-from .model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback, static_prefix
 from .model.response import ParsedResponse, parse_response
-from .model.field_tie import make_tie
-from .model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
 from .write.metrics import ImprovementReport
-from .write.state import load_state, save_state
-from .judge.gate import Gate, Verdict
-from .judge.reflection import ReflectionConfig, Reviewer
-from .judge.validation import ALLOWED_IMPORTS
-from .optimizer.grouping import TAGS_INSTRUCTION
+from .write.state import save_state
+from .judge.gate import Verdict
 from .optimizer.saturation import SaturationWatch
 from .run import checkpoint
+from .run.asking import grammar_for, hint_for, prompt_for
+from .run.configure import build_context, settings_for
 from .run.dry_run import detect_issues
 from .run.finish import finish_run
 from .run.lock import state_lock
+from .run.prepare import prepare_prompt
 from .run.result import RunResult
-from .run.resume import resume_backend, resume_paths
-from .run.setup import (backend_spec, beside, check_options, check_run_paths, first_issue, resolve_backend,
-                        saved_backend_options)
-from .run.state import ChunkFocus, RunContext, RunState
+from .run.resume import resume_arguments
+from .run.setup import first_issue, resolve_backend
+from .run.state import RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
 
 log = logging.getLogger("recursive_cleaner")
-_TEXT_DEFAULT_CHARS = 4000
 _MAX_SKIPS_KEPT = 100
+_STATE_NAMES = ("functions", "last_completed_chunk", "total_chunks", "cross_row_steps")
 FEEDBACK_CHARS = 2000  # one rejection as the next prompt, the state file and events quote it
 
 
@@ -62,127 +47,86 @@ class DataCleaner:
 
     ``llm_backend`` is anything with ``generate(prompt) -> str``, a plain callable, or a
     backend string such as ``"local"`` or ``"ollama:qwen2.5-coder"`` (see ``backends``).
+    The options past the reference contract's come in groups (``chunking=Chunking(seed=3)``,
+    ``optimizer=True``, ``output="out/cleaning_functions.py"``: ``recursive_cleaner.options``)
+    or by their flat names (``seed=3``, ``optimize=True``, ``output_path=...``): docs/options.md.
+    The constructor only stores and checks them; ``run()`` resolves the backend, writes a
+    DataFrame or a document to a file, loads the spec and checks every path.
     """
 
     def __init__(
         self,
         llm_backend: BackendLike | str,
         file_path: str | Any,
-        chunk_size: int = 50,
-        instructions: str = "",
-        max_iterations: int = 5,
-        context_budget: int = 8000,
+        chunk_size: int = BASICS.chunk_size,
+        instructions: str = BASICS.instructions,
+        max_iterations: int = BASICS.max_iterations,
+        context_budget: int = BASICS.context_budget,
         on_progress: ProgressCallback | None = None,
         state_file: str | None = None,
-        validate_runtime: bool = True,
-        schema_sample_size: int = 10,
+        validate_runtime: bool = BASICS.validate_runtime,
+        schema_sample_size: int = BASICS.schema_sample_size,
         *,
-        mode: str = "auto",
-        output_path: str = "cleaning_functions.py",
-        holdout_ratio: float = 0.2,
-        sampling_strategy: str = "sequential",
-        stratify_field: str | None = None,
-        seed: int = 0,
-        track_metrics: bool = False,
-        ground_truth: str | None = None,
-        metrics_sample: int = 1000,
-        report_path: str | None = "cleaning_report.md",
-        dry_run: bool = False,
-        llm_attempts: int = 3,
-        sandbox_timeout: float = 10.0,
-        profile_fields: bool = True,
-        max_field_attempts: int = 3,
-        open_pass_attempts: int = 1,
-        idle_chunks_before_skip: int = 1,
-        call_every_chunk: bool = False,
-        constrained: bool = True,
-        chunk_chars: int = 12000,
-        chunk_view: str = "varied",
-        hint_functions: bool = True,
-        toolkit: bool = True,
-        rich_context: bool = False,
-        reflection: ReflectionConfig | str | None = None,
-        cross_row: bool = True,
-        optimize: bool = False,
-        optimize_threshold: int = 10,
-        early_termination: bool = False,
-        saturation_check_interval: int = 20,
-        scope: str = "mentioned",
-        spec: str | dict | None = None,
-        draft_spec: bool = False,
-        restart: bool = False,
-        sleep: Callable[[float], None] = time.sleep,
+        chunking: Chunking | None = None,
+        judging: Judging | None = None,
+        model: ModelCalls | None = None,
+        cross_row: CrossRow | bool | None = None,
+        optimizer: Optimizer | bool | None = None,
+        metrics: Metrics | bool | None = None,
+        output: Output | str | os.PathLike | None = None,
+        goals: Goals | None = None,
+        restart: bool = BASICS.restart,
+        **options: Any,
     ) -> None:
-        check_options(chunk_size, max_iterations, mode, holdout_ratio, sampling_strategy, stratify_field, scope,
-                      chunk_view)
-        backend = resolve_backend(llm_backend)
-        file_path = materialize_input(file_path)  # a DataFrame or list of dicts becomes a JSONL file
-        if is_document(file_path) and Path(file_path).is_file():  # PDF, Word, HTML: their text, in text mode
-            file_path = materialize_document(file_path)
-        self.file_path = str(file_path)
-        self.fmt = "text" if mode == "text" else parsers.detect_format(self.file_path)
-        if mode == "structured" and self.fmt == "text":
-            raise ValueError(f"{file_path}: cannot read as structured data (use .jsonl, .csv, .json, .parquet or .xlsx)")
-        mode = "text" if self.fmt == "text" else "structured"
-        if mode == "text" and chunk_size == 50:
-            chunk_size = _TEXT_DEFAULT_CHARS  # 50 is the records default; text is chunked by characters
-        if spec is not None:
-            load_spec(spec)  # a spec file that cannot be used fails here, naming what is wrong
-        self.reflection = ReflectionConfig(mode=reflection) if isinstance(reflection, str) else reflection
-        self.settings = Options(
-            chunk_size=chunk_size, instructions=instructions, max_iterations=max_iterations,
-            context_budget=context_budget, validate_runtime=validate_runtime, schema_sample_size=schema_sample_size,
-            mode=mode, output_path=output_path, holdout_ratio=holdout_ratio, sampling_strategy=sampling_strategy,
-            stratify_field=stratify_field, seed=seed, track_metrics=track_metrics or ground_truth is not None,
-            ground_truth=ground_truth, metrics_sample=metrics_sample, report_path=beside(report_path, output_path),
-            dry_run=dry_run, llm_attempts=llm_attempts, sandbox_timeout=sandbox_timeout,
-            profile_fields=profile_fields, max_field_attempts=max_field_attempts,
-            open_pass_attempts=open_pass_attempts, idle_chunks_before_skip=idle_chunks_before_skip,
-            call_every_chunk=call_every_chunk, constrained=constrained,
-            chunk_chars=chunk_chars, chunk_view=chunk_view, hint_functions=hint_functions, toolkit=toolkit,
-            rich_context=rich_context,
-            reflection=None if self.reflection is None else asdict(self.reflection), cross_row=cross_row,
-            optimize=optimize, optimize_threshold=optimize_threshold, early_termination=early_termination,
-            saturation_check_interval=saturation_check_interval, scope=scope,
-            spec=str(spec) if isinstance(spec, Path) else spec, draft_spec=draft_spec,
-            backend=backend_spec(llm_backend) or backend_spec(backend),
-            backend_options=saved_backend_options(llm_backend) or saved_backend_options(backend))
-        check_run_paths(self.file_path, output_path, self.settings.report_path, state_file, ground_truth)
+        groups = dict(chunking=chunking, judging=judging, model=model, cross_row=cross_row,
+                      optimizer=optimizer, metrics=metrics, output=output, goals=goals)
+        values = {**DEFAULTS, "chunk_size": chunk_size, "instructions": instructions,
+                  "max_iterations": max_iterations, "context_budget": context_budget,
+                  "validate_runtime": validate_runtime, "schema_sample_size": schema_sample_size,
+                  "restart": restart, **option_values(groups, options)}
+        self.settings, self.reflection = settings_for(llm_backend, file_path, values)
+        self.llm_backend, self.data = llm_backend, file_path  # resolved and read by run()
+        self.file_path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
         self.on_progress, self.state_file = on_progress, state_file
+        self._asked = {k: values[k] for k in ("mode", "sleep", "restart")}
+        self.state = RunState()
+        self.watch = SaturationWatch(self.settings.saturation_check_interval,
+                                     enabled=self.settings.early_termination)
+        self._backend: Any = None
+        self._ctx: RunContext | None = None
         self._callback_failed = False
-        focus = ChunkFocus(enabled=profile_fields and mode == "structured" and validate_runtime,
-                           max_attempts=max_field_attempts)
-        self.ctx = RunContext(
-            options=self.settings, state=RunState(),
-            client=ModelClient(backend, attempts=llm_attempts, sleep=sleep, on_call=self._on_llm_call),
-            source=ChunkSource(self.file_path, self.fmt, chunk_size, strategy=sampling_strategy,
-                               stratify_field=stratify_field, seed=seed, on_skip=self._on_skip),
-            gate=Gate(focus, mode=mode, validate_runtime=validate_runtime, timeout=sandbox_timeout,
-                      allow_modify=rich_context),
-            focus=focus, watch=SaturationWatch(saturation_check_interval, enabled=early_termination),
-            file_path=self.file_path, call=self._call, emit=self._emit,
-            reviewer=Reviewer(self.reflection) if self.reflection else None, restart=restart)
 
     # ------------------------------------------------------------------ what the run holds
-    state = property(lambda self: self.ctx.state, doc="What the run has learned: functions, steps, counts.")
-    backend = property(lambda self: self.ctx.client.backend, doc="The backend the run calls.")
-    stats = property(lambda self: self.ctx.client.stats, doc="Model calls, tokens and latency of the run.")
-    functions = property(lambda self: self.ctx.state.functions, doc="The accepted functions (dicts).")
-    last_completed_chunk = property(lambda self: self.ctx.state.last_completed_chunk)
-    total_chunks = property(lambda self: self.ctx.state.total_chunks)
-    cross_row_steps = property(lambda self: self.ctx.state.cross_row_steps)
-    watch = property(lambda self: self.ctx.watch)
-    mode = property(lambda self: self.settings.mode)
-    chunk_size = property(lambda self: self.settings.chunk_size)
-    instructions = property(lambda self: self.settings.instructions)
-    output_path = property(lambda self: self.settings.output_path)
-    report_path = property(lambda self: self.settings.report_path)
+    @property
+    def backend(self) -> Any:
+        """The backend the run calls (a backend string is resolved at the first read or run)."""
+        if self._backend is None:
+            self._backend = resolve_backend(self.llm_backend)
+        return self._backend
+
+    @property
+    def ctx(self) -> RunContext:
+        """The run's context (``run.configure.build_context``), built by run() or the first read."""
+        if self._ctx is None:
+            self._ctx = build_context(
+                self.backend, self.data, self.settings, mode=self._asked["mode"], state=self.state,
+                watch=self.watch, reflection=self.reflection, state_file=self.state_file,
+                sleep=self._asked["sleep"], restart=self._asked["restart"],
+                on_call=self._on_llm_call, on_skip=self._on_skip, call=self._call, emit=self._emit)
+            self.file_path = self._ctx.file_path  # a DataFrame's or a document's file
+        return self._ctx
+
+    stats = property(lambda self: self.ctx.client.stats, doc="Model calls, tokens and latency.")
 
     def __getattr__(self, name: str) -> Any:
-        """Any other option by name (``cleaner.seed``, ``cleaner.holdout_ratio``): read from ``settings``."""
+        """Any option by its flat name (``cleaner.seed``, ``cleaner.mode``), from ``settings``; what
+        the run learned by name (``functions``, ``last_completed_chunk``, ``total_chunks``,
+        ``cross_row_steps``), from ``state``."""
         settings = self.__dict__.get("settings")
         if settings is not None and name in Options.__dataclass_fields__:
             return getattr(settings, name)
+        if name in _STATE_NAMES and "state" in self.__dict__:
+            return getattr(self.__dict__["state"], name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
@@ -195,19 +139,10 @@ class DataCleaner:
         and a state file made with another one is refused, naming it, until it is given again;
         the functions go to ``output_path`` if given, else ``cleaning_functions.py`` beside the
         state file (the report beside them), and a state file naming other paths is refused until
-        they are given. ``options`` override saved options.
+        they are given. ``options`` (flat or in their groups) override saved options.
         """
-        saved = load_state(state_file)
-        kept = Options.from_dict({**saved.get("options", {}), "chunk_size": saved["chunk_size"],
-                                  "instructions": saved["instructions"]}).to_dict()
-        backend, backend_options = resume_backend(state_file, saved.get("options", {}), llm_backend)
-        if backend_options:
-            backend = resolve_backend(backend, **backend_options)
-        kept.pop("backend"), kept.pop("backend_options")
-        kept.update(resume_paths(state_file, saved.get("options", {}), options))
-        if isinstance(kept.get("reflection"), dict):
-            kept["reflection"] = ReflectionConfig(**kept["reflection"])
-        cleaner = cls(backend, saved["file_path"], state_file=state_file, **{**kept, **options})
+        saved, backend, kwargs = resume_arguments(state_file, llm_backend, options)
+        cleaner = cls(backend, saved["file_path"], state_file=state_file, **kwargs)
         cleaner.ctx.resumed = True
         checkpoint.restore(cleaner.ctx, saved)
         return cleaner
@@ -215,8 +150,9 @@ class DataCleaner:
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunResult:
         """Process every chunk not yet done, write cleaning_functions.py and the report, and return what happened."""
-        if not Path(self.file_path).is_file():
-            raise FileNotFoundError(f"data file not found: {self.file_path}")
+        ctx = self.ctx  # the backend, the input as a file, the spec and the paths: built here
+        if not Path(ctx.file_path).is_file():
+            raise FileNotFoundError(f"data file not found: {ctx.file_path}")
         with state_lock(self.state_file):  # one run per state file: a second one fails at once
             try:
                 return self._run()
@@ -229,7 +165,7 @@ class DataCleaner:
         state = self.ctx.state
         saved_chunks, state.total_chunks = state.total_chunks, self.ctx.source.count()
         checkpoint.check_input(self.ctx, self.state_file, saved_chunks)
-        self._prepare_prompt()
+        prepare_prompt(self.ctx)  # schema, spec, the goals' conversions, the static prefix
         state.metrics_sample = MetricsSample(self.settings.metrics_sample, self.settings.seed) \
             if self.settings.track_metrics else None
         result = RunResult(output_path=self.settings.output_path, functions=[], chunks_total=state.total_chunks,
@@ -261,7 +197,7 @@ class DataCleaner:
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with ``track_metrics=True``)."""
-        return self.ctx.state.improvement
+        return self.state.improvement
 
     def _analyze_chunk(self, records: list, index: int) -> str:
         """Dry run: report the chunk's issues (profile and model), write no code."""
@@ -293,10 +229,11 @@ class DataCleaner:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
                     self.ctx.reviewer.new_task()
-            hinted = self._hint(focus, view, index, iteration)  # the library's own toolkit call: no model call
+            hinted = hint_for(self.ctx, focus, view, index, iteration)  # the library's own: no call
             attempts += hinted is None
-            last_reply = hinted.code if hinted else self._call(self._prompt(view, focus, feedback), index, iteration,
-                                                               grammar=self._grammar(focus))
+            last_reply = hinted.code if hinted else self._call(
+                prompt_for(self.ctx, view, focus, feedback), index, iteration,
+                grammar=grammar_for(self.ctx, focus))
             try:
                 parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
@@ -398,50 +335,6 @@ class DataCleaner:
         self.state.unusable_replies += event == "parse_error"
         self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
 
-    def _prompt(self, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
-        context = (build_rich_context if self.settings.rich_context else build_context)(self.state.functions, self.settings.context_budget)
-        if focus is None:
-            hidden = self._left_alone() if self.settings.mode == "structured" else set()
-            records = [{k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) and hidden else r
-                       for r in view]  # the open pass sees only the fields it may change
-            shown = format_chunk(records, self.settings.mode, max_chars=self.settings.chunk_chars,
-                                 view=self.settings.chunk_view)
-            return build_prompt(self.settings.instructions, context, shown, mode=self.settings.mode,
-                                feedback=format_feedback(feedback), prefix=self.state.prefix,
-                                records=len(view) if self.settings.mode == "structured" else None)
-        name = self._field_name(focus)
-        spec = self.ctx.focus.spec
-        examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
-        return build_field_prompt(self.state.prefix, context, field=focus.field, issue=format_issue_for_prompt(focus),
-                                  name=name, feedback=format_feedback(feedback), examples=format_examples(examples))
-
-    def _hint(self, focus: FieldProfile | None, view: list, index: int, iteration: int) -> ParsedResponse | None:
-        """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call the library
-        chooses by the goals' examples and the data (``profiling.choose``); None when no call passes them."""
-        if focus is None or not self.settings.hint_functions or self.settings.mode != "structured" \
-                or focus.field in self.ctx.hinted:
-            return None
-        self.ctx.hinted.add(focus.field)
-        fields = self.ctx.focus
-        chosen = choose_function(focus, self._field_name(focus), view, spec=fields.spec,
-                                 expectations=fields.expectations, csv_strings=fields.csv_strings,
-                                 frozen=fields.frozen, kept=fields.kept)
-        if chosen is None:
-            return None
-        self._emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
-                   function_name=self._field_name(focus), call=chosen.candidate.call())
-        return ParsedResponse(name=self._field_name(focus), docstring=chosen.docstring, code=chosen.code)
-
-    def _field_name(self, focus: FieldProfile) -> str:
-        return function_name(focus.field, {f["name"] for f in self.state.functions})
-
-    def _grammar(self, focus: FieldProfile | None) -> str | None:
-        """The GBNF of the reply asked for (``constrained``): one function named as asked, or the open pass."""
-        if not self.settings.constrained:
-            return None
-        param = "text" if self.settings.mode == "text" else "record"
-        return (open_reply(param) if focus is None else field_reply(self._field_name(focus), param)).gbnf()
-
     # ------------------------------------------------------------------ steps
     def _call(self, prompt: str, index: int, iteration: int, purpose: str = "generate",
               schema: dict | None = None, grammar: str | None = None) -> str:
@@ -474,67 +367,6 @@ class DataCleaner:
             self.state.skipped.append(skipped)
         log.warning("%s:%d: skipped: %s", skipped.path, skipped.line, skipped.reason)
         self._emit("record_skipped", path=skipped.path, line=skipped.line, reason=skipped.reason)
-
-    def _prepare_prompt(self) -> None:
-        """Schema, the static prompt prefix, and the format each field should have (from the instructions)."""
-        info = None
-        if self.settings.mode == "structured" and self.settings.schema_sample_size > 0:
-            info = schema.infer_schema(self.file_path, self.settings.schema_sample_size)
-        options = self.settings
-        if info:
-            check = self._field_samples(info)
-            draft = None
-            if options.draft_spec and options.spec is None and self.state.spec_draft is not None:
-                draft = self.state.spec_draft  # a resumed run: the draft it already asked for
-            elif options.draft_spec and options.spec is None:  # the model's reading, a second opinion
-                structured = callable(getattr(self.ctx.client.backend, "generate_json", None))
-                prompt = build_spec_prompt(options.instructions, check, structured=structured)
-                reply = self._call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
-                draft = self.state.spec_draft = parse_spec_draft(reply, info["fields"])
-            tie = None if options.spec is not None else make_tie(  # a clause the rules tie to no field
-                self.ctx.client.backend, info["fields"], check, known=self.state.spec_ties,
-                call=lambda prompt, gbnf: self._call(prompt, 0, 0, purpose="spec", grammar=gbnf),
-                constrained=options.constrained)
-            self.state.spec = self.ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
-                                                   scope=options.scope, spec=options.spec, check=check, draft=draft,
-                                                   tie=tie)
-            self._emit("spec_ready", fields=self.state.spec.to_dict()["fields"], scope=self.state.spec.scope)
-            self._add_conversions(self.state.spec.conversions)
-        shown = schema.format_schema_for_prompt(info, left_alone=self._left_alone()) if info else ""
-        self.state.prefix = static_prefix(
-            options.instructions, schema=shown, mode=options.mode,
-            allowed_imports=", ".join(sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))),
-            toolkit=CATALOGUE if options.toolkit else "", extra_rules=TAGS_INSTRUCTION if options.optimize else "")
-
-    def _add_conversions(self, conversions) -> None:
-        """The goals' unit conversions (``spec.conversions``) as the first functions, written by the library: no
-        model call, no judge (the toolkit's ``convert_unit`` changes only the rows in the source unit)."""
-        have = {f["code"].replace(f["name"], "") for f in self.state.functions}  # a resumed run has them
-        taken = {f["name"] for f in self.state.functions}
-        slot = 0
-        for conv in conversions:
-            name = function_name(conv.value, taken).replace("fix_", "convert_", 1)
-            docstring, code = conv.function(name)
-            if code.replace(name, "") in have:
-                continue
-            taken.add(name)
-            self.state.functions.insert(slot, {"name": name, "docstring": docstring, "code": code, "field": conv.value,
-                                               "issue": conv.describe(), "issues_before": {}, "issues_after": {},
-                                               "chunk_index": 0, "examples": []})
-            slot += 1
-            self._emit("function_generated", function_name=name, field=conv.value, issues_before={},
-                       issues_after={}, chunk_index=0, iteration=0)
-
-    def _left_alone(self) -> set[str]:
-        """The fields no function may write: out of the goals' scope, or left as they are (never shown as work)."""
-        return self.ctx.focus.frozen | self.ctx.focus.protected
-
-    def _field_samples(self, info: dict, records: int = 200) -> dict[str, list]:
-        """Each field's values in the first ``records`` records (the data's check of the spec needs more than 3)."""
-        head = [r for r in self.ctx.source.head(records) if isinstance(r, dict)]
-        if not head:
-            return info.get("samples") or {}
-        return {f: [r.get(f) for r in head if f in r] for f in info["fields"]}
 
     # ------------------------------------------------------------------ state
     def options(self) -> dict[str, Any]:

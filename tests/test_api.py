@@ -6,9 +6,11 @@ import inspect
 
 import recursive_cleaner
 from recursive_cleaner import DataCleaner, LLMBackend, errors
+from recursive_cleaner.options import DEFAULTS
 
 EXPECTED = {
     "clean", "CleanResult", "DataCleaner", "RunResult", "apply_file", "apply_records", "ApplyResult", "ApplyError", "LLMBackend", "validate_function", "validate", "SpecCheck", "check_code_safety", "infer_schema",
+    "Chunking", "Judging", "ModelCalls", "CrossRow", "Optimizer", "Metrics", "Output", "Goals",
     "format_schema_for_prompt", "build_context", "parse_response", "iter_chunks", "iter_records",
     "CleanerError", "ParseError", "MaxIterationsError", "OutputValidationError", "LLMCallError",
     "SandboxError", "InputError", "InputEncodingError", "StateFileError", "DependencyCycleError", "DataLossError", "__version__",
@@ -32,14 +34,31 @@ def test_v02_constructor_signature():
         assert params[name].default == default, name
 
 
-def test_v04_to_v06_options_are_keywords_with_the_reference_defaults():
-    params = inspect.signature(DataCleaner.__init__).parameters
+def test_v04_to_v06_options_are_keywords_with_the_reference_defaults(tmp_path):
+    """The reference design's flat names are still keywords of DataCleaner (in **options)."""
     expected = {"holdout_ratio": 0.2, "sampling_strategy": "sequential", "stratify_field": None,
-                "track_metrics": False, "report_path": "cleaning_report.md", "dry_run": False, "mode": "auto"}
-    for name, default in expected.items():
-        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert params[name].default == default, name
+                "track_metrics": False, "report_path": "cleaning_report.md", "dry_run": False,
+                "mode": "auto", "optimize": False, "optimize_threshold": 10,
+                "early_termination": False, "saturation_check_interval": 20}
+    assert {name: DEFAULTS[name] for name in expected} == expected
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"a": 1}\n')
+    cleaner = DataCleaner(lambda prompt: "", str(data), holdout_ratio=0.1,  # the spec's example
+                          sampling_strategy="stratified", stratify_field="a", optimize=True,
+                          report_path="r.md", dry_run=True)
+    assert (cleaner.holdout_ratio, cleaner.sampling_strategy) == (0.1, "stratified")
+    assert (cleaner.optimize, cleaner.dry_run) == (True, True)
     assert callable(DataCleaner.get_improvement_report)
+
+
+def test_the_constructor_has_at_most_20_parameters_and_takes_the_flat_names_as_options():
+    params = inspect.signature(DataCleaner.__init__).parameters
+    assert len(params) - 1 <= 20
+    assert list(params)[-1] == "options" and params["options"].kind is inspect.Parameter.VAR_KEYWORD
+    groups = ["chunking", "judging", "model", "cross_row", "optimizer", "metrics", "output",
+              "goals", "restart"]
+    for name in groups:
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
 
 
 def test_resume_and_validate_function_signatures():

@@ -1,8 +1,10 @@
-"""The command line and Python agree (issue 19): a flag per DataCleaner option, Python's defaults,
---backend-option, the default backend from the environment and the state file, apply's output formats."""
+"""The command line and Python agree (issue 19): a flag per declared DataCleaner option with its
+default and help, --backend-option, the default backend from the environment and the state file,
+apply's output formats."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
@@ -12,6 +14,7 @@ import click
 import pytest
 
 from recursive_cleaner import DataCleaner
+from recursive_cleaner.options import GROUPS, OPTIONS
 from recursive_cleaner.read.parsers import iter_records
 from recursive_cleaner.ui import cli as cli_module
 from recursive_cleaner.ui.cli import cli
@@ -20,39 +23,46 @@ from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 from tests.test_cli import EMAIL, ROWS, invoke, one_error_line, use, work  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
-# the DataCleaner keyword each existing flag sets (the new ones are RUN_FLAGS)
-OLDER = {"chunk_size": "chunk_size", "max_iterations": "max_iterations", "holdout": "holdout_ratio",
-         "sampling": "sampling_strategy", "stratify_field": "stratify_field", "seed": "seed", "mode": "mode",
-         "track_metrics": "track_metrics", "llm_attempts": "llm_attempts", "scope": "scope", "draft_spec": "draft_spec",
-         "report": "report_path", "output": "output_path",
-         "call_every_chunk": "call_every_chunk", "restart": "restart"}
-NOT_ON_A_COMMAND_LINE = {"llm_backend", "file_path", "on_progress", "sleep", "instructions", "state_file",
-                         "spec", "ground_truth", "dry_run",  # -i, --state, --spec, --ground-truth, analyze
-                         "early_termination", "saturation_check_interval"}  # their flags belong to issue 18
+# FILE, -b, --progress, --state; **options takes the flat names
+NOT_OPTIONS = {"llm_backend", "file_path", "on_progress", "state_file", "options"}
 
 
 def _params(command: str) -> dict:
     return {p.name: p for p in cli.commands[command].params}
 
 
-def test_every_datacleaner_option_that_fits_a_command_line_has_a_generate_flag():
-    options = set(inspect.signature(DataCleaner.__init__).parameters) - {"self"}
-    covered = set(RUN_FLAGS) | set(OLDER.values()) | NOT_ON_A_COMMAND_LINE
-    assert options - covered == set()
-    params = _params("generate")
-    for keyword in RUN_FLAGS:
-        assert keyword in params, keyword
+def test_every_datacleaner_parameter_and_group_field_is_declared_once():
+    params = set(inspect.signature(DataCleaner.__init__).parameters) - {"self"} - NOT_OPTIONS
+    basics = {s.name for s in OPTIONS if s.group is None}
+    assert params == basics | set(GROUPS)
+    for keyword, group in GROUPS.items():
+        declared = [s.attr for s in OPTIONS if s.group == keyword]
+        assert [f.name for f in dataclasses.fields(group)] == declared
+    assert len({s.name for s in OPTIONS}) == len(OPTIONS)  # one flat name per option
 
 
-def test_the_flags_have_pythons_defaults():
+def test_the_signature_defaults_are_the_declared_ones():
     python = inspect.signature(DataCleaner.__init__).parameters
-    params = _params("generate")
-    for keyword in RUN_FLAGS:
-        expected = python[keyword].default
-        assert params[keyword].default == ("off" if keyword == "reflection" and expected is None else expected), keyword
-    for dest, keyword in OLDER.items():
-        if dest in params and dest != "report":
-            assert params[dest].default == python[keyword].default, dest
+    for spec in OPTIONS:
+        if spec.group is None:
+            assert python[spec.name].default == spec.default, spec.name
+
+
+@pytest.mark.parametrize("command", ["generate", "analyze"])
+def test_every_declared_option_has_its_flag_with_the_declared_default(command):
+    params = _params(command)
+    for spec in OPTIONS:
+        if not spec.flags or command not in spec.commands:
+            assert spec.name not in params, spec.name
+            continue
+        assert spec.name in params, spec.name
+        param = params[spec.name]
+        assert set(spec.flags) <= set(param.opts), spec.name
+        assert param.help == spec.help, spec.name
+        none = spec.default is None and spec.cli_none is not None
+        assert param.default == (spec.cli_none if none else spec.default), spec.name
+    assert [s.name for s in OPTIONS if not s.flags] == ["sleep"]  # a callable: Python only
+    assert set(RUN_FLAGS) == {s.name for s in OPTIONS if s.flags}
 
 
 PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple, list)

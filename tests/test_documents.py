@@ -121,8 +121,9 @@ def test_the_cleaner_reads_a_document_as_text(tmp_path, monkeypatch):
     backend = FakeBackend(default=CLEAN_REPLY)
     cleaner = DataCleaner(backend, str(page), instructions="Dates as YYYY-MM-DD.",
                           output_path=str(tmp_path / "cleaning_functions.py"))
-    assert cleaner.mode == "text" and cleaner.file_path.endswith(".txt")
+    assert cleaner.mode == "text" and cleaner.file_path == str(page)  # its .txt file: by run()
     result = cleaner.run()
+    assert cleaner.file_path.endswith(".txt")
     assert result.chunks_processed == 1 and backend.calls >= 1
     assert "Seen on 03/04/2021 & again on 2021-05-06." in backend.history[0]
     assert "<script>" not in backend.history[0] and "secret" not in backend.history[0]

@@ -219,8 +219,11 @@ def test_an_unusable_spec_is_a_clear_error_before_the_run(tmp_path):
     data = _write(tmp_path, CRM[:5])
     bad = tmp_path / "spec.json"
     bad.write_text(json.dumps({"fields": {"status": {"kind": "enum", "allowed": ["active"]}}}))
+    backend = FakeBackend()
+    cleaner = DataCleaner(backend, str(data), spec=str(bad))  # run() loads it before any call
     with pytest.raises(ValueError, match="'status' is an enum and needs at least two allowed values"):
-        DataCleaner(FakeBackend(), str(data), spec=str(bad))
+        cleaner.run()
+    assert backend.calls == 0
     with pytest.raises(ValueError, match="kind 'colour'"):
         load_spec({"fields": {"x": {"kind": "colour"}}})
 

@@ -21,9 +21,13 @@ import os
 from typing import Any
 
 from ..errors import StateFileError
-from .setup import beside, default_backend, restorable_backend_options
+from ..judge.reflection import ReflectionConfig
+from ..options import Options, flat_options
+from ..write.state import load_state
+from .setup import beside, default_backend, resolve_backend, restorable_backend_options
 
-__all__ = ["PYTHON_NAMES", "CLI_NAMES", "DEFAULT_OUTPUT", "DEFAULT_REPORT", "resume_backend", "resume_paths"]
+__all__ = ["PYTHON_NAMES", "CLI_NAMES", "DEFAULT_OUTPUT", "DEFAULT_REPORT", "resume_backend",
+           "resume_paths", "resume_arguments"]
 
 DEFAULT_OUTPUT = "cleaning_functions.py"
 DEFAULT_REPORT = "cleaning_report.md"
@@ -79,3 +83,22 @@ def resume_paths(state_file: str | os.PathLike, options: dict[str, Any], given: 
 def _refuse(state: str, what: str, path: str, flag: str) -> None:
     raise StateFileError(f"state file {state} {what} {path}; to write there, give it again: {flag.format(path=path)} "
                          "(a state file does not choose where files are written)")
+
+
+def resume_arguments(state_file: str | os.PathLike, llm_backend: Any,
+                     options: dict[str, Any]) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """For ``DataCleaner.resume``: the state file as saved, the backend to carry on with, and the
+    keyword arguments: every saved option (``chunk_size`` and ``instructions`` too) under the
+    ``options`` given (flat or in their groups), the output paths of ``resume_paths``."""
+    saved = load_state(state_file)
+    given = flat_options(options)
+    kept = Options.from_dict({**saved.get("options", {}), "chunk_size": saved["chunk_size"],
+                              "instructions": saved["instructions"]}).to_dict()
+    backend, backend_options = resume_backend(state_file, saved.get("options", {}), llm_backend)
+    if backend_options:
+        backend = resolve_backend(backend, **backend_options)
+    kept.pop("backend"), kept.pop("backend_options")
+    kept.update(resume_paths(state_file, saved.get("options", {}), given))
+    if isinstance(kept.get("reflection"), dict):
+        kept["reflection"] = ReflectionConfig(**kept["reflection"])
+    return saved, backend, {**kept, **given}

@@ -28,7 +28,6 @@ from .._version import __version__
 from ..errors import CleanerError, LLMCallError, PathConflictError, clip_text
 from ..escape import terminal_text
 from ..read.formats import output_extensions
-from ..read.sampling import STRATEGIES
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 from .cli_options import backend_option, default_backend, run_kwargs, run_options
 
@@ -226,36 +225,12 @@ _backend = click.option("-b", "--backend", default=None, metavar="SPEC",
 _progress_opt = click.option("--progress", "progress", type=click.Choice(["auto", "bar", "plain", "off"]),
                              default="auto", show_default=True,
                              help="Live bar on a terminal (auto), always the bar, plain lines, or nothing.")
-_attempts = click.option("--llm-attempts", type=click.IntRange(min=1), default=3, show_default=True,
-                         help="Calls per prompt before a failing backend stops the run.")
 _common = _options(
     click.argument("file"),
-    click.option("-i", "--instructions", default="", metavar="TEXT|@FILE",
-                 help="Cleaning goals, or @path to read them from a file."),
     _backend,
-    click.option("--chunk-size", type=click.IntRange(min=1), default=50, show_default=True,
-                 help="Records per chunk (characters in text mode, default 4000 there)."),
-    click.option("-o", "--output", default="cleaning_functions.py", show_default=True,
-                 help="Where to write the functions (the report goes beside it)."),
     click.option("--state", default=None, metavar="PATH",
                  help="State file saved after every chunk; an existing one for the same job is resumed "
                       "(one made with other goals, spec, options or data is refused: --restart)."),
-    click.option("--restart", is_flag=True, default=False,
-                 help="Start afresh: an existing --state file is not resumed but overwritten."),
-    click.option("--report", default="cleaning_report.md", show_default=True,
-                 help="Markdown report path ('' for none)."),
-    click.option("--sampling", type=click.Choice(STRATEGIES), default="sequential", show_default=True,
-                 help="Order in which records reach the model."),
-    click.option("--stratify-field", default=None, metavar="FIELD", help="Field for --sampling stratified."),
-    click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling and the holdout."),
-    click.option("--mode", type=click.Choice(["auto", "structured", "text"]), default="auto", show_default=True),
-    click.option("--spec", "spec", default=None, metavar="FILE",
-                 help="A cleaning_spec.json (edited) to use instead of reading the goals again."),
-    click.option("--scope", type=click.Choice(["mentioned", "all"]), default="mentioned", show_default=True,
-                 help="Change only the fields the goals mention, or fix every issue found."),
-    click.option("--draft-spec", is_flag=True, default=False,
-                 help="Also ask the model to draft the field spec (one call); the data settles disagreements."),
-    _attempts,
 )
 _tail = _options(_progress_opt, _debug_option)
 
@@ -270,21 +245,8 @@ def cli() -> None:
 
 @cli.command()
 @_common
-@run_options
+@run_options("generate")
 @backend_option
-@click.option("--max-iterations", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Model calls per chunk at most.")
-@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
-              help="Share of each chunk hidden from the model that a function must also pass on.")
-@click.option("--track-metrics", is_flag=True, default=False, help="Measure quality before/after on a sample (in the report).")
-@click.option("--ground-truth", default=None, metavar="FILE",
-              help="A clean file with the same rows: adds cell accuracy (implies --track-metrics).")
-@click.option("--early-termination/--no-early-termination", default=False, show_default=True,
-              help="Every 20 clean chunks, ask the model whether the data is saturated; stop reading if it says so.")
-@click.option("--call-every-chunk", is_flag=True, default=False,
-              help="Ask the model about every chunk (the reference design), even when the last chunks taught "
-                   "nothing new and the profile shows nothing to fix. Off: such chunks cost no call.")
-@click.option("--dry-run", is_flag=True, default=False, help="Same as the analyze command: report issues, write no code.")
 @_tail
 def generate(**opts: Any) -> None:
     """Write cleaning_functions.py for FILE.
@@ -297,7 +259,7 @@ def generate(**opts: Any) -> None:
 
 @cli.command()
 @_common
-@run_options
+@run_options("analyze")
 @backend_option
 @_tail
 def analyze(**opts: Any) -> None:
@@ -306,8 +268,9 @@ def analyze(**opts: Any) -> None:
     A dry run: the field profile and one detection call per chunk; the report lists the issues, in
     analysis_report.md unless --report is given (a generate run's cleaning_report.md is left as it is).
     """
-    if click.get_current_context().get_parameter_source("report") == click.core.ParameterSource.DEFAULT:
-        opts["report"] = ANALYSIS_REPORT
+    source = click.get_current_context().get_parameter_source("report_path")
+    if source == click.core.ParameterSource.DEFAULT:
+        opts["report_path"] = ANALYSIS_REPORT
     _clean(opts, dry_run=True)
 
 
@@ -319,28 +282,21 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     from ..run.setup import beside, check_run_paths
 
     file, state, backend = opts.pop("file"), opts.pop("state"), opts.pop("backend") or default_backend()
-    if opts["sampling"] == "stratified" and not opts["stratify_field"]:
+    kwargs = run_kwargs(opts)  # every declared option's flag, by its DataCleaner keyword
+    if kwargs["sampling_strategy"] == "stratified" and not kwargs["stratify_field"]:
         raise click.UsageError("--sampling stratified needs --stratify-field")
     _need_file(file, "data file")
-    if opts.get("ground_truth"):
-        _need_file(opts["ground_truth"], "ground-truth file")
-    if opts.get("spec"):
-        _need_file(opts["spec"], "spec file")
-    _distinct(check_run_paths, file, opts["output"], beside(opts["report"] or None, opts["output"]), state,
-              opts.get("ground_truth"), names=_RUN_NAMES)
-    instructions = _instructions(opts.pop("instructions"))
+    if kwargs.get("ground_truth"):
+        _need_file(kwargs["ground_truth"], "ground-truth file")
+    if kwargs.get("spec"):
+        _need_file(kwargs["spec"], "spec file")
+    output, report = kwargs["output_path"], kwargs["report_path"]
+    _distinct(check_run_paths, file, output, beside(report, output), state,
+              kwargs.get("ground_truth"), names=_RUN_NAMES)
+    instructions = _instructions(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[_RESUME] = (state, backend)
-    kwargs = dict(run_kwargs(opts), chunk_size=opts.pop("chunk_size"), output_path=opts.pop("output"),
-                  report_path=opts.pop("report") or None, sampling_strategy=opts.pop("sampling"),
-                  stratify_field=opts.pop("stratify_field"), seed=opts.pop("seed"), mode=opts.pop("mode"),
-                  llm_attempts=opts.pop("llm_attempts"), dry_run=dry_run, spec=opts.pop("spec"),
-                  scope=opts.pop("scope"), draft_spec=opts.pop("draft_spec"), restart=opts.pop("restart"))
-    if "holdout" in opts:
-        kwargs.update(max_iterations=opts.pop("max_iterations"), holdout_ratio=opts.pop("holdout"),
-                      track_metrics=opts.pop("track_metrics"), ground_truth=opts.pop("ground_truth"),
-                      early_termination=opts.pop("early_termination"),
-                      call_every_chunk=opts.pop("call_every_chunk"))
+    kwargs["dry_run"] = dry_run
     with _progress(opts.pop("progress")) as on_progress:
         cleaner = DataCleaner(llm, file, instructions=instructions, state_file=state, on_progress=on_progress,
                               **kwargs)

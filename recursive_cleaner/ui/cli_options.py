@@ -1,10 +1,11 @@
-"""The command line's run options beyond the basics: one flag per DataCleaner option, with Python's defaults.
+"""The command line's run options: a flag per declared DataCleaner option (``options.OPTIONS``).
 
-``run_options`` decorates ``generate`` and ``analyze``; ``run_kwargs(opts)`` pops their values
-into DataCleaner keyword arguments. ``backend_options`` / ``parse_backend_options`` give
-``--backend-option KEY=VALUE`` (repeatable), passed to the backend's constructor.
-``default_backend`` is ``$RECURSIVE_CLEANER_BACKEND``, else ``local``. Early termination and
-its saturation check keep their own flags in ``cli``.
+``run_options(command)`` decorates ``generate`` / ``analyze`` with the flags the declaration
+gives that command (spelling, type, bounds, default and help all come from it);
+``run_kwargs(opts)`` pops their values into DataCleaner keyword arguments by flat name.
+``backend_options`` / ``parse_backend_options`` give ``--backend-option KEY=VALUE``
+(repeatable), passed to the backend's constructor. ``default_backend`` is
+``$RECURSIVE_CLEANER_BACKEND``, else ``local``.
 """
 
 from __future__ import annotations
@@ -14,82 +15,65 @@ from typing import Any, Callable
 
 import click
 
-__all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS", "BACKEND_ENV",
-           "default_backend"]
+from ..options import OPTIONS, OptionSpec
+# re-exported: defined below the ui for DataCleaner.resume
+from ..run.setup import BACKEND_ENV, default_backend
 
-from ..run.setup import BACKEND_ENV, default_backend  # re-exported: defined below the ui for DataCleaner.resume
-
-def _opt(*decls: str, **kw: Any) -> Callable:
-    kw.setdefault("show_default", True)
-    return click.option(*decls, **kw)
+__all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS",
+           "BACKEND_ENV", "default_backend", "click_option"]
 
 
-_INT1 = click.IntRange(min=1)
-_INT0 = click.IntRange(min=0)
-# (click decorator, DataCleaner keyword, option's dest): the defaults are DataCleaner's.
-_FLAGS: list[tuple[Callable, str, str]] = [
-    (_opt("--context-budget", type=_INT1, default=8000, help="Characters of earlier functions shown to the model."),
-     "context_budget", "context_budget"),
-    (_opt("--schema-sample-size", type=_INT0, default=10, help="Records read to infer the schema (0: none)."),
-     "schema_sample_size", "schema_sample_size"),
-    (_opt("--validate-runtime/--no-validate-runtime", default=True,
-          help="Run each candidate on the chunk's records in the sandbox before accepting it."),
-     "validate_runtime", "validate_runtime"),
-    (_opt("--sandbox-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
-          help="Seconds a candidate may run in the sandbox."), "sandbox_timeout", "sandbox_timeout"),
-    (_opt("--profile-fields/--no-profile-fields", default=True,
-          help="Ask for one function per dirty field, worst first (off: open-ended passes only)."),
-     "profile_fields", "profile_fields"),
-    (_opt("--max-field-attempts", type=_INT1, default=3, help="Failed attempts at a field before giving it up."),
-     "max_field_attempts", "max_field_attempts"),
-    (_opt("--open-pass-attempts", type=_INT0, default=1, help="Open-ended passes per chunk once the profile is clean."),
-     "open_pass_attempts", "open_pass_attempts"),
-    (_opt("--idle-chunks-before-skip", type=_INT0, default=1,
-          help="Chunks that teach nothing before later clean chunks stop costing calls."),
-     "idle_chunks_before_skip", "idle_chunks_before_skip"),
-    (_opt("--chunk-chars", type=_INT1, default=12000, help="Characters of a chunk shown to the model at most."),
-     "chunk_chars", "chunk_chars"),
-    (_opt("--hint-functions/--no-hint-functions", default=True,
-          help="Try the toolkit call the library chooses for a field (examples, data) before asking the model."),
-     "hint_functions", "hint_functions"),
-    (_opt("--chunk-view", type=click.Choice(["varied", "all"]), default="varied",
-          help="Records an open-ended pass is shown: one per new value form, or all that fit."),
-     "chunk_view", "chunk_view"),
-    (_opt("--toolkit/--no-toolkit", default=True, help="Offer the toolkit's tested primitives to the model."),
-     "toolkit", "toolkit"),
-    (_opt("--rich-context", is_flag=True, default=False, show_default=False,
-          help="Show the model earlier functions' code, so it can revise them."), "rich_context", "rich_context"),
-    (_opt("--reflection", type=click.Choice(["off", "rules", "model"]), default="off",
-          help="Critique each accepted candidate: by rules, or rules plus the model."), "reflection", "reflection"),
-    (_opt("--cross-row/--no-cross-row", default=True,
-          help="Plan rules over the whole file (dedup, majority, vocabulary) after the last chunk."),
-     "cross_row", "cross_row"),
-    (_opt("--optimize", is_flag=True, default=False, show_default=False,
-          help="Consolidate the functions after the last chunk (same output required)."), "optimize", "optimize"),
-    (_opt("--optimize-threshold", type=_INT1, default=10, help="Functions needed before --optimize runs."),
-     "optimize_threshold", "optimize_threshold"),
-    (_opt("--constrained/--no-constrained", default=True,
-          help="Hold replies to the grammar of their form where the backend can (llama.cpp)."),
-     "constrained", "constrained"),
-    (_opt("--metrics-sample", type=_INT1, default=1000, help="Records sampled for --track-metrics."),
-     "metrics_sample", "metrics_sample"),
-]
-RUN_FLAGS = [keyword for _, keyword, _ in _FLAGS]
-"""The DataCleaner keywords these flags set (tests check each one reaches DataCleaner)."""
+def _type(spec: OptionSpec) -> Any:
+    """The click type of a declared option: a choice, a bounded number, or the default's type."""
+    if spec.choices:
+        return click.Choice(list(spec.choices))
+    bounds = dict(min=spec.low, max=spec.high, min_open=spec.low_open, max_open=spec.high_open)
+    bounded = spec.low is not None or spec.high is not None
+    if type(spec.default) is int:
+        return click.IntRange(**bounds) if bounded else int
+    if type(spec.default) is float:
+        return click.FloatRange(**bounds) if bounded else float
+    return None
 
 
-def run_options(f: Callable) -> Callable:
-    """Add every flag of ``_FLAGS`` to a click command."""
-    for decorator, _, _ in reversed(_FLAGS):
-        f = decorator(f)
-    return f
+def click_option(spec: OptionSpec) -> Callable:
+    """The click decorator of one declared option (its value under the flat name)."""
+    kw: dict[str, Any] = {"help": spec.help, "show_default": spec.default != ""}
+    decls = list(spec.flags)
+    if isinstance(spec.default, bool):
+        if spec.negatable or (spec.negatable is None and spec.default):
+            decls[-1] = f"{decls[-1]}/--no-{decls[-1][2:]}"
+        else:
+            kw.update(is_flag=True, show_default=False)
+    elif _type(spec) is not None:
+        kw["type"] = _type(spec)
+    if spec.metavar:
+        kw["metavar"] = spec.metavar
+    none = spec.default is None and spec.cli_none is not None
+    return click.option(*decls, spec.name, default=spec.cli_none if none else spec.default, **kw)
+
+
+RUN_FLAGS = [spec.name for spec in OPTIONS if spec.flags]
+"""The DataCleaner keywords (flat names) these flags set."""
+
+
+def run_options(command: str) -> Callable:
+    """Add the flag of every declared option ``command`` has, in declaration order."""
+    def add(f: Callable) -> Callable:
+        for spec in reversed(OPTIONS):
+            if spec.flags and command in spec.commands:
+                f = click_option(spec)(f)
+        return f
+    return add
 
 
 def run_kwargs(opts: dict) -> dict[str, Any]:
-    """Pop the flags' values out of ``opts`` as DataCleaner keyword arguments."""
-    kwargs = {keyword: opts.pop(dest) for _, keyword, dest in _FLAGS if dest in opts}
-    if kwargs.get("reflection") == "off":
-        kwargs["reflection"] = None
+    """Pop the flags' values out of ``opts`` as DataCleaner keyword arguments by flat name (the
+    CLI's value for None, ``--reflection off`` or ``--report ''``, as None)."""
+    kwargs = {spec.name: opts.pop(spec.name) for spec in OPTIONS if spec.name in opts}
+    for spec in OPTIONS:
+        if spec.cli_none is not None and kwargs.get(spec.name) == spec.cli_none:
+            kwargs[spec.name] = None
     return kwargs
 
 

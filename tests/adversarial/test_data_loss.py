@@ -109,10 +109,10 @@ def test_a_different_reject_file_still_gets_every_reject(files):
 
 def test_generate_refuses_to_write_over_its_data_or_state(files, monkeypatch):
     backend = FakeBackend(default=CLEAN_REPLY)
-    with pytest.raises(PathConflictError, match="output_path .* file_path"):
-        _cleaner(backend, "data.jsonl", files, output_path="data.jsonl")
+    with pytest.raises(PathConflictError, match="output_path .* file_path"):  # run() checks them
+        _cleaner(backend, "data.jsonl", files, output_path="data.jsonl").run()
     with pytest.raises(PathConflictError, match="state_file .* output_path"):
-        _cleaner(backend, "data.jsonl", files, state_file=str(files / "cf.py"))
+        _cleaner(backend, "data.jsonl", files, state_file=str(files / "cf.py")).run()
     monkeypatch.setattr(cli_module, "make_backend", lambda spec: backend)
     result = _runner().invoke(cli, ["generate", "data.jsonl", "--report", "data.jsonl"])
     assert result.exit_code == 2 and "--report data.jsonl is the same file as FILE data.jsonl" in result.stderr

@@ -78,7 +78,7 @@ def test_no_output_is_written_through_a_symlink_and_the_run_says_so_before_any_c
     os.symlink(work / "precious.txt", "cf.py")
     backend = FakeBackend(default=CLEAN_REPLY)
     with pytest.raises(OutputError, match=r"^output_path: cf\.py is a symbolic link"):
-        _cleaner(backend)
+        _cleaner(backend).run()  # run() checks every path before any call
     with pytest.raises(OutputError, match="is a symbolic link"):
         atomic_write_text("cf.py", "x = 1\n")
     os.symlink(work / "precious.txt", "out.jsonl")
@@ -86,7 +86,7 @@ def test_no_output_is_written_through_a_symlink_and_the_run_says_so_before_any_c
         apply_file("cleaning_functions.py", "data.jsonl", "out.jsonl", workers=1)
     os.mkfifo("fifo.md")
     with pytest.raises(OutputError, match=r"fifo\.md is not a regular file"):
-        _cleaner(backend, output_path="cf2.py", report_path="fifo.md")
+        _cleaner(backend, output_path="cf2.py", report_path="fifo.md").run()
     assert (work / "precious.txt").read_text() == "precious\n" and backend.calls == 0
     assert not list(work.glob(".*.tmp"))
 
@@ -95,9 +95,9 @@ def test_an_output_folder_that_is_a_file_is_reported_before_any_model_call(work,
     (work / "out").write_text("a plain file")
     backend = FakeBackend(default=CLEAN_REPLY)
     with pytest.raises(OutputError, match=r"^output_path: cannot write out/cf\.py: .*out is a file, not a folder"):
-        _cleaner(backend, output_path="out/cf.py")
+        _cleaner(backend, output_path="out/cf.py").run()
     with pytest.raises(OutputError, match=r"^state_file: cannot write out/sub/st\.json: .*out is a file"):
-        _cleaner(backend, state_file="out/sub/st.json")
+        _cleaner(backend, state_file="out/sub/st.json").run()
     assert backend.calls == 0
     use(backend)
     line = one_error_line(invoke("generate", "data.jsonl", "-o", "out/cf.py", "--progress", "off"))

@@ -1,0 +1,75 @@
+"""What an attempt asks for: the prompt (open pass or one field), its reply's grammar, the name,
+and the library's own toolkit call that is a field's first attempt (no model call)."""
+
+from __future__ import annotations
+
+from ..model.context import build_context, build_rich_context
+from ..model.grammar import field_reply, open_reply
+from ..model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback
+from ..model.response import ParsedResponse
+from ..profiling.choose import choose_function
+from ..profiling.example_checks import format_examples
+from ..profiling.focus import function_name
+from ..profiling.profiler import FieldProfile, format_issue_for_prompt
+from .prepare import left_alone
+from .state import RunContext
+
+__all__ = ["prompt_for", "field_name", "grammar_for", "hint_for"]
+
+
+def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
+    """The prompt of an attempt: the open pass over ``view``, or one function for ``focus``."""
+    options, state = ctx.options, ctx.state
+    build = build_rich_context if options.rich_context else build_context
+    context = build(state.functions, options.context_budget)
+    if focus is None:
+        hidden = left_alone(ctx) if options.mode == "structured" else set()
+        records = [{k: v for k, v in r.items() if k not in hidden}
+                   if isinstance(r, dict) and hidden else r
+                   for r in view]  # the open pass sees only the fields it may change
+        shown = format_chunk(records, options.mode, max_chars=options.chunk_chars,
+                             view=options.chunk_view)
+        return build_prompt(options.instructions, context, shown, mode=options.mode,
+                            feedback=format_feedback(feedback), prefix=state.prefix,
+                            records=len(view) if options.mode == "structured" else None)
+    spec = ctx.focus.spec
+    examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
+    return build_field_prompt(state.prefix, context, field=focus.field,
+                              issue=format_issue_for_prompt(focus), name=field_name(ctx, focus),
+                              feedback=format_feedback(feedback),
+                              examples=format_examples(examples))
+
+
+def field_name(ctx: RunContext, focus: FieldProfile) -> str:
+    """The name a function for ``focus``'s field gets (``fix_email``, ``fix_email_2``, ...)."""
+    return function_name(focus.field, {f["name"] for f in ctx.state.functions})
+
+
+def grammar_for(ctx: RunContext, focus: FieldProfile | None) -> str | None:
+    """The GBNF of the reply asked for (``constrained``): one function named as asked, or the
+    open pass; None when replies are not constrained."""
+    if not ctx.options.constrained:
+        return None
+    param = "text" if ctx.options.mode == "text" else "record"
+    reply = open_reply(param) if focus is None else field_reply(field_name(ctx, focus), param)
+    return reply.gbnf()
+
+
+def hint_for(ctx: RunContext, focus: FieldProfile | None, view: list, index: int,
+             iteration: int) -> ParsedResponse | None:
+    """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call
+    the library chooses by the goals' examples and the data (``profiling.choose``); None when no
+    call passes them."""
+    if focus is None or not ctx.options.hint_functions or ctx.options.mode != "structured" \
+            or focus.field in ctx.hinted:
+        return None
+    ctx.hinted.add(focus.field)
+    fields = ctx.focus
+    chosen = choose_function(focus, field_name(ctx, focus), view, spec=fields.spec,
+                             expectations=fields.expectations, csv_strings=fields.csv_strings,
+                             frozen=fields.frozen, kept=fields.kept)
+    if chosen is None:
+        return None
+    ctx.emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
+             function_name=field_name(ctx, focus), call=chosen.candidate.call())
+    return ParsedResponse(name=field_name(ctx, focus), docstring=chosen.docstring, code=chosen.code)
