@@ -33,7 +33,8 @@ def make_local(arg: str, **options: Any) -> LocalBackend:
 def make_openai(arg: str, **options: Any) -> OpenAICompatibleBackend:
     """``openai:MODEL`` (``OPENAI_BASE_URL``, else api.openai.com) or ``openai:MODEL@URL``."""
     model, url = model_at_url("openai", arg)
-    return OpenAICompatibleBackend(model, base_url=url or openai_base_url(OPENAI_BASE_URL), **options)
+    base_url = url or openai_base_url(OPENAI_BASE_URL)
+    return OpenAICompatibleBackend(model, base_url=base_url, **options)
 
 
 def make_ollama(arg: str, **options: Any) -> OllamaBackend:

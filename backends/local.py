@@ -104,7 +104,7 @@ class LocalBackend:
 
     @property
     def loaded_runtime(self) -> Runtime | None:
-        """The runtime answering this backend's calls once loaded (``.name``: xllamacpp, llama-cpp-python)."""
+        """The loaded runtime (``.name``: xllamacpp, llama-cpp-python), None before ``load``."""
         return self._runtime
 
     def resolve_model_path(self) -> Path:

@@ -94,7 +94,8 @@ def measure(model: str = "1.5b", runtime: str = "auto", n_ctx: int = 8192, max_t
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m recursive_cleaner.backends.measure", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m recursive_cleaner.backends.measure",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="1.5b", help="1.5b, 0.5b or a GGUF path")
     parser.add_argument("--runtime", default="auto")
     parser.add_argument("--n-ctx", type=int, default=8192)

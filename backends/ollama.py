@@ -118,7 +118,7 @@ class OllamaBackend(SchemaFallback):
         body["format"] = schema  # Ollama's structured outputs
 
     def send(self, body: dict[str, Any]) -> str:
-        """Post ``body`` (a ``payload``, maybe held to a schema or grammar); the reply text, ``last_usage`` set."""
+        """Post ``body`` (a ``payload``, maybe held to a schema): the reply text; last_usage set."""
         self.last_usage = None
         self.last_finish_reason = None
         try:

@@ -27,7 +27,8 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
     ``timeout`` is a deadline for the whole call, in seconds.
     """
 
-    capabilities = frozenset({"grammar", "json", "usage"})  # generate_grammar, generate_json, last_usage
+    # generate_grammar (a llama.cpp server's "grammar"), generate_json, last_usage
+    capabilities = frozenset({"grammar", "json", "usage"})
 
     def __init__(
         self,
@@ -97,7 +98,7 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
                                                                           "strict": True}}
 
     def send(self, body: dict[str, Any]) -> str:
-        """Post ``body`` (a ``payload``, maybe held to a schema or grammar); the reply text, ``last_usage`` set."""
+        """Post ``body`` (a ``payload``, maybe held to a schema or grammar): the reply text."""
         self.last_usage = None
         self.last_finish_reason = None
         try:

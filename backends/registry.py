@@ -27,7 +27,7 @@ ENTRY_POINT_GROUP = "recursive_cleaner.backends"
 
 Factory = Callable[..., Any]
 _NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
-_OWN = "recursive_cleaner.backends."  # the built-ins' entry points are read first, so no plugin takes their names
+_OWN = "recursive_cleaner.backends."  # read first, so no plugin can take a built-in's name
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -36,12 +36,18 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 def _where(point: Any) -> str:
-    """``module:attr from DIST VERSION`` of an entry point (the distribution where its metadata says)."""
+    """``module:attr from DIST VERSION`` of an entry point (the value alone without a dist)."""
     try:
         dist = point.dist
         return f"{point.value} from {dist.metadata['Name']} {dist.version}"
     except Exception:  # noqa: BLE001 - no distribution known: the value alone
         return point.value
+
+
+def _named(factory: Factory) -> str:
+    """``module:qualname`` of a factory registered in process."""
+    module = getattr(factory, "__module__", None) or "?"
+    return f"{module}:{getattr(factory, '__qualname__', type(factory).__name__)}"
 
 
 class FunctionBackend:
@@ -61,9 +67,10 @@ class FunctionBackend:
 
 
 class BackendRegistry(Mapping):
-    """Backend names -> factories; the entry points of ``group`` join on first use (a read-only mapping)."""
+    """Backend names -> factories; the group's entry points join on first use (read-only)."""
 
-    def __init__(self, group: str = ENTRY_POINT_GROUP, builtins: Mapping[str, Factory] = BUILTINS) -> None:
+    def __init__(self, group: str = ENTRY_POINT_GROUP,
+                 builtins: Mapping[str, Factory] = BUILTINS) -> None:
         self.group = group
         self.builtins = dict(builtins)
         self.origins: dict[str, str] = {}  # name -> where its factory came from
@@ -73,26 +80,28 @@ class BackendRegistry(Mapping):
         self._scanned = False
         self._lock = threading.RLock()
 
-    def register(self, name: str, factory: Factory, *, replace: bool = False, origin: str = "") -> Factory:
-        """Add ``name`` (lower case letters, digits, ``_``, ``-``); a taken name needs ``replace=True``."""
+    def register(self, name: str, factory: Factory, *, replace: bool = False,
+                 origin: str = "") -> Factory:
+        """Add ``name`` (lower case letters, digits, ``_``, ``-``); a taken one needs replace."""
         if not isinstance(name, str) or not _NAME.match(name):
-            raise ValueError(f"a backend name is lower case letters, digits, '_' or '-' (it is the part of "
-                             f"the spec before ':'), got {name!r}")
+            raise ValueError("a backend name is lower case letters, digits, '_' or '-' (the part "
+                             f"of the spec before ':'), got {name!r}")
         if not callable(factory):
-            raise TypeError(f"the factory of backend {name!r} is not callable: {type(factory).__name__}")
+            raise TypeError(f"the factory of backend {name!r} is not callable: "
+                            f"{type(factory).__name__}")
         with self._lock:
             taken = self._factories.get(name)
             if taken is not None and taken is not factory and not replace:
-                raise ValueError(f"the backend name {name!r} is taken by {self.origins.get(name) or taken!r}; "
-                                 "pass replace=True to replace it")
+                raise ValueError(f"the backend name {name!r} is taken by "
+                                 f"{self.origins.get(name) or taken!r}; pass replace=True to "
+                                 "replace it")
             self._factories[name] = factory
-            self.origins[name] = origin or f"{getattr(factory, '__module__', '?')}:" \
-                                           f"{getattr(factory, '__qualname__', repr(factory))}"
+            self.origins[name] = origin or _named(factory)
             self._failed.pop(name, None)
         return factory
 
     def unregister(self, name: str) -> None:
-        """Forget ``name`` (a built-in comes back from its entry point or directly on the next scan)."""
+        """Forget ``name`` (a built-in comes back on the next scan)."""
         with self._lock:
             self._factories.pop(name, None)
             self.origins.pop(name, None)
@@ -107,7 +116,8 @@ class BackendRegistry(Mapping):
             return dict(self._failed)
 
     def scan(self, again: bool = False) -> None:
-        """Read the group's entry points not read yet (``again``: even after the first scan), then the built-ins."""
+        """Read the entry points not read yet (``again``: also after the first scan), then the
+        built-ins the group lacks (a checkout that is not installed)."""
         with self._lock:
             if self._scanned and not again:
                 return
@@ -119,7 +129,7 @@ class BackendRegistry(Mapping):
                     self.register(name, factory, origin=f"{_OWN}builtin (built in)")
 
     def factory(self, name: str) -> Factory:
-        """The factory of ``name``; BackendSetupError for a plugin that failed, ValueError for an unknown one."""
+        """``name``'s factory; BackendSetupError for a plugin that failed, KeyError if unknown."""
         self.scan()
         with self._lock:
             if name not in self._factories and name not in self._failed:
@@ -127,17 +137,14 @@ class BackendRegistry(Mapping):
                 self.scan(again=True)
             if name in self._failed:
                 raise BackendSetupError(self._failed[name])
-            found = self._factories.get(name)
-        if found is None:
-            raise KeyError(name)
-        return found
+            return self._factories[name]
 
     def _entry_points(self) -> list:
         from importlib.metadata import entry_points
 
         try:
             return list(entry_points(group=self.group))
-        except Exception as exc:  # noqa: BLE001 - broken metadata elsewhere on sys.path: the built-ins still come
+        except Exception as exc:  # noqa: BLE001 - broken metadata: the built-ins still come
             self._failed["?"] = _one_line(f"the {self.group} entry points could not be read: "
                                           f"{type(exc).__name__}: {exc}")
             return []
@@ -151,13 +158,12 @@ class BackendRegistry(Mapping):
         where, name = _where(point), key[0]
         if name in self._factories:
             if self.origins.get(name) != where:
-                self._failed.setdefault(f"{name} ({where})", f"backend plugin {name!r} ({where}) is not used: "
-                                        f"the name is taken by {self.origins[name]}")
+                self._failed.setdefault(f"{name} ({where})", f"backend plugin {name!r} ({where}) "
+                                        f"is not used: the name is taken by {self.origins[name]}")
             return
         try:
-            factory = point.load()
-            self.register(name, factory, origin=where)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is reported when asked for, never raised here
+            self.register(name, point.load(), origin=where)
+        except Exception as exc:  # noqa: BLE001 - reported when asked for, never raised here
             self._failed[name] = _one_line(f"backend plugin {name!r} ({where}) failed to load: "
                                            f"{type(exc).__name__}: {exc}")
 
@@ -178,11 +184,11 @@ class BackendRegistry(Mapping):
 
 
 BACKENDS = BackendRegistry()
-"""Every registered backend: name -> factory (built-ins and plugins; read-only, use :func:`register`)."""
+"""Every registered backend: name -> factory (built-ins and plugins; add with :func:`register`)."""
 
 
 def register(name: str, factory: Factory, *, replace: bool = False) -> Factory:
-    """Make ``get_backend("name:ARG", **options)`` call ``factory(ARG, **options)`` in this process."""
+    """Make ``get_backend("name:ARG", **options)`` call ``factory(ARG, **options)``."""
     return BACKENDS.register(name, factory, replace=replace)
 
 
@@ -199,15 +205,16 @@ def failed_backends() -> dict[str, str]:
 def get_backend(spec: str, **options: Any) -> Any:
     """Build a backend from a spec string; ``options`` go to its factory (e.g. ``stop=[...]``)."""
     if not isinstance(spec, str):
-        raise TypeError(f"a backend spec is a string like 'local' or 'ollama:MODEL', got {type(spec).__name__}")
+        raise TypeError("a backend spec is a string like 'local' or 'ollama:MODEL', got "
+                        f"{type(spec).__name__}")
     prefix, _, arg = spec.strip().partition(":")
     name = prefix.strip().lower()
     try:
         factory = BACKENDS.factory(name)
     except KeyError:
-        known = ", ".join(BACKENDS)
-        broken = sorted(n for n in BACKENDS.failed() if n != "?")
+        broken = sorted(n for n in BACKENDS.failed() if n != "?" and " " not in n)
         failed = f"; failed to load: {', '.join(broken)}" if broken else ""
+        known = ", ".join(BACKENDS)
         raise ValueError(f"unknown backend {spec!r}: known prefixes are {known}{failed} "
                          f"(e.g. {', '.join(SPEC_EXAMPLES[:4])})") from None
     built = factory(arg.strip(), **options)
@@ -215,5 +222,6 @@ def get_backend(spec: str, **options: Any) -> Any:
         return built
     if callable(built):
         return FunctionBackend(built)
-    raise TypeError(f"backend {name!r} ({BACKENDS.origins.get(name, '?')}) built a {type(built).__name__}, "
-                    "not a backend: an object with generate(prompt) -> str, or a function prompt -> str")
+    raise TypeError(f"backend {name!r} ({BACKENDS.origins.get(name, '?')}) built a "
+                    f"{type(built).__name__}, not a backend: an object with generate(prompt) -> "
+                    "str, or a function prompt -> str")

@@ -333,7 +333,8 @@ class DataCleaner:
         problem, crit = self.ctx.reviewer.review(
             parsed.code, parsed.name, view, self.state.functions, hidden=self.ctx.gate.hidden,
             target=focus.field if focus else None, expectations=self.ctx.focus.expectations,
-            backend=self.ctx.client, timeout=self.settings.sandbox_timeout, csv_strings=self.ctx.focus.csv_strings)
+            backend=self.ctx.client, timeout=self.settings.sandbox_timeout,
+            csv_strings=self.ctx.focus.csv_strings)
         if crit is not None:
             self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
                        dimensions=crit.dimensions)

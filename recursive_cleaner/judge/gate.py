@@ -48,7 +48,7 @@ class ChunkView:
 
 @dataclass
 class Gate:
-    """The checks every candidate passes, in order, before it is accepted (all code runs in the sandbox).
+    """The checks every candidate passes, in order, before it is accepted (in the sandbox).
 
     The loop hands it each chunk as a :class:`ChunkView` (``see``) and each accepted verdict
     (``advance``); the gate never reads the loop's state otherwise.

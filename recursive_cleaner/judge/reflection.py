@@ -26,9 +26,9 @@ default runs 1.0, fixes_issue 0.1 and specific 1.0, the library's own acceptance
 (``improvement.judge_change``): a function that crashes on one record, fixes (almost) nothing
 or changes a field it was not asked to is never accepted, whatever its other scores.
 
-Model mode (``mode="model"``) adds one call through the run's ``ModelClient``: the model sees the code, the
-measurements and the values it changed and judges ``correctness`` (are the new values the right
-values?), which no measurement tells. It adds to the measurements and never replaces one:
+Model mode (``mode="model"``) adds one call through the run's ``ModelClient``: the model sees the
+code, the measurements and the values it changed and judges ``correctness`` (are the new values
+the right values?), which no measurement tells. It adds to the measurements and never replaces one:
 ``score = (1 - model_weight) * measured + model_weight * correctness`` (``model_weight`` 0.2, so
 the model tips borderline scores). An unreadable reply or a failed call leaves the measured score,
 and ``evidence["model"]`` says so. ``model_prompt`` / ``combine_model_reply`` do the same in two

@@ -21,7 +21,7 @@ CAPABILITIES = {GRAMMAR: "generate_grammar", JSON: "generate_json", USAGE: "last
 
 
 def capabilities_of(backend: Any) -> frozenset[str]:
-    """The capabilities ``backend`` declares (its ``capabilities``: names); none for a plain backend.
+    """The capabilities ``backend`` declares (its ``capabilities``); none for a plain backend.
 
     A declared method the backend lacks is a TypeError naming it, so a mistake in a plugin
     shows at once instead of as a failed call. Names the library does not know are kept.

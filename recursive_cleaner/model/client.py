@@ -1,4 +1,4 @@
-"""One model client: the backend, its retry policy (sleep injectable), and the counts of every call."""
+"""One model client: the backend, its retry policy (sleep injectable), the counts of every call."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["ModelClient", "Retry", "as_client"]
 
 @dataclass(frozen=True)
 class Retry:
-    """How a failed call is tried again: ``attempts`` in all, exponential backoff, ``sleep`` to wait."""
+    """How a failed call is tried again: ``attempts`` in all, backoff waits, ``sleep`` to wait."""
 
     attempts: int = 3
     sleep: Callable[[float], None] = time.sleep
@@ -24,7 +24,7 @@ class Retry:
 
 
 class ModelClient:
-    """How a run calls the model: ``call(prompt, purpose)`` retries (``retry``) and counts in ``stats``.
+    """How a run calls the model: ``call(prompt, purpose)`` retries (``retry``), counts (``stats``).
 
     Every stage that calls the model (the loop, reflection, consolidation, saturation) is given
     the run's one client, so each call is retried alike and counted in the run's stats.
@@ -32,9 +32,10 @@ class ModelClient:
     an existing LLMStats (else a new one, whose ``on_add`` is ``on_call``).
     """
 
-    def __init__(self, backend: LLMBackend, *, retry: Retry | None = None, attempts: int | None = None,
-                 sleep: Callable[[float], None] | None = None,
-                 on_call: Callable[[LLMReply, str], None] | None = None, stats: LLMStats | None = None) -> None:
+    def __init__(self, backend: LLMBackend, *, retry: Retry | None = None,
+                 attempts: int | None = None, sleep: Callable[[float], None] | None = None,
+                 on_call: Callable[[LLMReply, str], None] | None = None,
+                 stats: LLMStats | None = None) -> None:
         if retry is not None and (attempts is not None or sleep is not None):
             raise TypeError("give retry=Retry(...) or attempts/sleep, not both")
         if stats is not None and on_call is not None:
@@ -56,7 +57,7 @@ class ModelClient:
         return self.retry.sleep
 
     def can(self, capability: str) -> bool:
-        """True when the backend declares ``capability`` (``model.capabilities``: grammar, json ...)."""
+        """True when the backend declares ``capability`` (``model.capabilities``: grammar, json)."""
         return capability in self.capabilities
 
     def call(self, prompt: str, purpose: str = "generate", *, schema: dict | None = None,

@@ -60,7 +60,8 @@ def make_tie(backend: Any, fields: list[str], samples: dict[str, list], call: Ca
              known: dict[str, str | None], *, constrained: bool = True) -> Callable[[str], str | None] | None:
     """``tie(clause) -> field | None`` for ``read_spec``, asking ``call(prompt, gbnf)`` once per clause (answers
     kept in ``known``, so a resumed run does not ask again); None where the reply cannot be held to the
-    grammar (no capability ``grammar``, ``constrained=False``) or the header is wider than ``MAX_TIE_FIELDS``."""
+    grammar (no capability ``grammar``, ``constrained=False``) or the header is wider than
+    ``MAX_TIE_FIELDS``."""
     if not constrained or GRAMMAR not in capabilities_of(backend) or \
             not 0 < len(fields) <= MAX_TIE_FIELDS:
         return None

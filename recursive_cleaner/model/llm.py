@@ -78,7 +78,7 @@ class LLMStats:
         }
 
 
-def _usage_of(backend: LLMBackend, can: frozenset[str]) -> tuple[int | None, int | None, int | None]:
+def _usage_of(backend: LLMBackend, can: frozenset[str]) -> tuple[int | None, ...]:
     """prompt, completion and cached (reused from the server's prompt cache) tokens, where reported."""
     usage = backend.last_usage if USAGE in can else None  # type: ignore[attr-defined]
     if not isinstance(usage, dict):

@@ -6,8 +6,8 @@ tag (:func:`group_by_salience`, IDF over tags) and lets the model consolidate ea
 (:func:`~recursive_cleaner.optimizer.consolidation.consolidate_with_agency`); a merge is kept only if it
 cleans the sample records exactly as the functions it replaces did.
 
-Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``run.finish.optimize``, before
-``write_functions``, when ``optimize`` and there are at least ``optimize_threshold`` functions::
+Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``run.finish.optimize``,
+before ``write_functions``, when ``optimize`` and ``optimize_threshold`` functions or more::
 
     result = optimize_functions(state.functions, ctx.client, records=sample, emit=ctx.emit,
                                 timeout=options.sandbox_timeout, mode=options.mode)
@@ -222,8 +222,9 @@ def optimize_functions(
             part = ConsolidationResult(members)
             part.stop_reasons[label] = "nothing_to_merge"
         else:
-            part = consolidate_with_agency(members, client, max_rounds, records=records, emit=send, group=label,
-                                           reserved_names=reserved, timeout=timeout, mode=mode)
+            part = consolidate_with_agency(members, client, max_rounds, records=records, emit=send,
+                                           group=label, reserved_names=reserved, timeout=timeout,
+                                           mode=mode)
         parts.append((label, part))
         result.absorb(part)
     final = _assemble(functions, parts)

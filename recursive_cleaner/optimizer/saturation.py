@@ -119,7 +119,8 @@ def check_saturation(
     """Ask the model whether the patterns are saturated.
 
     ``backend``: the run's ModelClient (its retries and stats), or a backend whose calls are
-    added to ``stats`` and tried ``attempts`` times with ``sleep``. A parse error is fed back once; a second unusable reply or a failed LLM call gives a
+    added to ``stats`` and tried ``attempts`` times with ``sleep``. A parse error is fed back
+    once; a second unusable reply or a failed LLM call gives a
     "continue" assessment whose ``error`` says why (early termination never ends a run on a failure).
     """
     client = as_client(backend, stats=stats, attempts=attempts, sleep=sleep)
@@ -188,8 +189,8 @@ class SaturationWatch:
     def should_stop(self, backend: ModelClient | LLMBackend, functions: list[dict], *,
                     stats: LLMStats | None = None, sleep: Callable[[float], None] = time.sleep,
                     attempts: int = 3) -> bool:
-        """Every ``interval`` chunks, ask the model (``backend``: the run's ModelClient, or a backend
-        as for :func:`check_saturation`), but only when those chunks were all clean and added nothing."""
+        """Every ``interval`` chunks, ask the model, but only when those chunks were all clean and
+        added nothing. ``backend``: the run's ModelClient, or a backend as for check_saturation."""
         n = self.interval
         if not self.enabled or n < 1 or not self.count or self.count % n:
             return False
