@@ -92,7 +92,7 @@ class CallLog:
     def __init__(self, backend: Any, path: str) -> None:
         self.backend, self.path = backend, path
         open(path, "w", encoding="utf-8").close()
-        self.capabilities = capabilities_of(backend)  # what the wrapped backend declares, it declares
+        self.capabilities = capabilities_of(backend)  # it declares what the wrapped one does
         if GRAMMAR in self.capabilities:
             self.generate_grammar = lambda prompt, grammar: self._log(prompt, "grammar", grammar)
         if JSON in self.capabilities:

@@ -221,7 +221,7 @@ def _private_reads(path: Path, root: Path) -> list[str]:
 
 
 def test_no_module_reads_another_objects_private_attributes():
-    """``other._x`` only where the module defines ``_x`` itself (its own class's), never another's."""
+    """``other._x`` only where the module defines ``_x`` itself (its own class's), not another's."""
     found = [hit for path in sorted(PKG.rglob("*.py")) for hit in _private_reads(path, PKG)]
     for path in sorted((ROOT / "backends").glob("*.py")):
         found += _private_reads(path, ROOT)

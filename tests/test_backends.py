@@ -307,8 +307,9 @@ def test_local_passes_the_prompt_cache_folder_and_keys_runtimes_by_it(
     fake_runtime: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("RECURSIVE_CLEANER_PROMPT_CACHE", str(tmp_path / "env"))
+    settings = (True, tmp_path / "mine", False, tmp_path / "mine")
     folders = [LocalBackend(fake_runtime, prompt_cache=setting).load().loaded_runtime
-               .prompt_cache_folder for setting in (True, tmp_path / "mine", False, tmp_path / "mine")]
+               .prompt_cache_folder for setting in settings]
     assert folders == [tmp_path / "env", tmp_path / "mine", None, tmp_path / "mine"]
     assert len(FakeRuntime.loads) == 3  # the second "mine" shares the runtime loaded for the first
     assert LocalBackend(fake_runtime, prompt_cache=False).prompt_cache_stats() is None

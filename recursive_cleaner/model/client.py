@@ -40,11 +40,16 @@ class ModelClient:
             raise TypeError("give retry=Retry(...) or attempts/sleep, not both")
         if stats is not None and on_call is not None:
             raise TypeError("on_call belongs to a new LLMStats: give stats or on_call, not both")
+        capabilities_of(backend)  # a declared method it lacks is a TypeError now, not at a call
         self.backend = backend
-        self.capabilities = capabilities_of(backend)
         self.retry = retry or Retry(**{k: v for k, v in (("attempts", attempts), ("sleep", sleep))
                                        if v is not None})
         self.stats = stats if stats is not None else LLMStats(on_add=on_call)
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the backend declares beyond ``generate`` (``model.capabilities``)."""
+        return capabilities_of(self.backend)
 
     @property
     def attempts(self) -> int:
