@@ -245,8 +245,8 @@ def post_json(
 class SchemaFallback:
     """``generate_json`` for an HTTP backend: the schema goes in the body until the server refuses it (400/422).
 
-    The backend provides ``payload(prompt)``, ``_reply(body)``, ``generate(prompt)`` and
-    ``_hold(body, schema)`` (where its wire format puts the schema).
+    The backend provides ``payload(prompt)``, ``send(body)``, ``generate(prompt)`` and
+    ``hold_schema(body, schema)`` (where its wire format puts the schema).
     """
 
     structured = True  # per instance once a server refused: ask plainly from then on
@@ -255,7 +255,7 @@ class SchemaFallback:
         """Reply with JSON held to ``schema``; a server that refuses it gets the plain prompt."""
         if self.structured:
             body = self.payload(prompt)  # type: ignore[attr-defined]
-            self._hold(body, schema)  # type: ignore[attr-defined]
+            self.hold_schema(body, schema)  # type: ignore[attr-defined]
             reply = _held_reply(self, body)
             if reply is not None:
                 return reply
@@ -266,7 +266,7 @@ class SchemaFallback:
 def _held_reply(backend, body: dict) -> str | None:
     """The reply to a request that holds the model to a schema or grammar; None when the server refuses it (400/422)."""
     try:
-        return backend._reply(body)
+        return backend.send(body)
     except Exception as exc:  # noqa: BLE001 - only the server's refusal of the field is handled
         if getattr(exc, "status", None) not in (400, 422):
             raise
@@ -278,7 +278,7 @@ class GrammarFallback:
 
     llama.cpp's server holds the reply to it; a server that refuses the field (400/422) gets the
     plain prompt from then on; one that ignores it answers as it would anyway. The backend provides
-    ``payload(prompt)``, ``_reply(body)`` and ``generate(prompt)``.
+    ``payload(prompt)``, ``send(body)`` and ``generate(prompt)``.
     """
 
     grammar_accepted = True  # per instance once a server refused: ask plainly from then on

@@ -54,6 +54,9 @@ def unload_all() -> None:
 class LocalBackend:
     """Runs a GGUF chat model in this process; ``generate(prompt)`` sends the prompt as one user message."""
 
+    # generate_grammar, generate_json, last_usage, prompt_cache_stats()
+    capabilities = frozenset({"grammar", "json", "usage", "prompt_cache"})
+
     def __init__(
         self,
         model_path: str | os.PathLike[str] | None = None,
@@ -98,6 +101,11 @@ class LocalBackend:
     @property
     def loaded(self) -> bool:
         return self._runtime is not None
+
+    @property
+    def loaded_runtime(self) -> Runtime | None:
+        """The loaded runtime (``.name``: xllamacpp, llama-cpp-python), None before ``load``."""
+        return self._runtime
 
     def resolve_model_path(self) -> Path:
         """The GGUF file to load: the given path, or the embedded model (joined on first use)."""

@@ -1,6 +1,7 @@
 """Measure the local backend: first-use join, load, a ~2k-token prompt with ~300 tokens out, prefix reuse.
 
-Run: ``python -m backends.measure [--runtime xllamacpp|llama-cpp-python] [--model 1.5b|0.5b|PATH]``
+Run: ``python -m recursive_cleaner.backends.measure [--runtime xllamacpp|llama-cpp-python]
+[--model 1.5b|0.5b|PATH]``.
 Prints one JSON object; docs/backends.md quotes its numbers. The on-disk prompt cache is off
 here (``prompt_cache=False``), so the first prompt is read cold whatever an earlier process saved.
 """
@@ -66,7 +67,7 @@ def measure(model: str = "1.5b", runtime: str = "auto", n_ctx: int = 8192, max_t
     else:
         backend = LocalBackend(Path(model), n_ctx=n_ctx, max_tokens=1, runtime=runtime, prompt_cache=False)
     _, out["load_s"] = _timed(backend.load)
-    out["runtime"] = backend._runtime.name if backend._runtime else runtime
+    out["runtime"] = backend.loaded_runtime.name if backend.loaded_runtime else runtime
 
     # 1. Prompt reading alone: a fresh ~2k-token prompt, one token out.
     _, took = _timed(lambda: backend.generate(cleaning_prompt(nonce="a")))
@@ -93,7 +94,8 @@ def measure(model: str = "1.5b", runtime: str = "auto", n_ctx: int = 8192, max_t
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m backends.measure", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m recursive_cleaner.backends.measure",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="1.5b", help="1.5b, 0.5b or a GGUF path")
     parser.add_argument("--runtime", default="auto")
     parser.add_argument("--n-ctx", type=int, default=8192)

@@ -36,6 +36,8 @@ def _cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
 class MLXBackend:
     """Runs an MLX model folder (or hub id cached locally) with its tokenizer's chat template."""
 
+    capabilities = frozenset({"usage"})  # last_usage after each call
+
     def __init__(
         self,
         model_path: str | Path,

@@ -53,6 +53,8 @@ class OllamaBackend(SchemaFallback):
     (see :func:`ollama_host`). ``timeout`` is a deadline for the whole call, in seconds.
     """
 
+    capabilities = frozenset({"json", "usage"})  # generate_json (Ollama's "format"), last_usage
+
     def __init__(
         self,
         model: str,
@@ -108,13 +110,15 @@ class OllamaBackend(SchemaFallback):
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` from prompt_eval_count / eval_count."""
-        return self._reply(self.payload(prompt))
+        return self.send(self.payload(prompt))
 
     @staticmethod
-    def _hold(body: dict[str, Any], schema: dict) -> None:
+    def hold_schema(body: dict[str, Any], schema: dict) -> None:
+        """Put ``schema`` where this server takes it."""
         body["format"] = schema  # Ollama's structured outputs
 
-    def _reply(self, body: dict[str, Any]) -> str:
+    def send(self, body: dict[str, Any]) -> str:
+        """Post ``body`` (a ``payload``, maybe held to a schema): the reply text; last_usage set."""
         self.last_usage = None
         self.last_finish_reason = None
         try:

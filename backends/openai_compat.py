@@ -27,6 +27,9 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
     ``timeout`` is a deadline for the whole call, in seconds.
     """
 
+    # generate_grammar (a llama.cpp server's "grammar"), generate_json, last_usage
+    capabilities = frozenset({"grammar", "json", "usage"})
+
     def __init__(
         self,
         model: str,
@@ -86,14 +89,16 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` from the response's ``usage``."""
-        return self._reply(self.payload(prompt))
+        return self.send(self.payload(prompt))
 
     @staticmethod
-    def _hold(body: dict[str, Any], schema: dict) -> None:
+    def hold_schema(body: dict[str, Any], schema: dict) -> None:
+        """Put ``schema`` where this server takes it."""
         body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema,
                                                                           "strict": True}}
 
-    def _reply(self, body: dict[str, Any]) -> str:
+    def send(self, body: dict[str, Any]) -> str:
+        """Post ``body`` (a ``payload``, maybe held to a schema or grammar): the reply text."""
         self.last_usage = None
         self.last_finish_reason = None
         try:

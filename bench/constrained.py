@@ -26,6 +26,8 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from recursive_cleaner.model.capabilities import USAGE, capabilities_of  # noqa: E402
+
 _FIELD_NAME = re.compile(r"Write ONE function named ([A-Za-z_][A-Za-z0-9_]*)\((record|text)\)")
 
 
@@ -64,7 +66,7 @@ def judge(reply: str, kind: str) -> dict[str, Any]:
 def ask(backend: Any, prompt: str, gbnf: str | None) -> dict[str, Any]:
     started = time.perf_counter()
     text = backend.generate_grammar(prompt, gbnf) if gbnf is not None else backend.generate(prompt)
-    usage = getattr(backend, "last_usage", None) or {}
+    usage = (backend.last_usage if USAGE in capabilities_of(backend) else None) or {}
     return {"reply": text, "seconds": round(time.perf_counter() - started, 2),
             "completion_tokens": usage.get("completion_tokens"), "prompt_tokens": usage.get("prompt_tokens"),
             "cached_tokens": usage.get("cached_tokens")}

@@ -166,6 +166,7 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     Each draft is saved under ``cache``; ``reuse`` reads a saved draft instead of asking
     again, so the data's settling can be re-checked without the model.
     """
+    from recursive_cleaner.model.capabilities import JSON, capabilities_of
     from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
     from recursive_cleaner.profiling.spec import CleaningSpec, FieldSpec, read_spec
 
@@ -182,7 +183,7 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     elif backend is None:
         return out
     else:
-        structured = not plain and callable(getattr(backend, "generate_json", None))
+        structured = not plain and JSON in capabilities_of(backend)
         prompt = build_spec_prompt(goals, check, structured=structured)
         if per_field:  # one short call per field, all after the same prefix (the model's cache reuses it)
             draft = {}

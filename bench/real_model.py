@@ -40,6 +40,9 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import scoring  # noqa: E402
+from recursive_cleaner.model.capabilities import (  # noqa: E402
+    GRAMMAR, JSON, PROMPT_CACHE, USAGE, capabilities_of,
+)
 from accuracy import (PROMPT_CACHE_ENV, add_option_argument, add_prompt_cache_argument,  # noqa: E402
                       apply_clean_data, cross_row_steps, fmt, generate, parse_options, prompt_cache, read_instructions)
 
@@ -89,9 +92,10 @@ class CallLog:
     def __init__(self, backend: Any, path: str) -> None:
         self.backend, self.path = backend, path
         open(path, "w", encoding="utf-8").close()
-        if callable(getattr(backend, "generate_grammar", None)):
+        self.capabilities = capabilities_of(backend)  # it declares what the wrapped one does
+        if GRAMMAR in self.capabilities:
             self.generate_grammar = lambda prompt, grammar: self._log(prompt, "grammar", grammar)
-        if callable(getattr(backend, "generate_json", None)):
+        if JSON in self.capabilities:
             self.generate_json = lambda prompt, schema: self._log(prompt, "schema", schema)
 
     def __getattr__(self, name: str) -> Any:  # last_usage, last_timings, n_ctx ... of the wrapped backend
@@ -108,7 +112,7 @@ class CallLog:
             reply = self.backend.generate_json(prompt, held)
         else:
             reply = self.backend.generate(prompt)
-        usage = getattr(self.backend, "last_usage", None) or {}
+        usage = (self.backend.last_usage if USAGE in self.capabilities else None) or {}
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"prompt": prompt, "reply": reply, "held": kind, "grammar": held if kind == "grammar" else None,
                                 "seconds": round(time.perf_counter() - started, 2), **usage}, ensure_ascii=False) + "\n")
@@ -217,9 +221,8 @@ def run(args: argparse.Namespace, backend: Any = None) -> dict[str, Any]:
 
 
 def _prompt_cache_stats(model: Any) -> dict[str, Any] | None:
-    stats = getattr(model, "prompt_cache_stats", None)
     try:
-        return stats() if callable(stats) else None
+        return model.prompt_cache_stats() if PROMPT_CACHE in capabilities_of(model) else None
     except Exception:  # noqa: BLE001 - a wrapped backend without it
         return None
 

@@ -20,7 +20,7 @@ from .model.llm import LLMReply
 from .model.response import ParsedResponse, parse_response
 from .write.metrics import ImprovementReport
 from .write.state import save_state
-from .judge.gate import Verdict
+from .judge.gate import ChunkView, Verdict
 from .optimizer.saturation import SaturationWatch
 from .run import checkpoint
 from .run.asking import grammar_for, hint_for, prompt_for
@@ -186,9 +186,7 @@ class DataCleaner:
             self._save()
             self._emit("chunk_done", chunk_index=index, status=status)
             self.ctx.where.update(chunk_index=index, iteration=0)  # a saturation check's call belongs to no iteration
-            client = self.ctx.client
-            if not dry and self.ctx.watch.should_stop(client.backend, state.functions, stats=client.stats,
-                                                      sleep=client.sleep, attempts=client.attempts):
+            if not dry and self.ctx.watch.should_stop(self.ctx.client, state.functions):
                 result.stopped_early = True
                 self._emit("early_termination", chunk_index=index, chunks_processed=result.chunks_processed,
                            reasoning=self.ctx.watch.last.reasoning if self.ctx.watch.last else "")
@@ -211,8 +209,8 @@ class DataCleaner:
         visible, hidden = split_holdout(records, self.settings.holdout_ratio, seed=self.settings.seed, salt=index) \
             if self.settings.validate_runtime else (records, [])
         both = self.ctx.gate.apply(self.state.functions, visible + hidden)  # one sandbox round trip per chunk
-        view, self.ctx.gate.hidden = both[:len(visible)], both[len(visible):]
-        self.ctx.gate.raw, self.ctx.gate.raw_hidden = visible, hidden
+        view = both[:len(visible)]
+        self.ctx.gate.see(ChunkView(view, both[len(visible):], raw=visible, raw_hidden=hidden))
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
@@ -271,9 +269,9 @@ class DataCleaner:
             return None
         problem, crit = self.ctx.reviewer.review(
             parsed.code, parsed.name, view, self.state.functions, hidden=self.ctx.gate.hidden,
-            target=focus.field if focus else None, expectations=self.ctx.focus.expectations, backend=self.backend,
-            timeout=self.settings.sandbox_timeout, stats=self.stats, sleep=self.ctx.client.sleep,
-            attempts=self.ctx.client.attempts, csv_strings=self.ctx.focus.csv_strings)
+            target=focus.field if focus else None, expectations=self.ctx.focus.expectations,
+            backend=self.ctx.client, timeout=self.settings.sandbox_timeout,
+            csv_strings=self.ctx.focus.csv_strings)
         if crit is not None:
             self._emit("function_critiqued", function_name=parsed.name, score=crit.score, decision=crit.decision,
                        dimensions=crit.dimensions)
@@ -284,7 +282,7 @@ class DataCleaner:
         """Add (or, for a re-sent name, replace) the function; the chunk as it now looks."""
         before = self.ctx.focus.counts(view)
         view = verdict.outputs if verdict.outputs is not None else view
-        self.ctx.gate.hidden = verdict.hidden_outputs or self.ctx.gate.hidden
+        self.ctx.gate.advance(verdict)
         after = self.ctx.focus.counts(view)
         credited = verdict.field  # the model fixed another field than the one asked for: credit that one
         entry = {"name": parsed.name, "docstring": parsed.docstring, "code": parsed.code,

@@ -49,8 +49,9 @@ EVENT_TYPES = (
 class LLMBackend(Protocol):
     """Anything that turns a prompt into a reply.
 
-    A backend may also expose ``last_usage``: a dict with ``prompt_tokens`` and
-    ``completion_tokens`` for its latest call; the cleaner counts them when present.
+    What it offers beyond ``generate`` it declares in ``capabilities`` (a set of names, read by
+    ``model.capabilities``): ``usage`` — ``last_usage``, a dict with ``prompt_tokens`` and
+    ``completion_tokens`` for its latest call, which the cleaner then counts.
     """
 
     def generate(self, prompt: str) -> str: ...
@@ -61,8 +62,9 @@ class StructuredBackend(Protocol):
     """A backend that can also hold its reply to a JSON schema (constrained decoding).
 
     Optional: the library uses ``generate_json`` for short form-filling calls (the spec draft)
-    when a backend has it — the embedded llama.cpp model (a grammar from the schema), servers
-    that accept ``response_format`` — and ``generate`` with the same prompt otherwise.
+    when a backend declares the capability ``json`` — the embedded llama.cpp model (a grammar
+    from the schema), servers that accept ``response_format`` — and ``generate`` with the same
+    prompt otherwise.
     """
 
     def generate_json(self, prompt: str, schema: dict) -> str: ...
@@ -73,7 +75,7 @@ class GrammarBackend(Protocol):
     """A backend that can hold its reply to a llama.cpp GBNF grammar (constrained decoding).
 
     Optional: the cleaner sends the grammar of each reply form (``model.grammar``) with its calls
-    when ``constrained=True`` (the default) and the backend has ``generate_grammar`` — the embedded
+    when ``constrained=True`` (the default) and the backend declares ``grammar`` — the embedded
     model, and llama.cpp servers through ``openai:MODEL@URL`` (``grammar`` in the request; a
     server that refuses it gets the plain prompt from then on).
     """

@@ -14,8 +14,11 @@ class FakeBackend:
     Built from a list of replies (returned in order; an exception instance is raised
     instead of returned) or from a function ``handler(prompt) -> str``. Every prompt is
     recorded in ``history``. When a list runs out, ``default`` is returned if given,
-    else an AssertionError is raised so a test notices an unexpected call.
+    else an AssertionError is raised so a test notices an unexpected call. It declares the
+    capability ``usage``: ``last_usage`` is ``usage`` (None without it) after every call.
     """
+
+    capabilities = frozenset({"usage"})
 
     def __init__(
         self,
@@ -94,6 +97,8 @@ CLEAN_REPLY = make_reply(status="clean", issues=(("Everything handled", True),))
 class StructuredFakeBackend(FakeBackend):
     """The fake with constrained decoding: ``generate_json(prompt, schema)`` records the schema, then replies."""
 
+    capabilities = frozenset({"json", "usage"})
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.schemas: list[dict] = []
@@ -105,6 +110,8 @@ class StructuredFakeBackend(FakeBackend):
 
 class GrammarFakeBackend(FakeBackend):
     """The fake with GBNF-constrained decoding: ``generate_grammar(prompt, grammar)`` records the grammar, then replies."""
+
+    capabilities = frozenset({"grammar", "usage"})
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -175,3 +175,62 @@ def test_every_module_declares_its_api():
                if p.stem not in ("__main__", "_child") and "__all__" not in p.read_text(encoding="utf-8")
                and p.read_text(encoding="utf-8").strip().count("\n") > 3]
     assert not missing, missing
+
+
+
+PUBLIC_UNDERSCORE = {"_exit", "_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+"""Leading-underscore names the standard library documents as public (os._exit, namedtuple's)."""
+
+THIRD_PARTY_PRIVATE = {
+    ("apply/frames.py", "_meta"): "dask's DataFrame._meta, the empty frame of its dtypes",
+    ("apply/table_writers.py", "_writer"): "openpyxl's write-only sheet: its temporary file",
+}
+"""Another library's private attribute read on purpose, each with why (none of them is ours)."""
+
+
+def _defined_here(tree: ast.AST) -> set[str]:
+    """The names a module defines itself: functions, classes, names and attributes it assigns."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def _private_reads(path: Path, root: Path) -> list[str]:
+    """``obj._name`` where obj is not self/cls and the module defines no ``_name`` (another's)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    mine, where = _defined_here(tree), path.relative_to(root).as_posix()
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__") or name.endswith("_"):
+            continue  # public, a dunder, or a protocol name such as _repr_html_
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        if name in mine or name in PUBLIC_UNDERSCORE or (where, name) in THIRD_PARTY_PRIVATE:
+            continue
+        found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_reads_another_objects_private_attributes():
+    """``other._x`` only where the module defines ``_x`` itself (its own class's), not another's."""
+    found = [hit for path in sorted(PKG.rglob("*.py")) for hit in _private_reads(path, PKG)]
+    for path in sorted((ROOT / "backends").glob("*.py")):
+        found += _private_reads(path, ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_the_private_attribute_check_finds_a_read_of_another_modules_private_name(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("class A:\n    def f(self, other):\n        self._mine = other._mine\n"
+                      "        return (other._theirs, self._x, os._exit, rec._replace(a=1),\n"
+                      "                obj._repr_html_())\n")
+    assert [hit.split(": ", 1)[1] for hit in _private_reads(module, tmp_path)] == ["other._theirs"]

@@ -295,7 +295,7 @@ def test_local_loads_lazily_once_and_shares(fake_runtime: Path) -> None:
     assert first.generate("hello") == "re: hello"
     assert second.generate("again") == "re: again"
     assert FakeRuntime.loads == [(str(fake_runtime), 512, 2)]  # one load shared by both
-    assert first._runtime is second._runtime
+    assert first.loaded_runtime is second.loaded_runtime
     LocalBackend(fake_runtime, n_ctx=1024, n_threads=2).load()
     assert len(FakeRuntime.loads) == 2  # another context size is another runtime
     assert len(local.loaded_runtimes()) == 2
@@ -307,8 +307,9 @@ def test_local_passes_the_prompt_cache_folder_and_keys_runtimes_by_it(
     fake_runtime: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("RECURSIVE_CLEANER_PROMPT_CACHE", str(tmp_path / "env"))
-    folders = [LocalBackend(fake_runtime, prompt_cache=setting).load()._runtime.prompt_cache_folder
-               for setting in (True, tmp_path / "mine", False, tmp_path / "mine")]
+    settings = (True, tmp_path / "mine", False, tmp_path / "mine")
+    folders = [LocalBackend(fake_runtime, prompt_cache=setting).load().loaded_runtime
+               .prompt_cache_folder for setting in settings]
     assert folders == [tmp_path / "env", tmp_path / "mine", None, tmp_path / "mine"]
     assert len(FakeRuntime.loads) == 3  # the second "mine" shares the runtime loaded for the first
     assert LocalBackend(fake_runtime, prompt_cache=False).prompt_cache_stats() is None
@@ -319,7 +320,7 @@ def test_local_usage_messages_and_options(fake_runtime: Path) -> None:
     assert backend.generate("p") == "re: p"
     assert backend.last_usage == {"prompt_tokens": 1, "completion_tokens": 3, "cached_tokens": 1}
     assert backend.last_finish_reason == "stop"
-    [call] = backend._runtime.calls  # type: ignore[union-attr]
+    [call] = backend.loaded_runtime.calls  # type: ignore[union-attr]
     assert call["messages"] == [{"role": "system", "content": "You clean data."}, {"role": "user", "content": "p"}]
     assert (call["stop"], call["max_tokens"], call["temperature"], call["seed"]) == (["```"], 9, 0.0, 4)
 
@@ -329,7 +330,7 @@ def test_local_generate_json_hands_the_schema_to_the_runtime(fake_runtime: Path)
     schema = {"type": "object", "properties": {"a": {"enum": ["x", "y"]}}, "required": ["a"]}
     assert backend.generate_json("p", schema) == "re: p"
     backend.generate("q")
-    first, second = backend._runtime.calls  # type: ignore[union-attr]
+    first, second = backend.loaded_runtime.calls  # type: ignore[union-attr]
     assert first["json_schema"] == schema and "json_schema" not in second  # only the structured call is held
 
 
@@ -337,7 +338,7 @@ def test_local_generate_grammar_hands_the_gbnf_to_the_runtime(fake_runtime: Path
     backend = LocalBackend(fake_runtime)
     assert backend.generate_grammar("p", 'root ::= "yes" | "no"') == "re: p"
     backend.generate("q")
-    first, second = backend._runtime.calls  # type: ignore[union-attr]
+    first, second = backend.loaded_runtime.calls  # type: ignore[union-attr]
     assert first["grammar"] == 'root ::= "yes" | "no"' and "grammar" not in second and "json_schema" not in first
 
 

@@ -412,7 +412,9 @@ def test_generate_grammar_sends_the_gbnf_to_an_openai_compatible_server(server: 
     backend = OpenAICompatibleBackend("m", base_url=server.url + "/v1")
     assert backend.generate_grammar("p", 'root ::= "yes"') == "echo: p"
     assert server.requests[-1]["body"]["grammar"] == 'root ::= "yes"'
-    assert not hasattr(OllamaBackend("m", base_url=server.url), "generate_grammar")  # Ollama has no GBNF field
+    ollama = OllamaBackend("m", base_url=server.url)
+    assert "grammar" not in ollama.capabilities  # Ollama has no GBNF field
+    assert not hasattr(ollama, "generate_grammar")
 
 
 def test_a_server_that_refuses_the_grammar_gets_the_plain_prompt_from_then_on(server: FakeServer) -> None:

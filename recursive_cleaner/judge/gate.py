@@ -15,7 +15,7 @@ from .assembly import pick_examples
 from .sandbox import SandboxWorker, run_in_sandbox
 from .validation import check_code_safety, validate_function_detailed
 
-__all__ = ["Gate", "Verdict"]
+__all__ = ["ChunkView", "Gate", "Verdict"]
 
 
 @dataclass
@@ -30,21 +30,62 @@ class Verdict:
     examples: list | None = None  # a few (input, output) pairs of the function alone (judge.assembly)
 
 
+@dataclass(frozen=True)
+class ChunkView:
+    """One chunk as the gate judges it: the records shown and held out, as the accepted functions
+    leave them (``visible``, ``hidden``) and as they came in (``raw``, ``raw_hidden``)."""
+
+    visible: list = field(default_factory=list)
+    hidden: list = field(default_factory=list)
+    raw: list = field(default_factory=list)
+    raw_hidden: list = field(default_factory=list)
+
+    def after(self, verdict: Verdict) -> "ChunkView":
+        """The chunk once ``verdict``'s function is accepted: its outputs where it gave them."""
+        return ChunkView(self.visible if verdict.outputs is None else verdict.outputs,
+                         verdict.hidden_outputs or self.hidden, self.raw, self.raw_hidden)
+
+
 @dataclass
 class Gate:
-    """The checks every candidate passes, in order, before it is accepted (all code runs in the sandbox)."""
+    """The checks every candidate passes, in order, before it is accepted (in the sandbox).
+
+    The loop hands it each chunk as a :class:`ChunkView` (``see``) and each accepted verdict
+    (``advance``); the gate never reads the loop's state otherwise.
+    """
 
     focus: FieldFocus
     mode: str = "structured"
     validate_runtime: bool = True
     timeout: float = 10.0
-    hidden: list = field(default_factory=list)
     allow_modify: bool = False
-    raw: list = field(default_factory=list)
-    raw_hidden: list = field(default_factory=list)
+    chunk: ChunkView = field(default_factory=ChunkView)
     _worker: SandboxWorker | None = field(default=None, repr=False)
     _worker_code: str = field(default="", repr=False)
     _rendered: tuple = field(default=((), ""), repr=False)  # (names and code, module): rendered once per set
+
+    def see(self, chunk: ChunkView) -> None:
+        """The chunk the next candidates are judged on."""
+        self.chunk = chunk
+
+    def advance(self, verdict: Verdict) -> None:
+        """A candidate was accepted: judge the next ones on the chunk as it leaves it."""
+        self.chunk = self.chunk.after(verdict)
+
+    @property
+    def hidden(self) -> list:
+        """The held-out records of the chunk, as the accepted functions leave them."""
+        return self.chunk.hidden
+
+    @property
+    def raw(self) -> list:
+        """The chunk's records shown to the model, as they came in."""
+        return self.chunk.raw
+
+    @property
+    def raw_hidden(self) -> list:
+        """The chunk's held-out records, as they came in."""
+        return self.chunk.raw_hidden
 
     def check(self, parsed: ParsedResponse, records: list, functions: list[dict],
               target: FieldProfile | None = None) -> Verdict:

@@ -26,9 +26,9 @@ default runs 1.0, fixes_issue 0.1 and specific 1.0, the library's own acceptance
 (``improvement.judge_change``): a function that crashes on one record, fixes (almost) nothing
 or changes a field it was not asked to is never accepted, whatever its other scores.
 
-Model mode (``mode="model"``) adds one call through ``llm.call_llm``: the model sees the code, the
-measurements and the values it changed and judges ``correctness`` (are the new values the right
-values?), which no measurement tells. It adds to the measurements and never replaces one:
+Model mode (``mode="model"``) adds one call through the run's ``ModelClient``: the model sees the
+code, the measurements and the values it changed and judges ``correctness`` (are the new values
+the right values?), which no measurement tells. It adds to the measurements and never replaces one:
 ``score = (1 - model_weight) * measured + model_weight * correctness`` (``model_weight`` 0.2, so
 the model tips borderline scores). An unreadable reply or a failed call leaves the measured score,
 and ``evidence["model"]`` says so. ``model_prompt`` / ``combine_model_reply`` do the same in two
@@ -51,7 +51,8 @@ from .reflection_measure import DIMENSIONS, NOT_MEASURED, measure, plain_records
 from .dedup import code_similarity, find_duplicate
 from ..errors import LLMCallError
 from ..profiling.expectations import Expectation
-from ..model.llm import LLMStats, call_llm
+from ..model.client import ModelClient, as_client
+from ..model.llm import LLMStats
 from ..model.response import MAX_REPLY_CHARS
 from ..types import LLMBackend
 
@@ -203,14 +204,15 @@ class ReflectionStats:
 
 def critique(code: str, name: str, records: list, *, hidden: list | None = None, target: str | None = None,
              expectations: dict[str, Expectation] | None = None, config: ReflectionConfig | None = None,
-             backend: LLMBackend | None = None, timeout: float = 10.0, csv_strings: bool | None = None,
-             stats: LLMStats | None = None, sleep: Callable[[float], None] = time.sleep,
-             attempts: int = 3) -> Critique:
+             backend: ModelClient | LLMBackend | None = None, timeout: float = 10.0,
+             csv_strings: bool | None = None, stats: LLMStats | None = None,
+             sleep: Callable[[float], None] = time.sleep, attempts: int = 3) -> Critique:
     """Measure function ``name`` of ``code`` on ``records`` (and ``hidden``) in the sandbox, score it and decide.
 
     ``target`` is the field it should fix (None for an open-ended function); ``expectations`` and
     ``csv_strings`` go to the profiler as in ``improvement.judge_change``. Model mode needs
-    ``backend``; its call is added to ``stats`` and tried up to ``attempts`` times with ``sleep``.
+    ``backend``: the run's ModelClient (its retries and stats), or a plain backend whose call is
+    added to ``stats`` and tried up to ``attempts`` times with ``sleep``.
     """
     config = config or ReflectionConfig()
     if config.mode == "model" and backend is None:
@@ -223,14 +225,13 @@ def critique(code: str, name: str, records: list, *, hidden: list | None = None,
                       dict(config.minimums), examples=examples)
     if config.mode != "model":
         return result
+    client = as_client(backend, stats=stats, attempts=attempts, sleep=sleep)
     try:
-        reply = call_llm(backend, model_prompt(result, code), attempts=attempts, sleep=sleep)
+        reply = client.call(model_prompt(result, code), "reflection")
     except LLMCallError as exc:
         result.evidence["model"] = f"the critique call failed ({exc}); the measured score {score:.2f} stands"
         return result
-    if stats is not None:
-        stats.add(reply, "reflection")
-    return combine_model_reply(result, reply.text, config)
+    return combine_model_reply(result, reply, config)
 
 
 # ---------------------------------------------------------------- model mode
@@ -327,11 +328,15 @@ class Reviewer:
         self.rounds = 0
 
     def review(self, code: str, name: str, records: list, accepted: list[dict], *, hidden: list | None = None,
-               target: str | None = None, expectations: dict | None = None, backend: LLMBackend | None = None,
-               timeout: float = 10.0, stats: LLMStats | None = None,
+               target: str | None = None, expectations: dict | None = None,
+               backend: ModelClient | LLMBackend | None = None, timeout: float = 10.0,
+               stats: LLMStats | None = None,
                sleep: Callable[[float], None] = time.sleep, attempts: int = 3,
                csv_strings: bool | None = None) -> tuple[str | None, Critique | None]:
         """(feedback for the model, the critique): feedback None accepts the candidate.
+
+        ``backend``: the run's ModelClient (model mode), or a backend with ``stats``, ``sleep`` and
+        ``attempts`` as for :func:`critique`.
 
         A candidate still judged "refine" when the rounds are used up is accepted: it passed the
         cleaner's own checks, so reflection never accepts less than the run would without it.

@@ -1,31 +1,91 @@
-"""One model client: the backend, retries with the injected sleep, and the counts of every call."""
+"""One model client: the backend, its retry policy (sleep injectable), the counts of every call."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
-from ..types import LLMBackend
+from ..types import BackendLike, LLMBackend, as_backend
+from .capabilities import capabilities_of
 from .llm import LLMReply, LLMStats, call_llm
 
-__all__ = ["ModelClient"]
+__all__ = ["ModelClient", "Retry", "as_client"]
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How a failed call is tried again: ``attempts`` in all, backoff waits, ``sleep`` to wait."""
+
+    attempts: int = 3
+    sleep: Callable[[float], None] = time.sleep
+    wait_min: float = 1.0
+    wait_max: float = 10.0
 
 
 class ModelClient:
-    """How a run calls the model: ``call(prompt, purpose)`` retries (``attempts``, ``sleep``) and counts in ``stats``.
+    """How a run calls the model: ``call(prompt, purpose)`` retries (``retry``), counts (``stats``).
 
-    Stages that make calls of their own (reflection, consolidation, saturation) take
-    ``backend``, ``stats``, ``sleep`` and ``attempts`` from here, so a run has one set of them.
+    Every stage that calls the model (the loop, reflection, consolidation, saturation) is given
+    the run's one client, so each call is retried alike and counted in the run's stats.
+    ``attempts`` / ``sleep`` are shorthand for ``retry=Retry(attempts, sleep)``; ``stats`` shares
+    an existing LLMStats (else a new one, whose ``on_add`` is ``on_call``).
     """
 
-    def __init__(self, backend: LLMBackend, *, attempts: int = 3, sleep: Callable[[float], None] = time.sleep,
-                 on_call: Callable[[LLMReply, str], None] | None = None) -> None:
-        self.backend, self.attempts, self.sleep = backend, attempts, sleep
-        self.stats = LLMStats(on_add=on_call)
+    def __init__(self, backend: LLMBackend, *, retry: Retry | None = None,
+                 attempts: int | None = None, sleep: Callable[[float], None] | None = None,
+                 on_call: Callable[[LLMReply, str], None] | None = None,
+                 stats: LLMStats | None = None) -> None:
+        if retry is not None and (attempts is not None or sleep is not None):
+            raise TypeError("give retry=Retry(...) or attempts/sleep, not both")
+        if stats is not None and on_call is not None:
+            raise TypeError("on_call belongs to a new LLMStats: give stats or on_call, not both")
+        capabilities_of(backend)  # a declared method it lacks is a TypeError now, not at a call
+        self.backend = backend
+        self.retry = retry or Retry(**{k: v for k, v in (("attempts", attempts), ("sleep", sleep))
+                                       if v is not None})
+        self.stats = stats if stats is not None else LLMStats(on_add=on_call)
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the backend declares beyond ``generate`` (``model.capabilities``)."""
+        return capabilities_of(self.backend)
+
+    @property
+    def attempts(self) -> int:
+        """How many times a call is tried (``retry.attempts``)."""
+        return self.retry.attempts
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How the client waits between attempts (``retry.sleep``)."""
+        return self.retry.sleep
+
+    def can(self, capability: str) -> bool:
+        """True when the backend declares ``capability`` (``model.capabilities``: grammar, json)."""
+        return capability in self.capabilities
 
     def call(self, prompt: str, purpose: str = "generate", *, schema: dict | None = None,
              grammar: str | None = None) -> str:
-        """The reply's text (held to ``grammar`` or ``schema`` where the backend can); LLMCallError once every attempt failed."""
-        reply = call_llm(self.backend, prompt, attempts=self.attempts, sleep=self.sleep, schema=schema, grammar=grammar)
+        """The reply's text (held to ``grammar`` or ``schema`` where the backend can).
+
+        LLMCallError once every attempt failed.
+        """
+        retry = self.retry
+        reply = call_llm(self.backend, prompt, attempts=retry.attempts, wait_min=retry.wait_min,
+                         wait_max=retry.wait_max, sleep=retry.sleep, schema=schema, grammar=grammar)
         self.stats.add(reply, purpose)
         return reply.text
+
+
+def as_client(model: ModelClient | BackendLike, *, stats: LLMStats | None = None, attempts: int = 3,
+              sleep: Callable[[float], None] = time.sleep) -> ModelClient:
+    """``model`` itself when it is a ModelClient, else a client for the backend (or callable).
+
+    For the stages' public functions that still take a plain backend with ``stats``, ``attempts``
+    and ``sleep`` (the contract's ``consolidate_with_agency(functions, backend)``); a client
+    given keeps its own retry policy and stats.
+    """
+    if isinstance(model, ModelClient):
+        return model
+    return ModelClient(as_backend(model), retry=Retry(attempts=attempts, sleep=sleep), stats=stats)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import clip_text
+from .capabilities import GRAMMAR, capabilities_of
 from .grammar import Grammar, alt, lit
 
 __all__ = ["tie_prompt", "tie_reply", "parse_tie", "make_tie", "TIE_NONE", "MAX_TIE_FIELDS"]
@@ -59,8 +60,9 @@ def make_tie(backend: Any, fields: list[str], samples: dict[str, list], call: Ca
              known: dict[str, str | None], *, constrained: bool = True) -> Callable[[str], str | None] | None:
     """``tie(clause) -> field | None`` for ``read_spec``, asking ``call(prompt, gbnf)`` once per clause (answers
     kept in ``known``, so a resumed run does not ask again); None where the reply cannot be held to the
-    grammar (no ``generate_grammar``, ``constrained=False``) or the header is wider than ``MAX_TIE_FIELDS``."""
-    if not constrained or not callable(getattr(backend, "generate_grammar", None)) or \
+    grammar (no capability ``grammar``, ``constrained=False``) or the header is wider than
+    ``MAX_TIE_FIELDS``."""
+    if not constrained or GRAMMAR not in capabilities_of(backend) or \
             not 0 < len(fields) <= MAX_TIE_FIELDS:
         return None
     grammar = tie_reply(fields).gbnf()

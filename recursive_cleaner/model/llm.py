@@ -10,6 +10,7 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 
 from ..errors import LLMCallError
 from ..types import LLMBackend
+from .capabilities import GRAMMAR, JSON, USAGE, capabilities_of
 
 __all__ = ["LLMReply", "LLMStats", "call_llm", "RETRY_AFTER_MAX"]
 
@@ -77,9 +78,9 @@ class LLMStats:
         }
 
 
-def _usage_of(backend: LLMBackend) -> tuple[int | None, int | None, int | None]:
+def _usage_of(backend: LLMBackend, can: frozenset[str]) -> tuple[int | None, ...]:
     """prompt, completion and cached (reused from the server's prompt cache) tokens, where reported."""
-    usage = getattr(backend, "last_usage", None)
+    usage = backend.last_usage if USAGE in can else None  # type: ignore[attr-defined]
     if not isinstance(usage, dict):
         return None, None, None
     return tuple(  # type: ignore[return-value]
@@ -112,9 +113,10 @@ def call_llm(
 ) -> LLMReply:
     """Call ``backend.generate(prompt)`` with exponential backoff.
 
-    With a ``grammar`` (llama.cpp GBNF) a backend that has ``generate_grammar`` holds its reply to
-    it; with a ``schema``, one that has ``generate_json`` holds it to the JSON schema; any other
-    backend gets the same prompt through ``generate``.
+    With a ``grammar`` (llama.cpp GBNF) a backend that declares the capability ``grammar`` holds
+    its reply to it (``generate_grammar``); with a ``schema``, one that declares ``json`` holds it
+    to the JSON schema (``generate_json``); any other backend gets the same prompt through
+    ``generate``. Tokens are counted from ``last_usage`` where the backend declares ``usage``.
 
     Raises LLMCallError, carrying the attempt count and the last exception, when every
     attempt failed or the backend returned something other than a str. An exception with
@@ -131,14 +133,15 @@ def call_llm(
         reraise=False,
     )
     tries = 0
+    can = capabilities_of(backend)
 
     def once() -> tuple[str, float]:
         nonlocal tries
         tries += 1
         start = clock()
-        if grammar is not None and callable(getattr(backend, "generate_grammar", None)):
+        if grammar is not None and GRAMMAR in can:
             text = backend.generate_grammar(prompt, grammar)  # type: ignore[attr-defined]
-        elif schema is not None and callable(getattr(backend, "generate_json", None)):
+        elif schema is not None and JSON in can:
             text = backend.generate_json(prompt, schema)  # type: ignore[attr-defined]
         else:
             text = backend.generate(prompt)
@@ -156,6 +159,6 @@ def call_llm(
             attempts=tries,
             last_error=last,
         ) from last
-    p, c, cached = _usage_of(backend)
+    p, c, cached = _usage_of(backend, can)
     return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c,
                     cached_tokens=cached)

@@ -22,7 +22,8 @@ from typing import Callable, Iterable
 
 from .reply import AgentAssessment, ProposedMerge, build_consolidation_prompt, parse_consolidation
 from ..errors import LLMCallError, ParseError, SandboxError
-from ..model.llm import LLMStats, call_llm
+from ..model.client import ModelClient, as_client
+from ..model.llm import LLMStats
 from ..write.module import render_module
 from ..write.names import name_problems
 from ..judge.sandbox import run_in_sandbox
@@ -177,7 +178,7 @@ def verify_merge(merged: dict, originals: list[dict], records: list | None, *,
 
 def consolidate_with_agency(
     functions: list[dict],
-    backend: LLMBackend,
+    backend: ModelClient | LLMBackend,
     max_rounds: int = 5,
     *,
     records: list | None = None,
@@ -195,11 +196,13 @@ def consolidate_with_agency(
     ``records``: sample records every merge must clean exactly as its originals do (without them
     every merge is refused). ``reserved_names``: names defined by functions outside this group.
     Emits ``optimize_round`` (round, remaining_issues, group, complete, confidence, merged,
-    refused, error). LLM calls go through ``call_llm`` and are added to ``stats`` when given.
+    refused, error). ``backend``: the run's ModelClient (its retries and stats), or a plain
+    backend whose calls are tried ``llm_attempts`` times with ``sleep`` and added to ``stats``.
     """
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds!r}")
     send = emit or (lambda event_type, **fields: None)
+    client = as_client(backend, stats=stats, attempts=llm_attempts, sleep=sleep)
     reserved = set(reserved_names)
     result = ConsolidationResult(functions)
     current = list(functions)
@@ -211,9 +214,8 @@ def consolidate_with_agency(
             stop = "nothing_to_merge"
             break
         shown, shown_notes = list(current), notes[-_MAX_NOTES:]
-        parsed, failure = _ask(backend, lambda feedback: build_consolidation_prompt(
-            shown, notes=shown_notes, feedback=feedback, mode=mode), result, stats=stats, sleep=sleep,
-            attempts=llm_attempts)
+        parsed, failure = _ask(client, lambda feedback: build_consolidation_prompt(
+            shown, notes=shown_notes, feedback=feedback, mode=mode), result)
         if parsed is None:
             stop = failure[0]
             result.notes.append(f"group {group or '(all)'}, round {rnd}: {failure[1]}; "
@@ -250,20 +252,17 @@ def consolidate_with_agency(
     return result
 
 
-def _ask(backend: LLMBackend, prompt: Callable[..., str], result: ConsolidationResult, *,
-         stats: LLMStats | None, sleep: Callable[[float], None], attempts: int):
+def _ask(client: ModelClient, prompt: Callable[..., str], result: ConsolidationResult):
     """(parsed reply, None) or (None, (stop reason, message)); one retry with the parse error as feedback."""
     feedback = ""
     for _ in range(2):
         try:
-            reply = call_llm(backend, prompt(feedback), attempts=attempts, sleep=sleep)
+            reply = client.call(prompt(feedback), "consolidation")
         except LLMCallError as exc:
             return None, ("llm_error", f"the LLM call failed: {exc}")
         result.calls += 1
-        if stats is not None:
-            stats.add(reply, "consolidation")
         try:
-            return parse_consolidation(reply.text), None
+            return parse_consolidation(reply), None
         except ParseError as exc:
             feedback = str(exc)
     return None, ("parse_error", f"the reply could not be used twice ({feedback})")

@@ -6,14 +6,12 @@ tag (:func:`group_by_salience`, IDF over tags) and lets the model consolidate ea
 (:func:`~recursive_cleaner.optimizer.consolidation.consolidate_with_agency`); a merge is kept only if it
 cleans the sample records exactly as the functions it replaces did.
 
-Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``run.finish.finish_run``, before
-``write_functions``, when ``optimize`` and ``len(self.functions) >= optimize_threshold``::
+Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``run.finish.optimize``,
+before ``write_functions``, when ``optimize`` and ``optimize_threshold`` functions or more::
 
-    result = optimize_functions(self.functions, self.backend, records=self.source.head(),
-                                emit=self._emit, stats=self.stats, sleep=self.sleep,
-                                llm_attempts=self.llm_attempts, timeout=self.sandbox_timeout,
-                                mode=self.mode)
-    self.functions = list(result)          # result.refused / result.report_lines() for the report
+    result = optimize_functions(state.functions, ctx.client, records=sample, emit=ctx.emit,
+                                timeout=options.sandbox_timeout, mode=options.mode)
+    state.functions = list(result)          # result.refused / result.report_lines() for the report
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ from .consolidation import (
     AgentAssessment, ConsolidationResult, Emit, MergeDecision, compare_pipelines, consolidate_with_agency,
     defined_names,
 )
+from ..model.client import ModelClient, as_client
 from ..model.llm import LLMStats
 from ..types import LLMBackend
 
@@ -186,7 +185,7 @@ def _rebalance(groups: dict[str, list[int]], tag_lists: list[list[str]], idf: di
 
 def optimize_functions(
     functions: list[dict],
-    backend: LLMBackend,
+    backend: ModelClient | LLMBackend,
     *,
     records: list | None = None,
     max_rounds: int = 5,
@@ -205,8 +204,10 @@ def optimize_functions(
     Emits ``optimize_start``, ``optimize_group`` per group, ``optimize_round`` per round and
     ``optimize_complete``. With ``verify_pipeline``, the whole module is finally run on
     ``records`` both ways; while it differs, the merges of the last group that has any are
-    undone (each recorded in ``refused``).
+    undone (each recorded in ``refused``). ``backend``: the run's ModelClient, or a backend with
+    ``stats``, ``sleep`` and ``llm_attempts`` as for ``consolidate_with_agency``.
     """
+    client = as_client(backend, stats=stats, attempts=llm_attempts, sleep=sleep)
     send = emit or (lambda event_type, **fields: None)
     send("optimize_start", function_count=len(functions))
     result = ConsolidationResult(functions)
@@ -221,9 +222,9 @@ def optimize_functions(
             part = ConsolidationResult(members)
             part.stop_reasons[label] = "nothing_to_merge"
         else:
-            part = consolidate_with_agency(members, backend, max_rounds, records=records, emit=send, group=label,
-                                           reserved_names=reserved, stats=stats, sleep=sleep,
-                                           llm_attempts=llm_attempts, timeout=timeout, mode=mode)
+            part = consolidate_with_agency(members, client, max_rounds, records=records, emit=send,
+                                           group=label, reserved_names=reserved, timeout=timeout,
+                                           mode=mode)
         parts.append((label, part))
         result.absorb(part)
     final = _assemble(functions, parts)

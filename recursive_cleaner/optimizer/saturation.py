@@ -4,14 +4,14 @@ Two signals. :func:`clean_streak_saturated` needs no model call: the last ``wind
 were all clean under the current functions and added no function. :func:`check_saturation`
 asks the model, showing the functions written so far and what the recent chunks produced.
 
-Intended integration (``DataCleaner(early_termination=False, saturation_check_interval=20)``):
-keep per processed chunk its status and how many functions it added. With
-``early_termination``, after every ``saturation_check_interval`` processed chunks call
-``check_saturation(self.backend, self.functions, summaries, new_functions_from_recent=n,
-stats=self.stats, sleep=self.sleep, attempts=self.llm_attempts)`` over those chunks (one
+Integration (``DataCleaner(early_termination=False, saturation_check_interval=20)``): the
+cleaner's ``SaturationWatch`` keeps per processed chunk its status and how many functions it
+added. With ``early_termination``, after every ``saturation_check_interval`` processed chunks
+``SaturationWatch.should_stop(client, functions)`` calls ``check_saturation(client, functions,
+summaries, new_functions_from_recent=n)`` with the run's ModelClient over those chunks (one
 summary line each, e.g. ``"chunk 12: clean, 0 new functions"``); when the assessment's
-``should_stop`` is true (``_check_saturation() -> bool`` returns it), emit an event, save the
-state and leave the chunk loop (the run report then shows chunks_processed < chunks_total).
+``should_stop`` is true, the cleaner emits an event, saves the state and leaves the chunk loop
+(the run report then shows chunks_processed < chunks_total).
 ``clean_streak_saturated(statuses, window=saturation_check_interval, new_functions=counts)``
 can gate the model call (ask only when the cheap signal agrees) or replace it.
 """
@@ -25,7 +25,8 @@ from typing import Callable, Literal
 from ..model.response import tag_text
 from .reply import parse_bool
 from ..errors import LLMCallError, ParseError
-from ..model.llm import LLMStats, call_llm
+from ..model.client import ModelClient, as_client
+from ..model.llm import LLMStats
 from ..types import LLMBackend
 
 __all__ = ["SaturationAssessment", "check_saturation", "build_saturation_prompt", "parse_saturation",
@@ -106,7 +107,7 @@ def parse_saturation(text: str) -> SaturationAssessment:
 
 
 def check_saturation(
-    backend: LLMBackend,
+    backend: ModelClient | LLMBackend,
     functions: list[dict],
     recent_chunk_summaries: list[str],
     *,
@@ -117,22 +118,23 @@ def check_saturation(
 ) -> SaturationAssessment:
     """Ask the model whether the patterns are saturated.
 
-    A parse error is fed back once; a second unusable reply or a failed LLM call gives a
+    ``backend``: the run's ModelClient (its retries and stats), or a backend whose calls are
+    added to ``stats`` and tried ``attempts`` times with ``sleep``. A parse error is fed back
+    once; a second unusable reply or a failed LLM call gives a
     "continue" assessment whose ``error`` says why (early termination never ends a run on a failure).
     """
+    client = as_client(backend, stats=stats, attempts=attempts, sleep=sleep)
     feedback, calls = "", 0
     for _ in range(2):
         prompt = build_saturation_prompt(functions, recent_chunk_summaries,
                                          new_functions_from_recent=new_functions_from_recent, feedback=feedback)
         try:
-            reply = call_llm(backend, prompt, attempts=attempts, sleep=sleep)
+            reply = client.call(prompt, "saturation")
         except LLMCallError as exc:
             return SaturationAssessment(False, "", "continue", calls=calls, error=f"the LLM call failed: {exc}")
         calls += 1
-        if stats is not None:
-            stats.add(reply, "saturation")
         try:
-            assessment = parse_saturation(reply.text)
+            assessment = parse_saturation(reply)
         except ParseError as exc:
             feedback = str(exc)
             continue
@@ -184,9 +186,11 @@ class SaturationWatch:
         self.count = max(int(data.get("count", 0) or 0), len(recent))
         self.history = recent[-max(1, self.interval):]
 
-    def should_stop(self, backend: LLMBackend, functions: list[dict], *, stats: LLMStats | None = None,
-                    sleep: Callable[[float], None] = time.sleep, attempts: int = 3) -> bool:
-        """Every ``interval`` chunks, ask the model, but only when those chunks were all clean and added nothing."""
+    def should_stop(self, backend: ModelClient | LLMBackend, functions: list[dict], *,
+                    stats: LLMStats | None = None, sleep: Callable[[float], None] = time.sleep,
+                    attempts: int = 3) -> bool:
+        """Every ``interval`` chunks, ask the model, but only when those chunks were all clean and
+        added nothing. ``backend``: the run's ModelClient, or a backend as for check_saturation."""
         n = self.interval
         if not self.enabled or n < 1 or not self.count or self.count % n:
             return False

@@ -119,8 +119,8 @@ def optimize(ctx: RunContext) -> None:
     sample = [r for _, r in state.metrics_sample.items()] if state.metrics_sample else ctx.source.head(500)
     ctx.where.update(chunk_index=max(state.last_completed_chunk, 0), iteration=0)
     state.consolidation = optimize_functions(
-        state.functions, client.backend, records=sample, emit=ctx.emit, stats=client.stats, sleep=client.sleep,
-        llm_attempts=client.attempts, timeout=ctx.options.sandbox_timeout, mode=ctx.options.mode)
+        state.functions, client, records=sample, emit=ctx.emit, timeout=ctx.options.sandbox_timeout,
+        mode=ctx.options.mode)
     state.functions = list(state.consolidation)
 
 

@@ -29,7 +29,7 @@ def prepare_prompt(ctx: RunContext) -> None:
         if options.draft_spec and options.spec is None and state.spec_draft is not None:
             draft = state.spec_draft  # a resumed run: the draft it already asked for
         elif options.draft_spec and options.spec is None:  # the model's reading, a second opinion
-            structured = callable(getattr(ctx.client.backend, "generate_json", None))
+            structured = ctx.client.can("json")
             prompt = build_spec_prompt(options.instructions, check, structured=structured)
             reply = ctx.call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
             draft = state.spec_draft = parse_spec_draft(reply, info["fields"])

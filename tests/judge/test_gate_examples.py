@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recursive_cleaner.judge.gate import Gate
+from recursive_cleaner.judge.gate import ChunkView, Gate
 from recursive_cleaner.model.response import ParsedResponse
 from recursive_cleaner.profiling.focus import FieldFocus
 
@@ -14,7 +14,7 @@ def _gate() -> Gate:
     focus = FieldFocus()
     focus.learn(GOALS, ["price", "name"], {f: [r[f] for r in ROWS] for f in ("price", "name")})
     assert focus.spec.fields["price"].examples == (("1,5 k", "1500"),)
-    return Gate(focus, raw=list(ROWS))
+    return Gate(focus, chunk=ChunkView(list(ROWS), raw=list(ROWS)))
 
 
 def _fn(name: str, body: str) -> ParsedResponse:
@@ -55,6 +55,6 @@ def test_examples_are_fed_through_the_accepted_functions_first():
     assert view[0]["price"] == 1500.0
     nulls = _fn("fix_price_2", "    record['price'] = None if record.get('price') == 'N/A' else record.get('price')\n")
     rows = view + [{"price": "N/A", "name": "Ed Oh"}]
-    gate.raw = ROWS + [{"price": "N/A", "name": "Ed Oh"}]
+    gate.see(ChunkView(rows, raw=ROWS + [{"price": "N/A", "name": "Ed Oh"}]))
     target = gate.focus.profile(rows)["price"]
     assert gate.check(nulls, rows, accepted, target).problem is None  # 1500 handed on, kept
