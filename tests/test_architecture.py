@@ -183,7 +183,7 @@ PUBLIC_UNDERSCORE = {"_exit", "_replace", "_asdict", "_fields", "_make", "_field
 
 THIRD_PARTY_PRIVATE = {
     ("apply/frames.py", "_meta"): "dask's DataFrame._meta, the empty frame of its dtypes",
-    ("apply/table_writers.py", "_writer"): "openpyxl's write-only sheet: its temporary file",
+    ("read/formats/table_writers.py", "_writer"): "openpyxl's write-only sheet: its temporary file",
 }
 """Another library's private attribute read on purpose, each with why (none of them is ours)."""
 
