@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL_HINT = "ruff is not installed: pip install -e '.[dev]' (or pip install 'ruff>=0.9.0')"
 CHECKED = [
+    "bench/style_wrap.py",
     "tests/test_style.py",
 ]
 
@@ -41,3 +42,44 @@ def test_no_line_over_100_characters():
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+MORE = " and more words" * 6
+SAMPLE = "\n".join(
+    [
+        '"""A module."""',
+        "HELP = dict(",
+        f'    text="a long help text about what the option does{MORE}",',
+        f'    other=f"{{1 + 1}} values {{{{braces}}}} and \\N{{LATIN SMALL LETTER A}}{MORE}",',
+        ")",
+        f'PATTERN = r"(?:first|second|third{"|fourth|fifth|sixth" * 5})"',
+        "",
+        "",
+        "def f(x):",
+        f'    """A docstring of plain prose{MORE}."""',
+        f"    # a comment line{MORE}",
+        f"    return x + 1  # an inline comment{MORE}",
+        "",
+    ]
+)
+
+
+def test_style_wrap_keeps_the_values_and_is_idempotent(tmp_path):
+    _ruff()
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import style_wrap
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "sample.py"
+    path.write_text(SAMPLE, encoding="utf-8")
+    assert style_wrap.main([str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert max(len(line) for line in text.splitlines()) <= 100
+    before, after = {}, {}
+    exec(compile(SAMPLE, "before", "exec"), before)
+    exec(compile(text, "after", "exec"), after)
+    assert after["HELP"] == before["HELP"] and after["PATTERN"] == before["PATTERN"]
+    assert " ".join(after["f"].__doc__.split()) == before["f"].__doc__
+    assert "# an inline comment" in text and "# a comment line" in text
+    assert style_wrap.main([str(path)]) == 0 and path.read_text(encoding="utf-8") == text
