@@ -39,13 +39,30 @@ from typing import Any
 
 from . import kinds
 from .expectations import (
-    KIND_PRIMITIVES, VALUE_CHARS, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder,
-    loose_kind, value_shape,
+    KIND_PRIMITIVES,
+    VALUE_CHARS,
+    Expectation,
+    clean_whitespace,
+    conforms,
+    expectation_from_values,
+    is_placeholder,
+    loose_kind,
+    value_shape,
 )
 
-__all__ = ["FieldProfile", "MAX_VALUE_CHARS", "bounded", "value_shape", "conforms", "profile_field", "profile_records",
-           "open_issues",
-           "format_issue_for_prompt", "issue_counts", "strings_only"]
+__all__ = [
+    "FieldProfile",
+    "MAX_VALUE_CHARS",
+    "bounded",
+    "value_shape",
+    "conforms",
+    "profile_field",
+    "profile_records",
+    "open_issues",
+    "format_issue_for_prompt",
+    "issue_counts",
+    "strings_only",
+]
 
 MAX_SHAPES = 10
 MAX_OFFENDING = 12
@@ -55,7 +72,8 @@ MAX_GROUP_SIZE = 8
 DOMINANT_SHARE = 0.9
 FUZZY_RATIO = 0.85
 FUZZY_MAX_KEYS = 300
-MAX_VALUE_CHARS = 10_000  # characters of one text the profiler reads (read at call time: tests lower it)
+# characters of one text the profiler reads (read at call time: tests lower it)
+MAX_VALUE_CHARS = 10_000
 
 _PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|cad|aud|jpy|chf|cny|inr|dollars?|euros?)\b", re.I)
@@ -98,7 +116,8 @@ class FieldProfile:
 
 
 def bounded(value: Any) -> Any:
-    """What the profiler reads of ``value``: a text's first ``MAX_VALUE_CHARS`` characters, anything else as is."""
+    """What the profiler reads of ``value``: a text's first ``MAX_VALUE_CHARS`` characters, anything
+    else as is."""
     if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
         return value[:MAX_VALUE_CHARS]
     return value
@@ -152,7 +171,8 @@ _SEPARATORS = re.compile(r"[\s.,_'\"/()\[\]:;!?*]+|(?<=\w)-(?=\w)")
 
 
 def _norm_key(text: str) -> str:
-    """Casefold, '&' -> 'and', no spaces/separators; signs stay ('A+' and 'A-' are different values)."""
+    """Casefold, '&' -> 'and', no spaces/separators; signs stay ('A+' and 'A-' are different
+    values)."""
     return _SEPARATORS.sub("", text.casefold().replace("&", "and"))
 
 
@@ -173,7 +193,8 @@ def _fuzzy_ok(key: str) -> bool:
 
 
 def _close(sm: difflib.SequenceMatcher, key: str, root: str, words: dict[str, list[str]]) -> bool:
-    """``key`` is a small typo of ``root``: high difflib ratio, few edits, not a prefix/suffix word ('inactive').
+    """``key`` is a small typo of ``root``: high difflib ratio, few edits, not a prefix/suffix word
+    ('inactive').
 
     Keys under 5 characters only match a plural ('book'/'books'): 'apos'/'abpos' are blood types;
     nor does a changed word of 1-2 letters ('O negative'/'A negative').
@@ -198,7 +219,8 @@ def _close(sm: difflib.SequenceMatcher, key: str, root: str, words: dict[str, li
 
 
 def _variant_groups(str_counts: dict[str, int]) -> list[list[str]]:
-    """Groups (>= 2 spellings, most frequent first) of strings that are one value spelled differently."""
+    """Groups (>= 2 spellings, most frequent first) of strings that are one value spelled
+    differently."""
     by_key: dict[str, list[str]] = {}
     for text, _ in sorted(str_counts.items(), key=lambda t: -t[1]):
         key = _norm_key(text)
@@ -215,9 +237,16 @@ def _variant_groups(str_counts: dict[str, int]) -> list[list[str]]:
             if not _fuzzy_ok(key):
                 continue
             sm.set_seq2(key)
-            # a typo is at most half as frequent as the spelling it is a typo of ('north' vs 'south' are not)
-            match = next((r for r in itertools.takewhile(lambda r: weight[r] >= 2 * weight[key], roots)
-                          if _close(sm, key, r, words)), None)
+            # a typo is at most half as frequent as the spelling it is a typo of ('north' vs 'south'
+            # are not)
+            match = next(
+                (
+                    r
+                    for r in itertools.takewhile(lambda r: weight[r] >= 2 * weight[key], roots)
+                    if _close(sm, key, r, words)
+                ),
+                None,
+            )
             if match:
                 root[key] = match
             else:
@@ -230,7 +259,8 @@ def _variant_groups(str_counts: dict[str, int]) -> list[list[str]]:
 
 
 def _number_primitive(values: list, default: str) -> str:
-    """strip_units when most offending values are a number with a (non-currency) unit: '12.0 oz', '5%'."""
+    """strip_units when most offending values are a number with a (non-currency) unit: '12.0 oz',
+    '5%'."""
     texts = [v for v in values if isinstance(v, str) and not is_placeholder(v)]
     units = [t for t in texts if _UNIT_NUM.fullmatch(t) and not _CURRENCY.search(t)]
     return "strip_units" if texts and len(units) * 2 > len(texts) else default
@@ -248,7 +278,11 @@ def _primitive(kind: str | None, bad: list, *, from_data: bool = False) -> str:
         texts = [v for v in bad if isinstance(v, str) and not is_placeholder(v)]
         looks = loose_kind(texts, share=0.5 if kind else 0.8)
         if kind is None and looks is None:
-            return "normalize_whitespace" if texts and not any(clean_whitespace(t) for t in texts) else ""
+            return (
+                "normalize_whitespace"
+                if texts and not any(clean_whitespace(t) for t in texts)
+                else ""
+            )
         if kind is not None and looks != kind:
             return ""
         kind = kind or looks
@@ -272,15 +306,24 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
         digity = sum(counts[k] for k in strs if any(c.isdigit() for c in first[k]))
         if digity * 2 >= len(expanded):
             ints = all(isinstance(first[k], int) for k in nums)
-            return None, set(strs), "mixed", _number_primitive([first[k] for k in strs],
-                                                                 "to_int" if ints else "to_number")
+            return (
+                None,
+                set(strs),
+                "mixed",
+                _number_primitive([first[k] for k in strs], "to_int" if ints else "to_number"),
+            )
     texts = [k for k in strs if not is_placeholder(first[k])]
     if not texts:
         return None, set(), "", ""
     exp = expectation_from_values(expanded, csv_strings=csv_strings)
     if exp:
         bad = {k for k in texts if not conforms(first[k], exp, csv_strings=csv_strings)}
-        return exp, bad, "expectation", _primitive(exp.kind, [first[k] for k in bad], from_data=True)
+        return (
+            exp,
+            bad,
+            "expectation",
+            _primitive(exp.kind, [first[k] for k in bad], from_data=True),
+        )
     kind = loose_kind(expanded)
     str_counts = {first[k]: counts[k] for k in texts}
     if kind is None and _free_text(str_counts):
@@ -298,7 +341,8 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
     if len(families) > 1 and (kind is not None or not convention):
         bad = {k for k in texts if family_of[k] != top}
         bad_values = [first[k] for k in bad]
-        # a >= 90% convention that is not the canonical form ('7:10 a.m.'): no primitive converts to it
+        # a >= 90% convention that is not the canonical form ('7:10 a.m.'): no primitive converts to
+        # it
         primitive = _primitive(None if convention else kind, bad_values, from_data=True)
         if convention and primitive != "null_if_placeholder":
             primitive = ""
@@ -306,11 +350,14 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
     return None, set(), "", ""
 
 
-def profile_field(field: str, values: list, expectation: Expectation | None = None, *,
-                  csv_strings: bool = False) -> FieldProfile:
-    """Profile one field's values against ``expectation`` (or, without one, against the data's own shape).
+def profile_field(
+    field: str, values: list, expectation: Expectation | None = None, *, csv_strings: bool = False
+) -> FieldProfile:
+    """Profile one field's values against ``expectation`` (or, without one, against the data's own
+    shape).
 
-    Long texts are judged by their ``bounded`` prefix; counts and offending values are the whole values.
+    Long texts are judged by their ``bounded`` prefix; counts and offending values are the whole
+    values.
     """
     values = list(values)
     present = [v for v in values if not is_missing(v)]
@@ -330,25 +377,39 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
     if expectation is not None:
         exp, reason = expectation, "expectation"
         bad = {k for k in counts if not conforms(seen[k], exp, csv_strings=csv_strings)}
-        variants = _variant_groups(dict(str_counts)) if bad else []  # shown with an issue only; costly
+        # shown with an issue only; costly
+        variants = _variant_groups(dict(str_counts)) if bad else []
         primitive = _primitive(exp.kind, [seen[k] for k in bad], from_data=exp.source == "data")
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
         if exp.kind == "shape" and primitive == "to_shape" and exp.allowed:
-            primitive = f"to_shape(value, {exp.allowed[0]!r})"  # the form of the goals' first example
+            # the form of the goals' first example
+            primitive = f"to_shape(value, {exp.allowed[0]!r})"
     else:
         variants = _variant_groups(dict(str_counts))
         exp, bad, reason, primitive = _judge(counts, seen, variants, csv_strings)
     n_bad = sum(counts[k] for k in bad)
     ranked_bad = [first[k] for k, _ in counts.most_common() if k in bad]
-    good = [first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(seen[k])]
+    good = [
+        first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(seen[k])
+    ]
     profile = FieldProfile(
-        field=field, total=len(values), nulls=len(values) - len(present),
+        field=field,
+        total=len(values),
+        nulls=len(values) - len(present),
         types=dict(Counter(_type_name(v) for v in values).most_common()),
         shapes=dict(shapes.most_common(MAX_SHAPES)),
-        expectation=exp, conforming=len(present) - n_bad, offending=ranked_bad[:MAX_OFFENDING],
-        examples_ok=good[:MAX_EXAMPLES], variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
-        issue=None, primitive="", distinct_offending=len(bad), csv_strings=csv_strings, bad_keys=frozenset(bad))
+        expectation=exp,
+        conforming=len(present) - n_bad,
+        offending=ranked_bad[:MAX_OFFENDING],
+        examples_ok=good[:MAX_EXAMPLES],
+        variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
+        issue=None,
+        primitive="",
+        distinct_offending=len(bad),
+        csv_strings=csv_strings,
+        bad_keys=frozenset(bad),
+    )
     if bad:
         profile.issue = _issue_text(profile, reason)
         profile.primitive = primitive
@@ -369,11 +430,18 @@ def _issue_text(p: FieldProfile, reason: Any) -> str:
         return f"{p.field}: same value spelled differently: {p.variants[0]!r}{extra}"
     _, k, top, kind = reason
     noun = kinds.get(kind).noun if kinds.get(kind) else "values"
-    return f"{p.field}: {noun} come in {k} formats; {n} of {total} differ from the most common ({top!r}), e.g. {eg}"
+    return (
+        f"{p.field}: {noun} come in {k} formats; {n} of {total} differ from the most common "
+        f"({top!r}), e.g. {eg}"
+    )
 
 
-def profile_records(records: list[dict], expectations: dict[str, Expectation] | None = None, *,
-                    csv_strings: bool | None = None) -> dict[str, FieldProfile]:
+def profile_records(
+    records: list[dict],
+    expectations: dict[str, Expectation] | None = None,
+    *,
+    csv_strings: bool | None = None,
+) -> dict[str, FieldProfile]:
     """Profile every field of ``records`` (first-seen order; a missing key counts as null).
 
     ``csv_strings=None``: True when every non-null value of every field is a string (CSV data).
@@ -386,18 +454,31 @@ def profile_records(records: list[dict], expectations: dict[str, Expectation] | 
     if csv_strings is None:
         csv_strings = strings_only(dicts)
     expectations = expectations or {}
-    return {str(f): profile_field(str(f), [r.get(f) for r in dicts], expectations.get(str(f)),
-                                  csv_strings=csv_strings) for f in fields}
+    return {
+        str(f): profile_field(
+            str(f), [r.get(f) for r in dicts], expectations.get(str(f)), csv_strings=csv_strings
+        )
+        for f in fields
+    }
 
 
 def strings_only(records: list) -> bool:
-    """Whether every non-null value of every record is a string (CSV data): numbers written as text conform."""
-    return all(isinstance(v, str) for r in records if isinstance(r, dict) for v in r.values() if v is not None)
+    """Whether every non-null value of every record is a string (CSV data): numbers written as text
+    conform."""
+    return all(
+        isinstance(v, str)
+        for r in records
+        if isinstance(r, dict)
+        for v in r.values()
+        if v is not None
+    )
 
 
 def open_issues(profiles: dict[str, FieldProfile]) -> list[FieldProfile]:
     """Fields with an issue, worst first (lowest score, then most offending values)."""
-    return sorted((p for p in profiles.values() if p.issue), key=lambda p: (p.score, -p.n_offending))
+    return sorted(
+        (p for p in profiles.values() if p.issue), key=lambda p: (p.score, -p.n_offending)
+    )
 
 
 def issue_counts(profiles: dict[str, FieldProfile]) -> dict[str, int]:
@@ -418,7 +499,8 @@ def _join(values: list, budget: int) -> tuple[str, int]:
 
 
 def format_issue_for_prompt(p: FieldProfile, *, max_values: int = MAX_OFFENDING) -> str:
-    """A compact block for the model: the field, the required format, distinct offending values, the primitive."""
+    """A compact block for the model: the field, the required format, distinct offending values, the
+    primitive."""
     if not p.issue:
         return ""
     exp = p.expectation
@@ -427,9 +509,16 @@ def format_issue_for_prompt(p: FieldProfile, *, max_values: int = MAX_OFFENDING)
     elif p.primitive == "closest_value":
         need = "one spelling per value (the most frequent spelling)"
     else:
-        like = f", like the most common values (e.g. {_short(p.examples_ok[0])})" if p.examples_ok else ""
+        like = (
+            f", like the most common values (e.g. {_short(p.examples_ok[0])})"
+            if p.examples_ok
+            else ""
+        )
         need = f"one consistent format for every value{like}"
-    lines = [f"Field {p.field!r}: {p.n_offending} of {p.non_null} values do not conform. Required: {need}."]
+    lines = [
+        f"Field {p.field!r}: {p.n_offending} of {p.non_null} values do not conform. Required: "
+        f"{need}."
+    ]
     shown, k = _join(p.offending[:max_values], 380)
     more = p.distinct_offending - k
     tail = f", ... ({more} more)" if more > 0 else ""
