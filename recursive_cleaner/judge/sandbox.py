@@ -48,25 +48,44 @@ from typing import Callable
 
 from ..errors import SandboxError, clip_text
 from ._child import MAX_OUTPUT_CHARS, MEMORY_EXIT, TRUSTED_ENVIRONMENT
-from .reply_check import (HEAD_TOO_DEEP, LOAD_TOO_DEEP, TEXT_CHARS, BadReply, check_payload, malformed, parse_line,
-                          read_head, violation_text)
+from .reply_check import (
+    HEAD_TOO_DEEP,
+    LOAD_TOO_DEEP,
+    TEXT_CHARS,
+    BadReply,
+    check_payload,
+    malformed,
+    parse_line,
+    read_head,
+    violation_text,
+)
 
-__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH", "TRUSTED_ENVIRONMENT"]
+__all__ = [
+    "SandboxResult",
+    "run_in_sandbox",
+    "BatchReply",
+    "SandboxWorker",
+    "CHILD_PATH",
+    "TRUSTED_ENVIRONMENT",
+]
 
 CHILD_PATH = Path(__file__).with_name("_child.py")
-_TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)  # the child loads toolkit.py from the package root, by path
+# the child loads toolkit.py from the package root, by path
+_TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)
 _MIN_MEMORY_MB = 64
 _MAX_VIOLATIONS = 50
 _STDERR_KEEP = 1000
 _PIPE_BYTES = 1 << 20
-_LINE_BYTES = 64 << 10  # a report line (armed, loaded, one refusal): the child sends at most a few KB
+# a report line (armed, loaded, one refusal): the child sends at most a few KB
+_LINE_BYTES = 64 << 10
 _HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
 _FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
 
 
 @dataclass
 class SandboxResult:
-    """What happened when code ran in the sandbox; ``ok`` is False when the run as a whole failed."""
+    """What happened when code ran in the sandbox; ``ok`` is False when the run as a whole
+    failed."""
 
     ok: bool
     outputs: list = field(default_factory=list)
@@ -78,7 +97,8 @@ class SandboxResult:
 
 @dataclass
 class BatchReply:
-    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
+    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a
+    record failed).
 
     ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
     ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
@@ -106,7 +126,8 @@ def run_in_sandbox(
     memory_mb: int = 512,
     cpu_seconds: int | None = None,
 ) -> SandboxResult:
-    """Define `code` as a module in a fresh child process and call function_name(record) on a deep copy of each record.
+    """Define `code` as a module in a fresh child process and call function_name(record) on a deep
+    copy of each record.
 
     ``outputs[i]`` is the JSON round-tripped return value for ``records[i]`` (None where
     the function raised) and ``errors[i]`` is None or ``"ExcType: message (line N)"``.
@@ -128,11 +149,17 @@ def run_in_sandbox(
     batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
     deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
-    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the input.
+    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the
+    # input.
     largest = max(map(len, texts), default=0)
-    with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
-                       max_reply_mb=max(16, 8 * len(batch) >> 20),
-                       max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest)) as worker:
+    with SandboxWorker(
+        code,
+        function_name,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu,
+        max_reply_mb=max(16, 8 * len(batch) >> 20),
+        max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest),
+    ) as worker:
         reply = worker._start(deadline, timed_out)
         if reply.ok:
             worker._send_batch(b"J" + batch, len(texts))
@@ -141,19 +168,27 @@ def run_in_sandbox(
 
 
 def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
-    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``_receive`` checked them first)."""
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``_receive`` checked
+    them first)."""
     outputs, errors = [None] * n, [None] * n
     try:
         if reply.payload or reply.n:
             for index, text in enumerate(reply.payload.split(b"\n")[:n]):
                 outputs[index] = json.loads(text) if text else None
-    except (ValueError, RecursionError):  # not JSON: only a child that breaks the protocol sends that
+    # not JSON: only a child that breaks the protocol sends that
+    except (ValueError, RecursionError):
         outputs, reply.error = [None] * n, reply.error or "malformed reply from the sandbox child"
     for index, message, *_ in reply.failed:
         if index < n:
             errors[index] = message
-    return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
-                         error=reply.error, duration_s=time.monotonic() - started)
+    return SandboxResult(
+        ok=reply.ok,
+        outputs=outputs,
+        errors=errors,
+        violations=reply.violations,
+        error=reply.error,
+        duration_s=time.monotonic() - started,
+    )
 
 
 class _Stop(Exception):
@@ -161,7 +196,8 @@ class _Stop(Exception):
 
 
 class SandboxWorker:
-    """A persistent sandboxed child: ``code`` is loaded once, then each batch goes through ``function_name``.
+    """A persistent sandboxed child: ``code`` is loaded once, then each batch goes through
+    ``function_name``.
 
     ``start()``, then ``submit(records)`` any number of batches and ``receive(timeout)`` their
     replies in the same order (or ``run_batch`` for both), then ``close()``. Batches are written
@@ -174,18 +210,36 @@ class SandboxWorker:
     at least 64; else the batch fails, "output exceeded").
     """
 
-    def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
-                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None,
-                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
+    def __init__(
+        self,
+        code: str,
+        function_name: str = "clean_data",
+        *,
+        memory_mb: int = 512,
+        cpu_seconds: int = 61,
+        dict_only: bool = False,
+        max_reply_mb: int | None = None,
+        max_output_chars: int = MAX_OUTPUT_CHARS,
+    ) -> None:
         if memory_mb < _MIN_MEMORY_MB:
             raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
         self.cpu_seconds, self.memory_mb = max(1, int(cpu_seconds)), int(memory_mb)
         self.nonce = secrets.token_hex(16)
-        self._request = {"code": code, "function": function_name, "nonce": self.nonce, "memory_mb": int(memory_mb),
-                         "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR,
-                         "max_output_chars": max(1, int(max_output_chars))}
-        self._reply_cap = (max(64, int(memory_mb) // 2) if max_reply_mb is None else int(max_reply_mb)) << 20
-        self._sent: collections.deque[int] = collections.deque()  # records in each batch not answered yet
+        self._request = {
+            "code": code,
+            "function": function_name,
+            "nonce": self.nonce,
+            "memory_mb": int(memory_mb),
+            "cpu_seconds": self.cpu_seconds,
+            "dict_only": bool(dict_only),
+            "toolkit_dir": _TOOLKIT_DIR,
+            "max_output_chars": max(1, int(max_output_chars)),
+        }
+        self._reply_cap = (
+            max(64, int(memory_mb) // 2) if max_reply_mb is None else int(max_reply_mb)
+        ) << 20
+        # records in each batch not answered yet
+        self._sent: collections.deque[int] = collections.deque()
         self._buf, self._pos = bytearray(), 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._proc = self._feeder = self._workdir = self._stderr = None
@@ -198,22 +252,38 @@ class SandboxWorker:
         if not sys.executable:
             raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
         self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
-        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(CHILD_PATH)], self._workdir, {}
+        return (
+            [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(CHILD_PATH)],
+            self._workdir,
+            {},
+        )
 
     def _launch(self) -> tuple[int, int]:
-        """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""
+        """Start the child in its own session; return (fd to write batches to, fd to read replies
+        from)."""
         cmd, cwd, env = self._command()
         self._stderr = tempfile.TemporaryFile()
         (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
-        watched, self._watch_fd = os.pipe()  # the child's lifeline: this process holds the only write end
-        for fd in (wfd, rfd):  # room for a whole batch, so a child rarely waits for the parent to read
+        # the child's lifeline: this process holds the only write end
+        watched, self._watch_fd = os.pipe()
+        # room for a whole batch, so a child rarely waits for the parent to read
+        for fd in (wfd, rfd):
             try:
                 fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
             except (AttributeError, OSError):
                 pass
         try:
-            self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
-                                          env=env, close_fds=True, pass_fds=(watched,), start_new_session=True)
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=child_in,
+                stdout=child_out,
+                stderr=self._stderr,
+                cwd=cwd,
+                env=env,
+                close_fds=True,
+                pass_fds=(watched,),
+                start_new_session=True,
+            )
             signalled = _tie_to_parent(watched, self._proc.pid)
         except OSError as exc:
             for fd in (wfd, rfd, self._watch_fd):
@@ -224,11 +294,13 @@ class SandboxWorker:
             for fd in (child_in, child_out, watched):
                 os.close(fd)
             self._drop_workdir()
-        self._request["watch_fd"] = None if signalled else watched  # else the child watches the pipe itself
+        # else the child watches the pipe itself
+        self._request["watch_fd"] = None if signalled else watched
         return wfd, rfd
 
     def _drop_workdir(self) -> None:
-        """Remove the working directory now: the child keeps it as its (deleted, empty) cwd; nothing is left behind."""
+        """Remove the working directory now: the child keeps it as its (deleted, empty) cwd; nothing
+        is left behind."""
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -248,7 +320,8 @@ class SandboxWorker:
 
     # -- the protocol --
     def start(self, timeout: float = 10.0) -> BatchReply:
-        """Start the child and load the code; the reply is ``ok`` when ready, else says why not (worker closed)."""
+        """Start the child and load the code; the reply is ``ok`` when ready, else says why not
+        (worker closed)."""
         return self._start(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def submit(self, records: list) -> None:
@@ -256,15 +329,18 @@ class SandboxWorker:
         self._send_batch(b"J" + json.dumps(records).encode("ascii"), len(records))
 
     def submit_lines(self, data: bytes) -> None:
-        """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
+        """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``);
+        never waits."""
         self._send_batch(b"L" + data, data.count(b"\n") + 1)
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
-        """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
+        """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is
+        closed."""
         return self._receive(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
-        """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
+        """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s
+        result."""
         started = time.monotonic()
         self.submit(records)
         return _as_result(self.receive(timeout), len(records), started)
@@ -280,8 +356,11 @@ class SandboxWorker:
             self._wait(grace)
         if self._feeder is not None:
             self._feeder.join(grace)
-        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close,
-                        self._watch_fd >= 0 and (lambda: os.close(self._watch_fd))):
+        for closing in (
+            lambda: os.close(self._rfd),
+            self._stderr and self._stderr.close,
+            self._watch_fd >= 0 and (lambda: os.close(self._watch_fd)),
+        ):
             try:
                 closing and closing()
             except OSError:
@@ -301,7 +380,9 @@ class SandboxWorker:
         self._send(json.dumps(self._request).encode("ascii"))
         reply = BatchReply()
         try:
-            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, LOAD_TOO_DEEP).get("error")
+            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, LOAD_TOO_DEEP).get(
+                "error"
+            )
             if error is not None and not isinstance(error, str):
                 raise malformed()
             reply.error = None if error is None else clip_text(error, TEXT_CHARS)
@@ -309,9 +390,14 @@ class SandboxWorker:
             if not self._armed and str(stop) != "timeout":
                 self._stderr.seek(0, os.SEEK_END)
                 self._stderr.seek(max(0, self._stderr.tell() - 4 * _STDERR_KEEP))
-                tail = clip_text(self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:], _STDERR_KEEP)
+                tail = clip_text(
+                    self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:],
+                    _STDERR_KEEP,
+                )
                 self.close()
-                raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
+                raise SandboxError(
+                    f"sandbox child failed before running the code ({stop}): {tail}"
+                ) from None
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
         return self._settle(reply)
 
@@ -321,12 +407,19 @@ class SandboxWorker:
             if self.closed:
                 raise _Stop("the worker is closed")
             sent = self._sent.popleft() if self._sent else 0
-            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, HEAD_TOO_DEEP)
+            head = self._message(
+                b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, HEAD_TOO_DEEP
+            )
             reply.n, size, reply.failed, reply.skipped, reply.error = read_head(head, sent)
             if size > self._reply_cap:
-                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)")
+                raise _Stop(
+                    f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)"
+                )
             reply.payload = self._take(size, deadline)
-            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
+            if (
+                self._take(len(self.nonce) + 4, deadline)
+                != b"\nE " + self.nonce.encode("ascii") + b"\n"
+            ):
                 raise malformed()
             check_payload(reply.payload, reply.n, reply.failed)
         except (_Stop, BadReply) as stop:
@@ -347,7 +440,8 @@ class SandboxWorker:
         self._queue.put(len(frame).to_bytes(8, "big") + frame)
 
     def _send_batch(self, frame: bytes, records: int) -> None:
-        """Queue a batch frame of ``records`` records (lines): its reply may hold no more than that."""
+        """Queue a batch frame of ``records`` records (lines): its reply may hold no more than
+        that."""
         self._sent.append(records)
         self._send(frame)
 
@@ -357,7 +451,7 @@ class SandboxWorker:
             while (data := self._queue.get()) is not None:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(self._wfd, view):]
+                    view = view[os.write(self._wfd, view) :]
         except OSError:
             pass  # the child is gone; receive() reports why
         finally:
@@ -366,25 +460,37 @@ class SandboxWorker:
             except OSError:
                 pass
 
-    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int,
-                 too_deep: Callable[[bytes], bool]) -> dict:
-        """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations.
+    def _message(
+        self,
+        kind: bytes,
+        deadline: float,
+        violations: list[str],
+        limit: int,
+        too_deep: Callable[[bytes], bool],
+    ) -> dict:
+        """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go
+        to violations.
 
-        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed (BadReply), not parsed.
+        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed (BadReply), not
+        parsed.
         """
         prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
         try:
             while True:
                 line = self._line(deadline, max(limit, _LINE_BYTES))
                 if line.startswith(prefix):
-                    return parse_line(line[len(prefix):], limit, too_deep)
+                    return parse_line(line[len(prefix) :], limit, too_deep)
                 if line == b"A":
                     self._armed = True
                 elif line and len(violations) >= _MAX_VIOLATIONS:
-                    extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
+                    # counted, not kept: a loop that catches refusals cannot fill the memory
+                    extra += 1
                 elif line:
-                    violations.append(violation_text(line) if line.startswith(b"V") else
-                                      "unexpected data on the sandbox result channel")
+                    violations.append(
+                        violation_text(line)
+                        if line.startswith(b"V")
+                        else "unexpected data on the sandbox result channel"
+                    )
         finally:
             if extra:
                 violations.append(f"... {extra} more refused operations")
@@ -402,7 +508,8 @@ class SandboxWorker:
         self._buf += chunk
 
     def _line(self, deadline: float, limit: int = _LINE_BYTES) -> bytes:
-        """The next line; a child that sends more than ``limit`` bytes without a newline is stopped."""
+        """The next line; a child that sends more than ``limit`` bytes without a newline is
+        stopped."""
         scanned = 0  # bytes after _pos known to hold no newline (_fill may move _pos to 0)
         while (end := self._buf.find(b"\n", self._pos + scanned)) < 0:
             scanned = len(self._buf) - self._pos
@@ -422,7 +529,8 @@ class SandboxWorker:
 
 
 def _tie_to_parent(read_fd: int, pid: int) -> bool:
-    """Linux: have the kernel send SIGIO (default action: terminate) to pid when the pipe's write end closes.
+    """Linux: have the kernel send SIGIO (default action: terminate) to pid when the pipe's write
+    end closes.
 
     The write end is this process's alone, so it closes when this process ends, even by SIGKILL.
     The signal needs nothing from the child, so it also ends one sleeping or stuck in C code.
@@ -444,8 +552,10 @@ def _tie_to_parent(read_fd: int, pid: int) -> bool:
 def _death_message(returncode: int | None, cpu_seconds: int, memory_mb: int = 0) -> str:
     """Explain a child that ended without reporting a result."""
     if returncode == MEMORY_EXIT:
-        return (f"ran out of memory (limit {memory_mb} MB) reading or writing the batch: "
-                "the batch, or one record in it, is too large for the sandbox")
+        return (
+            f"ran out of memory (limit {memory_mb} MB) reading or writing the batch: "
+            "the batch, or one record in it, is too large for the sandbox"
+        )
     if returncode is not None and returncode < 0:
         number = -returncode
         if number == signal.SIGXCPU:
