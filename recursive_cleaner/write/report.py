@@ -46,34 +46,45 @@ class ReportData:
     chunks_total: int = 0
     chunks_processed: int = 0
     records_seen: int = 0
-    functions: list[dict] = field(default_factory=list)  # name, docstring, field, issue, issues_before/after
+    # name, docstring, field, issue, issues_before/after
+    functions: list[dict] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (function name, reason)
     unfixable: dict[str, str] = field(default_factory=dict)  # field -> issue given up on
     issues: list[dict] = field(default_factory=list)  # field, issue, offending, count, chunk_index
     improvement: ImprovementReport | None = None
-    llm: dict = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens, cached_tokens, ...
+    # calls, prompt_tokens, completion_tokens, cached_tokens, ...
+    llm: dict = field(default_factory=dict)
     latency: dict = field(default_factory=dict)  # min_ms, max_ms, avg_ms, total_ms
     skipped_records: int = 0
     skipped_examples: list[str] = field(default_factory=list)
     output_path: str = ""
     order_note: str = ""
-    modifications: list[dict] = field(default_factory=list)  # name, chunk_index: functions replaced by a new version
-    reflection: dict = field(default_factory=dict)    # ReflectionStats.to_dict(): original, discarded, refined, ...
-    optimization: dict = field(default_factory=dict)  # original, final, calls, merged [str], refused [str]
-    stopped_early: bool = False                      # early termination: chunks_processed < chunks_total
-    cross_row: list[str] = field(default_factory=list)  # descriptions of the cross-row steps written
+    # name, chunk_index: functions replaced by a new version
+    modifications: list[dict] = field(default_factory=list)
+    # ReflectionStats.to_dict(): original, discarded, refined, ...
+    reflection: dict = field(default_factory=dict)
+    # original, final, calls, merged [str], refused [str]
+    optimization: dict = field(default_factory=dict)
+    # early termination: chunks_processed < chunks_total
+    stopped_early: bool = False
+    # descriptions of the cross-row steps written
+    cross_row: list[str] = field(default_factory=list)
     cross_row_dropped: int = 0  # records those steps drop on the planning sample
     cross_row_sample: int = 0  # records in that sample (0: no plan was made)
-    spec: list[str] = field(default_factory=list)  # the field spec, a line per field (CleaningSpec.summary)
+    # the field spec, a line per field (CleaningSpec.summary)
+    spec: list[str] = field(default_factory=list)
     spec_path: str = ""  # where cleaning_spec.json was written
-    suggestions: list[str] = field(default_factory=list)  # issues seen in fields the goals do not mention
-    applied: dict = field(default_factory=dict)  # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
+    # issues seen in fields the goals do not mention
+    suggestions: list[str] = field(default_factory=list)
+    # an apply run's counts: dataclasses.asdict(ApplyResult) or a subset
+    applied: dict = field(default_factory=dict)
     seconds: float | None = None
     unusable_replies: int = 0  # model replies that could not be parsed
 
 
 def _short(text: Any, limit: int) -> str:
-    """Untrusted text as markdown prose: one line, at most ``limit`` characters (ending in '…' when cut), escaped."""
+    """Untrusted text as markdown prose: one line, at most ``limit`` characters (ending in '…' when
+    cut), escaped."""
     return md_text(text, limit)
 
 
@@ -83,8 +94,8 @@ def _code(text: Any, limit: int = 60) -> str:
 
 
 def _example(value: Any) -> str:
-    """A value as the report shows it: a string as is, unless its spaces matter (leading, trailing, doubled,
-    tabs: then its repr, so a code span cannot hide them); anything else as its repr."""
+    """A value as the report shows it: a string as is, unless its spaces matter (leading, trailing,
+    doubled, tabs: then its repr, so a code span cannot hide them); anything else as its repr."""
     if isinstance(value, str) and value == " ".join(value.split()) and value:
         return value
     return repr(value)
@@ -120,7 +131,8 @@ def _title(data: ReportData) -> str:
 
 
 def _issue_groups(issues: list[dict]) -> dict[str, dict]:
-    """field -> {count, issues (distinct texts), examples (distinct values)}, in first-seen order."""
+    """field -> {count, issues (distinct texts), examples (distinct values)}, in first-seen
+    order."""
     groups: dict[str, dict] = {}
     for item in issues:
         name = item.get("field") or WHOLE_RECORD
@@ -150,15 +162,22 @@ def _summary(data: ReportData) -> list[str]:
         lines.append(f"- **Source:** {_code(data.source, 120)} ({data.mode})")
     if data.chunks_total or data.records_seen:
         unit = "texts" if data.mode == "text" else "records"
-        lines.append(f"- **Read:** {_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks, "
-                     f"{_num(data.records_seen)} {unit}")
+        lines.append(
+            f"- **Read:** {_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks, "
+            f"{_num(data.records_seen)} {unit}"
+        )
     if data.dry_run:
         n_fields = len(set(_issue_groups(data.issues)) - {WHOLE_RECORD})
         general = sum(1 for i in data.issues if not i.get("field"))
         about = f", {general} about whole records" if general else ""
-        lines.append(f"- **Issues detected:** {len(data.issues)} in {n_fields} field(s){about}; no code was written")
+        lines.append(
+            f"- **Issues detected:** {len(data.issues)} in {n_fields} field(s){about}; no code was "
+            "written"
+        )
     else:
-        lines.append(f"- **Functions:** {len(data.functions)} accepted, {len(data.rejected)} rejected")
+        lines.append(
+            f"- **Functions:** {len(data.functions)} accepted, {len(data.rejected)} rejected"
+        )
     dirty = _dirty_fields(data)
     if dirty:
         label = "with issues" if data.dry_run else "still dirty"
@@ -170,8 +189,14 @@ def _summary(data: ReportData) -> list[str]:
     if quality:
         lines.append(quality)
     if data.llm.get("calls"):
-        tokens = int(data.llm.get("prompt_tokens") or 0) + int(data.llm.get("completion_tokens") or 0)
-        unusable = f", {_num(data.unusable_replies)} unusable replies (asked again)" if data.unusable_replies else ""
+        tokens = int(data.llm.get("prompt_tokens") or 0) + int(
+            data.llm.get("completion_tokens") or 0
+        )
+        unusable = (
+            f", {_num(data.unusable_replies)} unusable replies (asked again)"
+            if data.unusable_replies
+            else ""
+        )
         lines.append(f"- **LLM:** {_num(data.llm['calls'])} calls, {_num(tokens)} tokens{unusable}")
     if data.seconds is not None:
         lines.append(f"- **Time:** {_duration(data.seconds)}")
@@ -191,11 +216,16 @@ def _quality_line(imp: ImprovementReport | None) -> str:
         return ""
     s = imp.summary()
     if s["accuracy_before"] is not None or s["accuracy_after"] is not None:
-        return f"- **Cell accuracy vs ground truth:** {pct(s['accuracy_before'])} → {pct(s['accuracy_after'])}"
+        return (
+            f"- **Cell accuracy vs ground truth:** {pct(s['accuracy_before'])} → "
+            f"{pct(s['accuracy_after'])}"
+        )
     if s["conformity_before"] is None and s["conformity_after"] is None:
         return ""
-    return (f"- **Mean conformity:** {pct(s['conformity_before'])} → {pct(s['conformity_after'])} "
-            f"({_num(s['rows_changed'])} of {_num(s['records'])} rows changed)")
+    return (
+        f"- **Mean conformity:** {pct(s['conformity_before'])} → {pct(s['conformity_after'])} "
+        f"({_num(s['rows_changed'])} of {_num(s['records'])} rows changed)"
+    )
 
 
 def _change(before: Any, after: Any, name: Any) -> str:
@@ -204,9 +234,16 @@ def _change(before: Any, after: Any, name: Any) -> str:
         return ""
     if name is not None and (name in before or name in after):
         return f"{before.get(name, '?')} → {after.get(name, '?')}"
-    moved = [f"{_code(k, 30)} {before.get(k, '?')} → {after.get(k, '?')}"
-             for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
-    return ", ".join(moved[:5]) + (f" (+{len(moved) - 5} more)" if len(moved) > 5 else "") if moved else "no change"
+    moved = [
+        f"{_code(k, 30)} {before.get(k, '?')} → {after.get(k, '?')}"
+        for k in dict.fromkeys([*before, *after])
+        if before.get(k) != after.get(k)
+    ]
+    return (
+        ", ".join(moved[:5]) + (f" (+{len(moved) - 5} more)" if len(moved) > 5 else "")
+        if moved
+        else "no change"
+    )
 
 
 def _functions(data: ReportData) -> list[str]:
@@ -228,7 +265,10 @@ def _functions(data: ReportData) -> list[str]:
         revised = [m for m in data.modifications if m.get("name") == fn.get("name")]
         if revised:
             chunks = ", ".join(str(int(m.get("chunk_index", 0)) + 1) for m in revised)
-            facts.append(f"- Revised by the model {len(revised)} time(s) (chunk {chunks}); the latest version is kept")
+            facts.append(
+                f"- Revised by the model {len(revised)} time(s) (chunk {chunks}); the latest "
+                "version is kept"
+            )
         lines += facts + ([""] if facts else [])
     return lines
 
@@ -238,7 +278,9 @@ def _issues(data: ReportData) -> list[str]:
     for name, group in _issue_groups(data.issues).items():
         count = _num(group["count"]) if group["count"] is not None else "—"
         issue = "; ".join(group["issues"][:2]) + (" …" if len(group["issues"]) > 2 else "")
-        examples = ", ".join(md_code(_example(v), 30, cell=True) for v in group["examples"][:MAX_EXAMPLES])
+        examples = ", ".join(
+            md_code(_example(v), 30, cell=True) for v in group["examples"][:MAX_EXAMPLES]
+        )
         lines.append(f"| {_field_cell(name)} | {count} | {md_text(issue, 160)} | {examples} |")
     return lines
 
@@ -253,7 +295,8 @@ def _rejected(data: ReportData) -> list[str]:
 
 
 def _left_dirty(data: ReportData) -> list[str]:
-    """Fields given up on, then (after a real run) fields whose issues were still open at the end."""
+    """Fields given up on, then (after a real run) fields whose issues were still open at the
+    end."""
     rows = [(name, f"given up: {issue}") for name, issue in data.unfixable.items()]
     if not data.dry_run:
         for name, group in _issue_groups(data.issues).items():
@@ -274,13 +317,21 @@ def _llm_usage(data: ReportData) -> list[str]:
         lines.append(f"- Calls: {_num(llm['calls'])}{retried}")
     prompt, cached = int(llm.get("prompt_tokens") or 0), int(llm.get("cached_tokens") or 0)
     if prompt or llm.get("completion_tokens"):
-        lines.append(f"- Tokens: {_num(prompt)} prompt, {_num(int(llm.get('completion_tokens') or 0))} completion")
+        lines.append(
+            f"- Tokens: {_num(prompt)} prompt, {_num(int(llm.get('completion_tokens') or 0))} "
+            "completion"
+        )
     if prompt:
-        lines.append(f"- Prompt cache: {_num(cached)} cached tokens ({pct(cached / prompt)} of prompt tokens)")
+        lines.append(
+            f"- Prompt cache: {_num(cached)} cached tokens ({pct(cached / prompt)} of prompt "
+            "tokens)"
+        )
     if lat and any(lat.get(k) for k in ("min_ms", "avg_ms", "max_ms", "total_ms")):
         s = {k: float(lat.get(k) or 0) / 1000 for k in ("min_ms", "avg_ms", "max_ms", "total_ms")}
-        lines.append(f"- Latency per call: min {s['min_ms']:.2f} s, avg {s['avg_ms']:.2f} s, "
-                     f"max {s['max_ms']:.2f} s; total {s['total_ms']:.1f} s")
+        lines.append(
+            f"- Latency per call: min {s['min_ms']:.2f} s, avg {s['avg_ms']:.2f} s, "
+            f"max {s['max_ms']:.2f} s; total {s['total_ms']:.1f} s"
+        )
     return lines if len(lines) > 2 else []
 
 
@@ -289,23 +340,35 @@ def _judgement(data: ReportData) -> list[str]:
     lines = ["## Review of the functions", ""]
     r = data.reflection
     if r:
-        lines.append(f"- Reflection: {_num(r.get('original', 0))} candidates critiqued, {_num(r.get('refined', 0))} "
-                     f"refine rounds, {_num(r.get('discarded', 0))} discarded, {_num(r.get('deduplicated', 0))} "
-                     f"near-duplicates dropped, {_num(r.get('final', 0))} accepted")
+        lines.append(
+            f"- Reflection: {_num(r.get('original', 0))} candidates critiqued, "
+            f"{_num(r.get('refined', 0))} "
+            f"refine rounds, {_num(r.get('discarded', 0))} discarded, "
+            f"{_num(r.get('deduplicated', 0))} "
+            f"near-duplicates dropped, {_num(r.get('final', 0))} accepted"
+        )
     o = data.optimization
     if o:
-        lines.append(f"- Consolidation: {_num(o.get('original', 0))} functions → {_num(o.get('final', 0))} "
-                     f"({_num(o.get('calls', 0))} calls)")
+        lines.append(
+            f"- Consolidation: {_num(o.get('original', 0))} functions → {_num(o.get('final', 0))} "
+            f"({_num(o.get('calls', 0))} calls)"
+        )
         lines += [f"  - merged: {_short(m, 200)}" for m in o.get("merged", [])[:10]]
         lines += [f"  - kept apart: {_short(m, REASON_CHARS)}" for m in o.get("refused", [])[:10]]
     if data.stopped_early:
-        lines.append(f"- Early termination: the model judged the patterns saturated after "
-                     f"{_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks")
+        lines.append(
+            f"- Early termination: the model judged the patterns saturated after "
+            f"{_num(data.chunks_processed)} of {_num(data.chunks_total)} chunks"
+        )
     return lines if len(lines) > 2 else []
 
 
 def _skipped(data: ReportData) -> list[str]:
-    lines = ["## Skipped input", "", f"{_num(data.skipped_records)} input records could not be read and were skipped."]
+    lines = [
+        "## Skipped input",
+        "",
+        f"{_num(data.skipped_records)} input records could not be read and were skipped.",
+    ]
     if data.skipped_examples:
         lines += ["", *[f"- {_code(e, 200)}" for e in data.skipped_examples[:MAX_SKIPPED]]]
         if len(data.skipped_examples) > MAX_SKIPPED:
@@ -314,11 +377,15 @@ def _skipped(data: ReportData) -> list[str]:
 
 
 def _applied(data: ReportData) -> list[str]:
-    """An apply run: records in and out, duplicates dropped, records changed per function and cross-row step."""
+    """An apply run: records in and out, duplicates dropped, records changed per function and
+    cross-row step."""
     a = data.applied
     facts = [f"{_num(a.get('records_in', 0))} records in, {_num(a.get('records_out', 0))} out"]
-    facts += [f"{_num(a[k])} {label}" for k, label in (("dropped_duplicates", "duplicates dropped"),
-                                                      ("failed", "failed")) if a.get(k)]
+    facts += [
+        f"{_num(a[k])} {label}"
+        for k, label in (("dropped_duplicates", "duplicates dropped"), ("failed", "failed"))
+        if a.get(k)
+    ]
     lines = ["## Applied to the data", "", f"- {', '.join(facts)}"]
     by_step = a.get("changes_by_step") or {}
     if by_step:
@@ -328,21 +395,38 @@ def _applied(data: ReportData) -> list[str]:
 
 
 def _cross_row_refused(data: ReportData) -> list[tuple[str, str]]:
-    return [(n, r) for n, r in data.rejected if str(n).startswith("<cross_row_step") or n == "cross_row_plan"]
+    return [
+        (n, r)
+        for n, r in data.rejected
+        if str(n).startswith("<cross_row_step") or n == "cross_row_plan"
+    ]
 
 
 def _cross_row(data: ReportData) -> list[str]:
-    """The steps written, the records they drop on the sample, and the steps refused with their reasons."""
+    """The steps written, the records they drop on the sample, and the steps refused with their
+    reasons."""
     lines = ["## Cross-row steps", ""]
     if data.cross_row:
-        lines += ["Run after `clean_data`, over the whole dataset (two passes):", "",
-                  *[f"- {_short(d, 300)}" for d in data.cross_row], ""]
+        lines += [
+            "Run after `clean_data`, over the whole dataset (two passes):",
+            "",
+            *[f"- {_short(d, 300)}" for d in data.cross_row],
+            "",
+        ]
     if data.cross_row_sample:
-        lines += [f"On the planning sample they keep {_num(data.cross_row_sample - data.cross_row_dropped)} of "
-                  f"{_num(data.cross_row_sample)} records ({_num(data.cross_row_dropped)} dropped).", ""]
+        lines += [
+            "On the planning sample they keep "
+            f"{_num(data.cross_row_sample - data.cross_row_dropped)} of "
+            f"{_num(data.cross_row_sample)} records ({_num(data.cross_row_dropped)} dropped).",
+            "",
+        ]
     refused = _cross_row_refused(data)
     if refused:
-        lines += ["Refused:", "", *[f"- {_code(n, 200)}: {_short(r, 300)}" for n, r in refused[:MAX_REJECTED]]]
+        lines += [
+            "Refused:",
+            "",
+            *[f"- {_code(n, 200)}: {_short(r, 300)}" for n, r in refused[:MAX_REJECTED]],
+        ]
     return lines
 
 
@@ -354,13 +438,32 @@ def render_report(data: ReportData) -> str:
     if not data.dry_run and data.functions:
         sections.append(_functions(data))
     if data.spec:
-        sections.append(["## Field spec", "", "What each field should look like, as read from the goals "
-                         + (f"(edit {md_code(data.spec_path)} and pass it back with `--spec` / `spec=`)"
-                            if data.spec_path else "") + ":", "", *[f"- {_short(line, 300)}" for line in data.spec]])
+        sections.append(
+            [
+                "## Field spec",
+                "",
+                "What each field should look like, as read from the goals "
+                + (
+                    f"(edit {md_code(data.spec_path)} and pass it back with `--spec` / `spec=`)"
+                    if data.spec_path
+                    else ""
+                )
+                + ":",
+                "",
+                *[f"- {_short(line, 300)}" for line in data.spec],
+            ]
+        )
     if data.suggestions:
-        sections.append(["## Suggestions (not changed)", "", "Fields the goals do not mention were left as they are. "
-                         "Seen in them (add them to the goals, or use `--scope all`, to clean them):", "",
-                         *[f"- {_short(line, 300)}" for line in data.suggestions]])
+        sections.append(
+            [
+                "## Suggestions (not changed)",
+                "",
+                "Fields the goals do not mention were left as they are. "
+                "Seen in them (add them to the goals, or use `--scope all`, to clean them):",
+                "",
+                *[f"- {_short(line, 300)}" for line in data.suggestions],
+            ]
+        )
     if data.cross_row or _cross_row_refused(data):
         sections.append(_cross_row(data))
     if data.applied:
