@@ -15,15 +15,18 @@ mechanical and cannot change what the code does:
 2. a ``#`` comment line is wrapped into several at its indent (not ``noqa`` / ``type:`` /
    ``pragma`` / ``fmt:`` comments);
 3. an inline comment that makes its line too long moves to its own line(s) above the code;
-4. a docstring paragraph of plain prose (lines at the docstring's indent, or a ``-`` / ``*``
-   list item with its hanging indent; no ``>>>``, tables or indented blocks) is re-filled. Never
-   the docstrings the program may read: a module's that names ``__doc__``, and a function's
-   under a ``command`` / ``group`` / ``callback`` decorator (click's help).
+4. a docstring paragraph of plain prose (lines at the docstring's indent, or a ``-`` / ``*`` /
+   ``1.`` list item with its hanging indent; no ``>>>``, tables or indented blocks) is re-filled,
+   and so is a string statement after an assignment (an attribute's docstring). Never the
+   docstrings the program may read: a module's that names ``__doc__``, and a function's under a
+   ``command`` / ``group`` / ``callback`` decorator (click's help).
 
 Every rewrite is checked: the file's AST must be the same before and after (docstrings compared
 with their whitespace collapsed), else the file is left as formatted and named. Running it again
 changes nothing. What it cannot wrap is listed as ``path:line: reason`` for a hand (exit code 1
-when any is left; 0 when every line fits).
+when any is left; 0 when every line fits); a line that ends in ``# noqa: E501``, or a
+triple-quoted string followed by it (a table, a generated file's template), is not listed: ruff
+does not flag it either.
 """
 
 from __future__ import annotations
@@ -351,8 +354,8 @@ def _docstring_nodes(tree: ast.Module, text: str) -> list[ast.Constant]:
     return found
 
 
-_NOT_PROSE = re.compile(r"^\s*(>>>|\.\.\.|\.\. |[|+=]|:\w+:|\d+[.)] |#|```|--|~~|\*\*)")
-_ITEM = re.compile(r"^([-*] )")
+_NOT_PROSE = re.compile(r"^\s*(>>>|\.\.\.|\.\. |[|+=]|:\w+:|\d+\) |#|```|--|~~|\*\*)")
+_ITEM = re.compile(r"^([-*] |\d{1,2}\. )")
 
 
 def _refill(block: list[str], indent: str, lead_pad: int, limit: int, last_extra: int) -> list[str]:
@@ -430,7 +433,7 @@ def _refill_doc(
             continue
         j = i + 1
         item = _ITEM.match(line[len(indent) :])
-        hang = indent + "  " if item else indent
+        hang = indent + " " * len(item[1]) if item else indent
         while (
             j < len(doc)
             and doc[j].strip()
@@ -538,7 +541,15 @@ def _left(path: Path, text: str, limit: int) -> list[str]:
         tokens = _tokens(text)
     except (SyntaxError, tokenize.TokenError):
         return [f"{path}:{n}: (does not parse)" for n in rows]
+    noqa = re.compile(r"#\s*noqa(?!:)|#\s*noqa:[\s\w,]*E501")
+    exempt = {
+        tok.start[0] for tok in tokens if tok.type == tokenize.COMMENT and noqa.search(tok.string)
+    }
     multi = {}
+    for tok in tokens:
+        # ruff reads the marker after a string's closing quotes for all its lines
+        if tok.type == tokenize.STRING and tok.end[0] in exempt:
+            exempt.update(range(tok.start[0], tok.end[0] + 1))
     for tok in tokens:
         if tok.start[0] != tok.end[0] and (
             tok.type == tokenize.STRING or tokenize.tok_name[tok.type] == "FSTRING_MIDDLE"
@@ -546,6 +557,8 @@ def _left(path: Path, text: str, limit: int) -> list[str]:
             multi.update({r: True for r in range(tok.start[0], tok.end[0] + 1)})
     out = []
     for n in rows:
+        if n in exempt:
+            continue
         s = lines[n - 1].strip()
         if n in docs:
             why = docs[n] + (
