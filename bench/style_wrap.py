@@ -229,6 +229,15 @@ def _line_edits(text: str, limit: int, inline_only: bool = False) -> Edits:
             tokenize.ENDMARKER,
         ):
             by_row.setdefault(tok.start[0], []).append(i)
+    inline = {}  # row -> (code, comment) of a code line ending in a comment
+    for row, idx in by_row.items():
+        tok = tokens[idx[-1]]
+        if (
+            tok.type == tokenize.COMMENT
+            and len(idx) > 1
+            and all(tokens[i].start[0] == tokens[i].end[0] for i in idx)
+        ):
+            inline[row] = (lines[row - 1][: tok.start[1]].rstrip(), tok.string)
     replace: dict[int, list[str]] = {}
     for row in sorted(long_rows):
         idx = by_row.get(row, [])
@@ -251,21 +260,44 @@ def _line_edits(text: str, limit: int, inline_only: bool = False) -> Edits:
             if wrapped:
                 replace[row] = (row, [w + ending for w in wrapped])
             continue
-        # 3. an inline comment
+        # 3. an inline comment (with the next lines' when it goes on there: an open bracket or
+        # quote)
         if last.type == tokenize.COMMENT:
-            code = body[: last.start[1]].rstrip()
-            prev = lines[row - 2].rstrip("\r\n") if row > 1 else ""
-            if PRAGMA.search(last.string) or prev.endswith("\\"):
+            group = [row]
+            while _is_open(inline.get(group[0] - 1, ("", ""))[1]):
+                group.insert(0, group[0] - 1)
+            while _is_open(inline[group[-1]][1]) and group[-1] + 1 in inline:
+                group.append(group[-1] + 1)
+            first_line = lines[group[0] - 1].rstrip("\r\n")
+            prev = lines[group[0] - 2].rstrip("\r\n") if group[0] > 1 else ""
+            texts = [inline[r][1] for r in group]
+            if (
+                any(PRAGMA.search(c) for c in texts)
+                or prev.endswith("\\")
+                or any(r in replace for r in group)
+            ):
                 continue
-            wrapped = _wrap_comment(indent, last.string, limit)
+            joined = "# " + " ".join(c.lstrip("#").strip() for c in texts)
+            wrapped = _wrap_comment(_indent(first_line), joined, limit)
             if wrapped:
-                replace[row] = (row, [w + ending for w in wrapped] + [code + ending])
+                for r in group:
+                    code = inline[r][0] + lines[r - 1][len(lines[r - 1].rstrip("\r\n")) :]
+                    replace[r] = (
+                        r,
+                        ([w + ending for w in wrapped] if r == group[0] else []) + [code],
+                    )
             continue
         # 1. a string literal that ends the line's expression
         new = _rewrite_string_line(tokens, idx, unit_at, depth_before, body, indent, limit)
         if new:
             replace[row] = (row, [n + ending for n in new])
     return replace
+
+
+def _is_open(comment: str) -> bool:
+    """A comment that goes on in the next line's: more ``(`` than ``)``, or an odd count of
+    ``"``."""
+    return comment.count("(") > comment.count(")") or comment.count('"') % 2 == 1
 
 
 def _rewrite_string_line(

@@ -549,15 +549,11 @@ def _read_segment(
             continue
         after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end : g[0]])]
         before = [g for g in groups if g[0] < start]
+        # "keep it lower case, and don't reformat the phone": not the phone
         later = [
             g
             for g in groups
-            if g[0] >= start
-            and not any(  # "keep it lower case, and don't
-                # reformat the phone": not the phone
-                k == "as_is" and end <= s < g[0]
-                for k, _, s, _ in found
-            )
+            if g[0] >= start and not any(k == "as_is" and end <= s < g[0] for k, _, s, _ in found)
         ]
         target = after or before[-1:] or later[:1]
         fields_for, into = (target[0][2] if target else subject), kinds

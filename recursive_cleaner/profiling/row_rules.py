@@ -22,10 +22,10 @@ _SAME = re.compile(r"\b(?:same|a|an|each|every|one)\s+$", re.I)
 _HAS_SAME = re.compile(
     r"[\s)]*(?:\w+\s+){0,2}(?:has|have|gets?|shares?|goes\s+with|comes\s+with|maps\s+to)\s+the\s+"
     # should always have the same", "a measure code always goes with the same"
+    # "..., and rows with the same X ..."
     r"same\b",
     re.I,
 )
-# "..., and rows with the same X ..."
 _APART = re.compile(r"[,;]\s*(?:and|but|so|while|whereas)\b|;", re.I)
 
 

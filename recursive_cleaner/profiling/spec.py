@@ -775,9 +775,9 @@ def _checked(
             "already share one shape",
         )
     exp = spec.expectation()
-    # (an enumeration is checked too: a list
+    # (an enumeration is checked too: a list that none of the field's values is, or is spelled like,
+    # was read for another field)
     if exp is None or exp.kind == "as_is" or not _present(samples):
-        # that none of the field's values is, or is spelled like, was read for another field)
         return spec
     if (
         exp.kind in ("us_state", "country_alpha2")
