@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.judge import _child as _sandbox_child
-from recursive_cleaner.judge import sandbox as sandbox_module
+from recursive_cleaner.judge import sandbox_worker as sandbox_module  # where the worker reads its paths
 from recursive_cleaner import toolkit as tk
 from recursive_cleaner.apply.local import apply_file, apply_records
 from recursive_cleaner.judge.sandbox import SandboxWorker, run_in_sandbox
