@@ -23,6 +23,7 @@ CHECKED = [
     "recursive_cleaner/_toolkit_dates.py",
     "recursive_cleaner/_toolkit_numbers.py",
     "recursive_cleaner/_toolkit_units.py",
+    "recursive_cleaner/_toolkit_text.py",
     "recursive_cleaner/_version.py",
     "recursive_cleaner/context.py",
     "recursive_cleaner/cross_row.py",

@@ -44,7 +44,7 @@ The environment: the child starts with an empty one (the trusted worker with
 ``TRUSTED_ENVIRONMENT``, locale and search path only), and ``os.environ`` / ``posix.environ`` are
 emptied before any code of the file runs, in both modes.
 
-Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
+Order of lock-down: read the request, load ``toolkit.py`` and its ``_toolkit_*.py`` parts from
 ``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that
 holds nothing else (the real package is never imported), pre-import every allowed module (importing
 opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
@@ -240,7 +240,13 @@ def _watch_parent(fd) -> None:
 
 
 # in import order
-_TOOLKIT_PARTS = ("_toolkit_data", "_toolkit_dates", "_toolkit_numbers", "_toolkit_units")
+_TOOLKIT_PARTS = (
+    "_toolkit_data",
+    "_toolkit_dates",
+    "_toolkit_numbers",
+    "_toolkit_units",
+    "_toolkit_text",
+)
 
 
 def _load_toolkit(folder: str) -> None:
