@@ -2,21 +2,24 @@
 several fields share, or a synonym ("phone", "e-mail", "dates", "times"), grouped as they stand
 together.
 
-Abbreviations (``abbreviation_links``) follow general rules, no list per table: a field's name is
-cut into parts (snake, camel, digits) and each part into pieces, one per consecutive word of the
-goals. A piece links to a word that it is (or the word's plural), a prefix of (``dept``: department,
-not ``name``: named or ``state``: statement, which are other words of the same stem), a skeleton of
-(a prefix, then consonants in order, ending on the word's last consonant: ``qty``: quantity,
-``amt``: amount, ``dept``: department, ``dt``: date; two letters shorter at least, so ``county`` is
-not "country"), or the initial of (``dob``: date of birth, ``fname``: first name: initials open a
-part, and stand for words of three letters or more or for glue such as "of", never "a" or "the"). A
-one- or two-letter piece links only beside a stronger one (a word itself, or a prefix, skeleton or
-three initials), so ``id`` never links "idea", nor ``st`` "state" alone."""
+A field's name and the words it abbreviates (``abbreviation_links``) are read in ``field_names``
+(re-exported here)."""
 
 from __future__ import annotations
 
-import os
 import re
+
+from .field_names import (
+    MAX_WORD,
+    STOP_WORDS,
+    WORD_GAP,
+    WORD_PARTS,
+    abbreviation_links,
+    field_tokens,
+    is_date_name,
+    name_parts,
+    singulars,
+)
 
 __all__ = [
     "FieldMentions",
@@ -60,171 +63,6 @@ _NAMES = re.compile(r"names?", re.I)
 _SHARED_HEAD = re.compile(
     rf"(?<![\w/-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*){{1,6}})({_WORD})\s+({_WORD})", re.I
 )
-
-
-def singulars(word: str) -> list[str]:
-    """The word and the singulars it may be: breweries -> brewery, beers -> beer, boxes -> box."""
-    w = word.lower()
-    out = [w]
-    if w.endswith("ies"):
-        out.append(w[:-3] + "y")
-    if w.endswith("es"):
-        out.append(w[:-2])
-    if w.endswith("s"):
-        out.append(w[:-1])
-    return out
-
-
-def field_tokens(field: str) -> list[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", field)
-    return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
-
-
-def name_parts(field: str) -> list[str]:
-    """A field name's parts: its words (snake, kebab, camel case) with digits apart ("address1":
-    address, 1)."""
-    return [p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t)]
-
-
-_STOP = frozenset("a an and at by for from in of on or per the to with".split())
-# a stop word an initial may stand for (date of birth), never an article
-_GLUE = _STOP - {"a", "an", "the"}
-# same stem
-_FORMS = frozenset("s es d ed ing ings er ers ly ment ments ship ness less ful wide able".split())
-_GAP = re.compile(r"[\s_\-]{1,2}")
-_WORDS = re.compile(r"[A-Za-z]+|\d+")
-# longer words are never abbreviated (and a hostile one-word text is read in linear time)
-_MAX_WORD = 30
-
-
-def _last_consonant(word: str) -> str:
-    return next((c for c in reversed(word) if c.isalpha() and c not in "aeiou"), "")
-
-
-_STEM_ENDS = _FORMS | frozenset("ion ions ation ations e".split())
-# a part of a column name that ordinary words name: emp_id "employee number", collected_at "time"
-_NAMED_BY = {
-    "id": frozenset("id ids number numbers no code codes identifier identifiers".split()),
-    "no": frozenset("number numbers no".split()),
-    "nr": frozenset("number numbers".split()),
-    "num": frozenset("number numbers".split()),
-    "at": frozenset("time times date dates timestamp timestamps".split()),
-}
-
-
-def _piece(piece: str, word: str) -> str:
-    """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
-    forms = singulars(word)
-    if word in _NAMED_BY.get(piece, ()):
-        return "word"
-    stem = len(os.path.commonprefix([piece, word]))
-    if stem >= 5 and piece[stem:] in _STEM_ENDS and word[stem:] in _STEM_ENDS:
-        return "word"  # one stem: "collected" and "collection", "booking" and "booked"
-    if piece in forms and (
-        piece == word
-        or not word.endswith("es")
-        or word[:-2] != piece
-        or piece.endswith(("s", "x", "z", "ch", "sh"))
-    ):
-        return "word"  # "boxes" is box, "sales" is not sal
-    if piece[0] != word[0] or not piece.isalpha():
-        return ""
-    if len(piece) == 1:
-        return "initial"
-    for form in forms:
-        if form.startswith(piece):
-            if (
-                len(form) - len(piece) >= 2
-                and form[len(piece) :] not in _FORMS
-                and word[len(piece) :] not in _FORMS
-            ):
-                return "prefix"
-        elif (
-            len(form) - len(piece) >= 2
-            and piece[-1] == _last_consonant(form)
-            and _skeleton(piece, form)
-        ):
-            return "skeleton"
-    return ""
-
-
-def _skeleton(piece: str, word: str) -> bool:
-    """A prefix of ``word``, then consonants found in order in the rest of it: dept, qty, amt, mgr,
-    acct."""
-    for k in range(len(piece), 0, -1):
-        if word.startswith(piece[:k]):
-            rest, it = piece[k:], iter(word[k:])
-            return not set(rest) & set("aeiou") and all(c in it for c in rest)
-    return False
-
-
-def abbreviation_links(
-    field: str, words: list[str], start: int = 0, stop: int | None = None
-) -> int:
-    """The number of words from ``words[start]`` that spell ``field``, or 0.
-
-    ``words[start:stop]`` are lower-case words known to stand side by side. Each part of the name
-    is spelled by one or more pieces, one per word (a stop word only by its initial, "date of
-    birth"); the field links when some piece is strong: a word itself, a prefix or skeleton of three
-    letters or more, or three initials of one part.
-    """
-    parts = name_parts(field)
-    if not parts or sum(map(len, parts)) < 2:
-        return 0
-    stop = len(words) if stop is None else stop
-    best = 0
-    # a state: (part, offset in it, word index, strong?, initials so far in this part, -1 after
-    # another piece)
-    todo = [(0, 0, start, False, 0)]
-    seen = set()
-    while todo:
-        state = todo.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        p, o, j, strong, initials = state
-        if p == len(parts):
-            if strong and words[j - 1] not in _STOP:
-                best = max(best, j - start)
-            continue
-        if j >= stop or len(words[j]) > _MAX_WORD:
-            continue
-        part, word = parts[p], words[j]
-        for e in range(len(part), o, -1):
-            how = _piece(part[o:e], word)
-            if (
-                not how
-                or (word in _STOP and how != "initial" and how != "word")
-                or (j == start and word in _STOP)
-            ):
-                continue
-            if how == "initial" and (
-                initials < 0
-                or (word in _STOP and word not in _GLUE)
-                or (word not in _STOP and len(word) < 3)
-            ):
-                # initials come first in a part (f|name, not emai|l), and stand for words or glue
-                continue
-            run = initials + 1 if how == "initial" else -1
-            is_strong = how == "word" or (how in ("prefix", "skeleton") and e - o >= 3) or run >= 3
-            done = e == len(part)
-            todo.append(
-                (
-                    p + 1 if done else p,
-                    0 if done else e,
-                    j + 1,
-                    strong or is_strong,
-                    0 if done else run,
-                )
-            )
-    return best
-
-
-def is_date_name(tokens: list[str]) -> bool:
-    return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (
-        ["at"],
-        ["on"],
-    )
 
 
 _QUOTED_VALUE = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
@@ -340,7 +178,7 @@ class FieldMentions:
                     ),
                 )
                 for a, b, w in items
-                if w.lower() not in _STOP
+                if w.lower() not in STOP_WORDS
             ]
             # the last item and the word after it name a field: a shared word
             if spelled and spelled[-1][2]:
@@ -367,18 +205,18 @@ class FieldMentions:
     def _abbreviated(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
         """Words a field's name abbreviates: "first name" for fname, "quantity" for qty
         (``abbreviation_links``)."""
-        spans = [(m.start(), m.end(), m.group().lower()) for m in _WORDS.finditer(text)]
+        spans = [(m.start(), m.end(), m.group().lower()) for m in WORD_PARTS.finditer(text)]
         hits = []
         # after each word, the first word not side by side with it (only spaces, _ or -)
         bounds = [0] * len(spans)
         k = len(spans)
         for i in range(len(spans) - 1, -1, -1):
-            if i + 1 < len(spans) and not _GAP.fullmatch(text[spans[i][1] : spans[i + 1][0]]):
+            if i + 1 < len(spans) and not WORD_GAP.fullmatch(text[spans[i][1] : spans[i + 1][0]]):
                 k = i + 1
             bounds[i] = k
         words = [w for _, _, w in spans]
         for i, (start, _, word) in enumerate(spans):
-            if len(word) > _MAX_WORD or (
+            if len(word) > MAX_WORD or (
                 start and (text[start - 1].isalnum() or text[start - 1] == "_")
             ):
                 continue  # not a word inside another field's name ("id" of "tuple_id")
