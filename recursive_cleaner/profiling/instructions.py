@@ -38,16 +38,12 @@ from dataclasses import dataclass
 
 from .expectations import (
     KIND_PRIMITIVES,
-    LOOSE_KINDS,
     KIND_PRIORITY,
     Expectation,
-    expectation_from_values,
-    is_placeholder,
-    loose_kind,
 )
+from .fallback import fallback_expectation
 from .mentions import FieldMentions, field_tokens, is_date_name
 from .goal_text import (
-    AS_IS_WORDS,
     ENUM_TRIGGER,
     detect_kinds,
     enum_values,
@@ -86,16 +82,6 @@ _SUBJECT_GAP = re.compile(
     re.I,
 )
 _KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
-_CONTRADICT = {
-    "phone_e164": re.compile(
-        rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{AS_IS_WORDS}",
-        re.I,
-    ),
-    "date": re.compile(
-        rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{AS_IS_WORDS}", re.I
-    ),
-    "email": re.compile(rf"upper|{AS_IS_WORDS}", re.I),
-}
 
 
 def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
@@ -138,41 +124,6 @@ def _resolve(
             ("no_leading_zeros",) if "nolead" in names else ()
         )
     return kind, allowed
-
-
-def _fallback(field: str, said: str, samples: list | None) -> Expectation | None:
-    toks = field_tokens(field) or [field.lower()]
-    kind = (
-        "email"
-        if ("email" in toks or "mail" in toks)
-        else "phone_e164"
-        if {"phone", "telephone", "mobile", "cellphone"} & set(toks)
-        else "datetime"
-        if toks[-1:] == ["at"]
-        else "date"
-        if is_date_name(toks)
-        else None
-    )
-    check = "date" if kind == "datetime" else kind
-    if kind and not (said and _CONTRADICT[check].search(said)):
-        texts = [
-            s.strip() if isinstance(s, str) else s
-            for s in samples or []
-            if s is not None and s != "" and not is_placeholder(s)
-        ]
-        if texts:
-            strings = [s for s in texts if isinstance(s, str)]
-            looks = dict(LOOSE_KINDS)[check]
-            if sum(looks(s) for s in strings) < 0.3 * len(texts):
-                kind = None  # the samples contradict the name (epoch numbers in created_at, ...)
-            elif kind == "datetime" and loose_kind(strings) == "date":
-                kind = "date"
-        if kind:
-            return Expectation(kind, source="field name", primitive=KIND_PRIMITIVES[kind])
-    if samples:
-        strings_only = all(isinstance(v, str) for v in samples if v is not None)
-        return expectation_from_values(list(samples), csv_strings=strings_only)
-    return None
 
 
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
@@ -401,7 +352,7 @@ def read_goals(
         exp = (
             Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])
             if best
-            else _fallback(field, words, (samples or {}).get(field))
+            else fallback_expectation(field, words, (samples or {}).get(field))
         )
         # no kind of its own, none from its name or data: what every field gets
         if exp is None and every_kinds:

@@ -63,9 +63,8 @@ from .spec_checks import (
     one_shape,
     settle_reading,
     tied_reading,
-    with_examples,
-    with_written_form,
 )
+from .spec_forms import with_examples, with_written_form
 from .spec_file import SCOPES, SPEC_FILE, SPEC_KINDS, CleaningSpec, FieldSpec, load_spec
 
 __all__ = [

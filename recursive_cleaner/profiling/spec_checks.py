@@ -3,9 +3,8 @@
 Where the rules and the model's draft differ (``settle_reading``), the reading the data clearly
 supports better wins; a kind no value fits and its primitive cannot convert is dropped
 (``checked_reading``); the data's one form that the goals write themselves refutes a reading
-(``against_convention``); the goals' examples and written forms give a field with no format its
-``shape`` (``with_examples``, ``with_written_form``); a model's guess of a clause's field stands
-only where the data fits it (``tied_reading``).
+(``against_convention``); a model's guess of a clause's field stands only where the data fits it
+(``tied_reading``). The form a field with no format takes is in ``spec_forms``.
 """
 
 from __future__ import annotations
@@ -16,18 +15,16 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import clip_text
-from ..toolkit import to_shape
 from .convention import refuted, written_values
-from .examples import fitting_examples
 from .expectations import (
     Expectation,
     conforms,
     form_template,
-    is_placeholder,
     value_shape,
 )
 
 from .spec_file import FieldSpec
+from .spec_forms import MIN_CHECKED, present_values, timestamp_form
 
 __all__ = [
     "fit_score",
@@ -41,17 +38,10 @@ __all__ = [
 ]
 
 
-_MIN_CHECKED = 5  # sample values needed before the data may drop a reading
-
-
 _CASE_WORDS = re.compile(r"upper|lower|capital|caps", re.I)
 
 
 # ---------------------------------------------------------------- the data decides
-def _present(samples: list | None) -> list:
-    return [v for v in samples or [] if v is not None and v != "" and not is_placeholder(v)]
-
-
 def _convert(exp: Expectation, value: Any) -> Any:
     """The toolkit primitive of ``exp`` applied to one value (library code, run here), or the
     value."""
@@ -76,7 +66,7 @@ def fit_score(
     exp: Expectation, samples: list | None, *, csv_strings: bool = False
 ) -> tuple[int, int, int]:
     """(values that fit, values its primitive makes fit, values) for a reading of one field."""
-    values = _present(samples)
+    values = present_values(samples)
     fit = sum(conforms(v, exp, csv_strings=csv_strings) for v in values)
     convertible = sum(
         1
@@ -89,7 +79,7 @@ def fit_score(
 
 def one_shape(samples: list | None, share: float = 0.9) -> bool:
     """Do the sample values already share one shape (digits as 9, letters as a)?"""
-    values = _present(samples)
+    values = present_values(samples)
     if len(values) < 3:
         return False
     return Counter(value_shape(str(v).strip()) for v in values).most_common(1)[0][1] >= share * len(
@@ -115,11 +105,11 @@ def settle_reading(
     if rules.kind == "as_is" and rules.source == "instructions":
         return rules  # the goals say to leave it: no fit to the data argues with that
     if model.kind == "enum" and not all(_said(v, goals) for v in model.allowed):
-        seen = {str(v).strip().lower() for v in _present(samples)}
+        seen = {str(v).strip().lower() for v in present_values(samples)}
         fit, conv, n = fit_score(model.expectation(), samples, csv_strings=csv_strings)
         # a few of the data's values, not the field's vocabulary
         if (
-            n < _MIN_CHECKED
+            n < MIN_CHECKED
             or fit + conv < 0.9 * n
             or any(
                 not _said(v, goals) and str(v).strip().lower() not in seen for v in model.allowed
@@ -129,7 +119,7 @@ def settle_reading(
     # (an enum passed its own check above)
     if not rules.kind and model.kind not in ("enum", "as_is"):
         fit, _, n = fit_score(model.expectation(), samples, csv_strings=csv_strings)
-        if n >= _MIN_CHECKED and fit < 0.5 * n:
+        if n >= MIN_CHECKED and fit < 0.5 * n:
             # the goals ask no format, and this one would rewrite most values that have one
             return rules
         return model
@@ -192,7 +182,7 @@ def against_convention(
     if why is None:
         return spec
     form = (
-        _timestamp_form(written_values(words, [b for _, b in pairs]))
+        timestamp_form(written_values(words, [b for _, b in pairs]))
         if exp.kind in ("date", "datetime")
         else None
     )
@@ -205,120 +195,10 @@ def against_convention(
             note=f"{why}; written as {form_template(form)}, as the goals write it",
         )
     outputs = tuple(dict.fromkeys(b for a, b in pairs if a != b))
-    values = [str(v).strip() for v in _present(samples)]
+    values = [str(v).strip() for v in present_values(samples)]
     if exp.kind == "enum" and outputs and sum(v in outputs for v in values) * 2 > len(values):
         return replace(spec, allowed=outputs, note=f"{why}; the values are the examples' outputs")
     return replace(spec, kind=None, allowed=(), source="", note=why)
-
-
-def _exact(value: str) -> str:
-    return value_shape(value, runs=False)  # "617-555-0143" -> "999-999-9999"
-
-
-def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
-    """A field the goals name with no format read, whose words write one value (or template) with
-    digits in the exact form most of its values have ("phone as 617-555-0143", "NNN-NNN-NNNN"): that
-    form is its kind ``shape``."""
-    if (
-        spec.kind not in (None, "free")
-        or not spec.mentioned
-        or any(a != b for a, b in spec.examples)
-    ):
-        return spec
-    values = [str(v).strip() for v in _present(samples)]
-    if len(values) < _MIN_CHECKED:
-        return spec
-    shapes = Counter(_exact(v) for v in values)
-    inputs = {a for a, _ in spec.examples}
-    forms = {
-        _exact(v): v
-        for v in written_values(spec.words)
-        if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact(v)] * 2 >= len(values)
-    }
-    if len(forms) != 1:
-        return spec
-    shape, form = forms.popitem()
-    stamp = _timestamp_form([form])
-    # a timestamp or a date: parsed and written, never regrouped slot by slot
-    if stamp or _ISO_DAY.fullmatch(form):
-        kind, allowed = ("datetime", (stamp,)) if stamp else ("date", ())
-        return replace(
-            spec,
-            kind=kind,
-            allowed=allowed,
-            source="instructions",
-            note=(spec.note + "; " if spec.note else "") + f"the form the goals write ({form!r})",
-        )
-    if not any(_exact(str(to_shape(v, form))) == shape for v in values if _exact(v) != shape):
-        # nothing the form would mend: a description of the values ("e.g. AA-3859-IAH-ORD")
-        return spec
-    return replace(
-        spec,
-        kind="shape",
-        allowed=(form,),
-        source="instructions",
-        note=(spec.note + "; " if spec.note else "")
-        + (
-            f"the form the goals write ({form!r}): {shapes[shape]} of {len(values)} sample values "
-            "have it"
-        ),
-    )
-
-
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")
-
-
-def _timestamp_form(values: list[str]) -> str | None:
-    """The ISO form ("%Y-%m-%d %H:%M") of the one kind of timestamp ``values`` write, or None."""
-    forms = {
-        "%Y-%m-%d" + m.group(1) + "%H:%M" + ("" if m.group(2) is None else ":%S")
-        for m in (_TIMESTAMP.fullmatch(v.strip()) for v in values)
-        if m
-    }
-    return forms.pop() if len(forms) == 1 else None
-
-
-def with_examples(
-    spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None
-) -> FieldSpec:
-    """The field with the examples whose outputs are right values of it; a field with no format
-    takes theirs.
-
-    Where the goals read no format (or ``free``) and the examples convert values into outputs of
-    one form the inputs do not have (``ab 1234 -> AB-1234``), that form is the field's kind
-    ``shape`` when at least half its sample values already have it: the data's own convention.
-    """
-    pairs = fitting_examples(pairs, spec.expectation(), samples)
-    if not pairs:
-        return spec
-    changes = [(a, b) for a, b in pairs if a != b]
-    # named by its values
-    spec = replace(spec, examples=pairs, mentioned=spec.mentioned or bool(changes))
-    outputs = tuple(dict.fromkeys(b for _, b in changes))
-    shapes = {value_shape(b) for b in outputs}
-    values = [str(v).strip() for v in _present(samples)]
-    # the examples ask for more
-    weak = spec.kind == "text" and any(" ".join(a.split()) != b for a, b in changes)
-    if (
-        spec.kind not in (None, "free")
-        and not weak
-        or not changes
-        or any(value_shape(a) in shapes for a, _ in changes)
-        or len(values) < _MIN_CHECKED
-        or sum(value_shape(v) in shapes for v in values) * 2 < len(values)
-    ):
-        return spec
-    return replace(
-        spec,
-        kind="shape",
-        allowed=outputs,
-        source="examples",
-        note=f"the form of the goals' examples: {sum(value_shape(v) in shapes for v in values)} of "
-        f"{len(values)} sample values have it",
-    )
 
 
 def tied_reading(
@@ -328,7 +208,7 @@ def tied_reading(
     agrees."""
     exp = spec.expectation()
     fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings) if exp else (0, 0, 0)
-    if n >= _MIN_CHECKED and fit + conv >= 0.5 * n and conv:  # it fits, and it has something to do
+    if n >= MIN_CHECKED and fit + conv >= 0.5 * n and conv:  # it fits, and it has something to do
         return replace(
             spec,
             mentioned=True,
@@ -365,18 +245,18 @@ def checked_reading(
     exp = spec.expectation()
     # (an enumeration is checked too: a list that none of the field's values is, or is spelled like,
     # was read for another field)
-    if exp is None or exp.kind == "as_is" or not _present(samples):
+    if exp is None or exp.kind == "as_is" or not present_values(samples):
         return spec
     if (
         exp.kind in ("us_state", "country_alpha2")
         and not exp.allowed
         and not _CASE_WORDS.search(spec.words)
     ):
-        codes = [str(v).strip() for v in _present(samples)]
+        codes = [str(v).strip() for v in present_values(samples)]
         written = [c for c in codes if len(c) == 2 and c.islower()]
         lower = sum(conforms(c.upper(), exp, csv_strings=csv_strings) for c in written)
         if (
-            len(codes) >= _MIN_CHECKED
+            len(codes) >= MIN_CHECKED
             and len(written) >= 0.9 * len(codes)
             and lower >= 0.8 * len(codes)
         ):
@@ -388,7 +268,7 @@ def checked_reading(
                 "are codes written so, and the goals name no case",
             )
     fit, convertible, n = fit_score(exp, samples, csv_strings=csv_strings)
-    if fit == 0 and convertible == 0 and n >= _MIN_CHECKED:
+    if fit == 0 and convertible == 0 and n >= MIN_CHECKED:
         return replace(
             spec,
             kind=None,
