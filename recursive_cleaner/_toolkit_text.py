@@ -29,11 +29,8 @@ __all__ = [
     "_whitespace",
 ]
 
-
 # ---- phones ------------------------------------------------------------------------------------
 _EXTENSION = _re.compile(r"[ ,;]*(?:extension|ext|x|#)[ .:]*\d{1,6}$", _re.ASCII | _re.IGNORECASE)
-
-
 _PHONE_CHARS = _re.compile(r"\+?[0-9 ().\-/]+", _re.ASCII)
 
 
@@ -70,8 +67,6 @@ def _e164(value, default_country):
 
 # ---- categories, booleans, placeholders --------------------------------------------------------
 _NOT_FOUND = object()
-
-
 _CACHE: dict = {}
 
 
@@ -133,8 +128,6 @@ def _closest(value, options: list, cutoff: float):
 
 
 _TRUE = frozenset({"yes", "y", "true", "t", "1", "on"})
-
-
 _FALSE = frozenset({"no", "n", "false", "f", "0", "off"})
 
 
@@ -172,7 +165,6 @@ _PLACEHOLDERS = frozenset(
         "not available",
     }
 )
-
 
 # ---- text --------------------------------------------------------------------------------------
 _WORD = _re.compile(r"[^\W_]+")
@@ -220,8 +212,6 @@ def _upper(text: str) -> str:
 
 # ---- places ------------------------------------------------------------------------------------
 _PLACE_DROPPED = _re.compile(r"[.'\u2019\u02bb`]")
-
-
 _PLACE_SEPARATORS = _re.compile(r"[\W_]+")
 
 

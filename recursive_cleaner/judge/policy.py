@@ -40,7 +40,6 @@ from string import Formatter
 
 from ._child import TOOLKIT
 from ..toolkit import PRIMITIVES
-
 from .policy_rules import (
     ALLOWED_IMPORTS,
     CALLS_AT_DEF_TIME,

@@ -40,7 +40,6 @@ __all__ = [
     "is_re_flags",
 ]
 
-
 ALLOWED_IMPORTS: frozenset[str] = ALLOWED_MODULES
 """Modules generated code may import (``import a.b`` needs ``a.b`` itself in the set).
 
@@ -48,9 +47,7 @@ The toolkit is imported as ``from recursive_cleaner.toolkit import ...`` or
 ``import recursive_cleaner.toolkit as tk``; the bare package ``recursive_cleaner`` is refused.
 """
 
-
 TOOLKIT_HINT = f"write `from {TOOLKIT} import <names>` or `import {TOOLKIT} as tk`"
-
 
 FORBIDDEN_NAMES = frozenset(
     {
@@ -73,7 +70,6 @@ FORBIDDEN_NAMES = frozenset(
         "memoryview",
     }
 )
-
 
 RESTRICTED_ATTRS = frozenset(
     {
@@ -112,15 +108,9 @@ RESTRICTED_ATTRS = frozenset(
     }
 )
 
-
 DUNDER = re.compile(r"^__\w+__$")
-
-
 DUNDER_IN_TEXT = re.compile(r"__[A-Za-z]\w*__")
-
-
 UPPER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-
 
 CALLS_AT_DEF_TIME = (
     ast.Call,
@@ -135,21 +125,14 @@ CALLS_AT_DEF_TIME = (
     ast.YieldFrom,
 )
 
-
 MODULE_LEVEL_HINT = (
     "the module level may only hold imports, function definitions, a docstring "
     "and UPPER_CASE constants set to literal values"
 )
 
-
 ALLOWED_HINT = "use only the allowed modules, each imported directly (`import re`)"
-
-
 FORMAT_METHODS = frozenset({"format", "format_map"})
-
-
 UNKNOWN = object()
-
 
 MUTATORS = frozenset(
     {
@@ -176,11 +159,8 @@ MUTATORS = frozenset(
     }
 )
 
-
 # their first argument is a key: text there is data
 DATA_METHODS = frozenset({"get", "pop", "setdefault"})
-
-
 TOO_DEEP = "The code is nested too deeply to check; write plain statements."
 
 

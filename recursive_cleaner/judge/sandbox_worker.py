@@ -7,6 +7,7 @@ form.
 """
 
 from __future__ import annotations
+
 import collections
 import fcntl
 import json
@@ -37,39 +38,20 @@ from .reply_check import (
     read_head,
     violation_text,
 )
-
-
 from .sandbox_result import BatchReply, SandboxResult, as_result, death_message
 
 __all__ = ["SandboxWorker", "CHILD_PATH"]
 
-
 CHILD_PATH = Path(__file__).with_name("_child.py")
-
-
 # the child loads toolkit.py from the package root, by path
 _TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)
-
-
 _MIN_MEMORY_MB = 64
-
-
 _MAX_VIOLATIONS = 50
-
-
 _STDERR_KEEP = 1000
-
-
 _PIPE_BYTES = 1 << 20
-
-
 # a report line (armed, loaded, one refusal): the child sends at most a few KB
 _LINE_BYTES = 64 << 10
-
-
 _HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
-
-
 _FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
 
 

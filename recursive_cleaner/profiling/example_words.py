@@ -23,7 +23,6 @@ __all__ = [
     "value_like",
 ]
 
-
 _TOKEN = re.compile(
     r'"([^"\n]{1,60})"|“([^”\n]{1,60})”|(?<![\w\'’])\'([^\'\n]{1,60})\'(?![\w\'’])'  # quoted values
     r"|(->|→|=>)"  # arrows
@@ -33,10 +32,7 @@ _TOKEN = re.compile(
     r"|((?:[^\s\"“”,;()\[\]]|,(?=[^\s\"“”,;()\[\]]))+)"
 )  # a bare word ("14,90" keeps its comma)
 
-
 _ABBREVIATION = re.compile(r"(?:[A-Za-z]\.){2,}")  # p.m., U.S., e.g.: not the end of a sentence
-
-
 LIST_WORDS = frozenset({"and", "or", "&", "/"})
 
 
@@ -83,11 +79,9 @@ CONVERT_AFTER = _by_first(
     )
 )
 
-
 IDENTITY_AFTER = _by_first(
     ("stays", "stay", "remains", "remain", "is kept", "are kept", "is left", "are left", "keeps")
 )
-
 
 CONVERT_BEFORE = frozenset(
     {
@@ -107,13 +101,8 @@ CONVERT_BEFORE = frozenset(
     }
 )
 
-
 BEFORE_LINKS = frozenset({"to", "into", "with", "by", "as"})
-
-
 KEEP_BEFORE = frozenset({"keep", "leave"})
-
-
 KEEP_AFTER = frozenset({"as", "unchanged", "alone", "intact"})
 
 

@@ -19,7 +19,6 @@ from .goal_text import AS_IS_WORDS
 
 __all__ = ["fallback_expectation"]
 
-
 _CONTRADICT = {
     "phone_e164": re.compile(
         rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{AS_IS_WORDS}",

@@ -55,22 +55,12 @@ def name_parts(field: str) -> list[str]:
 
 
 STOP_WORDS = frozenset("a an and at by for from in of on or per the to with".split())
-
-
 # a stop word an initial may stand for (date of birth), never an article
 _GLUE = STOP_WORDS - {"a", "an", "the"}
-
-
 # same stem
 _FORMS = frozenset("s es d ed ing ings er ers ly ment ments ship ness less ful wide able".split())
-
-
 WORD_GAP = re.compile(r"[\s_\-]{1,2}")
-
-
 WORD_PARTS = re.compile(r"[A-Za-z]+|\d+")
-
-
 # longer words are never abbreviated (and a hostile one-word text is read in linear time)
 MAX_WORD = 30
 
@@ -80,7 +70,6 @@ def _last_consonant(word: str) -> str:
 
 
 _STEM_ENDS = _FORMS | frozenset("ion ions ation ations e".split())
-
 
 # a part of a column name that ordinary words name: emp_id "employee number", collected_at "time"
 _NAMED_BY = {

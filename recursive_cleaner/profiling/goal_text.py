@@ -19,30 +19,20 @@ __all__ = [
     "AS_IS_WORDS",
 ]
 
-
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
-
-
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
-
-
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
-
-
 # what clauses looks back at: never the whole block
 _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
-
 
 _KEEP_DATE = re.compile(
     r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I
 )
 
-
 AS_IS_WORDS = (
     r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|"
     r"leave) (?:\w+ ){0,2}alone"
 )
-
 
 _PATTERNS = [
     (kind, re.compile(rx, re.I))
@@ -134,16 +124,13 @@ _PATTERNS = [
     )
 ]
 
-
 _PART_OF = re.compile(
     r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
     r"(?:followed by|plus|joined with|concatenated with)\b)",
     re.I,
 )
 
-
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
-
 
 ENUM_TRIGGER = re.compile(
     r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
@@ -154,11 +141,9 @@ ENUM_TRIGGER = re.compile(
     re.I,
 )
 
-
 _NOTHING_ELSE = re.compile(
     r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$", re.I
 )
-
 
 _CONVERTED = re.compile(
     r"\s*(?:->|→|=>|(?:becomes?|become|turns?|stays?|remains?|(?:is|are|should|"
@@ -168,12 +153,8 @@ _CONVERTED = re.compile(
     re.I,
 )
 
-
 _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
-
-
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
-
 
 _NOT_ITEM = re.compile(
     r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
@@ -296,23 +277,13 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
 
 
 _PAREN = re.compile(r"\(([^()]{3,120})\)")
-
-
 _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
-
-
 # a word start only (the look-behind): from inside a long word the search would rescan its rest,
 # quadratic
 _PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
-
-
 _SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
-
-
 # true/false: a bool, held by the data or not
 _NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)
-
-
 # "H / L / N": one-letter codes
 _LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")
 

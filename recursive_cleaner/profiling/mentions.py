@@ -57,13 +57,11 @@ _SYNONYMS = (  # regex, test on the field's tokens
     ),
 )
 
-
 _WORD = r"[A-Za-z][A-Za-z0-9-]*"
 _NAMES = re.compile(r"names?", re.I)
 _SHARED_HEAD = re.compile(
     rf"(?<![\w/-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*){{1,6}})({_WORD})\s+({_WORD})", re.I
 )
-
 
 _QUOTED_VALUE = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _EXAMPLE_VALUE = re.compile(

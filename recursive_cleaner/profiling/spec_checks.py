@@ -22,7 +22,6 @@ from .expectations import (
     form_template,
     value_shape,
 )
-
 from .spec_file import FieldSpec
 from .spec_forms import MIN_CHECKED, present_values, timestamp_form
 
@@ -36,7 +35,6 @@ __all__ = [
     "with_examples",
     "with_written_form",
 ]
-
 
 _CASE_WORDS = re.compile(r"upper|lower|capital|caps", re.I)
 

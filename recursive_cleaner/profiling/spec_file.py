@@ -23,16 +23,9 @@ from .conversions import Conversion, load_conversions
 
 __all__ = ["FieldSpec", "CleaningSpec", "load_spec", "SPEC_KINDS", "SCOPES", "SPEC_FILE"]
 
-
 SPEC_KINDS = KINDS + ("free",)
-
-
 SCOPES = ("mentioned", "all")
-
-
 SPEC_FILE = "cleaning_spec.json"
-
-
 _SPEC_VERSION = 1
 
 

@@ -78,8 +78,6 @@ def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")
 
 

@@ -16,13 +16,8 @@ from .expectations import is_placeholder, value_shape
 
 __all__ = ["variant_groups", "is_free_text", "value_family", "FUZZY_RATIO", "FUZZY_MAX_KEYS"]
 
-
 FUZZY_RATIO = 0.85
-
-
 FUZZY_MAX_KEYS = 300
-
-
 _PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 

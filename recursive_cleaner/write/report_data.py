@@ -33,28 +33,13 @@ __all__ = [
     "WHOLE_RECORD",
 ]
 
-
 DEFAULT_TITLE = "Cleaning report"
-
-
 MAX_REJECTED = 30
-
-
 REASON_CHARS = 200
-
-
 MAX_EXAMPLES = 5
-
-
 MAX_SKIPPED = 10
-
-
 INSTRUCTION_CHARS = 20_000  # the goals are quoted whole; only a pasted file this long is cut
-
-
 DOCSTRING_CHARS = 600
-
-
 WHOLE_RECORD = "(whole record)"
 
 
