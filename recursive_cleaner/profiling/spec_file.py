@@ -265,9 +265,8 @@ def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:
             key = str(entry)
         else:
             raise ValueError(
-                f'{where}: keys must be a list of field names or of {{"key": ..., "fields": '
-                f"[...]}} "
-                "objects"
+                f"{where}: keys must be a list of field names or of "
+                '{"key": ..., "fields": [...]} objects'
             )
         if key not in out.keys:
             out.keys.append(key)
