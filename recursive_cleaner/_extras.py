@@ -1,4 +1,5 @@
-"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx): imported only when used.
+"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx): imported
+only when used.
 
 A missing one raises ModuleNotFoundError whose message is the pip command, e.g.
 ``reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'``. A module
@@ -12,13 +13,21 @@ from types import ModuleType
 
 __all__ = ["EXTRAS", "require"]
 
-EXTRAS = {"pyarrow": "parquet", "openpyxl": "excel", "pandas": "pandas", "dask": "dask", "distributed": "dask",
-          "pypdf": "documents", "docx": "documents"}
+EXTRAS = {
+    "pyarrow": "parquet",
+    "openpyxl": "excel",
+    "pandas": "pandas",
+    "dask": "dask",
+    "distributed": "dask",
+    "pypdf": "documents",
+    "docx": "documents",
+}
 """Top-level module -> the extra of recursive-cleaner that installs it (matplotlib has none)."""
 
 
 def require(module: str, purpose: str) -> ModuleType:
-    """Import ``module`` (e.g. "pyarrow.parquet"), or raise ModuleNotFoundError telling how to install it."""
+    """Import ``module`` (e.g. "pyarrow.parquet"), or raise ModuleNotFoundError telling how to
+    install it."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:

@@ -1,4 +1,5 @@
-"""Reference tables for recursive_cleaner.toolkit: ISO 3166-1 countries and US states and territories.
+"""Reference tables for recursive_cleaner.toolkit: ISO 3166-1 countries and US states and
+territories.
 
 Standard library only and no imports at all: the sandbox child loads this file by path.
 One entry a line, fields separated by ``|``: the codes, the canonical English name, then
@@ -260,8 +261,9 @@ ZA|ZAF|South Africa|Republic of South Africa|RSA|Suid-Afrika
 ZM|ZMB|Zambia|Republic of Zambia
 ZW|ZWE|Zimbabwe|Republic of Zimbabwe
 XK|XKX|Kosovo|Republic of Kosovo
-"""
-"""Code|alpha-3|canonical name|variants...: the 249 ISO 3166-1 entries, plus Kosovo (XK, user-assigned but in wide use)."""
+"""  # noqa: E501 - a table, one entry a line
+"""Code|alpha-3|canonical name|variants...: the 249 ISO 3166-1 entries, plus Kosovo (XK,
+user-assigned but in wide use)."""
 
 US_STATES = """\
 AL|Alabama|Ala.|Ala
@@ -320,5 +322,6 @@ GU|Guam
 VI|U.S. Virgin Islands|V.I.|Virgin Islands|US Virgin Islands|United States Virgin Islands|USVI
 AS|American Samoa|A.S.|Amer. Samoa
 MP|Northern Mariana Islands|Northern Marianas|N. Mariana Islands|CNMI|Commonwealth of the Northern Mariana Islands
-"""
-"""Code|canonical name|variants...: the 50 states, DC, Puerto Rico and the inhabited territories, with AP-style abbreviations."""
+"""  # noqa: E501 - a table, one entry a line
+"""Code|canonical name|variants...: the 50 states, DC, Puerto Rico and the inhabited territories,
+with AP-style abbreviations."""

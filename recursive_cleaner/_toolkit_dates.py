@@ -1,4 +1,5 @@
-"""Date and time parsing behind the toolkit's to_iso_date, to_iso_datetime, to_time_24h and to_time_12h.
+"""Date and time parsing behind the toolkit's to_iso_date, to_iso_datetime, to_time_24h and
+to_time_12h.
 
 Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
 cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard
@@ -8,27 +9,45 @@ library only: the sandbox loads this file with the toolkit (``judge._child._load
 import datetime as _dt
 import re as _re
 
-__all__ = ["_iso_date", "_iso_datetime", "_time_24h", "_time_12h", "_date_order"]  # for toolkit.py only
+# for toolkit.py only
+__all__ = ["_iso_date", "_iso_datetime", "_time_24h", "_time_12h", "_date_order"]
 
-_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_MONTHS = {name: number for number, name in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MONTH = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
 _ORD = r"(?:st|nd|rd|th)?"
-_DATES = tuple((kind, _re.compile(pattern, _re.ASCII)) for kind, pattern in (
-    ("ymd", r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"),
-    ("ymd", r"(\d{4})()(\d{2})(\d{2})"),
-    ("aby", r"(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})"),
-    ("mdy", _MONTH + r"[ /-]*(\d{1,2})" + _ORD + r"(?: ?, ?|[ /-]+)(\d{4}|\d{2})"),
-    ("dmy", r"(\d{1,2})" + _ORD + r"(?: of)?[ /-]*" + _MONTH + r"(?: ?, ?|[ /-]*)(\d{4}|\d{2})"),
-    ("ydm", r"(\d{4})[ /-]*" + _MONTH + r"[ /-]*(\d{1,2})" + _ORD),
-))
-_WEEKDAY = _re.compile(r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)\.?,? ", _re.ASCII)
+_DATES = tuple(
+    (kind, _re.compile(pattern, _re.ASCII))
+    for kind, pattern in (
+        ("ymd", r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"),
+        ("ymd", r"(\d{4})()(\d{2})(\d{2})"),
+        ("aby", r"(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})"),
+        ("mdy", _MONTH + r"[ /-]*(\d{1,2})" + _ORD + r"(?: ?, ?|[ /-]+)(\d{4}|\d{2})"),
+        (
+            "dmy",
+            r"(\d{1,2})" + _ORD + r"(?: of)?[ /-]*" + _MONTH + r"(?: ?, ?|[ /-]*)(\d{4}|\d{2})",
+        ),
+        ("ydm", r"(\d{4})[ /-]*" + _MONTH + r"[ /-]*(\d{1,2})" + _ORD),
+    )
+)
+_WEEKDAY = _re.compile(
+    r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)\.?,? ", _re.ASCII
+)
 _ZONES = frozenset({"z", "utc", "gmt"})
 _TIME = _re.compile(
     r"(\d{1,2})(?::(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)? ?(a\.?m\.?|p\.?m\.?|a|p)? ?"
-    r"(z|utc|gmt|[+-]\d{2}(?::?\d{2})?|[ecmp][sd]t|bst|cet|cest|eet|eest|ist|jst|hst|akst|akdt|aest|aedt)?",
-    _re.ASCII)
+    r"(z|utc|gmt|[+-]\d{2}(?::?\d{2})?|[ecmp][sd]t|bst|cet|cest|eet|eest|ist|jst|hst|akst|akdt|"
+    r"aest|aedt)?",
+    _re.ASCII,
+)
 _TIME_SEP = _re.compile(r"t| at |, ?| ", _re.ASCII)
 
 
@@ -42,7 +61,8 @@ def _date_from(kind: str, groups: tuple, dayfirst: bool):
         return _dt.date(int(groups[0]), int(groups[2]), int(groups[3]))
     if kind == "aby":
         a, sep, b, year = groups
-        first = (b, a) if dayfirst or sep == "." else (a, b)  # (month, day); dotted dates are European
+        # (month, day); dotted dates are European
+        first = (b, a) if dayfirst or sep == "." else (a, b)
         for month, day in (first, first[::-1]):
             try:
                 return _dt.date(_year(year), int(month), int(day))
@@ -85,17 +105,18 @@ def _time_from(match) -> tuple:
 
 
 def _parse_moment(value, dayfirst: bool):
-    """(date, time tuple or None) for a date with an optional time after it; None when it is not one."""
+    """(date, time tuple or None) for a date with an optional time after it; None when it is not
+    one."""
     if not isinstance(value, str):
         return None
     text = " ".join(value.split()).lower()
-    text = text[_WEEKDAY.match(text).end():] if _WEEKDAY.match(text) else text
+    text = text[_WEEKDAY.match(text).end() :] if _WEEKDAY.match(text) else text
     for kind, pattern in _DATES:
         match = pattern.match(text)
         if match is None:
             continue
         date = _date_from(kind, match.groups(), dayfirst)
-        rest = text[match.end():]
+        rest = text[match.end() :]
         if date is None or not rest:
             return None if date is None else (date, None)
         sep = _TIME_SEP.match(rest)
@@ -113,7 +134,8 @@ def _iso_date(value, dayfirst):
     return value if moment is None else moment[0].isoformat()
 
 
-_FORMS = frozenset({"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"})  # form= writes
+# form= writes
+_FORMS = frozenset({"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"})
 
 
 def _iso_datetime(value, dayfirst, form=None):
@@ -122,7 +144,10 @@ def _iso_datetime(value, dayfirst, form=None):
     if isinstance(value, _dt.datetime) and form is None:
         return value.replace(microsecond=0).isoformat()
     if isinstance(value, _dt.datetime):
-        moment = (value.date(), (value.hour, value.minute, value.second, "" if value.tzinfo is None else None))
+        moment = (
+            value.date(),
+            (value.hour, value.minute, value.second, "" if value.tzinfo is None else None),
+        )
     elif isinstance(value, _dt.date):
         moment = (value, None)
     else:
@@ -150,8 +175,10 @@ def _time_24h(value, _):
     return value if moment is None or moment[1] is None else "%02d:%02d" % moment[1][:2]
 
 
-_TIME_IN_TEXT = _re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(noon|midnight|a\.?m\.?|p\.?m\.?|a|p)?(?![\d:])",
-                           _re.ASCII)
+_TIME_IN_TEXT = _re.compile(
+    r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(noon|midnight|a\.?m\.?|p\.?m\.?|a|p)?(?![\d:])",
+    _re.ASCII,
+)
 
 
 def _time_12h(value, _):
@@ -162,7 +189,11 @@ def _time_12h(value, _):
     elif isinstance(value, str):
         match = _TIME_IN_TEXT.search(value.lower())
         if match:
-            hour, minute, mark = int(match.group(1)), int(match.group(2)), (match.group(3) or "").replace(".", "")
+            hour, minute, mark = (
+                int(match.group(1)),
+                int(match.group(2)),
+                (match.group(3) or "").replace(".", ""),
+            )
             if mark in ("p", "pm", "noon") and hour < 12:
                 hour += 12
             elif mark in ("a", "am", "midnight") and hour == 12:
@@ -179,7 +210,8 @@ _ABY = _re.compile(r"\s*(\d{1,2})[-/.](\d{1,2})[-/.](?:\d{4}|\d{2})(?!\d)")
 
 
 def _date_order(values):
-    """True when the a/b/yyyy dates are day first (some a > 12), False when month first (some b > 12), else None."""
+    """True when the a/b/yyyy dates are day first (some a > 12), False when month first (some b >
+    12), else None."""
     day = month = 0
     for value in values:
         match = _ABY.match(value) if isinstance(value, str) else None

@@ -7,25 +7,39 @@ only: the sandbox loads this file with the toolkit (``judge._child._load_toolkit
 
 import re as _re
 
-__all__ = ["_split_number", "without_float_noise", "_number", "_int", "_strip_units", "_words", "_count",
-           "_decimal_mark"]  # for toolkit.py and _toolkit_units.py only
+__all__ = [
+    "_split_number",
+    "without_float_noise",
+    "_number",
+    "_int",
+    "_strip_units",
+    "_words",
+    "_count",
+    "_decimal_mark",
+]  # for toolkit.py and _toolkit_units.py only
 
 _CURRENCY = "$€£¥₹₩₽¢₺₪₫฿₴₦₱"
 _NUMBER = _re.compile(
     r"(?P<sign>[-+]?) ?(?P<pre>(?:[a-z]{3} ?|[a-z]{1,2}(?=[" + _CURRENCY + r"])|(?:rs|kr|fr)\.? ?)?"
     r"[" + _CURRENCY + r"]?) ?(?P<sign2>[-+]?) ?(?P<num>[0-9][0-9,.' ]*[0-9]|[0-9]|[.,][0-9]+)"
-    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>(?:[^0-9()+\-]|(?<=[a-z])-(?=[a-z]))*)",  # "oz. Alumi-Tek": a word's hyphen
-    _re.ASCII | _re.IGNORECASE)
+    # "oz. Alumi-Tek": a word's hyphen
+    r"(?P<exp>e[-+]?[0-9]+)?(?P<post>(?:[^0-9()+\-]|(?<=[a-z])-(?=[a-z]))*)",
+    _re.ASCII | _re.IGNORECASE,
+)
 
 
-_MULTIPLIER = _re.compile(  # "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged
-    r" ?(?:(?:k|bn|mn|mil|mio|mrd|thousand|million|billion|trillion|lakh|crore)s?\b|[mb](?: ?(?:[a-z]{3}|["
-    + _CURRENCY + r"]))?$)", _re.IGNORECASE)
+# "1.5k", "$2M", "3 million" are not 1.5, 2, 3: such values stay unchanged
+_MULTIPLIER = _re.compile(
+    r" ?(?:(?:k|bn|mn|mil|mio|mrd|thousand|million|billion|trillion|lakh|crore)s?\b|"
+    r"[mb](?: ?(?:[a-z]{3}|[" + _CURRENCY + r"]))?$)",
+    _re.IGNORECASE,
+)
 _DECIMALS = (None, ",", ".")
 
 
 def _point(num: str, decimal):
-    """The decimal mark of a written number ("" for none), or None when ``decimal`` forbids how it is written."""
+    """The decimal mark of a written number ("" for none), or None when ``decimal`` forbids how it
+    is written."""
     if decimal is not None:
         return None if num.count(decimal) > 1 else (decimal if decimal in num else "")
     if "," in num and "." in num:
@@ -37,17 +51,24 @@ def _point(num: str, decimal):
 
 
 def _split_number(value, decimal=None):
-    """(negative, integer digits, fraction digits, exponent, written number) for a decorated number, else None.
+    """(negative, integer digits, fraction digits, exponent, written number) for a decorated number,
+    else None.
 
     ``decimal`` is the decimal mark ("," or "."; the other marks group thousands), None to read it
     from the number itself ("1,234" is 1234, "14,90" is 14.9).
     """
     if not isinstance(value, str) or decimal not in _DECIMALS:
         return None
-    text = " ".join(value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split())
+    text = " ".join(
+        value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split()
+    )
     negative = text.startswith("(") and text.endswith(")")
     match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
-    if match is None or (match["sign"] and match["sign2"]) or (negative and (match["sign"] or match["sign2"])):
+    if (
+        match is None
+        or (match["sign"] and match["sign2"])
+        or (negative and (match["sign"] or match["sign2"]))
+    ):
         return None
     if _MULTIPLIER.match(match["post"]):
         return None
@@ -60,14 +81,17 @@ def _split_number(value, decimal=None):
     if not fraction.isdigit() and point:
         return None
     marks = {ch for ch in whole if not "0" <= ch <= "9"}
-    if len(marks) > 1 or (marks and not _re.fullmatch(r"[0-9]{1,3}(?:%s[0-9]{3})+" % _re.escape(marks.pop()), whole)):
+    if len(marks) > 1 or (
+        marks and not _re.fullmatch(r"[0-9]{1,3}(?:%s[0-9]{3})+" % _re.escape(marks.pop()), whole)
+    ):
         return None
     digits = "".join(ch for ch in whole if "0" <= ch <= "9") or "0"
     return negative, digits, fraction, (match["exp"] or "").lower(), num + (match["exp"] or "")
 
 
 def without_float_noise(number: float) -> float:
-    """``number`` at 15 significant digits when that is at least 4 characters shorter (0.052000000000000005 -> 0.052).
+    """``number`` at 15 significant digits when that is at least 4 characters shorter
+    (0.052000000000000005 -> 0.052).
 
     Floating-point noise from arithmetic, not precision a writer meant; a value with 16 or 17
     meant digits loses at most two characters at 15 digits and is kept as it is.
@@ -83,7 +107,11 @@ def _number(value, mode, decimal=None):
     if mode == "whole":  # whole values as int, the rest as float
         number = _number(value, "float", decimal)
         return int(number) if isinstance(number, float) and number.is_integer() else number
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or decimal not in _DECIMALS:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, str))
+        or decimal not in _DECIMALS
+    ):
         return value
     if isinstance(value, (int, float)):
         number = float(value) if not integer else value
@@ -104,14 +132,29 @@ def _number(value, mode, decimal=None):
     return without_float_noise(number) if number - number == 0 else value  # not inf or nan
 
 
-_SCALED = _re.compile(r"(?P<body>.*?[0-9])\s*(?P<unit>k|thousand|m|mn|mio|million|bn|billion)s?\.?"
-                     r"(?P<rest>\s*(?:[a-z]{3}|[" + _CURRENCY + r"])?)\s*", _re.IGNORECASE)
-_MULTIPLIED_BY = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_SCALED = _re.compile(
+    r"(?P<body>.*?[0-9])\s*(?P<unit>k|thousand|m|mn|mio|million|bn|billion)s?\.?"
+    r"(?P<rest>\s*(?:[a-z]{3}|[" + _CURRENCY + r"])?)\s*",
+    _re.IGNORECASE,
+)
+_MULTIPLIED_BY = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "mio": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+    "billion": 1e9,
+}
 
 
 def _scaled_number(value, mode, decimal=None):
-    """``_number`` that also reads a multiplier after the number: "52k" is 52000, "$1.5M" 1500000."""
-    match = _SCALED.fullmatch(value.strip()) if isinstance(value, str) and len(value) <= 64 else None
+    """``_number`` that also reads a multiplier after the number: "52k" is 52000, "$1.5M"
+    1500000."""
+    match = (
+        _SCALED.fullmatch(value.strip()) if isinstance(value, str) and len(value) <= 64 else None
+    )
     if match is None:
         return _number(value, mode, decimal)
     number = _number(match["body"] + match["rest"], "float", decimal)
@@ -147,16 +190,25 @@ def _strip_units(value, _):
 
 # ---- numbers in words, counts ------------------------------------------------------------------
 _UNITS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine".split())}
-_TEENS = {w: n for n, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
-                                     "nineteen".split(), start=10)}
-_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
-_SCALES = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9}
+_TEENS = {
+    w: n
+    for n, w in enumerate(
+        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(),
+        start=10,
+    )
+}
+_TENS = {
+    w: 10 * n
+    for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)
+}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _WORD_SPLIT = _re.compile(r"[\s,-]+")
 _MAX_WORDS = 12
 
 
 def _words(value, _=None):
-    """The whole number written in English words ("twelve", "twenty-one", "one hundred and five", "a dozen")."""
+    """The whole number written in English words ("twelve", "twenty-one", "one hundred and five", "a
+    dozen")."""
     if not isinstance(value, str) or len(value) > 120:
         return value
     words = [w for w in _WORD_SPLIT.split(value.strip().lower()) if w]
@@ -185,7 +237,10 @@ def _words(value, _=None):
         elif word in _TEENS or word in _TENS:
             if last in ("unit", "teen", "tens"):
                 return value
-            group, last = group + _TEENS.get(word, _TENS.get(word, 0)), "teen" if word in _TEENS else "tens"
+            group, last = (
+                group + _TEENS.get(word, _TENS.get(word, 0)),
+                "teen" if word in _TEENS else "tens",
+            )
         elif word == "hundred":
             if last != "unit" or group >= 10:
                 return value
@@ -201,11 +256,14 @@ def _words(value, _=None):
 
 
 _TIMES = _re.compile(r"(?:[x×]\s*([0-9]+)|([0-9]+)\s*[x×])", _re.IGNORECASE)
-_COUNT = _re.compile(r"([-+]?[0-9]{1,3}(?:,[0-9]{3})+|[-+]?[0-9]+)(?:\.0+)?(?:\s*([^\W\d_]{1,15}\.?))?")
+_COUNT = _re.compile(
+    r"([-+]?[0-9]{1,3}(?:,[0-9]{3})+|[-+]?[0-9]+)(?:\.0+)?(?:\s*([^\W\d_]{1,15}\.?))?"
+)
 
 
 def _count(value, _=None):
-    """A whole count from "12", "twelve", "3 pcs", "three units", "x4", "4x" (one unit word at most)."""
+    """A whole count from "12", "twelve", "3 pcs", "three units", "x4", "4x" (one unit word at
+    most)."""
     if type(value) is int:
         return value
     if type(value) is float:
@@ -221,7 +279,9 @@ def _count(value, _=None):
         return int(match[1].replace(",", ""))
     words = text.split(" ")
     for cut in (len(words), len(words) - 1):  # "three", "three pcs"
-        if cut >= 1 and (cut == len(words) or (words[-1].rstrip(".").isalpha() and len(words[-1]) <= 16)):
+        if cut >= 1 and (
+            cut == len(words) or (words[-1].rstrip(".").isalpha() and len(words[-1]) <= 16)
+        ):
             number = _words(" ".join(words[:cut]))
             if type(number) is int:
                 return number
@@ -229,14 +289,19 @@ def _count(value, _=None):
 
 
 # ---- reading the data --------------------------------------------------------------------------
-_COMMA_DECIMAL = _re.compile(r"(?<![0-9.,])(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])")
-_POINT_DECIMAL = _re.compile(r"(?<![0-9.,])(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\.(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])")
+_COMMA_DECIMAL = _re.compile(
+    r"(?<![0-9.,])(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])"
+)
+_POINT_DECIMAL = _re.compile(
+    r"(?<![0-9.,])(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\.(?:[0-9]{1,2}|[0-9]{4,})(?![0-9.,])"
+)
 _BOTH_DECIMAL = _re.compile(r"[0-9]\.[0-9]{3},[0-9]|[0-9],[0-9]{3}\.[0-9]")
 
 
 def _decimal_mark(values) -> "str | None":
-    """"," when the values write decimals with a comma and never with a point ("14,90", "1.234,50"), "." for
-    the reverse, None when they do not say (only "1,234"-like values) or say both."""
+    """ "," when the values write decimals with a comma and never with a point ("14,90",
+    "1.234,50"), "." for the reverse, None when they do not say (only "1,234"-like values) or say
+    both."""
     comma = point = 0
     for value in values:
         if not isinstance(value, str) or len(value) > 64:

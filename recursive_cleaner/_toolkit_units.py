@@ -9,9 +9,11 @@ import re as _re
 
 from ._toolkit_numbers import _number, without_float_noise
 
-__all__ = ["_to_unit", "_convert_unit", "_shape", "UNITS", "_unit", "same_unit", "unit_key"]  # for the toolkit and the library
+# for the toolkit and the library
+__all__ = ["_to_unit", "_convert_unit", "_shape", "UNITS", "_unit", "same_unit", "unit_key"]
 
-# (dimension, size in the dimension's base unit: grams, metres, litres), by every spelling (lower case,
+# (dimension, size in the dimension's base unit: grams, metres, litres), by every spelling (lower
+# case,
 # dots and spaces removed); US customary sizes for gallons, pints, quarts and fluid ounces.
 _SIZES = (
     ("mass", 0.001, "mg milligram milligrams milligramme milligrammes"),
@@ -24,7 +26,7 @@ _SIZES = (
     ("length", 0.01, "cm centimeter centimeters centimetre centimetres"),
     ("length", 1.0, "m meter meters metre metres"),
     ("length", 1000.0, "km kms kilometer kilometers kilometre kilometres"),
-    ("length", 0.0254, "in inch inches \""),
+    ("length", 0.0254, 'in inch inches "'),
     ("length", 0.3048, "ft foot feet '"),
     ("length", 0.9144, "yd yds yard yards"),
     ("length", 1609.344, "mi mile miles"),
@@ -38,7 +40,9 @@ _SIZES = (
     ("volume", 0.0295735295625, "floz fluidounce fluidounces"),
 )
 UNITS = {name: (dimension, size) for dimension, size, names in _SIZES for name in names.split()}
-_AMOUNT = _re.compile(r"\s*([-+]?[0-9][0-9.,' ]*?|[-+]?[.,][0-9]+)\s*([a-zA-Z\"'µ][a-zA-Z. \"']{0,24}?)?\s*\.?\s*")
+_AMOUNT = _re.compile(
+    r"\s*([-+]?[0-9][0-9.,' ]*?|[-+]?[.,][0-9]+)\s*([a-zA-Z\"'µ][a-zA-Z. \"']{0,24}?)?\s*\.?\s*"
+)
 
 
 def _unit(text):
@@ -49,13 +53,14 @@ def _unit(text):
 
 
 def unit_key(text):
-    """A unit's spelling compared loosely: lower case, spaces and dots removed ("mg / dL" -> "mg/dl")."""
+    """A unit's spelling compared loosely: lower case, spaces and dots removed ("mg / dL" ->
+    "mg/dl")."""
     return text.lower().replace(".", "").replace(" ", "") if isinstance(text, str) else None
 
 
 def same_unit(a, b):
-    """``a`` and ``b`` spell the same unit: the same loose spelling ("mmol/l", "mmol/L"), or one size of
-    a unit the table knows ("litres", "L"; "US gal", "gallons")."""
+    """``a`` and ``b`` spell the same unit: the same loose spelling ("mmol/l", "mmol/L"), or one
+    size of a unit the table knows ("litres", "L"; "US gal", "gallons")."""
     ka, kb = unit_key(a), unit_key(b)
     if not ka or not kb:
         return False
@@ -63,17 +68,24 @@ def same_unit(a, b):
 
 
 def _convert_unit(value, unit, source, target, op, by, places, decimal):
-    """(value, unit) converted where ``unit`` spells ``source``; the unit alone set where it spells ``target``."""
+    """(value, unit) converted where ``unit`` spells ``source``; the unit alone set where it spells
+    ``target``."""
     if same_unit(unit, target):
         return value, target
     if not same_unit(unit, source):
         return value, unit
     if isinstance(value, bool):
         return value, unit
-    number = float(value) if isinstance(value, (int, float)) else _number(value.strip(), "float", decimal) \
-        if isinstance(value, str) and len(value) <= 64 else None
+    number = (
+        float(value)
+        if isinstance(value, (int, float))
+        else _number(value.strip(), "float", decimal)
+        if isinstance(value, str) and len(value) <= 64
+        else None
+    )
     if not isinstance(number, float) or number != number or number in (float("inf"), float("-inf")):
-        return value, unit  # nothing to convert: the row keeps its unit, so it still says what it is
+        # nothing to convert: the row keeps its unit, so it still says what it is
+        return value, unit
     number = number * by if op == "multiply" else number / by
     if places is None:
         return without_float_noise(number), target
@@ -106,7 +118,8 @@ _RUN = _re.compile(r"[^\W\d_]+|\d+")  # a run of letters or of digits
 
 
 def _refines(value: str, example: str) -> bool:
-    """Each group of ``example``'s letters or digits is whole groups of ``value``'s, in order ("Ab.12.34": "AB-1234")."""
+    """Each group of ``example``'s letters or digits is whole groups of ``value``'s, in order
+    ("Ab.12.34": "AB-1234")."""
     runs = [len(r) for r in _RUN.findall(value)]
     k = 0
     for size in (len(r) for r in _RUN.findall(example)):
@@ -119,7 +132,8 @@ def _refines(value: str, example: str) -> bool:
 
 
 def _shape(value, example):
-    """``value``'s letters and digits in the form of ``example``: case and separators from it, slot by slot."""
+    """``value``'s letters and digits in the form of ``example``: case and separators from it, slot
+    by slot."""
     if not isinstance(value, str) or not isinstance(example, str) or len(value) > _MAX_SHAPE:
         return value
     chars = [c for c in value if c.isalnum()]
@@ -127,7 +141,8 @@ def _shape(value, example):
     if not slots or len(chars) != len(slots):
         return value
     if any(not c.isalnum() for c in value.strip()) and not _refines(value, example):
-        return value  # its own groups, of other lengths: "01.02.2024" is no "2024-02-01" read slot by slot
+        # its own groups, of other lengths: "01.02.2024" is no "2024-02-01" read slot by slot
+        return value
     out, k = [], 0
     for c in example:
         if not c.isalnum():

@@ -60,7 +60,8 @@ MESSAGE_CHARS = 500
 
 
 def clip_text(text: object, limit: int = MESSAGE_CHARS) -> str:
-    """``text`` cut to ``limit`` characters (``…`` marks a cut), terminal escapes and control characters removed."""
+    """``text`` cut to ``limit`` characters (``…`` marks a cut), terminal escapes and control
+    characters removed."""
     if not isinstance(text, str):
         try:
             text = str(text)
@@ -86,7 +87,9 @@ class ParseError(CleanerError):
 class MaxIterationsError(CleanerError):
     """A chunk was not marked clean within ``max_iterations`` attempts."""
 
-    def __init__(self, message: str, chunk_index: int = -1, attempts: int = 0, last_reply: str = "") -> None:
+    def __init__(
+        self, message: str, chunk_index: int = -1, attempts: int = 0, last_reply: str = ""
+    ) -> None:
         super().__init__(message)
         self.chunk_index = chunk_index
         self.attempts = attempts
@@ -100,7 +103,9 @@ class OutputValidationError(CleanerError):
 class LLMCallError(CleanerError):
     """The LLM backend failed on every attempt."""
 
-    def __init__(self, message: str, attempts: int = 0, last_error: BaseException | None = None) -> None:
+    def __init__(
+        self, message: str, attempts: int = 0, last_error: BaseException | None = None
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
         self.last_error = last_error
@@ -130,15 +135,18 @@ class InputEncodingError(InputError):
 
 
 class StateFileError(CleanerError, ValueError):
-    """A state file that is corrupt, of an unknown version, for another job, or in use by another run."""
+    """A state file that is corrupt, of an unknown version, for another job, or in use by another
+    run."""
 
 
 class PathConflictError(CleanerError, ValueError):
-    """Two of a call's files are one file: an output over an input or over another output; nothing written."""
+    """Two of a call's files are one file: an output over an input or over another output; nothing
+    written."""
 
 
 class OutputError(CleanerError, OSError):
-    """A file the library would write is a symlink, not a regular file, or under a path that is not a folder."""
+    """A file the library would write is a symlink, not a regular file, or under a path that is not
+    a folder."""
 
 
 class DependencyCycleError(CleanerError):
@@ -151,7 +159,8 @@ class DependencyCycleError(CleanerError):
 
 
 class DataLossError(CleanerError):
-    """Cross-row steps not asked for by the goals would drop more than ``max_drop`` of the records; nothing written."""
+    """Cross-row steps not asked for by the goals would drop more than ``max_drop`` of the records;
+    nothing written."""
 
     def __init__(self, message: str, dropped: int = 0, records: int = 0) -> None:
         super().__init__(message)

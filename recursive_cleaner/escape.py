@@ -1,4 +1,5 @@
-"""The one place untrusted text (field names, goals, model text, data values) is escaped for where it is shown.
+"""The one place untrusted text (field names, goals, model text, data values) is escaped for where
+it is shown.
 
 * ``terminal_text``: ESC sequences (CSI, OSC such as OSC 52 "set the clipboard", DCS, ...), their
   8-bit C1 forms, every other C0/C1 control character but tab and newline, and the bidirectional
@@ -58,7 +59,8 @@ def _cut(text: str, limit: int | None) -> str:
 
 
 def terminal_text(text: Any, newlines: bool = True) -> str:
-    """``text`` without terminal escape sequences or control characters (tab and newline kept, or spaces)."""
+    """``text`` without terminal escape sequences or control characters (tab and newline kept, or
+    spaces)."""
     out = _TERMINAL_CONTROL.sub("", _text(text))
     return out if newlines else out.replace("\n", " ").replace("\t", " ")
 
@@ -69,7 +71,8 @@ def _one_line(text: Any) -> str:
 
 
 def md_text(text: Any, limit: int | None = None) -> str:
-    """Markdown prose that shows ``text`` as it is, on one line, at most ``limit`` characters before escaping."""
+    """Markdown prose that shows ``text`` as it is, on one line, at most ``limit`` characters before
+    escaping."""
     flat = _cut(_one_line(text), limit)
     return _MD_ENTITY.sub(lambda m: _MD_ENTITIES[m.group()], _MD_BACKSLASHED.sub(r"\\\1", flat))
 
@@ -80,7 +83,8 @@ def md_lines(text: Any) -> list[str]:
 
 
 def md_code(text: Any, limit: int | None = None, cell: bool = False) -> str:
-    """An inline code span showing ``text`` on one line; ``cell``: inside a table (``|`` escaped)."""
+    """An inline code span showing ``text`` on one line; ``cell``: inside a table (``|``
+    escaped)."""
     flat = _cut(_one_line(text), limit)
     if cell:
         flat = flat.replace("|", "\\|")

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
-__all__ = ["LLMBackend", "StructuredBackend", "GrammarBackend", "BackendLike", "ProgressCallback", "Event", "Record", "as_backend", "EVENT_TYPES"]
+__all__ = [
+    "LLMBackend",
+    "StructuredBackend",
+    "GrammarBackend",
+    "BackendLike",
+    "ProgressCallback",
+    "Event",
+    "Record",
+    "as_backend",
+    "EVENT_TYPES",
+]
 
 Record = Union[dict, str]
 """One unit a generated function cleans: a dict (structured files) or a str (text mode)."""
@@ -15,16 +25,21 @@ Event = dict
 ProgressCallback = Callable[[Event], None]
 
 EVENT_TYPES = (
-    "spec_ready",  # fields {name: field spec}, scope: the reading of the goals the run works to (before chunk 1)
-    "chunk_start",  # chunk_index, total_chunks, records, functions (accepted so far, a resumed run's included)
-    "chunk_profile",  # chunk_index, open_issues {field: values not conforming} (library's own check)
+    # fields {name: field spec}, scope: the reading of the goals the run works to (before chunk 1)
+    "spec_ready",
+    # chunk_index, total_chunks, records, functions (accepted so far, a resumed run's included)
+    "chunk_start",
+    # chunk_index, open_issues {field: values not conforming} (library's own check)
+    "chunk_profile",
     "iteration",  # chunk_index, total_chunks, iteration
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
     "function_from_hint",  # chunk_index, iteration, field, function_name (no model call)
-    "function_generated",  # chunk_index, iteration, function_name, field, issues_before, issues_after
-    "function_modified",  # chunk_index, iteration, function_name, issues_before, issues_after (rich_context)
+    # chunk_index, iteration, function_name, field, issues_before, issues_after
+    "function_generated",
+    # chunk_index, iteration, function_name, issues_before, issues_after (rich_context)
+    "function_modified",
     "function_critiqued",  # function_name, score, decision, dimensions (reflection on)
     "validation_failed",  # chunk_index, iteration, function_name, error
     "record_skipped",  # path, line, reason (a malformed input line)
@@ -32,9 +47,12 @@ EVENT_TYPES = (
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
     "apply_warning",  # message, missing_fields: fields the functions read that the data lacks
-    "apply_complete",  # apply_file / apply_records: final counts (records_in, records_out, dropped_duplicates, ...)
-    "cross_row_planned",  # steps (list of dicts), refused, source: "model" | "library" (after the last chunk)
-    "early_termination",  # chunk_index, chunks_processed, reasoning: the model judged the patterns saturated
+    # apply_file / apply_records: final counts (records_in, records_out, dropped_duplicates, ...)
+    "apply_complete",
+    # steps (list of dicts), refused, source: "model" | "library" (after the last chunk)
+    "cross_row_planned",
+    # chunk_index, chunks_processed, reasoning: the model judged the patterns saturated
+    "early_termination",
     "optimize_start",  # function_count (optimize=True, after the last chunk)
     "optimize_group",  # group, count
     "optimize_round",  # round, remaining_issues, group, complete, confidence, merged, refused
@@ -101,11 +119,13 @@ class _CallableBackend:
 
 
 def as_backend(backend: BackendLike) -> LLMBackend:
-    """Return ``backend`` as an LLMBackend: objects with ``generate`` pass through, callables are wrapped."""
+    """Return ``backend`` as an LLMBackend: objects with ``generate`` pass through, callables are
+    wrapped."""
     if hasattr(backend, "generate") and callable(getattr(backend, "generate")):
         return backend  # type: ignore[return-value]
     if callable(backend):
         return _CallableBackend(backend)
     raise TypeError(
-        f"llm_backend must have a generate(prompt) -> str method or be a callable, got {type(backend).__name__}"
+        "llm_backend must have a generate(prompt) -> str method or be a callable, got "
+        f"{type(backend).__name__}"
     )

@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "recursive_cleaner"
-BASE = {"errors", "escape", "types", "_extras", "_version", "options", "toolkit", "_toolkit_data", "_toolkit_dates",
+BASE = {"errors", "escape", "types", "_extras", "_version", "options", "toolkit", "_toolkit_data", "_toolkit_dates", "_toolkit_text",
         "_toolkit_numbers", "_toolkit_units"}
 STAGES = ["read", "profiling", "model", "crossrow", "write", "judge", "optimizer", "run", "cleaner", "apply", "ui"]
 TOP = {"__init__", "__main__", "schema", "validation", "context", "cross_row"}

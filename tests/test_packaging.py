@@ -9,13 +9,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME_EXTRAS = ("progress", "parquet", "excel", "pandas", "documents", "dask")
+PINNED_TOOLS = ("ruff",)  # dev tools whose lower bound the oldest run pins too (the others resolve newest)
 
 
 def _requirements() -> list[str]:
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
-    return [*project["dependencies"], *(req for name in RUNTIME_EXTRAS for req in extras[name])]
+    tools = [req for req in extras["dev"] if re.match(r"[A-Za-z0-9_.-]+", req)[0] in PINNED_TOOLS]
+    return [*project["dependencies"], *(req for name in RUNTIME_EXTRAS for req in extras[name]), *tools]
 
 
 def _pins() -> dict[str, str]:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.judge import _child as _sandbox_child
-from recursive_cleaner.judge import sandbox as sandbox_module
+from recursive_cleaner.judge import sandbox_worker as sandbox_module  # where the worker reads its paths
 from recursive_cleaner import toolkit as tk
 from recursive_cleaner.apply.local import apply_file, apply_records
 from recursive_cleaner.judge.sandbox import SandboxWorker, run_in_sandbox
@@ -384,14 +384,15 @@ def test_docs_show_the_current_catalogue():
 
 
 def test_toolkit_uses_only_modules_the_sandbox_allows():
-    for name in ("toolkit.py", "_toolkit_data.py", "_toolkit_dates.py", "_toolkit_numbers.py", "_toolkit_units.py"):
+    for name in ("toolkit.py", "_toolkit_data.py", "_toolkit_dates.py", "_toolkit_numbers.py", "_toolkit_units.py",
+                 "_toolkit_text.py"):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(alias.name in _sandbox_child.ALLOWED_MODULES for alias in node.names), name
             elif isinstance(node, ast.ImportFrom):
                 assert (node.level == 1 and node.module in ("_toolkit_data", "_toolkit_dates", "_toolkit_numbers",
-                                                            "_toolkit_units")) or (
+                                                            "_toolkit_units", "_toolkit_text")) or (
                     node.level == 0 and node.module in _sandbox_child.ALLOWED_MODULES), (name, node.module)
 
 

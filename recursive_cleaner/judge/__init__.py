@@ -1,1 +1,2 @@
-"""Judge: the sandbox (the only place generated code runs), validation, the acceptance gate, reflection."""
+"""Judge: the sandbox (the only place generated code runs), validation, the acceptance gate,
+reflection."""

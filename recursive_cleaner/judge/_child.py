@@ -7,10 +7,11 @@ import recursive_cleaner (importing this file as a module has no side effects).
 Protocol. Every message on stdin is a frame: an 8-byte big-endian length and that many bytes.
 The first frame is the JSON request::
 
-    {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int, "dict_only": bool,
+    {"code": str, "function": str, "nonce": str, "memory_mb": int, "cpu_seconds": int,
+     "dict_only": bool,
      "toolkit_dir": str (optional; default: the package root, this file's parent folder),
-     "watch_fd": int|null (optional; a pipe only the parent writes to: a thread ends the child when it closes;
-                           null when the kernel does that, by SIGIO),
+     "watch_fd": int|null (optional; a pipe only the parent writes to: a thread ends the child
+                           when it closes; null when the kernel does that, by SIGIO),
      "max_output_chars": int (optional; default MAX_OUTPUT_CHARS)}
 
 Each further frame is one batch: ``J`` + a JSON array of records, or ``L`` + JSONL lines (parsed
@@ -39,19 +40,18 @@ missing value, as the readers turn a DataFrame's NaN into None). Every text the 
 from here (an error, a refused operation) is at most ``MESSAGE_CHARS`` characters (plus
 " (line N)"). The parent checks all of this again when it reads a reply (sandbox.py).
 
-The environment: the child starts with an empty one (the trusted worker with ``TRUSTED_ENVIRONMENT``,
-locale and search path only), and ``os.environ`` / ``posix.environ`` are emptied before any code of
-the file runs, in both modes.
+The environment: the child starts with an empty one (the trusted worker with
+``TRUSTED_ENVIRONMENT``, locale and search path only), and ``os.environ`` / ``posix.environ`` are
+emptied before any code of the file runs, in both modes.
 
-Order of lock-down: read the request, load ``toolkit.py`` and ``_toolkit_data.py`` from
+Order of lock-down: read the request, load ``toolkit.py`` and its ``_toolkit_*.py`` parts from
 ``toolkit_dir`` as ``recursive_cleaner.toolkit`` under a stub ``recursive_cleaner`` package that
-holds nothing else (the real package is never imported), pre-import every allowed module
-(importing opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
+holds nothing else (the real package is never imported), pre-import every allowed module (importing
+opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
 and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
-os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only
-then compile and run the untrusted code.
-Everything the trusted code uses after arming is bound to locals first, so the untrusted
-code cannot monkeypatch it into leaking the nonce or widening the hook.
+os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only then
+compile and run the untrusted code. Everything the trusted code uses after arming is bound to locals
+first, so the untrusted code cannot monkeypatch it into leaking the nonce or widening the hook.
 """
 
 from __future__ import annotations
@@ -64,8 +64,19 @@ import os
 import resource
 import sys
 
-__all__ = ["ALLOWED_MODULES", "CODE_FILENAME", "MEMORY_EXIT", "TOOLKIT", "MAX_DEPTH", "MAX_OUTPUT_CHARS",
-           "MESSAGE_CHARS", "TRUSTED_ENVIRONMENT", "make_depth_check", "main", "serve_batches"]
+__all__ = [
+    "ALLOWED_MODULES",
+    "CODE_FILENAME",
+    "MEMORY_EXIT",
+    "TOOLKIT",
+    "MAX_DEPTH",
+    "MAX_OUTPUT_CHARS",
+    "MESSAGE_CHARS",
+    "TRUSTED_ENVIRONMENT",
+    "make_depth_check",
+    "main",
+    "serve_batches",
+]
 
 MAX_DEPTH = 100
 """How deep a returned value may nest lists and dicts (a record is depth 1)."""
@@ -75,14 +86,40 @@ MESSAGE_CHARS = 500
 """Cap on any text sent to the parent: an exception's message, a refused operation."""
 
 TOOLKIT = "recursive_cleaner.toolkit"
-"""The library's tested helpers for generated code; in the child, loaded by path (see _load_toolkit)."""
+"""The library's tested helpers for generated code; in the child, loaded by path (see
+_load_toolkit)."""
 
 ALLOWED_MODULES = frozenset(
     {
-        "__future__", "base64", "binascii", "bisect", "calendar", "collections", "collections.abc",
-        "copy", "datetime", "decimal", "difflib", "fractions", "functools", "hashlib", "heapq",
-        "html", "ipaddress", "itertools", "json", "math", "numbers", "operator", "re",
-        "statistics", "string", "textwrap", "time", "typing", "unicodedata",
+        "__future__",
+        "base64",
+        "binascii",
+        "bisect",
+        "calendar",
+        "collections",
+        "collections.abc",
+        "copy",
+        "datetime",
+        "decimal",
+        "difflib",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "html",
+        "ipaddress",
+        "itertools",
+        "json",
+        "math",
+        "numbers",
+        "operator",
+        "re",
+        "statistics",
+        "string",
+        "textwrap",
+        "time",
+        "typing",
+        "unicodedata",
         TOOLKIT,
     }
 )
@@ -90,22 +127,65 @@ ALLOWED_MODULES = frozenset(
 
 # Harmless helpers that C code imports on the caller's behalf (datetime.strptime imports
 # _strptime through the calling frame's __import__, which is the guarded one).
-_INTERNAL_MODULES = frozenset({"_strptime", "copyreg", "encodings", "locale", "_locale", "warnings"})
+_INTERNAL_MODULES = frozenset(
+    {"_strptime", "copyreg", "encodings", "locale", "_locale", "warnings"}
+)
 _CODECS = (
-    "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "ascii", "latin-1",
-    "cp1252", "cp1250", "cp437", "cp850", "iso8859-15", "mac-roman", "idna", "punycode",
-    "unicode-escape", "raw-unicode-escape", "charmap",
+    "utf-8",
+    "utf-8-sig",
+    "utf-16",
+    "utf-16-le",
+    "utf-16-be",
+    "utf-32",
+    "ascii",
+    "latin-1",
+    "cp1252",
+    "cp1250",
+    "cp437",
+    "cp850",
+    "iso8859-15",
+    "mac-roman",
+    "idna",
+    "punycode",
+    "unicode-escape",
+    "raw-unicode-escape",
+    "charmap",
 )
 CODE_FILENAME = "<cleaning_code>"
-MEMORY_EXIT = 4  # exit code: out of memory outside the code (a batch too large to read, parse or write)
+# exit code: out of memory outside the code (a batch too large to read, parse or write)
+MEMORY_EXIT = 4
 _NOBODY = 65534
-_OS_KEEP = frozenset({"fspath", "fsencode", "fsdecode", "strerror", "urandom", "getpid", "cpu_count"})
-_IMP_DROP = ("create_builtin", "create_dynamic", "exec_builtin", "exec_dynamic", "init_frozen",
-             "get_frozen_object", "find_frozen", "_override_frozen_modules_for_tests",
-             "_override_multi_interp_extensions_check")
+_OS_KEEP = frozenset(
+    {"fspath", "fsencode", "fsdecode", "strerror", "urandom", "getpid", "cpu_count"}
+)
+_IMP_DROP = (
+    "create_builtin",
+    "create_dynamic",
+    "exec_builtin",
+    "exec_dynamic",
+    "init_frozen",
+    "get_frozen_object",
+    "find_frozen",
+    "_override_frozen_modules_for_tests",
+    "_override_multi_interp_extensions_check",
+)
 _PEEK_ATTRS = frozenset({"tb_frame", "f_code"})
-TRUSTED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME",
-                       "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "TZ", "TMPDIR", "PYTHONPATH")
+TRUSTED_ENVIRONMENT = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_COLLATE",
+    "LC_MONETARY",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "PYTHONPATH",
+)
 """The variables the trusted worker is started with (no secrets: no keys, tokens or passwords)."""
 _ALWAYS_OK = frozenset({"builtins.id"})
 
@@ -132,7 +212,8 @@ def _make_frame_reader(fd: int):
 
 
 def _watch_parent(fd) -> None:
-    """Exit at once when the parent is gone: a thread waits on fd, whose only write end the parent holds.
+    """Exit at once when the parent is gone: a thread waits on fd, whose only write end the parent
+    holds.
 
     Nothing is ever written to that pipe, so the read returns only at its end, when the parent
     exits or is killed; a child sleeping in generated code then goes with it (the CPU limit
@@ -158,7 +239,14 @@ def _watch_parent(fd) -> None:
         _thread.stack_size(old)
 
 
-_TOOLKIT_PARTS = ("_toolkit_data", "_toolkit_dates", "_toolkit_numbers", "_toolkit_units")  # in import order
+# in import order
+_TOOLKIT_PARTS = (
+    "_toolkit_data",
+    "_toolkit_dates",
+    "_toolkit_numbers",
+    "_toolkit_units",
+    "_toolkit_text",
+)
 
 
 def _load_toolkit(folder: str) -> None:
@@ -185,7 +273,8 @@ def _load_toolkit(folder: str) -> None:
 
 
 def _preload(toolkit_dir: str | None = None) -> None:
-    """Import and warm up everything allowed code may touch, while opening files is still allowed."""
+    """Import and warm up everything allowed code may touch, while opening files is still
+    allowed."""
     _load_toolkit(toolkit_dir or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for name in sorted(ALLOWED_MODULES | _INTERNAL_MODULES):
         __import__(name)
@@ -205,7 +294,8 @@ def _preload(toolkit_dir: str | None = None) -> None:
 
 
 def _clear_environment() -> None:
-    """Empty ``os.environ`` and ``posix.environ``: the code run here finds no environment to read or copy."""
+    """Empty ``os.environ`` and ``posix.environ``: the code run here finds no environment to read or
+    copy."""
     import posix
 
     os.environ.clear()  # unsetenv for each, while it is still allowed
@@ -213,7 +303,8 @@ def _clear_environment() -> None:
 
 
 def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
-    """Drop root, set the rlimits, and replace process, signal and fd functions of loaded modules by refusals."""
+    """Drop root, set the rlimits, and replace process, signal and fd functions of loaded modules by
+    refusals."""
     if os.geteuid() == 0:
         try:
             os.setgroups([])
@@ -223,7 +314,8 @@ def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
             pass  # best effort; the audit hook still refuses process creation
     limits = {
         resource.RLIMIT_AS: (memory_mb << 20,) * 2,
-        resource.RLIMIT_CPU: (cpu_seconds, resource.RLIM_INFINITY),  # the soft limit moves on per batch
+        # the soft limit moves on per batch
+        resource.RLIMIT_CPU: (cpu_seconds, resource.RLIM_INFINITY),
         resource.RLIMIT_FSIZE: (0, 0),
         resource.RLIMIT_CORE: (0, 0),
         resource.RLIMIT_NPROC: (0, 0),
@@ -238,7 +330,12 @@ def _lock_down(memory_mb: int, cpu_seconds: int, top_fd: int) -> None:
     blocked = _make_blocker()
     for module in (os, posix, _signal, resource):
         for name, value in list(vars(module).items()):
-            if callable(value) and not isinstance(value, type) and name not in _OS_KEEP and not name.startswith("__"):
+            if (
+                callable(value)
+                and not isinstance(value, type)
+                and name not in _OS_KEEP
+                and not name.startswith("__")
+            ):
                 setattr(module, name, blocked(module.__name__ + "." + name))
     for name in _IMP_DROP:
         if hasattr(_imp, name):
@@ -261,7 +358,16 @@ def _make_blocker():
 
 def _make_hook(out_fd: int, permits: list):
     """Build the audit hook: default deny, every refusal written to out_fd before it is raised."""
-    write, type_, str_, bytes_, int_, float_, bool_, none_ = os.write, type, str, bytes, int, float, bool, type(None)
+    write, type_, str_, bytes_, int_, float_, bool_, none_ = (
+        os.write,
+        type,
+        str,
+        bytes,
+        int,
+        float,
+        bool,
+        type(None),
+    )
     tuple_, repr_, len_, tname = tuple, repr, len, type.__dict__["__name__"].__get__
     base_exc, perm_error, import_error = BaseException, PermissionError, ImportError
     peek_attrs, always_ok, limit = _PEEK_ATTRS, _ALWAYS_OK, MESSAGE_CHARS
@@ -269,7 +375,14 @@ def _make_hook(out_fd: int, permits: list):
     def safe(value) -> str:
         kind = type_(value)
         text = "<" + tname(kind) + ">"
-        if kind is str_ or kind is bytes_ or kind is int_ or kind is float_ or kind is bool_ or kind is none_:
+        if (
+            kind is str_
+            or kind is bytes_
+            or kind is int_
+            or kind is float_
+            or kind is bool_
+            or kind is none_
+        ):
             try:
                 text = repr_(value)
             except base_exc:
@@ -279,7 +392,8 @@ def _make_hook(out_fd: int, permits: list):
     def describe(event: str, args: tuple) -> str:
         if type_(event) is not str_:
             event = "<" + tname(type_(event)) + ">"
-        elif len_(event) > 120:  # an event name is the code's choice (sys.audit): only its head is reported
+        # an event name is the code's choice (sys.audit): only its head is reported
+        elif len_(event) > 120:
             event = event[:117] + "..."
         if type_(args) is not tuple_:
             return event
@@ -287,7 +401,12 @@ def _make_hook(out_fd: int, permits: list):
             return "import " + (args[0][:120] if type_(args[0]) is str_ else safe(args[0]))
         if event == "open" and len_(args) >= 2:
             return "open(" + safe(args[0]) + ("" if args[1] is None else ", " + safe(args[1])) + ")"
-        if event == "sandbox.blocked" and len_(args) == 2 and type_(args[0]) is str_ and type_(args[1]) is tuple_:
+        if (
+            event == "sandbox.blocked"
+            and len_(args) == 2
+            and type_(args[0]) is str_
+            and type_(args[1]) is tuple_
+        ):
             return args[0] + "(" + ", ".join([safe(a) for a in args[1][:4]]) + ")"
         if event == "object.__getattr__" and len_(args) == 2:
             return "access to attribute " + safe(args[1]) + " of a " + tname(type_(args[0]))
@@ -305,7 +424,12 @@ def _make_hook(out_fd: int, permits: list):
         if event == "resource.setrlimit" and permits[3]:  # ours: the per-batch CPU limit
             permits[3] = 0
             return
-        if event == "object.__getattr__" and permits[2] and len_(args) == 2 and type_(args[1]) is str_:
+        if (
+            event == "object.__getattr__"
+            and permits[2]
+            and len_(args) == 2
+            and type_(args[1]) is str_
+        ):
             if args[1] in peek_attrs:
                 return
         try:
@@ -336,9 +460,11 @@ def _make_import_guard():
 
 
 def _make_describer(permits: list, filename: str):
-    """describe() -> (text, is_memory_error) for the exception being handled; runs no untrusted code while peeking."""
+    """describe() -> (text, is_memory_error) for the exception being handled; runs no untrusted code
+    while peeking."""
     exc_info, type_, str_, int_, streq, len_ = sys.exc_info, type, str, int, str.__eq__, len
-    tname = type.__dict__["__name__"].__get__  # a class's own name, without running a metaclass property
+    # a class's own name, without running a metaclass property
+    tname = type.__dict__["__name__"].__get__
     base_exc, memory_error, limit = BaseException, MemoryError, MESSAGE_CHARS
     syntax_errors = (SyntaxError, IndentationError, TabError)
     gc_disable, gc_enable, gc_isenabled = gc.disable, gc.enable, gc.isenabled
@@ -387,7 +513,11 @@ def _make_describer(permits: list, filename: str):
 def main() -> None:
     request = json.loads(_make_frame_reader(0)())
     _watch_parent(request.get("watch_fd"))
-    code, function_name, nonce = request["code"], request["function"], request["nonce"].encode("ascii")
+    code, function_name, nonce = (
+        request["code"],
+        request["function"],
+        request["nonce"].encode("ascii"),
+    )
     memory_mb, cpu_seconds = int(request["memory_mb"]), int(request["cpu_seconds"])
     dict_only, toolkit_dir = bool(request.get("dict_only")), request.get("toolkit_dir")
     max_chars = int(request.get("max_output_chars") or MAX_OUTPUT_CHARS)
@@ -401,13 +531,31 @@ def main() -> None:
     os.close(null_fd)
 
     # Everything used after arming, bound now: the untrusted code may rewrite module globals.
-    write, exit_, compile_, exec_, callable_, repr_ = os.write, os._exit, compile, exec, callable, repr
-    base_exc, memory_error, memory_exit, filename = BaseException, MemoryError, MEMORY_EXIT, CODE_FILENAME
+    write, exit_, compile_, exec_, callable_, repr_ = (
+        os.write,
+        os._exit,
+        compile,
+        exec,
+        callable,
+        repr,
+    )
+    base_exc, memory_error, memory_exit, filename = (
+        BaseException,
+        MemoryError,
+        MEMORY_EXIT,
+        CODE_FILENAME,
+    )
     permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
     describe_exception = _make_describer(permits, filename)
     memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
     run_records = _make_runner(describe_exception, memory_text, dict_only, max_chars)
-    serve = _make_server(_make_frame_reader(in_fd), out_fd, nonce, run_records, _make_cpu_budget(cpu_seconds, permits))
+    serve = _make_server(
+        _make_frame_reader(in_fd),
+        out_fd,
+        nonce,
+        run_records,
+        _make_cpu_budget(cpu_seconds, permits),
+    )
 
     builtins_ns = dict(vars(builtins))
     builtins_ns["__import__"] = _make_import_guard()
@@ -425,7 +573,9 @@ def main() -> None:
             exec_(compile_(code, filename, "exec", dont_inherit=True), namespace)
             function = namespace.get(function_name)
             if function is None:
-                load_error = "NameError: the code does not define a function named " + repr_(function_name)
+                load_error = "NameError: the code does not define a function named " + repr_(
+                    function_name
+                )
             elif not callable_(function):
                 load_error = "TypeError: " + repr_(function_name) + " is not a function"
         except base_exc:
@@ -441,16 +591,25 @@ def main() -> None:
 
 
 def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = MAX_OUTPUT_CHARS):
-    """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record failed.
+    """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record
+    failed.
 
     A return value is sent only as JSON of at most ``max_chars`` characters nested at most
-    ``MAX_DEPTH`` deep (otherwise the record fails), NaN and infinities as null (see the module docstring).
+    ``MAX_DEPTH`` deep (otherwise the record fails), NaN and infinities as null (see the module
+    docstring).
     """
     str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
     tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
-    recursion_error, value_error, type_error, memory_error = RecursionError, ValueError, TypeError, MemoryError
+    recursion_error, value_error, type_error, memory_error = (
+        RecursionError,
+        ValueError,
+        TypeError,
+        MemoryError,
+    )
     dumps, too_deep, depth = _make_utf8_dumps(), make_depth_check(MAX_DEPTH), str(MAX_DEPTH)
-    too_deep_text = "ValueError: the return value nests lists/dicts more than " + depth + " levels deep"
+    too_deep_text = (
+        "ValueError: the return value nests lists/dicts more than " + depth + " levels deep"
+    )
 
     def kind_name(value) -> str:
         name = tname(type_(value))
@@ -459,21 +618,28 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
     key_text, str_only, set_, map_ = _json_key_text, frozenset((str_,)), set, map
 
     def twice_named(value) -> str | None:
-        """A record with keys 1 and "1" (or None and "null", two NaN) would be written with one field twice."""
-        if set_(map_(type_, value)) <= str_only:  # the usual record: no conversion, no clash (C speed)
+        """A record with keys 1 and "1" (or None and "null", two NaN) would be written with one
+        field twice."""
+        # the usual record: no conversion, no clash (C speed)
+        if set_(map_(type_, value)) <= str_only:
             return None
         seen = set_()
         for key in value:
             text = key_text(key)
             if text in seen:
-                return ("ValueError: the returned record has two fields named " + repr(text)[:80]
-                        + " once written as JSON, which turns a " + kind_name(key)
-                        + " key into a string; return one, with string keys")
+                return (
+                    "ValueError: the returned record has two fields named "
+                    + repr(text)[:80]
+                    + " once written as JSON, which turns a "
+                    + kind_name(key)
+                    + " key into a string; return one, with string keys"
+                )
             seen.add(text)
         return None
 
     def unserialisable(value) -> str:
-        """Why dumps(value) failed; only the library's own exceptions are read (str() of a built-in)."""
+        """Why dumps(value) failed; only the library's own exceptions are read (str() of a
+        built-in)."""
         exc = exc_info()[1]
         kind = type_(exc)
         if kind is recursion_error:
@@ -482,11 +648,17 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
             return "MemoryError: the return value is too large to encode"
         why = "?"
         if kind is value_error or kind is type_error:
-            try:  # e.g. "Object of type set is not JSON serializable", "Out of range float values ..."
+            # e.g. "Object of type set is not JSON serializable", "Out of range float values ..."
+            try:
                 why = str_(exc)[:150]
             except base_exc:
                 pass
-        return "TypeError: the return value is not JSON-serialisable (" + kind_name(value) + "): " + why
+        return (
+            "TypeError: the return value is not JSON-serialisable ("
+            + kind_name(value)
+            + "): "
+            + why
+        )
 
     def run(function, records: list) -> tuple:
         texts, failed, run_error = [], [], None
@@ -522,8 +694,15 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
                 continue
             value = None
             if len_(text) > max_chars:
-                fail([index, "ValueError: the return value is too large (" + str_(len_(text)) + " characters of JSON;"
-                      " the limit is " + str_(max_chars) + ")"])
+                fail(
+                    [
+                        index,
+                        "ValueError: the return value is too large ("
+                        + str_(len_(text))
+                        + " characters of JSON;"
+                        " the limit is " + str_(max_chars) + ")",
+                    ]
+                )
                 append("")
             elif too_deep(text):
                 fail([index, too_deep_text])
@@ -536,7 +715,8 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
 
 
 def _make_cpu_budget(cpu_seconds: int, permits: list):
-    """before_batch(): move the soft CPU limit to (CPU used so far + cpu_seconds), under a permit."""
+    """before_batch(): move the soft CPU limit to (CPU used so far + cpu_seconds), under a
+    permit."""
     import time
 
     setrlimit, process_time, int_ = resource.setrlimit, time.process_time, int
@@ -553,19 +733,38 @@ def _make_cpu_budget(cpu_seconds: int, permits: list):
 
 
 def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batch):
-    """serve(function, load_error): report the load, then answer each batch frame until input ends."""
-    write, loads, dumps, join_text, join_bytes = os.write, json.loads, json.dumps, "\n".join, b"".join
-    encode, decode, len_, enumerate_, type_, dict_ = str.encode, bytes.decode, len, enumerate, type, dict
+    """serve(function, load_error): report the load, then answer each batch frame until input
+    ends."""
+    write, loads, dumps, join_text, join_bytes = (
+        os.write,
+        json.loads,
+        json.dumps,
+        "\n".join,
+        b"".join,
+    )
+    encode, decode, len_, enumerate_, type_, dict_ = (
+        str.encode,
+        bytes.decode,
+        len,
+        enumerate,
+        type,
+        dict,
+    )
     unicode_error, parse_errors, strip = UnicodeEncodeError, (ValueError, RecursionError), str.strip
     blank = " \t\r\x0b\x0c"  # what bytes.strip() removes: parsers' test for a blank line
-    scan, json_space, not_scanned = json.JSONDecoder().scan_once, " \t\r\n", (ValueError, RecursionError, StopIteration)
+    scan, json_space, not_scanned = (
+        json.JSONDecoder().scan_once,
+        " \t\r\n",
+        (ValueError, RecursionError, StopIteration),
+    )
 
     def send(data: bytes) -> None:
         while data:
-            data = data[write(out_fd, data):]
+            data = data[write(out_fd, data) :]
 
     def parse_lines(data: bytes) -> tuple:
-        """JSONL lines -> (records, line of each record, lines skipped as not UTF-8 / not JSON / not an object)."""
+        """JSONL lines -> (records, line of each record, lines skipped as not UTF-8 / not JSON / not
+        an object)."""
         try:
             lines = decode(data, "utf-8").split("\n")
         except ValueError:
@@ -580,7 +779,9 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
             if line is None:
                 skipped.append(offset)
                 continue
-            try:  # the scanner alone is faster; json.loads decides whenever the line is not one whole value
+            # the scanner alone is faster; json.loads decides whenever the line is not one whole
+            # value
+            try:
                 value, end = scan(line, 0)
             except not_scanned:
                 end = -1
@@ -599,13 +800,16 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
         return records, line_of, skipped
 
     def serve(function, load_error: str | None) -> None:
-        send(join_bytes((b"\nL ", nonce, b" ", encode(dumps({"error": load_error}), "ascii"), b"\n")))
+        send(
+            join_bytes((b"\nL ", nonce, b" ", encode(dumps({"error": load_error}), "ascii"), b"\n"))
+        )
         while load_error is None:
             frame = read_frame()
             if frame is None:
                 return
             before_batch()
-            if frame[:1] == b"L":  # raw JSONL lines (apply's fast path); else b"J" + a JSON array of records
+            # raw JSONL lines (apply's fast path); else b"J" + a JSON array of records
+            if frame[:1] == b"L":
                 records, line_of, skipped = parse_lines(frame[1:])
             else:
                 records, line_of, skipped = loads(frame[1:]), None, []
@@ -622,9 +826,15 @@ def _make_server(read_frame, out_fd: int, nonce: bytes, run_records, before_batc
                     except unicode_error:
                         texts[index] = dumps(loads(text))
                 data = encode(join_text(texts), "utf-8")
-            head = (b'{"n":%d,"size":%d,"failed":' % (len_(texts), len_(data))
-                    + encode(dumps(failed) + ',"skipped":' + dumps(skipped) + ',"error":' + dumps(load_error) + "}",
-                             "ascii"))
+            head = b'{"n":%d,"size":%d,"failed":' % (len_(texts), len_(data)) + encode(
+                dumps(failed)
+                + ',"skipped":'
+                + dumps(skipped)
+                + ',"error":'
+                + dumps(load_error)
+                + "}",
+                "ascii",
+            )
             send(join_bytes((b"\nR ", nonce, b" ", head, b"\n", data, b"\nE ", nonce, b"\n")))
 
     return serve
@@ -637,21 +847,39 @@ def _json_key_text(key) -> str:
     if key is True or key is False or key is None:
         return "true" if key is True else "false" if key is False else "null"
     if isinstance(key, float):
-        return "NaN" if key != key else "Infinity" if key == float("inf") else "-Infinity" if key == -float("inf") \
+        return (
+            "NaN"
+            if key != key
+            else "Infinity"
+            if key == float("inf")
+            else "-Infinity"
+            if key == -float("inf")
             else float.__repr__(key)
-    return int.__repr__(key) if isinstance(key, int) else "?" + str(id(key))  # json refuses others anyway
+        )
+    # json refuses others anyway
+    return int.__repr__(key) if isinstance(key, int) else "?" + str(id(key))
 
 
 def _make_utf8_dumps():
-    """json.dumps(value, ensure_ascii=False) with NaN and infinities as null; the C encoder is built once."""
+    """json.dumps(value, ensure_ascii=False) with NaN and infinities as null; the C encoder is built
+    once."""
     import re
     from json.encoder import c_make_encoder, encode_basestring
 
     if c_make_encoder is None:  # a Python without the C accelerator
         encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     else:
-        encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", ", ", False, False,
-                                 True)
+        encoder = c_make_encoder(
+            None,
+            json.JSONEncoder().default,
+            encode_basestring,
+            None,
+            ": ",
+            ", ",
+            False,
+            False,
+            True,
+        )
         join = "".join
 
         def encode(value) -> str:
@@ -674,7 +902,8 @@ def _make_utf8_dumps():
 
 
 def make_depth_check(limit: int):
-    """too_deep(text) -> whether a JSON text (str or bytes) nests arrays/objects more than ``limit`` deep.
+    """too_deep(text) -> whether a JSON text (str or bytes) nests arrays/objects more than ``limit``
+    deep.
 
     Linear in the text, no recursion: escapes are blanked, then strings, then everything but
     brackets is removed and the running depth summed. For a text json.loads accepts, the depth
@@ -686,12 +915,29 @@ def make_depth_check(limit: int):
     import re
 
     accumulate, max_, map_, type_, bytes_, str_ = itertools.accumulate, max, map, type, bytes, str
-    forms = {  # per type: '[', '{', then (pattern.sub, replacement) for escapes, strings, all but brackets; step
-        str_: ("[", "{", ((re.compile(r"\\.", re.DOTALL).sub, "_"), (re.compile(r'"[^"]*"').sub, ""),
-                         (re.compile(r"[^\[\]{}]+").sub, "")), {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__),
-        bytes_: (b"[", b"{", ((re.compile(rb"\\.", re.DOTALL).sub, b"_"), (re.compile(rb'"[^"]*"').sub, b""),
-                              (re.compile(rb"[^\[\]{}]+").sub, b"")),
-                 tuple(1 if b in b"[{" else -1 for b in range(256)).__getitem__),
+    # per type: '[', '{', then (pattern.sub, replacement) for escapes, strings, all but brackets;
+    # step
+    forms = {
+        str_: (
+            "[",
+            "{",
+            (
+                (re.compile(r"\\.", re.DOTALL).sub, "_"),
+                (re.compile(r'"[^"]*"').sub, ""),
+                (re.compile(r"[^\[\]{}]+").sub, ""),
+            ),
+            {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__,
+        ),
+        bytes_: (
+            b"[",
+            b"{",
+            (
+                (re.compile(rb"\\.", re.DOTALL).sub, b"_"),
+                (re.compile(rb'"[^"]*"').sub, b""),
+                (re.compile(rb"[^\[\]{}]+").sub, b""),
+            ),
+            tuple(1 if b in b"[{" else -1 for b in range(256)).__getitem__,
+        ),
     }
 
     def too_deep(text) -> bool:
@@ -706,7 +952,8 @@ def make_depth_check(limit: int):
 
 
 def serve_batches(filename: str) -> None:
-    """Trusted mode (apply with trusted=True), NOT sandboxed: the protocol on stdin/stdout, the code a plain module."""
+    """Trusted mode (apply with trusted=True), NOT sandboxed: the protocol on stdin/stdout, the code
+    a plain module."""
     import types
 
     in_fd, out_fd, null_fd = os.dup(0), os.dup(1), os.open(os.devnull, os.O_RDWR)
@@ -716,7 +963,8 @@ def serve_batches(filename: str) -> None:
     request = json.loads(read_frame())
     _watch_parent(request.get("watch_fd"))
     describe = _make_describer([0, 0, 0, 0], filename)
-    _clear_environment()  # the parent starts this process with TRUSTED_ENVIRONMENT only; none of it is shown
+    # the parent starts this process with TRUSTED_ENVIRONMENT only; none of it is shown
+    _clear_environment()
     module = types.ModuleType("cleaning_functions")
     module.__file__ = filename
     sys.modules[module.__name__] = module
@@ -732,7 +980,9 @@ def serve_batches(filename: str) -> None:
         error = describe()[0]
     os.dup2(null_fd, 2)
     run_records = _make_runner(describe, "MemoryError", bool(request.get("dict_only")))
-    _make_server(read_frame, out_fd, request["nonce"].encode("ascii"), run_records, lambda: None)(function, error)
+    _make_server(read_frame, out_fd, request["nonce"].encode("ascii"), run_records, lambda: None)(
+        function, error
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Each function must give, in the assembled cleaning_functions.py, the outputs it was accepted with.
+"""Each function must give, in the assembled cleaning_functions.py, the outputs it was accepted
+with.
 
 A function is validated alone, in its own sandbox; in the written file it shares one namespace
 (and one process) with every other function. When accepted, a few of its (input, output) pairs
@@ -21,7 +22,7 @@ EXAMPLES_KEY = "examples"
 _MAX_EXAMPLES = 6
 _BUDGET_CHARS = 16_000  # per function, in the state file
 _CHECK = "_rc_assembly_check"
-_DISPATCH = '''
+_DISPATCH = """
 
 
 # ---- appended by recursive_cleaner.judge.assembly to check the assembled file (not written) ----
@@ -30,19 +31,28 @@ _RC_ASSEMBLY_FUNCTIONS = {{{table}}}
 
 def _rc_assembly_check(item):
     return {{"output": _RC_ASSEMBLY_FUNCTIONS[item["name"]](item["input"])}}
-'''
+"""
 
 
 def _text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def pick_examples(inputs: list, outputs: list, errors: list | None = None, *, limit: int = _MAX_EXAMPLES,
-                  budget: int = _BUDGET_CHARS) -> list[dict]:
-    """Up to ``limit`` {"input", "output"} pairs, records the function changed first, within ``budget`` characters."""
+def pick_examples(
+    inputs: list,
+    outputs: list,
+    errors: list | None = None,
+    *,
+    limit: int = _MAX_EXAMPLES,
+    budget: int = _BUDGET_CHARS,
+) -> list[dict]:
+    """Up to ``limit`` {"input", "output"} pairs, records the function changed first, within
+    ``budget`` characters."""
     errors = errors if errors is not None else [None] * len(inputs)
     pairs = [(i, o) for i, o, e in zip(inputs, outputs, errors) if e is None]
-    ordered = [p for p in pairs if _text(p[0]) != _text(p[1])] + [p for p in pairs if _text(p[0]) == _text(p[1])]
+    ordered = [p for p in pairs if _text(p[0]) != _text(p[1])] + [
+        p for p in pairs if _text(p[0]) == _text(p[1])
+    ]
     chosen, used = [], 0
     for inp, out in ordered:
         size = len(_text(inp)) + len(_text(out))
@@ -55,8 +65,11 @@ def pick_examples(inputs: list, outputs: list, errors: list | None = None, *, li
     return chosen
 
 
-def example_mismatches(source: str, functions: list[dict], *, timeout: float = 10.0, rounds: int = 2) -> dict[str, str]:
-    """{function name: how its outputs in ``source`` differ from its examples}; "" names a failure of the whole run."""
+def example_mismatches(
+    source: str, functions: list[dict], *, timeout: float = 10.0, rounds: int = 2
+) -> dict[str, str]:
+    """{function name: how its outputs in ``source`` differ from its examples}; "" names a failure
+    of the whole run."""
     checked = [f for f in functions if f.get(EXAMPLES_KEY)]
     items, expected = [], []
     for _ in range(rounds):
@@ -68,10 +81,15 @@ def example_mismatches(source: str, functions: list[dict], *, timeout: float = 1
         return {}
     table = ", ".join(f"{f['name']!r}: {f['name']}" for f in checked)
     code = source.rstrip("\n") + _DISPATCH.format(table=table)
-    # each function ran on its examples (and more) within ``timeout`` when accepted; here all run, twice
+    # each function ran on its examples (and more) within ``timeout`` when accepted; here all run,
+    # twice
     res = run_in_sandbox(code, _CHECK, items, timeout=min(timeout * rounds * len(checked), 600.0))
     if not res.ok:
-        return {"": res.error or "; ".join(res.violations[:3]) or "the assembled file failed in the sandbox"}
+        return {
+            "": res.error
+            or "; ".join(res.violations[:3])
+            or "the assembled file failed in the sandbox"
+        }
     found: dict[str, str] = {}
     for item, want, got, err in zip(items, expected, res.outputs, res.errors):
         name = item["name"]
@@ -81,12 +99,16 @@ def example_mismatches(source: str, functions: list[dict], *, timeout: float = 1
             found[name] = f"it now fails with {err} on {_short(item['input'])}"
         elif not isinstance(got, dict) or _text(got.get("output")) != _text(want):
             now = got.get("output") if isinstance(got, dict) else got
-            found[name] = f"on {_short(item['input'])} it returned {_short(want)} when accepted, now {_short(now)}"
+            found[name] = (
+                f"on {_short(item['input'])} it returned {_short(want)} when accepted, now "
+                f"{_short(now)}"
+            )
     return found
 
 
 def fill_examples(functions: list[dict], records: list, *, timeout: float = 10.0) -> list[dict]:
-    """``functions`` with examples for those that have none (merged or restored ones): each run alone on ``records``."""
+    """``functions`` with examples for those that have none (merged or restored ones): each run
+    alone on ``records``."""
     out = []
     for f in functions:
         if f.get(EXAMPLES_KEY) or not records:

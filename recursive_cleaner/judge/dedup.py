@@ -1,11 +1,13 @@
-"""Near-duplicate cleaning functions: the same logic under another name, other variable names or docstring.
+"""Near-duplicate cleaning functions: the same logic under another name, other variable names or
+docstring.
 
 Nothing runs: the code is parsed, its docstrings and ``from __future__`` imports are dropped, every
-name it binds (functions, parameters, variables, constants) becomes ``v0, v1, ...`` in order of first
-appearance and import aliases become the imported name. Equal normalised code is a duplicate
-(similarity 1.0); otherwise the similarity is difflib's ratio over the tokens of the normalised code.
-Two functions that read or write different record fields (``dependencies.field_access``) are never
-duplicates, however alike their text: ``fix_phone`` and ``fix_mobile`` may differ in one string only.
+name it binds (functions, parameters, variables, constants) becomes ``v0, v1, ...`` in order of
+first appearance and import aliases become the imported name. Equal normalised code is a duplicate
+(similarity 1.0); otherwise the similarity is difflib's ratio over the tokens of the normalised
+code. Two functions that read or write different record fields (``dependencies.field_access``) are
+never duplicates, however alike their text: ``fix_phone`` and ``fix_mobile`` may differ in one
+string only.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ def _drop_docstrings(tree: ast.AST) -> None:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
 
 
@@ -94,7 +100,8 @@ class _Renamer(ast.NodeTransformer):
 
 
 def normalise_code(code: str) -> str:
-    """The code without docstrings, comments and its own names (see the module docstring); text as is if unparsable."""
+    """The code without docstrings, comments and its own names (see the module docstring); text as
+    is if unparsable."""
     try:
         tree = ast.parse(code)
         _drop_docstrings(tree)
@@ -105,17 +112,24 @@ def normalise_code(code: str) -> str:
 
 
 def code_similarity(a: str, b: str) -> float:
-    """1.0 for equal normalised code, else difflib's ratio over the tokens of the normalised code."""
+    """1.0 for equal normalised code, else difflib's ratio over the tokens of the normalised
+    code."""
     na, nb = normalise_code(a), normalise_code(b)
     if na == nb:
         return 1.0
-    return difflib.SequenceMatcher(None, _TOKEN.findall(na), _TOKEN.findall(nb), autojunk=False).ratio()
+    return difflib.SequenceMatcher(
+        None, _TOKEN.findall(na), _TOKEN.findall(nb), autojunk=False
+    ).ratio()
 
 
-def find_duplicate(code: str, name: str, accepted: list[dict], *, threshold: float = 0.9) -> str | None:
-    """The name of the accepted function (dicts with 'name' and 'code') that ``code`` nearly duplicates, or None.
+def find_duplicate(
+    code: str, name: str, accepted: list[dict], *, threshold: float = 0.9
+) -> str | None:
+    """The name of the accepted function (dicts with 'name' and 'code') that ``code`` nearly
+    duplicates, or None.
 
-    The most similar one at or above ``threshold`` wins; functions touching other record fields never match.
+    The most similar one at or above ``threshold`` wins; functions touching other record fields
+    never match.
     """
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")

@@ -23,78 +23,29 @@ a bounded header per batch and at most ``max_reply_mb`` of output, and ``reply_c
 every reply before anything is parsed; a reply that breaks the protocol fails the batch
 ("malformed reply") and kills the child, unparsed. Every text from the child is clipped the
 moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
+
+``SandboxWorker`` is in ``sandbox_worker``, ``BatchReply`` and ``SandboxResult`` in
+``sandbox_result`` (all re-exported here).
 """
 
 from __future__ import annotations
 
-import collections
-import fcntl
 import json
 import math
-import os
-import queue
-import secrets
-import select
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
 
-from ..errors import SandboxError, clip_text
-from ._child import MAX_OUTPUT_CHARS, MEMORY_EXIT, TRUSTED_ENVIRONMENT
-from .reply_check import (HEAD_TOO_DEEP, LOAD_TOO_DEEP, TEXT_CHARS, BadReply, check_payload, malformed, parse_line,
-                          read_head, violation_text)
+from ._child import MAX_OUTPUT_CHARS, TRUSTED_ENVIRONMENT
+from .sandbox_result import BatchReply, SandboxResult, as_result
+from .sandbox_worker import CHILD_PATH, SandboxWorker
 
-__all__ = ["SandboxResult", "run_in_sandbox", "BatchReply", "SandboxWorker", "CHILD_PATH", "TRUSTED_ENVIRONMENT"]
-
-CHILD_PATH = Path(__file__).with_name("_child.py")
-_TOOLKIT_DIR = str(Path(__file__).resolve().parent.parent)  # the child loads toolkit.py from the package root, by path
-_MIN_MEMORY_MB = 64
-_MAX_VIOLATIONS = 50
-_STDERR_KEEP = 1000
-_PIPE_BYTES = 1 << 20
-_LINE_BYTES = 64 << 10  # a report line (armed, loaded, one refusal): the child sends at most a few KB
-_HEAD_BYTES = 64 << 10  # a batch header: this much, plus _FAILED_BYTES per record sent
-_FAILED_BYTES = 8 << 10  # one failure entry: MESSAGE_CHARS characters, \uXXXX-escaped, plus numbers
-
-
-@dataclass
-class SandboxResult:
-    """What happened when code ran in the sandbox; ``ok`` is False when the run as a whole failed."""
-
-    ok: bool
-    outputs: list = field(default_factory=list)
-    errors: list[str | None] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    error: str | None = None
-    duration_s: float = 0.0
-
-
-@dataclass
-class BatchReply:
-    """A worker's answer to one batch: ``payload`` holds n JSON texts joined by b"\\n" (b"" where a record failed).
-
-    ``failed`` holds (record index, error) pairs, plus the line offset for raw JSONL batches, whose
-    ``skipped`` lists the offsets of lines that are not UTF-8, not JSON, or not an object.
-    """
-
-    n: int = 0
-    payload: bytes = b""
-    failed: list[tuple] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """False when the batch (or the load) as a whole failed; the worker is then closed."""
-        return self.error is None and not self.violations
+__all__ = [
+    "SandboxResult",
+    "run_in_sandbox",
+    "BatchReply",
+    "SandboxWorker",
+    "CHILD_PATH",
+    "TRUSTED_ENVIRONMENT",
+]
 
 
 def run_in_sandbox(
@@ -106,7 +57,8 @@ def run_in_sandbox(
     memory_mb: int = 512,
     cpu_seconds: int | None = None,
 ) -> SandboxResult:
-    """Define `code` as a module in a fresh child process and call function_name(record) on a deep copy of each record.
+    """Define `code` as a module in a fresh child process and call function_name(record) on a deep
+    copy of each record.
 
     ``outputs[i]`` is the JSON round-tripped return value for ``records[i]`` (None where
     the function raised) and ``errors[i]`` is None or ``"ExcType: message (line N)"``.
@@ -128,331 +80,19 @@ def run_in_sandbox(
     batch = ("[" + ",".join(texts) + "]").encode("ascii")
     started = time.monotonic()
     deadline, timed_out = started + timeout, f"timed out after {float(timeout)}s"
-    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the input.
+    # One output: up to 4x the largest input and 64K characters more; all of them: 16 MB or 8x the
+    # input.
     largest = max(map(len, texts), default=0)
-    with SandboxWorker(code, function_name, memory_mb=memory_mb, cpu_seconds=cpu,
-                       max_reply_mb=max(16, 8 * len(batch) >> 20),
-                       max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest)) as worker:
+    with SandboxWorker(
+        code,
+        function_name,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu,
+        max_reply_mb=max(16, 8 * len(batch) >> 20),
+        max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest),
+    ) as worker:
         reply = worker._start(deadline, timed_out)
         if reply.ok:
             worker._send_batch(b"J" + batch, len(texts))
             reply = worker._receive(deadline, timed_out)
-    return _as_result(reply, len(texts), started)
-
-
-def _as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
-    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``_receive`` checked them first)."""
-    outputs, errors = [None] * n, [None] * n
-    try:
-        if reply.payload or reply.n:
-            for index, text in enumerate(reply.payload.split(b"\n")[:n]):
-                outputs[index] = json.loads(text) if text else None
-    except (ValueError, RecursionError):  # not JSON: only a child that breaks the protocol sends that
-        outputs, reply.error = [None] * n, reply.error or "malformed reply from the sandbox child"
-    for index, message, *_ in reply.failed:
-        if index < n:
-            errors[index] = message
-    return SandboxResult(ok=reply.ok, outputs=outputs, errors=errors, violations=reply.violations,
-                         error=reply.error, duration_s=time.monotonic() - started)
-
-
-class _Stop(Exception):
-    """The child stopped answering: its reason is the message."""
-
-
-class SandboxWorker:
-    """A persistent sandboxed child: ``code`` is loaded once, then each batch goes through ``function_name``.
-
-    ``start()``, then ``submit(records)`` any number of batches and ``receive(timeout)`` their
-    replies in the same order (or ``run_batch`` for both), then ``close()``. Batches are written
-    by a feeder thread, so submitting never blocks on a busy child. ``cpu_seconds`` limits each
-    batch; ``dict_only`` makes a non-dict return value an error for that record. Any failure of a
-    batch as a whole (timeout, crash, memory, refused operation) kills the child.
-
-    Output limits: one record's output is at most ``max_output_chars`` characters of JSON (else
-    that record fails), one batch's reply at most ``max_reply_mb`` (default: half of ``memory_mb``,
-    at least 64; else the batch fails, "output exceeded").
-    """
-
-    def __init__(self, code: str, function_name: str = "clean_data", *, memory_mb: int = 512,
-                 cpu_seconds: int = 61, dict_only: bool = False, max_reply_mb: int | None = None,
-                 max_output_chars: int = MAX_OUTPUT_CHARS) -> None:
-        if memory_mb < _MIN_MEMORY_MB:
-            raise ValueError(f"memory_mb must be at least {_MIN_MEMORY_MB}, got {memory_mb!r}")
-        self.cpu_seconds, self.memory_mb = max(1, int(cpu_seconds)), int(memory_mb)
-        self.nonce = secrets.token_hex(16)
-        self._request = {"code": code, "function": function_name, "nonce": self.nonce, "memory_mb": int(memory_mb),
-                         "cpu_seconds": self.cpu_seconds, "dict_only": bool(dict_only), "toolkit_dir": _TOOLKIT_DIR,
-                         "max_output_chars": max(1, int(max_output_chars))}
-        self._reply_cap = (max(64, int(memory_mb) // 2) if max_reply_mb is None else int(max_reply_mb)) << 20
-        self._sent: collections.deque[int] = collections.deque()  # records in each batch not answered yet
-        self._buf, self._pos = bytearray(), 0
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._proc = self._feeder = self._workdir = self._stderr = None
-        self._rfd = self._wfd = self._watch_fd = -1
-        self.closed = self._armed = False
-
-    # -- the process (apply's trusted worker overrides _command) --
-    def _command(self) -> tuple[list[str], str, dict]:
-        """(argv, working directory, environment) of the child: the locked-down child program."""
-        if not sys.executable:
-            raise SandboxError("cannot locate the Python interpreter (sys.executable is empty)")
-        self._workdir = tempfile.mkdtemp(prefix="rc-sandbox-")
-        return [sys.executable, "-I", "-S", "-B", "-W", "ignore", str(CHILD_PATH)], self._workdir, {}
-
-    def _launch(self) -> tuple[int, int]:
-        """Start the child in its own session; return (fd to write batches to, fd to read replies from)."""
-        cmd, cwd, env = self._command()
-        self._stderr = tempfile.TemporaryFile()
-        (child_in, wfd), (rfd, child_out) = os.pipe(), os.pipe()
-        watched, self._watch_fd = os.pipe()  # the child's lifeline: this process holds the only write end
-        for fd in (wfd, rfd):  # room for a whole batch, so a child rarely waits for the parent to read
-            try:
-                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-            except (AttributeError, OSError):
-                pass
-        try:
-            self._proc = subprocess.Popen(cmd, stdin=child_in, stdout=child_out, stderr=self._stderr, cwd=cwd,
-                                          env=env, close_fds=True, pass_fds=(watched,), start_new_session=True)
-            signalled = _tie_to_parent(watched, self._proc.pid)
-        except OSError as exc:
-            for fd in (wfd, rfd, self._watch_fd):
-                os.close(fd)
-            self._watch_fd = -1
-            raise SandboxError(f"cannot start the sandbox child: {exc}") from exc
-        finally:
-            for fd in (child_in, child_out, watched):
-                os.close(fd)
-            self._drop_workdir()
-        self._request["watch_fd"] = None if signalled else watched  # else the child watches the pipe itself
-        return wfd, rfd
-
-    def _drop_workdir(self) -> None:
-        """Remove the working directory now: the child keeps it as its (deleted, empty) cwd; nothing is left behind."""
-        if self._workdir:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            self._workdir = None
-
-    def _kill(self) -> None:
-        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), self._proc.kill):
-            try:
-                kill()
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def _wait(self, timeout: float) -> int | None:
-        try:
-            return self._proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    # -- the protocol --
-    def start(self, timeout: float = 10.0) -> BatchReply:
-        """Start the child and load the code; the reply is ``ok`` when ready, else says why not (worker closed)."""
-        return self._start(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
-
-    def submit(self, records: list) -> None:
-        """Queue one batch of records for the child; never waits."""
-        self._send_batch(b"J" + json.dumps(records).encode("ascii"), len(records))
-
-    def submit_lines(self, data: bytes) -> None:
-        """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``); never waits."""
-        self._send_batch(b"L" + data, data.count(b"\n") + 1)
-
-    def receive(self, timeout: float = 60.0) -> BatchReply:
-        """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is closed."""
-        return self._receive(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
-
-    def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
-        """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s result."""
-        started = time.monotonic()
-        self.submit(records)
-        return _as_result(self.receive(timeout), len(records), started)
-
-    def close(self, *, kill: bool = False, grace: float = 2.0) -> None:
-        """End the child: end of input and a short wait (or a kill at once), then clean up."""
-        if self.closed:
-            return
-        self.closed = True
-        self._queue.put(None)
-        if self._proc is not None and (kill or self._wait(grace) is None):
-            self._kill()
-            self._wait(grace)
-        if self._feeder is not None:
-            self._feeder.join(grace)
-        for closing in (lambda: os.close(self._rfd), self._stderr and self._stderr.close,
-                        self._watch_fd >= 0 and (lambda: os.close(self._watch_fd))):
-            try:
-                closing and closing()
-            except OSError:
-                pass
-        self._drop_workdir()
-
-    def __enter__(self) -> SandboxWorker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close(kill=exc[0] is not None)
-
-    def _start(self, deadline: float, timed_out: str) -> BatchReply:
-        self._wfd, self._rfd = self._launch()
-        self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
-        self._feeder.start()
-        self._send(json.dumps(self._request).encode("ascii"))
-        reply = BatchReply()
-        try:
-            error = self._message(b"L", deadline, reply.violations, _LINE_BYTES, LOAD_TOO_DEEP).get("error")
-            if error is not None and not isinstance(error, str):
-                raise malformed()
-            reply.error = None if error is None else clip_text(error, TEXT_CHARS)
-        except (_Stop, BadReply) as stop:
-            if not self._armed and str(stop) != "timeout":
-                self._stderr.seek(0, os.SEEK_END)
-                self._stderr.seek(max(0, self._stderr.tell() - 4 * _STDERR_KEEP))
-                tail = clip_text(self._stderr.read().decode("utf-8", "replace").strip()[-_STDERR_KEEP:], _STDERR_KEEP)
-                self.close()
-                raise SandboxError(f"sandbox child failed before running the code ({stop}): {tail}") from None
-            reply.error = timed_out if str(stop) == "timeout" else str(stop)
-        return self._settle(reply)
-
-    def _receive(self, deadline: float, timed_out: str) -> BatchReply:
-        reply = BatchReply()
-        try:
-            if self.closed:
-                raise _Stop("the worker is closed")
-            sent = self._sent.popleft() if self._sent else 0
-            head = self._message(b"R", deadline, reply.violations, _HEAD_BYTES + _FAILED_BYTES * sent, HEAD_TOO_DEEP)
-            reply.n, size, reply.failed, reply.skipped, reply.error = read_head(head, sent)
-            if size > self._reply_cap:
-                raise _Stop(f"output exceeded {self._reply_cap >> 20} MB (a smaller batch needs less)")
-            reply.payload = self._take(size, deadline)
-            if self._take(len(self.nonce) + 4, deadline) != b"\nE " + self.nonce.encode("ascii") + b"\n":
-                raise malformed()
-            check_payload(reply.payload, reply.n, reply.failed)
-        except (_Stop, BadReply) as stop:
-            reply.error = timed_out if str(stop) == "timeout" else str(stop)
-            reply.payload, reply.n = b"", 0
-        return self._settle(reply)
-
-    def _settle(self, reply: BatchReply) -> BatchReply:
-        """A refusal is the error unless another came first; any failure closes the worker."""
-        if reply.violations and reply.error is None:
-            more = f" (and {len(reply.violations) - 1} more)" if len(reply.violations) > 1 else ""
-            reply.error = f"refused operation: {reply.violations[0]}{more}"
-        if reply.error is not None:
-            self.close(kill=True)
-        return reply
-
-    def _send(self, frame: bytes) -> None:
-        self._queue.put(len(frame).to_bytes(8, "big") + frame)
-
-    def _send_batch(self, frame: bytes, records: int) -> None:
-        """Queue a batch frame of ``records`` records (lines): its reply may hold no more than that."""
-        self._sent.append(records)
-        self._send(frame)
-
-    def _feed(self) -> None:
-        """Feeder thread: write queued frames to the child, in order; close its input at the end."""
-        try:
-            while (data := self._queue.get()) is not None:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self._wfd, view):]
-        except OSError:
-            pass  # the child is gone; receive() reports why
-        finally:
-            try:
-                os.close(self._wfd)
-            except OSError:
-                pass
-
-    def _message(self, kind: bytes, deadline: float, violations: list[str], limit: int,
-                 too_deep: Callable[[bytes], bool]) -> dict:
-        """The JSON object on the next ``<kind> <nonce> {...}`` line; refusals reported before it go to violations.
-
-        A line over ``limit`` bytes, or one that ``too_deep`` refuses, is malformed (BadReply), not parsed.
-        """
-        prefix, extra = kind + b" " + self.nonce.encode("ascii") + b" ", 0
-        try:
-            while True:
-                line = self._line(deadline, max(limit, _LINE_BYTES))
-                if line.startswith(prefix):
-                    return parse_line(line[len(prefix):], limit, too_deep)
-                if line == b"A":
-                    self._armed = True
-                elif line and len(violations) >= _MAX_VIOLATIONS:
-                    extra += 1  # counted, not kept: a loop that catches refusals cannot fill the memory
-                elif line:
-                    violations.append(violation_text(line) if line.startswith(b"V") else
-                                      "unexpected data on the sandbox result channel")
-        finally:
-            if extra:
-                violations.append(f"... {extra} more refused operations")
-
-    def _fill(self, deadline: float) -> None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([self._rfd], [], [], remaining)[0]:
-            raise _Stop("timeout")
-        chunk = os.read(self._rfd, 1 << 20)
-        if not chunk:
-            raise _Stop(_death_message(self._wait(1.0), self.cpu_seconds, self.memory_mb))
-        if self._pos > (1 << 20) and self._pos > len(self._buf) // 2:
-            del self._buf[: self._pos]
-            self._pos = 0
-        self._buf += chunk
-
-    def _line(self, deadline: float, limit: int = _LINE_BYTES) -> bytes:
-        """The next line; a child that sends more than ``limit`` bytes without a newline is stopped."""
-        scanned = 0  # bytes after _pos known to hold no newline (_fill may move _pos to 0)
-        while (end := self._buf.find(b"\n", self._pos + scanned)) < 0:
-            scanned = len(self._buf) - self._pos
-            if scanned > limit:
-                raise _Stop(f"the sandbox child sent a line over {limit >> 10} KB")
-            self._fill(deadline)
-        line = bytes(self._buf[self._pos : end])
-        self._pos = end + 1
-        return line
-
-    def _take(self, size: int, deadline: float) -> bytes:
-        while len(self._buf) - self._pos < size:
-            self._fill(deadline)
-        data = bytes(self._buf[self._pos : self._pos + size])
-        self._pos += size
-        return data
-
-
-def _tie_to_parent(read_fd: int, pid: int) -> bool:
-    """Linux: have the kernel send SIGIO (default action: terminate) to pid when the pipe's write end closes.
-
-    The write end is this process's alone, so it closes when this process ends, even by SIGKILL.
-    The signal needs nothing from the child, so it also ends one sleeping or stuck in C code.
-    False where this is not available (macOS ignores SIGIO by default): the child then watches
-    the pipe with a thread instead (on Linux a thread would cost it a 64 MB malloc arena of its
-    address-space limit). PR_SET_PDEATHSIG would need ctypes in the child and fires when the
-    spawning *thread* ends; setuid clears it too.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        fcntl.fcntl(read_fd, fcntl.F_SETOWN, pid)
-        fcntl.fcntl(read_fd, fcntl.F_SETFL, fcntl.fcntl(read_fd, fcntl.F_GETFL) | os.O_ASYNC)
-    except (AttributeError, OSError):
-        return False
-    return True
-
-
-def _death_message(returncode: int | None, cpu_seconds: int, memory_mb: int = 0) -> str:
-    """Explain a child that ended without reporting a result."""
-    if returncode == MEMORY_EXIT:
-        return (f"ran out of memory (limit {memory_mb} MB) reading or writing the batch: "
-                "the batch, or one record in it, is too large for the sandbox")
-    if returncode is not None and returncode < 0:
-        number = -returncode
-        if number == signal.SIGXCPU:
-            return f"CPU time limit of {cpu_seconds}s exceeded"
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = "unknown signal"
-        return f"killed by signal {number} ({name})"
-    return f"the sandbox child exited with code {returncode} without a result"
+    return as_result(reply, len(texts), started)

@@ -1,1 +1,2 @@
-"""Profiling: the schema, what each field should look like (from the goals), and each field's profile."""
+"""Profiling: the schema, what each field should look like (from the goals), and each field's
+profile."""

@@ -1,4 +1,5 @@
-"""The library's own fix for a field, chosen by the goals' examples and the data before the model is asked.
+"""The library's own fix for a field, chosen by the goals' examples and the data before the model is
+asked.
 
 For a field with wrong values, the toolkit calls that fit its kind are tried with the parameters
 its data and goals call for: dates day first or month first (the goals' words, else a value such
@@ -27,8 +28,15 @@ from .kinds.numbers import target_units
 from .profiler import FieldProfile, issue_counts, profile_records
 from .spec import CleaningSpec, FieldSpec
 
-__all__ = ["Candidate", "Choice", "candidates", "choose_function", "dayfirst_from_words", "target_units",  # (kinds')
-           "CHOSEN_NOTE"]
+__all__ = [
+    "Candidate",
+    "Choice",
+    "candidates",
+    "choose_function",
+    "dayfirst_from_words",  # (kinds')
+    "target_units",  # (kinds')
+    "CHOSEN_NOTE",
+]
 
 CHOSEN_NOTE = "chosen by the library from the goals' examples and the data, without a model call"
 
@@ -43,9 +51,12 @@ class Choice:
     code: str
 
 
-def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = None) -> list[Candidate]:
-    """The toolkit calls that fit the field's kind (its ``Kind.candidates``: the parameters its data and goals call
-    for), in order; a placeholder or whitespace issue the profile names adds its own call."""
+def candidates(
+    profile: FieldProfile, values: list, field: FieldSpec | None = None
+) -> list[Candidate]:
+    """The toolkit calls that fit the field's kind (its ``Kind.candidates``: the parameters its data
+    and goals call for), in order; a placeholder or whitespace issue the profile names adds its own
+    call."""
     exp = profile.expectation
     if exp is None or exp.kind == "as_is":
         return []
@@ -55,10 +66,15 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
         out.append(Candidate("null_if_placeholder"))
     kind = kinds.get(exp.kind)
     if kind is not None:
-        out += kind.candidates(tuple(exp.allowed), strings, field.words if field else "",
-                               field.examples if field else ())
-    if profile.primitive == "normalize_whitespace" or (profile.primitive == "strip_units" and exp.kind not in (
-            "number", "integer")):  # (a number's candidates hold it where units do not mix)
+        out += kind.candidates(
+            tuple(exp.allowed),
+            strings,
+            field.words if field else "",
+            field.examples if field else (),
+        )
+    if profile.primitive == "normalize_whitespace" or (
+        profile.primitive == "strip_units" and exp.kind not in ("number", "integer")
+    ):  # (a number's candidates hold it where units do not mix)
         out.append(Candidate(profile.primitive))
     unique: list[Candidate] = []
     for candidate in out:
@@ -70,21 +86,32 @@ def candidates(profile: FieldProfile, values: list, field: FieldSpec | None = No
 def _passes_examples(candidate: Candidate, examples: tuple, exp: Expectation | None) -> bool:
     try:
         return all(maps_example(candidate.run(a), b, exp) for a, b in examples)
-    except Exception:  # noqa: BLE001 - the toolkit never raises; a call with wrong arguments passes nothing
+    # the toolkit never raises; a call with wrong arguments passes nothing
+    except Exception:  # noqa: BLE001
         return False
 
 
-def choose_function(profile: FieldProfile, name: str, records: list, *, spec: CleaningSpec | None = None,
-                    expectations: Mapping[str, Expectation] | None = None, csv_strings: bool | None = None,
-                    frozen: frozenset | set = frozenset(), kept: Mapping[str, frozenset] | None = None
-                    ) -> Choice | None:
-    """The call that passes the field's examples, changes no right value and fixes the most, as a function."""
+def choose_function(
+    profile: FieldProfile,
+    name: str,
+    records: list,
+    *,
+    spec: CleaningSpec | None = None,
+    expectations: Mapping[str, Expectation] | None = None,
+    csv_strings: bool | None = None,
+    frozen: frozenset | set = frozenset(),
+    kept: Mapping[str, frozenset] | None = None,
+) -> Choice | None:
+    """The call that passes the field's examples, changes no right value and fixes the most, as a
+    function."""
     target = profile.field
     if not name.isidentifier():
         return None
     field = spec.fields.get(target) if spec else None
     examples = field.examples if field else ()
-    expectations = dict(expectations or ({target: profile.expectation} if profile.expectation else {}))
+    expectations = dict(
+        expectations or ({target: profile.expectation} if profile.expectation else {})
+    )
     rows = [r for r in records if isinstance(r, dict)]
     values = [r.get(target) for r in rows]
     before = profile_records(rows, expectations, csv_strings=csv_strings)
@@ -97,8 +124,16 @@ def choose_function(profile: FieldProfile, name: str, records: list, *, spec: Cl
             after = [{**r, target: candidate.run(r.get(target))} for r in rows]
         except Exception:  # noqa: BLE001
             continue
-        verdict = judge_change(rows, after, expectations, target=target, csv_strings=csv_strings,
-                               before_profiles=before, frozen=frozenset(frozen), kept=kept)
+        verdict = judge_change(
+            rows,
+            after,
+            expectations,
+            target=target,
+            csv_strings=csv_strings,
+            before_profiles=before,
+            frozen=frozenset(frozen),
+            kept=kept,
+        )
         if verdict.problem is not None or verdict.credited is not None:
             continue
         fixed = wrong - verdict.after.get(target, 0)
@@ -116,10 +151,13 @@ def _written(profile: FieldProfile, name: str, candidate: Candidate) -> tuple[st
     need = exp.describe(csv_strings=profile.csv_strings) if exp else "one format"
     call = candidate.call().replace("value", "v", 1)
     docstring = f"{field}: {need}, by the toolkit's {call} ({CHOSEN_NOTE})."
-    code = (f"from recursive_cleaner.toolkit import {candidate.primitive}\n\n\n"
-            f"def {name}(record):\n"
-            f"    record = dict(record)\n"
-            f"    if {field!r} in record:  # a record without the field stays without it\n"
-            f"        record[{field!r}] = {candidate.primitive}(record.get({field!r}){candidate.arguments()})\n"
-            f"    return record\n")
+    code = (
+        f"from recursive_cleaner.toolkit import {candidate.primitive}\n\n\n"
+        f"def {name}(record):\n"
+        f"    record = dict(record)\n"
+        f"    if {field!r} in record:  # a record without the field stays without it\n"
+        f"        record[{field!r}] = "
+        f"{candidate.primitive}(record.get({field!r}){candidate.arguments()})\n"
+        f"    return record\n"
+    )
     return docstring, code

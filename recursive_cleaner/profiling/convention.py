@@ -27,19 +27,30 @@ MOST_WRONG = 0.5  # more than this share of the sample values wrong under the re
 ONE_FORM = 0.75  # ... and at least this share of them of one form
 _MIN_VALUES = 5
 _QUOTED = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
-_TEMPLATE = re.compile(r"(?<!\w)(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?:[-/.: T](?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss))+(?!\w)")
+_TEMPLATE = re.compile(
+    r"(?<!\w)(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?:[-/.: T](?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss))+(?!\w)"
+)
 _TEMPLATE_CHARS = str.maketrans("N9#XA", "000AA")
-_LETTERS_TEMPLATE = re.compile(r"(?<![\w/])(?=[NXA9#]*[NXA9#]{2})[NXA9#]+(?:[-/.](?:[NXA9#]+))+(?![\w/])")  # NNN-NNN-NNNN
-_VALUE = re.compile(r"(?<![\w.])(?:[A-Za-z]{1,6}[-_]?)?\d[\w\-/.:]*(?: \d[\d\-/.:]*)?|(?<!\w)[A-Z]{1,4}(?!\w)")
+# NNN-NNN-NNNN
+_LETTERS_TEMPLATE = re.compile(
+    r"(?<![\w/])(?=[NXA9#]*[NXA9#]{2})[NXA9#]+(?:[-/.](?:[NXA9#]+))+(?![\w/])"
+)
+_VALUE = re.compile(
+    r"(?<![\w.])(?:[A-Za-z]{1,6}[-_]?)?\d[\w\-/.:]*(?: \d[\d\-/.:]*)?|(?<!\w)[A-Z]{1,4}(?!\w)"
+)
 
 
 def written_values(words: str, outputs: Iterable[str] = ()) -> list[str]:
-    """The values the goals write for a field: examples' outputs, quoted values, value-like tokens, templates."""
+    """The values the goals write for a field: examples' outputs, quoted values, value-like tokens,
+    templates."""
     text = words or ""
     found = [str(o) for o in outputs]
     found += [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text)]
     bare = _QUOTED.sub(" ", text)
-    found += [re.sub(r"[YMDHhmSs]+", lambda t: "0" * len(t.group()), m.group(0)) for m in _TEMPLATE.finditer(bare)]
+    found += [
+        re.sub(r"[YMDHhmSs]+", lambda t: "0" * len(t.group()), m.group(0))
+        for m in _TEMPLATE.finditer(bare)
+    ]
     bare = _TEMPLATE.sub(" ", bare)
     found += [m.group(0).translate(_TEMPLATE_CHARS) for m in _LETTERS_TEMPLATE.finditer(bare)]
     bare = _LETTERS_TEMPLATE.sub(" ", bare)
@@ -47,8 +58,16 @@ def written_values(words: str, outputs: Iterable[str] = ()) -> list[str]:
     return [v for v in found if v.strip()]
 
 
-def refuted(exp: Expectation, samples: list | None, words: str, *, inputs: Iterable[str] = (),
-            outputs: Iterable[str] = (), csv_strings: bool = False, guessed: bool = False) -> str | None:
+def refuted(
+    exp: Expectation,
+    samples: list | None,
+    words: str,
+    *,
+    inputs: Iterable[str] = (),
+    outputs: Iterable[str] = (),
+    csv_strings: bool = False,
+    guessed: bool = False,
+) -> str | None:
     """Why the data and the goals' own values refute ``exp`` for this field, or None.
 
     ``inputs`` / ``outputs`` are the field's examples' two sides: a form that the goals show only as
@@ -65,31 +84,51 @@ def refuted(exp: Expectation, samples: list | None, words: str, *, inputs: Itera
     form, count = Counter(value_shape(str(v).strip()) for v in wrong).most_common(1)[0]
     if count < ONE_FORM * len(wrong):
         return None
-    only_in = {value_shape(str(a).strip()) for a in inputs} - {value_shape(str(b).strip()) for b in outputs}
-    shown = [v for v in written_values(words, outputs) if value_shape(v.strip()) == form and form not in only_in]
+    only_in = {value_shape(str(a).strip()) for a in inputs} - {
+        value_shape(str(b).strip()) for b in outputs
+    }
+    shown = [
+        v
+        for v in written_values(words, outputs)
+        if value_shape(v.strip()) == form and form not in only_in
+    ]
     if guessed and form not in only_in:
-        return (f"not {exp.describe(csv_strings=csv_strings)}, a guess from the field's name: {len(wrong)} of "
-                f"{len(values)} sample values would be wrong, {count} of them of one form: the data's own convention")
+        return (
+            f"not {exp.describe(csv_strings=csv_strings)}, a guess from the field's name: "
+            f"{len(wrong)} of "
+            f"{len(values)} sample values would be wrong, {count} of them of one form: the data's "
+            "own convention"
+        )
     if not shown:
         return None
-    return (f"not {exp.describe(csv_strings=csv_strings)}: {len(wrong)} of {len(values)} sample values would be "
-            f"wrong, {count} of them of the form the goals write themselves ({_quote(shown[0])}): the data's "
-            "own convention")
+    return (
+        f"not {exp.describe(csv_strings=csv_strings)}: {len(wrong)} of {len(values)} sample values "
+        "would be "
+        f"wrong, {count} of them of the form the goals write themselves ({_quote(shown[0])}): the "
+        "data's "
+        "own convention"
+    )
 
 
 def form_owner(words: str, own: list | None, others: dict[str, list]) -> str | None:
-    """The one field of ``others`` whose data has the exact form of a code the ``words`` write (letters and
-    digits: ``KL-0042``) that the named field's own values (``own``) never have: "item codes: two capitals, a
-    dash, four digits (like KL-0042)" names ``item`` by its words, and the data says the codes are ``sku``."""
-    codes = {value_shape(v, runs=False) for v in written_values(words)
-             if any(c.isdigit() for c in v) and any(c.isalpha() for c in v)}
+    """The one field of ``others`` whose data has the exact form of a code the ``words`` write
+    (letters and digits: ``KL-0042``) that the named field's own values (``own``) never have: "item
+    codes: two capitals, a dash, four digits (like KL-0042)" names ``item`` by its words, and the
+    data says the codes are ``sku``."""
+    codes = {
+        value_shape(v, runs=False)
+        for v in written_values(words)
+        if any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+    }
     mine = [value_shape(str(v).strip(), runs=False) for v in own or [] if v not in (None, "")]
     owners = set()
     for form in codes:
         if mine and sum(f == form for f in mine) * 10 >= len(mine):
             return None  # the named field has values of that form: it is about the named field
         for name, values in others.items():
-            shapes = [value_shape(str(v).strip(), runs=False) for v in values if v not in (None, "")]
+            shapes = [
+                value_shape(str(v).strip(), runs=False) for v in values if v not in (None, "")
+            ]
             if len(shapes) >= _MIN_VALUES and sum(f == form for f in shapes) * 2 >= len(shapes):
                 owners.add(name)
     return owners.pop() if len(owners) == 1 else None

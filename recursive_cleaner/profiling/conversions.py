@@ -42,21 +42,31 @@ __all__ = ["Conversion", "read_conversions", "load_conversions"]
 _NUM = r"(?P<n>\d{1,9}(?:[.,]\d{1,9})?)"
 _FACTOR = re.compile(
     r"(?:\b(?P<mul>multipl(?:y|ied|ying))\b[^\d;:]{0,40}?\bby\s+|\btimes\s+|(?<=[\s(])[x*]\s+|×\s*"
-    r"|\b(?P<div>divid(?:e|ed|ing))\b[^\d;:]{0,40}?\bby\s+|(?<=\s)/\s+|÷\s*)" + _NUM, re.I)
+    r"|\b(?P<div>divid(?:e|ed|ing))\b[^\d;:]{0,40}?\bby\s+|(?<=\s)/\s+|÷\s*)" + _NUM,
+    re.I,
+)
 _TOKEN = re.compile(r"[A-Za-zµμ]{1,12}(?:\s?/\s?[A-Za-z]{1,6})?")
-_EQUALS = re.compile(r"\b1\s*(?P<a>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)\s*=\s*" + _NUM
-                     + r"\s*(?P<b>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)")
+_EQUALS = re.compile(
+    r"\b1\s*(?P<a>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)\s*=\s*"
+    + _NUM
+    + r"\s*(?P<b>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)"
+)
 _WHOLE = re.compile(r"\bwhole\b|\bintegers?\b|\bno decimals\b|\bnearest (?:one|unit)\b", re.I)
-_COMMON_WORDS = {"in", "m", "t", "g", "l", "ft", "pt", "lt"}  # units that are also words: only as the data writes them
-_UNIT_PARTS = re.compile(r"(?:^|[_\s-])(?:unit|units|uom|u)(?=$|[_\s-])|(?<=[a-z])(?:Unit|UOM)$", re.I)
+# units that are also words: only as the data writes them
+_COMMON_WORDS = {"in", "m", "t", "g", "l", "ft", "pt", "lt"}
+_UNIT_PARTS = re.compile(
+    r"(?:^|[_\s-])(?:unit|units|uom|u)(?=$|[_\s-])|(?<=[a-z])(?:Unit|UOM)$", re.I
+)
 _MIN_UNIT_SHARE = 0.8  # of a unit field's present values that are units
 _MAX_UNIT_CHARS = 12
-_NEAR = 240  # characters either side of a factor read for its units and rounding (hostile goals: linear time)
+# characters either side of a factor read for its units and rounding (hostile goals: linear time)
+_NEAR = 240
 
 
 @dataclass(frozen=True)
 class Conversion:
-    """``value`` (a number) where ``unit`` spells ``source`` becomes ``target``: times or divided by ``by``."""
+    """``value`` (a number) where ``unit`` spells ``source`` becomes ``target``: times or divided by
+    ``by``."""
 
     value: str
     unit: str
@@ -68,26 +78,39 @@ class Conversion:
     words: str = ""
 
     def describe(self) -> str:
-        rounded = "" if self.places is None else f", rounded to {self.places} decimal{'s' * (self.places != 1)}"
-        return (f"{self.value} in {self.source} ({self.unit}) becomes {self.target}: "
-                f"{'x' if self.op == 'multiply' else '/'} {self.by:g}{rounded}")
+        rounded = (
+            ""
+            if self.places is None
+            else f", rounded to {self.places} decimal{'s' * (self.places != 1)}"
+        )
+        return (
+            f"{self.value} in {self.source} ({self.unit}) becomes {self.target}: "
+            f"{'x' if self.op == 'multiply' else '/'} {self.by:g}{rounded}"
+        )
 
     def call(self) -> str:
         """The toolkit call of the generated function."""
         places = "" if self.places is None else f", places={self.places}"
         by = int(self.by) if float(self.by).is_integer() else self.by
-        return (f"convert_unit(record.get({self.value!r}), record.get({self.unit!r}), {self.source!r}, "
-                f"{self.target!r}, {self.op}={by!r}{places})")
+        return (
+            f"convert_unit(record.get({self.value!r}), record.get({self.unit!r}), {self.source!r}, "
+            f"{self.target!r}, {self.op}={by!r}{places})"
+        )
 
     def function(self, name: str) -> tuple[str, str]:
         """(docstring, code) of the generated function."""
-        docstring = f"{self.describe()} (the goals' conversion: convert_unit; other spellings of {self.target} too)."
-        code = ("from recursive_cleaner.toolkit import convert_unit\n\n\n"
-                f"def {name}(record):\n"
-                f"    record = dict(record)\n"
-                f"    if {self.value!r} in record and {self.unit!r} in record:\n"
-                f"        record[{self.value!r}], record[{self.unit!r}] = {self.call()}\n"
-                f"    return record\n")
+        docstring = (
+            f"{self.describe()} (the goals' conversion: convert_unit; other spellings of "
+            f"{self.target} too)."
+        )
+        code = (
+            "from recursive_cleaner.toolkit import convert_unit\n\n\n"
+            f"def {name}(record):\n"
+            f"    record = dict(record)\n"
+            f"    if {self.value!r} in record and {self.unit!r} in record:\n"
+            f"        record[{self.value!r}], record[{self.unit!r}] = {self.call()}\n"
+            f"    return record\n"
+        )
         return docstring, code
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,7 +118,9 @@ class Conversion:
         return {k: v for k, v in d.items() if v not in (None, "")}
 
 
-def load_conversions(given: Any, where: str, fields: set[str] | None = None) -> tuple[Conversion, ...]:
+def load_conversions(
+    given: Any, where: str, fields: set[str] | None = None
+) -> tuple[Conversion, ...]:
     """``cleaning_spec.json``'s ``conversions``; ValueError naming what is wrong."""
     if given in (None, []):
         return ()
@@ -114,20 +139,35 @@ def load_conversions(given: Any, where: str, fields: set[str] | None = None) -> 
         by, places = d["by"], d.get("places")
         if isinstance(by, bool) or not isinstance(by, (int, float)) or not 0 < abs(by) < 1e12:
             raise ValueError(f"{what}: by must be a non-zero number, got {by!r}")
-        if places is not None and (isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 12):
-            raise ValueError(f"{what}: places must be a whole number from 0 to 12 or null, got {places!r}")
+        if places is not None and (
+            isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 12
+        ):
+            raise ValueError(
+                f"{what}: places must be a whole number from 0 to 12 or null, got {places!r}"
+            )
         for key in ("value", "unit", "source", "target"):
             if not isinstance(d[key], str) or not d[key]:
                 raise ValueError(f"{what}: {key} must be a non-empty string")
         for key in ("value", "unit"):
             if fields is not None and d[key] not in fields:
                 raise ValueError(f"{what}: {key} {d[key]!r} is no field of the spec")
-        out.append(Conversion(d["value"], d["unit"], d["source"], d["target"], d["op"], float(by), places,
-                              str(d.get("words", ""))))
+        out.append(
+            Conversion(
+                d["value"],
+                d["unit"],
+                d["source"],
+                d["target"],
+                d["op"],
+                float(by),
+                places,
+                str(d.get("words", "")),
+            )
+        )
     return tuple(out)
 
 
 # ---------------------------------------------------------------- reading
+
 
 def _present(values: list | None) -> list[str]:
     return [v.strip() for v in values or () if isinstance(v, str) and v.strip()]
@@ -162,17 +202,23 @@ def _written(unit: str, values: Counter) -> str:
 
 
 def _may_target(token: str, source: str, values: Counter) -> bool:
-    """A unit no row has yet may be the target: one the table knows in the source's dimension, or a/b by a/b."""
+    """A unit no row has yet may be the target: one the table knows in the source's dimension, or
+    a/b by a/b."""
     if _count(token, values):
         return True
     key, src = unit_key(token), unit_key(source)
     if key in UNITS and src in UNITS:
-        return token not in _COMMON_WORDS and UNITS[key][0] == UNITS[src][0] and UNITS[key] != UNITS[src]
+        return (
+            token not in _COMMON_WORDS
+            and UNITS[key][0] == UNITS[src][0]
+            and UNITS[key] != UNITS[src]
+        )
     return "/" in key and "/" in src and key != src
 
 
 def _units_in(text: str, values: Counter) -> list[str]:
-    """The unit spellings of ``text`` (in order, one per unit) that the field's rows hold or that are units."""
+    """The unit spellings of ``text`` (in order, one per unit) that the field's rows hold or that
+    are units."""
     found: list[str] = []
     for m in _TOKEN.finditer(text):
         token = re.sub(r"\s", "", m.group())
@@ -188,49 +234,86 @@ def _places(text: str) -> int | None:
     return said[0] if said else 0 if _WHOLE.search(text) else None
 
 
-def _value_field(unit: str, fields: list[str], data: dict[str, list], rows: list[int]) -> str | None:
-    """The number field ``unit`` belongs to: named by the unit field's name, else the column before it."""
+def _value_field(
+    unit: str, fields: list[str], data: dict[str, list], rows: list[int]
+) -> str | None:
+    """The number field ``unit`` belongs to: named by the unit field's name, else the column before
+    it."""
     stem = _UNIT_PARTS.sub("", unit).strip("_- ").lower()
     named = [f for f in fields if f != unit and stem and f.lower().startswith(stem)]
-    before = fields[fields.index(unit) - 1:fields.index(unit)] if fields.index(unit) > 0 else []
+    before = fields[fields.index(unit) - 1 : fields.index(unit)] if fields.index(unit) > 0 else []
     for name in named[:1] or before:
         values = data.get(name) or []
         at = [values[i] for i in rows if i < len(values) and values[i] not in (None, "")]
-        numbers = [v for v in at if isinstance(to_number(v), (int, float)) and not isinstance(to_number(v), bool)]
+        numbers = [
+            v
+            for v in at
+            if isinstance(to_number(v), (int, float)) and not isinstance(to_number(v), bool)
+        ]
         if at and len(numbers) >= _MIN_UNIT_SHARE * len(at):
             return name
     return None
 
 
-def _conversion(window: str, at: int, m: re.Match, units: dict[str, Counter], fields: list[str],
-                data: dict[str, list], left_alone: set[str], sentence: str) -> Conversion | None:
-    before, after = window[max(0, at - _NEAR):at], window[at:at + _NEAR]  # the units of a factor stand near it
+def _conversion(
+    window: str,
+    at: int,
+    m: re.Match,
+    units: dict[str, Counter],
+    fields: list[str],
+    data: dict[str, list],
+    left_alone: set[str],
+    sentence: str,
+) -> Conversion | None:
+    # the units of a factor stand near it
+    before, after = window[max(0, at - _NEAR) : at], window[at : at + _NEAR]
     for name, values in units.items():
         if name in left_alone:
             continue
         near = _units_in(before, values)
-        named = [u for u in near if _count(u, values)] or [u for u in _units_in(after, values) if _count(u, values)]
+        named = [u for u in near if _count(u, values)] or [
+            u for u in _units_in(after, values) if _count(u, values)
+        ]
         if not named:
             continue
-        candidates = near + [u for u in _units_in(after, values) if not any(same_unit(u, n) for n in near)]
+        candidates = near + [
+            u for u in _units_in(after, values) if not any(same_unit(u, n) for n in near)
+        ]
         source = min(named, key=lambda u: (_count(u, values), named.index(u)))
-        others = [u for u in candidates if not same_unit(u, source) and _may_target(u, source, values)]
+        others = [
+            u for u in candidates if not same_unit(u, source) and _may_target(u, source, values)
+        ]
         if not others:
             continue
         column = data.get(name) or []
-        rows = [i for i, v in enumerate(column) if isinstance(v, str) and same_unit(v.strip(), source)]
+        rows = [
+            i for i, v in enumerate(column) if isinstance(v, str) and same_unit(v.strip(), source)
+        ]
         value = _value_field(name, fields, data, rows)
         if value is None or value in left_alone:
             continue
         op = "divide" if m["div"] or m.group().lstrip()[:1] in "/÷" else "multiply"
         by = float(m["n"].replace(",", "."))
-        return Conversion(value, name, _written(source, values), _written(others[0], values), op, by,
-                          _places(after) if _places(after) is not None else _places(before), sentence[:300])
+        return Conversion(
+            value,
+            name,
+            _written(source, values),
+            _written(others[0], values),
+            op,
+            by,
+            _places(after) if _places(after) is not None else _places(before),
+            sentence[:300],
+        )
     return None
 
 
-def _equals(sentence: str, units: dict[str, Counter], fields: list[str], data: dict[str, list],
-            left_alone: set[str]) -> list[Conversion]:
+def _equals(
+    sentence: str,
+    units: dict[str, Counter],
+    fields: list[str],
+    data: dict[str, list],
+    left_alone: set[str],
+) -> list[Conversion]:
     """``1 gal = 3.785 L``: the factor from a to b; the data says which of the two is converted."""
     out = []
     for m in _EQUALS.finditer(sentence):
@@ -239,19 +322,40 @@ def _equals(sentence: str, units: dict[str, Counter], fields: list[str], data: d
             if name in left_alone or not (_count(a, values) or _count(b, values)):
                 continue
             by = float(m["n"].replace(",", "."))
-            source_is_a = _count(a, values) and (_count(a, values) <= _count(b, values) or not _count(b, values))
+            source_is_a = _count(a, values) and (
+                _count(a, values) <= _count(b, values) or not _count(b, values)
+            )
             source, target, op = (a, b, "multiply") if source_is_a else (b, a, "divide")
-            rows = [i for i, v in enumerate(data.get(name) or []) if isinstance(v, str) and same_unit(v.strip(), source)]
+            rows = [
+                i
+                for i, v in enumerate(data.get(name) or [])
+                if isinstance(v, str) and same_unit(v.strip(), source)
+            ]
             value = _value_field(name, fields, data, rows)
             if value is not None and value not in left_alone and by:
-                out.append(Conversion(value, name, _written(source, values), _written(target, values), op, by,
-                                      _places(sentence[m.end():]), sentence[:300]))
+                out.append(
+                    Conversion(
+                        value,
+                        name,
+                        _written(source, values),
+                        _written(target, values),
+                        op,
+                        by,
+                        _places(sentence[m.end() :]),
+                        sentence[:300],
+                    )
+                )
     return out
 
 
-def read_conversions(sentences: list[str], fields: list[str], data: dict[str, list] | None,
-                     left_alone: set[str] = frozenset()) -> tuple[Conversion, ...]:
-    """The conversions the ``sentences`` state, checked on ``data`` (a list of values per field, in row order)."""
+def read_conversions(
+    sentences: list[str],
+    fields: list[str],
+    data: dict[str, list] | None,
+    left_alone: set[str] = frozenset(),
+) -> tuple[Conversion, ...]:
+    """The conversions the ``sentences`` state, checked on ``data`` (a list of values per field, in
+    row order)."""
     data = data or {}
     units = _unit_fields(fields, data)
     if not units:
@@ -263,11 +367,16 @@ def read_conversions(sentences: list[str], fields: list[str], data: dict[str, li
         for i, m in enumerate(factors):
             start = factors[i - 1].end() if i else 0
             end = factors[i + 1].start() if i + 1 < len(factors) else len(sentence)
-            conv = _conversion(sentence[start:end], m.start() - start, m, units, fields, data, left_alone, sentence)
+            conv = _conversion(
+                sentence[start:end], m.start() - start, m, units, fields, data, left_alone, sentence
+            )
             if conv is not None:
                 found.append(conv)
         for conv in found:
-            if not any((c.value, c.unit, unit_key(c.source)) == (conv.value, conv.unit, unit_key(conv.source))
-                       for c in out):
+            if not any(
+                (c.value, c.unit, unit_key(c.source))
+                == (conv.value, conv.unit, unit_key(conv.source))
+                for c in out
+            ):
                 out.append(conv)
     return tuple(out)

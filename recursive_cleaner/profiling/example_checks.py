@@ -1,4 +1,5 @@
-"""The goals' examples as tests: does a function's output write an example's output, and what breaks them.
+"""The goals' examples as tests: does a function's output write an example's output, and what breaks
+them.
 
 Every function for a field must turn each example's input into exactly its output
 (``maps_example``: a number by its value, ``14.9`` writes ``"14.90"``; null writes ``""``); a
@@ -15,11 +16,18 @@ from ..errors import clip_text
 from .expectations import Expectation
 from .improvement import same_number
 
-__all__ = ["maps_example", "example_failures", "examples_refusal", "example_cases", "format_examples"]
+__all__ = [
+    "maps_example",
+    "example_failures",
+    "examples_refusal",
+    "example_cases",
+    "format_examples",
+]
 
 
 def maps_example(out: Any, b: str, exp: Expectation | None = None) -> bool:
-    """Does a function's output ``out`` write the example's output ``b`` (a number by its value; null as "")?"""
+    """Does a function's output ``out`` write the example's output ``b`` (a number by its value;
+    null as "")?"""
     if isinstance(out, str):
         if out == b:
             return True
@@ -34,10 +42,17 @@ def maps_example(out: Any, b: str, exp: Expectation | None = None) -> bool:
     return False
 
 
-def example_failures(cases: list[tuple[str, str, str]], outputs: list, *, errors: list | None = None,
-                     expectations: Mapping[str, Expectation] | None = None, strict: frozenset | set = frozenset(),
-                     inputs: list | None = None) -> list[str]:
-    """What breaks the goals' examples: ``cases`` (field, input, output) and a function's ``outputs`` on them.
+def example_failures(
+    cases: list[tuple[str, str, str]],
+    outputs: list,
+    *,
+    errors: list | None = None,
+    expectations: Mapping[str, Expectation] | None = None,
+    strict: frozenset | set = frozenset(),
+    inputs: list | None = None,
+) -> list[str]:
+    """What breaks the goals' examples: ``cases`` (field, input, output) and a function's
+    ``outputs`` on them.
 
     A field in ``strict`` (the one the function is written for) must map each example exactly;
     in another field the function may leave the value as it came to it (``inputs``, the records it
@@ -55,7 +70,9 @@ def example_failures(cases: list[tuple[str, str, str]], outputs: list, *, errors
             if name in strict:
                 broke.append(f"{shown}, but it raised {clip_text(str(error), 120)}")
             continue
-        if maps_example(got, b, (expectations or {}).get(name)) or (name not in strict and got == before):
+        if maps_example(got, b, (expectations or {}).get(name)) or (
+            name not in strict and got == before
+        ):
             continue
         broke.append(f"{shown}, it gives {_shown(got)}")
     return broke
@@ -66,11 +83,17 @@ def examples_refusal(broke: list[str]) -> str | None:
     if not broke:
         return None
     more = f"; and {len(broke) - 4} more" if len(broke) > 4 else ""
-    return ("It does not pass the goals' examples, the tests every function for the field must pass: "
-            + "; ".join(broke[:4]) + more + ". Turn each example's input into exactly its output.")
+    return (
+        "It does not pass the goals' examples, the tests every function for the field must pass: "
+        + "; ".join(broke[:4])
+        + more
+        + ". Turn each example's input into exactly its output."
+    )
 
 
-def example_cases(examples: Mapping[str, tuple[tuple[str, str], ...]]) -> list[tuple[str, str, str]]:
+def example_cases(
+    examples: Mapping[str, tuple[tuple[str, str], ...]],
+) -> list[tuple[str, str, str]]:
     """(field, input, output) for every example of every field."""
     return [(name, a, b) for name, pairs in examples.items() for a, b in pairs]
 
@@ -79,9 +102,14 @@ def format_examples(pairs: tuple[tuple[str, str], ...] | list) -> str:
     """The lines that show a field's examples in a prompt: the tests its function must pass."""
     if not pairs:
         return ""
-    lines = [f"  {_shown(a)} -> {_shown(b)}" + ("  (stays exactly as it is)" if a == b else "") for a, b in pairs]
-    return "Examples from the goals (tests: your function must turn each input into exactly this output):\n" \
-        + "\n".join(lines)
+    lines = [
+        f"  {_shown(a)} -> {_shown(b)}" + ("  (stays exactly as it is)" if a == b else "")
+        for a, b in pairs
+    ]
+    return (
+        "Examples from the goals (tests: your function must turn each input into exactly this "
+        "output):\n" + "\n".join(lines)
+    )
 
 
 def _shown(value: Any) -> str:

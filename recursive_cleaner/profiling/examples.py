@@ -1,4 +1,5 @@
-"""The goals' examples: ``A -> B``, "A becomes B", "A stays A", each tied to the field whose data holds A.
+"""The goals' examples: ``A -> B``, "A becomes B", "A stays A", each tied to the field whose data
+holds A.
 
 Forms (values bare or quoted with ``"…"``, ``“…”`` or ``'…'``; a list ``"a", "b" and "c"`` before
 the connecting words gives one pair per input):
@@ -12,24 +13,37 @@ the connecting words gives one pair per input):
 
 A pair belongs to (1) the field whose sample values hold A exactly (every such field when the
 sentence names none of them), else (2) the one field whose values share A's shape (``value_shape``),
-the ones the sentence names when several do ("First and last names: "MARIA" becomes "Maria""), else (3) the one field the sentence (or the bullet it
-stands in) names; otherwise it is dropped, never guessed. A bare word without digits or
-signs (``Germany``) counts only as a value the data holds; a bare value glued to another one
-(``5 kg``, ``12:00 p.m.``) is not read (quote it). Several inputs written with their output
-(``"CUST-01024", "1024" are all 1024``) give no identity pair: only identity words and a single
-``A -> A`` do, and those protect A's shape (``spec.kept``).
+the ones the sentence names when several do ("First and last names: "MARIA" becomes "Maria""), else
+(3) the one field the sentence (or the bullet it stands in) names; otherwise it is dropped, never
+guessed. A bare word without digits or signs (``Germany``) counts only as a value the data holds; a
+bare value glued to another one (``5 kg``, ``12:00 p.m.``) is not read (quote it). Several inputs
+written with their output (``"CUST-01024", "1024" are all 1024``) give no identity pair: only
+identity words and a single ``A -> A`` do, and those protect A's shape (``spec.kept``).
 
 Everything here is one pass over the text (a regex of bounded tokens, then the token list), so a
 hostile goals text is read in linear time.
+
+The tokens and the linking phrases are in ``example_words``.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Iterator
 
 from .expectations import Expectation, conforms, is_placeholder, value_shape
+from .example_words import (
+    BEFORE_LINKS,
+    CONVERT_AFTER,
+    CONVERT_BEFORE,
+    IDENTITY_AFTER,
+    KEEP_AFTER,
+    KEEP_BEFORE,
+    LIST_WORDS,
+    Token,
+    phrase_at,
+    token_sentences,
+    value_like,
+)
 from .mentions import FieldMentions
 
 __all__ = ["goal_examples", "fitting_examples", "MAX_PER_FIELD"]
@@ -38,97 +52,6 @@ MAX_PER_FIELD = 12  # examples kept per field: each is run through every candida
 _MAX_PAIRS = 400  # pairs looked at in one goals text (each is matched against the field names)
 _MAX_LIST = 2 * MAX_PER_FIELD  # inputs read before one connector
 _WINDOW = 600  # characters either side of a connector read for field names in a long sentence
-
-_TOKEN = re.compile(
-    r'"([^"\n]{1,60})"|“([^”\n]{1,60})”|(?<![\w\'’])\'([^\'\n]{1,60})\'(?![\w\'’])'  # quoted values
-    r"|(->|→|=>)"  # arrows
-    r"|(\n[ \t\r]*(?:\n|(?=[-*•+#]|\d{1,2}[.)]\s|\*\*)))"  # a blank line, or a new bullet / heading: a new block
-    r"|([,;()\[\]])"  # separators
-    r"|((?:[^\s\"“”,;()\[\]]|,(?=[^\s\"“”,;()\[\]]))+)")  # a bare word ("14,90" keeps its comma)
-_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.){2,}")  # p.m., U.S., e.g.: not the end of a sentence
-_LIST_WORDS = frozenset({"and", "or", "&", "/"})
-
-
-def _by_first(phrases: tuple[str, ...]) -> dict[str, list[tuple[str, ...]]]:
-    """Phrases by their first word, longest first."""
-    out: dict[str, list[tuple[str, ...]]] = {}
-    for phrase in sorted((tuple(p.split()) for p in phrases), key=len, reverse=True):
-        out.setdefault(phrase[0], []).append(phrase)
-    return out
-
-
-_CONVERT_AFTER = _by_first((
-    "all become", "becomes", "become", "should become", "should be", "must be", "must become", "is turned into",
-    "are turned into", "turns into", "is converted to", "are converted to", "converts to", "is changed to",
-    "is mapped to", "maps to", "is written as", "should read", "are all", "is", "are", "end up as", "ends up as",
-    "should end up as", "should all end up as", "all end up as", "should all be", "should all become", "gives",
-    "give"))
-_IDENTITY_AFTER = _by_first((
-    "stays", "stay", "remains", "remain", "is kept", "are kept", "is left", "are left", "keeps"))
-_CONVERT_BEFORE = frozenset({"convert", "change", "map", "turn", "rewrite", "replace", "correct", "fix", "normalize",
-                             "normalise", "translate", "write", "from"})
-_BEFORE_LINKS = frozenset({"to", "into", "with", "by", "as"})
-_KEEP_BEFORE = frozenset({"keep", "leave"})
-_KEEP_AFTER = frozenset({"as", "unchanged", "alone", "intact"})
-
-
-@dataclass
-class _Tok:
-    kind: str  # "value" | "arrow" | "sep"
-    text: str
-    quoted: bool = False
-    start: int = 0
-    end: int = 0
-    word: str = ""  # a bare value in lower case, to match the connecting words
-
-    def __post_init__(self) -> None:
-        if self.kind == "value" and not self.quoted:
-            self.word = self.text.lower()
-
-
-def _sentences(text: str) -> Iterator[tuple[list[_Tok], int, int, int]]:
-    """(tokens, start, end, block start) per sentence: ends at ``.!?`` + space, ``;``, a blank line or a bullet."""
-    toks: list[_Tok] = []
-    start = block = 0
-    for m in _TOKEN.finditer(text):
-        quoted = next((g for g in m.groups()[:3] if g is not None), None)
-        if quoted is not None:
-            toks.append(_Tok("value", quoted, True, m.start(), m.end()))
-        elif m.group(4):
-            toks.append(_Tok("arrow", m.group(4), start=m.start(), end=m.end()))
-        elif m.group(5):
-            yield toks, start, m.start(), block
-            toks, start, block = [], m.end(), m.end()
-        elif m.group(6):
-            if m.group(6) == ";":
-                yield toks, start, m.start(), block
-                toks, start = [], m.end()
-            else:
-                toks.append(_Tok("sep", m.group(6), start=m.start(), end=m.end()))
-        else:
-            raw = m.group(7)
-            word, ends = _bare(raw)
-            if word:
-                toks.append(_Tok("value", word, False, m.start(), m.end()))
-            if raw.endswith(":") or not word:
-                toks.append(_Tok("sep", ":", start=m.end(), end=m.end()))
-            if ends:
-                yield toks, start, m.end(), block
-                toks, start = [], m.end()
-    yield toks, start, len(text), block
-
-
-def _bare(raw: str) -> tuple[str, bool]:
-    """(the word without trailing punctuation, whether it ends a sentence)."""
-    if _ABBREVIATION.fullmatch(raw):
-        return raw, False
-    word = raw.rstrip(".!?:")
-    return word, word != raw and raw[-1] in ".!?" and not raw.endswith(":")
-
-
-def _value_like(text: str) -> bool:
-    """A digit, a sign or a code in capitals: "14,90", "N/A", "DE"; not an ordinary word ("active", "This")."""
-    return any(not c.isalpha() for c in text) or (len(text) >= 2 and text.isupper())
 
 
 class _Reader:
@@ -151,7 +74,7 @@ class _Reader:
         return any(value in held for held in self.values.values())
 
     def read(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        for toks, start, end, block in _sentences(self.text):
+        for toks, start, end, block in token_sentences(self.text):
             if self.seen >= _MAX_PAIRS:
                 break
             self.loose.clear()
@@ -166,8 +89,9 @@ class _Reader:
         return {name: tuple(pairs) for name, pairs in self.out.items()}
 
     # ---------------------------------------------------------------- the forms
-    def _pairs(self, toks: list[_Tok]) -> Iterator[tuple[str, str, int]]:
-        """(input, output, connector offset) for each form in one sentence (identity: output is the input).
+    def _pairs(self, toks: list[Token]) -> Iterator[tuple[str, str, int]]:
+        """(input, output, connector offset) for each form in one sentence (identity: output is the
+        input).
 
         ``floor`` is the last token a connector used: the inputs of the next one are read after it,
         so a sentence is read once whatever it holds.
@@ -176,24 +100,29 @@ class _Reader:
         while i < n:
             tok = toks[i]
             if tok.kind == "arrow":
-                inputs, b = self._inputs(toks, i - 1, floor, strict=False), self._output(toks, i + 1, strict=False)
+                inputs, b = (
+                    self._inputs(toks, i - 1, floor, strict=False),
+                    self._output(toks, i + 1, strict=False),
+                )
                 yield from self._emit(inputs, b, tok.start)
                 i = floor = i + 1
                 continue
-            phrase = _phrase(toks, i, _IDENTITY_AFTER)
+            phrase = phrase_at(toks, i, IDENTITY_AFTER)
             if phrase:
                 pair, floor = self._identity(toks, i, phrase, floor)
                 if pair is not None:
                     yield pair[0][0], pair[1], pair[2]
                 i = max(i + phrase, floor)
                 continue
-            phrase = _phrase(toks, i, _CONVERT_AFTER)
+            phrase = phrase_at(toks, i, CONVERT_AFTER)
             if phrase:
                 inputs = self._inputs(toks, i - 1, floor, strict=True)
-                yield from self._emit(inputs, self._output(toks, i + phrase, strict=True), tok.start)
+                yield from self._emit(
+                    inputs, self._output(toks, i + phrase, strict=True), tok.start
+                )
                 i = floor = i + phrase
                 continue
-            if tok.word in _CONVERT_BEFORE or tok.word in _KEEP_BEFORE:
+            if tok.word in CONVERT_BEFORE or tok.word in KEEP_BEFORE:
                 found = self._before(toks, i)
                 if found is not None:
                     yield from self._emit(*found)
@@ -206,11 +135,13 @@ class _Reader:
             return
         many = len(inputs) > 1
         for a in inputs:
-            if not (many and a == b):  # "'CUST-01024', '1024' are all 1024": no identity from a list
+            # "'CUST-01024', '1024' are all 1024": no identity from a list
+            if not (many and a == b):
                 yield a, b, at
 
-    def _identity(self, toks: list[_Tok], i: int, phrase: int, floor: int
-                  ) -> tuple[tuple[list[str], str, int] | None, int]:
+    def _identity(
+        self, toks: list[Token], i: int, phrase: int, floor: int
+    ) -> tuple[tuple[list[str], str, int] | None, int]:
         """(the pair of "A stays (as) A" / "A stays as it is", or None; the last token it used)."""
         inputs = self._inputs(toks, i - 1, floor, strict=True)
         j = i + phrase
@@ -218,7 +149,7 @@ class _Reader:
             j += 1
         after = toks[j] if j < len(toks) else None
         used = i + phrase - 1
-        if after is not None and after.kind == "value" and (after.quoted or _value_like(after.text)):
+        if after is not None and after.kind == "value" and (after.quoted or value_like(after.text)):
             used = j
             if len(inputs) == 1 and after.text != inputs[0]:
                 return None, used  # "the price 3 stays 4": not an identity
@@ -226,7 +157,7 @@ class _Reader:
             return None, used
         return ([inputs[0]], inputs[0], toks[i].start), used
 
-    def _before(self, toks: list[_Tok], i: int) -> tuple[list[str], str | None, int] | None:
+    def _before(self, toks: list[Token], i: int) -> tuple[list[str], str | None, int] | None:
         """ "convert A to B", "from A to B", "keep A as is": (inputs, output, offset) or None."""
         j = i + 1
         if j + 1 >= len(toks) or not self._input_ok(toks, j, strict=True):
@@ -234,21 +165,27 @@ class _Reader:
         a, link = toks[j].text, toks[j + 1]
         if link.kind != "value" or link.quoted:
             return None
-        if toks[i].word in _KEEP_BEFORE:
-            return ([a], a, toks[i].start) if link.word in _KEEP_AFTER else None
-        if link.word in _BEFORE_LINKS:
+        if toks[i].word in KEEP_BEFORE:
+            return ([a], a, toks[i].start) if link.word in KEEP_AFTER else None
+        if link.word in BEFORE_LINKS:
             return [a], self._output(toks, j + 2, strict=True), toks[i].start
         return None
 
-    def _inputs(self, toks: list[_Tok], j: int, floor: int, *, strict: bool) -> list[str]:
-        """The values before a connector ending at ``j`` (after ``floor``): one, or a list joined by ",", "and", "or"."""
+    def _inputs(self, toks: list[Token], j: int, floor: int, *, strict: bool) -> list[str]:
+        """The values before a connector ending at ``j`` (after ``floor``): one, or a list joined by
+        ",", "and", "or"."""
         found: list[str] = []
         while j > floor and len(found) < _MAX_LIST and self._input_ok(toks, j, strict=strict):
             text, prev = toks[j].text, toks[j - 1] if j > floor + 1 else None
             if self.mentions.groups(text):
                 break  # "emergency_service is 'yes'": a field named, not a value
-            if (not toks[j].quoted and prev is not None and prev.kind == "value" and not prev.quoted
-                    and prev.word not in _LIST_WORDS):
+            if (
+                not toks[j].quoted
+                and prev is not None
+                and prev.kind == "value"
+                and not prev.quoted
+                and prev.word not in LIST_WORDS
+            ):
                 joined = prev.text + " " + text
                 if self.in_data(joined):  # "ab 1234 -> AB-1234" where the data holds "ab 1234"
                     found.append(joined)
@@ -256,37 +193,45 @@ class _Reader:
                 self.loose.add(text)  # "like 1234" or "ab 1234"? only the data may tie it
             found.append(text)
             k = j - 1
-            while k > floor and ((toks[k].kind == "sep" and toks[k].text == ",") or toks[k].word in _LIST_WORDS):
+            while k > floor and (
+                (toks[k].kind == "sep" and toks[k].text == ",") or toks[k].word in LIST_WORDS
+            ):
                 k -= 1
             if k == j - 1:
                 break
             j = k
         return found[::-1]
 
-    def _input_ok(self, toks: list[_Tok], j: int, *, strict: bool) -> bool:
-        """Can the token at ``j`` be an example's input (quoted; a value set apart; a word the data holds)?"""
+    def _input_ok(self, toks: list[Token], j: int, *, strict: bool) -> bool:
+        """Can the token at ``j`` be an example's input (quoted; a value set apart; a word the data
+        holds)?"""
         tok = toks[j]
         if tok.kind != "value":
             return False
         if tok.quoted:
             return True
         prev = toks[j - 1] if j > 0 else None
-        if prev is not None and prev.kind == "value" and not prev.quoted and not prev.text.islower():
+        if (
+            prev is not None
+            and prev.kind == "value"
+            and not prev.quoted
+            and not prev.text.islower()
+        ):
             return False  # "5 kg -> 5000", "United States -> US": part of a longer value
-        if _value_like(tok.text):
+        if value_like(tok.text):
             return True
         return self.in_data(tok.text) or (not self.has_data and not strict)
 
-    def _output(self, toks: list[_Tok], j: int, *, strict: bool) -> str | None:
+    def _output(self, toks: list[Token], j: int, *, strict: bool) -> str | None:
         if j >= len(toks) or toks[j].kind != "value":
             return None
         tok = toks[j]
         if tok.quoted:
             return tok.text
         nxt = toks[j + 1] if j + 1 < len(toks) else None
-        if nxt is not None and nxt.kind == "value" and not nxt.quoted and _value_like(nxt.text):
+        if nxt is not None and nxt.kind == "value" and not nxt.quoted and value_like(nxt.text):
             return None  # "12:00 p.m.": a longer value, written without quotes
-        if strict and not _value_like(tok.text) and not self.in_data(tok.text):
+        if strict and not value_like(tok.text) and not self.in_data(tok.text):
             return None  # "is a table": an ordinary word
         return tok.text
 
@@ -301,37 +246,37 @@ class _Reader:
         shape = value_shape(a)
         alike = [f for f in self.fields if shape in self.shapes[f]]
         if alike:
-            return [f for f in alike if f in named] if len(alike) > 1 else alike  # every named field of A's shape
+            # every named field of A's shape
+            return [f for f in alike if f in named] if len(alike) > 1 else alike
         return list(named) if len(named) == 1 and a not in self.loose else []
 
     def _named(self, at: int, start: int, end: int, block: int) -> frozenset:
-        """The fields the sentence names (read around the connector when it is long), else its bullet's heading."""
+        """The fields the sentence names (read around the connector when it is long), else its
+        bullet's heading."""
         lo, hi = max(start, at - _WINDOW), min(end, at + _WINDOW)
         named = frozenset().union(*(g[2] for g in self.mentions.groups(self.text[lo:hi])))
         if named or block >= start:
             return named
-        return self.mentions.heading(self.text[block:min(start, block + _WINDOW)].lstrip(" \t\n-*•+#0123456789.)"))
+        return self.mentions.heading(
+            self.text[block : min(start, block + _WINDOW)].lstrip(" \t\n-*•+#0123456789.)")
+        )
 
 
-def _phrase(toks: list[_Tok], i: int, phrases: dict[str, list[tuple[str, ...]]]) -> int:
-    """The length of the longest of ``phrases`` whose words start at ``i``, else 0."""
-    for phrase in phrases.get(toks[i].word, ()):
-        if all(i + k < len(toks) and toks[i + k].word == w for k, w in enumerate(phrase)):
-            return len(phrase)
-    return 0
-
-
-def goal_examples(instructions: str, fields: list[str], samples: dict[str, list] | None = None
-                  ) -> dict[str, tuple[tuple[str, str], ...]]:
-    """``{field: ((input, output), ...)}``: the examples of the goals, each tied to its field (module docstring)."""
+def goal_examples(
+    instructions: str, fields: list[str], samples: dict[str, list] | None = None
+) -> dict[str, tuple[tuple[str, str], ...]]:
+    """``{field: ((input, output), ...)}``: the examples of the goals, each tied to its field
+    (module docstring)."""
     if not instructions or not fields:
         return {}
     return _Reader(instructions, list(fields), samples).read()
 
 
-def fitting_examples(pairs: tuple[tuple[str, str], ...], exp: Expectation | None, samples: list | None = None
-                     ) -> tuple[tuple[str, str], ...]:
-    """The pairs whose output is a right value of the field: conforms to its format, or (none) its data's forms.
+def fitting_examples(
+    pairs: tuple[tuple[str, str], ...], exp: Expectation | None, samples: list | None = None
+) -> tuple[tuple[str, str], ...]:
+    """The pairs whose output is a right value of the field: conforms to its format, or (none) its
+    data's forms.
 
     A field left as it is keeps only identity pairs. Without a format, a conversion's output must
     have the shape of a sample value, or its input be one.

@@ -18,19 +18,40 @@ from typing import Any, Iterator, Mapping
 
 from . import kinds as _kinds
 from .kinds._values import (
-    COUNTRY_CODES, US_STATE_CODES, VALUE_CHARS, clean_whitespace, form_template, is_placeholder, value_shape,
+    COUNTRY_CODES,
+    US_STATE_CODES,
+    VALUE_CHARS,
+    clean_whitespace,
+    form_template,
+    is_placeholder,
+    value_shape,
 )
 
-__all__ = ["Expectation", "KINDS", "LOOSE_KINDS", "KIND_PRIORITY", "KIND_PRIMITIVES", "COUNTRY_CODES", "US_STATE_CODES",
-           "conforms", "expectation_from_values", "loose_kind", "is_placeholder", "clean_whitespace", "value_shape",
-           "VALUE_CHARS", "form_template"]
+__all__ = [
+    "Expectation",
+    "KINDS",
+    "LOOSE_KINDS",
+    "KIND_PRIORITY",
+    "KIND_PRIMITIVES",
+    "COUNTRY_CODES",
+    "US_STATE_CODES",
+    "conforms",
+    "expectation_from_values",
+    "loose_kind",
+    "is_placeholder",
+    "clean_whitespace",
+    "value_shape",
+    "VALUE_CHARS",
+    "form_template",
+]
 
 # Read from the kinds' registry (profiling/kinds/): one class per kind, nothing kept here.
 KINDS = tuple(_kinds.REGISTRY)
 
 
 class _Primitives(Mapping):
-    """``{kind: primitive}``, read from the registry at each lookup (a kind registered later is in it)."""
+    """``{kind: primitive}``, read from the registry at each lookup (a kind registered later is in
+    it)."""
 
     def __getitem__(self, name: str) -> str:
         return _kinds.REGISTRY[name].primitive
@@ -43,7 +64,8 @@ class _Primitives(Mapping):
 
 
 KIND_PRIMITIVES: Mapping[str, str] = _Primitives()
-KIND_PRIORITY = _kinds.by_priority()  # when one field collects several kinds, the first in this order wins
+# when one field collects several kinds, the first in this order wins
+KIND_PRIORITY = _kinds.by_priority()
 
 
 @dataclass(frozen=True)
@@ -51,7 +73,8 @@ class Expectation:
     """The format one field should have, and why we believe it."""
 
     kind: str
-    allowed: tuple[str, ...] = ()  # enum: allowed spellings as written; us_state/country: ("lower",) for lower
+    # enum: allowed spellings as written; us_state/country: ("lower",) for lower
+    allowed: tuple[str, ...] = ()
     # case; number/integer: "whole_as_int" (12.0 -> 12), "no_leading_zeros" ("01907" -> 1907)
     source: str = ""  # "instructions" | "field name" | "data"
     primitive: str = ""  # the toolkit primitive that fits
@@ -63,7 +86,8 @@ class Expectation:
 
 
 def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool:
-    """Strict check of one value against ``exp`` (its kind's ``conforms``); None and "" (missing) always conform.
+    """Strict check of one value against ``exp`` (its kind's ``conforms``); None and "" (missing)
+    always conform.
 
     With ``csv_strings`` (every value of the data is a string, as in CSV) a plain numeric
     string conforms to number/integer and "true"/"false" to bool.
@@ -77,17 +101,28 @@ def conforms(value: Any, exp: Expectation, *, csv_strings: bool = False) -> bool
 # ---------------------------------------------------------------- what the data itself looks like
 
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE_LIKE = re.compile("|".join([
-    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?P<t>[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?",
-    r"\d{1,2}[-/.]\d{1,2}[-/.]\d{2}(?:\d{2})?",
-    rf"{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}",
-    rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+{_MON}[\s,-]+\d{{2,4}}",
-    r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])",
-]), re.I)
-_TIME_LIKE = re.compile(r"\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.?\s?m\.?)?|\d{1,2}\s*[ap]\.?\s?m\.?", re.I)
+_DATE_LIKE = re.compile(
+    "|".join(
+        [
+            r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?P<t>[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|"
+            r"[+-]\d{2}:?\d{2})?)?",
+            r"\d{1,2}[-/.]\d{1,2}[-/.]\d{2}(?:\d{2})?",
+            rf"{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}",
+            rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+{_MON}[\s,-]+\d{{2,4}}",
+            r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])",
+        ]
+    ),
+    re.I,
+)
+_TIME_LIKE = re.compile(
+    r"\d{1,2}(?::\d{2}){1,2}\s*(?:[ap]\.?\s?m\.?)?|\d{1,2}\s*[ap]\.?\s?m\.?", re.I
+)
 _PHONE_CHARS = re.compile(r"[\d\s()+.\-/]+")
-_NUMBER_LIKE = re.compile(r"(?=.*\d)(?:[$€£¥]|[A-Z]{3}\s)?\s*[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d+)?\s*"
-                          r"(?:[$€£¥%]|[A-Za-z]{1,12}\.?)?", re.I)
+_NUMBER_LIKE = re.compile(
+    r"(?=.*\d)(?:[$€£¥]|[A-Z]{3}\s)?\s*[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d+)?\s*"
+    r"(?:[$€£¥%]|[A-Za-z]{1,12}\.?)?",
+    re.I,
+)
 
 
 _KIND_CHARS = 1000  # longer than any date, time, phone, email or number
@@ -112,9 +147,15 @@ LOOSE_KINDS = (
 
 
 def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
-    """The kind that at least ``share`` of the strings look like in any layout (dates in any format, ...)."""
-    # a value of any kind is short: a long text is read up to _KIND_CHARS (it matches none either way)
-    texts = [s[:_KIND_CHARS].strip() for s in strings if isinstance(s, str) and s.strip() and not is_placeholder(s)]
+    """The kind that at least ``share`` of the strings look like in any layout (dates in any format,
+    ...)."""
+    # a value of any kind is short: a long text is read up to _KIND_CHARS (it matches none either
+    # way)
+    texts = [
+        s[:_KIND_CHARS].strip()
+        for s in strings
+        if isinstance(s, str) and s.strip() and not is_placeholder(s)
+    ]
     if not texts:
         return None
     for kind, looks in LOOSE_KINDS:
@@ -128,7 +169,8 @@ def loose_kind(strings: list[str], *, share: float = 0.6) -> str | None:
 
 
 def expectation_from_values(values: list, *, csv_strings: bool = False) -> Expectation | None:
-    """An expectation the data proves by itself: its values look like one kind and the canonical form is there.
+    """An expectation the data proves by itself: its values look like one kind and the canonical
+    form is there.
 
     The canonical form (ISO date, HH:MM, E.164, lower-case email, plain number) must hold at least
     10% of the values: a tiny canonical minority does not beat the data's own convention.

@@ -33,51 +33,90 @@ class FieldFocus:
     expectations: dict[str, Expectation] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     unfixable: dict[str, str] = field(default_factory=dict)
-    csv_strings: bool | None = None  # the source holds only strings (CSV); learned once, from the raw data
+    # the source holds only strings (CSV); learned once, from the raw data
+    csv_strings: bool | None = None
     max_reopen: int = 2
-    given_up_remedies: dict[str, set] = field(default_factory=dict)  # field -> primitives suggested when given up
+    # field -> primitives suggested when given up
+    given_up_remedies: dict[str, set] = field(default_factory=dict)
     reopened: dict[str, int] = field(default_factory=dict)
     spec: CleaningSpec | None = None
-    frozen: set[str] = field(default_factory=set)  # fields out of the goals' scope: nothing may change them
-    protected: set[str] = field(default_factory=set)  # fields the goals leave as they are: not even a stated key's step
-    kept: dict[str, frozenset] = field(default_factory=dict)  # field -> value shapes an example keeps as they are
-    suggested: dict[str, Expectation] = field(default_factory=dict)  # what scope="all" would check in them
-    reasons: dict[str, set] = field(default_factory=dict)  # field -> refusals seen (``_reason_key``)
+    # fields out of the goals' scope: nothing may change them
+    frozen: set[str] = field(default_factory=set)
+    # fields the goals leave as they are: not even a stated key's step
+    protected: set[str] = field(default_factory=set)
+    # field -> value shapes an example keeps as they are
+    kept: dict[str, frozenset] = field(default_factory=dict)
+    # what scope="all" would check in them
+    suggested: dict[str, Expectation] = field(default_factory=dict)
+    # field -> refusals seen (``_reason_key``)
+    reasons: dict[str, set] = field(default_factory=dict)
 
-    def learn(self, instructions: str, fields: list[str], samples: dict[str, list] | None, *,
-              scope: str = "mentioned", spec: str | dict | CleaningSpec | None = None,
-              draft: dict | None = None, check: dict[str, list] | None = None, tie=None) -> CleaningSpec:
-        """The field spec (given, or read from the goals and checked on the samples) and the formats it sets;
-        ``tie``: ``read_spec``'s model guess for a clause the rules tie to no field."""
+    def learn(
+        self,
+        instructions: str,
+        fields: list[str],
+        samples: dict[str, list] | None,
+        *,
+        scope: str = "mentioned",
+        spec: str | dict | CleaningSpec | None = None,
+        draft: dict | None = None,
+        check: dict[str, list] | None = None,
+        tie=None,
+    ) -> CleaningSpec:
+        """The field spec (given, or read from the goals and checked on the samples) and the formats
+        it sets; ``tie``: ``read_spec``'s model guess for a clause the rules tie to no field."""
         if samples:
-            self.csv_strings = all(isinstance(v, str) for values in samples.values() for v in values if v is not None)
+            self.csv_strings = all(
+                isinstance(v, str) for values in samples.values() for v in values if v is not None
+            )
         if spec is None:
-            self.spec = read_spec(instructions, fields, samples, scope=scope, draft=draft, csv_strings=self.csv_strings,
-                                  check=check, tie=tie)
+            self.spec = read_spec(
+                instructions,
+                fields,
+                samples,
+                scope=scope,
+                draft=draft,
+                csv_strings=self.csv_strings,
+                check=check,
+                tie=tie,
+            )
         else:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
-        if self.frozen:  # seen there, reported as suggestions, never changed: what the fields' names and data
-            # suggest (the spec, maybe edited, is the one reading of the goals; they are not read again here)
-            wider = read_spec("", fields, samples, scope="all", csv_strings=self.csv_strings, check=check)
-            self.suggested = {f: e for f, e in wider.expectations().items()
-                              if f in self.frozen and f not in self.protected}
+        # seen there, reported as suggestions, never changed: what the fields' names and data
+        if self.frozen:
+            # suggest (the spec, maybe edited, is the one reading of the goals; they are not read
+            # again here)
+            wider = read_spec(
+                "", fields, samples, scope="all", csv_strings=self.csv_strings, check=check
+            )
+            self.suggested = {
+                f: e
+                for f, e in wider.expectations().items()
+                if f in self.frozen and f not in self.protected
+            }
         return self.spec
 
     def suggestions(self, records: list) -> list[str]:
-        """What the fields out of scope would need, on ``records``: one line per field with wrong values."""
+        """What the fields out of scope would need, on ``records``: one line per field with wrong
+        values."""
         if not self.suggested:
             return []
         profiles = profile_records(records, self.suggested, csv_strings=self.csv_strings)
-        return [f"{name}: {p.n_offending} of {p.non_null} sample values are not "
-                f"{self.suggested[name].describe(csv_strings=bool(self.csv_strings))} (e.g. {clip_text(repr(p.offending[0]), 80)})"
-                for name, p in profiles.items() if name in self.suggested and p.n_offending]
+        return [
+            f"{name}: {p.n_offending} of {p.non_null} sample values are not "
+            f"{self.suggested[name].describe(csv_strings=bool(self.csv_strings))} (e.g. "
+            f"{clip_text(repr(p.offending[0]), 80)})"
+            for name, p in profiles.items()
+            if name in self.suggested and p.n_offending
+        ]
 
     def profile(self, records: list) -> dict[str, FieldProfile]:
-        """Every field's profile, judged as the source's values are (numbers as text count when it is CSV)."""
+        """Every field's profile, judged as the source's values are (numbers as text count when it
+        is CSV)."""
         return profile_records(records, self.expectations, csv_strings=self.csv_strings)
 
     def counts(self, records: list) -> dict[str, int]:
@@ -89,13 +128,21 @@ class FieldFocus:
         if not self.enabled:
             return None
         for prof in open_issues(self.profile(records)):
-            if prof.expectation is not None and prof.expectation.source == "data" and (
-                    not prof.primitive or _typos_of(prof.examples_ok, prof.offending)):
-                continue  # the data's own format, and the rest are typos of it ('3563x'), not another format
+            if (
+                prof.expectation is not None
+                and prof.expectation.source == "data"
+                and (not prof.primitive or _typos_of(prof.examples_ok, prof.offending))
+            ):
+                # the data's own format, and the rest are typos of it ('3563x'), not another format
+                continue
             if self.failures.get(prof.field, 0) < self.max_attempts:
                 return prof
             tried = self.given_up_remedies.setdefault(prof.field, {prof.primitive})
-            if prof.primitive and prof.primitive not in tried and self.reopened.get(prof.field, 0) < self.max_reopen:
+            if (
+                prof.primitive
+                and prof.primitive not in tried
+                and self.reopened.get(prof.field, 0) < self.max_reopen
+            ):
                 tried.add(prof.primitive)  # wrong values that need another remedy: one more round
                 self.reopened[prof.field] = self.reopened.get(prof.field, 0) + 1
                 self.failures[prof.field] = 0
@@ -106,7 +153,8 @@ class FieldFocus:
         return None
 
     def failed(self, target: FieldProfile | None, reason: str = "") -> None:
-        """Count a failed attempt; the same refusal a second time uses up the field's attempts (no third call)."""
+        """Count a failed attempt; the same refusal a second time uses up the field's attempts (no
+        third call)."""
         if target is None:
             return
         self.failures[target.field] = self.failures.get(target.field, 0) + 1
@@ -121,12 +169,22 @@ class FieldFocus:
             self.failures.pop(target.field, None)
             self.reasons.pop(target.field, None)
 
-    def judge(self, before: list, after: list, target: FieldProfile | None) -> tuple[str | None, str | None]:
-        """(why the change does not move the profile or None, the field it fixed when not the one asked for)."""
+    def judge(
+        self, before: list, after: list, target: FieldProfile | None
+    ) -> tuple[str | None, str | None]:
+        """(why the change does not move the profile or None, the field it fixed when not the one
+        asked for)."""
         if not self.enabled:
             return None, None
-        verdict = judge_change(before, after, self.expectations, target=target.field if target else None,
-                               csv_strings=self.csv_strings, frozen=frozenset(self.frozen), kept=self.kept)
+        verdict = judge_change(
+            before,
+            after,
+            self.expectations,
+            target=target.field if target else None,
+            csv_strings=self.csv_strings,
+            frozen=frozenset(self.frozen),
+            kept=self.kept,
+        )
         return verdict.problem, verdict.credited
 
 
@@ -134,20 +192,26 @@ _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+")
 
 
 def _reason_key(reason: str) -> str:
-    """A refusal without what varies between attempts (names, quoted values, counts): the same mistake twice."""
+    """A refusal without what varies between attempts (names, quoted values, counts): the same
+    mistake twice."""
     return " ".join(_QUOTED.sub("_", reason or "").split())[:300]
 
 
 def _typos_of(right: list, offending: list) -> bool:
-    """Is every wrong value a right value's shape with a letter where it has a digit ('3563x' beside '35630')?"""
+    """Is every wrong value a right value's shape with a letter where it has a digit ('3563x' beside
+    '35630')?"""
     shapes = {_char_shape(v) for v in right}
     if not shapes or not offending:
         return False
 
     def typo(value: object) -> bool:
         shape = _char_shape(value)
-        return any(len(shape) == len(usual) and all(a == b or (a == "9" and b == "a") for a, b in zip(usual, shape))
-                   for usual in shapes)
+        return any(
+            len(shape) == len(usual)
+            and all(a == b or (a == "9" and b == "a") for a, b in zip(usual, shape))
+            for usual in shapes
+        )
+
     return all(typo(v) for v in offending)
 
 

@@ -30,9 +30,24 @@ from typing import Any, Mapping
 
 from ..errors import clip_text
 from .expectations import Expectation
-from .profiler import FieldProfile, is_missing, issue_counts, profile_records, strings_only, value_key, value_shape
+from .profiler import (
+    FieldProfile,
+    is_missing,
+    issue_counts,
+    profile_records,
+    strings_only,
+    value_key,
+    value_shape,
+)
 
-__all__ = ["Verdict", "judge_change", "judge_holdout", "describe_counts", "untouchable_change", "same_number"]
+__all__ = [
+    "Verdict",
+    "judge_change",
+    "judge_holdout",
+    "describe_counts",
+    "untouchable_change",
+    "same_number",
+]
 
 _SHOW = 8
 
@@ -49,11 +64,17 @@ class Verdict:
 
 
 def _same(old: Any, new: Any, csv_strings: bool) -> bool:
-    """Equal values; in CSV data also a number whose text is the old string ("12" -> 12 writes "12" again)."""
+    """Equal values; in CSV data also a number whose text is the old string ("12" -> 12 writes "12"
+    again)."""
     if old == new:
         return True
-    return (csv_strings and isinstance(old, str) and isinstance(new, (int, float)) and not isinstance(new, bool)
-            and str(new) == old)
+    return (
+        csv_strings
+        and isinstance(old, str)
+        and isinstance(new, (int, float))
+        and not isinstance(new, bool)
+        and str(new) == old
+    )
 
 
 def _changed_fields(before: list, after: list, csv_strings: bool = False) -> dict[str, int]:
@@ -74,7 +95,8 @@ _ZERO_LED = re.compile(r"[-+]?0\d")
 
 
 def _decimal(value: Any) -> Decimal | None:
-    """A finite number's exact value (a float by its shortest repr), a plain numeric text's, or None."""
+    """A finite number's exact value (a float by its shortest repr), a plain numeric text's, or
+    None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, float):
@@ -108,34 +130,52 @@ def _by_value(exp: Expectation | None) -> tuple[bool, bool]:
     return True, exp.source not in ("data", "field name")
 
 
-def untouchable_change(before: list, after: list, frozen: frozenset[str] | set[str] = frozenset(),
-                       kept: Mapping[str, frozenset[str]] | None = None, *, csv_strings: bool = False) -> str | None:
+def untouchable_change(
+    before: list,
+    after: list,
+    frozen: frozenset[str] | set[str] = frozenset(),
+    kept: Mapping[str, frozenset[str]] | None = None,
+    *,
+    csv_strings: bool = False,
+) -> str | None:
     """Why the change from ``before`` to ``after`` touches what nothing may change, or None.
 
-    ``frozen``: fields never written; ``kept``: field -> the value shapes an example keeps as they are.
+    ``frozen``: fields never written; ``kept``: field -> the value shapes an example keeps as they
+    are.
     """
     changed = _changed_fields(before, after, csv_strings)
     untouchable = sorted(f for f in changed if f in frozen)
     if untouchable:
         listed = ", ".join(f"'{f}'" for f in untouchable)
-        return (f"It changed {listed}, which the goals do not ask to change; leave "
-                f"{'that field' if len(untouchable) == 1 else 'those fields'} exactly as it was.")
+        return (
+            f"It changed {listed}, which the goals do not ask to change; leave "
+            f"{'that field' if len(untouchable) == 1 else 'those fields'} exactly as it was."
+        )
     for name, shapes in sorted((kept or {}).items()):
         if name not in changed:
             continue
-        broke = [(old.get(name), new.get(name)) for old, new in zip(before, after)
-                 if isinstance(old, dict) and isinstance(new, dict) and not is_missing(old.get(name))
-                 and value_shape(old.get(name)) in shapes and not _same(old.get(name), new.get(name, _MISSING),
-                                                                         csv_strings)]
+        broke = [
+            (old.get(name), new.get(name))
+            for old, new in zip(before, after)
+            if isinstance(old, dict)
+            and isinstance(new, dict)
+            and not is_missing(old.get(name))
+            and value_shape(old.get(name)) in shapes
+            and not _same(old.get(name), new.get(name, _MISSING), csv_strings)
+        ]
         if broke:
             examples = ", ".join(f"{_shown(a)} -> {_shown(b)}" for a, b in broke[:4])
-            return (f"It changed {len(broke)} value(s) of '{name}' that the goals keep as they are ({examples}); "
-                    "values of that form must stay exactly as they were.")
+            return (
+                f"It changed {len(broke)} value(s) of '{name}' that the goals keep as they are "
+                f"({examples}); "
+                "values of that form must stay exactly as they were."
+            )
     return None
 
 
 def _shown(value: Any) -> str:
-    """repr(value) cut to 80 characters: values come from generated code's output and go into prompts."""
+    """repr(value) cut to 80 characters: values come from generated code's output and go into
+    prompts."""
     return clip_text(repr(value), 80)
 
 
@@ -144,9 +184,16 @@ def _values(values: list) -> str:
     return shown + (f", ... ({len(values) - _SHOW} more)" if len(values) > _SHOW else "")
 
 
-def _changed_right_values(before: list, after: list, target: str, profile: FieldProfile | None,
-                          csv_strings: bool = False, exp: Expectation | None = None) -> list[tuple]:
-    """(old, new) for each record whose ``target`` value was right (present, not offending) and changed.
+def _changed_right_values(
+    before: list,
+    after: list,
+    target: str,
+    profile: FieldProfile | None,
+    csv_strings: bool = False,
+    exp: Expectation | None = None,
+) -> list[tuple]:
+    """(old, new) for each record whose ``target`` value was right (present, not offending) and
+    changed.
 
     In a number or integer field a value written as the same number ('14.90' -> 14.9) is unchanged.
     """
@@ -158,7 +205,11 @@ def _changed_right_values(before: list, after: list, target: str, profile: Field
         if not isinstance(old, dict) or not isinstance(new, dict):
             continue
         value, changed = old.get(target), new.get(target, _MISSING)
-        if is_missing(value) or value_key(value) in profile.bad_keys or _same(value, changed, csv_strings):
+        if (
+            is_missing(value)
+            or value_key(value) in profile.bad_keys
+            or _same(value, changed, csv_strings)
+        ):
             continue
         if numbers and changed is not _MISSING and same_number(value, changed, leading_zeros=zeros):
             continue
@@ -201,26 +252,43 @@ def judge_change(
         return verdict(untouchable)
     if target is not None:
         others = {f: n for f, n in changed.items() if f != target}
-        chosen = _other_issue(before, after, changed, target, prof_before, n_before, n_after, csv_strings,
-                              expectations)
+        chosen = _other_issue(
+            before,
+            after,
+            changed,
+            target,
+            prof_before,
+            n_before,
+            n_after,
+            csv_strings,
+            expectations,
+        )
         if chosen:
             return verdict(None, chosen)
         if others:
             listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
-            return verdict(f"It changed other fields ({listed}); change only the field '{target}' "
-                           "and return every other field exactly as it was.")
-        broke = _changed_right_values(before, after, target, prof_before.get(target), csv_strings,
-                                      expectations.get(target))
+            return verdict(
+                f"It changed other fields ({listed}); change only the field '{target}' "
+                "and return every other field exactly as it was."
+            )
+        broke = _changed_right_values(
+            before, after, target, prof_before.get(target), csv_strings, expectations.get(target)
+        )
         if broke:
             examples = ", ".join(f"{_shown(a)} -> {_shown(b)}" for a, b in broke[:4])
-            return verdict(f"It changed {len(broke)} value(s) of '{target}' that were already right ({examples}); "
-                           "change only the wrong values and return the right ones exactly as they were.")
+            return verdict(
+                f"It changed {len(broke)} value(s) of '{target}' that were already right "
+                f"({examples}); "
+                "change only the wrong values and return the right ones exactly as they were."
+            )
         old, new = n_before.get(target, 0), n_after.get(target, 0)
         if new >= old:
             left = prof_after.get(target)
             still = _values(left.offending) if left else ""
-            return verdict(f"It did not reduce the wrong values of '{target}': {old} before, {new} after. "
-                           f"Still wrong: {still}.")
+            return verdict(
+                f"It did not reduce the wrong values of '{target}': {old} before, {new} after. "
+                f"Still wrong: {still}."
+            )
         return verdict(None)
     worse = {f: (n_before.get(f, 0), n) for f, n in n_after.items() if n > n_before.get(f, 0)}
     if worse:
@@ -228,28 +296,47 @@ def judge_change(
         return verdict(f"It made fields worse ({listed}).")
     if not any(n < n_before.get(f, 0) for f, n in n_after.items()):
         fields = ", ".join(f"'{f}'" for f in sorted(changed))
-        return verdict(f"It changed {fields} but fixed nothing: no field has fewer values in the wrong format "
-                       "afterwards. Only fix a problem you can see in the data shown, for a field that exists.")
+        return verdict(
+            f"It changed {fields} but fixed nothing: no field has fewer values in the wrong format "
+            "afterwards. Only fix a problem you can see in the data shown, for a field that exists."
+        )
     return verdict(None)
 
 
-def _other_issue(before: list, after: list, changed: dict[str, int], target: str, prof_before: dict,
-                 n_before: dict[str, int], n_after: dict[str, int], csv_strings: bool,
-                 expectations: dict[str, Expectation]) -> str | None:
-    """The field a function fixed instead of ``target``: fewer wrong values, no right value changed; else None."""
+def _other_issue(
+    before: list,
+    after: list,
+    changed: dict[str, int],
+    target: str,
+    prof_before: dict,
+    n_before: dict[str, int],
+    n_after: dict[str, int],
+    csv_strings: bool,
+    expectations: dict[str, Expectation],
+) -> str | None:
+    """The field a function fixed instead of ``target``: fewer wrong values, no right value changed;
+    else None."""
     if target in changed:
         return None
     for f in changed:
-        if n_after.get(f, 0) >= n_before.get(f, 0) or _changed_right_values(before, after, f, prof_before.get(f),
-                                                                              csv_strings, expectations.get(f)):
+        if n_after.get(f, 0) >= n_before.get(f, 0) or _changed_right_values(
+            before, after, f, prof_before.get(f), csv_strings, expectations.get(f)
+        ):
             return None
     return max(changed, key=lambda f: n_before.get(f, 0) - n_after.get(f, 0))
 
 
-def judge_holdout(before: list, after: list, expectations: dict[str, Expectation], *,
-                  csv_strings: bool | None = None, frozen: frozenset[str] | set[str] = frozenset(),
-                  kept: Mapping[str, frozenset[str]] | None = None) -> str | None:
-    """Why the change makes the held-out records worse (a field with more wrong values, or one it may not touch)."""
+def judge_holdout(
+    before: list,
+    after: list,
+    expectations: dict[str, Expectation],
+    *,
+    csv_strings: bool | None = None,
+    frozen: frozenset[str] | set[str] = frozenset(),
+    kept: Mapping[str, frozenset[str]] | None = None,
+) -> str | None:
+    """Why the change makes the held-out records worse (a field with more wrong values, or one it
+    may not touch)."""
     if csv_strings is None:
         csv_strings = strings_only(before)
     untouchable = untouchable_change(before, after, frozen, kept, csv_strings=csv_strings)
@@ -257,11 +344,17 @@ def judge_holdout(before: list, after: list, expectations: dict[str, Expectation
         return "On records you were not shown: " + untouchable[0].lower() + untouchable[1:]
     n_before = issue_counts(profile_records(before, expectations, csv_strings=csv_strings))
     prof_after = profile_records(after, expectations, csv_strings=csv_strings)
-    worse = {f: (n_before.get(f, 0), n) for f, n in issue_counts(prof_after).items() if n > n_before.get(f, 0)}
+    worse = {
+        f: (n_before.get(f, 0), n)
+        for f, n in issue_counts(prof_after).items()
+        if n > n_before.get(f, 0)
+    }
     if not worse:
         return None
-    listed = "; ".join(f"'{f}' {a} -> {b} wrong values (e.g. {_values(prof_after[f].offending[:3])})"
-                       for f, (a, b) in sorted(worse.items()))
+    listed = "; ".join(
+        f"'{f}' {a} -> {b} wrong values (e.g. {_values(prof_after[f].offending[:3])})"
+        for f, (a, b) in sorted(worse.items())
+    )
     return f"On records you were not shown it made fields worse: {listed}."
 
 

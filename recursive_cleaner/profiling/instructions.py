@@ -26,6 +26,9 @@
 6. ``read_goals`` also says whether the goals mention each field (by name, a synonym, or words
    about every field: "everything", "all columns") and in which words. What the goals say about
    rules across rows (stated keys, duplicates) is read by ``row_rules``.
+
+The goals' text (blocks, clauses, the format words a clause names) is cut and read in
+``goal_text``; this module ties what it finds to fields.
 """
 
 from __future__ import annotations
@@ -34,248 +37,62 @@ import re
 from dataclasses import dataclass
 
 from .expectations import (
-    KIND_PRIMITIVES, LOOSE_KINDS, KIND_PRIORITY, Expectation, expectation_from_values, is_placeholder, loose_kind,
+    KIND_PRIMITIVES,
+    KIND_PRIORITY,
+    Expectation,
 )
+from .fallback import fallback_expectation
 from .mentions import FieldMentions, field_tokens, is_date_name
+from .goal_text import (
+    ENUM_TRIGGER,
+    detect_kinds,
+    enum_values,
+    goal_blocks,
+    goal_clauses,
+    goal_sentences,
+    paren_enum,
+)
 
-__all__ = ["infer_expectations", "read_goals", "GoalReading"]
+__all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences"]
 
-_EVERY_FIELD = re.compile(r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
-                          r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b", re.I)
-_LEAVE_REST = re.compile(r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
-                         r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
-                         re.I)  # "leave everything else as it is": not a request about every field
+_EVERY_FIELD = re.compile(
+    r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
+    r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b",
+    re.I,
+)
+_LEAVE_REST = re.compile(
+    r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
+    r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
+    re.I,
+)  # "leave everything else as it is": not a request about every field
 _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
-_EXCEPT = re.compile(r"\b(?:otherwise|else|apart from|aside from|besides|other than|except|but)\b", re.I)
-_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
-_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
-_LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))  # what _clauses looks back at: never the whole block
+_EXCEPT = re.compile(
+    r"\b(?:otherwise|else|apart from|aside from|besides|other than|except|but)\b", re.I
+)
 _FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
-_KEEP_DATE = re.compile(r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I)
-_AS_IS = r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|leave) (?:\w+ ){0,2}alone"
-_PATTERNS = [(kind, re.compile(rx, re.I)) for kind, rx in (
-    ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
-    ("phone_e164", r"\be\.?\s?164\b"),
-    ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
-    ("time12", r"(?<!\w)[ap]\.m\.|\bam/pm\b|\b12[\s-]?hour"),
-    ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
-    ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
-    ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),
-    ("us_state", r"\bstate codes?\b|(?:two|2)[\s-]letter (?:us |u\.s\. )?state|state abbreviations?"),
-    ("code2", r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)|(?:two|2)[\s-]letters\b"),
-    ("yesno", r"[\"'“]?\byes[\"'”]?\s*(?:/|or)\s*[\"'“]?no\b[\"'”]?"),  # yes/no, "yes" or "no"
-    ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
-    ("integer", r"\bintegers?\b|whole numbers?|\bint\b|\b(?:digits|numbers) only\b|\bonly (?:digits|numbers)\b"),
-    ("number", r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
-               r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
-               r"\b(?:just|only)(?: \w+){0,2} the number(?: of \w+)?\b"),
-    # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9 stays)
-    ("whole", r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b|"
-              r"[\"“]\s*\d+\.0\b[^\"”\n]{0,24}[\"”]\s*"  # an example: "12.0 oz." becomes 12, ... are all 12
-              r"(?:are\s+all|all\s+become|becomes?|is|are|->|→|=>|=|turns?\s+into)\s*[\"“]?\d+(?![.\d])|"
-              r"\b(?:like|e\.g\.,?|such as)\s+\d+(?:\s*(?:,|or|and)\s*\d+)+\b(?![.\d])"),  # "like 12 or 16": whole
-    # a marker: integers written without leading zeros ("01907" -> 1907)
-    ("nolead", r"(?:no|without|drop(?: the)?|remove(?: the)?|strip(?: the)?)\s+(?:any\s+)?leading\s+zeros?"),
-    ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b|\bproper[\s-]?case\b"),
-    ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
-    ("lower", r"lower[\s-]?case"),
-    ("text", r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|single spaces?|"
-             r"double spaces|whitespace"),
-    ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{_AS_IS}|alone\b)"),  # "Leave beer_name and style as they are"
-    ("as_is", rf"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|precisely))?\s*(?:{_AS_IS}|"
-              r"unchanged\b|untouched\b|intact\b|alone\b|(?=[,.;)!]|$))"),  # "emp_id and notes stay exactly as they
-    # are", "whatever is in it stays", "the notes column stays untouched"
-    ("as_is", r"\bhands[\s-]off\b"),  # "sample ids + tech comments: hands off"
-    ("as_is", r"\b(?:read[\s-]only|out of scope|(?:must|should|may|shall|can)\s*(?:not|n'?t)\s+(?:be\s+)?(?:changed|"
-              r"change|touched|touch|modified|modify|edited|edit|altered|alter|rewritten|reformatted)|(?:is|are) fine as "
-              r"(?:it|they) (?:is|are))\b(?:\s*:[^.;]*)?"),  # "emp_id and notes are read-only", "must not change: bin"
-    ("as_is", r"\b(?:don'?t|do not|never) (?:change|touch|modify|edit|reformat|alter|rewrite)\b[^.;]*"),  # "Don't
-    # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the phone" has both
-)]
-_SUBJECT_GAP = re.compile(  # between a subject and its verb: closed-class words only ("the currency column -
-    r"(?:[\s,\-–—]|\b(?:it|its|they|them|their|what|whatever|which|that|is|are|in|of|the|a|an|column|columns|"
-    r"field|fields|values?|entries|entry|must|should|shall|will|has|have|to|always|all|exactly|just|also|too|"
-    r"as|well|both)\b){0,30}", re.I)  # whatever is in it stays"); "city without the state. Names stay": no
+# between a subject and its verb: closed-class words only ("the currency column -
+_SUBJECT_GAP = re.compile(
+    r"(?:[\s,\-–—]|\b(?:it|its|they|them|their|what|whatever|which|that|is|are|in|of|the|a|an|"
+    r"column|columns|"
+    r"field|fields|values?|entries|entry|must|should|shall|will|has|have|to|always|all|exactly|"
+    r"just|also|too|"
+    # whatever is in it stays"); "city without the state. Names stay": no
+    r"as|well|both)\b){0,30}",
+    re.I,
+)
 _KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
-_PART_OF = re.compile(r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
-                      r"(?:followed by|plus|joined with|concatenated with)\b)", re.I)
-_COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
-_ENUM_TRIGGER = re.compile(r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
-                           r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may|has to|have to|needs? to) (?:only )?be|is always|"
-                           r"(?:is|are) only))|(?P<eq>(?<![=<>!])=(?![=>])))\s*"
-                           r"(?:the following\s*)?:?\s*", re.I)
-_NOTHING_ELSE = re.compile(r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$",
-                           re.I)
-_CONVERTED = re.compile(r"\s*(?:->|→|=>|(?:becomes?|become|turns?|stays?|remains?|(?:is|are|should|must)\s+be(?:come)?)\b)",
-                        re.I)  # '"MARIA" or "  maria" becomes "Maria"': example inputs, not a list of values
-_QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
-_ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
-_NOT_ITEM = re.compile(r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
-                       r"letters?|null|empty|blank|missing|strings?|spaces?)\b", re.I)
-_CONTRADICT = {
-    "phone_e164": re.compile(rf"digits|\d{{3}}[\s.-]\d{{3}}|\(\d{{3}}\)|local|national|dashes|hyphens|{_AS_IS}", re.I),
-    "date": re.compile(rf"mm/dd|dd/mm|m/d/y|d/m/y|dd\.mm|month name|us format|european|{_AS_IS}", re.I),
-    "email": re.compile(rf"upper|{_AS_IS}", re.I),
-}
-def _clauses(block: str) -> list[str]:
-    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
-    out, start = [], 0
-    for m in _CLAUSE_END.finditer(block):
-        if not block[max(0, m.start() - _LONGEST_ABBREVIATION):m.start()].lower().endswith(_ABBREVIATIONS):
-            out.append(block[start:m.start()])
-            start = m.end()
-    out.append(block[start:])
-    return [c for c in out if c.strip()]
-
-
-def goal_sentences(text: str) -> list[str]:
-    """The goals' sentences (and ';' parts), bullets and paragraphs joined across their wrapped lines."""
-    return [c for b in _blocks(text or "", lambda body: False) for c in _clauses(b)]
-
-
-def _blocks(text: str, is_head) -> list[str]:
-    """Bullets with their continuation lines, heading lines, paragraphs; a paragraph of several lines none of
-    which ends a sentence with a full stop is one request a line (a chat message), each line a block."""
-    blocks: list[list[str]] = []
-    bullets: list[bool] = []
-    in_bullet = False
-    for line in text.splitlines():
-        if not line.strip():
-            blocks.append([])
-            bullets.append(False)
-            continue
-        bullet = _BULLET.match(line)
-        body = line[bullet.end():] if bullet else line.strip()
-        new = bool(bullet) or (not line[:1].isspace() and (is_head(body) or in_bullet)) or not blocks or not blocks[-1]
-        if new:  # (a line at the margin after a bullet is no continuation of it: a bullet's own lines are indented)
-            blocks.append([body.strip()])
-            bullets.append(bool(bullet))
-            in_bullet = bool(bullet)
-        else:
-            blocks[-1].append(body.strip())
-    out = []
-    for lines, bullet in zip(blocks, bullets):
-        if not bullet and len(lines) > 1 and not any(line.endswith(".") for line in lines):
-            out.extend(lines)
-        elif lines:
-            out.append(" ".join(lines))
-    return out
-
-
-def _enum(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
-    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts; after a colon,
-    quoted, or bare when ``holds(items)``: most of them are values of one field ("match our list: Finance, ...")."""
-    for trig in [m for m in [_COLON.match(clause)] if m] + list(_ENUM_TRIGGER.finditer(clause)):
-        rest, items, pos = clause[trig.end():], [], 0
-        while True:
-            m = _QUOTED.match(rest, pos)
-            if not m:
-                break
-            items.append(next(g for g in m.groups() if g is not None))
-            pos = m.end()
-            sep = _ITEM_SEP.match(rest, pos)
-            if not sep or not sep.group().strip():
-                break
-            pos = sep.end()
-        if not items and trig.re is _COLON and holds is not None and not _ENUM_TRIGGER.search(rest):
-            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
-            bare = [i.strip() for i in _ITEM_SEP.split(_NOTHING_ELSE.sub("", words)) if i and i.strip()]
-            if len(bare) >= 2 and not any(_NOT_ITEM.search(i) or len(i.split()) > 4 for i in bare) and holds(bare):
-                items = bare
-        if not items and trig.re is _ENUM_TRIGGER:
-            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()  # "...: fix typos" is no value
-            words = _NOTHING_ELSE.sub("", words)  # "active, pending or churned and nothing else"
-            items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
-            strict = trig.group("be") is not None or trig.group("eq") is not None  # "flag = H, L or N"
-            bad = [k for k, i in enumerate(items) if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)]
-            if bad and bad[0] >= 2 and re.search(r",\s*(?:so|to|and then|then|which|because)\b", words[len(
-                    ", ".join(items[:bad[0]])) - 1:]):
-                items = items[:bad[0]]  # "active, pending or churned, so fix the misspellings"
-            elif bad:
-                items = []
-        if len(items) >= 2 and not _CONVERTED.match(rest, pos):
-            return tuple(dict.fromkeys(items)), trig.start()
-    return None
-
-
-_PAREN = re.compile(r"\(([^()]{3,120})\)")
-_PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
-
-
-# a word start only (the look-behind): from inside a long word the search would rescan its rest, quadratic
-_PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
-_SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
-_NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)  # true/false: a bool, held by the data or not
-
-
-_LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")  # "H / L / N": one-letter codes
-
-
-def _paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
-    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b | c", or
-    one-letter codes with slashes ("H / L / N"); a slash list ("status active/pending/churned", "fuel types
-    Diesel/Regular/Premium") only when ``holds(items)``: most of them are values of one field (never a date
-    order such as MM/DD/YYYY or month/day/year, never "and/or")."""
-    codes = _LETTER_CODES.search(text)
-    if codes:
-        return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
-    for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
-        items = slashes.group().split("/")
-        if holds is not None and holds(items) and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i)
-                                                          for i in items):
-            return tuple(dict.fromkeys(items)), slashes.start()
-    pipes = _PIPES.search(text)
-    if pipes:
-        items = [i.strip() for i in pipes.group().split("|")]
-        if not any(_NOT_ITEM.search(i) for i in items):
-            return tuple(dict.fromkeys(items)), pipes.start()
-    for m in _PAREN.finditer(text):
-        inner = m.group(1)  # "(mmol/L, umol/L or g/L)": commas and "or" first; a slash only in a list of neither
-        seps = r"\s*(?:,|\||\bor\b)\s*" if re.search(r",|\||\bor\b", inner) else r"\s*/\s*"
-        items = [i.strip().strip("\"'“”") for i in re.split(seps, inner)]
-        items = [i for i in items if i]
-        if (len(items) >= 2 and all(_PAREN_ITEM.fullmatch(i) and not _NOT_ITEM.search(i) for i in items)
-                and re.search(r"/|,|\bor\b", m.group(1))):
-            return tuple(dict.fromkeys(items)), m.start()
-    return None
-
-
-def _detect(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
-    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped (``holds``:
-    see ``_paren_enum``)."""
-    found: list[tuple[str, tuple[str, ...], int, int]] = []
-    for kind, rx in _PATTERNS:
-        for m in rx.finditer(text):
-            if any(m.start() < e and s < m.end() for _, _, s, e in found):
-                continue
-            if _PART_OF.match(text, m.end()):
-                continue  # "the state code, an underscore and the measure code": only a part of the value
-            if kind == "yesno":
-                found.append(("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end()))
-            else:
-                found.append((kind, (), m.start(), m.end()))
-    kinds = {k for k, *_ in found}
-    # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date is kept alone
-    if "datetime" in kinds and ("date" not in kinds or _KEEP_DATE.search(text)):
-        if not any(k == "datetime" and "hh" in text[s:e].lower() for k, _, s, e in found):
-            found = [f for f in found if f[0] != "datetime"]
-    if "datetime" in {k for k, *_ in found}:
-        found = [f for f in found if f[0] != "date"]
-    enum = _enum(text, holds) or _paren_enum(text, holds)
-    if enum:
-        found.append(("enum", enum[0], enum[1], enum[1] + 1))
-    return found
 
 
 def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
     """The one field whose data holds most of the values ``clause`` lists, or None."""
-    enum = _enum(clause, reader.holds) or _paren_enum(clause, reader.holds)
+    enum = enum_values(clause, reader.holds) or paren_enum(clause, reader.holds)
     return reader.holding(enum[0], enum[1], enum[1] + 1) if enum else None
 
 
-def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
+def _resolve(
+    field: str, kinds: list[tuple[str, tuple[str, ...]]]
+) -> tuple[str, tuple[str, ...]] | None:
     toks = field_tokens(field) or [field.lower()]
     names = {k for k, _ in kinds}
     resolved = []
@@ -285,7 +102,8 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
         if kind == "nolead":
             kind = "integer"
         if kind == "integer" and "whole" in names:
-            kind = "number"  # "whole numbers without a trailing .0": 7.0 -> 7, and 5.3 stays a number
+            # "whole numbers without a trailing .0": 7.0 -> 7, and 5.3 stays a number
+            kind = "number"
         if kind == "code2":
             kind = "country_alpha2" if "country" in toks else "us_state" if "state" in toks else ""
         if kind in ("lower", "text") and ("email" in toks or "mail" in toks):
@@ -302,45 +120,25 @@ def _resolve(field: str, kinds: list[tuple[str, tuple[str, ...]]]) -> tuple[str,
     if kind == "number" and "nolead" in names:
         kind = "integer"  # "a plain number without leading zeros": 1907, never 1907.0
     if kind in ("number", "integer"):
-        allowed = (("whole_as_int",) if "whole" in names and kind == "number" else ()) + \
-            (("no_leading_zeros",) if "nolead" in names else ())
+        allowed = (("whole_as_int",) if "whole" in names and kind == "number" else ()) + (
+            ("no_leading_zeros",) if "nolead" in names else ()
+        )
     return kind, allowed
-
-
-def _fallback(field: str, said: str, samples: list | None) -> Expectation | None:
-    toks = field_tokens(field) or [field.lower()]
-    kind = ("email" if ("email" in toks or "mail" in toks) else
-            "phone_e164" if {"phone", "telephone", "mobile", "cellphone"} & set(toks) else
-            "datetime" if toks[-1:] == ["at"] else "date" if is_date_name(toks) else None)
-    check = "date" if kind == "datetime" else kind
-    if kind and not (said and _CONTRADICT[check].search(said)):
-        texts = [s.strip() if isinstance(s, str) else s for s in samples or []
-                 if s is not None and s != "" and not is_placeholder(s)]
-        if texts:
-            strings = [s for s in texts if isinstance(s, str)]
-            looks = dict(LOOSE_KINDS)[check]
-            if sum(looks(s) for s in strings) < 0.3 * len(texts):
-                kind = None  # the samples contradict the name (epoch numbers in created_at, ...)
-            elif kind == "datetime" and loose_kind(strings) == "date":
-                kind = "date"
-        if kind:
-            return Expectation(kind, source="field name", primitive=KIND_PRIMITIVES[kind])
-    if samples:
-        strings_only = all(isinstance(v, str) for v in samples if v is not None)
-        return expectation_from_values(list(samples), csv_strings=strings_only)
-    return None
 
 
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
 
 
 def _segments(clause: str, groups: list, holds=None) -> list[tuple[str, list]]:
-    """A clause naming several fields, cut where a format word stands between two of them: at the last comma /
-    and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a, b or c and tier is x or
-    y": a list cut short by the next field is read there too), so each field gets only its own part's reading."""
+    """A clause naming several fields, cut where a format word stands between two of them: at the
+    last comma / and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a,
+    b or c and tier is x or y": a list cut short by the next field is read there too), so each field
+    gets only its own part's reading."""
     if len(groups) < 2:
         return [(clause, groups)]
-    starts = [start for _, _, start, _ in _detect(clause, holds)] + [m.start() for m in _ENUM_TRIGGER.finditer(clause)]
+    starts = [start for _, _, start, _ in detect_kinds(clause, holds)] + [
+        m.start() for m in ENUM_TRIGGER.finditer(clause)
+    ]
     cuts = []
     for before, after in zip(groups, groups[1:]):
         between = [start for start in starts if before[1] <= start < after[0]]
@@ -349,40 +147,68 @@ def _segments(clause: str, groups: list, holds=None) -> list[tuple[str, list]]:
             cuts.append(gap[-1].start())
     out, start = [], 0
     for cut in cuts + [len(clause)]:
-        out.append((clause[start:cut], [(a - start, b - start, f) for a, b, f in groups if start <= a < cut]))
+        out.append(
+            (
+                clause[start:cut],
+                [(a - start, b - start, f) for a, b, f in groups if start <= a < cut],
+            )
+        )
         start = cut
     return out
 
 
-def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, firm: set,
-                  ask=None, tied: dict | None = None, last=None, holds=None) -> frozenset:
-    """The kinds one clause (or its part about one field) gives the fields it names, else its subject, else
-    (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next clause's subject. A format in
-    parentheses right after a list of fields is the last one's ("names, units, flags (H/L/N)": the flags)."""
-    found = _detect(clause, holds)
+def _read_segment(
+    clause: str,
+    groups: list,
+    subject: frozenset,
+    kinds: dict,
+    firm: set,
+    ask=None,
+    tied: dict | None = None,
+    last=None,
+    holds=None,
+) -> frozenset:
+    """The kinds one clause (or its part about one field) gives the fields it names, else its
+    subject, else (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next
+    clause's subject. A format in parentheses right after a list of fields is the last one's
+    ("names, units, flags (H/L/N)": the flags)."""
+    found = detect_kinds(clause, holds)
     for kind, allowed, start, end in found:
         inside = [g for g in groups if start <= g[0] and g[1] <= end]
-        if kind == "as_is" and inside:  # "keep the style and brewery names as they are": those fields
+        # "keep the style and brewery names as they are": those fields
+        if kind == "as_is" and inside:
             for field in frozenset().union(*(g[2] for g in inside)):
                 kinds[field].append((kind, allowed))
-                if not _EXCEPT.search(clause):  # named inside the words that leave it alone: no other
+                # named inside the words that leave it alone: no other
+                if not _EXCEPT.search(clause):
                     firm.add(field)  # kind overrides that ("... as they are otherwise" leaves room)
             continue
-        after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end:g[0]])]
+        after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end : g[0]])]
         before = [g for g in groups if g[0] < start]
-        later = [g for g in groups if g[0] >= start and not any(  # "keep it lower case, and don't
-            k == "as_is" and end <= s < g[0] for k, _, s, _ in found)]  # reformat the phone": not the phone
-        target = (after or before[-1:] or later[:1])
+        # "keep it lower case, and don't reformat the phone": not the phone
+        later = [
+            g
+            for g in groups
+            if g[0] >= start and not any(k == "as_is" and end <= s < g[0] for k, _, s, _ in found)
+        ]
+        target = after or before[-1:] or later[:1]
         fields_for, into = (target[0][2] if target else subject), kinds
         paren = clause.rfind("(", 0, start + 1)
-        if last is not None and paren >= 0 and ")" not in clause[paren:start] and before and \
-                not clause[before[-1][1]:paren].strip():
-            fields_for = last(clause[before[-1][0]:before[-1][1]]) or fields_for
-        if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):  # "X stays ...": X is its subject
-            if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1]:start]):
+        if (
+            last is not None
+            and paren >= 0
+            and ")" not in clause[paren:start]
+            and before
+            and not clause[before[-1][1] : paren].strip()
+        ):
+            fields_for = last(clause[before[-1][0] : before[-1][1]]) or fields_for
+        # "X stays ...": X is its subject
+        if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):
+            if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1] : start]):
                 continue  # no field just before the verb: not a reading of any field
             fields_for = before[-1][2]
-            firm.update(fields_for)  # "the currency ... whatever is in it stays, even the lower-case ones"
+            # "the currency ... whatever is in it stays, even the lower-case ones"
+            firm.update(fields_for)
         if not fields_for and ask is not None and tied is not None and kind != "as_is":
             fields_for, into = ask(clause), tied
         for field in fields_for:
@@ -392,24 +218,33 @@ def _read_segment(clause: str, groups: list, subject: frozenset, kinds: dict, fi
 
 @dataclass(frozen=True)
 class GoalReading:
-    """What the goals say of one field: its format (or a fallback), whether they mention it, in which words."""
+    """What the goals say of one field: its format (or a fallback), whether they mention it, in
+    which words."""
 
     expectation: Expectation | None
     mentioned: bool  # by name, a synonym, or words about every field ("all fields", "everything")
     by_name: bool  # by its own name or a synonym naming it alone
     words: str
-    tied: str = ""  # the clauses ``tie`` named it for (their kinds are in ``expectation``): the data must agree
+    # the clauses ``tie`` named it for (their kinds are in ``expectation``): the data must agree
+    tied: str = ""
 
 
-def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | None = None, *,
-               data: dict[str, list] | None = None, tie=None) -> dict[str, GoalReading]:
-    """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module docstring).
+def read_goals(
+    instructions: str,
+    fields: list[str],
+    samples: dict[str, list] | None = None,
+    *,
+    data: dict[str, list] | None = None,
+    tie=None,
+) -> dict[str, GoalReading]:
+    """The rule reader: ``{field: GoalReading}`` from plain-language goals (see the module
+    docstring).
 
-    ``data`` (each field's sample values, default ``samples``) ties a clause that names no field to the
-    one field whose values it quotes or gives as examples. ``tie(clause) -> field | None`` is asked,
-    once per clause, about a clause with a format word that neither ties to any field (not one about
-    every field or "everything else"); the field it names gets the clause's kinds, marked ``tied``, only
-    if the rules read it no kind of its own.
+    ``data`` (each field's sample values, default ``samples``) ties a clause that names no field to
+    the one field whose values it quotes or gives as examples. ``tie(clause) -> field | None`` is
+    asked, once per clause, about a clause with a format word that neither ties to any field (not
+    one about every field or "everything else"); the field it names gets the clause's kinds, marked
+    ``tied``, only if the rules read it no kind of its own.
     """
     asked: dict[str, str | None] = {}
     tied: dict[str, list] = {}  # field -> kinds of the clauses ``tie`` named it for
@@ -426,12 +261,17 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
     typos_anywhere = False
-    firm: set[str] = set()  # fields the goals name inside "leave ... alone" / "don't touch ...": as_is, whatever else
-    every_kinds: list[tuple[str, tuple[str, ...]]] = []  # asked of every field: a flag beside a field's own kind
-    for block in _blocks(instructions or "", lambda body: bool(reader.heading(body))):
+    # fields the goals name inside "leave ... alone" / "don't touch ...": as_is, whatever else
+    firm: set[str] = set()
+    # asked of every field: a flag beside a field's own kind
+    every_kinds: list[tuple[str, tuple[str, ...]]] = []
+    for block in goal_blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
-        clauses = _clauses(block)
-        mentioned = [reader.groups(c) or ([] if head else [g for g in [reader.by_data(c)] if g]) for c in clauses]
+        clauses = goal_clauses(block)
+        mentioned = [
+            reader.groups(c) or ([] if head else [g for g in [reader.by_data(c)] if g])
+            for c in clauses
+        ]
         named.update(head)
         for groups in mentioned:
             for group in groups:
@@ -441,55 +281,97 @@ def read_goals(instructions: str, fields: list[str], samples: dict[str, list] | 
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
             for field in head:  # the whole block is about the heading's fields
-                kinds[field].extend((k, a) for k, a, _, _ in _detect(block, reader.holds))
+                kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(block, reader.holds))
             continue
         subject: frozenset = head
-        typos_anywhere = typos_anywhere or any(not head and not groups and _TYPOS.search(clause)
-                                               for clause, groups in zip(clauses, mentioned))
+        typos_anywhere = typos_anywhere or any(
+            not head and not groups and _TYPOS.search(clause)
+            for clause, groups in zip(clauses, mentioned)
+        )
         for whole, all_groups in zip(clauses, mentioned):
-            if not all_groups and not subject:  # "Test names should be one of Glucose, Sodium, ...": the one
-                all_groups = [g for g in [_by_list(reader, whole)] if g]  # field whose data holds the list
+            # "Test names should be one of Glucose, Sodium, ...": the one
+            if not all_groups and not subject:
+                # field whose data holds the list
+                all_groups = [g for g in [_by_list(reader, whole)] if g]
                 named.update(*(g[2] for g in all_groups))
             if not all_groups and _EVERY_FIELD.search(whole) and not _LEAVE_REST.search(whole):
-                every_kinds.extend((kind, allowed) for kind, allowed, _, _ in _detect(whole, reader.holds)
-                                   if kind in _EVERY_FIELD_KINDS)  # "all text in this table is lower case"
+                every_kinds.extend(
+                    (kind, allowed)
+                    for kind, allowed, _, _ in detect_kinds(whole, reader.holds)
+                    # "all text in this table is lower case"
+                    if kind in _EVERY_FIELD_KINDS
+                )
             for _, _, group in all_groups:
                 for field in group:
                     said[field].append(whole)
-            if not all_groups:  # "Some come in as 03/02/2024 - those are day first": about the last subject
+            # "Some come in as 03/02/2024 - those are day first": about the last subject
+            if not all_groups:
                 for field in subject:
                     said[field].append(whole)
             if head and all(g[2] <= head for g in all_groups):
                 for field in head:
-                    kinds[field].extend((k, a) for k, a, _, _ in _detect(whole, reader.holds))
+                    kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(whole, reader.holds))
                 continue
-            askable = tie is not None and not all_groups and not _EVERY_FIELD.search(whole) \
-                and not _LEAVE_REST.search(whole) and not _TYPOS.search(whole)
-            for clause, groups in _segments(whole, all_groups, reader.holds):  # each field its own part's reading
-                subject = _read_segment(clause, groups, subject, kinds, firm, ask if askable else None, tied,
-                                        reader.last, reader.holds)
+            askable = (
+                tie is not None
+                and not all_groups
+                and not _EVERY_FIELD.search(whole)
+                and not _LEAVE_REST.search(whole)
+                and not _TYPOS.search(whole)
+            )
+            # each field its own part's reading
+            for clause, groups in _segments(whole, all_groups, reader.holds):
+                subject = _read_segment(
+                    clause,
+                    groups,
+                    subject,
+                    kinds,
+                    firm,
+                    ask if askable else None,
+                    tied,
+                    reader.last,
+                    reader.holds,
+                )
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
-    every = typos_anywhere or any(_EVERY_FIELD.search(c) and not _LEAVE_REST.search(c)
-                                  for c in goal_sentences(instructions))
+    every = typos_anywhere or any(
+        _EVERY_FIELD.search(c) and not _LEAVE_REST.search(c) for c in goal_sentences(instructions)
+    )
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))
-        guessed = not kinds[field] and field not in firm and bool(tied.get(field))  # only where the rules read none
+        # only where the rules read none
+        guessed = not kinds[field] and field not in firm and bool(tied.get(field))
         own = tied[field] if guessed else kinds[field]
-        if {"upper", "lower"} <= {k for k, _ in own}:  # "fix the ALL CAPS and all-lowercase ones": the wrong
-            own = [(k, a) for k, a in own if k not in ("upper", "lower")]  # values' cases, neither one the target
-        best = (("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None)
-        exp = (Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]]) if best
-               else _fallback(field, words, (samples or {}).get(field)))
-        if exp is None and every_kinds:  # no kind of its own, none from its name or data: what every field gets
+        # "fix the ALL CAPS and all-lowercase ones": the wrong
+        if {"upper", "lower"} <= {k for k, _ in own}:
+            # values' cases, neither one the target
+            own = [(k, a) for k, a in own if k not in ("upper", "lower")]
+        best = (
+            ("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None
+        )
+        exp = (
+            Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])
+            if best
+            else fallback_expectation(field, words, (samples or {}).get(field))
+        )
+        # no kind of its own, none from its name or data: what every field gets
+        if exp is None and every_kinds:
             kind, allowed = _resolve(field, every_kinds) or (None, ())
-            exp = Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
+            exp = (
+                Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
+            )
         clauses = " ".join(c for c, answer in asked.items() if answer == field) if guessed else ""
         out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, clauses)
     return out
 
 
-def infer_expectations(instructions: str, fields: list[str],
-                       samples: dict[str, list] | None = None) -> dict[str, Expectation]:
-    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module docstring)."""
-    return {f: r.expectation for f, r in read_goals(instructions, fields, samples).items() if r.expectation}
+def infer_expectations(
+    instructions: str, fields: list[str], samples: dict[str, list] | None = None
+) -> dict[str, Expectation]:
+    """Rule-based ``{field: Expectation}`` from plain-language instructions (see the module
+    docstring)."""
+    return {
+        f: r.expectation
+        for f, r in read_goals(instructions, fields, samples).items()
+        if r.expectation
+    }

@@ -1,263 +1,227 @@
-"""Where the goals name a field: by its name, its words, the words its name abbreviates, a word several
-fields share, or a synonym ("phone", "e-mail", "dates", "times"), grouped as they stand together.
+"""Where the goals name a field: by its name, its words, the words its name abbreviates, a word
+several fields share, or a synonym ("phone", "e-mail", "dates", "times"), grouped as they stand
+together.
 
-Abbreviations (``abbreviation_links``) follow general rules, no list per table: a field's name is cut
-into parts (snake, camel, digits) and each part into pieces, one per consecutive word of the goals. A
-piece links to a word that it is (or the word's plural), a prefix of (``dept``: department, not
-``name``: named or ``state``: statement, which are other words of the same stem), a skeleton of (a
-prefix, then consonants in order, ending on the word's last consonant: ``qty``: quantity, ``amt``:
-amount, ``dept``: department, ``dt``: date; two letters shorter at least, so ``county`` is not
-"country"), or the initial of (``dob``: date of birth, ``fname``: first name: initials open a part,
-and stand for words of three letters or more or for glue such as "of", never "a" or "the"). A one- or two-letter piece links only beside a stronger one (a word itself, or a
-prefix, skeleton or three initials), so ``id`` never links "idea", nor ``st`` "state" alone."""
+A field's name and the words it abbreviates (``abbreviation_links``) are read in ``field_names``
+(re-exported here)."""
 
 from __future__ import annotations
 
-import os
 import re
 
-__all__ = ["FieldMentions", "field_tokens", "name_parts", "abbreviation_links", "is_date_name", "singulars"]
+from .field_names import (
+    MAX_WORD,
+    STOP_WORDS,
+    WORD_GAP,
+    WORD_PARTS,
+    abbreviation_links,
+    field_tokens,
+    is_date_name,
+    name_parts,
+    singulars,
+)
+
+__all__ = [
+    "FieldMentions",
+    "field_tokens",
+    "name_parts",
+    "abbreviation_links",
+    "is_date_name",
+    "singulars",
+]
 
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
-_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")  # "status: ...", "id -> integer"
-_CONNECT = re.compile(r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I)
+# "status: ...", "id -> integer"
+_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")
+_CONNECT = re.compile(
+    r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I
+)
 
 _SYNONYMS = (  # regex, test on the field's tokens
-    (r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
-     lambda t: bool({"phone", "telephone", "mobile", "cell", "cellphone", "tel"} & set(t))),
+    (
+        r"(?:tele)?phones?(?:[\s-]*numbers?)?|mobiles?(?:[\s-]*numbers?)?|cell[\s-]?phones?",
+        lambda t: bool({"phone", "telephone", "mobile", "cell", "cellphone", "tel"} & set(t)),
+    ),
     (r"e-?mails?(?:[\s-]*address(?:es)?)?", lambda t: "email" in t or "mail" in t),
     (r"dates?|dobs?|dates? of birth|birth[\s-]?dates?|birthdays?", lambda t: is_date_name(t)),
     (r"times", lambda t: "time" in t and not is_date_name(t)),
-    (r"names", lambda t: t[-1].endswith("name")),  # "standardise names": fname, l_name (a word for several)
-    (r"timestamps?|date[\s-]?times?", lambda t: "time" in t or "timestamp" in t or t[-1:] == ["at"]),
-    (r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)", lambda t: True),
+    # "standardise names": fname, l_name (a word for several)
+    (r"names", lambda t: t[-1].endswith("name")),
+    (
+        r"timestamps?|date[\s-]?times?",
+        lambda t: "time" in t or "timestamp" in t or t[-1:] == ["at"],
+    ),
+    (
+        r"(?:all|every|each)\s+(?:the\s+)?(?:other\s+)?(?:fields?|columns?|values?|cells?)",
+        lambda t: True,
+    ),
 )
-
 
 _WORD = r"[A-Za-z][A-Za-z0-9-]*"
 _NAMES = re.compile(r"names?", re.I)
-_SHARED_HEAD = re.compile(rf"(?<![\w/-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*){{1,6}})({_WORD})\s+({_WORD})", re.I)
-
-
-def singulars(word: str) -> list[str]:
-    """The word and the singulars it may be: breweries -> brewery, beers -> beer, boxes -> box."""
-    w = word.lower()
-    out = [w]
-    if w.endswith("ies"):
-        out.append(w[:-3] + "y")
-    if w.endswith("es"):
-        out.append(w[:-2])
-    if w.endswith("s"):
-        out.append(w[:-1])
-    return out
-
-
-
-def field_tokens(field: str) -> list[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", field)
-    return [t.lower() for t in re.split(r"[\s_\-./]+", spaced) if t]
-
-
-def name_parts(field: str) -> list[str]:
-    """A field name's parts: its words (snake, kebab, camel case) with digits apart ("address1": address, 1)."""
-    return [p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t)]
-
-
-_STOP = frozenset("a an and at by for from in of on or per the to with".split())
-_GLUE = _STOP - {"a", "an", "the"}  # a stop word an initial may stand for (date of birth), never an article
-_FORMS = frozenset("s es d ed ing ings er ers ly ment ments ship ness less ful wide able".split())  # same stem
-_GAP = re.compile(r"[\s_\-]{1,2}")
-_WORDS = re.compile(r"[A-Za-z]+|\d+")
-_MAX_WORD = 30  # longer words are never abbreviated (and a hostile one-word text is read in linear time)
-
-
-def _last_consonant(word: str) -> str:
-    return next((c for c in reversed(word) if c.isalpha() and c not in "aeiou"), "")
-
-
-_STEM_ENDS = _FORMS | frozenset("ion ions ation ations e".split())
-_NAMED_BY = {  # a part of a column name that ordinary words name: emp_id "employee number", collected_at "time"
-    "id": frozenset("id ids number numbers no code codes identifier identifiers".split()),
-    "no": frozenset("number numbers no".split()), "nr": frozenset("number numbers".split()),
-    "num": frozenset("number numbers".split()),
-    "at": frozenset("time times date dates timestamp timestamps".split()),
-}
-
-
-def _piece(piece: str, word: str) -> str:
-    """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
-    forms = singulars(word)
-    if word in _NAMED_BY.get(piece, ()):
-        return "word"
-    stem = len(os.path.commonprefix([piece, word]))
-    if stem >= 5 and piece[stem:] in _STEM_ENDS and word[stem:] in _STEM_ENDS:
-        return "word"  # one stem: "collected" and "collection", "booking" and "booked"
-    if piece in forms and (piece == word or not word.endswith("es") or word[:-2] != piece
-                           or piece.endswith(("s", "x", "z", "ch", "sh"))):
-        return "word"  # "boxes" is box, "sales" is not sal
-    if piece[0] != word[0] or not piece.isalpha():
-        return ""
-    if len(piece) == 1:
-        return "initial"
-    for form in forms:
-        if form.startswith(piece):
-            if len(form) - len(piece) >= 2 and form[len(piece):] not in _FORMS and word[len(piece):] not in _FORMS:
-                return "prefix"
-        elif len(form) - len(piece) >= 2 and piece[-1] == _last_consonant(form) and _skeleton(piece, form):
-            return "skeleton"
-    return ""
-
-
-def _skeleton(piece: str, word: str) -> bool:
-    """A prefix of ``word``, then consonants found in order in the rest of it: dept, qty, amt, mgr, acct."""
-    for k in range(len(piece), 0, -1):
-        if word.startswith(piece[:k]):
-            rest, it = piece[k:], iter(word[k:])
-            return not set(rest) & set("aeiou") and all(c in it for c in rest)
-    return False
-
-
-def abbreviation_links(field: str, words: list[str], start: int = 0, stop: int | None = None) -> int:
-    """The number of words from ``words[start]`` that spell ``field``, or 0.
-
-    ``words[start:stop]`` are lower-case words known to stand side by side. Each part of the name
-    is spelled by one or more pieces, one per word (a stop word only by its initial, "date of
-    birth"); the field links when some piece is strong: a word itself, a prefix or skeleton of three
-    letters or more, or three initials of one part.
-    """
-    parts = name_parts(field)
-    if not parts or sum(map(len, parts)) < 2:
-        return 0
-    stop = len(words) if stop is None else stop
-    best = 0
-    # a state: (part, offset in it, word index, strong?, initials so far in this part, -1 after another piece)
-    todo = [(0, 0, start, False, 0)]
-    seen = set()
-    while todo:
-        state = todo.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        p, o, j, strong, initials = state
-        if p == len(parts):
-            if strong and words[j - 1] not in _STOP:
-                best = max(best, j - start)
-            continue
-        if j >= stop or len(words[j]) > _MAX_WORD:
-            continue
-        part, word = parts[p], words[j]
-        for e in range(len(part), o, -1):
-            how = _piece(part[o:e], word)
-            if not how or (word in _STOP and how != "initial" and how != "word") or (j == start and word in _STOP):
-                continue
-            if how == "initial" and (initials < 0 or (word in _STOP and word not in _GLUE)
-                                     or (word not in _STOP and len(word) < 3)):
-                continue  # initials come first in a part (f|name, not emai|l), and stand for words or glue
-            run = initials + 1 if how == "initial" else -1
-            is_strong = how == "word" or (how in ("prefix", "skeleton") and e - o >= 3) or run >= 3
-            done = e == len(part)
-            todo.append((p + 1 if done else p, 0 if done else e, j + 1, strong or is_strong, 0 if done else run))
-    return best
-
-
-def is_date_name(tokens: list[str]) -> bool:
-    return bool({"date", "dob", "birthday", "birthdate", "dt"} & set(tokens)) or tokens[-1:] in (["at"], ["on"])
-
-
+_SHARED_HEAD = re.compile(
+    rf"(?<![\w/-])((?:{_WORD}\s*(?:,|/|&|\band\b|\bor\b)\s*){{1,6}})({_WORD})\s+({_WORD})", re.I
+)
 
 _QUOTED_VALUE = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
-_EXAMPLE_VALUE = re.compile(r"\b(?:like|e\.g\.,?|such as|for example,?|for instance,?|say)\s+([^\s,;:()\"“”']{2,60}?)"
-                            r"(?=[,;:)]|\.?\s|\.?$)|([^\s,;:()\"“”']{2,60})\s*(?:->|→|=>)", re.I)
+_EXAMPLE_VALUE = re.compile(
+    r"\b(?:like|e\.g\.,?|such as|for example,?|for instance,?|say)\s+([^\s,;:()\"“”']{2,60}?)"
+    r"(?=[,;:)]|\.?\s|\.?$)|([^\s,;:()\"“”']{2,60})\s*(?:->|→|=>)",
+    re.I,
+)
 
 
 class FieldMentions:
-    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a bullet,
-    ``by_data(text)``: the one field whose sample ``data`` holds the values the text quotes or gives as examples."""
+    """Finds the fields a text names: ``groups(text)`` of adjacent mentions, ``heading(body)`` of a
+    bullet, ``by_data(text)``: the one field whose sample ``data`` holds the values the text quotes
+    or gives as examples."""
 
     def __init__(self, fields: list[str], data: dict[str, list] | None = None):
-        self.values: dict[str, set[str]] = {}  # a sample value (case-folded) -> the fields that hold it
+        # a sample value (case-folded) -> the fields that hold it
+        self.values: dict[str, set[str]] = {}
         for field, values in (data or {}).items():
             for v in values or ():
-                text = str(v).strip().casefold() if v is not None and not isinstance(v, (dict, list)) else ""
+                text = (
+                    str(v).strip().casefold()
+                    if v is not None and not isinstance(v, (dict, list))
+                    else ""
+                )
                 if 2 <= len(text) <= 60:
                     self.values.setdefault(text, set()).add(field)
         self.mentions: list[tuple[re.Pattern, frozenset, bool]] = []
         for field in fields:
             toks = field_tokens(field) or [field.lower()]
             phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in toks)
-            ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""  # countries
-            plural = "(?:es)?" if toks[-1].endswith(("s", "x", "z", "ch", "sh")) else "s?"  # boxes, not sal-es
+            # countries
+            ies = phrase[:-1] + "ies|" if toks[-1].endswith("y") and len(toks[-1]) > 2 else ""
+            # boxes, not sal-es
+            plural = "(?:es)?" if toks[-1].endswith(("s", "x", "z", "ch", "sh")) else "s?"
             rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)}){plural}(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(field_tokens(f) or [f.lower()]))
             if hit:
-                self.mentions.append((re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1))
+                self.mentions.append(
+                    (re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1)
+                )
         self.tokens = {field: field_tokens(field) or [field.lower()] for field in fields}
-        self.heads: dict[str, list[tuple[list[str], str]]] = {}  # last word -> [(other words, field)]
+        # last word -> [(other words, field)]
+        self.heads: dict[str, list[tuple[list[str], str]]] = {}
         for field, toks in self.tokens.items():
             if len(toks) >= 2:
                 self.heads.setdefault(toks[-1], []).append((toks[:-1], field))
-        self.by_letter: dict[str, list[str]] = {}  # first letter -> fields whose name may be abbreviated from it
+        # first letter -> fields whose name may be abbreviated from it
+        self.by_letter: dict[str, list[str]] = {}
         for field in fields:
             parts = name_parts(field)
             if parts and parts[0][0].isalpha():
                 self.by_letter.setdefault(parts[0][0], []).append(field)
         names = {f.lower() for f in fields}
-        self.short = {head: owners[0][1] for head, owners in self.heads.items()
-                      if len(owners) == 1 and head not in names and head.isalpha() and len(head) >= 2}
+        self.short = {
+            head: owners[0][1]
+            for head, owners in self.heads.items()
+            if len(owners) == 1 and head not in names and head.isalpha() and len(head) >= 2
+        }
 
     def _owners(self, word: str, head: str) -> frozenset:
-        """Fields ending in ``head`` with ``word`` as another of their words, or written out (dep: departure)."""
+        """Fields ending in ``head`` with ``word`` as another of their words, or written out (dep:
+        departure)."""
         forms = singulars(word)
-        return frozenset(field for others, field in self.heads[head] for t in others
-                         if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t)))
+        return frozenset(
+            field
+            for others, field in self.heads[head]
+            for t in others
+            if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t))
+        )
 
     def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
-        """Words before a field's last word: "the beer, style and brewery names", "names of beers or breweries",
-        "every departure and arrival time" (a word shared by several fields names them all)."""
+        """Words before a field's last word: "the beer, style and brewery names", "names of beers or
+        breweries", "every departure and arrival time" (a word shared by several fields names them
+        all)."""
         hits = []
         for head in self.heads:
             heads = rf"{re.escape(head)}(?:e?s)?"
-            for rx in (rf"(?<![\w-])((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)\s+{heads}\b",
-                       rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|&)\s+{_WORD})?)"):
+            for rx in (
+                rf"(?<![\w-])((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|"
+                rf"&)\s+{_WORD})?)\s+{heads}\b",
+                rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|"
+                rf"or|&)\s+{_WORD})?)",
+            ):
                 for m in re.finditer(rx, text, re.I):
                     for item in re.finditer(_WORD, m.group(1)):
                         owners = self._owners(item.group(), head)
                         if owners:
-                            hits.append((m.start(1) + item.start(), m.start(1) + item.end(), owners, len(owners) > 1))
-        for m in _SHARED_HEAD.finditer(text):  # "first and last names", "first/last name": fname and l_name
-            items = [(m.start(1) + i.start(), m.start(1) + i.end(), i.group()) for i in re.finditer(_WORD, m.group(1))]
+                            hits.append(
+                                (
+                                    m.start(1) + item.start(),
+                                    m.start(1) + item.end(),
+                                    owners,
+                                    len(owners) > 1,
+                                )
+                            )
+        # "first and last names", "first/last name": fname and l_name
+        for m in _SHARED_HEAD.finditer(text):
+            items = [
+                (m.start(1) + i.start(), m.start(1) + i.end(), i.group())
+                for i in re.finditer(_WORD, m.group(1))
+            ]
             items.append((m.start(2), m.end(2), m.group(2)))
             head = singulars(m.group(3))[-1]
-            spelled = [(a, b, frozenset(f for f in self.tokens if abbreviation_links(f, [w.lower(), head]) == 2))
-                       for a, b, w in items if w.lower() not in _STOP]
-            if spelled and spelled[-1][2]:  # the last item and the word after it name a field: a shared word
+            spelled = [
+                (
+                    a,
+                    b,
+                    frozenset(
+                        f for f in self.tokens if abbreviation_links(f, [w.lower(), head]) == 2
+                    ),
+                )
+                for a, b, w in items
+                if w.lower() not in STOP_WORDS
+            ]
+            # the last item and the word after it name a field: a shared word
+            if spelled and spelled[-1][2]:
                 hits += [(a, b, fields, False) for a, b, fields in spelled if len(fields) == 1]
-        for word, field in self.short.items():  # "ids should be integers": the one field ending in "id"
-            for m in re.finditer(rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)|"
-                                 rf"^[\s*•-]*(?P<w>(?:the\s+)?\b{re.escape(word)}s?\b)", text, re.I):  # or opening
-                hits.append((m.start("w") if m.group("w") else m.start(), m.end(), frozenset([field]), False))
+        # "ids should be integers": the one field ending in "id"
+        for word, field in self.short.items():
+            for m in re.finditer(
+                rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)|"
+                # or opening
+                rf"^[\s*•-]*(?P<w>(?:the\s+)?\b{re.escape(word)}s?\b)",
+                text,
+                re.I,
+            ):
+                hits.append(
+                    (
+                        m.start("w") if m.group("w") else m.start(),
+                        m.end(),
+                        frozenset([field]),
+                        False,
+                    )
+                )
         return hits
 
     def _abbreviated(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
-        """Words a field's name abbreviates: "first name" for fname, "quantity" for qty (``abbreviation_links``)."""
-        spans = [(m.start(), m.end(), m.group().lower()) for m in _WORDS.finditer(text)]
+        """Words a field's name abbreviates: "first name" for fname, "quantity" for qty
+        (``abbreviation_links``)."""
+        spans = [(m.start(), m.end(), m.group().lower()) for m in WORD_PARTS.finditer(text)]
         hits = []
-        bounds = [0] * len(spans)  # after each word, the first word not side by side with it (only spaces, _ or -)
+        # after each word, the first word not side by side with it (only spaces, _ or -)
+        bounds = [0] * len(spans)
         k = len(spans)
         for i in range(len(spans) - 1, -1, -1):
-            if i + 1 < len(spans) and not _GAP.fullmatch(text[spans[i][1]:spans[i + 1][0]]):
+            if i + 1 < len(spans) and not WORD_GAP.fullmatch(text[spans[i][1] : spans[i + 1][0]]):
                 k = i + 1
             bounds[i] = k
         words = [w for _, _, w in spans]
         for i, (start, _, word) in enumerate(spans):
-            if len(word) > _MAX_WORD or (start and (text[start - 1].isalnum() or text[start - 1] == "_")):
+            if len(word) > MAX_WORD or (
+                start and (text[start - 1].isalnum() or text[start - 1] == "_")
+            ):
                 continue  # not a word inside another field's name ("id" of "tuple_id")
             for field in self.by_letter.get(word[0], ()):
                 n = abbreviation_links(field, words, i, bounds[i])
                 end = spans[i + n - 1][1] if n else 0
-                if n and not (text[end:end + 1].isalnum() or text[end:end + 1] == "_"):
+                if n and not (text[end : end + 1].isalnum() or text[end : end + 1] == "_"):
                     hits.append((start, end, frozenset([field]), False))
         return hits
 
@@ -271,9 +235,10 @@ class FieldMentions:
         out: list[list] = []
         generic = False
         for start, stop, fields, several in self._taken(text):
-            gap = text[out[-1][1]:start] if out else ""
+            gap = text[out[-1][1] : start] if out else ""
             if out and _CONNECT.fullmatch(gap) and (not (several or generic) or not gap.isspace()):
-                out[-1][1], out[-1][2] = stop, out[-1][2] | fields  # ("the state Names stay": no list, a new subject)
+                # ("the state Names stay": no list, a new subject)
+                out[-1][1], out[-1][2] = stop, out[-1][2] | fields
             else:
                 out.append([start, stop, fields])
             generic = several
@@ -281,31 +246,62 @@ class FieldMentions:
 
     def _taken(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
         """Each field mention, in order: (start, end, fields, a word for several fields)."""
-        found = sorted(((m.start(), m.end(), fields, generic) for rx, fields, generic in self.mentions
-                        for m in rx.finditer(text)), key=lambda t: (t[0], t[0] - t[1]))
-        found = sorted(found + self._distributed(text) + self._abbreviated(text), key=lambda t: (t[0], t[0] - t[1]))
+        found = sorted(
+            (
+                (m.start(), m.end(), fields, generic)
+                for rx, fields, generic in self.mentions
+                for m in rx.finditer(text)
+            ),
+            key=lambda t: (t[0], t[0] - t[1]),
+        )
+        found = sorted(
+            found + self._distributed(text) + self._abbreviated(text),
+            key=lambda t: (t[0], t[0] - t[1]),
+        )
         taken, end = [], -1
         for hit in found:
             if hit[0] >= end:
                 taken.append(hit)
                 end = hit[1]
-        taken = [t for t, prev in zip(taken, [None] + taken[:-1])  # "City names", "brewery names": the names are
-                 if not (t[3] and prev is not None and not prev[3] and text[prev[1]:t[0]] == " "  # that field's values
-                         and _NAMES.fullmatch(text[t[0]:t[1]]))]
-        taken = [t for t, nxt in zip(taken, taken[1:] + [None])  # "flight times": a noun before the times fields
-                 if t[3] or nxt is None or not nxt[3] or text[t[1]:nxt[0]] != " "]
+        # "City names", "brewery names": the names are
+        taken = [
+            t
+            for t, prev in zip(taken, [None] + taken[:-1])
+            # that field's values
+            if not (
+                t[3]
+                and prev is not None
+                and not prev[3]
+                and text[prev[1] : t[0]] == " "
+                and _NAMES.fullmatch(text[t[0] : t[1]])
+            )
+        ]
+        # "flight times": a noun before the times fields
+        taken = [
+            t
+            for t, nxt in zip(taken, taken[1:] + [None])
+            if t[3] or nxt is None or not nxt[3] or text[t[1] : nxt[0]] != " "
+        ]
         specific = frozenset().union(*(t[2] for t in taken if not t[3]))
-        if specific:  # a specific field beats a word for several; the word keeps the fields named no other way
-            taken = [t if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20):t[0]]) else (t[0], t[1], t[2] - specific, True)
-                     for t in taken]  # ("Birth date and hire date": the dates but hire_dt; "all X": all of them)
+        # a specific field beats a word for several; the word keeps the fields named no other way
+        if specific:
+            taken = [
+                t
+                if not t[3] or _ALL_OF.search(text[max(0, t[0] - 20) : t[0]])
+                else (t[0], t[1], t[2] - specific, True)
+                # ("Birth date and hire date": the dates but hire_dt; "all X": all of them)
+                for t in taken
+            ]
             taken = [t for t in taken if t[2]]
         return taken
 
     def by_data(self, text: str) -> tuple[int, int, frozenset] | None:
-        """A group for the one field whose data holds the values ``text`` quotes or gives as examples, or None.
+        """A group for the one field whose data holds the values ``text`` quotes or gives as
+        examples, or None.
 
-        Every such value found in some field's data must be found in that field's alone (values several
-        fields hold, or values of several fields, are examples of a rule about many: "typos like ...").
+        Every such value found in some field's data must be found in that field's alone (values
+        several fields hold, or values of several fields, are examples of a rule about many: "typos
+        like ...").
         """
         found, where = set(), None
         for m in list(_QUOTED_VALUE.finditer(text)) + list(_EXAMPLE_VALUE.finditer(text)):
@@ -319,7 +315,8 @@ class FieldMentions:
         return where[0], where[1], frozenset(found)
 
     def holding(self, values, start: int, end: int) -> tuple[int, int, frozenset] | None:
-        """A group for the one field whose data holds most of ``values`` (a list the goals give), or None."""
+        """A group for the one field whose data holds most of ``values`` (a list the goals give), or
+        None."""
         counts: dict[str, int] = {}
         for value in dict.fromkeys(str(v).strip().casefold() for v in values):
             for field in self.values.get(value, ()):
@@ -337,7 +334,8 @@ class FieldMentions:
             return frozenset()
         named = frozenset().union(*(g[2] for g in self.groups(m.group(1))))
         word = m.group(1).strip().lower()
-        if not named and re.fullmatch(r"[a-z][a-z0-9]*", word):  # "- id -> integer": the one field with that word
+        # "- id -> integer": the one field with that word
+        if not named and re.fullmatch(r"[a-z][a-z0-9]*", word):
             owners = [f for f, toks in self.tokens.items() if word in toks]
             named = frozenset(owners) if len(owners) == 1 else named
         return named

@@ -26,79 +26,60 @@ an expectation and offending with one (primitive ``null_if_placeholder`` when th
 A text longer than ``MAX_VALUE_CHARS`` (10,000) is judged by its first ``MAX_VALUE_CHARS``
 characters (shape, kind, spelling, conformance): one 100 MB cell costs what a 10 kB one does. Its
 identity (``value_key``, ``offending``, ``bad_keys``) stays the whole value.
+
+``FieldProfile`` and its text in a prompt are in ``field_profile``, the spelling variants and
+free text of steps 3-4 in ``variants`` (both re-exported here where used).
 """
 
 from __future__ import annotations
 
-import difflib
-import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from . import kinds
 from .expectations import (
-    KIND_PRIMITIVES, VALUE_CHARS, Expectation, clean_whitespace, conforms, expectation_from_values, is_placeholder,
-    loose_kind, value_shape,
+    KIND_PRIMITIVES,
+    Expectation,
+    clean_whitespace,
+    conforms,
+    expectation_from_values,
+    is_placeholder,
+    loose_kind,
+    value_shape,
 )
+from .field_profile import MAX_OFFENDING, FieldProfile, format_issue_for_prompt, short_value
+from .variants import is_free_text, value_family, variant_groups
 
-__all__ = ["FieldProfile", "MAX_VALUE_CHARS", "bounded", "value_shape", "conforms", "profile_field", "profile_records",
-           "open_issues",
-           "format_issue_for_prompt", "issue_counts", "strings_only"]
+__all__ = [
+    "FieldProfile",
+    "MAX_VALUE_CHARS",
+    "bounded",
+    "value_shape",
+    "conforms",
+    "profile_field",
+    "profile_records",
+    "open_issues",
+    "format_issue_for_prompt",
+    "issue_counts",
+    "strings_only",
+]
 
 MAX_SHAPES = 10
-MAX_OFFENDING = 12
 MAX_EXAMPLES = 3
 MAX_GROUPS = 8
 MAX_GROUP_SIZE = 8
 DOMINANT_SHARE = 0.9
-FUZZY_RATIO = 0.85
-FUZZY_MAX_KEYS = 300
-MAX_VALUE_CHARS = 10_000  # characters of one text the profiler reads (read at call time: tests lower it)
+# characters of one text the profiler reads (read at call time: tests lower it)
+MAX_VALUE_CHARS = 10_000
 
-_PLAIN_NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|cad|aud|jpy|chf|cny|inr|dollars?|euros?)\b", re.I)
 _UNIT_NUM = re.compile(r"\s*[-+]?[\d.,]*\d[\d.,]*\s*(?:%|[^\W\d_]+\.?)(?:\s.*)?", re.S)
 
 
-@dataclass
-class FieldProfile:
-    """What one field's values look like, and its open issue if any."""
-
-    field: str
-    total: int
-    nulls: int
-    types: dict[str, int]
-    shapes: dict[str, int]
-    expectation: Expectation | None
-    conforming: int
-    offending: list
-    examples_ok: list
-    variants: list[list[str]]
-    issue: str | None
-    primitive: str
-    distinct_offending: int = 0
-    bad_keys: frozenset = frozenset()  # value_key of every offending value (uncapped)
-    csv_strings: bool = False
-
-    @property
-    def non_null(self) -> int:
-        return self.total - self.nulls
-
-    @property
-    def n_offending(self) -> int:
-        """Non-null values that do not conform."""
-        return self.non_null - self.conforming
-
-    @property
-    def score(self) -> float:
-        """Share of non-null values that conform (1.0 when all do)."""
-        return 1.0 if self.non_null <= 0 else self.conforming / self.non_null
-
-
 def bounded(value: Any) -> Any:
-    """What the profiler reads of ``value``: a text's first ``MAX_VALUE_CHARS`` characters, anything else as is."""
+    """What the profiler reads of ``value``: a text's first ``MAX_VALUE_CHARS`` characters, anything
+    else as is."""
     if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
         return value[:MAX_VALUE_CHARS]
     return value
@@ -126,111 +107,9 @@ def _is_num(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _wordy(text: str) -> bool:
-    chars = [c for c in text if not c.isspace()]
-    letters = sum(c.isalpha() for c in chars)
-    return letters >= 2 and letters * 2 >= len(chars)
-
-
-def _family(text: str) -> str:
-    if _PLAIN_NUM.fullmatch(text):
-        return "<number>"
-    return "<words>" if _wordy(text) else value_shape(text)
-
-
-def _free_text(str_counts: dict[str, int]) -> bool:
-    total = sum(str_counts.values())
-    if not total:
-        return False
-    wordy = sum(n for s, n in str_counts.items() if _wordy(s))
-    words = sum(len(s.split()) * n for s, n in str_counts.items()) / total
-    distinct = len(str_counts)
-    return wordy >= 0.8 * total and distinct >= 0.5 * total and (distinct >= 20 or words >= 2)
-
-
-_SEPARATORS = re.compile(r"[\s.,_'\"/()\[\]:;!?*]+|(?<=\w)-(?=\w)")
-
-
-def _norm_key(text: str) -> str:
-    """Casefold, '&' -> 'and', no spaces/separators; signs stay ('A+' and 'A-' are different values)."""
-    return _SEPARATORS.sub("", text.casefold().replace("&", "and"))
-
-
-def _edit_distance(a: str, b: str, limit: int) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
-
-
-def _fuzzy_ok(key: str) -> bool:
-    return len(key) >= 4 and not any(c.isdigit() for c in key)
-
-
-def _close(sm: difflib.SequenceMatcher, key: str, root: str, words: dict[str, list[str]]) -> bool:
-    """``key`` is a small typo of ``root``: high difflib ratio, few edits, not a prefix/suffix word ('inactive').
-
-    Keys under 5 characters only match a plural ('book'/'books'): 'apos'/'abpos' are blood types;
-    nor does a changed word of 1-2 letters ('O negative'/'A negative').
-    """
-    short, long_ = sorted((key, root), key=len)
-    if long_ in (short + "s", short + "es"):
-        return True
-    if len(short) < 5:
-        return False
-    a, b = words[key], words[root]
-    if len(a) == len(b) and any(x != y and min(len(x), len(y)) <= 2 for x, y in zip(a, b)):
-        return False
-    limit = max(2, len(long_) // 15)
-    if len(long_) - len(short) > limit:
-        return False
-    if len(long_) - len(short) >= 2 and (long_.startswith(short) or long_.endswith(short)):
-        return False
-    sm.set_seq1(root)
-    if min(sm.real_quick_ratio(), sm.quick_ratio()) < FUZZY_RATIO or sm.ratio() < FUZZY_RATIO:
-        return False
-    return _edit_distance(key, root, limit) <= limit
-
-
-def _variant_groups(str_counts: dict[str, int]) -> list[list[str]]:
-    """Groups (>= 2 spellings, most frequent first) of strings that are one value spelled differently."""
-    by_key: dict[str, list[str]] = {}
-    for text, _ in sorted(str_counts.items(), key=lambda t: -t[1]):
-        key = _norm_key(text)
-        if key and not is_placeholder(text):
-            by_key.setdefault(key, []).append(text)
-    weight = {k: sum(str_counts[s] for s in spellings) for k, spellings in by_key.items()}
-    words = {k: re.findall(r"[^\W_]+", spellings[0].casefold()) for k, spellings in by_key.items()}
-    order = sorted(by_key, key=lambda k: -weight[k])
-    root = {k: k for k in order}
-    if len(order) <= FUZZY_MAX_KEYS:
-        roots: list[str] = []  # by weight, most frequent first
-        sm = difflib.SequenceMatcher(None, autojunk=False)
-        for key in order:
-            if not _fuzzy_ok(key):
-                continue
-            sm.set_seq2(key)
-            # a typo is at most half as frequent as the spelling it is a typo of ('north' vs 'south' are not)
-            match = next((r for r in itertools.takewhile(lambda r: weight[r] >= 2 * weight[key], roots)
-                          if _close(sm, key, r, words)), None)
-            if match:
-                root[key] = match
-            else:
-                roots.append(key)
-    groups: dict[str, list[str]] = {}
-    for key in order:
-        groups.setdefault(root[key], []).extend(by_key[key])
-    out = [sorted(g, key=lambda s: -str_counts[s]) for g in groups.values() if len(g) >= 2]
-    return sorted(out, key=lambda g: -sum(str_counts[s] for s in g))
-
-
 def _number_primitive(values: list, default: str) -> str:
-    """strip_units when most offending values are a number with a (non-currency) unit: '12.0 oz', '5%'."""
+    """strip_units when most offending values are a number with a (non-currency) unit: '12.0 oz',
+    '5%'."""
     texts = [v for v in values if isinstance(v, str) and not is_placeholder(v)]
     units = [t for t in texts if _UNIT_NUM.fullmatch(t) and not _CURRENCY.search(t)]
     return "strip_units" if texts and len(units) * 2 > len(texts) else default
@@ -248,18 +127,17 @@ def _primitive(kind: str | None, bad: list, *, from_data: bool = False) -> str:
         texts = [v for v in bad if isinstance(v, str) and not is_placeholder(v)]
         looks = loose_kind(texts, share=0.5 if kind else 0.8)
         if kind is None and looks is None:
-            return "normalize_whitespace" if texts and not any(clean_whitespace(t) for t in texts) else ""
+            return (
+                "normalize_whitespace"
+                if texts and not any(clean_whitespace(t) for t in texts)
+                else ""
+            )
         if kind is not None and looks != kind:
             return ""
         kind = kind or looks
     if kind in ("number", "integer"):
         return _number_primitive(bad, KIND_PRIMITIVES[kind])
     return KIND_PRIMITIVES.get(kind, "")
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 2] + "…" + text[-1]
 
 
 def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings: bool):
@@ -272,18 +150,27 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
         digity = sum(counts[k] for k in strs if any(c.isdigit() for c in first[k]))
         if digity * 2 >= len(expanded):
             ints = all(isinstance(first[k], int) for k in nums)
-            return None, set(strs), "mixed", _number_primitive([first[k] for k in strs],
-                                                                 "to_int" if ints else "to_number")
+            return (
+                None,
+                set(strs),
+                "mixed",
+                _number_primitive([first[k] for k in strs], "to_int" if ints else "to_number"),
+            )
     texts = [k for k in strs if not is_placeholder(first[k])]
     if not texts:
         return None, set(), "", ""
     exp = expectation_from_values(expanded, csv_strings=csv_strings)
     if exp:
         bad = {k for k in texts if not conforms(first[k], exp, csv_strings=csv_strings)}
-        return exp, bad, "expectation", _primitive(exp.kind, [first[k] for k in bad], from_data=True)
+        return (
+            exp,
+            bad,
+            "expectation",
+            _primitive(exp.kind, [first[k] for k in bad], from_data=True),
+        )
     kind = loose_kind(expanded)
     str_counts = {first[k]: counts[k] for k in texts}
-    if kind is None and _free_text(str_counts):
+    if kind is None and is_free_text(str_counts):
         return None, set(), "", ""
     if kind is None and variants:
         rarer = {s for group in variants for s in group[1:]}
@@ -291,14 +178,15 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
     families = Counter()
     family_of = {}
     for k in texts:
-        family_of[k] = _family(first[k])
+        family_of[k] = value_family(first[k])
         families[family_of[k]] += counts[k]
     top, n_top = families.most_common(1)[0]
     convention = n_top >= DOMINANT_SHARE * sum(families.values())
     if len(families) > 1 and (kind is not None or not convention):
         bad = {k for k in texts if family_of[k] != top}
         bad_values = [first[k] for k in bad]
-        # a >= 90% convention that is not the canonical form ('7:10 a.m.'): no primitive converts to it
+        # a >= 90% convention that is not the canonical form ('7:10 a.m.'): no primitive converts to
+        # it
         primitive = _primitive(None if convention else kind, bad_values, from_data=True)
         if convention and primitive != "null_if_placeholder":
             primitive = ""
@@ -306,11 +194,14 @@ def _judge(counts: Counter, first: dict, variants: list[list[str]], csv_strings:
     return None, set(), "", ""
 
 
-def profile_field(field: str, values: list, expectation: Expectation | None = None, *,
-                  csv_strings: bool = False) -> FieldProfile:
-    """Profile one field's values against ``expectation`` (or, without one, against the data's own shape).
+def profile_field(
+    field: str, values: list, expectation: Expectation | None = None, *, csv_strings: bool = False
+) -> FieldProfile:
+    """Profile one field's values against ``expectation`` (or, without one, against the data's own
+    shape).
 
-    Long texts are judged by their ``bounded`` prefix; counts and offending values are the whole values.
+    Long texts are judged by their ``bounded`` prefix; counts and offending values are the whole
+    values.
     """
     values = list(values)
     present = [v for v in values if not is_missing(v)]
@@ -330,25 +221,39 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
     if expectation is not None:
         exp, reason = expectation, "expectation"
         bad = {k for k in counts if not conforms(seen[k], exp, csv_strings=csv_strings)}
-        variants = _variant_groups(dict(str_counts)) if bad else []  # shown with an issue only; costly
+        # shown with an issue only; costly
+        variants = variant_groups(dict(str_counts)) if bad else []
         primitive = _primitive(exp.kind, [seen[k] for k in bad], from_data=exp.source == "data")
         if exp.allowed == ("whole_as_int",) and primitive in ("to_number", "strip_units"):
             primitive = "to_number(value, whole_as_int=True)"
         if exp.kind == "shape" and primitive == "to_shape" and exp.allowed:
-            primitive = f"to_shape(value, {exp.allowed[0]!r})"  # the form of the goals' first example
+            # the form of the goals' first example
+            primitive = f"to_shape(value, {exp.allowed[0]!r})"
     else:
-        variants = _variant_groups(dict(str_counts))
+        variants = variant_groups(dict(str_counts))
         exp, bad, reason, primitive = _judge(counts, seen, variants, csv_strings)
     n_bad = sum(counts[k] for k in bad)
     ranked_bad = [first[k] for k, _ in counts.most_common() if k in bad]
-    good = [first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(seen[k])]
+    good = [
+        first[k] for k, _ in counts.most_common() if k not in bad and not is_placeholder(seen[k])
+    ]
     profile = FieldProfile(
-        field=field, total=len(values), nulls=len(values) - len(present),
+        field=field,
+        total=len(values),
+        nulls=len(values) - len(present),
         types=dict(Counter(_type_name(v) for v in values).most_common()),
         shapes=dict(shapes.most_common(MAX_SHAPES)),
-        expectation=exp, conforming=len(present) - n_bad, offending=ranked_bad[:MAX_OFFENDING],
-        examples_ok=good[:MAX_EXAMPLES], variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
-        issue=None, primitive="", distinct_offending=len(bad), csv_strings=csv_strings, bad_keys=frozenset(bad))
+        expectation=exp,
+        conforming=len(present) - n_bad,
+        offending=ranked_bad[:MAX_OFFENDING],
+        examples_ok=good[:MAX_EXAMPLES],
+        variants=[g[:MAX_GROUP_SIZE] for g in variants[:MAX_GROUPS]],
+        issue=None,
+        primitive="",
+        distinct_offending=len(bad),
+        csv_strings=csv_strings,
+        bad_keys=frozenset(bad),
+    )
     if bad:
         profile.issue = _issue_text(profile, reason)
         profile.primitive = primitive
@@ -356,7 +261,7 @@ def profile_field(field: str, values: list, expectation: Expectation | None = No
 
 
 def _issue_text(p: FieldProfile, reason: Any) -> str:
-    eg = ", ".join(_short(v) for v in p.offending[:MAX_EXAMPLES])
+    eg = ", ".join(short_value(v) for v in p.offending[:MAX_EXAMPLES])
     n, total = p.n_offending, p.non_null
     if reason == "expectation" and p.expectation is not None:
         need = p.expectation.describe(csv_strings=p.csv_strings)
@@ -369,11 +274,18 @@ def _issue_text(p: FieldProfile, reason: Any) -> str:
         return f"{p.field}: same value spelled differently: {p.variants[0]!r}{extra}"
     _, k, top, kind = reason
     noun = kinds.get(kind).noun if kinds.get(kind) else "values"
-    return f"{p.field}: {noun} come in {k} formats; {n} of {total} differ from the most common ({top!r}), e.g. {eg}"
+    return (
+        f"{p.field}: {noun} come in {k} formats; {n} of {total} differ from the most common "
+        f"({top!r}), e.g. {eg}"
+    )
 
 
-def profile_records(records: list[dict], expectations: dict[str, Expectation] | None = None, *,
-                    csv_strings: bool | None = None) -> dict[str, FieldProfile]:
+def profile_records(
+    records: list[dict],
+    expectations: dict[str, Expectation] | None = None,
+    *,
+    csv_strings: bool | None = None,
+) -> dict[str, FieldProfile]:
     """Profile every field of ``records`` (first-seen order; a missing key counts as null).
 
     ``csv_strings=None``: True when every non-null value of every field is a string (CSV data).
@@ -386,62 +298,33 @@ def profile_records(records: list[dict], expectations: dict[str, Expectation] | 
     if csv_strings is None:
         csv_strings = strings_only(dicts)
     expectations = expectations or {}
-    return {str(f): profile_field(str(f), [r.get(f) for r in dicts], expectations.get(str(f)),
-                                  csv_strings=csv_strings) for f in fields}
+    return {
+        str(f): profile_field(
+            str(f), [r.get(f) for r in dicts], expectations.get(str(f)), csv_strings=csv_strings
+        )
+        for f in fields
+    }
 
 
 def strings_only(records: list) -> bool:
-    """Whether every non-null value of every record is a string (CSV data): numbers written as text conform."""
-    return all(isinstance(v, str) for r in records if isinstance(r, dict) for v in r.values() if v is not None)
+    """Whether every non-null value of every record is a string (CSV data): numbers written as text
+    conform."""
+    return all(
+        isinstance(v, str)
+        for r in records
+        if isinstance(r, dict)
+        for v in r.values()
+        if v is not None
+    )
 
 
 def open_issues(profiles: dict[str, FieldProfile]) -> list[FieldProfile]:
     """Fields with an issue, worst first (lowest score, then most offending values)."""
-    return sorted((p for p in profiles.values() if p.issue), key=lambda p: (p.score, -p.n_offending))
+    return sorted(
+        (p for p in profiles.values() if p.issue), key=lambda p: (p.score, -p.n_offending)
+    )
 
 
 def issue_counts(profiles: dict[str, FieldProfile]) -> dict[str, int]:
     """field -> number of non-null values that do not conform (0 for fields without an issue)."""
     return {name: p.n_offending for name, p in profiles.items()}
-
-
-def _join(values: list, budget: int) -> tuple[str, int]:
-    parts: list[str] = []
-    used = 0
-    for value in values:
-        text = _short(value)
-        if parts and used + len(text) + 2 > budget:
-            break
-        parts.append(text)
-        used += len(text) + 2
-    return ", ".join(parts), len(parts)
-
-
-def format_issue_for_prompt(p: FieldProfile, *, max_values: int = MAX_OFFENDING) -> str:
-    """A compact block for the model: the field, the required format, distinct offending values, the primitive."""
-    if not p.issue:
-        return ""
-    exp = p.expectation
-    if exp is not None:
-        need = f"{exp.describe(csv_strings=p.csv_strings)} (from {exp.source or 'caller'})"
-    elif p.primitive == "closest_value":
-        need = "one spelling per value (the most frequent spelling)"
-    else:
-        like = f", like the most common values (e.g. {_short(p.examples_ok[0])})" if p.examples_ok else ""
-        need = f"one consistent format for every value{like}"
-    lines = [f"Field {p.field!r}: {p.n_offending} of {p.non_null} values do not conform. Required: {need}."]
-    shown, k = _join(p.offending[:max_values], 380)
-    more = p.distinct_offending - k
-    tail = f", ... ({more} more)" if more > 0 else ""
-    lines.append(f"Offending values ({p.distinct_offending} distinct): {shown}{tail}")
-    if exp is None and p.primitive == "closest_value" and p.variants:
-        groups = [f"[{_join(g, 120)[0]}]" for g in p.variants[:3]]
-        lines.append("Same value spelled differently: " + "; ".join(groups))
-    if p.examples_ok:
-        lines.append("Conforming: " + _join(p.examples_ok, 140)[0])
-    if p.primitive:
-        note = ""
-        if p.primitive != "null_if_placeholder" and any(is_placeholder(v) for v in p.offending):
-            note = " (placeholders like 'N/A' -> null_if_placeholder)"
-        lines.append(f"Toolkit primitive that fits: {p.primitive}{note}")
-    return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""What the goals say about rules across rows: keys whose rows agree, and whether to remove duplicates."""
+"""What the goals say about rules across rows: keys whose rows agree, and whether to remove
+duplicates."""
 
 from __future__ import annotations
 
@@ -10,30 +11,44 @@ __all__ = ["stated_keys", "stated_fields", "asks_dedup"]
 
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n\s*\n")
-_ROWS_OF = re.compile(r"(?:\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+(?:that|the\s+same|a|one|each|"
-                      r"every|a\s+given)|\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same))\s+$", re.I)
-_SAME = re.compile(r"\b(?:same|a|an|each|every|one)\s+$", re.I)  # "the same X always has the same Y", "(same X)
-_HAS_SAME = re.compile(r"[\s)]*(?:\w+\s+){0,2}(?:has|have|gets?|shares?|goes\s+with|comes\s+with|maps\s+to)\s+the\s+"
-                       r"same\b", re.I)  # should always have the same", "a measure code always goes with the same"
-_APART = re.compile(r"[,;]\s*(?:and|but|so|while|whereas)\b|;", re.I)  # "..., and rows with the same X ..."
+_ROWS_OF = re.compile(
+    r"(?:\b(?:rows?|records?|entries|lines)\s+(?:of|for|with|sharing)\s+(?:that|the\s+same|a|one|"
+    r"each|"
+    r"every|a\s+given)|\b(?:for|within|per)\s+(?:each|every|a\s+given|one|the\s+same))\s+$",
+    re.I,
+)
+# "the same X always has the same Y", "(same X)
+_SAME = re.compile(r"\b(?:same|a|an|each|every|one)\s+$", re.I)
+_HAS_SAME = re.compile(
+    r"[\s)]*(?:\w+\s+){0,2}(?:has|have|gets?|shares?|goes\s+with|comes\s+with|maps\s+to)\s+the\s+"
+    # should always have the same", "a measure code always goes with the same"
+    # "..., and rows with the same X ..."
+    r"same\b",
+    re.I,
+)
+_APART = re.compile(r"[,;]\s*(?:and|but|so|while|whereas)\b|;", re.I)
 
 
 def _stated_in(sentence: str, reader: FieldMentions) -> tuple[list[tuple[str, int]], list]:
-    """([(key, where)] a sentence states rows agree on, its groups of field mentions) — by ``FieldMentions``, so
-    a key or field is found by its words, its abbreviation or a synonym as anywhere else in the goals."""
+    """([(key, where)] a sentence states rows agree on, its groups of field mentions) — by
+    ``FieldMentions``, so a key or field is found by its words, its abbreviation or a synonym as
+    anywhere else in the goals."""
     groups = reader.groups(sentence)
     if not _AGREE_WORDS.search(sentence):
         return [], groups
     keys = []
     for start, end, fields in groups:
-        before = sentence[max(0, start - 60):start]
-        if len(fields) == 1 and (_ROWS_OF.search(before) or (_SAME.search(before) and _HAS_SAME.match(sentence, end))):
+        before = sentence[max(0, start - 60) : start]
+        if len(fields) == 1 and (
+            _ROWS_OF.search(before) or (_SAME.search(before) and _HAS_SAME.match(sentence, end))
+        ):
             keys.append((next(iter(fields)), start))
     return keys, groups
 
 
 def stated_keys(instructions: str, fields: list[str]) -> list[str]:
-    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of that X"."""
+    """Fields the goals name as a key whose rows agree, e.g. "the same X always has", "every row of
+    that X"."""
     reader, found = FieldMentions([str(f) for f in fields]), []
     for sentence in _SENTENCES.split(instructions or ""):
         found += [k for k, _ in _stated_in(sentence, reader)[0] if k not in found]
@@ -41,11 +56,13 @@ def stated_keys(instructions: str, fields: list[str]) -> list[str]:
 
 
 def stated_fields(instructions: str, fields: list[str]) -> dict[str, list[str]]:
-    """For each stated key, the other fields named with it ("... agree on the condition and the measure name"):
-    in the sentence that states it, from the key to the next key the sentence states (the fields before
-    the first key go to it, unless ", and" or ";" stands between); an empty list when they name no other field. A field the same sentence
-    leaves alone ("..., but leave the names as they are") is not stated with the key."""
-    from .instructions import read_goals  # noqa: PLC0415 - the clause reader, for the leave-alone words
+    """For each stated key, the other fields named with it ("... agree on the condition and the
+    measure name"): in the sentence that states it, from the key to the next key the sentence states
+    (the fields before the first key go to it, unless ", and" or ";" stands between); an empty list
+    when they name no other field. A field the same sentence leaves alone ("..., but leave the names
+    as they are") is not stated with the key."""
+    # the clause reader, for the leave-alone words
+    from .instructions import read_goals  # noqa: PLC0415
 
     fields = [str(f) for f in fields]
     reader, out = FieldMentions(fields), {}
@@ -54,30 +71,52 @@ def stated_fields(instructions: str, fields: list[str]) -> dict[str, list[str]]:
     for sentence, found, groups in sentences:
         if not found:
             continue
-        left = {f for f, r in read_goals(sentence, fields).items()
-                if r.expectation is not None and r.expectation.kind == "as_is" and r.expectation.source == "instructions"}
+        left = {
+            f
+            for f, r in read_goals(sentence, fields).items()
+            if r.expectation is not None
+            and r.expectation.kind == "as_is"
+            and r.expectation.source == "instructions"
+        }
         for key, _ in found:
             out.setdefault(key, [])
         for start, end, named in groups:
             after = [k for k, at in found if at <= start]
             if not after and _APART.search(sentence, end, found[0][1]):
-                continue  # "a hospital has one name ..., and rows with the same measure code agree": not the code's
+                # "a hospital has one name ..., and rows with the same measure code agree": not the
+                # code's
+                continue
             key = (after or [found[0][0]])[-1]
-            out[key] += [f for f in fields if f in named and f not in keys and f not in left and f not in out[key]]
+            out[key] += [
+                f
+                for f in fields
+                if f in named and f not in keys and f not in left and f not in out[key]
+            ]
     return out
 
 
 _DUPLICATES = re.compile(r"\bduplicat\w*|\bde-?dup\w*", re.I)
-_REMOVE = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|eliminat\w*|get\s+rid|de-?dup\w*|merg\w*|collaps\w*|discard\w*|"
-                     r"filter\w*\s+out|only\s+(?:one|once|the\s+first))", re.I)
-_KEEP = re.compile(r"\b(?:keep\w*|kept|retain\w*|preserv\w*|leav\w*|left)\s+(?:\w+\s+){0,3}?"
-                   r"(?:records?|rows?|entries|duplicat\w*|everything|all|every|them|as\s+(?:is|they\s+are))", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|don'?t|doesn'?t|mustn'?t|shouldn'?t|separate(?:ly)?|later|"
-                       r"out\s+of\s+scope|elsewhere|fine|allowed|ok(?:ay)?)\b|n't\b", re.I)
+_REMOVE = re.compile(
+    r"\b(?:remov\w*|drop\w*|delet\w*|eliminat\w*|get\s+rid|de-?dup\w*|merg\w*|collaps\w*|"
+    r"discard\w*|"
+    r"filter\w*\s+out|only\s+(?:one|once|the\s+first))",
+    re.I,
+)
+_KEEP = re.compile(
+    r"\b(?:keep\w*|kept|retain\w*|preserv\w*|leav\w*|left)\s+(?:\w+\s+){0,3}?"
+    r"(?:records?|rows?|entries|duplicat\w*|everything|all|every|them|as\s+(?:is|they\s+are))",
+    re.I,
+)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|nor|without|don'?t|doesn'?t|mustn'?t|shouldn'?t|separate(?:ly)?|later|"
+    r"out\s+of\s+scope|elsewhere|fine|allowed|ok(?:ay)?)\b|n't\b",
+    re.I,
+)
 
 
 def asks_dedup(instructions: str | None) -> bool:
-    """The goals ask to remove duplicate records (a negated or "keep them" mention is no request)."""
+    """The goals ask to remove duplicate records (a negated or "keep them" mention is no
+    request)."""
     for sentence in re.split(r"(?<=[.;!?])\s+|\n", instructions or ""):
         if not _DUPLICATES.search(sentence):
             continue

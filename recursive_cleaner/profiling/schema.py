@@ -31,7 +31,15 @@ MAX_SAMPLES = 3
 SAMPLE_CHARS = 40
 MAX_PROMPT_FIELDS = 60
 
-_TYPE_NAMES = {str: "str", int: "int", float: "float", bool: "bool", list: "list", dict: "dict", type(None): "null"}
+_TYPE_NAMES = {
+    str: "str",
+    int: "int",
+    float: "float",
+    bool: "bool",
+    list: "list",
+    dict: "dict",
+    type(None): "null",
+}
 _NUMERIC = re.compile(r"\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*|\s*[-+]?\.\d+\s*")
 
 
@@ -41,7 +49,8 @@ def empty_schema() -> dict:
 
 
 def infer_schema(file_path: str, sample_size: int = 10, fmt: str | None = None) -> dict:
-    """Infer the schema of a file from its first ``sample_size`` records (text files: empty schema)."""
+    """Infer the schema of a file from its first ``sample_size`` records (text files: empty
+    schema)."""
     if sample_size < 0:
         raise ValueError(f"sample_size must be >= 0, got {sample_size}")
     fmt = fmt or parsers.detect_format(file_path)
@@ -142,6 +151,9 @@ def format_schema_for_prompt(schema: dict, *, left_alone: Iterable[str] = ()) ->
     if len(fields) > MAX_PROMPT_FIELDS:
         lines.append(f"- ... and {len(fields) - MAX_PROMPT_FIELDS} more fields")
     if named:
-        lines.append("Left as they are (the goals do not ask to change them; write no function for them): "
-                     + ", ".join(named[:MAX_PROMPT_FIELDS]) + (" ..." if len(named) > MAX_PROMPT_FIELDS else ""))
+        lines.append(
+            "Left as they are (the goals do not ask to change them; write no function for them): "
+            + ", ".join(named[:MAX_PROMPT_FIELDS])
+            + (" ..." if len(named) > MAX_PROMPT_FIELDS else "")
+        )
     return "\n".join(lines)

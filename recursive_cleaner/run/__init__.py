@@ -1,1 +1,2 @@
-"""Run: the run's options checks, state snapshot, dry run, the wrap-up after the last chunk, the result."""
+"""Run: the run's options checks, state snapshot, dry run, the wrap-up after the last chunk, the
+result."""

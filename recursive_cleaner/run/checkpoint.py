@@ -1,4 +1,5 @@
-"""A run's progress as a state-file dict, and back (the file itself is written by ``write.state``)."""
+"""A run's progress as a state-file dict, and back (the file itself is written by
+``write.state``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from ..write.state import load_state
 from .fingerprint import changes, describe_changes, make_fingerprint
 from .state import RunContext
 
-__all__ = ["snapshot", "restore", "load_matching_state", "check_input", "FUNCTION_KEYS", "CONTRACT_OPTIONS"]
+__all__ = [
+    "snapshot",
+    "restore",
+    "load_matching_state",
+    "check_input",
+    "FUNCTION_KEYS",
+    "CONTRACT_OPTIONS",
+]
 
 FUNCTION_KEYS = ("name", "docstring", "code")
 _FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index", "examples")
@@ -20,7 +28,8 @@ CONTRACT_OPTIONS = ("chunk_size", "instructions")  # top-level fields of the sta
 
 
 def snapshot(ctx: RunContext) -> dict[str, Any]:
-    """Everything needed to resume: the contract fields first, then every option (backend spec included)."""
+    """Everything needed to resume: the contract fields first, then every option (backend spec
+    included)."""
     options, state = ctx.options, ctx.state
     return {
         "file_path": os.path.abspath(ctx.file_path),
@@ -34,8 +43,15 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         "rejected": [list(r) for r in state.rejected[-200:]],
         "issues": state.issues[-500:],
         "unusable_replies": state.unusable_replies,
-        **({"spec_draft": {f: [kind, list(allowed)] for f, (kind, allowed) in state.spec_draft.items()}}
-           if state.spec_draft is not None else {}),
+        **(
+            {
+                "spec_draft": {
+                    f: [kind, list(allowed)] for f, (kind, allowed) in state.spec_draft.items()
+                }
+            }
+            if state.spec_draft is not None
+            else {}
+        ),
         **({"spec_ties": dict(state.spec_ties)} if state.spec_ties else {}),
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
@@ -47,7 +63,9 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
 def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     """Put a snapshot back into the run (functions, progress, counters)."""
     state = ctx.state
-    state.functions = [{k: f[k] for k in FUNCTION_KEYS + _FUNCTION_EXTRAS if k in f} for f in saved["functions"]]
+    state.functions = [
+        {k: f[k] for k in FUNCTION_KEYS + _FUNCTION_EXTRAS if k in f} for f in saved["functions"]
+    ]
     state.last_completed_chunk = saved["last_completed_chunk"]
     state.total_chunks = saved.get("total_chunks", 0)
     size = saved.get("file_size")
@@ -58,20 +76,29 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     state.unusable_replies = int(saved.get("unusable_replies", 0) or 0)
     draft = saved.get("spec_draft")
     if isinstance(draft, dict):
-        state.spec_draft = {str(f): (v[0], tuple(v[1])) for f, v in draft.items()
-                            if isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)}
+        state.spec_draft = {
+            str(f): (v[0], tuple(v[1]))
+            for f, v in draft.items()
+            if isinstance(v, list) and len(v) == 2 and isinstance(v[1], list)
+        }
     ties = saved.get("spec_ties")
     if isinstance(ties, dict):
-        state.spec_ties = {str(c): (str(f) if isinstance(f, str) else None) for c, f in ties.items()}
+        state.spec_ties = {
+            str(c): (str(f) if isinstance(f, str) else None) for c, f in ties.items()
+        }
     progress = saved.get("early_termination")
     if isinstance(progress, dict):
         ctx.watch.load(progress)
         state.idle_chunks = int(progress.get("idle_chunks", 0) or 0)
     llm = saved.get("llm", {})
-    ctx.client.stats = LLMStats(calls=llm.get("calls", 0), failed_attempts=llm.get("failed_attempts", 0),
-                                prompt_tokens=llm.get("prompt_tokens", 0),
-                                completion_tokens=llm.get("completion_tokens", 0),
-                                cached_tokens=llm.get("cached_tokens", 0), on_add=ctx.client.stats.on_add)
+    ctx.client.stats = LLMStats(
+        calls=llm.get("calls", 0),
+        failed_attempts=llm.get("failed_attempts", 0),
+        prompt_tokens=llm.get("prompt_tokens", 0),
+        completion_tokens=llm.get("completion_tokens", 0),
+        cached_tokens=llm.get("cached_tokens", 0),
+        on_add=ctx.client.stats.on_add,
+    )
 
 
 def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
@@ -93,7 +120,8 @@ def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
         if not same_file or saved["chunk_size"] != ctx.options.chunk_size:
             raise StateFileError(
                 f"state file {state_file} belongs to {saved['file_path']} with chunk_size "
-                f"{saved['chunk_size']}; use restart=True / --restart to start afresh, or pass another state_file"
+                f"{saved['chunk_size']}; use restart=True / --restart to start afresh, or pass "
+                "another state_file"
             )
         found = changes(saved, ctx.state.fingerprint, ctx.options, compare_options=not ctx.resumed)
         if found:
@@ -107,23 +135,39 @@ def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:
 
 
 def check_input(ctx: RunContext, state_file: str | None, saved_chunks: int) -> None:
-    """StateFileError when resumed progress does not fit the data file as it is now; then remember its size.
+    """StateFileError when resumed progress does not fit the data file as it is now; then remember
+    its size.
 
     ``saved_chunks`` is the state file's ``total_chunks`` (0 if unknown), ``ctx.state.total_chunks``
     the file's chunks now. Progress past the last chunk, or a file whose size or number of chunks
     changed since the state was saved, would skip data or mix two files' functions.
     """
     state, options = ctx.state, ctx.options
-    size, last, total = os.path.getsize(ctx.file_path), ctx.state.last_completed_chunk, ctx.state.total_chunks
+    size, last, total = (
+        os.path.getsize(ctx.file_path),
+        ctx.state.last_completed_chunk,
+        ctx.state.total_chunks,
+    )
     if last >= 0:
         again = "use restart=True / --restart to start afresh"
         if last >= total:
             raise StateFileError(
-                f"state file {state_file}: last_completed_chunk is {last} ({last + 1} chunk(s) done), but "
-                f"{ctx.file_path} has {total} chunk(s) of {options.chunk_size} now; the data file changed: {again}")
-        if state.input_size >= 0 and state.input_size != size or saved_chunks > 0 and saved_chunks != total:
+                f"state file {state_file}: last_completed_chunk is {last} ({last + 1} chunk(s) "
+                "done), but "
+                f"{ctx.file_path} has {total} chunk(s) of {options.chunk_size} now; the data file "
+                f"changed: {again}"
+            )
+        if (
+            state.input_size >= 0
+            and state.input_size != size
+            or saved_chunks > 0
+            and saved_chunks != total
+        ):
             then = f"{state.input_size:,} bytes, " if state.input_size >= 0 else ""
             raise StateFileError(
-                f"state file {state_file} was saved when {ctx.file_path} had {then}{saved_chunks} chunk(s); it has "
-                f"{size:,} bytes, {total} chunk(s) now: the finished chunks would not line up; {again}")
+                f"state file {state_file} was saved when {ctx.file_path} had {then}{saved_chunks} "
+                "chunk(s); it has "
+                f"{size:,} bytes, {total} chunk(s) now: the finished chunks would not line up; "
+                f"{again}"
+            )
     state.input_size = size

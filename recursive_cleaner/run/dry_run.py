@@ -1,4 +1,5 @@
-"""Dry run: find a chunk's issues (the library's profile and the model's list) without asking for code."""
+"""Dry run: find a chunk's issues (the library's profile and the model's list) without asking for
+code."""
 
 from __future__ import annotations
 
@@ -20,17 +21,29 @@ def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> li
     dicts = [r for r in records if isinstance(r, dict)]
     if not dicts:
         return []
-    return [{"field": p.field, "issue": p.issue or "", "count": p.n_offending,
-             "offending": [str(v) for v in p.offending[:_EXAMPLES]], "chunk_index": chunk_index,
-             "source": "profile"}
-            for p in open_issues(profile_records(dicts, expectations))]
+    return [
+        {
+            "field": p.field,
+            "issue": p.issue or "",
+            "count": p.n_offending,
+            "offending": [str(v) for v in p.offending[:_EXAMPLES]],
+            "chunk_index": chunk_index,
+            "source": "profile",
+        }
+        for p in open_issues(profile_records(dicts, expectations))
+    ]
 
 
 def distinct_issues(issues: list[dict]) -> list[dict]:
-    """One entry per field the profile flagged (counts summed over the chunks) and per distinct model text."""
+    """One entry per field the profile flagged (counts summed over the chunks) and per distinct
+    model text."""
     merged: dict[tuple, dict] = {}
     for item in issues:
-        key = ("field", item["field"]) if item.get("field") else ("text", " ".join(str(item.get("issue", "")).split()))
+        key = (
+            ("field", item["field"])
+            if item.get("field")
+            else ("text", " ".join(str(item.get("issue", "")).split()))
+        )
         if key not in merged:
             merged[key] = {**item, "offending": list(item.get("offending") or [])}
         elif isinstance(item.get("count"), int):
@@ -39,15 +52,31 @@ def distinct_issues(issues: list[dict]) -> list[dict]:
 
 
 def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:
-    """The profile's issues plus the issues the model lists for this chunk; one detection call, no code."""
+    """The profile's issues plus the issues the model lists for this chunk; one detection call, no
+    code."""
     mode = ctx.options.mode
-    found = profile_issues(records, ctx.focus.expectations, chunk_index=index) if mode == "structured" else []
-    shown = format_chunk(records, mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view)
-    prompt = build_detect_prompt(ctx.state.prefix, shown, mode=mode,
-                                 records=len(records) if mode == "structured" else None)
+    found = (
+        profile_issues(records, ctx.focus.expectations, chunk_index=index)
+        if mode == "structured"
+        else []
+    )
+    shown = format_chunk(
+        records, mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view
+    )
+    prompt = build_detect_prompt(
+        ctx.state.prefix, shown, mode=mode, records=len(records) if mode == "structured" else None
+    )
     form = detect_reply().gbnf() if ctx.options.constrained else None
     reply = ctx.call(prompt, index, 1, purpose="detect", grammar=form)
     for issue in parse_issues(reply):
-        found.append({"field": None, "issue": issue.description, "count": None, "offending": [],
-                      "chunk_index": index, "source": "model"})
+        found.append(
+            {
+                "field": None,
+                "issue": issue.description,
+                "count": None,
+                "offending": [],
+                "chunk_index": index,
+                "source": "model",
+            }
+        )
     return found

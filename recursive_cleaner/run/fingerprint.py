@@ -1,4 +1,5 @@
-"""What a run's result depends on, as the state file records it: goals, spec, the generating options, the data.
+"""What a run's result depends on, as the state file records it: goals, spec, the generating
+options, the data.
 
 ``make_fingerprint(options, file_path)`` is a small dict of hashes saved as the state file's
 ``fingerprint``; ``changes(saved, current, ...)`` names the parts that differ, so a second run
@@ -21,14 +22,34 @@ from typing import Any
 from ..options import Options
 from ..profiling.spec import load_spec
 
-__all__ = ["FINGERPRINT_VERSION", "HEAD_BYTES", "OPERATIONAL", "generating_options", "make_fingerprint",
-           "data_identity", "changes", "describe_changes"]
+__all__ = [
+    "FINGERPRINT_VERSION",
+    "HEAD_BYTES",
+    "OPERATIONAL",
+    "generating_options",
+    "make_fingerprint",
+    "data_identity",
+    "changes",
+    "describe_changes",
+]
 
 FINGERPRINT_VERSION = 1
 HEAD_BYTES = 64 * 1024
-OPERATIONAL = frozenset({"output_path", "report_path", "backend", "backend_options", "llm_attempts",
-                         "sandbox_timeout", "track_metrics", "ground_truth", "metrics_sample",
-                         "instructions", "spec"})
+OPERATIONAL = frozenset(
+    {
+        "output_path",
+        "report_path",
+        "backend",
+        "backend_options",
+        "llm_attempts",
+        "sandbox_timeout",
+        "track_metrics",
+        "ground_truth",
+        "metrics_sample",
+        "instructions",
+        "spec",
+    }
+)
 """Options that do not change what is generated (or that have a part of their own: goals, spec)."""
 
 
@@ -44,7 +65,8 @@ def generating_options(options: Options | dict[str, Any]) -> dict[str, Any]:
 
 
 def data_identity(path: str | os.PathLike) -> dict[str, Any]:
-    """The data file as the fingerprint records it: absolute path, size and the sha256 of its first 64 KiB."""
+    """The data file as the fingerprint records it: absolute path, size and the sha256 of its first
+    64 KiB."""
     head = hashlib.sha256()
     try:
         size = os.path.getsize(path)
@@ -56,7 +78,8 @@ def data_identity(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def _spec_digest(spec: str | dict | None) -> str | None:
-    """The user's field spec by its content (None when none was given); a spec that cannot be read by its text."""
+    """The user's field spec by its content (None when none was given); a spec that cannot be read
+    by its text."""
     if spec is None:
         return None
     try:
@@ -66,16 +89,29 @@ def _spec_digest(spec: str | dict | None) -> str | None:
 
 
 def make_fingerprint(options: Options, file_path: str | os.PathLike) -> dict[str, Any]:
-    """The state file's ``fingerprint``: one hash per part a result depends on, and the data file's identity."""
-    return {"version": FINGERPRINT_VERSION, "goals": _digest(options.instructions), "spec": _spec_digest(options.spec),
-            "options": _digest(generating_options(options)), "data": data_identity(file_path)}
+    """The state file's ``fingerprint``: one hash per part a result depends on, and the data file's
+    identity."""
+    return {
+        "version": FINGERPRINT_VERSION,
+        "goals": _digest(options.instructions),
+        "spec": _spec_digest(options.spec),
+        "options": _digest(generating_options(options)),
+        "data": data_identity(file_path),
+    }
 
 
-def changes(saved_state: dict[str, Any], current: dict[str, Any], options: Options, *,
-            compare_options: bool = True) -> list[str]:
-    """What differs between a state file and this run, in words ("other goals", "other options (seed)", ...).
+def changes(
+    saved_state: dict[str, Any],
+    current: dict[str, Any],
+    options: Options,
+    *,
+    compare_options: bool = True,
+) -> list[str]:
+    """What differs between a state file and this run, in words ("other goals", "other options
+    (seed)", ...).
 
-    A state file written before fingerprints (none saved) is compared by its goals only: it still resumes.
+    A state file written before fingerprints (none saved) is compared by its goals only: it still
+    resumes.
     """
     saved = saved_state.get("fingerprint")
     if not isinstance(saved, dict):
@@ -93,7 +129,11 @@ def changes(saved_state: dict[str, Any], current: dict[str, Any], options: Optio
         found.append("other options" + (f" ({', '.join(named)})" if named else ""))
     data, here = saved.get("data"), current["data"]
     # a size that changed is checkpoint.check_input's to report (with the sizes and chunk counts)
-    if isinstance(data, dict) and data.get("size") == here["size"] and data.get("head") != here["head"]:
+    if (
+        isinstance(data, dict)
+        and data.get("size") == here["size"]
+        and data.get("head") != here["head"]
+    ):
         found.append("another version of the data file (its first 64 KiB differ)")
     return found
 
@@ -101,5 +141,8 @@ def changes(saved_state: dict[str, Any], current: dict[str, Any], options: Optio
 def describe_changes(state_file: str | os.PathLike, found: list[str]) -> str:
     """The one-line refusal for ``found`` (``changes``)."""
     what = " and ".join(found) if len(found) < 3 else ", ".join(found[:-1]) + " and " + found[-1]
-    return (f"state file {os.fspath(state_file)} was made with {what}; use restart=True / --restart to start afresh "
-            "(or another state file)")
+    return (
+        f"state file {os.fspath(state_file)} was made with {what}; use restart=True / --restart to "
+        "start afresh "
+        "(or another state file)"
+    )

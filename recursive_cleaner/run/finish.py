@@ -10,7 +10,11 @@ import os
 import time
 
 from ..crossrow.plan import (
-    build_plan_prompt, choose_steps, discover_steps, validate_steps, with_stated,
+    build_plan_prompt,
+    choose_steps,
+    discover_steps,
+    validate_steps,
+    with_stated,
 )
 from ..crossrow.steps import apply_steps
 from ..crossrow.xml_form import plan_reply
@@ -33,11 +37,19 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     source = None
     if not options.dry_run and options.cross_row and options.mode == "structured":
         plan_cross_row(ctx)
-    if not options.dry_run and options.optimize and len(state.functions) >= options.optimize_threshold:
+    if (
+        not options.dry_run
+        and options.optimize
+        and len(state.functions) >= options.optimize_threshold
+    ):
         optimize(ctx)
     if not options.dry_run:
         written = write_functions(ctx)
-        result.functions, source, state.order_note = written.written, written.source, written.order_note
+        result.functions, source, state.order_note = (
+            written.written,
+            written.source,
+            written.order_note,
+        )
         result.code = source or ""
         result.rejected = state.rejected + written.rejected
     else:
@@ -57,93 +69,157 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
     result.fingerprint = dict(state.fingerprint or {})
     if state.consolidation is not None:
         done = state.consolidation
-        result.optimization = {"original": done.original_count, "final": len(done), "calls": done.calls,
-                               "merged": [d.describe() for d in done.accepted],
-                               "refused": [d.describe() for d in done.refused]}
-    state.improvement = result.improvement = measure_improvement(ctx, source) if options.track_metrics else None
+        result.optimization = {
+            "original": done.original_count,
+            "final": len(done),
+            "calls": done.calls,
+            "merged": [d.describe() for d in done.accepted],
+            "refused": [d.describe() for d in done.refused],
+        }
+    state.improvement = result.improvement = (
+        measure_improvement(ctx, source) if options.track_metrics else None
+    )
     result.report_path = write_run_report(ctx, result, time.monotonic() - started)
-    totals = dict(chunks=result.chunks_processed, skipped_records=state.skip_count, llm_calls=stats.calls,
-                  prompt_tokens=stats.prompt_tokens, completion_tokens=stats.completion_tokens,
-                  cached_tokens=stats.cached_tokens, latency_stats=stats.latency_stats(),
-                  report_path=result.report_path, reflection=result.reflection,
-                  optimization={k: v for k, v in result.optimization.items() if k in ("original", "final", "calls")},
-                  stopped_early=result.stopped_early)
+    totals = dict(
+        chunks=result.chunks_processed,
+        skipped_records=state.skip_count,
+        llm_calls=stats.calls,
+        prompt_tokens=stats.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+        cached_tokens=stats.cached_tokens,
+        latency_stats=stats.latency_stats(),
+        report_path=result.report_path,
+        reflection=result.reflection,
+        optimization={
+            k: v for k, v in result.optimization.items() if k in ("original", "final", "calls")
+        },
+        stopped_early=result.stopped_early,
+    )
     if options.dry_run:
-        ctx.emit("dry_run_complete", issues=len(state.issues),
-                 fields=sorted({i["field"] for i in state.issues if i.get("field")}), **totals)
-    ctx.emit("complete", functions=len(result.functions), output_path=None if options.dry_run else options.output_path,
-             **totals)
+        ctx.emit(
+            "dry_run_complete",
+            issues=len(state.issues),
+            fields=sorted({i["field"] for i in state.issues if i.get("field")}),
+            **totals,
+        )
+    ctx.emit(
+        "complete",
+        functions=len(result.functions),
+        output_path=None if options.dry_run else options.output_path,
+        **totals,
+    )
     return result
 
 
 def write_spec(ctx: RunContext) -> str:
-    """``cleaning_spec.json`` beside the output (also in a dry run): the reading of the goals, editable."""
+    """``cleaning_spec.json`` beside the output (also in a dry run): the reading of the goals,
+    editable."""
     path = os.path.join(os.path.dirname(ctx.options.output_path), SPEC_FILE)
     atomic_write_text(path, ctx.state.spec.to_json())
     return path
 
 
 def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
-    """Rules across rows (crossrow.plan): found in a cleaned sample, confirmed by the model, checked on it."""
+    """Rules across rows (crossrow.plan): found in a cleaned sample, confirmed by the model, checked
+    on it."""
     state = ctx.state
     sample = ctx.gate.apply(state.functions, ctx.source.head(sample_size))
     fields = list(dict.fromkeys(k for r in sample if isinstance(r, dict) for k in r))
-    # the goals as the spec reads them, and as the user may have corrected them: keys, their fields, dedup
+    # the goals as the spec reads them, and as the user may have corrected them: keys, their fields,
+    # dedup
     spec = state.spec if state.spec is not None else read_spec(ctx.options.instructions, fields)
-    stated = {k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields}
+    stated = {
+        k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields
+    }
     dedup = spec.dedup
     candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected)
     if not candidates and not dedup:
         return
     form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None
-    reply = ctx.call(build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
-                     max(state.last_completed_chunk, 0), 0, purpose="cross_row", grammar=form)
+    reply = ctx.call(
+        build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
+        max(state.last_completed_chunk, 0),
+        0,
+        purpose="cross_row",
+        grammar=form,
+    )
     chosen, problems = choose_steps(reply, fields)
-    kept, refused = validate_steps(candidates if chosen is None else with_stated(chosen, candidates, stated), sample,
-                                   ctx.focus.expectations, allow_dedup=dedup, stated=stated,
-                                   frozen=ctx.focus.frozen, csv_strings=ctx.focus.csv_strings,
-                                   protected=ctx.focus.protected, kept=ctx.focus.kept,
-                                   examples=ctx.focus.spec.examples() if ctx.focus.spec else None)
+    kept, refused = validate_steps(
+        candidates if chosen is None else with_stated(chosen, candidates, stated),
+        sample,
+        ctx.focus.expectations,
+        allow_dedup=dedup,
+        stated=stated,
+        frozen=ctx.focus.frozen,
+        csv_strings=ctx.focus.csv_strings,
+        protected=ctx.focus.protected,
+        kept=ctx.focus.kept,
+        examples=ctx.focus.spec.examples() if ctx.focus.spec else None,
+    )
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
     state.rejected += refused + [("cross_row_plan", p) for p in problems]
-    ctx.emit("cross_row_planned", steps=[s.to_dict() for s in kept], refused=len(refused),
-             source="library" if chosen is None else "model", dropped=state.cross_row_drop[0],
-             sample_records=state.cross_row_drop[1])
+    ctx.emit(
+        "cross_row_planned",
+        steps=[s.to_dict() for s in kept],
+        refused=len(refused),
+        source="library" if chosen is None else "model",
+        dropped=state.cross_row_drop[0],
+        sample_records=state.cross_row_drop[1],
+    )
 
 
 def optimize(ctx: RunContext) -> None:
-    """Two-pass optimization: consolidate groups of related functions; a merge must match its originals."""
+    """Two-pass optimization: consolidate groups of related functions; a merge must match its
+    originals."""
     state, client = ctx.state, ctx.client
-    sample = [r for _, r in state.metrics_sample.items()] if state.metrics_sample else ctx.source.head(500)
+    sample = (
+        [r for _, r in state.metrics_sample.items()]
+        if state.metrics_sample
+        else ctx.source.head(500)
+    )
     ctx.where.update(chunk_index=max(state.last_completed_chunk, 0), iteration=0)
     state.consolidation = optimize_functions(
-        state.functions, client, records=sample, emit=ctx.emit, timeout=ctx.options.sandbox_timeout,
-        mode=ctx.options.mode)
+        state.functions,
+        client,
+        records=sample,
+        emit=ctx.emit,
+        timeout=ctx.options.sandbox_timeout,
+        mode=ctx.options.mode,
+    )
     state.functions = list(state.consolidation)
 
 
 def write_functions(ctx: RunContext) -> OutputResult:
-    """cleaning_functions.py in dependency order, checked in the sandbox on the file's first records.
+    """cleaning_functions.py in dependency order, checked in the sandbox on the file's first
+    records.
 
-    Each function must also give its accepted outputs inside the assembled file (``judge.assembly``);
-    one that changes what another returns is left out and listed in ``rejected``.
+    Each function must also give its accepted outputs inside the assembled file
+    (``judge.assembly``); one that changes what another returns is left out and listed in
+    ``rejected``.
     """
     sample = ctx.source.head()
     options = ctx.options
 
     def check(source: str) -> str | None:
         res = run_in_sandbox(source, "clean_data", sample, timeout=options.sandbox_timeout)
-        return None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
+        return (
+            None if res.ok else (res.error or "; ".join(res.violations) or "failed in the sandbox")
+        )
 
     def verify(source: str, functions: list[dict]) -> dict[str, str]:
         return example_mismatches(source, functions, timeout=options.sandbox_timeout)
 
     functions = ctx.state.functions
-    if options.validate_runtime:  # merged or restored functions get examples from the file's first records
+    # merged or restored functions get examples from the file's first records
+    if options.validate_runtime:
         functions = fill_examples(functions, sample, timeout=options.sandbox_timeout)
-    return write_output(functions, options.output_path, mode=options.mode,
-                        check=check if options.validate_runtime else None,
-                        cross_row=[s.to_dict() for s in ctx.state.cross_row_steps],
-                        verify=verify if options.validate_runtime else None)
+    return write_output(
+        functions,
+        options.output_path,
+        mode=options.mode,
+        check=check if options.validate_runtime else None,
+        cross_row=[s.to_dict() for s in ctx.state.cross_row_steps],
+        verify=verify if options.validate_runtime else None,
+    )

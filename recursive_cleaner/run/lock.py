@@ -1,4 +1,5 @@
-"""One run per state file: an exclusive lock file beside it (``STATE.lock``, holding the pid), held for the run.
+"""One run per state file: an exclusive lock file beside it (``STATE.lock``, holding the pid), held
+for the run.
 
 POSIX: ``fcntl.flock`` on the lock file, so a run that dies (even killed) releases it and a
 leftover file is no obstacle; Windows: ``msvcrt.locking`` on its first byte. The file is removed
@@ -38,7 +39,8 @@ def lock_path(state_file: str | os.PathLike) -> str:
 
 @contextlib.contextmanager
 def state_lock(state_file: str | os.PathLike | None) -> Iterator[None]:
-    """Hold the state file's lock for the ``with`` block (nothing without a state file); StateFileError if taken."""
+    """Hold the state file's lock for the ``with`` block (nothing without a state file);
+    StateFileError if taken."""
     if not state_file:
         yield
         return
@@ -47,7 +49,8 @@ def state_lock(state_file: str | os.PathLike | None) -> Iterator[None]:
     try:
         yield
     finally:
-        with contextlib.suppress(OSError):  # Windows cannot remove an open file: it is reused next time
+        # Windows cannot remove an open file: it is reused next time
+        with contextlib.suppress(OSError):
             if os.path.samestat(os.fstat(fd), os.lstat(path)):
                 os.unlink(path)
         os.close(fd)  # closing releases the lock
@@ -58,7 +61,8 @@ _PID_LINE = re.compile(rb" ?\d{0,20}\n?")  # what this module writes: " PID\n" (
 
 
 def _open(path: str, state_file: str) -> tuple[int, bool]:
-    """The lock file, opened without following a symlink: (fd, created by this call); StateFileError if unusable."""
+    """The lock file, opened without following a symlink: (fd, created by this call); StateFileError
+    if unusable."""
     refused = f"lock file {path} of state file {state_file}"
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644), True
@@ -72,11 +76,17 @@ def _open(path: str, state_file: str) -> tuple[int, bool]:
         kind = "a symbolic link" if os.path.islink(path) else exc.strerror or str(exc)
         raise StateFileError(f"{refused} is {kind}: not used (remove it)") from None
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1 or info.st_size > 64 \
-            or not _PID_LINE.fullmatch(os.pread(fd, 65, 0) if hasattr(os, "pread") else _read_all(fd)):
+    if (
+        not stat.S_ISREG(info.st_mode)
+        or info.st_nlink > 1
+        or info.st_size > 64
+        or not _PID_LINE.fullmatch(os.pread(fd, 65, 0) if hasattr(os, "pread") else _read_all(fd))
+    ):
         os.close(fd)
-        raise StateFileError(f"{refused} is not a lock file this library wrote (not a regular file of one pid "
-                             "line): not used and left as it is (remove it)")
+        raise StateFileError(
+            f"{refused} is not a lock file this library wrote (not a regular file of one pid "
+            "line): not used and left as it is (remove it)"
+        )
     return fd, False
 
 
@@ -94,22 +104,27 @@ def _acquire(path: str, state_file: str) -> int:
         except OSError:
             holder = _holder(fd)
             os.close(fd)
-            raise StateFileError(f"state file {state_file} is in use by another run (pid {holder}, lock {path}); "
-                                 "wait for it to end or use another state file") from None
-        try:  # the holder may have removed the file between our open and our lock: then lock the new one
+            raise StateFileError(
+                f"state file {state_file} is in use by another run (pid {holder}, lock {path}); "
+                "wait for it to end or use another state file"
+            ) from None
+        # the holder may have removed the file between our open and our lock: then lock the new one
+        try:
             if os.path.samestat(os.fstat(fd), os.lstat(path)):
                 break
         except OSError:
             pass
         os.close(fd)
-    os.ftruncate(fd, 0)  # a file this run created, or a lock file left by a killed run (checked in _open)
+    # a file this run created, or a lock file left by a killed run (checked in _open)
+    os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, f" {os.getpid()}\n".encode("ascii"))  # byte 0 is the one msvcrt locks
     return fd
 
 
 def _lock(fd: int) -> None:
-    """Lock ``fd`` without waiting; OSError when another process (or another open of it) holds it."""
+    """Lock ``fd`` without waiting; OSError when another process (or another open of it) holds
+    it."""
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return

@@ -1,4 +1,5 @@
-"""After a run: quality before/after on a sample of the records seen, and the markdown cleaning report."""
+"""After a run: quality before/after on a sample of the records seen, and the markdown cleaning
+report."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def _truth_rows(path: str, positions: list[int]) -> list[Any] | None:
 
 
 def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementReport | None:
-    """Run the final ``clean_data`` on the sample in the sandbox and compare before/after (and truth)."""
+    """Run the final ``clean_data`` on the sample in the sandbox and compare before/after (and
+    truth)."""
     sample, options = ctx.state.metrics_sample, ctx.options
     if sample is None or not sample.items():
         return None
@@ -37,12 +39,22 @@ def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementRepor
     before = [r for _, r in sample.items()]
     after = before
     if source:
-        res = run_in_sandbox(source, "clean_data", before, timeout=max(options.sandbox_timeout, 60.0))
+        res = run_in_sandbox(
+            source, "clean_data", before, timeout=max(options.sandbox_timeout, 60.0)
+        )
         if res.ok:
-            after = [out if err is None else rec for rec, out, err in zip(before, res.outputs, res.errors)]
+            after = [
+                out if err is None else rec
+                for rec, out, err in zip(before, res.outputs, res.errors)
+            ]
     truth = _truth_rows(options.ground_truth, positions) if options.ground_truth else None
-    return compare_quality(before, after, expectations=ctx.focus.expectations, truth=truth,
-                           csv_strings=ctx.focus.csv_strings)
+    return compare_quality(
+        before,
+        after,
+        expectations=ctx.focus.expectations,
+        truth=truth,
+        csv_strings=ctx.focus.csv_strings,
+    )
 
 
 def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> ReportData:
@@ -50,26 +62,42 @@ def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> Re
     llm, options, state = dict(result.llm), ctx.options, ctx.state
     return ReportData(
         title="Data analysis (dry run)" if options.dry_run else "Cleaning report",
-        source=ctx.file_path, instructions=options.instructions, mode=options.mode, dry_run=options.dry_run,
-        chunks_total=result.chunks_total, chunks_processed=result.chunks_processed,
+        source=ctx.file_path,
+        instructions=options.instructions,
+        mode=options.mode,
+        dry_run=options.dry_run,
+        chunks_total=result.chunks_total,
+        chunks_processed=result.chunks_processed,
         records_seen=state.records_seen,
         functions=[f for f in state.functions if f["name"] in set(result.functions)],
-        rejected=list(result.rejected), unfixable=dict(result.unfixable), issues=list(result.issues),
-        improvement=state.improvement, llm=llm, latency=llm.get("latency") or {},
-        skipped_records=result.skipped_records, unusable_replies=result.unusable_replies,
+        rejected=list(result.rejected),
+        unfixable=dict(result.unfixable),
+        issues=list(result.issues),
+        improvement=state.improvement,
+        llm=llm,
+        latency=llm.get("latency") or {},
+        skipped_records=result.skipped_records,
+        unusable_replies=result.unusable_replies,
         skipped_examples=[f"{s.path}:{s.line}: {s.reason}" for s in result.skipped[:10]],
-        output_path="" if options.dry_run else result.output_path, order_note=state.order_note,
-        modifications=list(result.modifications), reflection=dict(result.reflection),
-        optimization=dict(result.optimization), stopped_early=result.stopped_early,
+        output_path="" if options.dry_run else result.output_path,
+        order_note=state.order_note,
+        modifications=list(result.modifications),
+        reflection=dict(result.reflection),
+        optimization=dict(result.optimization),
+        stopped_early=result.stopped_early,
         cross_row=[CrossRowStep.from_dict(d).describe() for d in result.cross_row],
-        cross_row_dropped=result.cross_row_dropped, cross_row_sample=result.cross_row_sample,
-        spec=state.spec.summary() if state.spec else [], spec_path=result.spec_path or "",
+        cross_row_dropped=result.cross_row_dropped,
+        cross_row_sample=result.cross_row_sample,
+        spec=state.spec.summary() if state.spec else [],
+        spec_path=result.spec_path or "",
         suggestions=ctx.focus.suggestions(ctx.source.head(200)) if ctx.focus.suggested else [],
-        seconds=seconds)
+        seconds=seconds,
+    )
 
 
 def write_run_report(ctx: RunContext, result: RunResult, seconds: float | None) -> str | None:
-    """Write the report to the ``report_path`` option (None: no report); returns the path written."""
+    """Write the report to the ``report_path`` option (None: no report); returns the path
+    written."""
     if not ctx.options.report_path:
         return None
     return write_report(ctx.options.report_path, report_data(ctx, result, seconds))

@@ -35,10 +35,16 @@ class RunResult:
     cross_row: list[dict] = field(default_factory=list)
     cross_row_dropped: int = 0  # records the cross-row steps drop on the planning sample (dedup)
     cross_row_sample: int = 0
-    spec: dict[str, Any] = field(default_factory=dict)  # the field spec (cleaning_spec.json's content)
-    spec_path: str | None = None  # where cleaning_spec.json was written  # records in that sample (0: no cross-row plan was made)
+    # the field spec (cleaning_spec.json's content)
+    spec: dict[str, Any] = field(default_factory=dict)
+    # where cleaning_spec.json was written  # records in that sample (0: no cross-row plan was made)
+    spec_path: str | None = None
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)
-    unusable_replies: int = 0  # model replies that could not be parsed (each cost a call; the run asked again)
-    code: str = ""  # the source written to output_path ("" in a dry run): what this run made, whatever the file holds later
-    fingerprint: dict[str, Any] = field(default_factory=dict)  # what the result depends on (run.fingerprint)
+    # model replies that could not be parsed (each cost a call; the run asked again)
+    unusable_replies: int = 0
+    # the source written to output_path ("" in a dry run): what this run made, whatever the file
+    # holds later
+    code: str = ""
+    # what the result depends on (run.fingerprint)
+    fingerprint: dict[str, Any] = field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""What a run has learned so far: functions, cross-row steps, counts and position; and what the stages share."""
+"""What a run has learned so far: functions, cross-row steps, counts and position; and what the
+stages share."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ __all__ = ["RunState", "RunContext", "ChunkFocus"]
 
 @dataclass
 class ChunkFocus(FieldFocus):
-    """FieldFocus that profiles one list of records once: the chunk's event and the next field read the same view.
+    """FieldFocus that profiles one list of records once: the chunk's event and the next field read
+    the same view.
 
     Profiling is most of a chunk's cost when the chunk costs no model call (issue 18: a big
     file's run must not grow with the file); a view is a new list whenever a function changes it.
@@ -42,7 +44,8 @@ class ChunkFocus(FieldFocus):
 
 @dataclass
 class RunState:
-    """The loop's learning and counts (the state file keeps the part a resumed run needs: ``checkpoint``)."""
+    """The loop's learning and counts (the state file keeps the part a resumed run needs:
+    ``checkpoint``)."""
 
     functions: list[dict] = field(default_factory=list)
     last_completed_chunk: int = -1
@@ -55,27 +58,32 @@ class RunState:
     modifications: list[dict] = field(default_factory=list)
     records_seen: int = 0
     idle_chunks: int = 0
-    spec_draft: dict | None = None  # the model's draft of the spec (draft_spec=True), kept so a resume does not ask again
-    spec_ties: dict = field(default_factory=dict)  # clause -> the field the model tied it to (model.field_tie), kept too
+    # the model's draft of the spec (draft_spec=True), kept so a resume does not ask again
+    spec_draft: dict | None = None
+    # clause -> the field the model tied it to (model.field_tie), kept too
+    spec_ties: dict = field(default_factory=dict)
     unusable_replies: int = 0  # model replies that could not be parsed (the run asked again)
     prefix: str = ""  # the static prompt prefix of this run
     cross_row_steps: list[CrossRowStep] = field(default_factory=list)
-    cross_row_drop: tuple[int, int] = (0, 0)  # (records the steps drop, records of the planning sample)
+    # (records the steps drop, records of the planning sample)
+    cross_row_drop: tuple[int, int] = (0, 0)
     consolidation: ConsolidationResult | None = None
     order_note: str = ""
     metrics_sample: MetricsSample | None = None
     improvement: ImprovementReport | None = None
     spec: CleaningSpec | None = None  # the field spec the run works to (profiling.spec)
-    fingerprint: dict | None = None  # what the result depends on (run.fingerprint), saved in the state file
+    # what the result depends on (run.fingerprint), saved in the state file
+    fingerprint: dict | None = None
 
 
 @dataclass
 class RunContext:
-    """What the stages beside and after the loop use (dry run, wrap-up, report): no reaching into DataCleaner.
+    """What the stages beside and after the loop use (dry run, wrap-up, report): no reaching into
+    DataCleaner.
 
     ``call(prompt, chunk_index, iteration, purpose)`` is the loop's model call (it saves the state
-    file before an LLMCallError leaves the run); ``emit(event_type, **fields)`` sends a progress event;
-    ``where`` (chunk_index, iteration) is the position every ``llm_call`` event reports.
+    file before an LLMCallError leaves the run); ``emit(event_type, **fields)`` sends a progress
+    event; ``where`` (chunk_index, iteration) is the position every ``llm_call`` event reports.
     """
 
     options: Options
@@ -90,6 +98,9 @@ class RunContext:
     emit: Callable[..., None]
     reviewer: Reviewer | None = None
     where: dict[str, int] = field(default_factory=lambda: {"chunk_index": -1, "iteration": 0})
-    hinted: set = field(default_factory=set)  # fields whose toolkit one-liner was tried (hint_functions)
-    restart: bool = False  # start afresh: an existing state file is neither read nor checked (overwritten)
-    resumed: bool = False  # built by DataCleaner.resume: options given to it on purpose are not a change
+    # fields whose toolkit one-liner was tried (hint_functions)
+    hinted: set = field(default_factory=set)
+    # start afresh: an existing state file is neither read nor checked (overwritten)
+    restart: bool = False
+    # built by DataCleaner.resume: options given to it on purpose are not a change
+    resumed: bool = False

@@ -4,7 +4,8 @@
 keys it reads and writes on its record parameter. Recognised on the record or an alias of it
 (``r = record``, ``r = dict(record)``, ``record.copy()``, ``copy.copy(record)``, ``{**record}``):
 
-- reads: ``rec["f"]``, ``rec.get("f")``, ``"f" in rec``, ``rec.pop("f")``, ``rec.setdefault("f", ..)``;
+- reads: ``rec["f"]``, ``rec.get("f")``, ``"f" in rec``, ``rec.pop("f")``, ``rec.setdefault("f",
+  ..)``;
 - writes: ``rec["f"] = ..``, ``del rec["f"]``, ``rec["f"] += ..`` (also a read), ``rec.pop("f")``,
   ``rec.setdefault("f", ..)`` (it inserts f when absent), ``rec.update({"f": ..})``,
   ``rec.update(f=..)``, ``rec["f"]["g"] = ..`` (mutates f), and a new dict built from the record
@@ -83,7 +84,9 @@ class _Visitor:
             if isinstance(func, ast.Name) and func.id == "dict" and node.args:
                 return self.is_record(node.args[0])
             if isinstance(func, ast.Attribute) and func.attr in _COPY_METHODS:
-                return self.is_record(func.value) or (len(node.args) == 1 and self.is_record(node.args[0]))
+                return self.is_record(func.value) or (
+                    len(node.args) == 1 and self.is_record(node.args[0])
+                )
         return False
 
     def find_aliases(self) -> None:
@@ -132,9 +135,15 @@ class _Visitor:
             elif isinstance(node, ast.Call):
                 self.visit_call(node)
             elif isinstance(node, ast.Compare):
-                for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators):
+                for left, op, right in zip(
+                    [node.left, *node.comparators], node.ops, node.comparators
+                ):
                     key = _key(left)
-                    if isinstance(op, (ast.In, ast.NotIn)) and self.is_record(right) and key is not None:
+                    if (
+                        isinstance(op, (ast.In, ast.NotIn))
+                        and self.is_record(right)
+                        and key is not None
+                    ):
                         self.reads.add(key)
             elif isinstance(node, ast.Return) and node.value is not None:
                 self.new_dict_writes(node.value)
@@ -210,7 +219,7 @@ def _find_cycle(after: dict[int, dict[int, set[str]]], left: set[int]) -> list[i
     while at not in path:  # every unsorted function still waits for an unsorted one: walk back
         path.append(at)
         at = min(before[at])
-    loop = path[path.index(at):][::-1]
+    loop = path[path.index(at) :][::-1]
     start = loop.index(min(loop))
     loop = loop[start:] + loop[:start]
     return loop + [loop[0]]

@@ -1,4 +1,5 @@
-"""Before/after data quality: conformity, type consistency, spellings, cells changed, accuracy vs truth.
+"""Before/after data quality: conformity, type consistency, spellings, cells changed, accuracy vs
+truth.
 
 ``measure_quality`` describes one record set per field (built on ``profiler.profile_records``, so
 conformity is judged against the same expectations the cleaner works towards). ``compare_quality``
@@ -17,8 +18,16 @@ from typing import Any
 from ..escape import html_text, md_code
 from ..profiling.profiler import is_missing, profile_records, strings_only, value_key
 
-__all__ = ["md_cell", "pct", "FieldQuality", "QualityMetrics", "FieldImprovement", "ImprovementReport", "measure_quality",
-           "compare_quality"]
+__all__ = [
+    "md_cell",
+    "pct",
+    "FieldQuality",
+    "QualityMetrics",
+    "FieldImprovement",
+    "ImprovementReport",
+    "measure_quality",
+    "compare_quality",
+]
 
 TEXT_FIELD = "text"
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -32,10 +41,13 @@ class FieldQuality:
     field: str
     non_null: int
     nulls: int
-    type_consistency: float  # share of non-null values with the field's dominant Python type (1.0 when none)
-    conformity: float  # share of non-null values conforming to the expected format (FieldProfile.score)
+    # share of non-null values with the field's dominant Python type (1.0 when none)
+    type_consistency: float
+    # share of non-null values conforming to the expected format (FieldProfile.score)
+    conformity: float
     distinct: int  # distinct non-null values (1, 1.0 and "1" are three)
-    distinct_normalized: int  # distinct after casefold, strip, whitespace/punctuation runs -> one space
+    # distinct after casefold, strip, whitespace/punctuation runs -> one space
+    distinct_normalized: int
     open_issue: str | None  # the profiler's issue text
 
 
@@ -53,13 +65,15 @@ class QualityMetrics:
 
 @dataclass
 class FieldImprovement:
-    """Before vs after for one field (``before``/``after`` is None where the field does not exist)."""
+    """Before vs after for one field (``before``/``after`` is None where the field does not
+    exist)."""
 
     field: str
     before: FieldQuality | None
     after: FieldQuality | None
     cells_changed: int
-    spelling_collapse: float  # (distinct_before - distinct_after) / (distinct_before - 1), clipped to [0, 1]
+    # (distinct_before - distinct_after) / (distinct_before - 1), clipped to [0, 1]
+    spelling_collapse: float
     accuracy_before: float | None = None
     accuracy_after: float | None = None
 
@@ -90,9 +104,15 @@ def _field_quality(name: str, values: list, profile) -> FieldQuality:
     types = Counter(type(v).__name__ for v in present)
     consistency = types.most_common(1)[0][1] / len(present) if present else 1.0
     return FieldQuality(
-        field=name, non_null=len(present), nulls=len(values) - len(present), type_consistency=consistency,
-        conformity=profile.score, distinct=len({value_key(v) for v in present}),
-        distinct_normalized=len({_normalized(v) for v in present}), open_issue=profile.issue)
+        field=name,
+        non_null=len(present),
+        nulls=len(values) - len(present),
+        type_consistency=consistency,
+        conformity=profile.score,
+        distinct=len({value_key(v) for v in present}),
+        distinct_normalized=len({_normalized(v) for v in present}),
+        open_issue=profile.issue,
+    )
 
 
 def _text_quality(items: list) -> QualityMetrics:
@@ -100,14 +120,21 @@ def _text_quality(items: list) -> QualityMetrics:
     lines = [ln.strip() for t in texts for ln in t.splitlines() if ln.strip()]
     total = len(items)
     quality = FieldQuality(
-        field=TEXT_FIELD, non_null=len(texts), nulls=total - len(texts), type_consistency=1.0,
-        conformity=len(texts) / total if total else 1.0, distinct=len(set(lines)),
-        distinct_normalized=len({_normalized(ln) for ln in lines}), open_issue=None)
+        field=TEXT_FIELD,
+        non_null=len(texts),
+        nulls=total - len(texts),
+        type_consistency=1.0,
+        conformity=len(texts) / total if total else 1.0,
+        distinct=len(set(lines)),
+        distinct_normalized=len({_normalized(ln) for ln in lines}),
+        open_issue=None,
+    )
     return QualityMetrics(records=total, fields={TEXT_FIELD: quality})
 
 
-def measure_quality(records: list, expectations: dict | None = None, *,
-                    csv_strings: bool | None = None) -> QualityMetrics:
+def measure_quality(
+    records: list, expectations: dict | None = None, *, csv_strings: bool | None = None
+) -> QualityMetrics:
     """Per-field quality of structured records (dicts); uses ``profiler.profile_records``.
 
     Items that are not dicts are ignored. A list of strings (text mode) is one field "text":
@@ -119,13 +146,16 @@ def measure_quality(records: list, expectations: dict | None = None, *,
         return _text_quality(records)
     profiles = profile_records(dicts, expectations, csv_strings=csv_strings)
     rows = [_as_record(r) for r in dicts]
-    fields = {name: _field_quality(name, [row.get(name) for row in rows], profile)
-              for name, profile in profiles.items()}
+    fields = {
+        name: _field_quality(name, [row.get(name) for row in rows], profile)
+        for name, profile in profiles.items()
+    }
     return QualityMetrics(records=len(dicts), fields=fields)
 
 
 def _as_record(item: Any) -> dict:
-    """A row for alignment: dicts as they are, a string as {"text": s}, anything else as an empty row."""
+    """A row for alignment: dicts as they are, a string as {"text": s}, anything else as an empty
+    row."""
     if isinstance(item, dict):
         return {str(k): v for k, v in item.items()}
     if isinstance(item, str):
@@ -152,7 +182,8 @@ def _field_order(rows: list[dict]) -> list[str]:
 
 
 def _truth_fields(data_fields: list[str], truth_rows: list[dict]) -> dict[str, str]:
-    """data field -> truth field: by name when every truth field is a data field, else by position."""
+    """data field -> truth field: by name when every truth field is a data field, else by
+    position."""
     truth_fields = _field_order(truth_rows)
     if all(t in data_fields for t in truth_fields):
         return {t: t for t in truth_fields}
@@ -185,18 +216,31 @@ class ImprovementReport:
     accuracy_after: float | None = None
 
     def summary(self) -> dict:
-        """Overall numbers: mean conformity before/after, fields with open issues, rows changed, accuracy."""
+        """Overall numbers: mean conformity before/after, fields with open issues, rows changed,
+        accuracy."""
+
         def mean(side: str) -> float | None:
             scores = [getattr(f, side).conformity for f in self.fields.values() if getattr(f, side)]
             return sum(scores) / len(scores) if scores else None
 
         def dirty(side: str) -> list[str]:
-            return [n for n, f in self.fields.items() if getattr(f, side) and getattr(f, side).open_issue]
+            return [
+                n
+                for n, f in self.fields.items()
+                if getattr(f, side) and getattr(f, side).open_issue
+            ]
 
-        return {"records": self.records, "rows_changed": self.rows_changed, "fields": len(self.fields),
-                "conformity_before": mean("before"), "conformity_after": mean("after"),
-                "open_issues_before": dirty("before"), "open_issues_after": dirty("after"),
-                "accuracy_before": self.accuracy_before, "accuracy_after": self.accuracy_after}
+        return {
+            "records": self.records,
+            "rows_changed": self.rows_changed,
+            "fields": len(self.fields),
+            "conformity_before": mean("before"),
+            "conformity_after": mean("after"),
+            "open_issues_before": dirty("before"),
+            "open_issues_after": dirty("after"),
+            "accuracy_before": self.accuracy_before,
+            "accuracy_after": self.accuracy_after,
+        }
 
     def to_dict(self) -> dict:
         """Plain dict (JSON-ready), with the ``summary()`` under "summary"."""
@@ -217,8 +261,13 @@ class ImprovementReport:
                 right = fmt(getattr(a, attr)) if a else "—"
                 return f"{left}{arrow}{right}"
 
-            row = [name, pair("conformity", pct), pair("type_consistency", pct), pair("distinct", str),
-                   str(f.cells_changed)]
+            row = [
+                name,
+                pair("conformity", pct),
+                pair("type_consistency", pct),
+                pair("distinct", str),
+                str(f.cells_changed),
+            ]
             if self._has_truth():
                 row.append(f"{pct(f.accuracy_before)}{arrow}{pct(f.accuracy_after)}")
             rows.append(row)
@@ -236,7 +285,10 @@ class ImprovementReport:
             name = md_code(row[0], 40, cell=True)
             lines.append("| " + " | ".join([name] + [md_cell(c) for c in row[1:]]) + " |")
         if self._has_truth():
-            lines.append(f"| **all cells** | | | | | {pct(self.accuracy_before)} → {pct(self.accuracy_after)} |")
+            lines.append(
+                f"| **all cells** | | | | | {pct(self.accuracy_before)} → "
+                f"{pct(self.accuracy_after)} |"
+            )
         return "\n".join(lines)
 
     def _title(self, arrow: str) -> str:
@@ -251,6 +303,7 @@ class ImprovementReport:
 
     def _repr_html_(self) -> str:
         """Notebooks: a small HTML table, one row per field, the title as caption."""
+
         def row(cells: list[str], tag: str) -> str:
             return "<tr>" + "".join(f"<{tag}>{html_text(c)}</{tag}>" for c in cells) + "</tr>"
 
@@ -258,8 +311,12 @@ class ImprovementReport:
         if self._has_truth():
             overall = f"{pct(self.accuracy_before)} → {pct(self.accuracy_after)}"
             body.append(row(["all cells", "", "", "", "", overall], "td"))
-        return (f'<table class="recursive-cleaner-improvement"><caption>{html_text(self._title(" → "))}</caption>'
-                f"<thead>{row(self._header(), 'th')}</thead><tbody>{''.join(body)}</tbody></table>")
+        return (
+            "<table "
+            f'class="recursive-cleaner-improvement"><caption>{html_text(self._title(" → "))}</'
+            "caption>"
+            f"<thead>{row(self._header(), 'th')}</thead><tbody>{''.join(body)}</tbody></table>"
+        )
 
     def __str__(self) -> str:
         """Compact plain-text table (what ``print(report)`` shows)."""
@@ -273,25 +330,37 @@ class ImprovementReport:
         return "\n".join([title, *lines])
 
 
-def compare_quality(before: list, after: list, *, expectations: dict | None = None,
-                    truth: list | None = None, csv_strings: bool | None = None) -> ImprovementReport:
-    """Before/after metrics for the same records (same order); ``truth`` = the clean records, aligned by position.
+def compare_quality(
+    before: list,
+    after: list,
+    *,
+    expectations: dict | None = None,
+    truth: list | None = None,
+    csv_strings: bool | None = None,
+) -> ImprovementReport:
+    """Before/after metrics for the same records (same order); ``truth`` = the clean records,
+    aligned by position.
 
     A cell counts as changed when its value or type differs, or when the field is present on only
     one side (a missing row counts all its cells). Accuracy compares each cell with the truth record
     at the same position as exact strings after a light normalisation: None and "" are equal and
-    non-strings are compared as ``str(value)`` (12 == "12", but 12.0 == "12.0" != "12", True == "True").
-    Truth fields are matched by name when every truth field name is a field of the data; otherwise
-    (a CSV with other headers) by position in key order: the i-th field of ``before`` (first-seen
-    order, then fields only ``after`` has) is compared with the i-th field of ``truth``.
+    non-strings are compared as ``str(value)`` (12 == "12", but 12.0 == "12.0" != "12", True ==
+    "True"). Truth fields are matched by name when every truth field name is a field of the data;
+    otherwise (a CSV with other headers) by position in key order: the i-th field of ``before``
+    (first-seen order, then fields only ``after`` has) is compared with the i-th field of ``truth``.
     """
     before, after = list(before or []), list(after or [])
-    if csv_strings is None:  # read from ``before``: numbers written by the functions must not flip it
+    # read from ``before``: numbers written by the functions must not flip it
+    if csv_strings is None:
         csv_strings = strings_only(before)
     q_before = measure_quality(before, expectations, csv_strings=csv_strings)
     q_after = measure_quality(after, expectations, csv_strings=csv_strings)
     rows_b, rows_a = [_as_record(r) for r in before], [_as_record(r) for r in after]
-    names = list(dict.fromkeys([*q_before.fields, *q_after.fields, *_field_order(rows_b), *_field_order(rows_a)]))
+    names = list(
+        dict.fromkeys(
+            [*q_before.fields, *q_after.fields, *_field_order(rows_b), *_field_order(rows_a)]
+        )
+    )
     n_rows = max(len(rows_b), len(rows_a))
     changed = Counter()
     rows_changed = 0
@@ -301,17 +370,29 @@ def compare_quality(before: list, after: list, *, expectations: dict | None = No
         diff = [n for n in names if _cell_changed(old.get(n, _MISSING), new.get(n, _MISSING))]
         changed.update(diff)
         rows_changed += bool(diff)
-    fields = {n: FieldImprovement(field=n, before=q_before.fields.get(n), after=q_after.fields.get(n),
-                                  cells_changed=changed[n],
-                                  spelling_collapse=_collapse(q_before.fields.get(n), q_after.fields.get(n)))
-              for n in names}
+    fields = {
+        n: FieldImprovement(
+            field=n,
+            before=q_before.fields.get(n),
+            after=q_after.fields.get(n),
+            cells_changed=changed[n],
+            spelling_collapse=_collapse(q_before.fields.get(n), q_after.fields.get(n)),
+        )
+        for n in names
+    }
     report = ImprovementReport(records=n_rows, rows_changed=rows_changed, fields=fields)
     truth_rows = [_as_record(r) for r in truth or []]
     if truth is not None and truth_rows:
         right_b = right_a = compared = 0
         for name, truth_name in _truth_fields(names, truth_rows).items():
-            rb, ra = _accuracy(rows_b, truth_rows, name, truth_name), _accuracy(rows_a, truth_rows, name, truth_name)
-            fields[name].accuracy_before, fields[name].accuracy_after = rb / len(truth_rows), ra / len(truth_rows)
+            rb, ra = (
+                _accuracy(rows_b, truth_rows, name, truth_name),
+                _accuracy(rows_a, truth_rows, name, truth_name),
+            )
+            fields[name].accuracy_before, fields[name].accuracy_after = (
+                rb / len(truth_rows),
+                ra / len(truth_rows),
+            )
             right_b, right_a, compared = right_b + rb, right_a + ra, compared + len(truth_rows)
         if compared:
             report.accuracy_before, report.accuracy_after = right_b / compared, right_a / compared

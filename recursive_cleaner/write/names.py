@@ -1,4 +1,5 @@
-"""The module-level names of generated code: what one function's code may bind in cleaning_functions.py.
+"""The module-level names of generated code: what one function's code may bind in
+cleaning_functions.py.
 
 Every function's code is copied into one module, so its module-level names (functions, constants,
 imports) share one namespace with the library's own names and every other function's. The rules
@@ -19,24 +20,35 @@ from typing import Iterable
 from .. import toolkit
 from ..toolkit import PRIMITIVES
 
-__all__ = ["LIBRARY_NAMES", "LIBRARY_PREFIX", "BUILTIN_NAMES", "Binding", "module_bindings", "free_names",
-           "name_problems"]
+__all__ = [
+    "LIBRARY_NAMES",
+    "LIBRARY_PREFIX",
+    "BUILTIN_NAMES",
+    "Binding",
+    "module_bindings",
+    "free_names",
+    "name_problems",
+]
 
 LIBRARY_NAMES: dict[str, str] = {
     "clean_data": "the entry point that calls every function",
     "clean_dataset": "the helper that runs clean_data and then the rules across rows",
-    "CROSS_ROW_STEPS": "the list of rules across rows (dedup, majority, ...), planned only by the library",
+    "CROSS_ROW_STEPS": (
+        "the list of rules across rows (dedup, majority, ...), planned only by the library"
+    ),
 }
 """Module-level names the library itself writes into cleaning_functions.py, and what each is."""
 LIBRARY_PREFIX = "_rc_"
-"""Names starting with this are kept for code the library adds (apply's audit wrapper, the assembly check)."""
+"""Names starting with this are kept for code the library adds (apply's audit wrapper, the assembly
+check)."""
 BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("__"))
 _TOOLKIT = toolkit.__name__
 
 
 @dataclass(frozen=True)
 class Binding:
-    """One module-level name of a piece of code: a function, a constant or an import (and what it imports)."""
+    """One module-level name of a piece of code: a function, a constant or an import (and what it
+    imports)."""
 
     name: str
     kind: str  # "function", "constant" or "import"
@@ -55,21 +67,39 @@ def module_bindings(tree: ast.Module) -> list[Binding]:
             out.append(Binding(node.name, "function", line=node.lineno))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            out += [Binding(n.id, "constant", line=node.lineno) for t in targets for n in ast.walk(t)
-                    if isinstance(n, ast.Name)]
+            out += [
+                Binding(n.id, "constant", line=node.lineno)
+                for t in targets
+                for n in ast.walk(t)
+                if isinstance(n, ast.Name)
+            ]
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.partition(".")[0]
-                out.append(Binding(alias.asname or top, "import", f"module {alias.name if alias.asname else top}",
-                                   node.lineno))
+                out.append(
+                    Binding(
+                        alias.asname or top,
+                        "import",
+                        f"module {alias.name if alias.asname else top}",
+                        node.lineno,
+                    )
+                )
         elif isinstance(node, ast.ImportFrom):
-            out += [Binding(a.asname or a.name, "import", f"{'.' * node.level}{node.module or ''}.{a.name}",
-                            node.lineno) for a in node.names]
+            out += [
+                Binding(
+                    a.asname or a.name,
+                    "import",
+                    f"{'.' * node.level}{node.module or ''}.{a.name}",
+                    node.lineno,
+                )
+                for a in node.names
+            ]
     return out
 
 
 def free_names(tree: ast.Module) -> dict[str, int]:
-    """Names the code reads but binds nowhere (not builtins, not in annotations), with the first line each."""
+    """Names the code reads but binds nowhere (not builtins, not in annotations), with the first
+    line each."""
     bound: set[str] = set()
     skip: set[int] = set()
     for node in ast.walk(tree):
@@ -95,29 +125,45 @@ def free_names(tree: ast.Module) -> dict[str, int]:
             skip.update(id(n) for n in ast.walk(node.annotation))
     free: dict[str, int] = {}
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in skip
-                and node.id not in bound and node.id not in BUILTIN_NAMES and not node.id.startswith("__")):
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in skip
+            and node.id not in bound
+            and node.id not in BUILTIN_NAMES
+            and not node.id.startswith("__")
+        ):
             free.setdefault(node.id, node.lineno)
     return dict(sorted(free.items(), key=lambda item: item[1]))
 
 
 def _own_problem(b: Binding) -> str | None:
     if b.name in LIBRARY_NAMES:
-        return (f"`{b.name}` is {LIBRARY_NAMES[b.name]}; the library writes it into cleaning_functions.py "
-                "itself, so generated code may not define or import it")
+        return (
+            f"`{b.name}` is {LIBRARY_NAMES[b.name]}; the library writes it into "
+            "cleaning_functions.py "
+            "itself, so generated code may not define or import it"
+        )
     if b.name.startswith(LIBRARY_PREFIX):
         return f"names starting with `{LIBRARY_PREFIX}` are kept for the library; rename `{b.name}`"
     if b.name in BUILTIN_NAMES:
-        return (f"`{b.name}` is a Python builtin; a module-level name `{b.name}` would change what `{b.name}` "
-                "means for every function in the file, so give yours another name")
+        return (
+            f"`{b.name}` is a Python builtin; a module-level name `{b.name}` would change what "
+            f"`{b.name}` "
+            "means for every function in the file, so give yours another name"
+        )
     if b.name in PRIMITIVES and not (b.kind == "import" and b.target == f"{_TOOLKIT}.{b.name}"):
-        return (f"`{b.name}` is a toolkit helper's name; import the helper (`from {_TOOLKIT} import {b.name}`) "
-                "or give yours another name")
+        return (
+            f"`{b.name}` is a toolkit helper's name; import the helper (`from {_TOOLKIT} import "
+            f"{b.name}`) "
+            "or give yours another name"
+        )
     return None
 
 
 def name_problems(code: str, others: Iterable[dict] = ()) -> list[str]:
-    """Why the module-level names of ``code`` cannot join ``others`` (accepted functions) in one file; [] if they can."""
+    """Why the module-level names of ``code`` cannot join ``others`` (accepted functions) in one
+    file; [] if they can."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -131,12 +177,17 @@ def name_problems(code: str, others: Iterable[dict] = ()) -> list[str]:
             problems.append(f"Line {b.line}: {problem}.")
         first = seen.setdefault(b.name, b)
         if first is not b and not _same_import(first, b):
-            problems.append(f"Line {b.line}: `{b.name}` is bound twice at module level (lines {first.line} and "
-                            f"{b.line}); use one name for one thing.")
+            problems.append(
+                f"Line {b.line}: `{b.name}` is bound twice at module level (lines {first.line} and "
+                f"{b.line}); use one name for one thing."
+            )
     for name, line in free_names(tree).items():
-        problems.append(f"Line {line}: `{name}` is used but neither defined nor imported in this code; a function "
-                        "may only use its own names, its imports and builtins (other functions' names are not "
-                        "shared).")
+        problems.append(
+            f"Line {line}: `{name}` is used but neither defined nor imported in this code; a "
+            "function "
+            "may only use its own names, its imports and builtins (other functions' names are not "
+            "shared)."
+        )
     taken: dict[str, tuple[str, Binding]] = {}
     for other in others:
         try:
@@ -147,8 +198,11 @@ def name_problems(code: str, others: Iterable[dict] = ()) -> list[str]:
     for b in mine:
         if b.name in taken and not _same_import(taken[b.name][1], b):
             owner, theirs = taken[b.name]
-            problems.append(f"Line {b.line}: `{b.name}` is already {theirs.describe()} by the accepted function "
-                            f"`{owner}`; every function's names share one file, so give yours another name.")
+            problems.append(
+                f"Line {b.line}: `{b.name}` is already {theirs.describe()} by the accepted "
+                "function "
+                f"`{owner}`; every function's names share one file, so give yours another name."
+            )
     return list(dict.fromkeys(problems))
 
 

@@ -12,8 +12,15 @@ from typing import Any
 
 from ..errors import OutputError, StateFileError
 
-__all__ = ["STATE_VERSION", "save_state", "load_state", "atomic_write_text", "new_file_mode", "check_output_path",
-           "make_parent"]
+__all__ = [
+    "STATE_VERSION",
+    "save_state",
+    "load_state",
+    "atomic_write_text",
+    "new_file_mode",
+    "check_output_path",
+    "make_parent",
+]
 
 STATE_VERSION = "0.2.0"
 _REQUIRED = {
@@ -37,8 +44,9 @@ def new_file_mode(target: str | os.PathLike) -> int:
 
 
 def check_output_path(path: str | os.PathLike) -> None:
-    """OutputError unless ``path`` can be written as a regular file: it is absent or a regular file (not a symlink,
-    folder, FIFO or device), and the nearest existing folder above it is a folder, not a plain file."""
+    """OutputError unless ``path`` can be written as a regular file: it is absent or a regular file
+    (not a symlink, folder, FIFO or device), and the nearest existing folder above it is a folder,
+    not a plain file."""
     target = Path(path)
     try:
         info = os.lstat(target)
@@ -47,10 +55,14 @@ def check_output_path(path: str | os.PathLike) -> None:
     except OSError as exc:
         raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     if info is not None and stat.S_ISLNK(info.st_mode):
-        raise OutputError(f"{target} is a symbolic link: the library does not write through links "
-                          "(remove it or choose another path)")
+        raise OutputError(
+            f"{target} is a symbolic link: the library does not write through links "
+            "(remove it or choose another path)"
+        )
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise OutputError(f"{target} is not a regular file: it is not written (choose another path)")
+        raise OutputError(
+            f"{target} is not a regular file: it is not written (choose another path)"
+        )
     folder = target.absolute().parent
     while True:
         try:
@@ -64,7 +76,8 @@ def check_output_path(path: str | os.PathLike) -> None:
 
 
 def make_parent(path: str | os.PathLike) -> None:
-    """Create the folder of ``path`` (checked first: ``check_output_path``); OutputError naming it on failure."""
+    """Create the folder of ``path`` (checked first: ``check_output_path``); OutputError naming it
+    on failure."""
     target = Path(path)
     check_output_path(target)
     try:
@@ -76,10 +89,10 @@ def make_parent(path: str | os.PathLike) -> None:
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one.
 
-    The mode is the existing file's, else 0o666 minus the umask like any other tool (0644 under 022).
-    ``path`` must be absent or a regular file (``check_output_path``: a symlink is never written
-    through or replaced); the temporary file beside it is created new (``mkstemp``: O_EXCL, no
-    link followed) and removed on any failure.
+    The mode is the existing file's, else 0o666 minus the umask like any other tool (0644 under
+    022). ``path`` must be absent or a regular file (``check_output_path``: a symlink is never
+    written through or replaced); the temporary file beside it is created new (``mkstemp``: O_EXCL,
+    no link followed) and removed on any failure.
     """
     target = Path(path)
     make_parent(target)
@@ -96,7 +109,8 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, OSError) and not isinstance(exc, OutputError):  # disk full, a file-size limit, ...
+        # disk full, a file-size limit, ...
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
             raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
     try:  # make the rename itself durable
@@ -116,7 +130,8 @@ def save_state(path: str | os.PathLike, state: dict[str, Any]) -> None:
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:
-    """Read and check a state file; FileNotFoundError if absent, StateFileError (a ValueError) if unusable."""
+    """Read and check a state file; FileNotFoundError if absent, StateFileError (a ValueError) if
+    unusable."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"state file not found: {p}")
@@ -130,11 +145,20 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
         raise StateFileError(f"state file {p} must hold a JSON object")
     for key, kind in _REQUIRED.items():
         if not isinstance(data.get(key), kind):
-            raise StateFileError(f"state file {p} is missing '{key}' (or it is not a {kind.__name__})")
+            raise StateFileError(
+                f"state file {p} is missing '{key}' (or it is not a {kind.__name__})"
+            )
     major = data["version"].split(".")[0]
     if major != STATE_VERSION.split(".")[0]:
-        raise StateFileError(f"state file {p} has version {data['version']}; this library reads {STATE_VERSION}")
+        raise StateFileError(
+            f"state file {p} has version {data['version']}; this library reads {STATE_VERSION}"
+        )
     for i, f in enumerate(data["functions"]):
-        if not (isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("name", "docstring", "code"))):
-            raise StateFileError(f"state file {p}: functions[{i}] needs string name, docstring and code")
+        if not (
+            isinstance(f, dict)
+            and all(isinstance(f.get(k), str) for k in ("name", "docstring", "code"))
+        ):
+            raise StateFileError(
+                f"state file {p}: functions[{i}] needs string name, docstring and code"
+            )
     return data

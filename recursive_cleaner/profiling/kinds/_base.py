@@ -22,27 +22,33 @@ class Candidate:
         return getattr(toolkit, self.primitive)(value, *self.args, **dict(self.kwargs))
 
     def arguments(self) -> str:
-        """", 'kg', digits=2": the arguments after the value, as Python literals."""
-        return "".join(f", {a!r}" for a in self.args) + "".join(f", {k}={v!r}" for k, v in self.kwargs)
+        """ ", 'kg', digits=2": the arguments after the value, as Python literals."""
+        return "".join(f", {a!r}" for a in self.args) + "".join(
+            f", {k}={v!r}" for k, v in self.kwargs
+        )
 
     def call(self) -> str:
         return f"{self.primitive}(value{self.arguments()})"
 
 
 class Kind:
-    """One field kind: its name, the toolkit primitive that writes it, what conforms, how it is described.
+    """One field kind: its name, the toolkit primitive that writes it, what conforms, how it is
+    described.
 
     A subclass sets the class attributes and overrides ``conforms`` (``describe`` when the allowed
-    values change the words, ``candidates`` when its primitive takes parameters); ``register(instance)`` adds it. ``conforms`` is only asked
-    about a present value (None and "" are missing: they conform to every kind).
+    values change the words, ``candidates`` when its primitive takes parameters);
+    ``register(instance)`` adds it. ``conforms`` is only asked about a present value (None and ""
+    are missing: they conform to every kind).
     """
 
     name: str = ""
     primitive: str = ""  # the toolkit call that turns values into this kind ("" for none)
     priority: int = 100  # when one field collects several kinds, the lowest wins
-    menu: str = ""  # how the model's draft menu shows it ("date (YYYY-MM-DD)"); "" keeps it off the menu
+    # how the model's draft menu shows it ("date (YYYY-MM-DD)"); "" keeps it off the menu
+    menu: str = ""
     noun: str = "values"  # what the profile calls the values ("dates")
-    words: str = ""  # the short noun phrase of ``describe`` when the allowed values do not change it
+    # the short noun phrase of ``describe`` when the allowed values do not change it
+    words: str = ""
 
     def describe(self, allowed: tuple[str, ...], csv_strings: bool = False) -> str:
         """A short noun phrase for the format: 'ISO dates (YYYY-MM-DD)'."""
@@ -52,10 +58,16 @@ class Kind:
         """Whether one present value has the format."""
         return False
 
-    def candidates(self, allowed: tuple[str, ...], strings: list[str], words: str,
-                   examples: tuple[tuple[str, str], ...]) -> list[Candidate]:
-        """The toolkit calls that write this kind, with the parameters the field's data (``strings``), the goals'
-        ``words`` about it and its ``examples`` call for, in the order to try them."""
+    def candidates(
+        self,
+        allowed: tuple[str, ...],
+        strings: list[str],
+        words: str,
+        examples: tuple[tuple[str, str], ...],
+    ) -> list[Candidate]:
+        """The toolkit calls that write this kind, with the parameters the field's data
+        (``strings``), the goals' ``words`` about it and its ``examples`` call for, in the order to
+        try them."""
         return [Candidate(self.primitive)] if self.primitive else []
 
     def __repr__(self) -> str:

@@ -1,5 +1,6 @@
-"""Kinds of codes: phone numbers (E.164), e-mail addresses, country and US state codes (``allowed = ("lower",)``
-for lower case), a list of allowed values (``enum``), and the form of the goals' examples (``shape``)."""
+"""Kinds of codes: phone numbers (E.164), e-mail addresses, country and US state codes (``allowed =
+("lower",)`` for lower case), a list of allowed values (``enum``), and the form of the goals'
+examples (``shape``)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,12 @@ class Email(Kind):
 
 
 class Enum(Kind):
-    name, primitive, priority, menu = "enum", "closest_value", 8, "enum (one of a fixed list of values)"
+    name, primitive, priority, menu = (
+        "enum",
+        "closest_value",
+        8,
+        "enum (one of a fixed list of values)",
+    )
 
     def describe(self, allowed, csv_strings=False) -> str:
         shown = ", ".join(repr(a) for a in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
@@ -46,7 +52,8 @@ class Enum(Kind):
             return []
         out = [Candidate("closest_value", (list(allowed),))]
         aliases = {a: b for a, b in examples if b in allowed and a not in allowed}
-        if aliases:  # the goals' examples as spellings of the values: "high" is H, "Ops" is Operations
+        # the goals' examples as spellings of the values: "high" is H, "Ops" is Operations
+        if aliases:
             out.append(Candidate("closest_value", (list(allowed),), (("aliases", aliases),)))
         return out
 
@@ -67,7 +74,12 @@ class _Codes(Kind):
 
 
 class CountryAlpha2(_Codes):
-    name, primitive, priority, menu = "country_alpha2", "to_country_code", 6, "country_alpha2 (US, GB)"
+    name, primitive, priority, menu = (
+        "country_alpha2",
+        "to_country_code",
+        6,
+        "country_alpha2 (US, GB)",
+    )
     codes, words = COUNTRY_CODES, "ISO 3166-1 alpha-2 country codes"
     upper_words, lower_words = " (US, GB)", " in lower case (us, gb)"
 
@@ -79,8 +91,9 @@ class UsState(_Codes):
 
 
 class Shape(Kind):
-    """``allowed``: the goals' example outputs; a value conforms when it has the shape of one (letters as a/A,
-    digits as 9). Not on the draft's menu: a shape comes from the goals' examples."""
+    """``allowed``: the goals' example outputs; a value conforms when it has the shape of one
+    (letters as a/A, digits as 9). Not on the draft's menu: a shape comes from the goals'
+    examples."""
 
     name, primitive, priority = "shape", "to_shape", 16
 
@@ -88,10 +101,17 @@ class Shape(Kind):
         return "the form of the goals' examples (" + ", ".join(repr(a) for a in allowed[:3]) + ")"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
-        return value_shape(value if isinstance(value, str) else str(value)) in {value_shape(a) for a in allowed}
+        return value_shape(value if isinstance(value, str) else str(value)) in {
+            value_shape(a) for a in allowed
+        }
 
     def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
         out = [Candidate("to_shape", (b,)) for b in allowed]
-        if examples and not any(c.isdigit() for a, b in examples for c in a + b):  # words: their case, the examples
-            out += [Candidate(p) for p in ("title_case_name", "to_lower", "to_upper", "normalize_whitespace")]  # decide
+        # words: their case, the examples
+        if examples and not any(c.isdigit() for a, b in examples for c in a + b):
+            # decide
+            out += [
+                Candidate(p)
+                for p in ("title_case_name", "to_lower", "to_upper", "normalize_whitespace")
+            ]
         return out

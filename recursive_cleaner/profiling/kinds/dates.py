@@ -1,4 +1,5 @@
-"""Kinds of dates and times: ISO dates, timestamps (ISO 8601, or the one form the goals write), 24- and 12-hour times."""
+"""Kinds of dates and times: ISO dates, timestamps (ISO 8601, or the one form the goals write), 24-
+and 12-hour times."""
 
 from __future__ import annotations
 
@@ -13,29 +14,40 @@ from ._values import form_template, real_date
 __all__ = ["Date", "DateTime", "Time", "Time12", "dayfirst_from_words"]
 
 _DAY_FIRST = re.compile(r"\bday[\s-]*first\b|\bdd\s*[/.\-]\s*mm\b|\bday\s*[/,.]\s*month\b", re.I)
-_MONTH_FIRST = re.compile(r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*[/,.]\s*day\b", re.I)
+_MONTH_FIRST = re.compile(
+    r"\bmonth[\s-]*first\b|\bmm\s*[/.\-]\s*dd\b|\bmonth\s*[/,.]\s*day\b", re.I
+)
 _ISO_TEMPLATE = re.compile(r"\byyyy\s*[/.\-]\s*mm\s*[/.\-]\s*dd\b", re.I)
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ISO_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_ISO_DATETIME = re.compile(
+    r"(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?")
 _TIME12 = re.compile(r"(1[0-2]|[1-9]):[0-5]\d [ap]\.m\.")
 
 
 def dayfirst_from_words(words: str) -> bool | None:
-    """True when the goals' words about the field say day first ("DD/MM/YYYY"), False for month first, else None."""
+    """True when the goals' words about the field say day first ("DD/MM/YYYY"), False for month
+    first, else None."""
     words = _ISO_TEMPLATE.sub(" ", words or "")  # the MM-DD of YYYY-MM-DD is no order of the input
     day, month = bool(_DAY_FIRST.search(words)), bool(_MONTH_FIRST.search(words))
     return day if day != month else None
 
 
-def _date_candidates(primitive: str, form: tuple, strings: list[str], words: str) -> list[Candidate]:
+def _date_candidates(
+    primitive: str, form: tuple, strings: list[str], words: str
+) -> list[Candidate]:
     """Day first or month first: the goals' words, else a value such as 25/03, else month first."""
     order = dayfirst_from_words(words)
     order = toolkit.infer_dayfirst(strings) if order is None else order
-    day, plain = Candidate(primitive, kwargs=(("dayfirst", True),) + form), Candidate(primitive, kwargs=form)
+    day, plain = (
+        Candidate(primitive, kwargs=(("dayfirst", True),) + form),
+        Candidate(primitive, kwargs=form),
+    )
     if order:
-        return [day, plain]  # the goals say day first: so for the whole file, whatever this chunk holds
+        # the goals say day first: so for the whole file, whatever this chunk holds
+        return [day, plain]
     if all(day.run(v) == plain.run(v) for v in strings):
         return [plain]  # no value where the order matters: the plain call
     return [plain, day]
@@ -53,7 +65,8 @@ class Date(Kind):
 
 
 class DateTime(Kind):
-    """ISO 8601 timestamps; with ``allowed = (form,)`` exactly that strftime form ("%Y-%m-%d %H:%M")."""
+    """ISO 8601 timestamps; with ``allowed = (form,)`` exactly that strftime form ("%Y-%m-%d
+    %H:%M")."""
 
     name, primitive, priority = "datetime", "to_iso_datetime", 1
     menu, noun = "datetime (YYYY-MM-DDTHH:MM:SS)", "timestamps"
@@ -75,11 +88,19 @@ class DateTime(Kind):
         return bool(m) and real_date(m.group(1))
 
     def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
-        return _date_candidates(self.primitive, (("form", allowed[0]),) if allowed else (), strings, words)
+        return _date_candidates(
+            self.primitive, (("form", allowed[0]),) if allowed else (), strings, words
+        )
 
 
 class Time(Kind):
-    name, primitive, priority, menu, noun = "time", "to_time_24h", 4, "time (24-hour HH:MM)", "times"
+    name, primitive, priority, menu, noun = (
+        "time",
+        "to_time_24h",
+        4,
+        "time (24-hour HH:MM)",
+        "times",
+    )
     words = "24-hour times (HH:MM)"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:

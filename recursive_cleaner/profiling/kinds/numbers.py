@@ -1,4 +1,5 @@
-"""Kinds of numbers: plain numbers, integers (markers in ``allowed``: ``whole_as_int``, ``no_leading_zeros``), booleans."""
+"""Kinds of numbers: plain numbers, integers (markers in ``allowed``: ``whole_as_int``,
+``no_leading_zeros``), booleans."""
 
 from __future__ import annotations
 
@@ -37,46 +38,68 @@ def _value_units(values: list) -> dict[str, set[str]]:
 
 
 def _unit_key(text: str) -> str:
-    """One key per unit size ("kg", "kgs", "Kilograms" -> the same): the value of 1 of it in grams/metres/litres."""
-    size = toolkit.to_unit("1 " + text, {"mass": "g", "length": "m", "volume": "l"}[toolkit.unit_dimension(text)])
+    """One key per unit size ("kg", "kgs", "Kilograms" -> the same): the value of 1 of it in
+    grams/metres/litres."""
+    size = toolkit.to_unit(
+        "1 " + text, {"mass": "g", "length": "m", "volume": "l"}[toolkit.unit_dimension(text)]
+    )
     return repr(size)
 
 
 _ARROW_BEFORE = re.compile(r"(?:->|→|=>)\s*$")
-_FACTOR_AFTER = re.compile(r"\s*(?:/|\*|×|x\b|times\b|divided\b|multiplied\b)\s*\(?\d", re.I)  # "g / 1000"
+# "g / 1000"
+_FACTOR_AFTER = re.compile(r"\s*(?:/|\*|×|x\b|times\b|divided\b|multiplied\b)\s*\(?\d", re.I)
 
 
 def target_units(words: str, dimension: str, used: set[str] = frozenset()) -> list[str]:
-    """The units of ``dimension`` the goals' words name, most likely target first ("to kg", "-> kg", "in kg", then
-    others; a unit the words give a factor for, "lb x 0.4536", is a source: last)."""
+    """The units of ``dimension`` the goals' words name, most likely target first ("to kg", "-> kg",
+    "in kg", then others; a unit the words give a factor for, "lb x 0.4536", is a source: last)."""
     found: list[tuple[int, int, str]] = []
     text = words or ""
     tokens = list(_UNIT_WORD.finditer(text))
     for i, m in enumerate(tokens):
         token = m.group()
-        if toolkit.unit_dimension(token) != dimension or token.lower() in _NOT_UNITS or \
-                (len(token) == 1 and token.lower() not in ("g", "l", "m")):
+        if (
+            toolkit.unit_dimension(token) != dimension
+            or token.lower() in _NOT_UNITS
+            or (len(token) == 1 and token.lower() not in ("g", "l", "m"))
+        ):
             continue
         before = tokens[i - 1].group().lower() if i else ""
-        rank = (0 if before in _TO or _ARROW_BEFORE.search(text, 0, m.start()) else 4 if _FACTOR_AFTER.match(text, m.end())
-                else 1 if before in _IN else 2 if _unit_key(token) not in used else 3)
+        rank = (
+            0
+            if before in _TO or _ARROW_BEFORE.search(text, 0, m.start())
+            else 4
+            if _FACTOR_AFTER.match(text, m.end())
+            else 1
+            if before in _IN
+            else 2
+            if _unit_key(token) not in used
+            else 3
+        )
         found.append((rank, i, token))
     return list(dict.fromkeys(token for _, _, token in sorted(found)))
 
 
-_DECIMALS_SAID = re.compile(r"\b(\d|zero|one|two|three|four|five|six)[\s-]*(?:decimals?|decimal places?|places?|dp|"
-                            r"d\.p\.|digits? after(?: the (?:decimal )?(?:point|comma))?)(?!\w)", re.I)
+_DECIMALS_SAID = re.compile(
+    r"\b(\d|zero|one|two|three|four|five|six)[\s-]*(?:decimals?|decimal places?|places?|dp|"
+    r"d\.p\.|digits? after(?: the (?:decimal )?(?:point|comma))?)(?!\w)",
+    re.I,
+)
 
 
 def decimals_said(words: str) -> list[int]:
-    """The numbers of decimals the words name, in order ("2 decimals", "one decimal place", "1 dp")."""
-    return [toolkit.words_to_number(m.group(1).lower()) if m.group(1).isalpha() else int(m.group(1))
-            for m in _DECIMALS_SAID.finditer(words or "")]
+    """The numbers of decimals the words name, in order ("2 decimals", "one decimal place", "1
+    dp")."""
+    return [
+        toolkit.words_to_number(m.group(1).lower()) if m.group(1).isalpha() else int(m.group(1))
+        for m in _DECIMALS_SAID.finditer(words or "")
+    ]
 
 
 def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]:
-    """The numbers of decimals the examples' numeric outputs are written with, and the goals' words name ("2 decimals",
-    "one decimal place"), to round a conversion to."""
+    """The numbers of decimals the examples' numeric outputs are written with, and the goals' words
+    name ("2 decimals", "one decimal place"), to round a conversion to."""
     out = set(decimals_said(words))
     for _, b in examples:
         m = _DECIMALS.fullmatch(b.strip())
@@ -85,11 +108,16 @@ def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]
     return sorted(out)
 
 
-def _number_candidates(kind: str, allowed: tuple, strings: list, words: str, examples: tuple) -> list[Candidate]:
-    """The decimal mark the values use, the unit the goals name for values with units, counts and number words."""
+def _number_candidates(
+    kind: str, allowed: tuple, strings: list, words: str, examples: tuple
+) -> list[Candidate]:
+    """The decimal mark the values use, the unit the goals name for values with units, counts and
+    number words."""
     whole = (("whole_as_int", True),) if "whole_as_int" in allowed else ()
     decimal = toolkit.infer_decimal(strings)
-    if decimal and all(toolkit.to_number(v, decimal=decimal) == toolkit.to_number(v) for v in strings):
+    if decimal and all(
+        toolkit.to_number(v, decimal=decimal) == toolkit.to_number(v) for v in strings
+    ):
         decimal = None  # every value reads the same either way: the plain call
     marks = ((("decimal", decimal),) if decimal else ()), ()
     out: list[Candidate] = []
@@ -101,16 +129,23 @@ def _number_candidates(kind: str, allowed: tuple, strings: list, words: str, exa
                     kw = ((("digits", digits),) if digits is not None else ()) + mark
                     out.append(Candidate("to_unit", (target,), kw))
     if any(len(used) > 1 for used in units.values()):
-        return out  # grams and pounds: a bare number would mix them, only a conversion may fix these
+        # grams and pounds: a bare number would mix them, only a conversion may fix these
+        return out
     if kind == "integer":
         out += [Candidate("to_int"), Candidate("to_count")]
         out += [Candidate("to_number", kwargs=(("integer", True),) + mark) for mark in marks]
     else:
         out += [Candidate("to_number", kwargs=whole + mark) for mark in marks]
     out += [Candidate("words_to_number"), Candidate("to_count"), Candidate("strip_units")]
-    if any(_SCALE_WORD.search(a) for a, _ in examples):  # "52k" -> 52000: the examples ask to read multipliers
-        out += [Candidate("to_number", kwargs=(("integer", True), ("scaled", True)) + mark) for mark in marks] + [
-            Candidate("to_number", kwargs=(("whole_as_int", True), ("scaled", True)) + mark) for mark in marks]
+    # "52k" -> 52000: the examples ask to read multipliers
+    if any(_SCALE_WORD.search(a) for a, _ in examples):
+        out += [
+            Candidate("to_number", kwargs=(("integer", True), ("scaled", True)) + mark)
+            for mark in marks
+        ] + [
+            Candidate("to_number", kwargs=(("whole_as_int", True), ("scaled", True)) + mark)
+            for mark in marks
+        ]
     return out
 
 
@@ -122,11 +157,17 @@ class _Numeric(Kind):
             return False
         if "whole_as_int" in allowed and _WHOLE_WITH_FRACTION.fullmatch(str(value)):
             return False  # 12.0 or "12.0" where the goals want 12
-        if "no_leading_zeros" in allowed and isinstance(value, str) and _LEADING_ZERO.fullmatch(value.strip()):
+        if (
+            "no_leading_zeros" in allowed
+            and isinstance(value, str)
+            and _LEADING_ZERO.fullmatch(value.strip())
+        ):
             return False  # "01907" where the goals want 1907
         if noisy(value):
             return False  # 0.052000000000000005: floating-point noise is not a number's plain form
-        if isinstance(value, int) or (self.name == "number" and isinstance(value, float) and math.isfinite(value)):
+        if isinstance(value, int) or (
+            self.name == "number" and isinstance(value, float) and math.isfinite(value)
+        ):
             return True
         return csv_strings and isinstance(value, str) and bool(self.pattern.fullmatch(value))
 
@@ -138,9 +179,15 @@ class Number(_Numeric):
     name, primitive, priority, menu, noun = "number", "to_number", 11, "number", "numbers"
 
     def describe(self, allowed, csv_strings=False) -> str:
-        return (("plain numbers (12.5)" if csv_strings else "numbers (not text)")
-                + (", whole ones without a decimal part (12, not 12.0)" if "whole_as_int" in allowed else "")
-                + (", without leading zeros" if "no_leading_zeros" in allowed else ""))
+        return (
+            ("plain numbers (12.5)" if csv_strings else "numbers (not text)")
+            + (
+                ", whole ones without a decimal part (12, not 12.0)"
+                if "whole_as_int" in allowed
+                else ""
+            )
+            + (", without leading zeros" if "no_leading_zeros" in allowed else "")
+        )
 
 
 class Integer(_Numeric):
@@ -148,7 +195,9 @@ class Integer(_Numeric):
     pattern = _PLAIN_INT
 
     def describe(self, allowed, csv_strings=False) -> str:
-        return "plain integers" + (" without leading zeros (1907, not 01907)" if "no_leading_zeros" in allowed else "")
+        return "plain integers" + (
+            " without leading zeros (1907, not 01907)" if "no_leading_zeros" in allowed else ""
+        )
 
 
 class Bool(Kind):

@@ -1,4 +1,5 @@
-"""Kinds of text: Title Case, lower and upper case, trimmed text, and ``as_is`` (leave it as it is)."""
+"""Kinds of text: Title Case, lower and upper case, trimmed text, and ``as_is`` (leave it as it
+is)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,23 @@ def _title_word(word: str) -> bool:
 
 
 class TitleCase(Kind):
-    name, primitive, priority, menu, words = "title_case", "title_case_name", 12, "title_case", \
-        "Title Case with single spaces"
+    name, primitive, priority, menu, words = (
+        "title_case",
+        "title_case_name",
+        12,
+        "title_case",
+        "Title Case with single spaces",
+    )
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         if not isinstance(value, str) or not clean_whitespace(value):
             return False
         words = value.split(" ")
         capital = any(w[:1].isupper() and any(c.islower() for c in w) for w in words)
-        return all(_title_word(w) or (capital and w.isalpha() and w.islower() and len(w) <= 3) for w in words)
+        return all(
+            _title_word(w) or (capital and w.isalpha() and w.islower() and len(w) <= 3)
+            for w in words
+        )
 
 
 class Lower(Kind):
@@ -44,7 +53,12 @@ class Upper(Kind):
 
 
 class Text(Kind):
-    name, primitive, priority, menu = "text", "normalize_whitespace", 15, "text (trimmed, single spaces)"
+    name, primitive, priority, menu = (
+        "text",
+        "normalize_whitespace",
+        15,
+        "text (trimmed, single spaces)",
+    )
     words = "trimmed text with single spaces"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
@@ -54,7 +68,13 @@ class Text(Kind):
 class AsIs(Kind):
     """The goals say to leave the field as it is: every value conforms, nothing to fix."""
 
-    name, primitive, priority, menu, words = "as_is", "", 17, "as_is (leave it as it is)", "left as it is"
+    name, primitive, priority, menu, words = (
+        "as_is",
+        "",
+        17,
+        "as_is (leave it as it is)",
+        "left as it is",
+    )
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return True

@@ -1,0 +1,356 @@
+"""The goals' text, by rules: blocks (a bullet with its continuation lines, a heading line, a
+paragraph), clauses (sentences and ``;`` parts: ``goal_sentences``), and the format words and value
+lists a clause names (``detect_kinds``, ``enum_values``). ``instructions`` ties them to fields.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+__all__ = [
+    "goal_sentences",
+    "goal_blocks",
+    "goal_clauses",
+    "detect_kinds",
+    "enum_values",
+    "paren_enum",
+    "ENUM_TRIGGER",
+    "AS_IS_WORDS",
+]
+
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
+# what clauses looks back at: never the whole block
+_LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
+
+_KEEP_DATE = re.compile(
+    r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I
+)
+
+AS_IS_WORDS = (
+    r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|"
+    r"leave) (?:\w+ ){0,2}alone"
+)
+
+_PATTERNS = [
+    (kind, re.compile(rx, re.I))
+    for kind, rx in (
+        ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
+        ("phone_e164", r"\be\.?\s?164\b"),
+        ("date", r"iso[\s-]*8601|yyyy-mm-dd|\biso[\s-]+dates?\b"),
+        ("time12", r"(?<!\w)[ap]\.m\.|\bam/pm\b|\b12[\s-]?hour"),
+        ("time", r"\bhh:mm(?::ss)?\b|\b24[\s-]?hours?\b|\b24h\b|military time"),
+        ("email", r"\bvalid e-?mail|\be-?mail address(?:es)?\b"),
+        ("country_alpha2", r"alpha[\s-]?2|iso[\s-]*3166|(?:two|2)[\s-]letter country"),
+        (
+            "us_state",
+            r"\bstate codes?\b|(?:two|2)[\s-]letter (?:us |u\.s\. )?state|state abbreviations?",
+        ),
+        (
+            "code2",
+            r"(?:two|2)[\s-]letter(?:\s+\w+)?\s+(?:codes?|abbreviations?)|(?:two|2)[\s-]letters\b",
+        ),
+        ("yesno", r"[\"'“]?\byes[\"'”]?\s*(?:/|or)\s*[\"'“]?no\b[\"'”]?"),  # yes/no, "yes" or "no"
+        ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
+        (
+            "integer",
+            r"\bintegers?\b|whole numbers?|\bint\b|\b(?:digits|numbers) only\b|\bonly (?:digits|"
+            r"numbers)\b",
+        ),
+        (
+            "number",
+            r"\bnumeric\b|\bdecimals?\b|\bnot (?:a )?(?:text|string)\b|\bfloat(?:ing[\s-]point)?\b|"
+            r"\b(?:a|as|plain|real|be|are)\s+(?:plain\s+|real\s+|decimal\s+)?numbers?\b|"
+            r"\b(?:just|only)(?: \w+){0,2} the number(?: of \w+)?\b",
+        ),
+        # a marker, not a kind: whole numbers written without a decimal part ("12.0" -> 12, 16.9
+        # stays)
+        (
+            "whole",
+            r"(?:no|without(?: a| the)?|drop(?: the)?|remove(?: "
+            r"the)?)\s+(?:trailing\s+)?[\"'“]?\.0\b|"
+            # an example: "12.0 oz." becomes 12, ... are all 12
+            r"[\"“]\s*\d+\.0\b[^\"”\n]{0,24}[\"”]\s*"
+            r"(?:are\s+all|all\s+become|becomes?|is|are|->|→|=>|=|"
+            r"turns?\s+into)\s*[\"“]?\d+(?![.\d])|"
+            # "like 12 or 16": whole
+            r"\b(?:like|e\.g\.,?|such as)\s+\d+(?:\s*(?:,|or|and)\s*\d+)+\b(?![.\d])",
+        ),
+        # a marker: integers written without leading zeros ("01907" -> 1907)
+        (
+            "nolead",
+            r"(?:no|without|drop(?: the)?|remove(?: the)?|"
+            r"strip(?: the)?)\s+(?:any\s+)?leading\s+zeros?",
+        ),
+        ("title_case", r"title[\s-]?case|\bcapitali[sz]ed\b|\bproper[\s-]?case\b"),
+        ("upper", r"upper[\s-]?case|\ball caps\b|capital letters"),
+        ("lower", r"lower[\s-]?case"),
+        (
+            "text",
+            r"\btrim(?:med)?\b|\bstrip(?:ped)?\b|leading (?:and |or |/ ?)?trailing|extra spaces|"
+            r"single spaces?|"
+            r"double spaces|whitespace",
+        ),
+        # "Leave beer_name and style as they are"
+        ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{AS_IS_WORDS}|alone\b)"),
+        (
+            "as_is",
+            r"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|"
+            rf"precisely))?\s*(?:{AS_IS_WORDS}|"
+            # "emp_id and notes stay exactly as they
+            r"unchanged\b|untouched\b|intact\b|alone\b|(?=[,.;)!]|$))",
+        ),
+        # are", "whatever is in it stays", "the notes column stays untouched"
+        ("as_is", r"\bhands[\s-]off\b"),  # "sample ids + tech comments: hands off"
+        (
+            "as_is",
+            r"\b(?:read[\s-]only|out of scope|(?:must|should|may|shall|can)\s*(?:not|"
+            r"n'?t)\s+(?:be\s+)?(?:changed|"
+            r"change|touched|touch|modified|modify|edited|edit|altered|alter|rewritten|"
+            r"reformatted)|(?:is|are) fine as "
+            # "emp_id and notes are read-only", "must not change: bin"
+            r"(?:it|they) (?:is|are))\b(?:\s*:[^.;]*)?",
+        ),
+        # "Don't
+        (
+            "as_is",
+            r"\b(?:don'?t|do not|never) (?:change|touch|modify|edit|reformat|alter|"
+            r"rewrite)\b[^.;]*",
+        ),
+        # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the
+        # phone" has both
+    )
+]
+
+_PART_OF = re.compile(
+    r"\s*(?:,\s*(?:an?|the)\s+(?:underscore|dash|hyphen|space|colon|slash|dot|comma)\b|"
+    r"(?:followed by|plus|joined with|concatenated with)\b)",
+    re.I,
+)
+
+_COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
+
+ENUM_TRIGGER = re.compile(
+    r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
+    r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may|has to|have to|"
+    r"needs? to) (?:only )?be|is always|"
+    r"(?:is|are) only))|(?P<eq>(?<![=<>!])=(?![=>])))\s*"
+    r"(?:the following\s*)?:?\s*",
+    re.I,
+)
+
+_NOTHING_ELSE = re.compile(
+    r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$", re.I
+)
+
+_CONVERTED = re.compile(
+    r"\s*(?:->|→|=>|(?:becomes?|become|turns?|stays?|remains?|(?:is|are|should|"
+    r"must)\s+be(?:come)?)\b)",
+    # '"MARIA" or "  maria" becomes "Maria"': example inputs, not a list of
+    # values
+    re.I,
+)
+
+_QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
+_ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
+
+_NOT_ITEM = re.compile(
+    r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
+    r"letters?|null|empty|blank|missing|strings?|spaces?)\b",
+    re.I,
+)
+
+
+def goal_clauses(block: str) -> list[str]:
+    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(block):
+        if (
+            not block[max(0, m.start() - _LONGEST_ABBREVIATION) : m.start()]
+            .lower()
+            .endswith(_ABBREVIATIONS)
+        ):
+            out.append(block[start : m.start()])
+            start = m.end()
+    out.append(block[start:])
+    return [c for c in out if c.strip()]
+
+
+def goal_sentences(text: str) -> list[str]:
+    """The goals' sentences (and ';' parts), bullets and paragraphs joined across their wrapped
+    lines."""
+    return [c for b in goal_blocks(text or "", lambda body: False) for c in goal_clauses(b)]
+
+
+def goal_blocks(text: str, is_head) -> list[str]:
+    """Bullets with their continuation lines, heading lines, paragraphs; a paragraph of several
+    lines none of which ends a sentence with a full stop is one request a line (a chat message),
+    each line a block."""
+    blocks: list[list[str]] = []
+    bullets: list[bool] = []
+    in_bullet = False
+    for line in text.splitlines():
+        if not line.strip():
+            blocks.append([])
+            bullets.append(False)
+            continue
+        bullet = _BULLET.match(line)
+        body = line[bullet.end() :] if bullet else line.strip()
+        new = (
+            bool(bullet)
+            or (not line[:1].isspace() and (is_head(body) or in_bullet))
+            or not blocks
+            or not blocks[-1]
+        )
+        # (a line at the margin after a bullet is no continuation of it: a bullet's own lines are
+        # indented)
+        if new:
+            blocks.append([body.strip()])
+            bullets.append(bool(bullet))
+            in_bullet = bool(bullet)
+        else:
+            blocks[-1].append(body.strip())
+    out = []
+    for lines, bullet in zip(blocks, bullets):
+        if not bullet and len(lines) > 1 and not any(line.endswith(".") for line in lines):
+            out.extend(lines)
+        elif lines:
+            out.append(" ".join(lines))
+    return out
+
+
+def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
+    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts;
+    after a colon, quoted, or bare when ``holds(items)``: most of them are values of one field
+    ("match our list: Finance, ...")."""
+    for trig in [m for m in [_COLON.match(clause)] if m] + list(ENUM_TRIGGER.finditer(clause)):
+        rest, items, pos = clause[trig.end() :], [], 0
+        while True:
+            m = _QUOTED.match(rest, pos)
+            if not m:
+                break
+            items.append(next(g for g in m.groups() if g is not None))
+            pos = m.end()
+            sep = _ITEM_SEP.match(rest, pos)
+            if not sep or not sep.group().strip():
+                break
+            pos = sep.end()
+        if not items and trig.re is _COLON and holds is not None and not ENUM_TRIGGER.search(rest):
+            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
+            bare = [
+                i.strip() for i in _ITEM_SEP.split(_NOTHING_ELSE.sub("", words)) if i and i.strip()
+            ]
+            if (
+                len(bare) >= 2
+                and not any(_NOT_ITEM.search(i) or len(i.split()) > 4 for i in bare)
+                and holds(bare)
+            ):
+                items = bare
+        if not items and trig.re is ENUM_TRIGGER:
+            # "...: fix typos" is no value
+            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
+            words = _NOTHING_ELSE.sub("", words)  # "active, pending or churned and nothing else"
+            items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
+            # "flag = H, L or N"
+            strict = trig.group("be") is not None or trig.group("eq") is not None
+            bad = [
+                k
+                for k, i in enumerate(items)
+                if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)
+            ]
+            if (
+                bad
+                and bad[0] >= 2
+                and re.search(
+                    r",\s*(?:so|to|and then|then|which|because)\b",
+                    words[len(", ".join(items[: bad[0]])) - 1 :],
+                )
+            ):
+                items = items[: bad[0]]  # "active, pending or churned, so fix the misspellings"
+            elif bad:
+                items = []
+        if len(items) >= 2 and not _CONVERTED.match(rest, pos):
+            return tuple(dict.fromkeys(items)), trig.start()
+    return None
+
+
+_PAREN = re.compile(r"\(([^()]{3,120})\)")
+_PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
+# a word start only (the look-behind): from inside a long word the search would rescan its rest,
+# quadratic
+_PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
+_SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
+# true/false: a bool, held by the data or not
+_NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)
+# "H / L / N": one-letter codes
+_LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")
+
+
+def paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
+    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b |
+    c", or one-letter codes with slashes ("H / L / N"); a slash list ("status
+    active/pending/churned", "fuel types Diesel/Regular/Premium") only when ``holds(items)``: most
+    of them are values of one field (never a date order such as MM/DD/YYYY or month/day/year, never
+    "and/or")."""
+    codes = _LETTER_CODES.search(text)
+    if codes:
+        return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
+    for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
+        items = slashes.group().split("/")
+        if (
+            holds is not None
+            and holds(items)
+            and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items)
+        ):
+            return tuple(dict.fromkeys(items)), slashes.start()
+    pipes = _PIPES.search(text)
+    if pipes:
+        items = [i.strip() for i in pipes.group().split("|")]
+        if not any(_NOT_ITEM.search(i) for i in items):
+            return tuple(dict.fromkeys(items)), pipes.start()
+    for m in _PAREN.finditer(text):
+        # "(mmol/L, umol/L or g/L)": commas and "or" first; a slash only in a list of neither
+        inner = m.group(1)
+        seps = r"\s*(?:,|\||\bor\b)\s*" if re.search(r",|\||\bor\b", inner) else r"\s*/\s*"
+        items = [i.strip().strip("\"'“”") for i in re.split(seps, inner)]
+        items = [i for i in items if i]
+        if (
+            len(items) >= 2
+            and all(_PAREN_ITEM.fullmatch(i) and not _NOT_ITEM.search(i) for i in items)
+            and re.search(r"/|,|\bor\b", m.group(1))
+        ):
+            return tuple(dict.fromkeys(items)), m.start()
+    return None
+
+
+def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
+    """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
+    (``holds``: see ``paren_enum``)."""
+    found: list[tuple[str, tuple[str, ...], int, int]] = []
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            if any(m.start() < e and s < m.end() for _, _, s, e in found):
+                continue
+            if _PART_OF.match(text, m.end()):
+                # "the state code, an underscore and the measure code": only a part of the value
+                continue
+            if kind == "yesno":
+                found.append(
+                    ("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end())
+                )
+            else:
+                found.append((kind, (), m.start(), m.end()))
+    kinds = {k for k, *_ in found}
+    # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date
+    # is kept alone
+    if "datetime" in kinds and ("date" not in kinds or _KEEP_DATE.search(text)):
+        if not any(k == "datetime" and "hh" in text[s:e].lower() for k, _, s, e in found):
+            found = [f for f in found if f[0] != "datetime"]
+    if "datetime" in {k for k, *_ in found}:
+        found = [f for f in found if f[0] != "date"]
+    enum = enum_values(text, holds) or paren_enum(text, holds)
+    if enum:
+        found.append(("enum", enum[0], enum[1], enum[1] + 1))
+    return found

@@ -1,0 +1,296 @@
+"""The field spec's data and its file form: ``FieldSpec``, ``CleaningSpec`` (``to_json`` is the text
+of ``cleaning_spec.json``) and ``load_spec``, which reads it back (a path or a dict) so a user can
+correct the reading before any function is written (docs/spec.md). ``spec.read_spec`` makes one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import clip_text
+from . import kinds
+from .expectations import (
+    KIND_PRIMITIVES,
+    KINDS,
+    Expectation,
+    value_shape,
+)
+from .conversions import Conversion, load_conversions
+
+
+__all__ = ["FieldSpec", "CleaningSpec", "load_spec", "SPEC_KINDS", "SCOPES", "SPEC_FILE"]
+
+SPEC_KINDS = KINDS + ("free",)
+SCOPES = ("mentioned", "all")
+SPEC_FILE = "cleaning_spec.json"
+_SPEC_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """What one field should look like, and why the library believes it."""
+
+    kind: str | None = None
+    allowed: tuple[str, ...] = ()
+    mentioned: bool = False
+    words: str = ""
+    source: str = ""
+    note: str = ""
+    # (input, output) pairs the cleaning must map exactly
+    examples: tuple[tuple[str, str], ...] = ()
+
+    def kept_values(self) -> tuple[str, ...]:
+        """The inputs of the examples whose output equals their input: values (and shapes) no change
+        may touch."""
+        return tuple(a for a, b in self.examples if a == b)
+
+    def kept_shapes(self) -> frozenset[str]:
+        """The ``value_shape`` of each kept value ("01907" -> "9"): values of these shapes stay as
+        they are."""
+        return frozenset(value_shape(a) for a in self.kept_values())
+
+    def expectation(self) -> Expectation | None:
+        """The checkable format (None for no kind and ``free``)."""
+        if self.kind is None or self.kind == "free":
+            return None
+        return Expectation(
+            self.kind, tuple(self.allowed), self.source, KIND_PRIMITIVES.get(self.kind, "")
+        )
+
+
+@dataclass
+class CleaningSpec:
+    """The spec of every field, the keys the goals state, and the scope of the cleaning."""
+
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    scope: str = "mentioned"
+    # the goals ask to remove duplicate records (a negated mention is no request)
+    dedup: bool = False
+    # key -> the fields stated with it (none: all)
+    key_fields: dict[str, list[str]] = field(default_factory=dict)
+    key_words: dict[str, str] = field(default_factory=dict)  # key -> the sentences that state it
+    # unit conversions across a number field and its unit field
+    conversions: tuple[Conversion, ...] = ()
+
+    def stated(self) -> dict[str, list[str]]:
+        """``{key: fields}`` of the stated keys: the fields the goals say its rows agree on ([]:
+        every field)."""
+        return {k: list(self.key_fields.get(k, [])) for k in self.keys}
+
+    def in_scope(self, name: str) -> bool:
+        """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
+        spec = self.fields.get(name)
+        if self.scope == "all":
+            return spec is None or spec.kind != "as_is"
+        return spec is not None and spec.mentioned and spec.kind != "as_is"
+
+    def expectations(self) -> dict[str, Expectation]:
+        """``{field: Expectation}`` for the fields in scope that have a checkable kind (as_is
+        included)."""
+        out = {}
+        for name, spec in self.fields.items():
+            exp = spec.expectation()
+            if exp is not None and (self.in_scope(name) or spec.kind == "as_is"):
+                out[name] = exp
+        return out
+
+    def frozen(self) -> set[str]:
+        """Fields nothing may change (out of scope) but a cross-row repair on a key the goals
+        state."""
+        return {name for name in self.fields if not self.in_scope(name)}
+
+    def protected(self) -> set[str]:
+        """Fields the goals say to leave as they are (``as_is``): nothing writes them but the
+        majority of a stated key they are named with ("mend the product names with the spelling most
+        lines of that SKU have")."""
+        return {name for name, spec in self.fields.items() if spec.kind == "as_is"}
+
+    def examples(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """``{field: ((input, output), ...)}`` of the fields with examples: every function for the
+        field must pass them."""
+        return {name: spec.examples for name, spec in self.fields.items() if spec.examples}
+
+    def kept(self) -> dict[str, frozenset[str]]:
+        """``{field: shapes}`` of the fields with an example that keeps its value: no value of those
+        shapes changes."""
+        return {
+            name: spec.kept_shapes() for name, spec in self.fields.items() if spec.kept_values()
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        fields_out = {}
+        for name, spec in self.fields.items():
+            d = {
+                k: v
+                for k, v in asdict(spec).items()
+                if v not in ("", (), None) or k in ("kind", "mentioned")
+            }
+            if "allowed" in d:
+                d["allowed"] = list(d["allowed"])
+            if "examples" in d:
+                d["examples"] = [list(pair) for pair in d["examples"]]
+            fields_out[name] = d
+        keys = [
+            {"key": k, "fields": list(self.key_fields.get(k, []))}
+            | ({"words": self.key_words[k]} if self.key_words.get(k) else {})
+            for k in self.keys
+        ]
+        out = {
+            "version": _SPEC_VERSION,
+            "scope": self.scope,
+            "keys": keys,
+            "dedup": self.dedup,
+            "fields": fields_out,
+        }
+        if self.conversions:  # files written before conversions existed stay the same
+            out["conversions"] = [c.to_dict() for c in self.conversions]
+        return out
+
+    def to_json(self) -> str:
+        """The text of ``cleaning_spec.json``."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    def summary(self) -> list[str]:
+        """One line per field, for the report and the dry run."""
+        lines = []
+        for name, spec in self.fields.items():
+            if not self.in_scope(name) and spec.kind != "as_is":
+                lines.append(f"{name}: left as it is (the goals do not mention it)")
+                continue
+            what = (
+                spec.expectation().describe()
+                if spec.expectation()
+                else ("free text" if spec.kind == "free" else "no format")
+            )
+            shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
+            lines.append(
+                f"{name}: {what} (from {spec.source or 'nothing'})"
+                + (f"; {spec.note}" if spec.note else "")
+                + (f"; examples {shown}" if shown else "")
+            )
+        for key, named in self.stated().items():
+            lines.append(
+                f"rows with the same {key} agree on "
+                f"{', '.join(named) if named else 'every other field'} "
+                "(a stated key)"
+            )
+        lines += [f"conversion: {c.describe()}" for c in self.conversions]
+        return lines
+
+
+def load_spec(given: str | Path | dict) -> CleaningSpec:
+    """A spec from ``cleaning_spec.json`` (a path) or its dict; ValueError naming what is wrong."""
+    if isinstance(given, (str, Path)):
+        try:
+            data = json.loads(Path(given).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"spec file {given}: {exc.strerror or exc}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"spec file {given} is not valid JSON: {exc}") from None
+        except RecursionError:  # json's decoder recurses: a hostile file nested 100,000 deep
+            raise ValueError(f"spec file {given} is not valid JSON: nested too deeply") from None
+        where = f"spec file {given}"
+    else:
+        data, where = given, "spec"
+    if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
+        raise ValueError(f"{where} must be an object with a 'fields' object")
+    scope = data.get("scope", "mentioned")
+    if scope not in SCOPES:
+        raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    out = CleaningSpec(scope=scope, dedup=bool(data.get("dedup")))
+    _load_keys(out, data.get("keys") or [], where)
+    out.conversions = load_conversions(
+        data.get("conversions"), where, set(map(str, data["fields"]))
+    )
+    for name, d in data["fields"].items():
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: field {name!r} must be an object")
+        kind = d.get("kind")
+        # (a registered plug-in's too)
+        if kind is not None and kind != "free" and kinds.get(kind) is None:
+            raise ValueError(
+                f"{where}: field {name!r} has kind {kind!r}; kinds are "
+                f"{', '.join([*kinds.REGISTRY, 'free'])}"
+            )
+        allowed = d.get("allowed") or []
+        if not _plain_list(allowed):  # a string would be read letter by letter, a number not at all
+            raise ValueError(
+                f"{where}: field {name!r}: allowed must be a list of values (strings or numbers)"
+            )
+        if kind == "enum" and len(allowed) < 2:
+            raise ValueError(
+                f"{where}: field {name!r} is an enum and needs at least two allowed values"
+            )
+        if kind == "shape" and not allowed:
+            raise ValueError(
+                f"{where}: field {name!r} is a shape and needs allowed values of that shape "
+                "(AB-1234)"
+            )
+        out.fields[str(name)] = FieldSpec(
+            kind,
+            tuple(str(a) for a in allowed),
+            bool(d.get("mentioned", True)),
+            str(d.get("words", "")),
+            str(d.get("source", "user")) or "user",
+            str(d.get("note", "")),
+            _loaded_examples(d.get("examples"), where, name),
+        )
+    return out
+
+
+def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:
+    """The stated keys: names (every field agrees with each), or ``{"key": K, "fields": [...],
+    "words": "..."}``."""
+    if not isinstance(keys, list):
+        raise ValueError(
+            f'{where}: keys must be a list of field names or of {{"key": ..., "fields": [...]}} '
+            "objects"
+        )
+    for entry in keys:
+        if isinstance(entry, dict):
+            key, named = entry.get("key"), entry.get("fields") or []
+            if not isinstance(key, str) or not key or not _plain_list(named):
+                raise ValueError(
+                    f'{where}: a stated key must be {{"key": NAME, "fields": [NAMES]}}, got '
+                    f"{clip_text(repr(entry), 80)}"
+                )
+            out.key_fields[key] = [str(f) for f in named if str(f) != key]
+            if entry.get("words"):
+                out.key_words[key] = str(entry["words"])
+        elif isinstance(entry, (str, int, float)) and not isinstance(entry, bool):
+            key = str(entry)
+        else:
+            raise ValueError(
+                f"{where}: keys must be a list of field names or of "
+                '{"key": ..., "fields": [...]} objects'
+            )
+        if key not in out.keys:
+            out.keys.append(key)
+
+
+def _loaded_examples(given: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
+    """A field's ``examples`` as (input, output) text pairs: ``[["01907", "01907"], ...]``; absent
+    is none."""
+    if given is None:
+        return ()
+    if not isinstance(given, list) or not all(
+        isinstance(p, (list, tuple)) and len(p) == 2 for p in given
+    ):
+        raise ValueError(
+            f"{where}: field {name!r} has examples that are not a list of [input, output] pairs"
+        )
+    if not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for p in given for v in p
+    ):
+        raise ValueError(f"{where}: field {name!r} has an example that is not text or a number")
+    return tuple((str(a), str(b)) for a, b in given)
+
+
+def _plain_list(value: Any) -> bool:
+    """A JSON list of strings, numbers or booleans (what a key list or an enum's allowed values may
+    be)."""
+    return isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value)

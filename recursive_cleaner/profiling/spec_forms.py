@@ -1,0 +1,131 @@
+"""The form a field with no format takes (``spec.read_spec``): its goals' examples' shape
+(``with_examples``), or the one value or template its words write that most of its values have
+exactly, a written timestamp as a ``datetime`` with that form (``with_written_form``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+
+from ..toolkit import to_shape
+from .convention import written_values
+from .examples import fitting_examples
+from .expectations import is_placeholder, value_shape
+from .spec_file import FieldSpec
+
+__all__ = ["with_examples", "with_written_form", "timestamp_form", "present_values", "MIN_CHECKED"]
+
+MIN_CHECKED = 5  # sample values needed before the data may drop a reading
+
+
+def present_values(samples: list | None) -> list:
+    return [v for v in samples or [] if v is not None and v != "" and not is_placeholder(v)]
+
+
+def _exact(value: str) -> str:
+    return value_shape(value, runs=False)  # "617-555-0143" -> "999-999-9999"
+
+
+def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
+    """A field the goals name with no format read, whose words write one value (or template) with
+    digits in the exact form most of its values have ("phone as 617-555-0143", "NNN-NNN-NNNN"): that
+    form is its kind ``shape``."""
+    if (
+        spec.kind not in (None, "free")
+        or not spec.mentioned
+        or any(a != b for a, b in spec.examples)
+    ):
+        return spec
+    values = [str(v).strip() for v in present_values(samples)]
+    if len(values) < MIN_CHECKED:
+        return spec
+    shapes = Counter(_exact(v) for v in values)
+    inputs = {a for a, _ in spec.examples}
+    forms = {
+        _exact(v): v
+        for v in written_values(spec.words)
+        if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact(v)] * 2 >= len(values)
+    }
+    if len(forms) != 1:
+        return spec
+    shape, form = forms.popitem()
+    stamp = timestamp_form([form])
+    # a timestamp or a date: parsed and written, never regrouped slot by slot
+    if stamp or _ISO_DAY.fullmatch(form):
+        kind, allowed = ("datetime", (stamp,)) if stamp else ("date", ())
+        return replace(
+            spec,
+            kind=kind,
+            allowed=allowed,
+            source="instructions",
+            note=(spec.note + "; " if spec.note else "") + f"the form the goals write ({form!r})",
+        )
+    if not any(_exact(str(to_shape(v, form))) == shape for v in values if _exact(v) != shape):
+        # nothing the form would mend: a description of the values ("e.g. AA-3859-IAH-ORD")
+        return spec
+    return replace(
+        spec,
+        kind="shape",
+        allowed=(form,),
+        source="instructions",
+        note=(spec.note + "; " if spec.note else "")
+        + (
+            f"the form the goals write ({form!r}): {shapes[shape]} of {len(values)} sample values "
+            "have it"
+        ),
+    )
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}([ T])\d{2}:\d{2}(:\d{2})?")
+
+
+def timestamp_form(values: list[str]) -> str | None:
+    """The ISO form ("%Y-%m-%d %H:%M") of the one kind of timestamp ``values`` write, or None."""
+    forms = {
+        "%Y-%m-%d" + m.group(1) + "%H:%M" + ("" if m.group(2) is None else ":%S")
+        for m in (_TIMESTAMP.fullmatch(v.strip()) for v in values)
+        if m
+    }
+    return forms.pop() if len(forms) == 1 else None
+
+
+def with_examples(
+    spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None
+) -> FieldSpec:
+    """The field with the examples whose outputs are right values of it; a field with no format
+    takes theirs.
+
+    Where the goals read no format (or ``free``) and the examples convert values into outputs of
+    one form the inputs do not have (``ab 1234 -> AB-1234``), that form is the field's kind
+    ``shape`` when at least half its sample values already have it: the data's own convention.
+    """
+    pairs = fitting_examples(pairs, spec.expectation(), samples)
+    if not pairs:
+        return spec
+    changes = [(a, b) for a, b in pairs if a != b]
+    # named by its values
+    spec = replace(spec, examples=pairs, mentioned=spec.mentioned or bool(changes))
+    outputs = tuple(dict.fromkeys(b for _, b in changes))
+    shapes = {value_shape(b) for b in outputs}
+    values = [str(v).strip() for v in present_values(samples)]
+    # the examples ask for more
+    weak = spec.kind == "text" and any(" ".join(a.split()) != b for a, b in changes)
+    if (
+        spec.kind not in (None, "free")
+        and not weak
+        or not changes
+        or any(value_shape(a) in shapes for a, _ in changes)
+        or len(values) < MIN_CHECKED
+        or sum(value_shape(v) in shapes for v in values) * 2 < len(values)
+    ):
+        return spec
+    return replace(
+        spec,
+        kind="shape",
+        allowed=outputs,
+        source="examples",
+        note=f"the form of the goals' examples: {sum(value_shape(v) in shapes for v in values)} of "
+        f"{len(values)} sample values have it",
+    )
