@@ -91,8 +91,8 @@ def run_in_sandbox(
         max_reply_mb=max(16, 8 * len(batch) >> 20),
         max_output_chars=min(MAX_OUTPUT_CHARS, (64 << 10) + 4 * largest),
     ) as worker:
-        reply = worker._start(deadline, timed_out)
+        reply = worker.start_by(deadline, timed_out)
         if reply.ok:
-            worker._send_batch(b"J" + batch, len(texts))
-            reply = worker._receive(deadline, timed_out)
+            worker.send_frame(b"J" + batch, len(texts))
+            reply = worker.receive_by(deadline, timed_out)
     return as_result(reply, len(texts), started)

@@ -186,21 +186,21 @@ class SandboxWorker:
     def start(self, timeout: float = 10.0) -> BatchReply:
         """Start the child and load the code; the reply is ``ok`` when ready, else says why not
         (worker closed)."""
-        return self._start(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
+        return self.start_by(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def submit(self, records: list) -> None:
         """Queue one batch of records for the child; never waits."""
-        self._send_batch(b"J" + json.dumps(records).encode("ascii"), len(records))
+        self.send_frame(b"J" + json.dumps(records).encode("ascii"), len(records))
 
     def submit_lines(self, data: bytes) -> None:
         """Queue one batch of raw JSONL lines, parsed by the child (see ``BatchReply.skipped``);
         never waits."""
-        self._send_batch(b"L" + data, data.count(b"\n") + 1)
+        self.send_frame(b"L" + data, data.count(b"\n") + 1)
 
     def receive(self, timeout: float = 60.0) -> BatchReply:
         """The reply to the oldest unanswered batch; after a failure (see ``error``) the worker is
         closed."""
-        return self._receive(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
+        return self.receive_by(time.monotonic() + timeout, f"timed out after {float(timeout)}s")
 
     def run_batch(self, records: list, timeout: float = 60.0) -> SandboxResult:
         """submit + receive, with the outputs parsed: the shape of :func:`run_in_sandbox`'s
@@ -237,7 +237,8 @@ class SandboxWorker:
     def __exit__(self, *exc: object) -> None:
         self.close(kill=exc[0] is not None)
 
-    def _start(self, deadline: float, timed_out: str) -> BatchReply:
+    def start_by(self, deadline: float, timed_out: str) -> BatchReply:
+        """``start`` with a monotonic deadline and the message a timeout gives."""
         self._wfd, self._rfd = self._launch()
         self._feeder = threading.Thread(target=self._feed, name="rc-sandbox-feeder", daemon=True)
         self._feeder.start()
@@ -265,7 +266,8 @@ class SandboxWorker:
             reply.error = timed_out if str(stop) == "timeout" else str(stop)
         return self._settle(reply)
 
-    def _receive(self, deadline: float, timed_out: str) -> BatchReply:
+    def receive_by(self, deadline: float, timed_out: str) -> BatchReply:
+        """``receive`` with a monotonic deadline and the message a timeout gives."""
         reply = BatchReply()
         try:
             if self.closed:
@@ -303,7 +305,7 @@ class SandboxWorker:
     def _send(self, frame: bytes) -> None:
         self._queue.put(len(frame).to_bytes(8, "big") + frame)
 
-    def _send_batch(self, frame: bytes, records: int) -> None:
+    def send_frame(self, frame: bytes, records: int) -> None:
         """Queue a batch frame of ``records`` records (lines): its reply may hold no more than
         that."""
         self._sent.append(records)
