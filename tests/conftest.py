@@ -1,5 +1,6 @@
 """Shared test settings: hypothesis never times a test (speed lives in bench/, not in assertions)."""
 
+import json
 import os
 
 import pytest
@@ -32,6 +33,32 @@ def _no_server_address_from_the_environment(monkeypatch):
     """The HTTP backends read OPENAI_BASE_URL / OLLAMA_HOST; a developer's own must not move the tests' servers."""
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A temporary working folder with a small JSONL file (two chunks of 3): the CLI tests' cwd."""
+    from tests.cli_helpers import ROWS
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return tmp_path
+
+
+@pytest.fixture
+def use(monkeypatch):
+    """use(backend): the CLI's -b resolves to this backend; the specs asked for are recorded."""
+    from recursive_cleaner.ui import cli as cli_module
+
+    def install(backend):
+        specs: list[str] = []
+
+        def make(spec):
+            specs.append(spec)
+            return backend
+        monkeypatch.setattr(cli_module, "make_backend", make)
+        return specs
+    return install
 
 
 # What a run resolved: pytest prints these in its header, so a CI log shows the versions it passed with.

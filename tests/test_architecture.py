@@ -129,9 +129,8 @@ def test_every_stage_folder_is_a_package_the_install_lists():
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    folders = {"recursive_cleaner"} | {f"recursive_cleaner.{p.name}" for p in PKG.iterdir()
-                                       if (p / "__init__.py").exists()}
-    assert listed == folders | {"recursive_cleaner.backends"}
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in PKG.rglob("__init__.py")}
+    assert listed == folders | {"recursive_cleaner.backends"}  # a folder not listed is missing from a wheel
     assert {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()} == set(STAGES) - {"cleaner"}
 
 
@@ -234,3 +233,22 @@ def test_the_private_attribute_check_finds_a_read_of_another_modules_private_nam
                       "        return (other._theirs, self._x, os._exit, rec._replace(a=1),\n"
                       "                obj._repr_html_())\n")
     assert [hit.split(": ", 1)[1] for hit in _private_reads(module, tmp_path)] == ["other._theirs"]
+
+
+# Whole-library tests that belong to no one module: the docs, the packaging, the style, end to end.
+CROSS_CUTTING = {"test_api", "test_architecture", "test_docs", "test_packaging", "test_style",
+                 "test_do_no_harm", "test_e2e_real_model", "test_examples_e2e", "test_file_modes",
+                 "test_first_minutes", "test_notebook_example"}
+
+
+def test_the_tests_mirror_the_package_tree():
+    """tests/<stage>/test_<module>.py: a folder per stage; at the top only the root modules' tests."""
+    stages = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()} | {"backends"}
+    others = {"adversarial", "bench", "data"}  # attacks on every stage, bench/ scripts, fixtures
+    tests = ROOT / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    assert folders <= stages | others, folders - stages - others
+    roots = {p.stem for p in PKG.glob("*.py")}
+    for path in tests.glob("test_*.py"):
+        module = path.stem[len("test_"):]
+        assert path.stem in CROSS_CUTTING or any(module.startswith(r) for r in roots), path.name

@@ -13,7 +13,7 @@ import textwrap
 
 from recursive_cleaner import DataCleaner
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
-from tests.test_optimizer import reply as consolidation_reply
+from tests.optimizer.test_consolidation import reply as consolidation_reply
 
 ROWS = [{"id": i, "email": e} for i, e in enumerate(["  A@X.COM ", "b@x.com ", " C@x.com", "d@X.com", "E@x.com ",
                                                      " f@x.com"])]

@@ -20,7 +20,7 @@ from recursive_cleaner.errors import OutputError, StateFileError
 from recursive_cleaner.run.lock import lock_path, state_lock
 from recursive_cleaner.write.state import atomic_write_text
 from tests.fakes import CLEAN_REPLY, FakeBackend
-from tests.test_cli import invoke, one_error_line, use  # noqa: F401 - fixture
+from tests.cli_helpers import invoke, one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
 posix = pytest.mark.skipif(os.name != "posix", reason="symlinks, rlimits and owners as POSIX has them")

@@ -19,7 +19,7 @@ from recursive_cleaner.errors import StateFileError
 from recursive_cleaner.run.setup import BACKEND_ENV, restorable_backend_options
 from recursive_cleaner.write.state import load_state, save_state
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
-from tests.test_cli import invoke, one_error_line, use  # noqa: F401 - fixture
+from tests.cli_helpers import invoke, one_error_line
 
 ROWS = [{"id": i, "phone": p, "email": e} for i, (p, e) in
         enumerate([("(555) 123-4567", "Ann@X.COM"), ("555.987.6543", "BOB@Y.COM"), ("555 000 1111", "Cy@Z.com")])]

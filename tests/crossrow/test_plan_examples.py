@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recursive_cleaner.crossrow.plan import validate_steps
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
-from tests.test_cross_row_harm import shop_rows
+from tests.crossrow.test_harm import shop_rows
 
 
 def test_a_majority_step_may_not_write_an_examples_input():

@@ -53,7 +53,7 @@ def test_kinds_and_primitives_are_complete():
 
 
 def test_crm_instructions():
-    with open(os.path.join(HERE, "..", "test_cases", "crm_instructions.txt"), encoding="utf-8") as f:
+    with open(os.path.join(HERE, "..", "..", "test_cases", "crm_instructions.txt"), encoding="utf-8") as f:
         result = infer_expectations(f.read(), CRM_FIELDS)
     assert kinds(result) == {
         "customer_id": "integer", "name": "title_case", "email": "email", "phone": "phone_e164", "status": "enum",

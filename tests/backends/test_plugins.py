@@ -18,7 +18,7 @@ from recursive_cleaner.backends import (
 from recursive_cleaner.backends.builtin import BUILTINS
 from recursive_cleaner.backends.registry import BackendRegistry, FunctionBackend
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILT_IN = {"local", "openai", "ollama", "mlx"}
 
 # What a plugin's author writes: its module and its packaging metadata; nothing in this library.

@@ -2,7 +2,7 @@
 
 The runtime's save/restore is a ``SlotAction`` here: a function that writes or reads files in
 the folder the way llama.cpp does, so every path (damaged file, refusal, failure, pruning) is
-tested without the model. tests/test_real_model.py checks it with the real one.
+tested without the model. tests/backends/test_local.py checks it with the real one.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def test_the_key_changes_with_everything_a_state_depends_on() -> None:
     assert len(keys) == len(base) + 1 and all(len(k) == 32 and k.isalnum() for k in keys)
 
 
-# --- XllamacppRuntime wiring (LocalBackend's: tests/test_backends.py) ----------------------------------
+# --- XllamacppRuntime wiring (LocalBackend's: tests/backends/test_registry.py) ----------------------------------
 
 
 def test_the_runtime_restores_on_load_and_saves_after_its_first_call_only(

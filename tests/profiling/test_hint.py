@@ -80,7 +80,7 @@ def test_the_librarys_one_liners_do_not_use_up_the_chunks_model_attempts(tmp_pat
     """Issue 31: the README job printed "not clean after 5 attempts" with 0 model calls: eight one-liners were the 5."""
     backend = FakeBackend(default=CLEAN_REPLY)
     events = []
-    cases = Path(__file__).resolve().parents[1] / "test_cases"
+    cases = Path(__file__).resolve().parents[2] / "test_cases"
     result = DataCleaner(backend, str(cases / "crm_customers.jsonl"), chunk_size=50, max_iterations=2,
                          instructions=(cases / "crm_instructions.txt").read_text(), holdout_ratio=0,
                          output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,

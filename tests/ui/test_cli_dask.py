@@ -9,7 +9,7 @@ import pytest
 from recursive_cleaner.ui import cli_dask
 from recursive_cleaner.write.module import render_module
 from tests.optional_deps import optional
-from tests.test_cli import invoke, work  # noqa: F401 - fixture
+from tests.cli_helpers import invoke
 
 optional("dask.bag")
 distributed = optional("distributed")

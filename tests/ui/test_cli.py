@@ -20,59 +20,11 @@ from recursive_cleaner.options import DEFAULTS
 from recursive_cleaner.ui import progress as progress_module
 from recursive_cleaner.ui.cli import cli
 from recursive_cleaner.ui.progress import LiveProgress
+from tests.cli_helpers import EMAIL, ROWS, invoke, one_error_line, runner as _runner
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
-ROOT = Path(__file__).resolve().parents[1]
-ROWS = [{"id": i, "email": e, "status": "active"}
-        for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com", "E@X.com", "f@x.com"])]
-EMAIL = textwrap.dedent('''\
-    def lower_emails(record):
-        record = dict(record)
-        record["email"] = str(record.get("email", "")).strip().lower()
-        return record''')
+ROOT = Path(__file__).resolve().parents[2]
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
-
-
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click 8.1
-    except TypeError:
-        return CliRunner()  # click >= 8.2 keeps stderr apart
-
-
-@pytest.fixture
-def work(tmp_path, monkeypatch):
-    """A temporary working folder with a small JSONL file (two chunks of 3)."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    return tmp_path
-
-
-@pytest.fixture
-def use(monkeypatch):
-    """use(backend): the CLI's -b resolves to this backend; the specs asked for are recorded."""
-    def install(backend):
-        specs: list[str] = []
-
-        def make(spec):
-            specs.append(spec)
-            return backend
-        monkeypatch.setattr(cli_module, "make_backend", make)
-        return specs
-    return install
-
-
-def invoke(*args: str):
-    return _runner().invoke(cli, list(args))
-
-
-def one_error_line(result, code: int = 1) -> str:
-    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines), no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.output, result.stderr)
-    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]  # progress lines
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("Error: ") and "Traceback" not in result.stderr
-    return lines[0]
 
 
 def _scripted(*replies, default=CLEAN_REPLY):

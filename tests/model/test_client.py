@@ -20,7 +20,7 @@ from recursive_cleaner.profiling.focus import FieldFocus
 from tests.fakes import (
     CLEAN_REPLY, FakeBackend, GrammarFakeBackend, StructuredFakeBackend, make_reply,
 )
-from tests.test_optimizer import GOOD, LOWER, RECORDS, STRIP, reply
+from tests.optimizer.test_consolidation import GOOD, LOWER, RECORDS, STRIP, reply
 
 SATURATED = ("<saturation_check><assessment><saturated>true</saturated>"
              "<reasoning>nothing new</reasoning><recommendation>stop</recommendation></assessment>"

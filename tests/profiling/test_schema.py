@@ -13,7 +13,7 @@ from recursive_cleaner.profiling.schema import (
     MAX_PROMPT_FIELDS, empty_schema, format_schema_for_prompt, infer_schema, infer_schema_from_records,
 )
 
-CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test_cases")
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test_cases")
 
 
 def test_example_from_the_spec():

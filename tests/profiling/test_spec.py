@@ -15,7 +15,7 @@ from recursive_cleaner.profiling.improvement import judge_change
 from recursive_cleaner.profiling.spec import load_spec, read_spec
 from tests.fakes import CLEAN_REPLY, FakeBackend, StructuredFakeBackend, make_reply
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CRM = [json.loads(line) for line in (ROOT / "test_cases" / "crm_customers.jsonl").read_text().splitlines()]
 CRM_FIELDS = list(CRM[0])
 SAMPLES = {f: [r.get(f) for r in CRM[:40]] for f in CRM_FIELDS}

@@ -17,7 +17,7 @@ from recursive_cleaner.read.text_chunker import (
     split_sentences,
 )
 
-CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test_cases")
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test_cases")
 NOTES = os.path.join(CASES, "notes.txt")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import accuracy  # noqa: E402

@@ -18,7 +18,7 @@ from recursive_cleaner.errors import CleanerError
 from recursive_cleaner.read.parsers import iter_records
 from recursive_cleaner.judge.sandbox import SandboxWorker
 
-BENCH_FUNCTIONS = Path(__file__).resolve().parents[1] / "bench" / "crm_functions.py"
+BENCH_FUNCTIONS = Path(__file__).resolve().parents[2] / "bench" / "crm_functions.py"
 
 DOUBLE = '''
 def clean_data(record):
@@ -89,7 +89,7 @@ def test_one_and_two_workers_give_byte_identical_output(tmp_path):
 
 
 def test_trusted_workers_give_the_same_output_as_the_sandbox(tmp_path):
-    source = str(Path(__file__).resolve().parents[1] / "test_cases" / "crm_customers.jsonl")
+    source = str(Path(__file__).resolve().parents[2] / "test_cases" / "crm_customers.jsonl")
     sandboxed, trusted = tmp_path / "sandboxed.jsonl", tmp_path / "trusted.jsonl"
     first = apply_file(str(BENCH_FUNCTIONS), source, str(sandboxed), workers=2, batch_size=16)
     second = apply_file(str(BENCH_FUNCTIONS), source, str(trusted), workers=2, batch_size=16, trusted=True)

@@ -20,9 +20,9 @@ from recursive_cleaner.ui import cli as cli_module
 from recursive_cleaner.ui.cli import cli
 from recursive_cleaner.ui.cli_options import BACKEND_ENV, RUN_FLAGS
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
-from tests.test_cli import EMAIL, ROWS, invoke, one_error_line, use, work  # noqa: F401 - fixtures
+from tests.cli_helpers import EMAIL, ROWS, invoke, one_error_line
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # FILE, -b, --progress, --state; **options takes the flat names
 NOT_OPTIONS = {"llm_backend", "file_path", "on_progress", "state_file", "options"}
 

@@ -18,7 +18,7 @@ from recursive_cleaner.read.parsers import (
     FORMATS, SkippedRecord, count_chunks, count_records, detect_format, iter_chunks, iter_records,
 )
 
-CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test_cases")
+CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test_cases")
 
 
 def write(tmp_path, name: str, data: bytes | str) -> str:

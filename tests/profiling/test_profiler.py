@@ -16,7 +16,7 @@ from recursive_cleaner.profiling.profiler import (
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASES = os.path.join(HERE, "..", "test_cases")
+CASES = os.path.join(HERE, "..", "..", "test_cases")
 E = Expectation
 
 
