@@ -1,4 +1,5 @@
-"""LLM backends: anything with ``generate(prompt: str) -> str``, plus ``last_usage`` after each call.
+"""LLM backends: anything with ``generate(prompt: str) -> str``, plus ``last_usage`` after each
+call.
 
 Build one from a spec string with :func:`get_backend`::
 
@@ -26,8 +27,15 @@ from .mlx_backend import MLXBackend
 from .model_files import EMBEDDED_MODELS, ensure_model
 from .ollama import OllamaBackend
 from .openai_compat import OpenAICompatibleBackend
-from .registry import (BACKENDS, ENTRY_POINT_GROUP, SPEC_EXAMPLES, failed_backends, get_backend,
-                       register, unregister)
+from .registry import (
+    BACKENDS,
+    ENTRY_POINT_GROUP,
+    SPEC_EXAMPLES,
+    failed_backends,
+    get_backend,
+    register,
+    unregister,
+)
 
 __all__ = [
     "BACKENDS",

@@ -1,4 +1,5 @@
-"""A tiny JSON-over-HTTP client on the standard library, turning every failure into a one-line BackendError.
+"""A tiny JSON-over-HTTP client on the standard library, turning every failure into a one-line
+BackendError.
 
 ``timeout`` is a deadline for the whole call (connect, send, every read of the reply), not a
 limit per socket read: a server that trickles a byte at a time cannot hold a call past it.
@@ -20,7 +21,14 @@ from typing import Any, Mapping
 
 from .errors import BackendError, BackendHTTPError
 
-__all__ = ["post_json", "excerpt", "normalize_base_url", "retry_after_seconds", "SchemaFallback", "GrammarFallback"]
+__all__ = [
+    "post_json",
+    "excerpt",
+    "normalize_base_url",
+    "retry_after_seconds",
+    "SchemaFallback",
+    "GrammarFallback",
+]
 
 _EXCERPT = 200
 
@@ -78,7 +86,8 @@ class _DeadlineReader(io.RawIOBase):
 
 
 class _DeadlineSocket:
-    """The connection's socket as http.client sees it: sends and the reply's reads end at the deadline."""
+    """The connection's socket as http.client sees it: sends and the reply's reads end at the
+    deadline."""
 
     def __init__(self, sock: Any, deadline: float) -> None:
         self._sock, self._deadline = sock, deadline
@@ -87,7 +96,8 @@ class _DeadlineSocket:
         return io.BufferedReader(_DeadlineReader(self._sock, self._deadline))
 
     def sendall(self, data: Any, *flags: Any) -> None:
-        self._sock.settimeout(_time_left(self._deadline))  # sendall's timeout covers all of the data
+        # sendall's timeout covers all of the data
+        self._sock.settimeout(_time_left(self._deadline))
         self._sock.sendall(data, *flags)
 
     def __getattr__(self, name: str) -> Any:
@@ -113,6 +123,7 @@ class _HTTP(_DeadlineConnection, http.client.HTTPConnection):
 
 _CONNECTIONS: dict[type, type] = {http.client.HTTPConnection: _HTTP}
 if hasattr(http.client, "HTTPSConnection"):  # Python built without ssl has no HTTPS
+
     class _HTTPS(_DeadlineConnection, http.client.HTTPSConnection):
         pass
 
@@ -120,7 +131,8 @@ if hasattr(http.client, "HTTPSConnection"):  # Python built without ssl has no H
 
 
 class _DeadlineOpen:
-    """Mixed into urllib's HTTP(S) handlers: a request with a ``deadline`` uses a deadline connection."""
+    """Mixed into urllib's HTTP(S) handlers: a request with a ``deadline`` uses a deadline
+    connection."""
 
     def do_open(self, http_class: Any, req: urllib.request.Request, **kwargs: Any) -> Any:
         deadline = getattr(req, "deadline", None)
@@ -135,6 +147,7 @@ class _HTTPHandler(_DeadlineOpen, urllib.request.HTTPHandler):
 
 _HANDLERS: list[Any] = [_HTTPHandler]
 if hasattr(urllib.request, "HTTPSHandler"):
+
     class _HTTPSHandler(_DeadlineOpen, urllib.request.HTTPSHandler):
         pass
 
@@ -148,9 +161,11 @@ def _opener(url: str) -> urllib.request.OpenerDirector:
 
 
 def retry_after_seconds(headers: Any, now: float | None = None) -> float | None:
-    """The wait a reply asks for: ``retry-after-ms``, or ``Retry-After`` as seconds or an HTTP-date; None if absent or unreadable.
+    """The wait a reply asks for: ``retry-after-ms``, or ``Retry-After`` as seconds or an HTTP-date;
+    None if absent or unreadable.
 
-    ``now`` (seconds since the epoch, default the current time) is what an HTTP-date is counted from.
+    ``now`` (seconds since the epoch, default the current time) is what an HTTP-date is counted
+    from.
     """
     if headers is None:
         return None
@@ -197,7 +212,11 @@ def post_json(
         url,
         data=body,
         method="POST",
-        headers={"Content-Type": "application/json", "Accept": "application/json", **(headers or {})},
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            **(headers or {}),
+        },
     )
     request.deadline = deadline  # type: ignore[attr-defined]  # read by _DeadlineOpen
     try:
@@ -208,14 +227,20 @@ def post_json(
             detail = excerpt(exc.read() or b"") or exc.reason
         except (OSError, http.client.HTTPException):
             detail = exc.reason
-        raise BackendHTTPError(f"HTTP {exc.code} from {url}: {detail}", status=exc.code, url=url,
-                               retry_after=retry_after_seconds(exc.headers)) from exc
+        raise BackendHTTPError(
+            f"HTTP {exc.code} from {url}: {detail}",
+            status=exc.code,
+            url=url,
+            retry_after=retry_after_seconds(exc.headers),
+        ) from exc
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, TimeoutError):
             raise _timeout_error(url, timeout) from exc
         if isinstance(reason, ConnectionRefusedError):
-            raise BackendError(f"cannot connect to {url}: connection refused (is the server running?)") from exc
+            raise BackendError(
+                f"cannot connect to {url}: connection refused (is the server running?)"
+            ) from exc
         text = getattr(reason, "strerror", None) or str(reason)
         raise BackendError(f"cannot connect to {url}: {text}") from exc
     except TimeoutError as exc:
@@ -233,17 +258,21 @@ def post_json(
         data = json.loads(raw)
     except ValueError as exc:
         where = str(exc)
-        kind = "invalid JSON" if raw.rstrip().endswith((b"}", b"]")) else "truncated or invalid JSON"
+        kind = (
+            "invalid JSON" if raw.rstrip().endswith((b"}", b"]")) else "truncated or invalid JSON"
+        )
         raise BackendError(f"{kind} from {url} ({where}): {excerpt(raw)!r}") from exc
     if not isinstance(data, dict):
         raise BackendError(
-            f"unexpected reply from {url}: a JSON {type(data).__name__}, not an object: {excerpt(raw)!r}"
+            f"unexpected reply from {url}: a JSON {type(data).__name__}, not an object: "
+            f"{excerpt(raw)!r}"
         )
     return data
 
 
 class SchemaFallback:
-    """``generate_json`` for an HTTP backend: the schema goes in the body until the server refuses it (400/422).
+    """``generate_json`` for an HTTP backend: the schema goes in the body until the server refuses
+    it (400/422).
 
     The backend provides ``payload(prompt)``, ``send(body)``, ``generate(prompt)`` and
     ``hold_schema(body, schema)`` (where its wire format puts the schema).
@@ -264,7 +293,8 @@ class SchemaFallback:
 
 
 def _held_reply(backend, body: dict) -> str | None:
-    """The reply to a request that holds the model to a schema or grammar; None when the server refuses it (400/422)."""
+    """The reply to a request that holds the model to a schema or grammar; None when the server
+    refuses it (400/422)."""
     try:
         return backend.send(body)
     except Exception as exc:  # noqa: BLE001 - only the server's refusal of the field is handled
@@ -274,7 +304,8 @@ def _held_reply(backend, body: dict) -> str | None:
 
 
 class GrammarFallback:
-    """``generate_grammar`` for an HTTP backend whose server may take a llama.cpp GBNF ``grammar`` field.
+    """``generate_grammar`` for an HTTP backend whose server may take a llama.cpp GBNF ``grammar``
+    field.
 
     llama.cpp's server holds the reply to it; a server that refuses the field (400/422) gets the
     plain prompt from then on; one that ignores it answers as it would anyway. The backend provides
@@ -284,7 +315,8 @@ class GrammarFallback:
     grammar_accepted = True  # per instance once a server refused: ask plainly from then on
 
     def generate_grammar(self, prompt: str, grammar: str) -> str:
-        """Reply held to the GBNF ``grammar`` where the server can; a server that refuses it gets the plain prompt."""
+        """Reply held to the GBNF ``grammar`` where the server can; a server that refuses it gets
+        the plain prompt."""
         if self.grammar_accepted:
             body = self.payload(prompt)  # type: ignore[attr-defined]
             body["grammar"] = grammar

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendError", "BackendHTTPError", "BackendSetupError", "ContextLengthError", "TRANSIENT_STATUSES"]
+__all__ = [
+    "BackendError",
+    "BackendHTTPError",
+    "BackendSetupError",
+    "ContextLengthError",
+    "TRANSIENT_STATUSES",
+]
 
 
 class BackendError(RuntimeError):
@@ -23,7 +29,9 @@ class ContextLengthError(BackendError):
 
     retryable = False  # the same prompt will not fit next time either
 
-    def __init__(self, message: str, prompt_tokens: int | None = None, n_ctx: int | None = None) -> None:
+    def __init__(
+        self, message: str, prompt_tokens: int | None = None, n_ctx: int | None = None
+    ) -> None:
         super().__init__(message)
         self.prompt_tokens = prompt_tokens
         self.n_ctx = n_ctx
@@ -41,7 +49,9 @@ class BackendHTTPError(BackendError):
     server asked to wait (its ``Retry-After``), or None.
     """
 
-    def __init__(self, message: str, status: int, url: str = "", retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, status: int, url: str = "", retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.url = url

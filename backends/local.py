@@ -32,7 +32,9 @@ def default_threads() -> int:
         try:
             return max(1, int(env))
         except ValueError:
-            raise BackendSetupError(f"RECURSIVE_CLEANER_THREADS must be a whole number, got {env!r}") from None
+            raise BackendSetupError(
+                f"RECURSIVE_CLEANER_THREADS must be a whole number, got {env!r}"
+            ) from None
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -40,7 +42,8 @@ def default_threads() -> int:
 
 
 def loaded_runtimes() -> dict[tuple[Any, ...], Runtime]:
-    """A snapshot of the runtimes loaded in this process, by (runtime, path, n_ctx, n_threads, prompt cache folder)."""
+    """A snapshot of the runtimes loaded in this process, by (runtime, path, n_ctx, n_threads,
+    prompt cache folder)."""
     with _LOAD_LOCK:
         return dict(_LOADED)
 
@@ -52,7 +55,8 @@ def unload_all() -> None:
 
 
 class LocalBackend:
-    """Runs a GGUF chat model in this process; ``generate(prompt)`` sends the prompt as one user message."""
+    """Runs a GGUF chat model in this process; ``generate(prompt)`` sends the prompt as one user
+    message."""
 
     # generate_grammar, generate_json, last_usage, prompt_cache_stats()
     capabilities = frozenset({"grammar", "json", "usage", "prompt_cache"})
@@ -74,7 +78,10 @@ class LocalBackend:
         prompt_cache: bool | str | os.PathLike[str] | None = True,
     ) -> None:
         if model_path is None and embedded not in EMBEDDED_MODELS:
-            raise ValueError(f"unknown embedded model {embedded!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}")
+            raise ValueError(
+                f"unknown embedded model {embedded!r}: known are "
+                f"{', '.join(sorted(EMBEDDED_MODELS))}"
+            )
         if n_ctx < 256:
             raise ValueError(f"n_ctx must be at least 256, got {n_ctx}")
         self.model_path = Path(model_path).expanduser() if model_path is not None else None
@@ -122,12 +129,24 @@ class LocalBackend:
         name, factory = resolve_runtime(self.runtime)
         path = self.resolve_model_path()
         folder = resolve_prompt_cache(self.prompt_cache)
-        key = (name, os.path.realpath(path), self.n_ctx, self.n_threads, str(folder) if folder else None)
+        key = (
+            name,
+            os.path.realpath(path),
+            self.n_ctx,
+            self.n_threads,
+            str(folder) if folder else None,
+        )
         with _LOAD_LOCK:
             runtime = _LOADED.get(key)
             if runtime is None:
                 cache = {"prompt_cache": folder} if folder is not None else {}
-                runtime = factory(str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=self.verbose, **cache)
+                runtime = factory(
+                    str(path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    verbose=self.verbose,
+                    **cache,
+                )
                 _LOADED[key] = runtime
         self._runtime = runtime
         return self
@@ -143,29 +162,38 @@ class LocalBackend:
                     del _LOADED[key]
 
     def prompt_cache_stats(self) -> dict[str, Any] | None:
-        """The on-disk prompt cache of the loaded runtime: folder, tokens restored and saved, failures; None if off."""
+        """The on-disk prompt cache of the loaded runtime: folder, tokens restored and saved,
+        failures; None if off."""
         cache = getattr(self._runtime, "prompt_cache", None)
         if cache is None:
             return None
-        return {"folder": str(cache.folder), "restored_tokens": cache.restored_tokens,
-                "saved_tokens": cache.saved_tokens, "failures": list(cache.failures)}
+        return {
+            "folder": str(cache.folder),
+            "restored_tokens": cache.restored_tokens,
+            "saved_tokens": cache.saved_tokens,
+            "failures": list(cache.failures),
+        }
 
     def messages_for(self, prompt: str) -> list[dict[str, str]]:
-        """The chat messages sent for ``prompt``: an optional system message, then the prompt as the user."""
+        """The chat messages sent for ``prompt``: an optional system message, then the prompt as the
+        user."""
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         messages.append({"role": "user", "content": prompt})
         return messages
 
     def generate(self, prompt: str) -> str:
-        """Reply to ``prompt``; sets ``last_usage`` (prompt, completion, cached tokens) and ``last_timings``."""
+        """Reply to ``prompt``; sets ``last_usage`` (prompt, completion, cached tokens) and
+        ``last_timings``."""
         return self._reply(prompt, None)
 
     def generate_json(self, prompt: str, schema: dict) -> str:
-        """Reply to ``prompt`` with JSON that fits ``schema`` (llama.cpp's grammar holds every token to it)."""
+        """Reply to ``prompt`` with JSON that fits ``schema`` (llama.cpp's grammar holds every token
+        to it)."""
         return self._reply(prompt, schema)
 
     def generate_grammar(self, prompt: str, grammar: str) -> str:
-        """Reply to ``prompt`` inside the GBNF ``grammar`` (llama.cpp samples only tokens that keep to it)."""
+        """Reply to ``prompt`` inside the GBNF ``grammar`` (llama.cpp samples only tokens that keep
+        to it)."""
         return self._reply(prompt, None, grammar)
 
     def _reply(self, prompt: str, schema: dict | None, grammar: str | None = None) -> str:

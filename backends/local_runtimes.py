@@ -1,4 +1,5 @@
-"""In-process llama.cpp runtimes that LocalBackend can drive: xllamacpp (default) and llama-cpp-python.
+"""In-process llama.cpp runtimes that LocalBackend can drive: xllamacpp (default) and
+llama-cpp-python.
 
 Each runtime loads one GGUF file once and answers chat requests with the model's own
 chat template. Both are imported lazily, so importing this module costs nothing.
@@ -82,7 +83,8 @@ def _int(value: Any) -> int:
 
 
 class XllamacppRuntime:
-    """llama.cpp's own server engine in-process via xllamacpp (prebuilt wheels, prompt cache, thread-safe).
+    """llama.cpp's own server engine in-process via xllamacpp (prebuilt wheels, prompt cache,
+    thread-safe).
 
     With ``prompt_cache`` (a folder), the slot's state is restored from there on load and saved
     there after the first call (``backends/prompt_cache.py``), so the next process does not
@@ -91,20 +93,29 @@ class XllamacppRuntime:
 
     name = "xllamacpp"
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
-                 prompt_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        n_ctx: int,
+        n_threads: int,
+        verbose: bool = False,
+        prompt_cache: Path | None = None,
+    ) -> None:
         import xllamacpp as xlc
 
         params = xlc.CommonParams()
         params.model.path = model_path
         params.n_ctx = n_ctx
-        params.n_parallel = 1  # one slot: the whole context for one request, and its KV cache reused
+        # one slot: the whole context for one request, and its KV cache reused
+        params.n_parallel = 1
         params.cpuparams.n_threads = n_threads
         params.cpuparams_batch.n_threads = n_threads
         params.cache_prompt = True
         params.verbosity = 3 if verbose else 0
         # xllamacpp also serves HTTP on an ephemeral 127.0.0.1 port; a random key keeps other local
-        # users off it. Chat calls are in-process; only the prompt cache's slot actions use the port.
+        # users off it. Chat calls are in-process; only the prompt cache's slot actions use the
+        # port.
         self._key = secrets.token_urlsafe(24)
         params.api_keys = [self._key]
         self.n_ctx = n_ctx
@@ -112,15 +123,26 @@ class XllamacppRuntime:
         self._cache_lock = threading.Lock()
         self._cache_saved = False
         if prompt_cache is not None:
-            params.slot_save_path = str(prompt_cache) + os.sep  # llama.cpp joins it to the file name as text
+            # llama.cpp joins it to the file name as text
+            params.slot_save_path = str(prompt_cache) + os.sep
             params.endpoint_slots = True
-            key = state_key([self.name, _version("xllamacpp"), *model_identity(model_path), n_ctx,
-                             getattr(params, "cache_type_k", None), getattr(params, "cache_type_v", None)])
+            key = state_key(
+                [
+                    self.name,
+                    _version("xllamacpp"),
+                    *model_identity(model_path),
+                    n_ctx,
+                    getattr(params, "cache_type_k", None),
+                    getattr(params, "cache_type_v", None),
+                ]
+            )
             self.prompt_cache = PromptCache(Path(prompt_cache), key)
         try:
             self._server = xlc.Server(params)
         except Exception as exc:  # the binding raises plain RuntimeError/ValueError on a bad file
-            raise BackendSetupError(f"xllamacpp could not load the model {model_path}: {exc}") from exc
+            raise BackendSetupError(
+                f"xllamacpp could not load the model {model_path}: {exc}"
+            ) from exc
         if self.prompt_cache is not None:
             self.prompt_cache.restore(self._slot_action)
 
@@ -128,18 +150,25 @@ class XllamacppRuntime:
         """Save or restore slot 0 through the engine's own endpoint, on its loopback port only."""
         url = urlsplit(str(self._server.listening_address))
         if url.hostname not in ("127.0.0.1", "localhost", "::1") or url.port is None:
-            raise BackendError(f"xllamacpp listens on {url.hostname!r}, not on loopback: prompt cache not used")
+            raise BackendError(
+                f"xllamacpp listens on {url.hostname!r}, not on loopback: prompt cache not used"
+            )
         conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
         try:
-            conn.request("POST", f"/slots/0?action={action}", json.dumps({"filename": filename}),
-                         {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"})
+            conn.request(
+                "POST",
+                f"/slots/0?action={action}",
+                json.dumps({"filename": filename}),
+                {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"},
+            )
             answer = conn.getresponse().read(1 << 16)
         finally:
             conn.close()
         return json.loads(answer)
 
     def _save_once(self) -> None:
-        """After the first call of this runtime: its prompt is what the next run most likely starts with."""
+        """After the first call of this runtime: its prompt is what the next run most likely starts
+        with."""
         if self.prompt_cache is None:
             return
         with self._cache_lock:
@@ -171,7 +200,8 @@ class XllamacppRuntime:
         if seed is not None:
             request["seed"] = seed
         if json_schema is not None:
-            request["json_schema"] = json_schema  # llama.cpp turns it into a grammar: the reply can only fit it
+            # llama.cpp turns it into a grammar: the reply can only fit it
+            request["json_schema"] = json_schema
         if grammar is not None:
             request["grammar"] = grammar  # GBNF: every sampled token must keep the reply inside it
         reply = self._server.handle_chat_completions(request)
@@ -206,15 +236,23 @@ _LLAMA_CPP_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context win
 
 
 class LlamaCppPythonRuntime:
-    """llama-cpp-python's Llama object (compiles from source; faster prompt reading, not thread-safe).
+    """llama-cpp-python's Llama object (compiles from source; faster prompt reading, not
+    thread-safe).
 
     ``prompt_cache`` is accepted and not used: this runtime keeps its prompt cache in memory only.
     """
 
     name = "llama-cpp-python"
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
-                 prompt_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        n_ctx: int,
+        n_threads: int,
+        verbose: bool = False,
+        prompt_cache: Path | None = None,
+    ) -> None:
         from llama_cpp import Llama
 
         self.n_ctx = n_ctx
@@ -228,7 +266,9 @@ class LlamaCppPythonRuntime:
                 verbose=verbose,
             )
         except Exception as exc:
-            raise BackendSetupError(f"llama-cpp-python could not load the model {model_path}: {exc}") from exc
+            raise BackendSetupError(
+                f"llama-cpp-python could not load the model {model_path}: {exc}"
+            ) from exc
 
     def chat(
         self,

@@ -1,4 +1,5 @@
-"""MLXBackend: an MLX model on Apple Silicon through mlx_lm (load once, stream, stop on stop sequences)."""
+"""MLXBackend: an MLX model on Apple Silicon through mlx_lm (load once, stream, stop on stop
+sequences)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def _mlx_lm() -> tuple[Any, Any]:
         mlx_lm = importlib.import_module("mlx_lm")
         sample_utils = importlib.import_module("mlx_lm.sample_utils")
     except ImportError as exc:
-        raise BackendSetupError(f"the MLX backend needs mlx-lm, which is not installed ({exc}): {MLX_HINT}") from exc
+        raise BackendSetupError(
+            f"the MLX backend needs mlx-lm, which is not installed ({exc}): {MLX_HINT}"
+        ) from exc
     return mlx_lm, sample_utils.make_sampler
 
 
@@ -72,7 +75,9 @@ class MLXBackend:
                 try:
                     _LOADED[self.model_path] = tuple(mlx_lm.load(self.model_path))[:2]
                 except Exception as exc:
-                    raise BackendSetupError(f"mlx_lm could not load {self.model_path}: {exc}") from exc
+                    raise BackendSetupError(
+                        f"mlx_lm could not load {self.model_path}: {exc}"
+                    ) from exc
             self._model, self._tokenizer = _LOADED[self.model_path]
         return self
 
@@ -81,7 +86,9 @@ class MLXBackend:
         self.load()
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         messages.append({"role": "user", "content": prompt})
-        return self._tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return self._tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
+        )
 
     def generate(self, prompt: str) -> str:
         """Reply to ``prompt``; sets ``last_usage`` from mlx_lm's token counts."""

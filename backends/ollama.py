@@ -1,4 +1,5 @@
-"""OllamaBackend: Ollama's native ``POST /api/chat``, which (unlike its /v1 API) lets us set the context size."""
+"""OllamaBackend: Ollama's native ``POST /api/chat``, which (unlike its /v1 API) lets us set the
+context size."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ def ollama_host(value: str | None = None) -> str:
     try:
         port = split.port or port
     except ValueError:
-        raise ValueError(f"bad Ollama host {text!r}: the port is not a number from 0 to 65535") from None
+        raise ValueError(
+            f"bad Ollama host {text!r}: the port is not a number from 0 to 65535"
+        ) from None
     try:
         if ipaddress.ip_address(host).version == 6:
             host = f"[{host}]"
@@ -88,7 +91,10 @@ class OllamaBackend(SchemaFallback):
         self.last_finish_reason: str | None = None
 
     def __repr__(self) -> str:
-        return f"OllamaBackend(model={self.model!r}, base_url={self.base_url!r}, num_ctx={self.num_ctx})"
+        return (
+            f"OllamaBackend(model={self.model!r}, base_url={self.base_url!r}, "
+            f"num_ctx={self.num_ctx})"
+        )
 
     def payload(self, prompt: str) -> dict[str, Any]:
         """The JSON body sent for ``prompt``."""
@@ -103,7 +109,12 @@ class OllamaBackend(SchemaFallback):
         }
         options = {k: v for k, v in wanted.items() if v is not None}
         options.update(self.options)
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False, "options": options}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": False,
+            "options": options,
+        }
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         return body
@@ -125,16 +136,23 @@ class OllamaBackend(SchemaFallback):
             data = post_json(self.url, body, timeout=self.timeout)
         except BackendHTTPError as exc:
             if exc.status == 404 and "not found" in str(exc):
-                raise BackendHTTPError(f"{exc} (try: ollama pull {self.model})", exc.status, exc.url,
-                                       exc.retry_after) from exc
+                raise BackendHTTPError(
+                    f"{exc} (try: ollama pull {self.model})", exc.status, exc.url, exc.retry_after
+                ) from exc
             raise
         if data.get("error"):
             raise BackendError(f"error from {self.url}: {excerpt(str(data['error']))}")
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-            raise BackendError(f"reply from {self.url} has no message content: {excerpt(json.dumps(data))!r}")
-        # Older Ollama versions leave prompt_eval_count out when the whole prompt came from the cache.
-        usage = {"prompt_tokens": _count(data, "prompt_eval_count"), "completion_tokens": _count(data, "eval_count")}
+            raise BackendError(
+                f"reply from {self.url} has no message content: {excerpt(json.dumps(data))!r}"
+            )
+        # Older Ollama versions leave prompt_eval_count out when the whole prompt came from the
+        # cache.
+        usage = {
+            "prompt_tokens": _count(data, "prompt_eval_count"),
+            "completion_tokens": _count(data, "eval_count"),
+        }
         if isinstance(data.get("prompt_eval_cached_count"), int):
             usage["cached_tokens"] = data["prompt_eval_cached_count"]
         self.last_usage = usage

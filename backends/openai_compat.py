@@ -1,4 +1,5 @@
-"""OpenAICompatibleBackend: any server speaking OpenAI's ``POST /chat/completions`` (OpenAI, vLLM, llama-server...)."""
+"""OpenAICompatibleBackend: any server speaking OpenAI's ``POST /chat/completions`` (OpenAI, vLLM,
+llama-server...)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ LOCAL_BASE_URL = "http://localhost:8000/v1"
 
 
 def openai_base_url(fallback: str = LOCAL_BASE_URL) -> str:
-    """The ``OPENAI_BASE_URL`` environment variable when set (as OpenAI's own client reads it), else ``fallback``."""
+    """The ``OPENAI_BASE_URL`` environment variable when set (as OpenAI's own client reads it), else
+    ``fallback``."""
     return os.environ.get("OPENAI_BASE_URL", "").strip() or fallback
 
 
@@ -94,8 +96,10 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
     @staticmethod
     def hold_schema(body: dict[str, Any], schema: dict) -> None:
         """Put ``schema`` where this server takes it."""
-        body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema,
-                                                                          "strict": True}}
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema, "strict": True},
+        }
 
     def send(self, body: dict[str, Any]) -> str:
         """Post ``body`` (a ``payload``, maybe held to a schema or grammar): the reply text."""
@@ -106,7 +110,9 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
         except BackendHTTPError as exc:
             if exc.status == 401 and not self._api_key:
                 raise BackendHTTPError(
-                    f"{exc} (no API key was sent: set {self.api_key_env} or pass api_key=)", exc.status, exc.url,
+                    f"{exc} (no API key was sent: set {self.api_key_env} or pass api_key=)",
+                    exc.status,
+                    exc.url,
                     exc.retry_after,
                 ) from exc
             raise
@@ -116,26 +122,38 @@ class OpenAICompatibleBackend(SchemaFallback, GrammarFallback):
             raise BackendError(f"error from {self.url}: {excerpt(str(message))}")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise BackendError(f"reply from {self.url} has no choices: {excerpt(json.dumps(data))!r}")
+            raise BackendError(
+                f"reply from {self.url} has no choices: {excerpt(json.dumps(data))!r}"
+            )
         choice = choices[0]
         message = choice.get("message")
         if not isinstance(message, dict):
-            raise BackendError(f"reply from {self.url} has a choice without a message: {excerpt(json.dumps(choice))!r}")
+            raise BackendError(
+                f"reply from {self.url} has a choice without a message: "
+                f"{excerpt(json.dumps(choice))!r}"
+            )
         content = message.get("content")
         if content is not None and not isinstance(content, str):
-            raise BackendError(f"reply from {self.url} has non-text content: {excerpt(json.dumps(content))!r}")
+            raise BackendError(
+                f"reply from {self.url} has non-text content: {excerpt(json.dumps(content))!r}"
+            )
         self.last_usage = usage_of(data.get("usage"))
         self.last_finish_reason = choice.get("finish_reason")
         return content or ""
 
 
 def usage_of(usage: Any) -> dict[str, int] | None:
-    """OpenAI ``usage`` -> ``{prompt_tokens, completion_tokens[, cached_tokens]}``, or None when absent."""
+    """OpenAI ``usage`` -> ``{prompt_tokens, completion_tokens[, cached_tokens]}``, or None when
+    absent."""
     if not isinstance(usage, dict):
         return None
     result = {
-        "prompt_tokens": usage.get("prompt_tokens") if isinstance(usage.get("prompt_tokens"), int) else 0,
-        "completion_tokens": usage.get("completion_tokens") if isinstance(usage.get("completion_tokens"), int) else 0,
+        "prompt_tokens": usage.get("prompt_tokens")
+        if isinstance(usage.get("prompt_tokens"), int)
+        else 0,
+        "completion_tokens": usage.get("completion_tokens")
+        if isinstance(usage.get("completion_tokens"), int)
+        else 0,
     }
     details = usage.get("prompt_tokens_details")
     if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):

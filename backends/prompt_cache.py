@@ -37,22 +37,31 @@ from typing import Any, Callable, Iterable
 
 from .model_files import cache_dir, sha256_of
 
-__all__ = ["PROMPT_CACHE_ENV", "PromptCache", "prompt_cache_dir", "resolve_prompt_cache", "state_key"]
+__all__ = [
+    "PROMPT_CACHE_ENV",
+    "PromptCache",
+    "prompt_cache_dir",
+    "resolve_prompt_cache",
+    "state_key",
+]
 
 PROMPT_CACHE_ENV = "RECURSIVE_CLEANER_PROMPT_CACHE"
 """A folder for the saved prompt states, or ``off`` (also ``0``, ``false``, ``no``) for none."""
 
 _OFF = {"off", "0", "false", "no", "none"}
 SUFFIX = ".slot"
-_STATE_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{16}\.slot")  # KEY-HASH.slot: a state this cache wrote
-_TEMP_NAME = re.compile(r"[0-9a-f]{32}\.\d+-[0-9a-f]{8}\.tmp")  # KEY.PID-RANDOM.tmp: one it is writing
+# KEY-HASH.slot: a state this cache wrote
+_STATE_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{16}\.slot")
+# KEY.PID-RANDOM.tmp: one it is writing
+_TEMP_NAME = re.compile(r"[0-9a-f]{32}\.\d+-[0-9a-f]{8}\.tmp")
 
 # action(name, filename) -> the runtime's JSON answer; name is "save" or "restore".
 SlotAction = Callable[[str, str], dict]
 
 
 def prompt_cache_dir() -> Path | None:
-    """``$RECURSIVE_CLEANER_PROMPT_CACHE`` (None when it says off), else ``prompt-cache`` in the model cache."""
+    """``$RECURSIVE_CLEANER_PROMPT_CACHE`` (None when it says off), else ``prompt-cache`` in the
+    model cache."""
     env = os.environ.get(PROMPT_CACHE_ENV, "").strip()
     if env and env.lower() in _OFF:
         return None
@@ -60,7 +69,8 @@ def prompt_cache_dir() -> Path | None:
 
 
 def resolve_prompt_cache(setting: bool | str | os.PathLike[str] | None) -> Path | None:
-    """The folder a LocalBackend's ``prompt_cache`` names: True = the default, False/None/"off" = none."""
+    """The folder a LocalBackend's ``prompt_cache`` names: True = the default, False/None/"off" =
+    none."""
     if setting is True:
         return prompt_cache_dir()
     if setting is None or setting is False:
@@ -88,7 +98,8 @@ def model_identity(model_path: str) -> list[Any]:
 
 @dataclass
 class PromptCache:
-    """Saved prompt states in ``folder`` under ``key``; ``restore`` once on load, ``save`` after a call.
+    """Saved prompt states in ``folder`` under ``key``; ``restore`` once on load, ``save`` after a
+    call.
 
     A state's file is named ``KEY-HASH.slot``, HASH being the start of its sha256: files are
     only ever renamed into place whole, so a file whose content does not match its name is
@@ -108,13 +119,18 @@ class PromptCache:
         """This key's state files, newest first."""
         try:
             mine = re.compile(re.escape(self.key) + r"-[0-9a-f]{16}" + re.escape(SUFFIX))
-            found = [p for p in self.folder.glob(f"{self.key}-*{SUFFIX}") if mine.fullmatch(p.name) and _ours(p)]
+            found = [
+                p
+                for p in self.folder.glob(f"{self.key}-*{SUFFIX}")
+                if mine.fullmatch(p.name) and _ours(p)
+            ]
         except OSError:
             return []
         return sorted(found, key=_mtime, reverse=True)
 
     def restore(self, action: SlotAction) -> int:
-        """Load the newest intact state into the runtime's slot; the tokens restored (0 when none or refused)."""
+        """Load the newest intact state into the runtime's slot; the tokens restored (0 when none or
+        refused)."""
         for path in self.states():
             if path.stem.rpartition("-")[2] != _digest(path):
                 self.failures.append(f"restore: {path.name} is damaged; deleted")
@@ -123,18 +139,21 @@ class PromptCache:
             answer = self._act(action, "restore", path.name)
             tokens = answer.get("n_restored") if answer else None
             if not isinstance(tokens, int) or tokens <= 0:
-                _remove(path)  # refused: a state this runtime cannot read is no use to the next run either
+                # refused: a state this runtime cannot read is no use to the next run either
+                _remove(path)
                 return 0
             self.restored_tokens = tokens
             return tokens
         return 0
 
     def save(self, action: SlotAction) -> int:
-        """Write the slot's state under a temporary name, then rename it to its content's name; the tokens saved."""
+        """Write the slot's state under a temporary name, then rename it to its content's name; the
+        tokens saved."""
         try:
             if not self.folder.is_dir():
                 self.folder.mkdir(parents=True, mode=0o700)
-                os.chmod(self.folder, 0o700)  # the umask may have taken bits the mode asked for; never more
+                # the umask may have taken bits the mode asked for; never more
+                os.chmod(self.folder, 0o700)
         except OSError as exc:
             self.failures.append(f"cannot create {self.folder}: {exc.strerror or exc}")
             return 0
@@ -160,22 +179,30 @@ class PromptCache:
         return tokens
 
     def prune(self) -> None:
-        """Keep the ``keep`` newest states; remove temporary files older than an hour (a killed writer's)."""
+        """Keep the ``keep`` newest states; remove temporary files older than an hour (a killed
+        writer's)."""
         try:
             entries = list(self.folder.iterdir())
         except OSError:
             return
-        states = sorted((p for p in entries if _STATE_NAME.fullmatch(p.name) and _ours(p)), key=_mtime, reverse=True)
-        for old in states[self.keep:]:
+        states = sorted(
+            (p for p in entries if _STATE_NAME.fullmatch(p.name) and _ours(p)),
+            key=_mtime,
+            reverse=True,
+        )
+        for old in states[self.keep :]:
             _remove(old)
         cutoff = self.clock() - 3600
-        for temp in (p for p in entries if _TEMP_NAME.fullmatch(p.name) and _ours(p) and _mtime(p) < cutoff):
+        for temp in (
+            p for p in entries if _TEMP_NAME.fullmatch(p.name) and _ours(p) and _mtime(p) < cutoff
+        ):
             _remove(temp)
 
     def _act(self, action: SlotAction, name: str, filename: str) -> dict | None:
         try:
             answer = action(name, filename)
-        except Exception as exc:  # noqa: BLE001 - the cache only saves time; any failure means "no cache"
+        # the cache only saves time; any failure means "no cache"
+        except Exception as exc:  # noqa: BLE001
             self.failures.append(f"{name}: {type(exc).__name__}: {str(exc)[:200]}")
             return None
         if not isinstance(answer, dict) or "error" in answer:
@@ -193,7 +220,8 @@ def _digest(path: Path) -> str:
 
 
 def _ours(path: Path) -> bool:
-    """A regular file (a symlink is not followed) owned by this user: one this cache may read, hand on or delete."""
+    """A regular file (a symlink is not followed) owned by this user: one this cache may read, hand
+    on or delete."""
     try:
         info = os.lstat(path)
     except OSError:

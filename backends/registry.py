@@ -18,8 +18,17 @@ from typing import Any, Callable
 from .builtin import BUILTINS, SPEC_EXAMPLES
 from .errors import BackendSetupError
 
-__all__ = ["BACKENDS", "SPEC_EXAMPLES", "ENTRY_POINT_GROUP", "BackendRegistry", "FunctionBackend",
-           "get_backend", "register", "unregister", "failed_backends"]
+__all__ = [
+    "BACKENDS",
+    "SPEC_EXAMPLES",
+    "ENTRY_POINT_GROUP",
+    "BackendRegistry",
+    "FunctionBackend",
+    "get_backend",
+    "register",
+    "unregister",
+    "failed_backends",
+]
 
 ENTRY_POINT_GROUP = "recursive_cleaner.backends"
 """The entry-point group a backend plugin declares itself in (pyproject.toml's
@@ -69,8 +78,9 @@ class FunctionBackend:
 class BackendRegistry(Mapping):
     """Backend names -> factories; the group's entry points join on first use (read-only)."""
 
-    def __init__(self, group: str = ENTRY_POINT_GROUP,
-                 builtins: Mapping[str, Factory] = BUILTINS) -> None:
+    def __init__(
+        self, group: str = ENTRY_POINT_GROUP, builtins: Mapping[str, Factory] = BUILTINS
+    ) -> None:
         self.group = group
         self.builtins = dict(builtins)
         self.origins: dict[str, str] = {}  # name -> where its factory came from
@@ -80,21 +90,27 @@ class BackendRegistry(Mapping):
         self._scanned = False
         self._lock = threading.RLock()
 
-    def register(self, name: str, factory: Factory, *, replace: bool = False,
-                 origin: str = "") -> Factory:
+    def register(
+        self, name: str, factory: Factory, *, replace: bool = False, origin: str = ""
+    ) -> Factory:
         """Add ``name`` (lower case letters, digits, ``_``, ``-``); a taken one needs replace."""
         if not isinstance(name, str) or not _NAME.match(name):
-            raise ValueError("a backend name is lower case letters, digits, '_' or '-' (the part "
-                             f"of the spec before ':'), got {name!r}")
+            raise ValueError(
+                "a backend name is lower case letters, digits, '_' or '-' (the part "
+                f"of the spec before ':'), got {name!r}"
+            )
         if not callable(factory):
-            raise TypeError(f"the factory of backend {name!r} is not callable: "
-                            f"{type(factory).__name__}")
+            raise TypeError(
+                f"the factory of backend {name!r} is not callable: {type(factory).__name__}"
+            )
         with self._lock:
             taken = self._factories.get(name)
             if taken is not None and taken is not factory and not replace:
-                raise ValueError(f"the backend name {name!r} is taken by "
-                                 f"{self.origins.get(name) or taken!r}; pass replace=True to "
-                                 "replace it")
+                raise ValueError(
+                    f"the backend name {name!r} is taken by "
+                    f"{self.origins.get(name) or taken!r}; pass replace=True to "
+                    "replace it"
+                )
             self._factories[name] = factory
             self.origins[name] = origin or _named(factory)
             self._failed.pop(name, None)
@@ -145,8 +161,9 @@ class BackendRegistry(Mapping):
         try:
             return list(entry_points(group=self.group))
         except Exception as exc:  # noqa: BLE001 - broken metadata: the built-ins still come
-            self._failed["?"] = _one_line(f"the {self.group} entry points could not be read: "
-                                          f"{type(exc).__name__}: {exc}")
+            self._failed["?"] = _one_line(
+                f"the {self.group} entry points could not be read: {type(exc).__name__}: {exc}"
+            )
             return []
 
     def _load(self, point: Any) -> None:
@@ -158,14 +175,18 @@ class BackendRegistry(Mapping):
         where, name = _where(point), key[0]
         if name in self._factories:
             if self.origins.get(name) != where:
-                self._failed.setdefault(f"{name} ({where})", f"backend plugin {name!r} ({where}) "
-                                        f"is not used: the name is taken by {self.origins[name]}")
+                self._failed.setdefault(
+                    f"{name} ({where})",
+                    f"backend plugin {name!r} ({where}) "
+                    f"is not used: the name is taken by {self.origins[name]}",
+                )
             return
         try:
             self.register(name, point.load(), origin=where)
         except Exception as exc:  # noqa: BLE001 - reported when asked for, never raised here
-            self._failed[name] = _one_line(f"backend plugin {name!r} ({where}) failed to load: "
-                                           f"{type(exc).__name__}: {exc}")
+            self._failed[name] = _one_line(
+                f"backend plugin {name!r} ({where}) failed to load: {type(exc).__name__}: {exc}"
+            )
 
     def __getitem__(self, name: str) -> Factory:
         self.scan()
@@ -205,8 +226,9 @@ def failed_backends() -> dict[str, str]:
 def get_backend(spec: str, **options: Any) -> Any:
     """Build a backend from a spec string; ``options`` go to its factory (e.g. ``stop=[...]``)."""
     if not isinstance(spec, str):
-        raise TypeError("a backend spec is a string like 'local' or 'ollama:MODEL', got "
-                        f"{type(spec).__name__}")
+        raise TypeError(
+            f"a backend spec is a string like 'local' or 'ollama:MODEL', got {type(spec).__name__}"
+        )
     prefix, _, arg = spec.strip().partition(":")
     name = prefix.strip().lower()
     try:
@@ -215,13 +237,17 @@ def get_backend(spec: str, **options: Any) -> Any:
         broken = sorted(n for n in BACKENDS.failed() if n != "?" and " " not in n)
         failed = f"; failed to load: {', '.join(broken)}" if broken else ""
         known = ", ".join(BACKENDS)
-        raise ValueError(f"unknown backend {spec!r}: known prefixes are {known}{failed} "
-                         f"(e.g. {', '.join(SPEC_EXAMPLES[:4])})") from None
+        raise ValueError(
+            f"unknown backend {spec!r}: known prefixes are {known}{failed} "
+            f"(e.g. {', '.join(SPEC_EXAMPLES[:4])})"
+        ) from None
     built = factory(arg.strip(), **options)
     if callable(getattr(built, "generate", None)):
         return built
     if callable(built):
         return FunctionBackend(built)
-    raise TypeError(f"backend {name!r} ({BACKENDS.origins.get(name, '?')}) built a "
-                    f"{type(built).__name__}, not a backend: an object with generate(prompt) -> "
-                    "str, or a function prompt -> str")
+    raise TypeError(
+        f"backend {name!r} ({BACKENDS.origins.get(name, '?')}) built a "
+        f"{type(built).__name__}, not a backend: an object with generate(prompt) -> "
+        "str, or a function prompt -> str"
+    )

@@ -36,7 +36,8 @@ from recursive_cleaner.backends.prompt_cache import PROMPT_CACHE_ENV  # noqa: E4
 DATASETS = ("hospital", "beers", "flights")
 DEFAULT_DATA_DIR = os.path.join(os.path.dirname(ROOT), "shared", "bench-data")
 INSTRUCTIONS_DIR = os.path.join(HERE, "instructions")
-DEFAULT_CHUNK_SIZE = 50  # prompts are field-focused: the chunk size sets what the profiler sees, not the prompt length
+# prompts are field-focused: the chunk size sets what the profiler sees, not the prompt length
+DEFAULT_CHUNK_SIZE = 50
 
 
 # ---------------------------------------------------------------------------- shared pipeline
@@ -81,12 +82,18 @@ class Telemetry:
         elif kind == "chunk_done":
             self.chunks_done += 1
             if self.verbose:
-                print(f"  chunk {event.get('chunk_index', 0) + 1}/{self.total_chunks} {event.get('status')}: "
-                      f"{self.calls} calls, {self.functions_generated} functions, "
-                      f"{time.monotonic() - self.started:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"  chunk {event.get('chunk_index', 0) + 1}/{self.total_chunks} "
+                    f"{event.get('status')}: "
+                    f"{self.calls} calls, {self.functions_generated} functions, "
+                    f"{time.monotonic() - self.started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def sync(self, llm: dict | None) -> None:
-        """Take the run's own totals (``RunResult.llm``): they also count calls that emit no llm_call event."""
+        """Take the run's own totals (``RunResult.llm``): they also count calls that emit no
+        llm_call event."""
         if not llm:
             return
         self.calls = max(self.calls, int(llm.get("calls") or 0))
@@ -105,7 +112,8 @@ class Telemetry:
 
     @property
     def cache_share(self) -> float:
-        """Share of prompt tokens the server reused from its prompt cache (0 when it does not say)."""
+        """Share of prompt tokens the server reused from its prompt cache (0 when it does not
+        say)."""
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
@@ -114,11 +122,13 @@ class Telemetry:
         return self.parse_errors / self.calls if self.calls else 0.0
 
 
-DEFAULT_OPTIONS: dict[str, Any] = {}  # the library's own defaults (issue 18: no bench-only defaults)
+# the library's own defaults (issue 18: no bench-only defaults)
+DEFAULT_OPTIONS: dict[str, Any] = {}
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs (true/false, numbers, text) over DEFAULT_OPTIONS: DataCleaner keyword options."""
+    """``KEY=VALUE`` pairs (true/false, numbers, text) over DEFAULT_OPTIONS: DataCleaner keyword
+    options."""
     options: dict[str, Any] = dict(DEFAULT_OPTIONS)
     for pair in pairs or ():
         key, sep, raw = pair.partition("=")
@@ -142,14 +152,21 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
 
 
 def add_prompt_cache_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prompt-cache", metavar="DIR",
-                   help="the local model's prompt cache folder, used as it is (default: OUT/prompt-cache, emptied first)")
+    p.add_argument(
+        "--prompt-cache",
+        metavar="DIR",
+        help=(
+            "the local model's prompt cache folder, used as it is (default: OUT/prompt-cache, "
+            "emptied first)"
+        ),
+    )
 
 
 @contextlib.contextmanager
 def prompt_cache(out: str, given: str | None = None) -> Iterator[str]:
-    """The local model's on-disk prompt cache while a measured run lasts: ``given`` as it is, else OUT/prompt-cache
-    emptied, so a run starts cold whatever an earlier one saved (docs/backend-local.md)."""
+    """The local model's on-disk prompt cache while a measured run lasts: ``given`` as it is, else
+    OUT/prompt-cache emptied, so a run starts cold whatever an earlier one saved
+    (docs/backend-local.md)."""
     if given:
         folder = os.path.abspath(given)
     else:
@@ -167,9 +184,14 @@ def prompt_cache(out: str, given: str | None = None) -> Iterator[str]:
 
 
 def add_option_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--option", action="append", metavar="KEY=VALUE",
-                   help="a DataCleaner keyword option, repeatable, e.g. --option rich_context=true "
-                        f"(defaults: {', '.join(f'{k}={v}' for k, v in DEFAULT_OPTIONS.items()) or 'the library defaults'})")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a DataCleaner keyword option, repeatable, e.g. --option rich_context=true "
+        "(defaults: "
+        f"{', '.join(f'{k}={v}' for k, v in DEFAULT_OPTIONS.items()) or 'the library defaults'})",
+    )
 
 
 def generate(
@@ -183,15 +205,23 @@ def generate(
     verbose: bool = True,
     options: dict | None = None,
 ) -> tuple[Any, Telemetry, float, str]:
-    """Run DataCleaner on ``file_path``; return (RunResult, Telemetry, seconds, cleaning_functions.py source)."""
+    """Run DataCleaner on ``file_path``; return (RunResult, Telemetry, seconds,
+    cleaning_functions.py source)."""
     from recursive_cleaner import DataCleaner
 
     output = os.path.join(out_dir, "cleaning_functions.py")
     telemetry = Telemetry(verbose=verbose)
     started = time.perf_counter()
-    cleaner = DataCleaner(backend, file_path, chunk_size=chunk_size, instructions=instructions,
-                          max_iterations=max_iterations, on_progress=telemetry, output_path=output,
-                          **(DEFAULT_OPTIONS if options is None else options))
+    cleaner = DataCleaner(
+        backend,
+        file_path,
+        chunk_size=chunk_size,
+        instructions=instructions,
+        max_iterations=max_iterations,
+        on_progress=telemetry,
+        output_path=output,
+        **(DEFAULT_OPTIONS if options is None else options),
+    )
     result = cleaner.run()
     seconds = time.perf_counter() - started
     telemetry.sync(getattr(result, "llm", None))
@@ -200,32 +230,42 @@ def generate(
 
 
 def saved_run(path: str) -> tuple[Any, Telemetry, float, str]:
-    """A saved cleaning_functions.py as ``generate`` would return it: no model call, no generation time."""
+    """A saved cleaning_functions.py as ``generate`` would return it: no model call, no generation
+    time."""
     import ast
     from types import SimpleNamespace
 
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    names = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
-             and n.name not in ("clean_data", "clean_dataset") and not n.name.startswith("_")]
+    names = [
+        n.name
+        for n in ast.parse(source).body
+        if isinstance(n, ast.FunctionDef)
+        and n.name not in ("clean_data", "clean_dataset")
+        and not n.name.startswith("_")
+    ]
     return SimpleNamespace(functions=names, rejected=[]), Telemetry(verbose=False), 0.0, source
 
 
 def cross_row_steps(source: str, *, dedup: bool = False) -> list[dict]:
-    """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left out unless asked.
+    """The CROSS_ROW_STEPS literal of a generated module (read with ast, never executed); dedup left
+    out unless asked.
 
     Dropping rows would break the cell-by-position comparison, so dedup steps are not scored.
     """
     import ast
 
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CROSS_ROW_STEPS" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", None) == "CROSS_ROW_STEPS" for t in node.targets
+        ):
             return [s for s in ast.literal_eval(node.value) if dedup or s.get("kind") != "dedup"]
     return []
 
 
 def apply_cross_row(steps: list[dict], keys: list[str], rows: list[list[str]]) -> list[list[str]]:
-    """The library's two-pass cross-row code over the repaired rows (trusted: the steps are data)."""
+    """The library's two-pass cross-row code over the repaired rows (trusted: the steps are
+    data)."""
     from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
 
     records = [dict(zip(keys, row)) for row in rows]
@@ -236,13 +276,16 @@ def apply_cross_row(steps: list[dict], keys: list[str], rows: list[list[str]]) -
 def _score_written(path: str, dirty: list, clean: list, rows: list, normalize) -> Any:
     """Write the repaired table as CSV, read it back and score what the file holds."""
     scoring.write_csv_table(path, [dirty[0]] + rows)
-    return scoring.score_tables(dirty, clean, scoring.read_csv_table(path), header=True, normalize=normalize)
+    return scoring.score_tables(
+        dirty, clean, scoring.read_csv_table(path), header=True, normalize=normalize
+    )
 
 
 def apply_clean_data(
     source: str, records: list, *, batch_size: int = 500, timeout: float = 60.0
 ) -> tuple[list, list[str | None]]:
-    """clean_data on every record in the sandbox, ``batch_size`` per child; returns (outputs, errors).
+    """clean_data on every record in the sandbox, ``batch_size`` per child; returns (outputs,
+    errors).
 
     ``outputs[i]`` is None where clean_data raised or its batch failed as a whole (a
     timeout, a refused operation); such a batch is retried in halves down to single
@@ -293,7 +336,9 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, str, str]:
     target = args.dataset
     if args.dirty or args.clean:
         if not (args.dirty and args.clean) or target:
-            raise SystemExit("accuracy: give NAME_OR_PATH, or both --dirty and --clean (not both forms)")
+            raise SystemExit(
+                "accuracy: give NAME_OR_PATH, or both --dirty and --clean (not both forms)"
+            )
         dirty, clean = args.dirty, args.clean
         parent = os.path.basename(os.path.dirname(os.path.abspath(dirty)))
         stem = os.path.splitext(os.path.basename(dirty))[0]
@@ -303,7 +348,10 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, str, str]:
         name = args.name or os.path.basename(os.path.normpath(target))
         dirty, clean = os.path.join(folder, "dirty.csv"), os.path.join(folder, "clean.csv")
     else:
-        raise SystemExit("accuracy: give a dataset name (hospital, beers, flights), a folder, or --dirty and --clean")
+        raise SystemExit(
+            "accuracy: give a dataset name (hospital, beers, flights), a folder, or --dirty and "
+            "--clean"
+        )
     for path in (dirty, clean):
         if not os.path.isfile(path):
             raise SystemExit(f"accuracy: file not found: {path}")
@@ -313,33 +361,84 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, str, str]:
         default = os.path.join(INSTRUCTIONS_DIR, f"{name}.txt")
         instructions = read_instructions("@" + default) if os.path.isfile(default) else ""
         if not instructions:
-            print(f"accuracy: no instructions for {name!r} (pass --instructions TEXT|@FILE)", file=sys.stderr)
+            print(
+                f"accuracy: no instructions for {name!r} (pass --instructions TEXT|@FILE)",
+                file=sys.stderr,
+            )
     return name, dirty, clean, instructions
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("dataset", nargs="?", metavar="NAME_OR_PATH",
-                   help="hospital, beers, flights (read from --data-dir) or a folder with dirty.csv and clean.csv")
-    p.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="folder of the named datasets (default ../shared/bench-data)")
+    p.add_argument(
+        "dataset",
+        nargs="?",
+        metavar="NAME_OR_PATH",
+        help=(
+            "hospital, beers, flights (read from --data-dir) or a folder with dirty.csv and "
+            "clean.csv"
+        ),
+    )
+    p.add_argument(
+        "--data-dir",
+        default=DEFAULT_DATA_DIR,
+        help="folder of the named datasets (default ../shared/bench-data)",
+    )
     p.add_argument("--dirty", help="dirty CSV (with --clean, instead of NAME_OR_PATH)")
     p.add_argument("--clean", help="ground-truth CSV: same rows and column order as --dirty")
     p.add_argument("--instructions", help="TEXT or @FILE (default bench/instructions/NAME.txt)")
     p.add_argument("--name", help="name on the last line (default: the dataset or folder name)")
-    p.add_argument("--backend", default="local", help="backend spec: local, openai:MODEL@URL, ollama:MODEL ... (default local)")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help=f"rows per chunk (default {DEFAULT_CHUNK_SIZE})")
-    p.add_argument("--max-chunks", type=int, help="generate from the first N chunks only (the cleaner gets a truncated copy)")
+    p.add_argument(
+        "--backend",
+        default="local",
+        help="backend spec: local, openai:MODEL@URL, ollama:MODEL ... (default local)",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=int,
+        default=DEFAULT_CHUNK_SIZE,
+        help=f"rows per chunk (default {DEFAULT_CHUNK_SIZE})",
+    )
+    p.add_argument(
+        "--max-chunks",
+        type=int,
+        help="generate from the first N chunks only (the cleaner gets a truncated copy)",
+    )
     p.add_argument("--rows", type=int, help="clean and score only the first N rows")
-    p.add_argument("--max-iterations", type=int, default=5, help="model replies per chunk at most (default 5)")
+    p.add_argument(
+        "--max-iterations", type=int, default=5, help="model replies per chunk at most (default 5)"
+    )
     p.add_argument("--out", help="output folder (default bench/out/accuracy-NAME)")
-    p.add_argument("--batch-size", type=int, default=500, help="rows per sandbox call when applying (default 500)")
-    p.add_argument("--apply-timeout", type=float, default=60.0, help="seconds per sandbox call when applying (default 60)")
-    p.add_argument("--raha-normalize", action="store_true",
-                   help="normalise every value as Raha does (HTML unescape, collapse whitespace, strip) before comparing")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=500,
+        help="rows per sandbox call when applying (default 500)",
+    )
+    p.add_argument(
+        "--apply-timeout",
+        type=float,
+        default=60.0,
+        help="seconds per sandbox call when applying (default 60)",
+    )
+    p.add_argument(
+        "--raha-normalize",
+        action="store_true",
+        help=(
+            "normalise every value as Raha does (HTML unescape, collapse whitespace, strip) before "
+            "comparing"
+        ),
+    )
     p.add_argument("--quiet", action="store_true", help="no per-chunk progress on stderr")
     add_prompt_cache_argument(p)
-    p.add_argument("--functions", metavar="PATH",
-                   help="score this cleaning_functions.py (e.g. a saved run's, with today's toolkit): no generation")
+    p.add_argument(
+        "--functions",
+        metavar="PATH",
+        help=(
+            "score this cleaning_functions.py (e.g. a saved run's, with today's toolkit): no "
+            "generation"
+        ),
+    )
     add_option_argument(p)
     return p
 
@@ -352,7 +451,9 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     if not dirty:
         raise SystemExit(f"accuracy: {dirty_path} is empty")
     if len(dirty) != len(clean):
-        raise SystemExit(f"accuracy: {dirty_path} has {len(dirty)} rows, {clean_path} has {len(clean)}")
+        raise SystemExit(
+            f"accuracy: {dirty_path} has {len(dirty)} rows, {clean_path} has {len(clean)}"
+        )
     if args.rows is not None:
         dirty, clean = dirty[: args.rows + 1], clean[: args.rows + 1]
     out = args.out or os.path.join(HERE, "out", f"accuracy-{name}")
@@ -366,16 +467,30 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     scoring.write_csv_table(gen_input, [dirty[0]] + gen_rows)
     if args.functions:
         result, tel, gen_seconds, source = saved_run(args.functions)
-        print(f"accuracy {name}: scoring {args.functions} (no generation)", file=sys.stderr, flush=True)
+        print(
+            f"accuracy {name}: scoring {args.functions} (no generation)",
+            file=sys.stderr,
+            flush=True,
+        )
     else:
-        print(f"accuracy {name}: generating from {len(gen_rows)} of {len(dirty) - 1} rows "
-              f"(chunk size {args.chunk_size}), backend {args.backend if backend is None else type(backend).__name__}",
-              file=sys.stderr, flush=True)
+        print(
+            f"accuracy {name}: generating from {len(gen_rows)} of {len(dirty) - 1} rows "
+            f"(chunk size {args.chunk_size}), backend "
+            f"{args.backend if backend is None else type(backend).__name__}",
+            file=sys.stderr,
+            flush=True,
+        )
         with prompt_cache(out, args.prompt_cache):
             result, tel, gen_seconds, source = generate(
-                backend if backend is not None else args.backend, gen_input, instructions, out,
-                chunk_size=args.chunk_size, max_iterations=args.max_iterations, verbose=not args.quiet,
-                options=parse_options(args.option))
+                backend if backend is not None else args.backend,
+                gen_input,
+                instructions,
+                out,
+                chunk_size=args.chunk_size,
+                max_iterations=args.max_iterations,
+                verbose=not args.quiet,
+                options=parse_options(args.option),
+            )
 
     # Apply to every row, with the keys the cleaner saw (the parser's de-duplicated header).
     from recursive_cleaner.read.parsers import iter_records
@@ -385,8 +500,12 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     rows = dirty[1:]
     fed = [i for i, row in enumerate(rows) if len(row) == width]
     started = time.perf_counter()
-    outputs, errors = apply_clean_data(source, [dict(zip(keys, rows[i])) for i in fed],
-                                       batch_size=args.batch_size, timeout=args.apply_timeout)
+    outputs, errors = apply_clean_data(
+        source,
+        [dict(zip(keys, rows[i])) for i in fed],
+        batch_size=args.batch_size,
+        timeout=args.apply_timeout,
+    )
     apply_seconds = time.perf_counter() - started
     repaired = [list(row) for row in rows]
     failed = len(rows) - len(fed)
@@ -394,36 +513,57 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
         if error is not None or not isinstance(cleaned, dict):
             failed += 1
             continue  # keeps its dirty values
-        repaired[i] = [scoring.to_csv_text(cleaned.get(k)) for k in keys]  # a dropped key is written as ""
+        # a dropped key is written as ""
+        repaired[i] = [scoring.to_csv_text(cleaned.get(k)) for k in keys]
     normalize = scoring.raha_normalize if args.raha_normalize else None
     per_record = None
     steps = cross_row_steps(source)
-    if steps:  # score clean_data alone too, then run the cross-row steps over every row (row count kept)
-        per_record = _score_written(os.path.join(out, "repaired_per_record.csv"), dirty, clean, repaired, normalize)
+    # score clean_data alone too, then run the cross-row steps over every row (row count kept)
+    if steps:
+        per_record = _score_written(
+            os.path.join(out, "repaired_per_record.csv"), dirty, clean, repaired, normalize
+        )
         repaired = apply_cross_row(steps, keys, repaired)
     repaired_path = os.path.join(out, "repaired.csv")
     score = _score_written(repaired_path, dirty, clean, repaired, normalize)
 
     seconds = gen_seconds + apply_seconds
     summary = {
-        "benchmark": "accuracy", "dataset": name, "backend": args.backend if backend is None else repr(backend),
-        "rows": score.rows, "generation_rows": len(gen_rows), "chunk_size": args.chunk_size,
-        "max_chunks": args.max_chunks, "functions": result.functions, "rows_failed_apply": failed,
-        "calls": tel.calls, "prompt_tokens": tel.prompt_tokens, "completion_tokens": tel.completion_tokens,
+        "benchmark": "accuracy",
+        "dataset": name,
+        "backend": args.backend if backend is None else repr(backend),
+        "rows": score.rows,
+        "generation_rows": len(gen_rows),
+        "chunk_size": args.chunk_size,
+        "max_chunks": args.max_chunks,
+        "functions": result.functions,
+        "rows_failed_apply": failed,
+        "calls": tel.calls,
+        "prompt_tokens": tel.prompt_tokens,
+        "completion_tokens": tel.completion_tokens,
         "rejected": [[n, r[:300]] for n, r in result.rejected],
-        "parse_errors": tel.parse_errors, "validation_failures": tel.validation_failures,
-        "not_clean": tel.not_clean, "generation_seconds": gen_seconds, "apply_seconds": apply_seconds,
-        "raha_normalize": args.raha_normalize, **score.to_dict(),
-        "cross_row_steps": steps, "per_record_only": per_record.to_dict() if per_record else None,
-        "options": parse_options(args.option), "chunks_processed": tel.chunks_done,
+        "parse_errors": tel.parse_errors,
+        "validation_failures": tel.validation_failures,
+        "not_clean": tel.not_clean,
+        "generation_seconds": gen_seconds,
+        "apply_seconds": apply_seconds,
+        "raha_normalize": args.raha_normalize,
+        **score.to_dict(),
+        "cross_row_steps": steps,
+        "per_record_only": per_record.to_dict() if per_record else None,
+        "options": parse_options(args.option),
+        "chunks_processed": tel.chunks_done,
         "stopped_early": getattr(result, "stopped_early", False),
-        "reflection": getattr(result, "reflection", {}), "optimization": getattr(result, "optimization", {}),
+        "reflection": getattr(result, "reflection", {}),
+        "optimization": getattr(result, "optimization", {}),
         "modifications": len(getattr(result, "modifications", []) or []),
     }
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
 
-    print(f"dataset          {name}: {score.rows} rows x {score.columns} columns, {score.cells} cells")
+    print(
+        f"dataset          {name}: {score.rows} rows x {score.columns} columns, {score.cells} cells"
+    )
     print(f"functions        {len(result.functions)} ({', '.join(result.functions) or 'none'})")
     print(f"precision        {fmt(score.precision)}")
     print(f"recall           {fmt(score.recall)}")
@@ -433,17 +573,27 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     print(f"correct repairs  {score.correct_repairs}")
     print(f"broken cells     {score.broken_cells}")
     if per_record is not None:
-        print(f"clean_data only  precision={fmt(per_record.precision)} recall={fmt(per_record.recall)} "
-              f"f1={fmt(per_record.f1)} broken={per_record.broken_cells} (before the {len(steps)} cross-row step(s))")
+        print(
+            f"clean_data only  precision={fmt(per_record.precision)} "
+            f"recall={fmt(per_record.recall)} "
+            f"f1={fmt(per_record.f1)} broken={per_record.broken_cells} (before the {len(steps)} "
+            "cross-row step(s))"
+        )
     print(f"cell accuracy    {fmt(score.cell_accuracy)} (dirty file: {fmt(score.dirty_accuracy)})")
     print(f"rows not cleaned {failed} (clean_data raised or returned no dict; kept dirty)")
-    print(f"llm calls        {tel.calls} ({tel.parse_errors} parse errors, {tel.validation_failures} rejected functions, "
-          f"{tel.not_clean} 'clean' replies overruled)")
+    print(
+        f"llm calls        {tel.calls} ({tel.parse_errors} parse errors, {tel.validation_failures} "
+        "rejected functions, "
+        f"{tel.not_clean} 'clean' replies overruled)"
+    )
     print(f"tokens           {tel.prompt_tokens} prompt + {tel.completion_tokens} completion")
     print(f"seconds          {gen_seconds:.1f} generation + {apply_seconds:.1f} apply")
     print(f"output           {out}")
-    print(f"accuracy {name} precision={fmt(score.precision)} recall={fmt(score.recall)} f1={fmt(score.f1)} "
-          f"calls={tel.calls} tokens={tel.tokens} seconds={seconds:.1f}")
+    print(
+        f"accuracy {name} precision={fmt(score.precision)} recall={fmt(score.recall)} "
+        f"f1={fmt(score.f1)} "
+        f"calls={tel.calls} tokens={tel.tokens} seconds={seconds:.1f}"
+    )
     return 0
 
 

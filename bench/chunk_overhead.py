@@ -24,27 +24,36 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-FIX_EMAIL = '''def fix_email(record):
+FIX_EMAIL = """def fix_email(record):
     record = dict(record)
     record["email"] = str(record.get("email") or "").replace(" ", "").lower()
-    return record'''
+    return record"""
 
 
 def reply(prompt: str) -> str:
-    """The e-mail function when the field prompt asks for it; a reply that does not parse otherwise."""
-    if "fixes the field 'email'" in prompt[prompt.rfind("=== TASK"):]:
-        return ("<cleaning_analysis>\n  <function_to_generate>\n    <name>fix_email</name>\n"
-                "    <docstring>E-mail lower case, no spaces.</docstring>\n"
-                f"    <code>\n```python\n{FIX_EMAIL}\n```\n    </code>\n  </function_to_generate>\n"
-                "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>")
+    """The e-mail function when the field prompt asks for it; a reply that does not parse
+    otherwise."""
+    if "fixes the field 'email'" in prompt[prompt.rfind("=== TASK") :]:
+        return (
+            "<cleaning_analysis>\n  <function_to_generate>\n    <name>fix_email</name>\n"
+            "    <docstring>E-mail lower case, no spaces.</docstring>\n"
+            f"    <code>\n```python\n{FIX_EMAIL}\n```\n    </code>\n  </function_to_generate>\n"
+            "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>"
+        )
     return "no reply"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", default=os.path.join(ROOT, "test_cases", "crm_customers.jsonl"), help="JSONL records")
+    p.add_argument(
+        "--data",
+        default=os.path.join(ROOT, "test_cases", "crm_customers.jsonl"),
+        help="JSONL records",
+    )
     p.add_argument("--records", type=int, help="the first N records only (default: all)")
-    p.add_argument("--instructions", default=os.path.join(ROOT, "test_cases", "crm_instructions.txt"))
+    p.add_argument(
+        "--instructions", default=os.path.join(ROOT, "test_cases", "crm_instructions.txt")
+    )
     args = p.parse_args(argv)
     from recursive_cleaner import DataCleaner
 
@@ -59,12 +68,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.instructions, encoding="utf-8") as f:
             goals = f.read()
         started = time.perf_counter()
-        result = DataCleaner(lambda prompt: calls.append(1) or reply(prompt), path, instructions=goals,
-                             output_path=os.path.join(tmp, "cf.py"), report_path=None, sleep=lambda s: None).run()
+        result = DataCleaner(
+            lambda prompt: calls.append(1) or reply(prompt),
+            path,
+            instructions=goals,
+            output_path=os.path.join(tmp, "cf.py"),
+            report_path=None,
+            sleep=lambda s: None,
+        ).run()
         seconds = time.perf_counter() - started
-    records = sum(1 for _ in open(args.data, encoding="utf-8")) if args.records is None else args.records
-    print(f"chunk_overhead records={records} chunks={result.chunks_processed} calls={len(calls)} "
-          f"seconds={seconds:.1f} ms_per_chunk={1000 * seconds / max(1, result.chunks_processed):.1f}")
+    records = (
+        sum(1 for _ in open(args.data, encoding="utf-8")) if args.records is None else args.records
+    )
+    print(
+        f"chunk_overhead records={records} chunks={result.chunks_processed} calls={len(calls)} "
+        f"seconds={seconds:.1f} ms_per_chunk={1000 * seconds / max(1, result.chunks_processed):.1f}"
+    )
     return 0
 
 

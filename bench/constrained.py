@@ -32,10 +32,11 @@ _FIELD_NAME = re.compile(r"Write ONE function named ([A-Za-z_][A-Za-z0-9_]*)\((r
 
 
 def reply_form(prompt: str) -> tuple[str, str | None]:
-    """(kind, GBNF) of the reply a prompt asks for: field, open or detect; (other, None) for other calls."""
+    """(kind, GBNF) of the reply a prompt asks for: field, open or detect; (other, None) for other
+    calls."""
     from recursive_cleaner.model import grammar
 
-    task = prompt[prompt.rfind("=== TASK ==="):]
+    task = prompt[prompt.rfind("=== TASK ===") :]
     match = _FIELD_NAME.search(task)
     if match:
         return "field", grammar.field_reply(match.group(1), match.group(2)).gbnf()
@@ -48,7 +49,8 @@ def reply_form(prompt: str) -> tuple[str, str | None]:
 
 
 def judge(reply: str, kind: str) -> dict[str, Any]:
-    """What the loop would make of a reply: parsed or the parser's complaint; a function, and is it safe."""
+    """What the loop would make of a reply: parsed or the parser's complaint; a function, and is it
+    safe."""
     from recursive_cleaner.errors import ParseError
     from recursive_cleaner.judge.policy import check_code_safety
     from recursive_cleaner.model.response import parse_issues, parse_response
@@ -67,9 +69,13 @@ def ask(backend: Any, prompt: str, gbnf: str | None) -> dict[str, Any]:
     started = time.perf_counter()
     text = backend.generate_grammar(prompt, gbnf) if gbnf is not None else backend.generate(prompt)
     usage = (backend.last_usage if USAGE in capabilities_of(backend) else None) or {}
-    return {"reply": text, "seconds": round(time.perf_counter() - started, 2),
-            "completion_tokens": usage.get("completion_tokens"), "prompt_tokens": usage.get("prompt_tokens"),
-            "cached_tokens": usage.get("cached_tokens")}
+    return {
+        "reply": text,
+        "seconds": round(time.perf_counter() - started, 2),
+        "completion_tokens": usage.get("completion_tokens"),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "cached_tokens": usage.get("cached_tokens"),
+    }
 
 
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
@@ -77,7 +83,9 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     p.add_argument("calls", nargs="+", help="calls.jsonl files written by bench/real_model.py")
     p.add_argument("--backend", default="local", help="backend spec (default local)")
     p.add_argument("--limit", type=int, help="at most N prompts")
-    p.add_argument("--reuse", action="store_true", help="the logged reply stands for the mode it was made in")
+    p.add_argument(
+        "--reuse", action="store_true", help="the logged reply stands for the mode it was made in"
+    )
     p.add_argument("--out", default=os.path.join(HERE, "out", "constrained"), help="output folder")
     args = p.parse_args(argv)
     if backend is None:
@@ -100,22 +108,36 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
             row: dict[str, Any] = {"kind": kind}
             for mode, held in (("grammar", gbnf), ("plain", None)):
                 logged = (entry.get("held") == "grammar") == (held is not None)
-                answer = ({"reply": entry["reply"], "seconds": entry.get("seconds"), "reused": True,
-                           "completion_tokens": entry.get("completion_tokens")}
-                          if args.reuse and logged else ask(backend, entry["prompt"], held))
+                answer = (
+                    {
+                        "reply": entry["reply"],
+                        "seconds": entry.get("seconds"),
+                        "reused": True,
+                        "completion_tokens": entry.get("completion_tokens"),
+                    }
+                    if args.reuse and logged
+                    else ask(backend, entry["prompt"], held)
+                )
                 row[mode] = {**answer, **judge(answer["reply"], kind)}
             rows.append(row)
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
-            print(f"  {len(rows):3d} {kind:<6} grammar: {_short(row['grammar'])}  plain: {_short(row['plain'])}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {len(rows):3d} {kind:<6} grammar: {_short(row['grammar'])}  plain: "
+                f"{_short(row['plain'])}",
+                file=sys.stderr,
+                flush=True,
+            )
     print(summary_line(rows))
     return 0
 
 
 def _short(r: dict) -> str:
     state = "ok" if r["parsed"] else "PARSE ERROR"
-    return f"{state:<11} fn={'y' if r['function'] else 'n'} {r.get('completion_tokens') or '?'} tok {r.get('seconds') or 0:.0f} s"
+    return (
+        f"{state:<11} fn={'y' if r['function'] else 'n'} {r.get('completion_tokens') or '?'} tok "
+        f"{r.get('seconds') or 0:.0f} s"
+    )
 
 
 def summary_line(rows: list[dict]) -> str:
@@ -128,10 +150,14 @@ def summary_line(rows: list[dict]) -> str:
     def tokens(mode: str) -> int:
         return sum(r[mode].get("completion_tokens") or 0 for r in rows)
 
-    return (f"constrained prompts={len(rows)} grammar_parse={rate('grammar')} plain_parse={rate('plain')} "
-            f"grammar_functions={count('grammar', 'function')} plain_functions={count('plain', 'function')} "
-            f"grammar_safe={count('grammar', 'safe')} plain_safe={count('plain', 'safe')} "
-            f"grammar_completion_tokens={tokens('grammar')} plain_completion_tokens={tokens('plain')}")
+    return (
+        f"constrained prompts={len(rows)} grammar_parse={rate('grammar')} "
+        f"plain_parse={rate('plain')} "
+        f"grammar_functions={count('grammar', 'function')} "
+        f"plain_functions={count('plain', 'function')} "
+        f"grammar_safe={count('grammar', 'safe')} plain_safe={count('plain', 'safe')} "
+        f"grammar_completion_tokens={tokens('grammar')} plain_completion_tokens={tokens('plain')}"
+    )
 
 
 if __name__ == "__main__":

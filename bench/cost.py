@@ -24,10 +24,16 @@ import real_model  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
-    """Run (or read) the CRM pipeline and print the cost figures; ``backend`` overrides --backend, for tests."""
+    """Run (or read) the CRM pipeline and print the cost figures; ``backend`` overrides --backend,
+    for tests."""
     p = real_model.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--from-summary", nargs="?", const=os.path.join(real_model.DEFAULT_OUT, "summary.json"),
-                   metavar="PATH", help="read a real_model.py summary.json instead of running the model")
+    p.add_argument(
+        "--from-summary",
+        nargs="?",
+        const=os.path.join(real_model.DEFAULT_OUT, "summary.json"),
+        metavar="PATH",
+        help="read a real_model.py summary.json instead of running the model",
+    )
     args = p.parse_args(argv)
     if args.from_summary:
         with open(args.from_summary, encoding="utf-8") as f:
@@ -36,12 +42,20 @@ def main(argv: Sequence[str] | None = None, backend: Any = None) -> int:
     else:
         s = real_model.run(args, backend)
     tokens = s["prompt_tokens"] + s["completion_tokens"]
-    figures = real_model.cost_figures(s["calls"], tokens, s["generation_records"], len(s["functions"]))
+    figures = real_model.cost_figures(
+        s["calls"], tokens, s["generation_records"], len(s["functions"])
+    )
     print(f"records          {s['generation_records']} processed by the generator")
     print(f"llm calls        {s['calls']}")
-    print(f"tokens           {tokens} ({s['prompt_tokens']} prompt + {s['completion_tokens']} completion)")
+    print(
+        f"tokens           {tokens} ({s['prompt_tokens']} prompt + {s['completion_tokens']} "
+        "completion)"
+    )
     print(f"functions        {len(s['functions'])} accepted")
-    print(f"cost calls_per_1k={figures['calls_per_1k']:.1f} tokens_per_function={figures['tokens_per_function']:.1f}")
+    print(
+        f"cost calls_per_1k={figures['calls_per_1k']:.1f} "
+        f"tokens_per_function={figures['tokens_per_function']:.1f}"
+    )
     return 0
 
 

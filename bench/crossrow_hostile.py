@@ -39,10 +39,17 @@ from recursive_cleaner.crossrow import steps as new_steps  # noqa: E402
 
 
 def old_module(commit: str) -> types.ModuleType:
-    """crossrow/steps.py at ``commit``, loaded as ``rc_old_steps`` (its relative import pointed at the package)."""
-    source = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:recursive_cleaner/crossrow/steps.py"],
-                            check=True, capture_output=True, text=True).stdout
-    source = source.replace("from .weights import", "from recursive_cleaner.crossrow.weights import")
+    """crossrow/steps.py at ``commit``, loaded as ``rc_old_steps`` (its relative import pointed at
+    the package)."""
+    source = subprocess.run(
+        ["git", "-C", ROOT, "show", f"{commit}:recursive_cleaner/crossrow/steps.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    source = source.replace(
+        "from .weights import", "from recursive_cleaner.crossrow.weights import"
+    )
     module = types.ModuleType("rc_old_steps")
     sys.modules[module.__name__] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:steps.py", "exec"), module.__dict__)
@@ -55,7 +62,7 @@ def _text(rng: random.Random, n: int, alphabet: str = "abcdefghijklmnopqrstuvwxy
 
 def _edit(rng: random.Random, text: str) -> str:
     i = rng.randrange(len(text))
-    return text[:i] + ("#" if text[i] != "#" else "%") + text[i + 1:]
+    return text[:i] + ("#" if text[i] != "#" else "%") + text[i + 1 :]
 
 
 def long_values(length: int, pairs: int) -> tuple[list[dict], list[dict]]:
@@ -71,7 +78,11 @@ def many_keys(keys: int, prefix: str = "") -> tuple[list[dict], list[dict]]:
     for k in range(keys):
         full, rare = prefix + _text(rng, 10), prefix + _text(rng, 10)
         name = _text(rng, 8)
-        records += [{"id": full, "name": name}, {"id": full, "name": name}, {"id": rare, "name": _text(rng, 8)}]
+        records += [
+            {"id": full, "name": name},
+            {"id": full, "name": name},
+            {"id": rare, "name": _text(rng, 8)},
+        ]
     return [{"kind": "majority", "key": ["id"], "fields": ["name"]}], records
 
 
@@ -84,7 +95,9 @@ CASES = {
 KEYS = [2000]
 
 
-def timed(module: types.ModuleType, steps: list[dict], records: list[dict]) -> tuple[float, list, object]:
+def timed(
+    module: types.ModuleType, steps: list[dict], records: list[dict]
+) -> tuple[float, list, object]:
     parsed = [module.CrossRowStep.from_dict(s) for s in steps]
     start = time.perf_counter()
     fitted = module.fit(parsed, records)
@@ -96,8 +109,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old-commit", default="52eab2d")
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
-    parser.add_argument("--old-max", nargs="*", default=[], choices=list(CASES),
-                        help="cases on which the old code is NOT run")
+    parser.add_argument(
+        "--old-max",
+        nargs="*",
+        default=[],
+        choices=list(CASES),
+        help="cases on which the old code is NOT run",
+    )
     parser.add_argument("--keys", type=int, default=KEYS[0], help="keys of the many-keys case")
     args = parser.parse_args(argv)
     KEYS[0] = args.keys
@@ -111,9 +129,16 @@ def main(argv: list[str] | None = None) -> None:
             old_text, ratio, same = f"{'(skipped)':>9}", "-", "-"
         else:
             old_s, old_out, _ = timed(old, steps, records)
-            old_text, ratio, same = f"{old_s:9.2f}", f"{old_s / new_s:.0f}", "yes" if old_out == new_out else "no"
+            old_text, ratio, same = (
+                f"{old_s:9.2f}",
+                f"{old_s / new_s:.0f}",
+                "yes" if old_out == new_out else "no",
+            )
         left = dict(fitted.left_alone)
-        print(f"{case:<20} {len(records):>8} {old_text} {new_s:8.3f} {ratio:>8}  {same:<5} {left or '-'}")
+        print(
+            f"{case:<20} {len(records):>8} {old_text} {new_s:8.3f} {ratio:>8}  {same:<5} "
+            f"{left or '-'}"
+        )
         ratios.append(f"{case}={ratio}")
     print("crossrow_hostile " + " ".join(ratios))
 

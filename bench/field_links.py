@@ -27,11 +27,43 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import phrasings  # noqa: E402
 
-ABBREVIATED = ["fname", "l_name", "dob", "qty", "hire_dt", "dept", "amt", "sal", "emp_no", "addr", "tel", "desc",
-               "cat", "prod_nm", "cust_id", "st", "id", "zip5", "unitPrice", "ctry", "cur", "pcode"]
-OTHER_HEADERS = {"ecommerce": ["sku", "name", "category", "price", "stock", "description"],
-                 "healthcare": ["patient_id", "name", "date_of_birth", "gender", "blood_type", "weight", "allergies",
-                                "contact"]}
+ABBREVIATED = [
+    "fname",
+    "l_name",
+    "dob",
+    "qty",
+    "hire_dt",
+    "dept",
+    "amt",
+    "sal",
+    "emp_no",
+    "addr",
+    "tel",
+    "desc",
+    "cat",
+    "prod_nm",
+    "cust_id",
+    "st",
+    "id",
+    "zip5",
+    "unitPrice",
+    "ctry",
+    "cur",
+    "pcode",
+]
+OTHER_HEADERS = {
+    "ecommerce": ["sku", "name", "category", "price", "stock", "description"],
+    "healthcare": [
+        "patient_id",
+        "name",
+        "date_of_birth",
+        "gender",
+        "blood_type",
+        "weight",
+        "allergies",
+        "contact",
+    ],
+}
 
 
 def reading(goals: str, fields: list[str], check: dict | None) -> dict:
@@ -45,16 +77,24 @@ def reading(goals: str, fields: list[str], check: dict | None) -> dict:
         from recursive_cleaner.profiling.row_rules import stated_fields
 
         keys = {k: stated_fields(goals, fields).get(k, []) for k in spec.keys}
-    return {"mentioned": sorted(f for f, s in spec.fields.items() if s.mentioned),
-            "protected": sorted(spec.protected()), "scope": spec.scope,
-            "keys": {k: sorted(v) for k, v in keys.items()}, "dedup": spec.dedup}
+    return {
+        "mentioned": sorted(f for f, s in spec.fields.items() if s.mentioned),
+        "protected": sorted(spec.protected()),
+        "scope": spec.scope,
+        "keys": {k: sorted(v) for k, v in keys.items()},
+        "dedup": spec.dedup,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", default=phrasings.DATA_DIR)
     p.add_argument("--json", help="write the readings here")
-    p.add_argument("--cross", action="store_true", help="also read each text against headers it was not written for")
+    p.add_argument(
+        "--cross",
+        action="store_true",
+        help="also read each text against headers it was not written for",
+    )
     args = p.parse_args(argv)
     out, linked, cross = {}, 0, []
     for table, names in phrasings.EXPECTED.items():
@@ -65,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             r = out[f"{table}:{name}"] = reading(goals, phrasings.FIELDS[table], data)
             linked += len(r["mentioned"])
             keys = "; ".join(f"{k} -> {', '.join(v) or 'all'}" for k, v in r["keys"].items()) or "-"
-            print(f"{table}:{name:<8} mentioned={','.join(r['mentioned']) or '-'} protected="
-                  f"{','.join(r['protected']) or '-'} keys={keys} dedup={r['dedup']}")
+            print(
+                f"{table}:{name:<8} mentioned={','.join(r['mentioned']) or '-'} protected="
+                f"{','.join(r['protected']) or '-'} keys={keys} dedup={r['dedup']}"
+            )
             if args.cross:
                 headers = {t: f for t, f in phrasings.FIELDS.items() if t != table} | OTHER_HEADERS
                 headers["abbreviated"] = ABBREVIATED
@@ -74,10 +116,14 @@ def main(argv: list[str] | None = None) -> int:
                     got = reading(goals, fields, None)["mentioned"]
                     plain = _plain_mentions(goals, fields)
                     extra = [f for f in got if f not in plain]
-                    if extra and len(got) < len(fields):  # (a text about every field names them all)
+                    # (a text about every field names them all)
+                    if extra and len(got) < len(fields):
                         cross.append(f"{table}:{name} vs {other}: {', '.join(extra)}")
     if args.cross:
-        print("\nlinked only through an abbreviation or the data, on headers the text was not written for:")
+        print(
+            "\nlinked only through an abbreviation or the data, on headers the text was not "
+            "written for:"
+        )
         print("\n".join(cross) or "(none)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
@@ -95,7 +141,9 @@ def _plain_mentions(goals: str, fields: list[str]) -> set[str]:
     out = set()
     for f in fields:
         toks = field_tokens(f) or [f.lower()]
-        if re.search(r"(?<!\w)" + r"[\s_\-]{0,2}".join(map(re.escape, toks)) + r"(?:e?s)?(?!\w)", goals, re.I):
+        if re.search(
+            r"(?<!\w)" + r"[\s_\-]{0,2}".join(map(re.escape, toks)) + r"(?:e?s)?(?!\w)", goals, re.I
+        ):
             out.add(f)
     return out
 

@@ -16,17 +16,94 @@ import random
 import sys
 import time
 
-FIRST = ["alice", "Bob", "CAROL", " dave", "Eve ", "frank", "Grace", "heidi", "IVAN", "judy", "Mallory", "niaj"]
-LAST = ["smith", "JONES", "Brown ", " garcia", "Miller", "davis", "RODRIGUEZ", "wilson", "Lopez", "nguyen"]
-PHONES = ["({a}) {b}-{c}", "{a}-{b}-{c}", "{a}.{b}.{c}", "{a}{b}{c}", "+1 {a} {b} {c}", "1-{a}-{b}-{c}",
-          "+1 ({a}) {b}-{c}"]
-DATES = ["{y}-{m:02d}-{d:02d}", "{m:02d}/{d:02d}/{y}", "{y}/{m:02d}/{d:02d}", "{mon} {d}, {y}", "{d} {mon3} {y}",
-         "{y}{m:02d}{d:02d}", "{y}-{m:02d}-{d:02d}T10:30:00Z"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
-COUNTRIES = ["USA", "U.S.", "United States", "us", "US", "Canada", "CA", "UK", "United Kingdom", "DE"]
-STATUSES = ["active", "actve", "Active", "pending", "Pending ", "PENDNG", "churned", "CHURNED", "churnd"]
-AMOUNTS = ["${whole:,}.{cents:02d}", "{whole}.{cents:02d} USD", "{num}", "USD {whole:,}.{cents:02d}", " ${whole} "]
+FIRST = [
+    "alice",
+    "Bob",
+    "CAROL",
+    " dave",
+    "Eve ",
+    "frank",
+    "Grace",
+    "heidi",
+    "IVAN",
+    "judy",
+    "Mallory",
+    "niaj",
+]
+LAST = [
+    "smith",
+    "JONES",
+    "Brown ",
+    " garcia",
+    "Miller",
+    "davis",
+    "RODRIGUEZ",
+    "wilson",
+    "Lopez",
+    "nguyen",
+]
+PHONES = [
+    "({a}) {b}-{c}",
+    "{a}-{b}-{c}",
+    "{a}.{b}.{c}",
+    "{a}{b}{c}",
+    "+1 {a} {b} {c}",
+    "1-{a}-{b}-{c}",
+    "+1 ({a}) {b}-{c}",
+]
+DATES = [
+    "{y}-{m:02d}-{d:02d}",
+    "{m:02d}/{d:02d}/{y}",
+    "{y}/{m:02d}/{d:02d}",
+    "{mon} {d}, {y}",
+    "{d} {mon3} {y}",
+    "{y}{m:02d}{d:02d}",
+    "{y}-{m:02d}-{d:02d}T10:30:00Z",
+]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+COUNTRIES = [
+    "USA",
+    "U.S.",
+    "United States",
+    "us",
+    "US",
+    "Canada",
+    "CA",
+    "UK",
+    "United Kingdom",
+    "DE",
+]
+STATUSES = [
+    "active",
+    "actve",
+    "Active",
+    "pending",
+    "Pending ",
+    "PENDNG",
+    "churned",
+    "CHURNED",
+    "churnd",
+]
+AMOUNTS = [
+    "${whole:,}.{cents:02d}",
+    "{whole}.{cents:02d} USD",
+    "{num}",
+    "USD {whole:,}.{cents:02d}",
+    " ${whole} ",
+]
 VARIANTS = 4096
 MARK = "@@ID@@"
 
@@ -44,13 +121,21 @@ def build_variants(seed: int) -> list[tuple[bytes, bytes]]:
         record = {
             "customer_id": MARK,
             "name": f"{first} {last}" if style > 0.2 else f"  {first.upper()}   {last.upper()} ",
-            "email": f"{first.strip()}.{last.strip()}@Example.COM".replace("A", "a" if style > 0.5 else "A"),
-            "phone": rng.choice(PHONES).format(a=a, b=f"{b:03d}", c=f"{c:04d}") if style > 0.05 else None,
+            "email": f"{first.strip()}.{last.strip()}@Example.COM".replace(
+                "A", "a" if style > 0.5 else "A"
+            ),
+            "phone": rng.choice(PHONES).format(a=a, b=f"{b:03d}", c=f"{c:04d}")
+            if style > 0.05
+            else None,
             "status": rng.choice(STATUSES),
-            "signup_date": rng.choice(DATES).format(y=y, m=m, d=d, mon=MONTHS[m - 1], mon3=MONTHS[m - 1][:3]),
+            "signup_date": rng.choice(DATES).format(
+                y=y, m=m, d=d, mon=MONTHS[m - 1], mon3=MONTHS[m - 1][:3]
+            ),
             "country": rng.choice(COUNTRIES),
             "amount": rng.choice(AMOUNTS).format(whole=whole, cents=cents, num=whole + cents / 100),
-            "notes": rng.choice(["", "VIP", "called twice; prefers email", "duplicate?", "n/a", "ünïcode ✓"]),
+            "notes": rng.choice(
+                ["", "VIP", "called twice; prefers email", "duplicate?", "n/a", "ünïcode ✓"]
+            ),
         }
         if style > 0.9:
             record["tags"] = rng.sample(["b2b", "trial", "enterprise", "referral", "newsletter"], 2)
@@ -91,9 +176,9 @@ def generate(out_path: str, size_mb: float, seed: int = 7) -> int:
     return count
 
 
-
 def ensure_file(path: str, size_mb: float) -> float:
-    """Generate ``path`` if it is missing, read it once to warm the page cache, and return its size in MB."""
+    """Generate ``path`` if it is missing, read it once to warm the page cache, and return its size
+    in MB."""
     if not os.path.exists(path):
         print(f"generating {path} ({size_mb:g} MB) ...", flush=True)
         generate(path, size_mb)
@@ -102,18 +187,28 @@ def ensure_file(path: str, size_mb: float) -> float:
             pass
     return os.path.getsize(path) / 2**20
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size-mb", type=float, default=1024, help="approximate output size in MiB (default 1024)")
+    parser.add_argument(
+        "--size-mb", type=float, default=1024, help="approximate output size in MiB (default 1024)"
+    )
     default_out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out", "crm.jsonl")
-    parser.add_argument("--out", default=default_out, help="output path (default bench/out/crm.jsonl)")
-    parser.add_argument("--seed", type=int, default=7, help="random seed for the record variants (default 7)")
+    parser.add_argument(
+        "--out", default=default_out, help="output path (default bench/out/crm.jsonl)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=7, help="random seed for the record variants (default 7)"
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     count = generate(args.out, args.size_mb, args.seed)
     seconds = time.perf_counter() - start
     size = os.path.getsize(args.out) / 2**20
-    print(f"wrote {args.out}: {count} records, {size:.1f} MB in {seconds:.2f} s ({size / seconds:.0f} MB/s)")
+    print(
+        f"wrote {args.out}: {count} records, {size:.1f} MB in {seconds:.2f} s "
+        f"({size / seconds:.0f} MB/s)"
+    )
     return 0
 
 

@@ -7,9 +7,10 @@ Each line is ``NAME sha256`` of bytes a user gets, so ``diff`` of two runs shows
   ``cleaning_functions.py``, ``cleaning_spec.json``, ``cleaned.csv``;
 - ``saved/TABLE/cleaned.csv``: the saved model functions of ``bench/functions/`` applied to the
   benchmark table's ``dirty.csv`` with ``apply_file`` (needs ``--data-dir``; skipped if absent);
-- ``scripted/LABEL/...``: two ``DataCleaner`` runs (the defaults; no hint functions, no cross-row) on ``test_cases/crm_customers.jsonl`` with a scripted
-  backend (toolkit one-liners for four fields, "clean" otherwise): every prompt it was sent, in order,
-  and the files it wrote (``cleaning_functions.py``, ``cleaning_spec.json``).
+- ``scripted/LABEL/...``: two ``DataCleaner`` runs (the defaults; no hint functions, no
+  cross-row) on ``test_cases/crm_customers.jsonl`` with a scripted backend (toolkit one-liners
+  for four fields, "clean" otherwise): every prompt it was sent, in order, and the files it
+  wrote (``cleaning_functions.py``, ``cleaning_spec.json``).
 
     python bench/golden.py --data-dir ../shared/bench-data > before.txt
     ... change the code ...
@@ -63,8 +64,13 @@ def heldout() -> list[str]:
             for wording in bench_heldout.WORDINGS:
                 if not (bench_heldout.GOALS / f"{table}_{wording}.txt").is_file():
                     continue
-                bench_heldout.run_one(table, wording, tables=bench_heldout.DEFAULT_TABLES, library_only=True,
-                                      keep=Path(keep))
+                bench_heldout.run_one(
+                    table,
+                    wording,
+                    tables=bench_heldout.DEFAULT_TABLES,
+                    library_only=True,
+                    keep=Path(keep),
+                )
                 for name in _KEEP:
                     path = Path(keep) / f"{table}-{wording}" / name
                     digest = _sha(_stable(path.read_bytes())) if path.is_file() else "missing"
@@ -95,15 +101,27 @@ def scripted() -> list[str]:
 
     lines = []
     goals = (ROOT / "test_cases" / "crm_instructions.txt").read_text(encoding="utf-8")
-    for label, options in (("defaults", {}), ("no-hints", {"hint_functions": False, "cross_row": False})):
+    for label, options in (
+        ("defaults", {}),
+        ("no-hints", {"hint_functions": False, "cross_row": False}),
+    ):
         with tempfile.TemporaryDirectory() as work:
             backend = FakeBackend(toolkit_fixer(_FIXES))
             out = Path(work) / "cleaning_functions.py"
-            cleaner = DataCleaner(backend, str(ROOT / "test_cases" / "crm_customers.jsonl"), chunk_size=40,
-                                  instructions=goals, output_path=str(out), report_path=None, **options)
+            cleaner = DataCleaner(
+                backend,
+                str(ROOT / "test_cases" / "crm_customers.jsonl"),
+                chunk_size=40,
+                instructions=goals,
+                output_path=str(out),
+                report_path=None,
+                **options,
+            )
             cleaner.run()
             for i, prompt in enumerate(backend.history):
-                lines.append(f"scripted/{label}/prompt-{i:02d} {_sha(_stable(prompt.encode('utf-8')))}")
+                lines.append(
+                    f"scripted/{label}/prompt-{i:02d} {_sha(_stable(prompt.encode('utf-8')))}"
+                )
             for name in ("cleaning_functions.py", "cleaning_spec.json"):
                 path = Path(work) / name
                 digest = _sha(_stable(path.read_bytes())) if path.is_file() else "missing"
@@ -113,10 +131,14 @@ def scripted() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=None, help="the benchmark tables (hospital/, flights/)")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="the benchmark tables (hospital/, flights/)"
+    )
     parser.add_argument("--only", choices=("heldout", "saved", "scripted"), default=None)
     args = parser.parse_args(argv)
-    os.environ.setdefault("RECURSIVE_CLEANER_PROMPT_CACHE", tempfile.mkdtemp(prefix="golden-cache-"))
+    os.environ.setdefault(
+        "RECURSIVE_CLEANER_PROMPT_CACHE", tempfile.mkdtemp(prefix="golden-cache-")
+    )
     parts = {"scripted": scripted, "saved": lambda: saved(args.data_dir), "heldout": heldout}
     for name, part in parts.items():
         if args.only in (None, name):

@@ -50,10 +50,21 @@ for _p in (str(ROOT), str(HERE / "heldout")):
 
 import make_tables  # noqa: E402
 
-__all__ = ["WORDINGS", "SILENT_REPLY", "SilentBackend", "same", "score", "score_files", "run_one",
-           "ensure_table", "format_table", "main"]
+__all__ = [
+    "WORDINGS",
+    "SILENT_REPLY",
+    "SilentBackend",
+    "same",
+    "score",
+    "score_files",
+    "run_one",
+    "ensure_table",
+    "format_table",
+    "main",
+]
 
-WORDINGS = ("email", "terse", "ticket", "chat")  # ticket, chat: written in session 12 before their first runs
+# ticket, chat: written in session 12 before their first runs
+WORDINGS = ("email", "terse", "ticket", "chat")
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"
@@ -82,7 +93,8 @@ class SilentBackend:
 
 # ---------------------------------------------------------------- scoring
 
-_PLAIN = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?")  # the truth's plain numbers: no leading zeros, no sign +
+# the truth's plain numbers: no leading zeros, no sign +
+_PLAIN = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -91,7 +103,8 @@ def _number(text: str, pattern: re.Pattern) -> float | None:
 
 
 def same(value: Any, truth: str) -> bool:
-    """``value`` equals ``truth``: by number when the truth is a plain number, else as exact text."""
+    """``value`` equals ``truth``: by number when the truth is a plain number, else as exact
+    text."""
     value = "" if value is None else str(value)
     if value == truth:
         return True
@@ -99,10 +112,17 @@ def same(value: Any, truth: str) -> bool:
     return t is not None and v is not None and math.isclose(t, v, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def score(dirty: list[dict], truth: list[dict], cleaned: list[dict], columns: list[str],
-          protect: list[str] | tuple = ()) -> dict[str, Any]:
+def score(
+    dirty: list[dict],
+    truth: list[dict],
+    cleaned: list[dict],
+    columns: list[str],
+    protect: list[str] | tuple = (),
+) -> dict[str, Any]:
     """Cell metrics of ``cleaned`` against ``truth`` (rows by position; a missing cell is "")."""
-    per: dict[str, dict[str, int]] = {c: dict(to_fix=0, changed=0, fixed=0, broken=0) for c in columns}
+    per: dict[str, dict[str, int]] = {
+        c: dict(to_fix=0, changed=0, fixed=0, broken=0) for c in columns
+    }
     for d_row, t_row, c_row in zip(dirty, truth, cleaned):
         for col in columns:
             d, t, c = d_row.get(col, ""), t_row.get(col, ""), c_row.get(col, "")
@@ -118,10 +138,14 @@ def score(dirty: list[dict], truth: list[dict], cleaned: list[dict], columns: li
     p = total["fixed"] / total["changed"] if total["changed"] else 0.0
     r = total["fixed"] / total["to_fix"] if total["to_fix"] else 0.0
     return {
-        **total, "precision": round(p, 4), "recall": round(r, 4),
+        **total,
+        "precision": round(p, 4),
+        "recall": round(r, 4),
         "f1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
         "broken_protected": sum(per[c]["broken"] for c in protect if c in per),
-        "rows": len(truth), "rows_out": len(cleaned), "per_column": per,
+        "rows": len(truth),
+        "rows_out": len(cleaned),
+        "per_column": per,
     }
 
 
@@ -132,7 +156,8 @@ def read_csv(path: Path) -> tuple[list[str], list[dict]]:
 
 
 def _aligned(truth: list[dict], cleaned: list[dict], key: str | None) -> list[dict]:
-    """The cleaned rows in the truth's order: by position, or by the id column when rows were dropped."""
+    """The cleaned rows in the truth's order: by position, or by the id column when rows were
+    dropped."""
     if len(cleaned) == len(truth) or not key:
         return cleaned + [{}] * (len(truth) - len(cleaned))
     by_id = {r.get(key): r for r in cleaned}
@@ -144,12 +169,16 @@ def score_files(table_dir: Path, cleaned_csv: Path) -> dict[str, Any]:
     meta = json.loads((table_dir / "meta.json").read_text(encoding="utf-8"))
     columns, dirty = read_csv(table_dir / "dirty.csv")
     _, truth = read_csv(table_dir / "clean.csv")
-    cleaned = read_csv(cleaned_csv)[1] if cleaned_csv.is_file() else list(dirty)  # no output: nothing changed
-    result = score(dirty, truth, _aligned(truth, cleaned, meta.get("id")), columns, meta.get("protect", []))
+    # no output: nothing changed
+    cleaned = read_csv(cleaned_csv)[1] if cleaned_csv.is_file() else list(dirty)
+    result = score(
+        dirty, truth, _aligned(truth, cleaned, meta.get("id")), columns, meta.get("protect", [])
+    )
     return {**result, "rows_out": len(cleaned)}
 
 
 # ---------------------------------------------------------------- running
+
 
 def ensure_table(tables: Path, name: str) -> Path:
     folder = tables / name
@@ -158,7 +187,9 @@ def ensure_table(tables: Path, name: str) -> Path:
     return folder
 
 
-def _cli(argv: list[str], *, cwd: Path, env: dict, library_only: bool) -> tuple[int, str, str, float]:
+def _cli(
+    argv: list[str], *, cwd: Path, env: dict, library_only: bool
+) -> tuple[int, str, str, float]:
     if library_only:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--silent-cli", *argv]
     else:
@@ -171,20 +202,32 @@ def _cli(argv: list[str], *, cwd: Path, env: dict, library_only: bool) -> tuple[
 def _calls(stdout: str) -> tuple[int | None, list[str]]:
     m = re.search(r"LLM calls (\d+)", stdout)
     f = re.search(r"function\(s\)( .*)?$", stdout, re.M)
-    return (int(m.group(1)) if m else None), (f.group(1).strip().split(", ") if f and f.group(1) else [])
+    return (int(m.group(1)) if m else None), (
+        f.group(1).strip().split(", ") if f and f.group(1) else []
+    )
 
 
 def _env(folder: Path, threads: int | None) -> dict:
     env = dict(os.environ)
-    env[PROMPT_CACHE_ENV] = str(folder / "prompt-cache")  # cold: a cache of this run only (the library makes it)
+    # cold: a cache of this run only (the library makes it)
+    env[PROMPT_CACHE_ENV] = str(folder / "prompt-cache")
     if threads:
         env["RECURSIVE_CLEANER_THREADS"] = str(threads)
     return env
 
 
-def run_one(table: str, wording: str, *, tables: Path, backend: str | None = None, threads: int | None = None,
-            library_only: bool = False, keep: Path | None = None) -> dict[str, Any]:
-    """Generate + apply + score one table with one wording; the run's files go to ``keep`` if given."""
+def run_one(
+    table: str,
+    wording: str,
+    *,
+    tables: Path,
+    backend: str | None = None,
+    threads: int | None = None,
+    library_only: bool = False,
+    keep: Path | None = None,
+) -> dict[str, Any]:
+    """Generate + apply + score one table with one wording; the run's files go to ``keep`` if
+    given."""
     table_dir = ensure_table(tables, table)
     work = Path(tempfile.mkdtemp(prefix=f"heldout-{table}-{wording}-"))
     try:
@@ -198,22 +241,36 @@ def run_one(table: str, wording: str, *, tables: Path, backend: str | None = Non
         if threads and not library_only and spec.split(":")[0] == "local":
             gen += ["--backend-option", f"n_threads={threads}"]
         rc, out, err, gen_s = _cli(gen, cwd=work, env=env, library_only=library_only)
-        (work / "generate.log").write_text(f"$ {' '.join(gen)}\nexit {rc}\n{out}\n--- stderr\n{err}", encoding="utf-8")
-        apply_s, arc, error = 0.0, None, None if rc == 0 else f"generate exit {rc}: {err.strip()[-300:]}"
+        (work / "generate.log").write_text(
+            f"$ {' '.join(gen)}\nexit {rc}\n{out}\n--- stderr\n{err}", encoding="utf-8"
+        )
+        apply_s, arc, error = (
+            0.0,
+            None,
+            None if rc == 0 else f"generate exit {rc}: {err.strip()[-300:]}",
+        )
         if rc == 0:
             app = ["apply", "cleaning_functions.py", "dirty.csv", "-o", "cleaned.csv"]
             arc, aout, aerr, apply_s = _cli(app, cwd=work, env=env, library_only=False)
-            (work / "apply.log").write_text(f"$ {' '.join(app)}\nexit {arc}\n{aout}\n--- stderr\n{aerr}",
-                                            encoding="utf-8")
+            (work / "apply.log").write_text(
+                f"$ {' '.join(app)}\nexit {arc}\n{aout}\n--- stderr\n{aerr}", encoding="utf-8"
+            )
             if arc not in (0, 3):  # 3: finished, clean_data failed on some records (kept unchanged)
                 error = f"apply exit {arc}: {aerr.strip()[-300:]}"
         calls, functions = _calls(out)
         result = {
-            "table": table, "wording": wording, "mode": "library-only" if library_only else "model",
-            "backend": "silent (library-only)" if library_only else spec, "threads": threads,
+            "table": table,
+            "wording": wording,
+            "mode": "library-only" if library_only else "model",
+            "backend": "silent (library-only)" if library_only else spec,
+            "threads": threads,
             **score_files(table_dir, work / "cleaned.csv"),
-            "calls": calls, "functions": functions, "generate_seconds": gen_s, "apply_seconds": apply_s,
-            "seconds": round(gen_s + apply_s, 2), "error": error,
+            "calls": calls,
+            "functions": functions,
+            "generate_seconds": gen_s,
+            "apply_seconds": apply_s,
+            "seconds": round(gen_s + apply_s, 2),
+            "error": error,
         }
         (work / "run.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         if keep is not None:
@@ -237,15 +294,36 @@ def rescore(saved: Path, tables: Path) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- output
 
-HEADER = ("table", "wording", "F1", "P", "R", "fixed/to-fix", "broken", "broken-protected", "calls", "seconds")
+HEADER = (
+    "table",
+    "wording",
+    "F1",
+    "P",
+    "R",
+    "fixed/to-fix",
+    "broken",
+    "broken-protected",
+    "calls",
+    "seconds",
+)
 
 
 def format_table(results: list[dict[str, Any]]) -> str:
-    rows = [HEADER] + [(
-        r["table"], r["wording"], f"{r['f1']:.3f}", f"{r['precision']:.3f}", f"{r['recall']:.3f}",
-        f"{r['fixed']}/{r['to_fix']}", str(r["broken"]), str(r["broken_protected"]),
-        "?" if r.get("calls") is None else str(r["calls"]), f"{r.get('seconds', 0):.1f}",
-    ) for r in results]
+    rows = [HEADER] + [
+        (
+            r["table"],
+            r["wording"],
+            f"{r['f1']:.3f}",
+            f"{r['precision']:.3f}",
+            f"{r['recall']:.3f}",
+            f"{r['fixed']}/{r['to_fix']}",
+            str(r["broken"]),
+            str(r["broken_protected"]),
+            "?" if r.get("calls") is None else str(r["calls"]),
+            f"{r.get('seconds', 0):.1f}",
+        )
+        for r in results
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -254,27 +332,41 @@ def format_table(results: list[dict[str, Any]]) -> str:
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
 
 
 def commit() -> str:
     head = _git("rev-parse", "--short=12", "HEAD") or "unknown"
-    # uncommitted or untracked changes to what a run uses: the library, the backends, the bench scripts
-    return head + ("+dirty" if _git("status", "--porcelain", "--", "recursive_cleaner", "backends", "bench") else "")
+    # uncommitted or untracked changes to what a run uses: the library, the backends, the bench
+    # scripts
+    return head + (
+        "+dirty"
+        if _git("status", "--porcelain", "--", "recursive_cleaner", "backends", "bench")
+        else ""
+    )
 
 
 def _library() -> dict[str, str]:
-    code = "import recursive_cleaner as r, recursive_cleaner.backends as b; print(r.__file__); print(b.__file__)"
+    code = (
+        "import recursive_cleaner as r, recursive_cleaner.backends as b; print(r.__file__); "
+        "print(b.__file__)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = done.stdout.split()
-    return {"library": lines[0], "backends": lines[1]} if len(lines) == 2 else {"library": done.stderr[-200:]}
+    return (
+        {"library": lines[0], "backends": lines[1]}
+        if len(lines) == 2
+        else {"library": done.stderr[-200:]}
+    )
 
 
 def _silent_cli(argv: list[str]) -> int:
-    """The CLI itself with ``make_backend`` answering every spec with a SilentBackend (--library-only)."""
+    """The CLI itself with ``make_backend`` answering every spec with a SilentBackend
+    (--library-only)."""
     from recursive_cleaner.ui import cli
 
     cli.make_backend = lambda spec, **options: SilentBackend()
@@ -296,25 +388,54 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default=",".join(make_tables.TABLES))
     parser.add_argument("--wordings", default=",".join(WORDINGS))
-    parser.add_argument("--backend", default=None, help="the CLI's -b (default: none given: "
-                        "$RECURSIVE_CLEANER_BACKEND, else local)")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="the local backend's n_threads (--backend-option; also $RECURSIVE_CLEANER_THREADS)")
-    parser.add_argument("--library-only", action="store_true",
-                        help="a backend that never offers a function: what the library does by itself")
-    parser.add_argument("--out", type=Path, default=None, help="keep each run's files in OUT/TABLE-WORDING/")
-    parser.add_argument("--score-only", type=Path, default=None, metavar="DIR",
-                        help="score again the runs saved in DIR by --out (no generate, no apply)")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_TABLES, help="where the tables are (made if missing)")
-    parser.add_argument("--json", type=Path, default=None,
-                        help="results JSON [default: OUT/results.json, else bench/out/heldout/results.json]")
+    parser.add_argument(
+        "--backend",
+        default=None,
+        help="the CLI's -b (default: none given: $RECURSIVE_CLEANER_BACKEND, else local)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="the local backend's n_threads (--backend-option; also $RECURSIVE_CLEANER_THREADS)",
+    )
+    parser.add_argument(
+        "--library-only",
+        action="store_true",
+        help="a backend that never offers a function: what the library does by itself",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="keep each run's files in OUT/TABLE-WORDING/"
+    )
+    parser.add_argument(
+        "--score-only",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="score again the runs saved in DIR by --out (no generate, no apply)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=DEFAULT_TABLES,
+        help="where the tables are (made if missing)",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        help="results JSON [default: OUT/results.json, else bench/out/heldout/results.json]",
+    )
     args = parser.parse_args(argv)
     tables = _names(args.tables, make_tables.TABLES, "table")
     wordings = _names(args.wordings, WORDINGS, "wording")
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     if args.score_only:
-        results = [r for r in rescore(args.score_only, args.data_dir)
-                   if r["table"] in tables and r["wording"] in wordings]
+        results = [
+            r
+            for r in rescore(args.score_only, args.data_dir)
+            if r["table"] in tables and r["wording"] in wordings
+        ]
     else:
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
@@ -323,21 +444,42 @@ def main(argv: list[str] | None = None) -> int:
             for wording in wordings:
                 if not (GOALS / f"{table}_{wording}.txt").exists():
                     continue  # not every table has every wording (fleet: email and terse)
-                r = run_one(table, wording, tables=args.data_dir, backend=args.backend, threads=args.threads,
-                            library_only=args.library_only, keep=args.out)
+                r = run_one(
+                    table,
+                    wording,
+                    tables=args.data_dir,
+                    backend=args.backend,
+                    threads=args.threads,
+                    library_only=args.library_only,
+                    keep=args.out,
+                )
                 results.append(r)
-                print(f"{table} {wording}: F1 {r['f1']:.3f} ({r['seconds']:.1f} s)"
-                      + (f" ERROR {r['error']}" if r["error"] else ""), file=sys.stderr, flush=True)
+                print(
+                    f"{table} {wording}: F1 {r['f1']:.3f} ({r['seconds']:.1f} s)"
+                    + (f" ERROR {r['error']}" if r["error"] else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
     print(format_table(results))
     for r in results:
         if r.get("error"):
             print(f"{r['table']} {r['wording']}: {r['error']}")
-    path = args.json or ((args.score_only or args.out) / "results.json" if (args.score_only or args.out)
-                         else DEFAULT_JSON)
+    path = args.json or (
+        (args.score_only or args.out) / "results.json"
+        if (args.score_only or args.out)
+        else DEFAULT_JSON
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    summary = {"commit": commit(), "started": started, "command": " ".join(["python", "bench/heldout.py", *argv]),
-               "mode": "score-only" if args.score_only else ("library-only" if args.library_only else "model"),
-               **_library(), "results": results}
+    summary = {
+        "commit": commit(),
+        "started": started,
+        "command": " ".join(["python", "bench/heldout.py", *argv]),
+        "mode": "score-only"
+        if args.score_only
+        else ("library-only" if args.library_only else "model"),
+        **_library(),
+        "results": results,
+    }
     path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"commit {summary['commit']}; results {path}")
     return 1 if any(r.get("error") for r in results) else 0

@@ -47,20 +47,69 @@ NUMISH = {None, "lower", "text", "free", "number", "integer"}
 TIME12 = {"time12"}
 STATUS = ("enum", ("active", "pending", "churned"))
 YESNO = ("enum", ("yes", "no"))
-STATE_LOWER = ("us_state", ("lower",))  # hospital writes its state codes in lower case: they must stay so
+# hospital writes its state codes in lower case: they must stay so
+STATE_LOWER = ("us_state", ("lower",))
 WHOLE = ("number", ("whole_as_int",))  # a number written without ".0" when whole: 12, 16.9
 
 CRM_FIELDS = ["customer_id", "name", "email", "phone", "status", "signup_date", "country", "amount"]
-HOSPITAL_FIELDS = ["index", "provider_number", "name", "address_1", "address_2", "address_3", "city", "state", "zip",
-                   "county", "phone", "type", "owner", "emergency_service", "condition", "measure_code",
-                   "measure_name", "score", "sample", "state_average"]
-BEERS_FIELDS = ["index", "id", "beer_name", "style", "ounces", "abv", "ibu", "brewery_id", "brewery_name", "city",
-                "state"]
-FLIGHTS_FIELDS = ["tuple_id", "src", "flight", "sched_dep_time", "act_dep_time", "sched_arr_time", "act_arr_time"]
+HOSPITAL_FIELDS = [
+    "index",
+    "provider_number",
+    "name",
+    "address_1",
+    "address_2",
+    "address_3",
+    "city",
+    "state",
+    "zip",
+    "county",
+    "phone",
+    "type",
+    "owner",
+    "emergency_service",
+    "condition",
+    "measure_code",
+    "measure_name",
+    "score",
+    "sample",
+    "state_average",
+]
+BEERS_FIELDS = [
+    "index",
+    "id",
+    "beer_name",
+    "style",
+    "ounces",
+    "abv",
+    "ibu",
+    "brewery_id",
+    "brewery_name",
+    "city",
+    "state",
+]
+FLIGHTS_FIELDS = [
+    "tuple_id",
+    "src",
+    "flight",
+    "sched_dep_time",
+    "act_dep_time",
+    "sched_arr_time",
+    "act_arr_time",
+]
 
-_CRM_ALL = {"customer_id": {"integer"}, "name": {"title_case"}, "email": {"email", "lower"}, "phone": {"phone_e164"},
-            "status": STATUS, "signup_date": {"date"}, "country": {"country_alpha2"}, "amount": {"number"}}
-_HOSPITAL_ALL = {f: TEXTY for f in HOSPITAL_FIELDS} | {f: NUMISH for f in ("index", "provider_number", "zip", "phone")}
+_CRM_ALL = {
+    "customer_id": {"integer"},
+    "name": {"title_case"},
+    "email": {"email", "lower"},
+    "phone": {"phone_e164"},
+    "status": STATUS,
+    "signup_date": {"date"},
+    "country": {"country_alpha2"},
+    "amount": {"number"},
+}
+_HOSPITAL_ALL = {f: TEXTY for f in HOSPITAL_FIELDS} | {
+    f: NUMISH for f in ("index", "provider_number", "zip", "phone")
+}
 _TIMES = {f: TIME12 for f in FLIGHTS_FIELDS[3:]}
 _BEERS_NAMES = {"beer_name": {"as_is"}, "style": {"as_is"}, "brewery_name": {"as_is"}}
 
@@ -79,29 +128,101 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "oneline": dict(_HOSPITAL_ALL),
         "prose": {**_HOSPITAL_ALL, "state": STATE_LOWER},
         "bullets": {**_HOSPITAL_ALL, "state": STATE_LOWER, "emergency_service": YESNO},
-        "ticket": {**_HOSPITAL_ALL, "state": STATE_LOWER, "zip": KEEP, "phone": KEEP, "provider_number": KEEP},
+        "ticket": {
+            **_HOSPITAL_ALL,
+            "state": STATE_LOWER,
+            "zip": KEEP,
+            "phone": KEEP,
+            "provider_number": KEEP,
+        },
         "chat": {**_HOSPITAL_ALL, "state": STATE_LOWER, "zip": KEEP, "phone": KEEP},
         "email": {**_HOSPITAL_ALL, "state": TEXTY | {STATE_LOWER}, "zip": KEEP, "phone": KEEP},
     },
-    "beers": {  # WHOLE where the text shows 12 for "12.0 oz" (no ".0", "becomes 12", "like 12 or 16")
-        "tuned": {"index": NUMISH, "id": {"integer", "number"}, **_BEERS_NAMES, "ounces": WHOLE,
-                  "abv": {"number"}, "ibu": {"integer", "number"}, "brewery_id": {"integer", "number"},
-                  "city": TEXTY, "state": {"us_state"}},
-        "oneline": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": {"number"}, "abv": {"number"},
-                    "ibu": {"integer"}, "brewery_id": OUT, "city": OUT, "state": {"us_state"}},
-        "prose": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": WHOLE, "abv": {"number"},
-                  "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY, "state": {"us_state"}},
-        "bullets": {"index": OUT, "id": OUT, **_BEERS_NAMES, "ounces": WHOLE, "abv": {"number"},
-                    "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY, "state": {"us_state"}},
-        "ticket": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
-                   "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
-                   "state": {"us_state"}},
-        "chat": {"index": OUT, "id": KEEP, "beer_name": KEEP, "style": OUT, "brewery_name": KEEP,
-                 "ounces": {"number"}, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": KEEP, "city": TEXTY,
-                 "state": {"us_state"}},
-        "email": {"index": OUT, "id": OUT, "beer_name": KEEP, "style": KEEP, "brewery_name": KEEP,
-                  "ounces": WHOLE, "abv": {"number"}, "ibu": {"integer"}, "brewery_id": OUT, "city": TEXTY,
-                  "state": {"us_state"}},
+    # WHOLE where the text shows 12 for "12.0 oz" (no ".0", "becomes 12", "like 12 or 16")
+    "beers": {
+        "tuned": {
+            "index": NUMISH,
+            "id": {"integer", "number"},
+            **_BEERS_NAMES,
+            "ounces": WHOLE,
+            "abv": {"number"},
+            "ibu": {"integer", "number"},
+            "brewery_id": {"integer", "number"},
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
+        "oneline": {
+            "index": OUT,
+            "id": OUT,
+            **_BEERS_NAMES,
+            "ounces": {"number"},
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": OUT,
+            "city": OUT,
+            "state": {"us_state"},
+        },
+        "prose": {
+            "index": OUT,
+            "id": OUT,
+            **_BEERS_NAMES,
+            "ounces": WHOLE,
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": OUT,
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
+        "bullets": {
+            "index": OUT,
+            "id": OUT,
+            **_BEERS_NAMES,
+            "ounces": WHOLE,
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": OUT,
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
+        "ticket": {
+            "index": OUT,
+            "id": OUT,
+            "beer_name": KEEP,
+            "style": OUT,
+            "brewery_name": KEEP,
+            "ounces": {"number"},
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": OUT,
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
+        "chat": {
+            "index": OUT,
+            "id": KEEP,
+            "beer_name": KEEP,
+            "style": OUT,
+            "brewery_name": KEEP,
+            "ounces": {"number"},
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": KEEP,
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
+        "email": {
+            "index": OUT,
+            "id": OUT,
+            "beer_name": KEEP,
+            "style": KEEP,
+            "brewery_name": KEEP,
+            "ounces": WHOLE,
+            "abv": {"number"},
+            "ibu": {"integer"},
+            "brewery_id": OUT,
+            "city": TEXTY,
+            "state": {"us_state"},
+        },
     },
     "flights": {
         "tuned": {"tuple_id": NUMISH, "src": TEXTY, "flight": TEXTY | {"upper"}, **_TIMES},
@@ -113,13 +234,21 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
         "email": {"tuple_id": OUT, "src": KEEP, "flight": KEEP, **_TIMES},
     },
 }
-FIELDS = {"crm": CRM_FIELDS, "hospital": HOSPITAL_FIELDS, "beers": BEERS_FIELDS, "flights": FLIGHTS_FIELDS}
+FIELDS = {
+    "crm": CRM_FIELDS,
+    "hospital": HOSPITAL_FIELDS,
+    "beers": BEERS_FIELDS,
+    "flights": FLIGHTS_FIELDS,
+}
 
 
 def goals_path(table: str, name: str) -> str:
     if name == "tuned":
-        return os.path.join(ROOT, "test_cases", "crm_instructions.txt") if table == "crm" else \
-            os.path.join(HERE, "instructions", f"{table}.txt")
+        return (
+            os.path.join(ROOT, "test_cases", "crm_instructions.txt")
+            if table == "crm"
+            else os.path.join(HERE, "instructions", f"{table}.txt")
+        )
     return os.path.join(HERE, "phrasings", f"{table}_{name}.txt")
 
 
@@ -150,7 +279,9 @@ def agreement(spec: Any, expected: dict[str, Any]) -> tuple[float, list[str]]:
         else:  # a set of kinds, or of exact (kind, allowed) readings
             ok = got is not None and (got.kind in want or (got.kind, tuple(got.allowed)) in want)
         if not ok:
-            wrong.append(f"{name}={'out' if not in_scope else (got.kind, list(got.allowed)) if got else None}")
+            wrong.append(
+                f"{name}={'out' if not in_scope else (got.kind, list(got.allowed)) if got else None}"
+            )
     return 1 - len(wrong) / len(expected), wrong
 
 
@@ -158,12 +289,20 @@ PER_FIELD = """Answer for one field only: {field}. Reply with its kind from the 
 """
 
 
-def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain: bool = False,
-               per_field: bool = False, cache: str | None = None, reuse: bool = False) -> dict[str, Any]:
+def read_specs(
+    table: str,
+    name: str,
+    data_dir: str,
+    backend: Any = None,
+    plain: bool = False,
+    per_field: bool = False,
+    cache: str | None = None,
+    reuse: bool = False,
+) -> dict[str, Any]:
     """The rules' spec, and with a backend the model's draft alone and the spec the data settles.
 
-    The draft is held to the spec's JSON schema where the backend can (``generate_json``), unless ``plain``.
-    Each draft is saved under ``cache``; ``reuse`` reads a saved draft instead of asking
+    The draft is held to the spec's JSON schema where the backend can (``generate_json``), unless
+    ``plain``. Each draft is saved under ``cache``; ``reuse`` reads a saved draft instead of asking
     again, so the data's settling can be re-checked without the model.
     """
     from recursive_cleaner.model.capabilities import JSON, capabilities_of
@@ -175,8 +314,14 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     check = samples(table, data_dir)
     few = {k: v[:3] for k, v in check.items()}
     out = {"rules": read_spec(goals, FIELDS[table], few, check=check)}
-    cached = os.path.join(cache, f"{table}-{name}-{'plain' if plain else 'json'}-{'field' if per_field else 'one'}.json") \
-        if cache else None
+    cached = (
+        os.path.join(
+            cache,
+            f"{table}-{name}-{'plain' if plain else 'json'}-{'field' if per_field else 'one'}.json",
+        )
+        if cache
+        else None
+    )
     if cached and reuse and os.path.exists(cached):
         with open(cached, encoding="utf-8") as f:
             draft = {k: (v[0], tuple(v[1])) for k, v in json.load(f).items()}
@@ -185,16 +330,27 @@ def read_specs(table: str, name: str, data_dir: str, backend: Any = None, plain:
     else:
         structured = not plain and JSON in capabilities_of(backend)
         prompt = build_spec_prompt(goals, check, structured=structured)
-        if per_field:  # one short call per field, all after the same prefix (the model's cache reuses it)
+        # one short call per field, all after the same prefix (the model's cache reuses it)
+        if per_field:
             draft = {}
             for field in FIELDS[table]:
-                ask = prompt[:prompt.index("Reply with")] + PER_FIELD.format(field=field)
-                reply = (backend.generate_json(ask, spec_schema([field])) if structured else
-                         backend.generate(ask + f"\n{field}:"))
-                draft.update(parse_spec_draft(reply if structured or ":" in reply else f"{field}: {reply}", [field]))
+                ask = prompt[: prompt.index("Reply with")] + PER_FIELD.format(field=field)
+                reply = (
+                    backend.generate_json(ask, spec_schema([field]))
+                    if structured
+                    else backend.generate(ask + f"\n{field}:")
+                )
+                draft.update(
+                    parse_spec_draft(
+                        reply if structured or ":" in reply else f"{field}: {reply}", [field]
+                    )
+                )
         else:
-            reply = (backend.generate_json(prompt, spec_schema(FIELDS[table])) if structured else
-                     backend.generate(prompt))
+            reply = (
+                backend.generate_json(prompt, spec_schema(FIELDS[table]))
+                if structured
+                else backend.generate(prompt)
+            )
             draft = parse_spec_draft(reply, FIELDS[table])
         if cached:
             os.makedirs(cache, exist_ok=True)
@@ -215,10 +371,28 @@ def run_one(table: str, name: str, data_dir: str, out_dir: str) -> dict[str, Any
     out = os.path.join(out_dir, f"{table}-{name}")
     goals = "@" + goals_path(table, name)
     if table == "crm":
-        cmd = [sys.executable, os.path.join(HERE, "real_model.py"), "--instructions", goals, "--out", out, "--quiet"]
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, "real_model.py"),
+            "--instructions",
+            goals,
+            "--out",
+            out,
+            "--quiet",
+        ]
     else:
-        cmd = [sys.executable, os.path.join(HERE, "accuracy.py"), table, "--data-dir", data_dir,
-               "--instructions", goals, "--out", out, "--quiet"]
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, "accuracy.py"),
+            table,
+            "--data-dir",
+            data_dir,
+            "--instructions",
+            goals,
+            "--out",
+            out,
+            "--quiet",
+        ]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
         summary = json.load(f)
@@ -230,15 +404,28 @@ def run_one(table: str, name: str, data_dir: str, out_dir: str) -> dict[str, Any
         broken = _broken(dirty, truth, cleaned, CRM_FIELDS)
         score, calls, seconds = summary["accuracy"], summary["calls"], summary["generation_seconds"]
         asked = [f for f in CRM_FIELDS if f not in unmentioned]
-        score_asked = sum(summary["field_accuracy"][f] for f in asked) / len(asked)  # the fields the goals ask about
+        # the fields the goals ask about
+        score_asked = sum(summary["field_accuracy"][f] for f in asked) / len(asked)
     else:
         columns = {c["column"]: c for c in summary.get("per_column", [])}
         broken = {c: columns.get(c, {}).get("broken", 0) for c in FIELDS[table]}
-        score, calls, seconds = summary["f1"], summary.get("calls", 0), summary.get("generation_seconds", 0.0)
+        score, calls, seconds = (
+            summary["f1"],
+            summary.get("calls", 0),
+            summary.get("generation_seconds", 0.0),
+        )
         score_asked = score
-    return {"table": table, "name": name, "score": score, "score_asked": score_asked, "broken": sum(broken.values()),
-            "broken_unmentioned": sum(broken[f] for f in unmentioned), "calls": calls, "seconds": seconds,
-            "broken_by_field": {k: v for k, v in broken.items() if v}}
+    return {
+        "table": table,
+        "name": name,
+        "score": score,
+        "score_asked": score_asked,
+        "broken": sum(broken.values()),
+        "broken_unmentioned": sum(broken[f] for f in unmentioned),
+        "calls": calls,
+        "seconds": seconds,
+        "broken_by_field": {k: v for k, v in broken.items() if v},
+    }
 
 
 def _jsonl(path: str) -> list[dict]:
@@ -246,7 +433,9 @@ def _jsonl(path: str) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _broken(dirty: list[dict], truth: list[dict], cleaned: list[dict], fields: list[str]) -> dict[str, int]:
+def _broken(
+    dirty: list[dict], truth: list[dict], cleaned: list[dict], fields: list[str]
+) -> dict[str, int]:
     sys.path.insert(0, HERE)
     from scoring import values_match
 
@@ -260,16 +449,42 @@ def _broken(dirty: list[dict], truth: list[dict], cleaned: list[dict], fields: l
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", default=DATA_DIR, help="folder of hospital, beers, flights (default ../shared/bench-data)")
-    p.add_argument("--draft", action="store_true", help="also ask the embedded model to draft each spec (one call each)")
+    p.add_argument(
+        "--data-dir",
+        default=DATA_DIR,
+        help="folder of hospital, beers, flights (default ../shared/bench-data)",
+    )
+    p.add_argument(
+        "--draft",
+        action="store_true",
+        help="also ask the embedded model to draft each spec (one call each)",
+    )
     p.add_argument("--backend", default="local", help="backend for --draft (default local)")
-    p.add_argument("--plain", action="store_true", help="--draft without the JSON schema (the line form)")
-    p.add_argument("--per-field", action="store_true", help="--draft with one short call per field, not one for all")
-    p.add_argument("--reuse", action="store_true",
-                   help="settle with the drafts saved by an earlier --draft run (no model call; --plain/--per-field "
-                        "choose which)")
-    p.add_argument("--only", nargs="*", default=[], metavar="TABLE[:NAME]", help="read only these phrasings")
-    p.add_argument("--run", nargs="*", default=[], metavar="TABLE:NAME", help="whole cleaning runs, e.g. crm:oneline")
+    p.add_argument(
+        "--plain", action="store_true", help="--draft without the JSON schema (the line form)"
+    )
+    p.add_argument(
+        "--per-field",
+        action="store_true",
+        help="--draft with one short call per field, not one for all",
+    )
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="settle with the drafts saved by an earlier --draft run (no model call; "
+        "--plain/--per-field "
+        "choose which)",
+    )
+    p.add_argument(
+        "--only", nargs="*", default=[], metavar="TABLE[:NAME]", help="read only these phrasings"
+    )
+    p.add_argument(
+        "--run",
+        nargs="*",
+        default=[],
+        metavar="TABLE:NAME",
+        help="whole cleaning runs, e.g. crm:oneline",
+    )
     p.add_argument("--out", default=os.path.join(HERE, "out", "phrasings"))
     args = p.parse_args(argv)
     backend = None
@@ -279,26 +494,40 @@ def main(argv: list[str] | None = None) -> int:
         backend = resolve_backend(args.backend)
     lines = []
     cache = os.path.join(args.out, "drafts")
-    print(f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the rules [settled]")
+    print(
+        f"{'table':<9} {'phrasing':<8} {'rules':>6} {'draft':>6} {'settled':>8}  misread by the "
+        "rules [settled]"
+    )
     for table, names in EXPECTED.items():
         for name, expected in names.items():
             if args.only and table not in args.only and f"{table}:{name}" not in args.only:
                 continue
-            specs = read_specs(table, name, args.data_dir, backend, args.plain, args.per_field, cache, args.reuse)
+            specs = read_specs(
+                table, name, args.data_dir, backend, args.plain, args.per_field, cache, args.reuse
+            )
             scores = {k: agreement(s, expected) for k, s in specs.items()}
             shown = {k: f"{v[0]:.2f}" for k, v in scores.items()}
-            print(f"{table:<9} {name:<8} {shown['rules']:>6} {shown.get('draft', '-'):>6} "
-                  f"{shown.get('settled', '-'):>8}  {', '.join(scores['rules'][1]) or '-'}"
-                  + (f" [{', '.join(scores['settled'][1]) or '-'}]" if "settled" in scores else ""), flush=True)
-            lines.append(f"phrasing {table} {name} rules={shown['rules']} draft={shown.get('draft', '-')} "
-                         f"settled={shown.get('settled', '-')}")
+            print(
+                f"{table:<9} {name:<8} {shown['rules']:>6} {shown.get('draft', '-'):>6} "
+                f"{shown.get('settled', '-'):>8}  {', '.join(scores['rules'][1]) or '-'}"
+                + (f" [{', '.join(scores['settled'][1]) or '-'}]" if "settled" in scores else ""),
+                flush=True,
+            )
+            lines.append(
+                f"phrasing {table} {name} rules={shown['rules']} draft={shown.get('draft', '-')} "
+                f"settled={shown.get('settled', '-')}"
+            )
     for item in args.run:
         table, _, name = item.partition(":")
         res = run_one(table, name, args.data_dir, args.out)
         print(json.dumps(res), flush=True)
-        lines.append(f"phrasing-run {table} {name} score={res['score']:.4f} score_asked={res['score_asked']:.4f} "
-                     f"broken={res['broken']} "
-                     f"broken_unmentioned={res['broken_unmentioned']} calls={res['calls']} seconds={res['seconds']:.0f}")
+        lines.append(
+            f"phrasing-run {table} {name} score={res['score']:.4f} "
+            f"score_asked={res['score_asked']:.4f} "
+            f"broken={res['broken']} "
+            f"broken_unmentioned={res['broken_unmentioned']} calls={res['calls']} "
+            f"seconds={res['seconds']:.0f}"
+        )
     print("\n".join(lines))
     return 0
 

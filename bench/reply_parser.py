@@ -57,13 +57,19 @@ def seconds(parse, text: str) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 80_000, 320_000])
-    parser.add_argument("--before-max", type=int, default=80_000, help="largest N the old patterns are timed on")
+    parser.add_argument(
+        "--before-max", type=int, default=80_000, help="largest N the old patterns are timed on"
+    )
     args = parser.parse_args(argv)
     print(f"{'reply':>14} {'N':>9} {'before_s':>10} {'after_s':>10}")
     for unit in UNITS:
         for size in args.sizes:
             text = unit * (size // len(unit))
-            before = f"{seconds(old_parse, text):10.3f}" if size <= args.before_max else f"{'(skipped)':>10}"
+            before = (
+                f"{seconds(old_parse, text):10.3f}"
+                if size <= args.before_max
+                else f"{'(skipped)':>10}"
+            )
             print(f"{unit!r:>14} {size:>9} {before} {seconds(new_parse, text):10.3f}")
 
 

@@ -76,7 +76,8 @@ def raha_normalize(text: str) -> str:
 
 
 def read_csv_table(path: str) -> list[list[str]]:
-    """All rows of a CSV file (header included) as lists of str; UTF-8, BOM dropped, blank lines skipped."""
+    """All rows of a CSV file (header included) as lists of str; UTF-8, BOM dropped, blank lines
+    skipped."""
     with open(path, newline="", encoding="utf-8-sig") as f:
         return [row for row in csv.reader(f) if row]
 
@@ -137,11 +138,19 @@ class CellScore:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "rows": self.rows, "columns": self.columns, "cells": self.cells,
-            "error_cells": self.error_cells, "changed_cells": self.changed_cells,
-            "correct_repairs": self.correct_repairs, "broken_cells": self.broken_cells,
-            "accurate_cells": self.accurate_cells, "precision": self.precision, "recall": self.recall,
-            "f1": self.f1, "cell_accuracy": self.cell_accuracy, "dirty_accuracy": self.dirty_accuracy,
+            "rows": self.rows,
+            "columns": self.columns,
+            "cells": self.cells,
+            "error_cells": self.error_cells,
+            "changed_cells": self.changed_cells,
+            "correct_repairs": self.correct_repairs,
+            "broken_cells": self.broken_cells,
+            "accurate_cells": self.accurate_cells,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "cell_accuracy": self.cell_accuracy,
+            "dirty_accuracy": self.dirty_accuracy,
             "per_column": self.per_column,
         }
 
@@ -248,9 +257,13 @@ class RecordScore:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "records": self.records, "cells": self.cells, "matching": self.matching,
-            "strict_matching": self.strict_matching, "missing_keys": self.missing_keys,
-            "accuracy": self.accuracy, "strict_accuracy": self.strict_accuracy,
+            "records": self.records,
+            "cells": self.cells,
+            "matching": self.matching,
+            "strict_matching": self.strict_matching,
+            "missing_keys": self.missing_keys,
+            "accuracy": self.accuracy,
+            "strict_accuracy": self.strict_accuracy,
             "field_accuracy": self.field_accuracy(),
         }
 
@@ -262,11 +275,15 @@ def score_records(truth: Sequence[dict], repaired: Sequence[Any]) -> RecordScore
     lengths differ or a ground-truth record is not a dict.
     """
     if len(truth) != len(repaired):
-        raise ValueError(f"record counts differ: truth has {len(truth)}, repaired has {len(repaired)}")
+        raise ValueError(
+            f"record counts differ: truth has {len(truth)}, repaired has {len(repaired)}"
+        )
     score = RecordScore(records=len(truth))
     for i, (want, got) in enumerate(zip(truth, repaired)):
         if not isinstance(want, dict):
-            raise ValueError(f"ground-truth record {i} is not an object (got {type(want).__name__})")
+            raise ValueError(
+                f"ground-truth record {i} is not an object (got {type(want).__name__})"
+            )
         got = got if isinstance(got, dict) else {}
         for key, expected in want.items():
             value = got.get(key, _MISSING)

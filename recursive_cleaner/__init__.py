@@ -1,4 +1,5 @@
-"""recursive_cleaner: an LLM writes, one tested function at a time, the code that cleans your data."""
+"""recursive_cleaner: an LLM writes, one tested function at a time, the code that cleans your
+data."""
 
 from ._version import __version__
 from .apply import ApplyError, ApplyResult, apply_file, apply_records
@@ -6,8 +7,17 @@ from .apply.check import SpecCheck, validate
 from .cleaner import DataCleaner, RunResult
 from .context import build_context
 from .errors import (
-    CleanerError, DataLossError, DependencyCycleError, InputEncodingError, InputError, LLMCallError,
-    MaxIterationsError, OutputValidationError, ParseError, SandboxError, StateFileError,
+    CleanerError,
+    DataLossError,
+    DependencyCycleError,
+    InputEncodingError,
+    InputError,
+    LLMCallError,
+    MaxIterationsError,
+    OutputValidationError,
+    ParseError,
+    SandboxError,
+    StateFileError,
 )
 from .model.response import parse_response
 from .options import Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls, Optimizer, Output

@@ -1,4 +1,5 @@
-"""The command line under click's CliRunner: a small CRM file, and one-line error checks (shared by tests)."""
+"""The command line under click's CliRunner: a small CRM file, and one-line error checks (shared by
+tests)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from recursive_cleaner.ui.cli import cli
 
 __all__ = ["ROWS", "EMAIL", "runner", "invoke", "one_error_line"]
 
-ROWS = [{"id": i, "email": e, "status": "active"}
-        for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com", "E@X.com", "f@x.com"])]
-EMAIL = textwrap.dedent('''\
+ROWS = [
+    {"id": i, "email": e, "status": "active"}
+    for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com", "E@X.com", "f@x.com"])
+]
+EMAIL = textwrap.dedent("""\
     def lower_emails(record):
         record = dict(record)
         record["email"] = str(record.get("email", "")).strip().lower()
-        return record''')
+        return record""")
 
 
 def runner() -> CliRunner:
@@ -33,9 +36,11 @@ def invoke(*args: str):
 
 
 def one_error_line(result, code: int = 1) -> str:
-    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines), no traceback."""
+    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines), no
+    traceback."""
     assert result.exit_code == code, (result.exit_code, result.output, result.stderr)
-    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]  # progress lines
+    # progress lines
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("Error: ") and "Traceback" not in result.stderr
     return lines[0]

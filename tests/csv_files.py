@@ -1,4 +1,5 @@
-"""Small CSV helpers the end-to-end tests share: write rows with a header, read them back as dicts."""
+"""Small CSV helpers the end-to-end tests share: write rows with a header, read them back as
+dicts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The one scripted fake backend every test shares (after httpx MockTransport and llm's MockModel)."""
+"""The one scripted fake backend every test shares (after httpx MockTransport and llm's
+MockModel)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,9 @@ class FakeBackend:
         elif self._default is not None:
             reply = self._default
         else:
-            raise AssertionError(f"FakeBackend: unexpected call #{len(self.history)}; no scripted reply left")
+            raise AssertionError(
+                f"FakeBackend: unexpected call #{len(self.history)}; no scripted reply left"
+            )
         if isinstance(reply, BaseException):
             raise reply
         return reply
@@ -95,7 +98,8 @@ CLEAN_REPLY = make_reply(status="clean", issues=(("Everything handled", True),))
 
 
 class StructuredFakeBackend(FakeBackend):
-    """The fake with constrained decoding: ``generate_json(prompt, schema)`` records the schema, then replies."""
+    """The fake with constrained decoding: ``generate_json(prompt, schema)`` records the schema,
+    then replies."""
 
     capabilities = frozenset({"json", "usage"})
 
@@ -109,7 +113,8 @@ class StructuredFakeBackend(FakeBackend):
 
 
 class GrammarFakeBackend(FakeBackend):
-    """The fake with GBNF-constrained decoding: ``generate_grammar(prompt, grammar)`` records the grammar, then replies."""
+    """The fake with GBNF-constrained decoding: ``generate_grammar(prompt, grammar)`` records the
+    grammar, then replies."""
 
     capabilities = frozenset({"grammar", "usage"})
 
@@ -128,10 +133,12 @@ class GrammarFakeBackend(FakeBackend):
 
 
 def toolkit_fixer(fixes: dict[str, str]) -> Callable[[str], str]:
-    """A handler that answers a focused prompt for a field in ``fixes`` with a toolkit one-liner, else "clean".
+    """A handler that answers a focused prompt for a field in ``fixes`` with a toolkit one-liner,
+    else "clean".
 
-    ``fixes`` maps a field to an expression over ``record``, e.g. ``{"phone": "to_e164(record.get('phone'))"}``;
-    the expression's first name is imported from ``recursive_cleaner.toolkit``.
+    ``fixes`` maps a field to an expression over ``record``, e.g. ``{"phone":
+    "to_e164(record.get('phone'))"}``; the expression's first name is imported from
+    ``recursive_cleaner.toolkit``.
     """
     import re
 
@@ -141,21 +148,28 @@ def toolkit_fixer(fixes: dict[str, str]) -> Callable[[str], str]:
             return CLEAN_REPLY
         name, field = task.groups()
         expression = fixes[field]
-        code = (f"from recursive_cleaner.toolkit import {expression.split('(')[0]}\n\n\n"
-                f"def {name}(record):\n    record = dict(record)\n    record[{field!r}] = {expression}\n"
-                f"    return record\n")
+        code = (
+            f"from recursive_cleaner.toolkit import {expression.split('(')[0]}\n\n\n"
+            f"def {name}(record):\n    record = dict(record)\n    record[{field!r}] = "
+            f"{expression}\n"
+            f"    return record\n"
+        )
         return make_reply(name, code, issues=((f"{field} formats vary", False),))
 
     return handler
 
 
-OK_CHAT = {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}],
-           "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+OK_CHAT = {
+    "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 9, "completion_tokens": 1},
+}
 
 
-def fake_xllamacpp(replies: list[dict] | None = None, address: str = "http://127.0.0.1:5") -> types.ModuleType:
-    """A stand-in for the xllamacpp module: its Server returns the scripted dicts in order (else OK_CHAT),
-    records each request, and says it listens on ``address``."""
+def fake_xllamacpp(
+    replies: list[dict] | None = None, address: str = "http://127.0.0.1:5"
+) -> types.ModuleType:
+    """A stand-in for the xllamacpp module: its Server returns the scripted dicts in order (else
+    OK_CHAT), records each request, and says it listens on ``address``."""
     module = types.ModuleType("xllamacpp")
 
     class Params:

@@ -1,4 +1,5 @@
-"""Optional libraries in tests: skipped when missing locally, but CI (CI=true, dev extra installed) must have them."""
+"""Optional libraries in tests: skipped when missing locally, but CI (CI=true, dev extra installed)
+must have them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from recursive_cleaner._extras import EXTRAS
 
 
 def optional(name: str) -> ModuleType:
-    """Import ``name`` or skip the calling test module (the reason says what to install); in CI a missing library is an error."""
+    """Import ``name`` or skip the calling test module (the reason says what to install); in CI a
+    missing library is an error."""
     if os.environ.get("CI", "").lower() == "true":
         return importlib.import_module(name)
     top = name.partition(".")[0]
@@ -22,7 +24,8 @@ def optional(name: str) -> ModuleType:
 
 
 def write_table_file(path, records: list[dict]) -> None:
-    """Write records as .parquet (pyarrow) or .xlsx (openpyxl, header row first), by the path's suffix."""
+    """Write records as .parquet (pyarrow) or .xlsx (openpyxl, header row first), by the path's
+    suffix."""
     path = str(path)
     if path.endswith(".parquet"):
         pa, pq = optional("pyarrow"), optional("pyarrow.parquet")

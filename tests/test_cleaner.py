@@ -19,15 +19,21 @@ from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 ROWS = [
     {"id": i, "phone": p, "status": s, "email": e}
-    for i, (p, s, e) in enumerate([
-        ("(555) 123-4567", "active", "A@X.COM"), ("555.222.3333", "actve", "b@x.com"),
-        ("5554445555", "Pending ", "C@x.com"), ("+1 555 666 7777", "churned", "d@x.com"),
-        ("555-888-9999", "CHURNED", "e@x.com"), ("(555) 000-1111", "pending", "F@X.com"),
-        ("555 123 0000", "active", "g@x.com"), ("555-321-4321", "actv", "h@x.com"),
-        ("5559990000", "active", "I@x.com"),
-    ])
+    for i, (p, s, e) in enumerate(
+        [
+            ("(555) 123-4567", "active", "A@X.COM"),
+            ("555.222.3333", "actve", "b@x.com"),
+            ("5554445555", "Pending ", "C@x.com"),
+            ("+1 555 666 7777", "churned", "d@x.com"),
+            ("555-888-9999", "CHURNED", "e@x.com"),
+            ("(555) 000-1111", "pending", "F@X.com"),
+            ("555 123 0000", "active", "g@x.com"),
+            ("555-321-4321", "actv", "h@x.com"),
+            ("5559990000", "active", "I@x.com"),
+        ]
+    )
 ]
-PHONES = textwrap.dedent('''\
+PHONES = textwrap.dedent("""\
     import re
 
     def normalize_phones(record):
@@ -37,8 +43,8 @@ PHONES = textwrap.dedent('''\
             digits = digits[1:]
         if len(digits) == 10:
             record["phone"] = "+1" + digits
-        return record''')
-STATUS = textwrap.dedent('''\
+        return record""")
+STATUS = textwrap.dedent("""\
     from difflib import get_close_matches
     VALID = ["active", "pending", "churned"]
 
@@ -48,12 +54,12 @@ STATUS = textwrap.dedent('''\
         match = get_close_matches(value, VALID, n=1, cutoff=0.6)
         if match:
             record["status"] = match[0]
-        return record''')
-EMAIL = textwrap.dedent('''\
+        return record""")
+EMAIL = textwrap.dedent("""\
     def lower_emails(record):
         record = dict(record)
         record["email"] = str(record.get("email", "")).strip().lower()
-        return record''')
+        return record""")
 
 
 @pytest.fixture
@@ -70,9 +76,16 @@ def _cleaner(backend, data, tmp_path, **kw):
     """The reference design's loop; the library's own field profiling is tested in test_focus.py."""
     kw.setdefault("chunk_size", 3)
     kw.setdefault("profile_fields", False)
-    kw.setdefault("holdout_ratio", 0.0)  # every record visible; holdout is tested in test_cleaner_v04.py
-    return DataCleaner(backend, str(data), instructions=GOALS,
-                       output_path=str(tmp_path / "cleaning_functions.py"), sleep=lambda s: None, **kw)
+    # every record visible; holdout is tested in test_cleaner_v04.py
+    kw.setdefault("holdout_ratio", 0.0)
+    return DataCleaner(
+        backend,
+        str(data),
+        instructions=GOALS,
+        output_path=str(tmp_path / "cleaning_functions.py"),
+        sleep=lambda s: None,
+        **kw,
+    )
 
 
 def _load(path):
@@ -83,11 +96,17 @@ def _load(path):
 
 
 def test_run_writes_functions_that_clean_the_records(data, tmp_path):
-    backend = FakeBackend([
-        make_reply("normalize_phones", PHONES), make_reply("fix_status", STATUS), CLEAN_REPLY,  # chunk 0
-        make_reply("lower_emails", EMAIL), CLEAN_REPLY,  # chunk 1
-        CLEAN_REPLY,  # chunk 2
-    ])
+    backend = FakeBackend(
+        [
+            # chunk 0
+            make_reply("normalize_phones", PHONES),
+            make_reply("fix_status", STATUS),
+            CLEAN_REPLY,
+            make_reply("lower_emails", EMAIL),
+            CLEAN_REPLY,  # chunk 1
+            CLEAN_REPLY,  # chunk 2
+        ]
+    )
     result = _cleaner(backend, data, tmp_path).run()
     assert result.functions == ["normalize_phones", "fix_status", "lower_emails"]
     assert result.chunks_total == 3 and result.chunks_processed == 3 and result.chunks_clean == 3
@@ -99,19 +118,23 @@ def test_run_writes_functions_that_clean_the_records(data, tmp_path):
 
 
 def test_model_sees_chunk_after_accepted_functions_and_their_docstrings(data, tmp_path):
-    backend = FakeBackend([make_reply("normalize_phones", PHONES, docstring="Phones to +1XXXXXXXXXX."), CLEAN_REPLY],
-                          default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [make_reply("normalize_phones", PHONES, docstring="Phones to +1XXXXXXXXXX."), CLEAN_REPLY],
+        default=CLEAN_REPLY,
+    )
     _cleaner(backend, data, tmp_path).run()
     second = backend.history[1]
     assert "Phones to +1XXXXXXXXXX." in second
-    data_part = second[second.index("=== DATA ("):]
+    data_part = second[second.index("=== DATA (") :]
     assert '"phone": "+15551234567"' in data_part and "(555) 123-4567" not in data_part
     assert '"phone": "+15556667777"' in backend.history[2]  # next chunk arrives already cleaned
 
 
 def test_parse_error_is_fed_back_then_recovered(data, tmp_path):
-    backend = FakeBackend(["I am not sure what you want.", make_reply("fix_status", STATUS), CLEAN_REPLY],
-                          default=CLEAN_REPLY)
+    backend = FakeBackend(
+        ["I am not sure what you want.", make_reply("fix_status", STATUS), CLEAN_REPLY],
+        default=CLEAN_REPLY,
+    )
     events = []
     result = _cleaner(backend, data, tmp_path, on_progress=events.append).run()
     assert result.functions == ["fix_status"]
@@ -121,8 +144,10 @@ def test_parse_error_is_fed_back_then_recovered(data, tmp_path):
 
 def test_function_failing_at_runtime_is_rejected_with_reason_fed_back(data, tmp_path):
     crash = "def bad_fn(record):\n    return {'phone': record['phone'][100]}"
-    backend = FakeBackend([make_reply("bad_fn", crash), make_reply("fix_status", STATUS), CLEAN_REPLY],
-                          default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [make_reply("bad_fn", crash), make_reply("fix_status", STATUS), CLEAN_REPLY],
+        default=CLEAN_REPLY,
+    )
     events = []
     result = _cleaner(backend, data, tmp_path, on_progress=events.append).run()
     assert result.functions == ["fix_status"]
@@ -143,8 +168,10 @@ def test_hostile_function_is_refused_and_library_untouched(data, tmp_path):
 
 
 def test_duplicate_function_name_gets_feedback(data, tmp_path):
-    backend = FakeBackend([make_reply("fix_status", STATUS), make_reply("fix_status", STATUS), CLEAN_REPLY],
-                          default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [make_reply("fix_status", STATUS), make_reply("fix_status", STATUS), CLEAN_REPLY],
+        default=CLEAN_REPLY,
+    )
     result = _cleaner(backend, data, tmp_path).run()
     assert result.functions == ["fix_status"]
     assert "already exists" in backend.history[2]
@@ -156,30 +183,55 @@ def test_max_iterations_skips_chunk_and_goes_on(data, tmp_path):
     result = _cleaner(backend, data, tmp_path, max_iterations=2, on_progress=events.append).run()
     assert result.chunks_max_iterations == 1 and result.chunks_clean == 2
     skipped = [e for e in events if e["type"] == "chunk_skipped"]
-    assert skipped[0]["chunk_index"] == 0 and skipped[0]["attempts"] == 2 and "garbage" in skipped[0]["last_reply"]
+    assert (
+        skipped[0]["chunk_index"] == 0
+        and skipped[0]["attempts"] == 2
+        and "garbage" in skipped[0]["last_reply"]
+    )
 
 
 def test_events_cover_the_contract(data, tmp_path):
     events = []
-    backend = FakeBackend([make_reply("fix_status", STATUS), CLEAN_REPLY], default=CLEAN_REPLY,
-                          usage={"prompt_tokens": 100, "completion_tokens": 20})
+    backend = FakeBackend(
+        [make_reply("fix_status", STATUS), CLEAN_REPLY],
+        default=CLEAN_REPLY,
+        usage={"prompt_tokens": 100, "completion_tokens": 20},
+    )
     _cleaner(backend, data, tmp_path, on_progress=events.append).run()
     types = {e["type"] for e in events}
-    assert {"chunk_start", "iteration", "llm_call", "function_generated", "chunk_done", "complete"} <= types
+    assert {
+        "chunk_start",
+        "iteration",
+        "llm_call",
+        "function_generated",
+        "chunk_done",
+        "complete",
+    } <= types
     assert all(e["total_chunks"] == 3 for e in events)
-    assert all("chunk_index" in e for e in events if e["type"] in ("chunk_start", "iteration", "chunk_done"))
+    assert all(
+        "chunk_index" in e
+        for e in events
+        if e["type"] in ("chunk_start", "iteration", "chunk_done")
+    )
     call = next(e for e in events if e["type"] == "llm_call")
     assert call["latency_ms"] >= 0 and call["prompt_tokens"] == 100
     done = events[-1]
     assert done["type"] == "complete" and done["functions"] == 1 and done["llm_calls"] == 4
-    assert done["prompt_tokens"] == 400 and set(done["latency_stats"]) >= {"min_ms", "max_ms", "avg_ms", "total_ms"}
+    assert done["prompt_tokens"] == 400 and set(done["latency_stats"]) >= {
+        "min_ms",
+        "max_ms",
+        "avg_ms",
+        "total_ms",
+    }
 
 
 def test_callback_that_raises_never_stops_the_run(data, tmp_path):
     def bad_callback(event):
         raise RuntimeError("callback bug")
 
-    result = _cleaner(FakeBackend(default=CLEAN_REPLY), data, tmp_path, on_progress=bad_callback).run()
+    result = _cleaner(
+        FakeBackend(default=CLEAN_REPLY), data, tmp_path, on_progress=bad_callback
+    ).run()
     assert result.chunks_processed == 3
 
 
@@ -206,7 +258,9 @@ def test_malformed_lines_are_skipped_counted_and_reported(tmp_path):
     path = tmp_path / "broken.jsonl"
     path.write_text('{"a": 1}\n{"a": 2,,}\n{"a": 3}\n[1, 2]\n{"a": 4}\n')
     events = []
-    result = _cleaner(FakeBackend(default=CLEAN_REPLY), path, tmp_path, on_progress=events.append).run()
+    result = _cleaner(
+        FakeBackend(default=CLEAN_REPLY), path, tmp_path, on_progress=events.append
+    ).run()
     assert result.skipped_records == 2
     assert [s.line for s in result.skipped] == [2, 4]
     assert [e["line"] for e in events if e["type"] == "record_skipped"] == [2, 4]
@@ -219,9 +273,17 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 def test_interrupted_run_resumes_where_it_stopped(data, tmp_path):
     state = tmp_path / "state.json"
-    first = FakeBackend([make_reply("normalize_phones", PHONES), CLEAN_REPLY,  # chunk 0
-                         make_reply("fix_status", STATUS), CLEAN_REPLY,  # chunk 1
-                         ConnectionError("server died")] * 1 + [ConnectionError("still dead")] * 2)
+    first = FakeBackend(
+        [
+            make_reply("normalize_phones", PHONES),
+            CLEAN_REPLY,  # chunk 0
+            make_reply("fix_status", STATUS),
+            CLEAN_REPLY,  # chunk 1
+            ConnectionError("server died"),
+        ]
+        * 1
+        + [ConnectionError("still dead")] * 2
+    )
     with pytest.raises(LLMCallError, match="server died|still dead"):
         _cleaner(first, data, tmp_path, state_file=str(state)).run()
     saved = load_state(state)
@@ -232,7 +294,7 @@ def test_interrupted_run_resumes_where_it_stopped(data, tmp_path):
     resumed = DataCleaner.resume(str(state), second, sleep=lambda s: None)
     result = resumed.run()
     assert second.calls == 2  # only chunk 2 was processed
-    shown = second.history[0][second.history[0].index("=== DATA ("):]
+    shown = second.history[0][second.history[0].index("=== DATA (") :]
     assert "g@x.com" in shown and "a@x.com" not in shown.lower()
     assert result.functions == ["normalize_phones", "fix_status", "lower_emails"]
     assert result.resumed_from_chunk == 1
@@ -253,7 +315,9 @@ def test_state_for_another_file_is_refused(data, tmp_path):
     state = tmp_path / "state.json"
     _cleaner(FakeBackend(default=CLEAN_REPLY), data, tmp_path, state_file=str(state)).run()
     with pytest.raises(ValueError, match="belongs to"):
-        _cleaner(FakeBackend(default=CLEAN_REPLY), data, tmp_path, state_file=str(state), chunk_size=2).run()
+        _cleaner(
+            FakeBackend(default=CLEAN_REPLY), data, tmp_path, state_file=str(state), chunk_size=2
+        ).run()
 
 
 def test_resume_errors(tmp_path):
@@ -277,7 +341,8 @@ def llm(prompt):
     if calls == {kill_at}:
         os.kill(os.getpid(), signal.SIGKILL)
     return CLEAN_REPLY
-DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}, profile_fields=False,
+DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!r}, \
+profile_fields=False,
             holdout_ratio=0.0, instructions={goals!r}).run()
 """
 
@@ -286,8 +351,9 @@ DataCleaner(llm, {data!r}, chunk_size=1, state_file={state!r}, output_path={out!
 def test_kill_9_loses_at_most_the_chunk_in_progress(data, tmp_path, kill_at):
     state, out = tmp_path / "state.json", tmp_path / "cf.py"
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    script = KILL_SCRIPT.format(root=root, kill_at=kill_at, data=str(data), state=str(state), out=str(out),
-                                goals=GOALS)
+    script = KILL_SCRIPT.format(
+        root=root, kill_at=kill_at, data=str(data), state=str(state), out=str(out), goals=GOALS
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
     assert proc.returncode == -signal.SIGKILL
     if kill_at == 1:
@@ -315,34 +381,59 @@ def test_chunks_are_profiled_in_one_persistent_child_per_function_set(tmp_path, 
     rows = [{"id": i, "email": f" User{i}@X.com"} for i in range(60)]
     path = tmp_path / "data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    fix = textwrap.dedent('''\
+    fix = textwrap.dedent("""\
         def fix_email(record):
             record = dict(record)
             record["email"] = str(record.get("email") or "").strip().lower()
-            return record''')
+            return record""")
     backend = FakeBackend([make_reply("fix_email", fix)], default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
-                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
-                         hint_functions=False).run()
-    assert result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 2
+    result = DataCleaner(
+        backend,
+        str(path),
+        chunk_size=5,
+        instructions="email lower-case, no spaces",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        hint_functions=False,
+    ).run()
+    assert (
+        result.functions == ["fix_email"] and result.chunks_processed == 12 and backend.calls == 2
+    )
     # calls: the function and an open pass on chunk 1; none after (idle_chunks_before_skip=1)
-    assert len(started) == 1 and started[0].closed  # 11 chunks after the function, one child; closed at the end
+    # 11 chunks after the function, one child; closed at the end
+    assert len(started) == 1 and started[0].closed
     cleaned = [json.loads(x) for x in path.read_text().splitlines()]
     assert cleaned == rows  # the input is untouched
 
 
 def test_a_chunk_that_costs_no_call_is_profiled_once(tmp_path, monkeypatch):
-    """Issue 18: profiling is most of the cost of a chunk without a call; the event and the focus share it."""
+    """Issue 18: profiling is most of the cost of a chunk without a call; the event and the focus
+    share it."""
     from recursive_cleaner.profiling import focus as focus_module
     from tests.fakes import CLEAN_REPLY, FakeBackend
 
     profiled = []
     real = focus_module.profile_records
-    monkeypatch.setattr(focus_module, "profile_records", lambda records, *a, **k: profiled.append(1) or real(records, *a, **k))
+    monkeypatch.setattr(
+        focus_module,
+        "profile_records",
+        lambda records, *a, **k: profiled.append(1) or real(records, *a, **k),
+    )
     path = tmp_path / "data.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "email": f"u{i}@x.com"}) + "\n" for i in range(60)))
+    path.write_text(
+        "".join(json.dumps({"id": i, "email": f"u{i}@x.com"}) + "\n" for i in range(60))
+    )
     backend = FakeBackend(default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(path), chunk_size=5, instructions="email lower-case, no spaces",
-                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(path),
+        chunk_size=5,
+        instructions="email lower-case, no spaces",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+    ).run()
     assert result.chunks_processed == 12 and backend.calls == 1
-    assert len(profiled) == 12  # one profile per chunk (the chunk_profile event and the next field read it)
+    # one profile per chunk (the chunk_profile event and the next field read it)
+    assert len(profiled) == 12

@@ -15,8 +15,10 @@ from recursive_cleaner import DataCleaner
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 from tests.optimizer.test_consolidation import reply as consolidation_reply
 
-ROWS = [{"id": i, "email": e} for i, e in enumerate(["  A@X.COM ", "b@x.com ", " C@x.com", "d@X.com", "E@x.com ",
-                                                     " f@x.com"])]
+ROWS = [
+    {"id": i, "email": e}
+    for i, e in enumerate(["  A@X.COM ", "b@x.com ", " C@x.com", "d@X.com", "E@x.com ", " f@x.com"])
+]
 STRIP = textwrap.dedent('''\
     def strip_email(record):
         """Strips the email.
@@ -31,11 +33,11 @@ LOWER = textwrap.dedent('''\
         record = dict(record)
         record["email"] = str(record.get("email") or "").lower()
         return record''')
-MERGED = textwrap.dedent('''\
+MERGED = textwrap.dedent("""\
     def clean_email(record):
         record = dict(record)
         record["email"] = str(record.get("email") or "").strip().lower()
-        return record''')
+        return record""")
 WRONG_MERGE = MERGED.replace(".strip().lower()", ".lower()")
 
 
@@ -50,8 +52,15 @@ def _run(backend, path, tmp_path, **kw):
     kw.setdefault("chunk_size", 6)
     kw.setdefault("holdout_ratio", 0.0)
     kw.setdefault("profile_fields", False)
-    result = DataCleaner(backend, str(path), instructions="Emails lower case, no spaces.", on_progress=events.append,
-                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None, **kw).run()
+    result = DataCleaner(
+        backend,
+        str(path),
+        instructions="Emails lower case, no spaces.",
+        on_progress=events.append,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+        **kw,
+    ).run()
     return result, events
 
 
@@ -62,23 +71,32 @@ def _generation_then(consolidation: str):
         if "consolidat" in prompt.lower() and "<merged_functions>" in prompt:
             return consolidation
         return replies.pop(0) if replies else CLEAN_REPLY
+
     return FakeBackend(handler)
 
 
 # --------------------------------------------------------------------------- optimize
 def test_optimize_merges_functions_that_give_the_same_output(tmp_path):
-    backend = _generation_then(consolidation_reply([("clean_email", ["strip_email", "lower_email"], MERGED)]))
+    backend = _generation_then(
+        consolidation_reply([("clean_email", ["strip_email", "lower_email"], MERGED)])
+    )
     result, events = _run(backend, _data(tmp_path), tmp_path, optimize=True, optimize_threshold=2)
     assert result.functions == ["clean_email"]
     assert result.optimization["original"] == 2 and result.optimization["final"] == 1
     kinds = [e["type"] for e in events if e["type"].startswith("optimize_")]
-    assert kinds[0] == "optimize_start" and kinds[-1] == "optimize_complete" and "optimize_group" in kinds
+    assert (
+        kinds[0] == "optimize_start"
+        and kinds[-1] == "optimize_complete"
+        and "optimize_group" in kinds
+    )
     assert "Tags:" in backend.history[0]  # the prompt asks for tagged docstrings when optimizing
     assert "Consolidation: 2 functions → 1" in (tmp_path / "cleaning_report.md").read_text()
 
 
 def test_optimize_keeps_the_originals_when_the_merge_differs(tmp_path):
-    backend = _generation_then(consolidation_reply([("clean_email", ["strip_email", "lower_email"], WRONG_MERGE)]))
+    backend = _generation_then(
+        consolidation_reply([("clean_email", ["strip_email", "lower_email"], WRONG_MERGE)])
+    )
     result, _ = _run(backend, _data(tmp_path), tmp_path, optimize=True, optimize_threshold=2)
     assert result.functions == ["strip_email", "lower_email"]
     assert result.optimization["refused"] and "differs" in result.optimization["refused"][0]
@@ -94,8 +112,10 @@ def test_optimize_below_threshold_makes_no_call(tmp_path):
 
 
 # --------------------------------------------------------------------------- early termination
-SATURATED = ("<saturation_check><assessment><saturated>true</saturated><reasoning>nothing new</reasoning>"
-             "<recommendation>stop</recommendation></assessment></saturation_check>")
+SATURATED = (
+    "<saturation_check><assessment><saturated>true</saturated><reasoning>nothing new</reasoning>"
+    "<recommendation>stop</recommendation></assessment></saturation_check>"
+)
 
 
 def _homogeneous(tmp_path, n=60):
@@ -103,37 +123,61 @@ def _homogeneous(tmp_path, n=60):
 
 
 def test_early_termination_stops_when_the_model_judges_saturation(tmp_path):
-    backend = FakeBackend(lambda p: SATURATED if "<saturation_check>" in p or "saturat" in p.lower() else CLEAN_REPLY)
-    result, events = _run(backend, _homogeneous(tmp_path), tmp_path, chunk_size=3, profile_fields=True,
-                          early_termination=True, saturation_check_interval=4)
+    backend = FakeBackend(
+        lambda p: SATURATED if "<saturation_check>" in p or "saturat" in p.lower() else CLEAN_REPLY
+    )
+    result, events = _run(
+        backend,
+        _homogeneous(tmp_path),
+        tmp_path,
+        chunk_size=3,
+        profile_fields=True,
+        early_termination=True,
+        saturation_check_interval=4,
+    )
     assert result.stopped_early and result.chunks_processed == 4 < result.chunks_total == 20
     assert [e for e in events if e["type"] == "early_termination"]
     assert "Early termination" in (tmp_path / "cleaning_report.md").read_text()
     calls = [e for e in events if e["type"] == "llm_call"]
     assert len(calls) == backend.calls == result.llm["calls"]  # every counted call is an event
-    assert [e["purpose"] for e in calls].count("saturation") == 1 and calls[-1]["purpose"] == "saturation"
+    assert [e["purpose"] for e in calls].count("saturation") == 1 and calls[-1][
+        "purpose"
+    ] == "saturation"
     assert calls[-1]["chunk_index"] == 3 and calls[-1]["iteration"] == 0
 
 
 def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
-    """Idle chunks and the saturation count live in the state file: a resumed run does not start over."""
+    """Idle chunks and the saturation count live in the state file: a resumed run does not start
+    over."""
     path, state = _homogeneous(tmp_path), str(tmp_path / "state.json")
 
     def interrupted(prompt):
         if "saturat" in prompt.lower():
-            raise KeyboardInterrupt  # Ctrl-C during the first saturation check, after chunk 4 was saved
+            # Ctrl-C during the first saturation check, after chunk 4 was saved
+            raise KeyboardInterrupt
         return CLEAN_REPLY
 
     first = FakeBackend(interrupted)
     with pytest.raises(KeyboardInterrupt):
-        _run(first, path, tmp_path, chunk_size=3, profile_fields=True, early_termination=True,
-             saturation_check_interval=4, state_file=state, idle_chunks_before_skip=2)
+        _run(
+            first,
+            path,
+            tmp_path,
+            chunk_size=3,
+            profile_fields=True,
+            early_termination=True,
+            saturation_check_interval=4,
+            state_file=state,
+            idle_chunks_before_skip=2,
+        )
     assert first.calls == 3  # chunks 1 and 2 asked, chunks 3 and 4 skipped as idle, then the check
     saved = json.loads(open(state).read())["early_termination"]
     assert saved["count"] == 4 and saved["idle_chunks"] == 2 and len(saved["recent"]) == 4
 
     second = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
-    cleaner = DataCleaner.resume(state, second, sleep=lambda s: None, output_path=str(tmp_path / "cf.py"))
+    cleaner = DataCleaner.resume(
+        state, second, sleep=lambda s: None, output_path=str(tmp_path / "cf.py")
+    )
     assert cleaner.watch.count == 4 and cleaner.state.idle_chunks == 2
     result = cleaner.run()
     assert result.stopped_early and cleaner.last_completed_chunk == 7  # the check after chunk 8
@@ -142,15 +186,29 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
 
 def test_call_every_chunk_reads_every_chunk_and_asks_about_each(tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
-    result, _ = _run(backend, _homogeneous(tmp_path), tmp_path, chunk_size=3, profile_fields=True,
-                     call_every_chunk=True)
+    result, _ = _run(
+        backend,
+        _homogeneous(tmp_path),
+        tmp_path,
+        chunk_size=3,
+        profile_fields=True,
+        call_every_chunk=True,
+    )
     assert not result.stopped_early and result.chunks_processed == 20 and backend.calls == 20
 
 
 def test_homogeneous_data_costs_a_third_of_the_calls_or_less_with_early_termination(tmp_path):
     path = _homogeneous(tmp_path)
     on = FakeBackend(lambda p: SATURATED if "saturat" in p.lower() else CLEAN_REPLY)
-    _run(on, path, tmp_path, chunk_size=3, profile_fields=True, early_termination=True, saturation_check_interval=8)
+    _run(
+        on,
+        path,
+        tmp_path,
+        chunk_size=3,
+        profile_fields=True,
+        early_termination=True,
+        saturation_check_interval=8,
+    )
     off = FakeBackend(default=CLEAN_REPLY)
     _run(off, path, tmp_path, chunk_size=3, profile_fields=True, call_every_chunk=True)
     assert on.calls * 3 <= off.calls
@@ -158,31 +216,44 @@ def test_homogeneous_data_costs_a_third_of_the_calls_or_less_with_early_terminat
 
 @pytest.mark.parametrize("records", [60, 600])
 def test_with_the_defaults_the_calls_do_not_grow_with_the_file(tmp_path, records):
-    """Issue 18: the idle skip is always on; early_termination (off by default) only adds the saturation check."""
+    """Issue 18: the idle skip is always on; early_termination (off by default) only adds the
+    saturation check."""
     backend = FakeBackend(default=CLEAN_REPLY)
-    result, _ = _run(backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True)
+    result, _ = _run(
+        backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True
+    )
     assert result.chunks_processed == records // 3 and not result.stopped_early
-    assert backend.calls == 1  # one chunk that teaches nothing (idle_chunks_before_skip=1), then no call for the rest
+    # one chunk that teaches nothing (idle_chunks_before_skip=1), then no call for the rest
+    assert backend.calls == 1
 
 
 def test_a_garbled_saturation_reply_never_stops_the_run(tmp_path):
     backend = FakeBackend(lambda p: "no idea" if "saturat" in p.lower() else CLEAN_REPLY)
-    result, _ = _run(backend, _homogeneous(tmp_path), tmp_path, chunk_size=3, profile_fields=True,
-                     early_termination=True, saturation_check_interval=4)
+    result, _ = _run(
+        backend,
+        _homogeneous(tmp_path),
+        tmp_path,
+        chunk_size=3,
+        profile_fields=True,
+        early_termination=True,
+        saturation_check_interval=4,
+    )
     assert not result.stopped_early and result.chunks_processed == 20
 
 
 # --------------------------------------------------------------------------- reflection
-NOT_IDEMPOTENT = textwrap.dedent('''\
+NOT_IDEMPOTENT = textwrap.dedent("""\
     def tag_email(record):
         record = dict(record)
         record["email"] = str(record.get("email") or "").strip().lower() + "!"
-        return record''')
+        return record""")
 
 
 def test_reflection_sends_a_weak_function_back_with_its_critique(tmp_path):
-    backend = FakeBackend([make_reply("tag_email", NOT_IDEMPOTENT), make_reply("clean_email", MERGED)],
-                          default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [make_reply("tag_email", NOT_IDEMPOTENT), make_reply("clean_email", MERGED)],
+        default=CLEAN_REPLY,
+    )
     result, events = _run(backend, _data(tmp_path), tmp_path, reflection="rules")
     assert result.functions == ["clean_email"]
     assert "idempot" in backend.history[1].lower()  # the critique went back to the model
@@ -196,9 +267,15 @@ def test_reflection_sends_a_weak_function_back_with_its_critique(tmp_path):
 
 
 def test_reflection_refuses_a_near_duplicate(tmp_path):
-    renamed = MERGED.replace("clean_email", "tidy_email").replace("record = dict(record)", "rec = dict(record)") \
-        .replace('record["email"] = str(record.get', 'rec["email"] = str(rec.get').replace("return record", "return rec")
+    renamed = (
+        MERGED.replace("clean_email", "tidy_email")
+        .replace("record = dict(record)", "rec = dict(record)")
+        .replace('record["email"] = str(record.get', 'rec["email"] = str(rec.get')
+        .replace("return record", "return rec")
+    )
     rows = ROWS + [{"id": 9, "email": "G@X.com"}]
-    backend = FakeBackend([make_reply("clean_email", MERGED), make_reply("tidy_email", renamed)], default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [make_reply("clean_email", MERGED), make_reply("tidy_email", renamed)], default=CLEAN_REPLY
+    )
     result, _ = _run(backend, _data(tmp_path, rows), tmp_path, chunk_size=4, reflection="rules")
     assert result.functions == ["clean_email"] and result.reflection["deduplicated"] == 1

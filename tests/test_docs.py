@@ -35,11 +35,31 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MAX_SKIPPED = 0
 SKIP_MARK = "# doc-test: skip"
-OPTIONAL = {"pandas", "pyarrow", "openpyxl", "matplotlib", "numpy", "dask", "distributed", "pypdf", "docx"}
-SIGNATURE_HOMES = ("recursive_cleaner.backends", "recursive_cleaner", "recursive_cleaner.ui.frames", "recursive_cleaner.apply.local",
-                   "recursive_cleaner.toolkit")
-IDENTITY = '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    return record\n'
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
+OPTIONAL = {
+    "pandas",
+    "pyarrow",
+    "openpyxl",
+    "matplotlib",
+    "numpy",
+    "dask",
+    "distributed",
+    "pypdf",
+    "docx",
+}
+SIGNATURE_HOMES = (
+    "recursive_cleaner.backends",
+    "recursive_cleaner",
+    "recursive_cleaner.ui.frames",
+    "recursive_cleaner.apply.local",
+    "recursive_cleaner.toolkit",
+)
+IDENTITY = (
+    '"""Stand-in for a generated file (tests/test_docs.py)."""\n\n\ndef clean_data(record):\n    '
+    "return record\n"
+)
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S
+)
 _SIGNATURE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<params>.*)\)\s*$", re.S)
 
 
@@ -86,13 +106,17 @@ def _described(params: str) -> list[tuple[str, str, object]]:
     args = ast.parse(f"def _doc({params}): pass").body[0].args
     out = []
     positional = args.posonlyargs + args.args
-    defaults = [inspect.Parameter.empty] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    defaults = [inspect.Parameter.empty] * (len(positional) - len(args.defaults)) + list(
+        args.defaults
+    )
     kinds = ["POSITIONAL_ONLY"] * len(args.posonlyargs) + ["POSITIONAL_OR_KEYWORD"] * len(args.args)
     out += [(a.arg, k, d) for a, k, d in zip(positional, kinds, defaults)]
     if args.vararg:
         out.append((args.vararg.arg, "VAR_POSITIONAL", inspect.Parameter.empty))
-    out += [(a.arg, "KEYWORD_ONLY", d if d is not None else inspect.Parameter.empty)
-            for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    out += [
+        (a.arg, "KEYWORD_ONLY", d if d is not None else inspect.Parameter.empty)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults)
+    ]
     if args.kwarg:
         out.append((args.kwarg.arg, "VAR_KEYWORD", inspect.Parameter.empty))
     return [(n, k, d if d is inspect.Parameter.empty else ast.literal_eval(d)) for n, k, d in out]
@@ -102,17 +126,26 @@ def check_signature(block: Block, name: str, params: str) -> None:
     homes = [importlib.import_module(m) for m in SIGNATURE_HOMES]
     target = next((getattr(m, name) for m in homes if hasattr(m, name)), None)
     assert target is not None, f"{block.where}: documented signature of unknown {name}"
-    actual = [(p.name, p.kind.name, p.default) for p in inspect.signature(target).parameters.values()]
-    assert _described(params) == actual, f"{block.where}: the documented signature of {name} is out of date"
+    actual = [
+        (p.name, p.kind.name, p.default) for p in inspect.signature(target).parameters.values()
+    ]
+    assert _described(params) == actual, (
+        f"{block.where}: the documented signature of {name} is out of date"
+    )
 
 
 @pytest.fixture
 def doc_env(tmp_path, monkeypatch):
-    """A temp working dir with sample data, no real backends, and a clean import of cleaning_functions."""
+    """A temp working dir with sample data, no real backends, and a clean import of
+    cleaning_functions."""
     import recursive_cleaner.backends as backends
 
     shutil.copytree(ROOT / "test_cases", tmp_path / "test_cases")
-    lines = (ROOT / "test_cases" / "crm_customers.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = (
+        (ROOT / "test_cases" / "crm_customers.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines(keepends=True)
+    )
     (tmp_path / "data.jsonl").write_text("".join(lines[:60]), encoding="utf-8")
     (tmp_path / "cleaning_functions.py").write_text(IDENTITY)
     monkeypatch.chdir(tmp_path)
@@ -151,7 +184,9 @@ def test_the_python_blocks_of_a_page_run(page, doc_env):
         try:
             exec(code, namespace)
         except ModuleNotFoundError as exc:
-            if (exc.name or "").partition(".")[0] not in OPTIONAL or os.environ.get("CI", "").lower() == "true":
+            if (exc.name or "").partition(".")[0] not in OPTIONAL or os.environ.get(
+                "CI", ""
+            ).lower() == "true":
                 raise
             pytest.skip(f"{block.where} needs {exc.name}")
 
@@ -159,47 +194,73 @@ def test_the_python_blocks_of_a_page_run(page, doc_env):
 def test_skipped_blocks_are_few_and_explained():
     skipped = [b for b in ALL_BLOCKS if b.skipped]
     for block in skipped:
-        reason = block.source.lstrip()[len(SKIP_MARK):].splitlines()[0].strip(" :—-")
+        reason = block.source.lstrip()[len(SKIP_MARK) :].splitlines()[0].strip(" :—-")
         assert len(reason) >= 10, f"{block.where}: say why the block cannot run"
     assert len(skipped) <= MAX_SKIPPED, [b.where for b in skipped]
 
 
 def test_the_pages_have_code_to_check():
     assert len(ALL_BLOCKS) >= 20 and len([b for b in ALL_BLOCKS if signature_of(b)]) >= 4
-    assert {p.name for p in PAGES} >= {"README.md", "quickstart.md", "backends.md", "backend-local.md",
-                                       "backend-ollama.md", "backend-openai.md", "backend-mlx.md", "scaling.md",
-                                       "benchmarks.md", "formats.md", "notebooks.md", "events.md", "safety.md",
-                                       "function-contract.md"}
+    assert {p.name for p in PAGES} >= {
+        "README.md",
+        "quickstart.md",
+        "backends.md",
+        "backend-local.md",
+        "backend-ollama.md",
+        "backend-openai.md",
+        "backend-mlx.md",
+        "scaling.md",
+        "benchmarks.md",
+        "formats.md",
+        "notebooks.md",
+        "events.md",
+        "safety.md",
+        "function-contract.md",
+    }
 
 
-README_FIXES = {"phone": "to_e164(record.get('phone'))", "signup_date": "to_iso_date(record.get('signup_date'))",
-                "status": "closest_value(record.get('status'), ['active', 'pending', 'churned'])"}
+README_FIXES = {
+    "phone": "to_e164(record.get('phone'))",
+    "signup_date": "to_iso_date(record.get('signup_date'))",
+    "status": "closest_value(record.get('status'), ['active', 'pending', 'churned'])",
+}
 
 
 def test_the_readme_first_example_cleans_with_clean(doc_env, monkeypatch):
-    """The README's first block, with a fake that writes toolkit one-liners: the cleaned values it prints."""
+    """The README's first block, with a fake that writes toolkit one-liners: the cleaned values it
+    prints."""
     import recursive_cleaner.backends as backends
 
     first = blocks(ROOT / "README.md")[0]
     assert "recursive_cleaner.clean(" in first.source
     fakes = []
-    monkeypatch.setattr(backends, "get_backend",
-                        lambda spec, **options: fakes.append(FakeBackend(toolkit_fixer(README_FIXES))) or fakes[-1])
+    monkeypatch.setattr(
+        backends,
+        "get_backend",
+        lambda spec, **options: fakes.append(FakeBackend(toolkit_fixer(README_FIXES))) or fakes[-1],
+    )
     namespace: dict = {"__name__": "__doc_test__"}
     exec(compile("\n" * (first.line - 1) + first.source, "README.md", "exec"), namespace)
     result = namespace["result"]
     assert sorted(result.functions) == ["fix_phone", "fix_signup_date", "fix_status"]
-    assert namespace["cleaned"] == [{"phone": "+15551234567", "status": "active", "signup_date": "2023-04-06"}]
+    assert namespace["cleaned"] == [
+        {"phone": "+15551234567", "status": "active", "signup_date": "2023-04-06"}
+    ]
     import csv
 
     with open("crm_clean.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 300 and rows[1]["status"] == "churned" and rows[1]["signup_date"] == "2019-12-02"
+    assert (
+        len(rows) == 300
+        and rows[1]["status"] == "churned"
+        and rows[1]["signup_date"] == "2019-12-02"
+    )
     assert rows[0]["phone"] == "+19765775483"
 
 
 def test_the_readmes_test_command_is_what_ci_runs():
-    """The README's second command is the last line of .ci/run, which fails the run on any pytest failure."""
+    """The README's second command is the last line of .ci/run, which fails the run on any pytest
+    failure."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -208,7 +269,8 @@ def test_the_readmes_test_command_is_what_ci_runs():
 
 
 def test_the_pages_import_only_what_an_install_provides(tmp_path):
-    """A block that imports the repo's folders (``from backends import ...``) runs here but not for a user."""
+    """A block that imports the repo's folders (``from backends import ...``) runs here but not for
+    a user."""
     import subprocess
 
     modules = set()
@@ -224,7 +286,12 @@ def test_the_pages_import_only_what_an_install_provides(tmp_path):
                 modules.add((node.module.partition(".")[0], block.where))
     local = {"cleaning_functions", "dedup_functions"}  # files the pages' own examples write first
     names = sorted({m for m, _ in modules} - local)
-    probe = "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] if importlib.util.find_spec(n) is None))"
-    done = subprocess.run([sys.executable, "-I", "-c", probe, *names], cwd=tmp_path, capture_output=True, text=True)
+    probe = (
+        "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] if "
+        "importlib.util.find_spec(n) is None))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", probe, *names], cwd=tmp_path, capture_output=True, text=True
+    )
     missing = set(done.stdout.split())
     assert not missing, sorted(where for m, where in modules if m in missing)

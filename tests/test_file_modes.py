@@ -1,4 +1,5 @@
-"""Written files honour the umask like any other tool: 0644 under 022 (generated functions, report, spec, state, apply output)."""
+"""Written files honour the umask like any other tool: 0644 under 022 (generated functions, report,
+spec, state, apply output)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.write.state import atomic_write_text
 from tests.fakes import FakeBackend, make_reply
 
-LOWER = '''\
+LOWER = """\
 def lower_emails(record):
     record["email"] = record["email"].lower()
     return record
-'''
+"""
 
 
 @pytest.fixture
@@ -36,9 +37,17 @@ def test_a_run_writes_functions_report_spec_and_state_0644_under_umask_022(tmp_p
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps({"id": i, "email": f"A{i}@X.COM"}) + "\n" for i in range(6)))
     backend = FakeBackend(lambda prompt: make_reply("lower_emails", LOWER))
-    DataCleaner(backend, str(data), chunk_size=3, instructions="email: lower case", max_iterations=1,
-                output_path=str(tmp_path / "cleaning_functions.py"), report_path=str(tmp_path / "report.md"),
-                state_file=str(tmp_path / "state.json"), holdout_ratio=0).run()
+    DataCleaner(
+        backend,
+        str(data),
+        chunk_size=3,
+        instructions="email: lower case",
+        max_iterations=1,
+        output_path=str(tmp_path / "cleaning_functions.py"),
+        report_path=str(tmp_path / "report.md"),
+        state_file=str(tmp_path / "state.json"),
+        holdout_ratio=0,
+    ).run()
     written = [tmp_path / n for n in ("cleaning_functions.py", "report.md", "state.json")]
     written += list(tmp_path.glob("*spec*.json"))
     assert len(written) >= 4

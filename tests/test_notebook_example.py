@@ -1,4 +1,5 @@
-"""docs/notebook_example.py (a notebook as a `# %%` script) runs end to end: DataFrame in, functions, DataFrame out."""
+"""docs/notebook_example.py (a notebook as a `# %%` script) runs end to end: DataFrame in,
+functions, DataFrame out."""
 
 from __future__ import annotations
 
@@ -37,21 +38,30 @@ def test_notebook_example_runs_end_to_end(tmp_path, monkeypatch):
     summary = ns["report"].summary()
     assert summary["conformity_before"] < 0.6 and summary["conformity_after"] == 1.0
     assert ns["improvement_frame"](ns["report"]).loc["status", "conformity_after"] == 1.0
-    assert "# Cleaning report" in ns["CleaningReport"](ns["result"].run.report_path)._repr_markdown_()
-    assert all(path.is_relative_to(tmp_path) for path in map(Path, (ns["workdir"], ns["result"].functions_path)))
+    assert (
+        "# Cleaning report" in ns["CleaningReport"](ns["result"].run.report_path)._repr_markdown_()
+    )
+    assert all(
+        path.is_relative_to(tmp_path)
+        for path in map(Path, (ns["workdir"], ns["result"].functions_path))
+    )
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
 
 
 def percent_notebook(text: str):
-    """The ``# %%`` script as an nbformat v4 notebook: code cells, and markdown cells without their ``# ``."""
+    """The ``# %%`` script as an nbformat v4 notebook: code cells, and markdown cells without their
+    ``# ``."""
     nbformat = optional("nbformat")
     cells = []
     for chunk in text.split("# %%")[1:]:
         head, _, body = chunk.partition("\n")
         if head.strip() == "[markdown]":
-            lines = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in body.strip().splitlines()]
+            lines = [
+                line[2:] if line.startswith("# ") else line.lstrip("#")
+                for line in body.strip().splitlines()
+            ]
             cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
         else:
             cells.append(nbformat.v4.new_code_cell(body.strip()))
@@ -59,16 +69,28 @@ def percent_notebook(text: str):
 
 
 def test_the_example_runs_as_a_real_notebook_with_html_display_and_progress(tmp_path, monkeypatch):
-    """Executed by a Jupyter kernel (nbclient): the result's HTML table and the live progress are in the outputs."""
+    """Executed by a Jupyter kernel (nbclient): the result's HTML table and the live progress are in
+    the outputs."""
     optional("pandas")
     nbclient = optional("nbclient")
     optional("ipykernel")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(EXAMPLE.parents[1]), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(EXAMPLE.parents[1]), os.environ.get("PYTHONPATH", "")])
+    )
     monkeypatch.setenv("MPLBACKEND", "Agg")
     notebook = percent_notebook(EXAMPLE.read_text(encoding="utf-8"))
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
-    outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    nbclient.NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    outputs = [
+        out
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+    ]
     html = [out.get("data", {}).get("text/html", "") for out in outputs]
     assert any('class="recursive-cleaner-result"' in h and "fix_phone" in h for h in html)
     progress = [h for h in html if 'class="recursive-cleaner-progress"' in h]

@@ -36,14 +36,47 @@ SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-MONTHS_LONG = ("January", "February", "March", "April", "May", "June", "July", "August",
-               "September", "October", "November", "December")
-SMALL_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-               "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-               "seventeen", "eighteen", "nineteen", "twenty")
+MONTHS_LONG = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+SMALL_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 
 
 # ---------------------------------------------------------------- shared helpers
+
 
 def typo(rng: random.Random, word: str) -> str:
     """One keyboard slip: a letter dropped, doubled, or two neighbours swapped (never a no-op)."""
@@ -52,13 +85,13 @@ def typo(rng: random.Random, word: str) -> str:
         i = rng.choice(letters[1:-1] or letters)
         kind = rng.randrange(3)
         if kind == 0:
-            out = word[:i] + word[i + 1:]
+            out = word[:i] + word[i + 1 :]
         elif kind == 1:
             out = word[:i] + word[i] + word[i:]
         else:
             if i + 1 >= len(word) or not word[i + 1].isalpha():
                 continue
-            out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            out = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
         if out != word and out.lower() != word.lower():
             return out
     return word[:-1]
@@ -78,8 +111,10 @@ def day_first(rng: random.Random, d: dt.date, *, long_forms: bool = True) -> str
         f"{d.year}/{d.month:02d}/{d.day:02d}",
     ]
     if long_forms:
-        forms += [f"{d.day} {MONTHS[d.month - 1]} {d.year}",
-                  f"{MONTHS_LONG[d.month - 1]} {d.day}, {d.year}"]
+        forms += [
+            f"{d.day} {MONTHS[d.month - 1]} {d.year}",
+            f"{MONTHS_LONG[d.month - 1]} {d.day}, {d.year}",
+        ]
     return rng.choice(forms)
 
 
@@ -122,11 +157,27 @@ ANALYTES = [
 ]
 GLUCOSE_FACTOR = 18  # mg/dL = mmol/L * 18 (the factor the goals give)
 LAB_COMMENTS = [
-    "HEMOLYSED - repeat requested", "sample recd late", "  QNS", "called to ward 4B @ 09:10",
-    "lipaemic;  result may be affected", "pt fasting", "Repeat of 004211", "ok per Dr. lee",
-    "CLOTTED", "non-fasting", "re-run on analyser 2", "Critical value phoned to RN Smith",
-    "label hand-written", "see prev. result 12/03", "diluted 1:2", "tube underfilled",
-    "ICU", "STAT", "added on to 003980", "Pt on insulin", "spec. rec'd  unlabeled, relabeled",
+    "HEMOLYSED - repeat requested",
+    "sample recd late",
+    "  QNS",
+    "called to ward 4B @ 09:10",
+    "lipaemic;  result may be affected",
+    "pt fasting",
+    "Repeat of 004211",
+    "ok per Dr. lee",
+    "CLOTTED",
+    "non-fasting",
+    "re-run on analyser 2",
+    "Critical value phoned to RN Smith",
+    "label hand-written",
+    "see prev. result 12/03",
+    "diluted 1:2",
+    "tube underfilled",
+    "ICU",
+    "STAT",
+    "added on to 003980",
+    "Pt on insulin",
+    "spec. rec'd  unlabeled, relabeled",
 ]
 
 
@@ -139,8 +190,7 @@ def _lab_flag(value: float, ref_low: float, ref_high: float) -> str:
 
 
 def build_lab(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
-    cols = ["sample_id", "mrn", "analyte", "result", "unit", "collected_at", "flag",
-            "tech_comment"]
+    cols = ["sample_id", "mrn", "analyte", "result", "unit", "collected_at", "flag", "tech_comment"]
     patients = [f"H{rng.randrange(10**6, 10**7 - 1):07d}" for _ in range(420)]
     sample = rng.randrange(400, 900)
     start = dt.datetime(2024, 2, 1, 6, 0)
@@ -175,26 +225,46 @@ def build_lab(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[d
     # the same unit spelled another way (no conversion)
     for i in dirty_cells(rng, n, 0.05):
         if dirty[i]["unit"] == clean[i]["unit"] and clean[i]["unit"] in ("mmol/L", "umol/L"):
-            dirty[i]["unit"] = rng.choice([clean[i]["unit"].lower(), clean[i]["unit"].upper(),
-                                           clean[i]["unit"].replace("/", " / ")])
+            dirty[i]["unit"] = rng.choice(
+                [
+                    clean[i]["unit"].lower(),
+                    clean[i]["unit"].upper(),
+                    clean[i]["unit"].replace("/", " / "),
+                ]
+            )
     for i in dirty_cells(rng, n, 0.10):
         name = clean[i]["analyte"]
-        dirty[i]["analyte"] = rng.choice([
-            name.lower(), name.upper(), f" {name}", f"{name} ", typo(rng, name),
-        ]) if name != "ALT" else rng.choice(["alt", " ALT", "A.L.T."])
+        dirty[i]["analyte"] = (
+            rng.choice(
+                [
+                    name.lower(),
+                    name.upper(),
+                    f" {name}",
+                    f"{name} ",
+                    typo(rng, name),
+                ]
+            )
+            if name != "ALT"
+            else rng.choice(["alt", " ALT", "A.L.T."])
+        )
     for i in dirty_cells(rng, n, 0.10):
         when = dt.datetime.strptime(clean[i]["collected_at"], "%Y-%m-%d %H:%M")
         day = day_first(rng, when.date(), long_forms=False)
-        dirty[i]["collected_at"] = rng.choice([
-            f"{day} {when:%H:%M}", f"{day} {when.hour}:{when.minute:02d}",
-            when.strftime("%Y-%m-%dT%H:%M:%S"),
-        ])
+        dirty[i]["collected_at"] = rng.choice(
+            [
+                f"{day} {when:%H:%M}",
+                f"{day} {when.hour}:{when.minute:02d}",
+                when.strftime("%Y-%m-%dT%H:%M:%S"),
+            ]
+        )
     for i in dirty_cells(rng, n, 0.10):
-        dirty[i]["flag"] = rng.choice({
-            "H": ["high", "HIGH", "High", "h"],
-            "L": ["low", "LOW", "Low", "l"],
-            "N": ["normal", "Normal", "n", "NORMAL"],
-        }[clean[i]["flag"]])
+        dirty[i]["flag"] = rng.choice(
+            {
+                "H": ["high", "HIGH", "High", "h"],
+                "L": ["low", "LOW", "Low", "l"],
+                "N": ["normal", "Normal", "n", "NORMAL"],
+            }[clean[i]["flag"]]
+        )
     meta = {
         "id": "sample_id",
         "protect": ["sample_id", "tech_comment"],
@@ -208,37 +278,70 @@ def build_lab(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[d
 # ---------------------------------------------------------------- warehouse stock movements
 
 SUPPLIERS = [
-    "Nordic Fasteners AB", "Müller Industriebedarf GmbH", "Van Dijk Verpakking BV",
-    "Ferramenta Rossi S.r.l.", "Lindqvist Tools AB", "Kowalski Metal Sp. z o.o.",
-    "Dupont Emballages SARL", "Hansen & Søn A/S", "Schneider Kabeltechnik GmbH",
-    "Iberplast S.L.", "Novak Elektro s.r.o.", "Brennan Supplies Ltd",
+    "Nordic Fasteners AB",
+    "Müller Industriebedarf GmbH",
+    "Van Dijk Verpakking BV",
+    "Ferramenta Rossi S.r.l.",
+    "Lindqvist Tools AB",
+    "Kowalski Metal Sp. z o.o.",
+    "Dupont Emballages SARL",
+    "Hansen & Søn A/S",
+    "Schneider Kabeltechnik GmbH",
+    "Iberplast S.L.",
+    "Novak Elektro s.r.o.",
+    "Brennan Supplies Ltd",
 ]
 ITEMS = [  # description, kilograms per unit
-    ("Hex bolt M8x40 zinc, box/100", 2.35), ("Washer M10 DIN125, bag/500", 1.8),
-    ("Cable tie 300mm black, bag/100", 0.25), ("Stretch film 23my roll", 2.5),
-    ("Pallet label 100x150, roll/500", 0.9), ("Carton 400x300x200", 0.35),
-    ("Wood screw 4x35 TX20, box/200", 0.85), ("Hose clamp 20-32mm, box/50", 0.6),
-    ("Nylon dowel 8mm, box/100", 0.15), ("Safety gloves size 9, pair", 0.08),
-    ("PVC tape 19mm red", 0.05), ("Cable gland M20, bag/25", 0.4),
-    ("Bubble wrap roll 1m", 4.75), ("Anchor bolt M12, box/25", 3.2),
-    ("Label printer ribbon 110mm", 0.2), ("Drill bit HSS 6mm, set/10", 0.12),
-    ("Steel shelf 900x400", 12.5), ("Pallet wrap netting", 18.0),
+    ("Hex bolt M8x40 zinc, box/100", 2.35),
+    ("Washer M10 DIN125, bag/500", 1.8),
+    ("Cable tie 300mm black, bag/100", 0.25),
+    ("Stretch film 23my roll", 2.5),
+    ("Pallet label 100x150, roll/500", 0.9),
+    ("Carton 400x300x200", 0.35),
+    ("Wood screw 4x35 TX20, box/200", 0.85),
+    ("Hose clamp 20-32mm, box/50", 0.6),
+    ("Nylon dowel 8mm, box/100", 0.15),
+    ("Safety gloves size 9, pair", 0.08),
+    ("PVC tape 19mm red", 0.05),
+    ("Cable gland M20, bag/25", 0.4),
+    ("Bubble wrap roll 1m", 4.75),
+    ("Anchor bolt M12, box/25", 3.2),
+    ("Label printer ribbon 110mm", 0.2),
+    ("Drill bit HSS 6mm, set/10", 0.12),
+    ("Steel shelf 900x400", 12.5),
+    ("Pallet wrap netting", 18.0),
 ]
 LB_TO_KG = 0.45359237
 
 
 def _supplier_slip(rng: random.Random, name: str) -> str:
     words = name.split(" ")
-    forms = [typo(rng, name), name.upper(), name.lower(), " ".join(words[:-1]) or name,
-             name.replace(" ", "  ", 1)]
+    forms = [
+        typo(rng, name),
+        name.upper(),
+        name.lower(),
+        " ".join(words[:-1]) or name,
+        name.replace(" ", "  ", 1),
+    ]
     if "ü" in name or "ø" in name:
         forms.append(name.replace("ü", "u").replace("ø", "o"))
     return rng.choice([f for f in forms if f != name])
 
 
 def build_warehouse(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
-    cols = ["mvt_no", "booking_date", "movement", "sku", "item", "supplier", "quantity",
-            "gross_weight", "unit_price", "currency", "bin"]
+    cols = [
+        "mvt_no",
+        "booking_date",
+        "movement",
+        "sku",
+        "item",
+        "supplier",
+        "quantity",
+        "gross_weight",
+        "unit_price",
+        "currency",
+        "bin",
+    ]
     letters = "ABCDEFGHKLMNPRSTVW"
     skus = []
     while len(skus) < 80:
@@ -283,17 +386,27 @@ def build_warehouse(rng: random.Random, n: int) -> tuple[list[str], list[dict], 
 
     for i in dirty_cells(rng, n, 0.12):
         d = dt.date.fromisoformat(clean[i]["booking_date"])
-        dirty[i]["booking_date"] = rng.choice([
-            f"{d.day:02d}.{d.month:02d}.{d.year}", f"{d.day:02d}.{d.month:02d}.{d.year}",
-            f"{d.day}.{d.month}.{d.year}", f"{d.day:02d}/{d.month:02d}/{d.year}",
-            f"{d.day:02d}-{d.month:02d}-{d.year}",
-        ])
+        dirty[i]["booking_date"] = rng.choice(
+            [
+                f"{d.day:02d}.{d.month:02d}.{d.year}",
+                f"{d.day:02d}.{d.month:02d}.{d.year}",
+                f"{d.day}.{d.month}.{d.year}",
+                f"{d.day:02d}/{d.month:02d}/{d.year}",
+                f"{d.day:02d}-{d.month:02d}-{d.year}",
+            ]
+        )
     for i in dirty_cells(rng, n, 0.10):
         letters_, digits = clean[i]["sku"].split("-")
-        dirty[i]["sku"] = rng.choice([
-            f"{letters_.lower()} {digits}", f"{letters_}_{digits}", f"{letters_} {digits}",
-            f"{letters_}{digits}", f"{letters_.lower()}-{digits}", f"{letters_.lower()}_{digits}",
-        ])
+        dirty[i]["sku"] = rng.choice(
+            [
+                f"{letters_.lower()} {digits}",
+                f"{letters_}_{digits}",
+                f"{letters_} {digits}",
+                f"{letters_}{digits}",
+                f"{letters_.lower()}-{digits}",
+                f"{letters_.lower()}_{digits}",
+            ]
+        )
     for i in dirty_cells(rng, n, 0.07):
         dirty[i]["supplier"] = _supplier_slip(rng, clean[i]["supplier"])
     for i in dirty_cells(rng, n, 0.10):
@@ -328,18 +441,90 @@ def build_warehouse(rng: random.Random, n: int) -> tuple[list[str], list[dict], 
 
 # ---------------------------------------------------------------- HR export
 
-FIRST = ["Maria", "James", "Aisha", "Liam", "Sofia", "Noah", "Chen", "Olivia", "Mateo", "Priya",
-         "Lucas", "Emma", "Kwame", "Hannah", "Diego", "Yuki", "Fatima", "Ethan", "Ingrid", "Omar",
-         "Grace", "Tomasz", "Leila", "Samuel", "Anne Marie", "Jean-Luc", "Mary Kate", "Ravi",
-         "Zoe", "Daniel", "Elena", "Marcus", "Nadia", "Peter", "Chloe", "Andre", "Julia", "Ben"]
-LAST = ["Smith", "Garcia", "Okafor", "Nguyen", "Johansson", "Patel", "Kowalski", "Rossi",
-        "Müller", "Haddad", "Tanaka", "Brown", "Silva", "Andersen", "Novak", "Fischer", "Kim",
-        "Lopez", "Walker", "Murphy", "Schmidt", "Ibrahim", "Costa", "Moreau", "Evans",
-        "Smith-Jones", "O'Brien", "Wright", "Chowdhury", "Petrov"]
+FIRST = [
+    "Maria",
+    "James",
+    "Aisha",
+    "Liam",
+    "Sofia",
+    "Noah",
+    "Chen",
+    "Olivia",
+    "Mateo",
+    "Priya",
+    "Lucas",
+    "Emma",
+    "Kwame",
+    "Hannah",
+    "Diego",
+    "Yuki",
+    "Fatima",
+    "Ethan",
+    "Ingrid",
+    "Omar",
+    "Grace",
+    "Tomasz",
+    "Leila",
+    "Samuel",
+    "Anne Marie",
+    "Jean-Luc",
+    "Mary Kate",
+    "Ravi",
+    "Zoe",
+    "Daniel",
+    "Elena",
+    "Marcus",
+    "Nadia",
+    "Peter",
+    "Chloe",
+    "Andre",
+    "Julia",
+    "Ben",
+]
+LAST = [
+    "Smith",
+    "Garcia",
+    "Okafor",
+    "Nguyen",
+    "Johansson",
+    "Patel",
+    "Kowalski",
+    "Rossi",
+    "Müller",
+    "Haddad",
+    "Tanaka",
+    "Brown",
+    "Silva",
+    "Andersen",
+    "Novak",
+    "Fischer",
+    "Kim",
+    "Lopez",
+    "Walker",
+    "Murphy",
+    "Schmidt",
+    "Ibrahim",
+    "Costa",
+    "Moreau",
+    "Evans",
+    "Smith-Jones",
+    "O'Brien",
+    "Wright",
+    "Chowdhury",
+    "Petrov",
+]
 # right as they are, but a naive title-case would break them
 LAST_TRAPS = ["McDonald", "MacLeod", "de la Cruz", "van der Berg", "DiMaggio", "LeBlanc"]
-DEPTS = ["Finance", "Human Resources", "Engineering", "Sales", "Marketing", "Operations",
-         "Legal", "Customer Support"]
+DEPTS = [
+    "Finance",
+    "Human Resources",
+    "Engineering",
+    "Sales",
+    "Marketing",
+    "Operations",
+    "Legal",
+    "Customer Support",
+]
 DEPT_SLIPS = {
     "Finance": ["Fin", "FINANCE", "finance", "Finanace"],
     "Human Resources": ["HR", "H.R.", "human resources", "Human Resouces"],
@@ -351,10 +536,21 @@ DEPT_SLIPS = {
     "Customer Support": ["CS", "Cust Support", "customer support", "Customer Suport"],
 }
 HR_NOTES = [
-    "Rehire: NO", "on leave from 03/2024", "transferred from ops", "PT 60%",
-    "see HR file 00231", "  relocating to Berlin", "contract ends 31.12.2025", "MANAGER: j. smith",
-    "visa renewal due", "returned from parental leave", "remote - NL", "badge #004512 lost",
-    "salary review Q3", "do NOT contact at home", "2nd contract",
+    "Rehire: NO",
+    "on leave from 03/2024",
+    "transferred from ops",
+    "PT 60%",
+    "see HR file 00231",
+    "  relocating to Berlin",
+    "contract ends 31.12.2025",
+    "MANAGER: j. smith",
+    "visa renewal due",
+    "returned from parental leave",
+    "remote - NL",
+    "badge #004512 lost",
+    "salary review Q3",
+    "do NOT contact at home",
+    "2nd contract",
 ]
 AREA = ["617", "212", "415", "312", "206", "303", "512", "617", "646", "718"]
 
@@ -372,8 +568,9 @@ def build_hr(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[di
     clean, dirty = [], []
     for emp in ids:
         born = rand_date(rng, dt.date(1959, 1, 1), dt.date(2003, 12, 31))
-        hired = rand_date(rng, max(born.replace(year=born.year + 19), dt.date(2004, 1, 1)),
-                          dt.date(2024, 10, 31))
+        hired = rand_date(
+            rng, max(born.replace(year=born.year + 19), dt.date(2004, 1, 1)), dt.date(2024, 10, 31)
+        )
         last = rng.choice(LAST_TRAPS) if rng.random() < 0.04 else rng.choice(LAST)
         row = {
             "emp_id": f"{emp:06d}",
@@ -407,10 +604,16 @@ def build_hr(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[di
         dirty[i]["sal"] = rng.choice(forms)
     for i in dirty_cells(rng, n, 0.10):
         area, mid, last4 = clean[i]["phone"].split("-")
-        dirty[i]["phone"] = rng.choice([
-            f"({area}) {mid}-{last4}", f"{area}.{mid}.{last4}", f"{area}{mid}{last4}",
-            f"+1 {area} {mid} {last4}", f"{area} {mid} {last4}", f"1-{area}-{mid}-{last4}",
-        ])
+        dirty[i]["phone"] = rng.choice(
+            [
+                f"({area}) {mid}-{last4}",
+                f"{area}.{mid}.{last4}",
+                f"{area}{mid}{last4}",
+                f"+1 {area} {mid} {last4}",
+                f"{area} {mid} {last4}",
+                f"1-{area}-{mid}-{last4}",
+            ]
+        )
     meta = {
         "id": "emp_id",
         "protect": ["emp_id", "notes"],
@@ -424,33 +627,75 @@ def build_hr(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[di
 # ---------------------------------------------------------------- fleet fuel log (session 13)
 
 PLATE_LETTERS = "ABCDEFGHJKLMNPRSTVWXYZ"
-DRIVERS = ["R. Tremblay", "J. Gagnon", "M. Roy", "S. Cote", "A. Singh", "K. Martin", "L. Bouchard",
-           "D. MacDonald", "P. Nguyen", "T. Wilson", "C. Lavoie", "B. Fortin", "E. Morin"]
-FLEET_REMARKS = [
-    "DEF topped up", "  receipt missing", "TIRE PRESSURE LOW - reported", "paid w/ backup card",
-    "reefer unit fuel incl.", "Border crossing @ Lacolle", "pump 7 slow", "split fill 2x",
-    "see trip sheet 0042", "driver swap at Kingston", "CARD DECLINED first try", "odo photo sent",
+DRIVERS = [
+    "R. Tremblay",
+    "J. Gagnon",
+    "M. Roy",
+    "S. Cote",
+    "A. Singh",
+    "K. Martin",
+    "L. Bouchard",
+    "D. MacDonald",
+    "P. Nguyen",
+    "T. Wilson",
+    "C. Lavoie",
+    "B. Fortin",
+    "E. Morin",
 ]
-FUELS = {"Diesel": ["diesel", "DIESEL", "Deisel", " Diesel", "Diesl"],
-         "Regular": ["regular", "REGULAR", "Reguler", "Regular "],
-         "Premium": ["premium", "PREMIUM", "Premuim", "Prem"],
-         "DEF": ["def", "D.E.F.", " DEF", "Def"]}
-GAL_TO_L = 3.785   # the factors the goals give
+FLEET_REMARKS = [
+    "DEF topped up",
+    "  receipt missing",
+    "TIRE PRESSURE LOW - reported",
+    "paid w/ backup card",
+    "reefer unit fuel incl.",
+    "Border crossing @ Lacolle",
+    "pump 7 slow",
+    "split fill 2x",
+    "see trip sheet 0042",
+    "driver swap at Kingston",
+    "CARD DECLINED first try",
+    "odo photo sent",
+]
+FUELS = {
+    "Diesel": ["diesel", "DIESEL", "Deisel", " Diesel", "Diesl"],
+    "Regular": ["regular", "REGULAR", "Reguler", "Regular "],
+    "Premium": ["premium", "PREMIUM", "Premuim", "Prem"],
+    "DEF": ["def", "D.E.F.", " DEF", "Def"],
+}
+GAL_TO_L = 3.785  # the factors the goals give
 MI_TO_KM = 1.609
 
 
 def build_fleet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
     """A trucking fleet's fuel-card log: US stations report gallons, old rigs' odometers miles."""
-    cols = ["entry_no", "fill_date", "plate", "driver", "card_no", "fuel_type", "volume",
-            "volume_unit", "odometer", "odo_unit", "remarks"]
+    cols = [
+        "entry_no",
+        "fill_date",
+        "plate",
+        "driver",
+        "card_no",
+        "fuel_type",
+        "volume",
+        "volume_unit",
+        "odometer",
+        "odo_unit",
+        "remarks",
+    ]
     trucks = []
     while len(trucks) < 60:
-        plate = "".join(rng.choice(PLATE_LETTERS) for _ in range(4)) + f"-{rng.randrange(100, 1000)}"
+        plate = (
+            "".join(rng.choice(PLATE_LETTERS) for _ in range(4)) + f"-{rng.randrange(100, 1000)}"
+        )
         if plate not in [t["plate"] for t in trucks]:
-            trucks.append({"plate": plate, "card": f"{rng.randrange(0, 10**6):08d}",
-                           "odo_km": rng.randrange(40_000, 700_000),
-                           "miles": rng.random() < 0.1,
-                           "fuel": rng.choice(["Diesel"] * 5 + ["Regular", "Premium"])})
+            trucks.append(
+                {
+                    "plate": plate,
+                    "card": f"{rng.randrange(0, 10**6):08d}",
+                    "odo_km": rng.randrange(40_000, 700_000),
+                    "miles": rng.random() < 0.1,
+                    "fuel": rng.choice(["Diesel"] * 5 + ["Regular", "Premium"]),
+                }
+            )
     day = dt.date(2024, 1, 2)
     clean, dirty = [], []
     for i in range(n):
@@ -489,8 +734,9 @@ def build_fleet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list
             d["volume"] = fmt_num(gal, 2)
             d["volume_unit"] = rng.choice(["gal", "gal", "US gal", "gallons", "GAL"])
             if rng.random() < 0.7:
-                d["fill_date"] = rng.choice([day.strftime("%m/%d/%Y"),
-                                             f"{day.month}/{day.day}/{day.year}"])
+                d["fill_date"] = rng.choice(
+                    [day.strftime("%m/%d/%Y"), f"{day.month}/{day.day}/{day.year}"]
+                )
         elif rng.random() < 0.04:
             d["volume_unit"] = rng.choice(["l", "ltr", "litres", "Litre"])
         if truck["miles"]:
@@ -501,8 +747,14 @@ def build_fleet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list
         dirty.append(d)
     for i in dirty_cells(rng, n, 0.10):
         letters_, digits = clean[i]["plate"].split("-")
-        dirty[i]["plate"] = rng.choice([f"{letters_.lower()}-{digits}", f"{letters_}{digits}",
-                                        f"{letters_} {digits}", f"{letters_.lower()} {digits}"])
+        dirty[i]["plate"] = rng.choice(
+            [
+                f"{letters_.lower()}-{digits}",
+                f"{letters_}{digits}",
+                f"{letters_} {digits}",
+                f"{letters_.lower()} {digits}",
+            ]
+        )
     for i in dirty_cells(rng, n, 0.10):
         dirty[i]["fuel_type"] = rng.choice(FUELS[clean[i]["fuel_type"]])
     meta = {
@@ -549,8 +801,9 @@ def write_table(name: str, out: Path, *, seed: int = SEED, rows: int | None = No
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "dirty.csv").write_text(_csv_text(cols, dirty), encoding="utf-8")
     (folder / "clean.csv").write_text(_csv_text(cols, clean), encoding="utf-8")
-    (folder / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
-                                      encoding="utf-8")
+    (folder / "meta.json").write_text(
+        json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -559,7 +812,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--tables", default=",".join(TABLES))
-    parser.add_argument("--rows", type=int, default=None, help="rows per table (default: each's own)")
+    parser.add_argument(
+        "--rows", type=int, default=None, help="rows per table (default: each's own)"
+    )
     args = parser.parse_args(argv)
     for name in [t.strip() for t in args.tables.split(",") if t.strip()]:
         if name not in BUILDERS:

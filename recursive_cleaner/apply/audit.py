@@ -31,7 +31,8 @@ def _same(old: Any, new: Any) -> bool:
 
 
 class AuditLog:
-    """The audit log, streamed to ``out`` (JSONL, or CSV with ``as_csv``); ``by_step``: records changed per step."""
+    """The audit log, streamed to ``out`` (JSONL, or CSV with ``as_csv``); ``by_step``: records
+    changed per step."""
 
     def __init__(self, out: BinaryIO, as_csv: bool = False, header: bool = True) -> None:
         self.out, self.rows = out, 0
@@ -53,7 +54,8 @@ class AuditLog:
             self.out.write(dump_json(entry) + b"\n")
 
     def changes(self, row: int, entries: list) -> None:
-        """One record's changed cells: (step, field, kind, old, new) each, in the order they happened."""
+        """One record's changed cells: (step, field, kind, old, new) each, in the order they
+        happened."""
         for step, fld, kind, old, new in entries:
             self.write_row(row, fld, old, new, step, kind)
         self.by_step.update({entry[0] for entry in entries})
@@ -66,7 +68,8 @@ class AuditLog:
 
     @staticmethod
     def unwrap(payload: bytes, first: int, names: list[str], log: AuditLog | None) -> bytes:
-        """An audited batch (texts of {"record", "trail"} from row ``first``): the records' texts; trails to ``log``."""
+        """An audited batch (texts of {"record", "trail"} from row ``first``): the records' texts;
+        trails to ``log``."""
         texts = payload.split(b"\n")
         for k, text in enumerate(texts):
             if text:
@@ -77,7 +80,8 @@ class AuditLog:
         return b"\n".join(texts)
 
     def transform(self, fitted: Fitted, record: dict, row: int, labels: list[str]) -> dict | None:
-        """``fitted.transform(record)`` step by step, logging what each step changed (or that it dropped the record)."""
+        """``fitted.transform(record)`` step by step, logging what each step changed (or that it
+        dropped the record)."""
         out, entries = dict(record), []
         for i, label in enumerate(labels):
             before = dict(out)

@@ -21,7 +21,8 @@ _NL = b"\n"
 
 @dataclass
 class Batch:
-    """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte ``offset``."""
+    """Parsed records, or (JSONL fast path) raw lines that the worker parses, from ``line`` at byte
+    ``offset``."""
 
     records: list | None = None
     data: bytes = b""
@@ -78,14 +79,16 @@ def _batch(piece: Lines | list) -> Batch:
     return Batch(piece)
 
 
-def input_batches(kind: Format, path: str, size: int,
-                  on_skip: SkipCallback | None) -> Iterator[Batch]:
+def input_batches(
+    kind: Format, path: str, size: int, on_skip: SkipCallback | None
+) -> Iterator[Batch]:
     """apply_file's batches of a file in format ``kind`` (``Format.batches``)."""
     return map(_batch, kind.batches(path, size, on_skip))
 
 
-def part_input_batches(kind: Format, part: Part, size: int,
-                       on_skip: SkipCallback | None) -> Iterator[Batch]:
+def part_input_batches(
+    kind: Format, part: Part, size: int, on_skip: SkipCallback | None
+) -> Iterator[Batch]:
     """The batches of one Dask part, cut where ``input_batches`` cuts the whole file."""
     for piece in kind.part_batches(part, size, on_skip):
         if isinstance(piece, Lines):

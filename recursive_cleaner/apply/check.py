@@ -32,7 +32,8 @@ class Violation:
 
 @dataclass
 class SpecCheck:
-    """What ``validate`` found: per field, values checked, blanks, breaks (counted) and the first ones."""
+    """What ``validate`` found: per field, values checked, blanks, breaks (counted) and the first
+    ones."""
 
     records: int = 0
     expected: dict[str, str] = field(default_factory=dict)  # field -> the format, described
@@ -46,47 +47,70 @@ class SpecCheck:
         return not any(self.broken.values())
 
     def summary(self) -> str:
-        """One line per checked field: 'email: 3 of 120 values break lower-case email addresses, e.g. ...'."""
+        """One line per checked field: 'email: 3 of 120 values break lower-case email addresses,
+        e.g. ...'."""
         lines = [f"{self.records} record(s) checked against {len(self.expected)} field format(s)"]
         for name, need in self.expected.items():
             wrong, seen = self.broken.get(name, 0), self.checked.get(name, 0)
             shown = ", ".join(repr(v.value)[:40] for v in self.examples.get(name, [])[:3])
-            lines.append(f"{name}: {wrong} of {seen} value(s) break {need}" + (f", e.g. {shown}" if wrong else ""))
+            lines.append(
+                f"{name}: {wrong} of {seen} value(s) break {need}"
+                + (f", e.g. {shown}" if wrong else "")
+            )
         return "\n".join(lines)
 
 
 def _records(data: Any) -> tuple[Iterable[dict], bool | None]:
-    """(records, csv_strings) of a path (streamed: only CSV holds text alone), a DataFrame or records (None: decide
-    from the values)."""
+    """(records, csv_strings) of a path (streamed: only CSV holds text alone), a DataFrame or
+    records (None: decide from the values)."""
     if isinstance(data, (str, os.PathLike)):
         from ..read.formats import detect
         from ..read.parsers import iter_records
 
         path = os.fspath(data)
         return iter_records(path), detect(path).strings_only
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame, without importing pandas
+    # a pandas DataFrame, without importing pandas
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):
         return data.to_dict("records"), None
     return data, None
 
 
-def validate(data: Any, spec: CleaningSpec | dict | str | os.PathLike, *, shown: int = SHOWN) -> SpecCheck:
-    """The cells of ``data`` (a file path, a DataFrame or records) that break ``spec`` (a ``CleaningSpec``, its
-    dict, or a ``cleaning_spec.json`` path), field by field; ``shown`` violations are kept per field."""
-    spec = spec if isinstance(spec, CleaningSpec) else load_spec(os.fspath(spec) if isinstance(spec, os.PathLike)
-                                                                 else spec)
-    checks: dict[str, Expectation] = {name: exp for name, exp in spec.expectations().items() if exp.kind != "as_is"}
+def validate(
+    data: Any, spec: CleaningSpec | dict | str | os.PathLike, *, shown: int = SHOWN
+) -> SpecCheck:
+    """The cells of ``data`` (a file path, a DataFrame or records) that break ``spec`` (a
+    ``CleaningSpec``, its dict, or a ``cleaning_spec.json`` path), field by field; ``shown``
+    violations are kept per field."""
+    spec = (
+        spec
+        if isinstance(spec, CleaningSpec)
+        else load_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
+    )
+    checks: dict[str, Expectation] = {
+        name: exp for name, exp in spec.expectations().items() if exp.kind != "as_is"
+    }
     records, csv_strings = _records(data)
     rows = list(records) if csv_strings is None else records
     if csv_strings is None:  # strings only (a CSV read as records): numbers written as text conform
-        csv_strings = all(isinstance(v, str) for r in rows if isinstance(r, dict) for v in r.values() if v is not None)
-    out = SpecCheck(expected={name: exp.describe(csv_strings=csv_strings) for name, exp in checks.items()})
+        csv_strings = all(
+            isinstance(v, str)
+            for r in rows
+            if isinstance(r, dict)
+            for v in r.values()
+            if v is not None
+        )
+    out = SpecCheck(
+        expected={name: exp.describe(csv_strings=csv_strings) for name, exp in checks.items()}
+    )
     for row, record in enumerate(rows):
         out.records += 1
         if not isinstance(record, dict):
             continue
         for name, exp in checks.items():
             value = record.get(name)
-            if value is None or (isinstance(value, str) and (not value.strip() or is_placeholder(value))):
+            if value is None or (
+                isinstance(value, str) and (not value.strip() or is_placeholder(value))
+            ):
                 out.blank[name] = out.blank.get(name, 0) + 1
                 continue
             out.checked[name] = out.checked.get(name, 0) + 1

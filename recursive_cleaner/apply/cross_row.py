@@ -1,10 +1,11 @@
-"""apply's cross-row steps and audit log: what a functions file asks for (read, never run), the two passes, the log.
+"""apply's cross-row steps and audit log: what a functions file asks for (read, never run), the two
+passes, the log.
 
 ``read_plan`` reads a ``cleaning_functions.py`` as text (``ast``; nothing of it runs here):
 
 * ``CROSS_ROW_STEPS``, a literal list of step dicts (``ast.literal_eval``), as ``CrossRowStep``\\ s;
-* the library's own ``clean_dataset`` helper (written by ``output`` next to the steps) is left out of
-  the code the workers load: it imports the library, which the sandbox refuses, and the workers
+* the library's own ``clean_dataset`` helper (written by ``output`` next to the steps) is left out
+  of the code the workers load: it imports the library, which the sandbox refuses, and the workers
   only call ``clean_data``; its lines become blank lines so line numbers in errors stay right;
 * for an audited run, the order in which ``clean_data`` calls the functions (its body must be
   ``record = name(record)`` lines and ``return record``; anything else counts as one step,
@@ -38,21 +39,32 @@ from ..crossrow.steps import CrossRowStep, Fitted, fit, kind_of, unasked_drops
 from ..write.module import CROSS_ROW_TEMPLATE, source_lines
 from ..errors import DataLossError
 
-__all__ = ["AUDIT_FUNCTION", "AUDIT_FIELDS", "FunctionsPlan", "read_plan", "step_label", "spool", "two_passes",
-           "AuditLog", "loss_message"]
+__all__ = [
+    "AUDIT_FUNCTION",
+    "AUDIT_FIELDS",
+    "FunctionsPlan",
+    "read_plan",
+    "step_label",
+    "spool",
+    "two_passes",
+    "AuditLog",
+    "loss_message",
+]
 
 AUDIT_FUNCTION = "_rc_audit_clean_data"
 STEPS_NAME = "CROSS_ROW_STEPS"
-SPOOL_MEMORY = 32 << 20  # apply_records: pass 1 kept in memory up to this size, then in a temporary file
+# apply_records: pass 1 kept in memory up to this size, then in a temporary file
+SPOOL_MEMORY = 32 << 20
 _PRIMITIVES = (str, int, float, bool)
 
-# Appended to the workers' code for an audited run; STEPS is replaced by "(0, name), (1, name), ...".
+# Appended to the workers' code for an audited run; STEPS is replaced by "(0, name), (1, name),
+# ...".
 # After each function the record is read once, as its plain JSON copy (NaN as null, as the worker
 # writes it), and that copy is what is compared and, for the last function, what is written: a
 # dict subclass whose items() changes from call to call cannot write a cell the log does not show.
 # A record JSON cannot hold is snapshot instead (deep copies of all but plain values), so a later
 # in-place change cannot alter what the log says an earlier function wrote.
-_WRAPPER = '''
+_WRAPPER = """
 
 
 # ---- appended by recursive_cleaner.apply.local for the audit log (not in the file on disk) ----
@@ -61,7 +73,8 @@ import json as _rc_audit_json
 
 
 def _rc_audit_snapshot(record):
-    return {key: value if value is None or type(value) in (str, int, float, bool) else _rc_audit_copy.deepcopy(value)
+    return {key: value if value is None or type(value) in (str, int, float, bool) else \
+_rc_audit_copy.deepcopy(value)
             for key, value in record.items()}
 
 
@@ -89,8 +102,10 @@ def _rc_audit_diff(step, before, after, trail):
 
 
 def _rc_audit_json_copy(record):
-    try:  # one read of the record (a dict subclass may answer items() differently each time), NaN as null
-        return _rc_audit_json.loads(_rc_audit_json.dumps(record), parse_constant=lambda constant: None)
+    try:  # one read of the record (a dict subclass may answer items() differently each time), NaN \
+as null
+        return _rc_audit_json.loads(_rc_audit_json.dumps(record), parse_constant=lambda constant: \
+None)
     except Exception:
         return None
 
@@ -112,12 +127,13 @@ def _rc_audit_clean_data(record):
     if not isinstance(record, dict):
         raise TypeError("returned " + repr(type(record))[8:-2] + ", expected a dict")
     return {"record": plain if type(plain) is dict else record, "trail": trail}
-'''
+"""
 
 
 @dataclass
 class FunctionsPlan:
-    """What the workers load and call, the cross-row steps to run after them, and the audited step names."""
+    """What the workers load and call, the cross-row steps to run after them, and the audited step
+    names."""
 
     code: str
     function: str = "clean_data"
@@ -129,8 +145,11 @@ class FunctionsPlan:
         return self.function == AUDIT_FUNCTION
 
 
-def read_plan(code: str, filename: str, *, steps: bool = True, audit: bool = False) -> FunctionsPlan:
-    """The plan for ``code`` (see the module docstring); ValueError for an unreadable ``CROSS_ROW_STEPS``.
+def read_plan(
+    code: str, filename: str, *, steps: bool = True, audit: bool = False
+) -> FunctionsPlan:
+    """The plan for ``code`` (see the module docstring); ValueError for an unreadable
+    ``CROSS_ROW_STEPS``.
 
     Code that does not parse is returned as it is: loading it in the workers reports the error.
     Code nested too deeply for Python's parser (or for reading its tree) is a ValueError, one line.
@@ -147,8 +166,11 @@ def read_plan(code: str, filename: str, *, steps: bool = True, audit: bool = Fal
         raise ValueError(_TOO_DEEP.format(filename=filename)) from None
 
 
-_TOO_DEEP = ("{filename} holds an expression nested too deeply for Python to read (its parser or a walk over its "
-             "tree ran out of depth or memory); write it as plain statements")
+_TOO_DEEP = (
+    "{filename} holds an expression nested too deeply for Python to read (its parser or a walk "
+    "over its "
+    "tree ran out of depth or memory); write it as plain statements"
+)
 
 
 def _plan(code: str, filename: str, tree: ast.Module, steps: bool, audit: bool) -> FunctionsPlan:
@@ -160,8 +182,11 @@ def _plan(code: str, filename: str, tree: ast.Module, steps: bool, audit: bool) 
         plan.names = chain if chain else ["clean_data"]
         taken = sorted(n for n in _top_level_names(tree) if n.startswith("_rc_audit_"))
         if taken:
-            raise ValueError(f"{filename} defines {', '.join(taken)}: names starting with _rc_audit_ are kept for "
-                             "the audit log")
+            raise ValueError(
+                f"{filename} defines {', '.join(taken)}: names starting with _rc_audit_ are kept "
+                "for "
+                "the audit log"
+            )
         calls = "".join(f"({i}, {name}), " for i, name in enumerate(plan.names))
         plan.code = plan.code.rstrip("\n") + "\n" + _WRAPPER.replace("STEPS", calls)
         plan.function = AUDIT_FUNCTION
@@ -171,9 +196,17 @@ def _plan(code: str, filename: str, tree: ast.Module, steps: bool, audit: bool) 
 def _read_steps(tree: ast.Module, filename: str) -> list[CrossRowStep]:
     value: Any = None
     for node in tree.body:  # the last assignment wins, as when the module runs
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
             else []
-        if any(isinstance(t, ast.Name) and t.id == STEPS_NAME for t in targets) and node.value is not None:
+        )
+        if (
+            any(isinstance(t, ast.Name) and t.id == STEPS_NAME for t in targets)
+            and node.value is not None
+        ):
             value = node.value
     if value is None:
         return []
@@ -194,17 +227,27 @@ def _read_steps(tree: ast.Module, filename: str) -> list[CrossRowStep]:
 
 
 def _helper_dumps() -> set[str]:
-    """ast.dump of the clean_dataset that ``write.module`` writes, and of the one 0.2.0 wrote (another import path)."""
+    """ast.dump of the clean_dataset that ``write.module`` writes, and of the one 0.2.0 wrote
+    (another import path)."""
     out = set()
-    for template in (CROSS_ROW_TEMPLATE, CROSS_ROW_TEMPLATE.replace("recursive_cleaner.crossrow ",
-                                                                   "recursive_cleaner.cross_row ")):
+    for template in (
+        CROSS_ROW_TEMPLATE,
+        CROSS_ROW_TEMPLATE.replace("recursive_cleaner.crossrow ", "recursive_cleaner.cross_row "),
+    ):
         tree = ast.parse(template.format(steps=f"{STEPS_NAME} = []"))
-        out.add(next(ast.dump(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"))
+        out.add(
+            next(
+                ast.dump(n)
+                for n in tree.body
+                if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"
+            )
+        )
     return out
 
 
 def _without_helper(code: str, tree: ast.Module) -> str:
-    """``code`` with the library's clean_dataset (exactly as output writes it) turned into blank lines."""
+    """``code`` with the library's clean_dataset (exactly as output writes it) turned into blank
+    lines."""
     nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_dataset"]
     if not nodes or ast.dump(nodes[-1]) not in _helper_dumps():
         return code
@@ -222,33 +265,60 @@ def _top_level_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).partition(".")[0] for a in node.names)
         else:
-            names.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+            names.update(
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            )
     return names
 
 
 def _clean_data_chain(tree: ast.Module) -> list[str] | None:
-    """The names clean_data calls, in order, when its body is ``record = name(record)``... ``return record``."""
+    """The names clean_data calls, in order, when its body is ``record = name(record)``... ``return
+    record``."""
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "clean_data"]
     if not defs or defs[-1].decorator_list:
         return None
     fn = defs[-1]
     args = fn.args
-    if len(args.args) != 1 or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+    if (
+        len(args.args) != 1
+        or args.posonlyargs
+        or args.vararg
+        or args.kwonlyargs
+        or args.kwarg
+        or args.defaults
+    ):
         return None
     param, body = args.args[0].arg, list(fn.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]
-    if not body or not (isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name)
-                        and body[-1].value.id == param):
+    if not body or not (
+        isinstance(body[-1], ast.Return)
+        and isinstance(body[-1].value, ast.Name)
+        and body[-1].value.id == param
+    ):
         return None
     names = []
     for stmt in body[:-1]:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                and stmt.targets[0].id == param and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Name) and not stmt.value.keywords
-                and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], ast.Name)
-                and stmt.value.args[0].id == param and stmt.value.func.id != param):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == param
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name)
+            and not stmt.value.keywords
+            and len(stmt.value.args) == 1
+            and isinstance(stmt.value.args[0], ast.Name)
+            and stmt.value.args[0].id == param
+            and stmt.value.func.id != param
+        ):
             return None
         names.append(stmt.value.func.id)
     return names
@@ -261,7 +331,8 @@ def step_label(i: int, step: CrossRowStep) -> str:
 
 @contextmanager
 def spool(beside: str | None, wanted: bool = True) -> Iterator[BinaryIO | None]:
-    """Pass 1's temporary file: beside the file ``beside`` (apply_file), else spooled in memory; always removed."""
+    """Pass 1's temporary file: beside the file ``beside`` (apply_file), else spooled in memory;
+    always removed."""
     if not wanted:
         yield None
     elif beside is None:
@@ -270,7 +341,9 @@ def spool(beside: str | None, wanted: bool = True) -> Iterator[BinaryIO | None]:
     else:
         target = Path(beside)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".pass1.tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".pass1.tmp", dir=target.parent
+        )
         try:
             with os.fdopen(fd, "w+b", buffering=1 << 20) as file:
                 yield file
@@ -279,13 +352,23 @@ def spool(beside: str | None, wanted: bool = True) -> Iterator[BinaryIO | None]:
                 os.unlink(tmp)
 
 
-def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowStep], file: BinaryIO, size: int,
-               audit: AuditLog | None, result: Any, max_drop: float = 1.0) -> Iterator[tuple[bytes, int]]:
-    """(payload, count) batches of the output: ``cleaned`` (payload, count, rows) spooled and fitted, then transformed.
+def two_passes(
+    cleaned: Iterable[tuple[bytes, int, Any]],
+    steps: list[CrossRowStep],
+    file: BinaryIO,
+    size: int,
+    audit: AuditLog | None,
+    result: Any,
+    max_drop: float = 1.0,
+) -> Iterator[tuple[bytes, int]]:
+    """(payload, count) batches of the output: ``cleaned`` (payload, count, rows) spooled and
+    fitted, then transformed.
 
     At the end sets ``result.dropped_duplicates``, ``cross_row_changed`` and lowers ``records_out``.
-    Raises DataLossError as soon as steps not marked ``asked`` drop more than ``max_drop`` of the records.
+    Raises DataLossError as soon as steps not marked ``asked`` drop more than ``max_drop`` of the
+    records.
     """
+
     def first_pass() -> Iterator[Any]:
         for payload, count, rows in cleaned:
             if count:
@@ -306,17 +389,27 @@ def two_passes(cleaned: Iterable[tuple[bytes, int, Any]], steps: list[CrossRowSt
     limit = max_drop * counted[0]
     while lines := list(itertools.islice(file, size)):
         if unasked_drops(fitted) > limit:
-            raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
+            raise DataLossError(
+                _loss_message(fitted, labels, counted[0], max_drop),
+                unasked_drops(fitted),
+                counted[0],
+            )
         texts = []
         for line in lines:
             row, _, text = line.partition(b"\t")
             record = json.loads(text)
-            out = fitted.transform(record) if audit is None else audit.transform(fitted, record, int(row), labels)
+            out = (
+                fitted.transform(record)
+                if audit is None
+                else audit.transform(fitted, record, int(row), labels)
+            )
             if out is not None:
                 texts.append(dump_json(out))
         yield b"\n".join(texts), len(texts)
     if unasked_drops(fitted) > limit:
-        raise DataLossError(_loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0])
+        raise DataLossError(
+            _loss_message(fitted, labels, counted[0], max_drop), unasked_drops(fitted), counted[0]
+        )
     result.dropped_duplicates = fitted.dropped
     result.records_out -= fitted.dropped
     changed: dict[str, dict[str, int]] = {}
@@ -329,12 +422,24 @@ def _loss_message(fitted: Fitted, labels: list[str], records: int, max_drop: flo
     return loss_message(fitted.dropped_by, fitted.steps, labels, records, max_drop)
 
 
-def loss_message(dropped_by: dict[int, int], steps: list[CrossRowStep], labels: list[str], records: int,
-                 max_drop: float) -> str:
-    """The DataLossError message: ``dropped_by`` (step index -> records dropped) counts the unasked drops."""
+def loss_message(
+    dropped_by: dict[int, int],
+    steps: list[CrossRowStep],
+    labels: list[str],
+    records: int,
+    max_drop: float,
+) -> str:
+    """The DataLossError message: ``dropped_by`` (step index -> records dropped) counts the unasked
+    drops."""
     unasked = sum(n for i, n in dropped_by.items() if not steps[i].asked)
-    named = ", ".join(f"{labels[i]} {n:,}" for i, n in sorted(dropped_by.items()) if not steps[i].asked)
-    return (f"the cross-row steps would drop at least {unasked:,} of {records:,} records "
-            f"(more than {max_drop:.0%}; {named}) and the goals they were made from did not ask for it: nothing "
-            "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or --allow-drop "
-            "(allow_drop=True) to apply them anyway")
+    named = ", ".join(
+        f"{labels[i]} {n:,}" for i, n in sorted(dropped_by.items()) if not steps[i].asked
+    )
+    return (
+        f"the cross-row steps would drop at least {unasked:,} of {records:,} records "
+        f"(more than {max_drop:.0%}; {named}) and the goals they were made from did not ask for "
+        "it: nothing "
+        "was written. Check the file's CROSS_ROW_STEPS, pass --no-cross-row to skip them, or "
+        "--allow-drop "
+        "(allow_drop=True) to apply them anyway"
+    )

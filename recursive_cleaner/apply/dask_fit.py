@@ -1,4 +1,5 @@
-"""apply_dask's cross-row steps and audit log: apply_file's two passes as per-part tasks and merged counts.
+"""apply_dask's cross-row steps and audit log: apply_file's two passes as per-part tasks and merged
+counts.
 
 For one input file (its parts from ``dask_parts``), with ``CROSS_ROW_STEPS`` or an audit log:
 
@@ -40,22 +41,41 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .cross_row import AUDIT_FIELDS, AuditLog, loss_message, step_label
-from .dask_parts import PARSING, Part, PartResult, RejectLines, add_counts, part_batches, renumbered, started
+from .dask_parts import (
+    PARSING,
+    Part,
+    PartResult,
+    RejectLines,
+    add_counts,
+    part_batches,
+    renumbered,
+    started,
+)
 from .local import ApplyError, ApplyResult, ApplyRun
 from .writers import AtomicFile, output_writer
 from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of
 from ..errors import DataLossError
 from ..read.json_stream import dump_json
 
-__all__ = ["CrossRowJob", "SPLIT_EVERY", "spool_part", "merge_summaries", "run_file", "with_owners", "dedup_keys",
-           "merge_keys", "owners_of"]
+__all__ = [
+    "CrossRowJob",
+    "SPLIT_EVERY",
+    "spool_part",
+    "merge_summaries",
+    "run_file",
+    "with_owners",
+    "dedup_keys",
+    "merge_keys",
+    "owners_of",
+]
 
 SPLIT_EVERY = 8  # summaries merged per task of the tree
 
 
 @dataclass(frozen=True)
 class CrossRowJob:
-    """What every task of one file needs: the functions, the options and where its temporary files go."""
+    """What every task of one file needs: the functions, the options and where its temporary files
+    go."""
 
     code: str
     filename: str
@@ -66,7 +86,8 @@ class CrossRowJob:
     steps: tuple[CrossRowStep, ...]
     audit: bool
     audit_csv: bool
-    temp: str  # the folder of the temporary files, beside the output: "<output dir>/.<output name>.<id>.dask"
+    # the folder of the temporary files, beside the output: "<output dir>/.<output name>.<id>.dask"
+    temp: str
 
     def path(self, k: int, what: str) -> str:
         return os.path.join(self.temp, f"{k}.{what}.tmp")
@@ -74,7 +95,8 @@ class CrossRowJob:
 
 @dataclass
 class _Spooled:
-    """A spooled part: apply's counts and reject lines, rows in the spool, the functions' audit counts."""
+    """A spooled part: apply's counts and reject lines, rows in the spool, the functions' audit
+    counts."""
 
     result: PartResult
     rows: int
@@ -83,7 +105,8 @@ class _Spooled:
 
 
 class _PieceLog(AuditLog):
-    """The functions' audit rows of one part, as JSON lists numbered within the part (renumbered later)."""
+    """The functions' audit rows of one part, as JSON lists numbered within the part (renumbered
+    later)."""
 
     def write_row(self, row: int, fld: Any, old: Any, new: Any, step: str, kind: str) -> None:
         self.rows += 1
@@ -93,15 +116,28 @@ class _PieceLog(AuditLog):
 def spool_part(job: CrossRowJob, k: int, part: Part) -> tuple[_Spooled, Summary]:
     """Clean part ``k`` (a Dask task) into its spool file; its counts and its ``Summary``."""
     with PARSING:
-        run = ApplyRun(job.code, job.filename, part.path, 1, job.trusted, job.timeout, None, cross_row=False,
-                       audit=job.audit)
+        run = ApplyRun(
+            job.code,
+            job.filename,
+            part.path,
+            1,
+            job.trusted,
+            job.timeout,
+            None,
+            cross_row=False,
+            audit=job.audit,
+        )
     summary = Summary(list(job.steps))
     lines = RejectLines() if job.rejects else None
     rows = 0
-    with open(job.path(k, "pass1"), "wb") as spool, \
-            (open(job.path(k, "audit1"), "wb") if job.audit else nullcontext()) as log:
+    with (
+        open(job.path(k, "pass1"), "wb") as spool,
+        open(job.path(k, "audit1"), "wb") if job.audit else nullcontext() as log,
+    ):
         run.audit = _PieceLog(log) if log is not None else None
-        for payload, count, numbers in started(run.cleaned_rows(part_batches(part, job.size, run), lines)):
+        for payload, count, numbers in started(
+            run.cleaned_rows(part_batches(part, job.size, run), lines)
+        ):
             if count:
                 texts = payload.split(b"\n")
                 spool.write(b"".join(b"%d\t%s\n" % pair for pair in zip(numbers, texts)))
@@ -109,13 +145,18 @@ def spool_part(job: CrossRowJob, k: int, part: Part) -> tuple[_Spooled, Summary]
                     summary.add(json.loads(text))
                 rows += count
     r = run.result
-    done = PartResult([], r.records_in, r.records_out, r.failed, r.skipped_input, r.skipped, list(lines or ()))
+    done = PartResult(
+        [], r.records_in, r.records_out, r.failed, r.skipped_input, r.skipped, list(lines or ())
+    )
     piece = run.audit
-    return _Spooled(done, rows, piece.by_step if piece else Counter(), piece.rows if piece else 0), summary
+    return _Spooled(
+        done, rows, piece.by_step if piece else Counter(), piece.rows if piece else 0
+    ), summary
 
 
 def merge_summaries(steps: list[CrossRowStep], *summaries: Summary) -> Summary:
-    """The summaries of consecutive parts, in order, as one (a new object: the inputs are left alone)."""
+    """The summaries of consecutive parts, in order, as one (a new object: the inputs are left
+    alone)."""
     return functools.reduce(Summary.merge, summaries, Summary(list(steps)))
 
 
@@ -157,8 +198,11 @@ def with_owners(fitted: Fitted, owners: dict[int, dict], k: int) -> Fitted:
     return copy
 
 
-def dedup_keys(records: Iterable[Any], fitted: Fitted, owners: dict[int, dict], j: int, k: int) -> dict:
-    """Dedup step ``j``'s keys in part ``k`` (after the steps before it), each -> (k, False); ``None``: how many."""
+def dedup_keys(
+    records: Iterable[Any], fitted: Fitted, owners: dict[int, dict], j: int, k: int
+) -> dict:
+    """Dedup step ``j``'s keys in part ``k`` (after the steps before it), each -> (k, False);
+    ``None``: how many."""
     local = with_owners(fitted, owners, k)
     keys: dict = {}
     keyed = 0
@@ -176,7 +220,9 @@ def dedup_keys(records: Iterable[Any], fitted: Fitted, owners: dict[int, dict], 
 
 
 def _dedup_part(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], j: int, k: int) -> dict:
-    return dedup_keys((record for _, record in _records(job.path(k, "pass1"))), fitted, owners, j, k)
+    return dedup_keys(
+        (record for _, record in _records(job.path(k, "pass1"))), fitted, owners, j, k
+    )
 
 
 def merge_keys(*parts: dict) -> dict:
@@ -210,23 +256,34 @@ class _Transformed:
     audit_rows: int
 
 
-def _transform_part(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], k: int, base: int) -> _Transformed:
-    """Part ``k``'s spool through the fitted steps (a Dask task); its audit pieces numbered from ``base``."""
+def _transform_part(
+    job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], k: int, base: int
+) -> _Transformed:
+    """Part ``k``'s spool through the fitted steps (a Dask task); its audit pieces numbered from
+    ``base``."""
     local = with_owners(fitted, owners, k)
     labels = [step_label(i, s) for i, s in enumerate(job.steps)]
     texts, dropped, lines = [], [], 0
     with ExitStack() as stack:
         log = None
         if job.audit:
-            functions = AuditLog(stack.enter_context(open(job.path(k, "audit1.out"), "wb")), job.audit_csv, False)
+            functions = AuditLog(
+                stack.enter_context(open(job.path(k, "audit1.out"), "wb")), job.audit_csv, False
+            )
             with open(job.path(k, "audit1"), "rb") as piece:
                 for line in piece:
                     row, fld, old, new, step, kind = json.loads(line)
                     functions.write_row(base + row, fld, old, new, step, kind)
             functions.finish()
-            log = AuditLog(stack.enter_context(open(job.path(k, "audit2"), "wb")), job.audit_csv, False)
+            log = AuditLog(
+                stack.enter_context(open(job.path(k, "audit2"), "wb")), job.audit_csv, False
+            )
         for row, record in _records(job.path(k, "pass1")):
-            out = local.transform(record) if log is None else log.transform(local, record, base + row, labels)
+            out = (
+                local.transform(record)
+                if log is None
+                else log.transform(local, record, base + row, labels)
+            )
             if out is None:
                 dropped.append(lines)
             else:
@@ -234,12 +291,20 @@ def _transform_part(job: CrossRowJob, fitted: Fitted, owners: dict[int, dict], k
             lines += 1
         if log is not None:
             log.finish()
-    return _Transformed(b"\n".join(texts), lines, dropped, local.changed, local.dropped_by,
-                        log.by_step if log else Counter(), log.rows if log else 0)
+    return _Transformed(
+        b"\n".join(texts),
+        lines,
+        dropped,
+        local.changed,
+        local.dropped_by,
+        log.by_step if log else Counter(),
+        log.rows if log else 0,
+    )
 
 
 def _batches(parts: Iterator[_Transformed], size: int) -> Iterator[tuple[bytes, int]]:
-    """The parts' records re-cut as apply_file's pass 2 cuts its spool: ``size`` spooled lines a batch."""
+    """The parts' records re-cut as apply_file's pass 2 cuts its spool: ``size`` spooled lines a
+    batch."""
     held: list[bytes] = []
     lines = 0
     for part in parts:
@@ -257,13 +322,26 @@ def _batches(parts: Iterator[_Transformed], size: int) -> Iterator[tuple[bytes, 
         yield b"\n".join(held), len(held)
 
 
-def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Part], target: str,
-             reject: str | None, audit_path: str | None, total: ApplyResult, max_drop: float, started: float,
-             on_progress: Callable[[dict], None] | None) -> ApplyResult:
-    """One input file with cross-row steps and/or an audit log (see the module docstring); its ApplyResult.
+def run_file(
+    cluster: Any,
+    job: CrossRowJob,
+    path: str,
+    fmt: str,
+    parts: list[Part],
+    target: str,
+    reject: str | None,
+    audit_path: str | None,
+    total: ApplyResult,
+    max_drop: float,
+    started: float,
+    on_progress: Callable[[dict], None] | None,
+) -> ApplyResult:
+    """One input file with cross-row steps and/or an audit log (see the module docstring); its
+    ApplyResult.
 
-    ``cluster`` (apply_dask's): ``dask``, ``compute(*delayed)`` -> values, ``ordered(delayeds)`` -> values in
-    order a window at a time, ``share(value)`` -> a value sent once to every worker, for tasks to take.
+    ``cluster`` (apply_dask's): ``dask``, ``compute(*delayed)`` -> values, ``ordered(delayeds)`` ->
+    values in order a window at a time, ``share(value)`` -> a value sent once to every worker, for
+    tasks to take.
     """
     dask, compute = cluster.dask, cluster.compute
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
@@ -272,15 +350,25 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
     done.cross_row_steps = labels
     os.mkdir(job.temp)  # the umask's mode: workers running as another user must write here
     try:
-        spooled = [dask.delayed(spool_part, nout=2, pure=False)(job, k, part) for k, part in enumerate(parts)]
+        spooled = [
+            dask.delayed(spool_part, nout=2, pure=False)(job, k, part)
+            for k, part in enumerate(parts)
+        ]
         level = [s for _, s in spooled]
         while len(level) > 1:
-            level = [dask.delayed(merge_summaries)(steps, *level[i:i + SPLIT_EVERY])
-                     for i in range(0, len(level), SPLIT_EVERY)]
+            level = [
+                dask.delayed(merge_summaries)(steps, *level[i : i + SPLIT_EVERY])
+                for i in range(0, len(level), SPLIT_EVERY)
+            ]
         *stats, summary = compute(*[st for st, _ in spooled], level[0])
         capped = sorted(summary.capped)
         if capped:
-            counts = compute(*[dask.delayed(_recount)(summary, capped, job.path(k, "pass1")) for k in range(len(parts))])
+            counts = compute(
+                *[
+                    dask.delayed(_recount)(summary, capped, job.path(k, "pass1"))
+                    for k in range(len(parts))
+                ]
+            )
             summary.recounted(_added(list(counts)))
         fitted = summary.fitted()
         fitted_d = cluster.share(fitted)
@@ -288,31 +376,70 @@ def run_file(cluster: Any, job: CrossRowJob, path: str, fmt: str, parts: list[Pa
         drops: dict[int, int] = {}
         for j in (i for i, s in enumerate(steps) if kind_of(s).keeps_first):
             known = cluster.share(owners)
-            level = [dask.delayed(_dedup_part)(job, fitted_d, known, j, k) for k in range(len(parts))]
+            level = [
+                dask.delayed(_dedup_part)(job, fitted_d, known, j, k) for k in range(len(parts))
+            ]
             while len(level) > 1:
-                level = [dask.delayed(merge_keys)(*level[i:i + SPLIT_EVERY])
-                         for i in range(0, len(level), SPLIT_EVERY)]
-            owners[j], drops[j] = compute(dask.delayed(owners_of)(dask.delayed(merge_keys)(level[0])))[0]
+                level = [
+                    dask.delayed(merge_keys)(*level[i : i + SPLIT_EVERY])
+                    for i in range(0, len(level), SPLIT_EVERY)
+                ]
+            owners[j], drops[j] = compute(
+                dask.delayed(owners_of)(dask.delayed(merge_keys)(level[0]))
+            )[0]
         rows = sum(s.rows for s in stats)
         if sum(n for j, n in drops.items() if not steps[j].asked) > max_drop * rows:
-            raise DataLossError(loss_message(drops, steps, labels, rows, max_drop),
-                                sum(n for j, n in drops.items() if not steps[j].asked), rows)
+            raise DataLossError(
+                loss_message(drops, steps, labels, rows, max_drop),
+                sum(n for j, n in drops.items() if not steps[j].asked),
+                rows,
+            )
         bases = [0]
         for s in stats:
             bases.append(bases[-1] + s.result.records_in)
         known = cluster.share(owners)
-        transformed = cluster.ordered([dask.delayed(_transform_part)(job, fitted_d, known, k, bases[k])
-                               for k in range(len(parts))])
-        _write(job, path, fmt, stats, transformed, target, reject, audit_path, done, total, started, on_progress)
-    finally:  # a task still running after a failure finds no folder to write in: nothing is left behind
+        transformed = cluster.ordered(
+            [
+                dask.delayed(_transform_part)(job, fitted_d, known, k, bases[k])
+                for k in range(len(parts))
+            ]
+        )
+        _write(
+            job,
+            path,
+            fmt,
+            stats,
+            transformed,
+            target,
+            reject,
+            audit_path,
+            done,
+            total,
+            started,
+            on_progress,
+        )
+    # a task still running after a failure finds no folder to write in: nothing is left behind
+    finally:
         shutil.rmtree(job.temp, ignore_errors=True)
     return done
 
 
-def _write(job: CrossRowJob, path: str, fmt: str, stats: list[_Spooled], transformed: Iterator[_Transformed],
-           target: str, reject: str | None, audit_path: str | None, done: ApplyResult, total: ApplyResult,
-           started: float, on_progress: Callable[[dict], None] | None) -> None:
-    """The output, rejects and audit log of one file, from its parts in order; the counts into ``done`` and ``total``."""
+def _write(
+    job: CrossRowJob,
+    path: str,
+    fmt: str,
+    stats: list[_Spooled],
+    transformed: Iterator[_Transformed],
+    target: str,
+    reject: str | None,
+    audit_path: str | None,
+    done: ApplyResult,
+    total: ApplyResult,
+    started: float,
+    on_progress: Callable[[dict], None] | None,
+) -> None:
+    """The output, rejects and audit log of one file, from its parts in order; the counts into
+    ``done`` and ``total``."""
     changed: Counter = Counter()
     by_step: Counter = Counter()
     for s in stats:
@@ -325,14 +452,18 @@ def _write(job: CrossRowJob, path: str, fmt: str, stats: list[_Spooled], transfo
             seen.append(dataclasses.replace(part, payload=b""))
             yield part
 
-    with AtomicFile(target) as out, (AtomicFile(reject) if reject else nullcontext()) as rejects, \
-            (AtomicFile(audit_path) if audit_path else nullcontext()) as audit:
+    with (
+        AtomicFile(target) as out,
+        AtomicFile(reject) if reject else nullcontext() as rejects,
+        AtomicFile(audit_path) if audit_path else nullcontext() as audit,
+    ):
         writer = output_writer(fmt, out, path)
         try:
             for payload, count in _batches(counted(), job.size):
                 try:
                     writer.write(payload, count)
-                except ValueError as exc:  # a record the output format cannot hold (see table_writers)
+                # a record the output format cannot hold (see table_writers)
+                except ValueError as exc:
                     raise ApplyError(f"{target}: {exc}") from None
             writer.finish()
         except BaseException:
@@ -359,13 +490,22 @@ def _write(job: CrossRowJob, path: str, fmt: str, stats: list[_Spooled], transfo
     done.changes_by_step = dict(by_step) if job.audit else {}
     done.dropped_keys = sorted(getattr(writer, "dropped", ()))
     if on_progress is not None:
-        on_progress({"type": "apply_progress", "path": path, "records_in": total.records_in,
-                     "records_out": total.records_out, "failed": total.failed,
-                     "skipped_input": total.skipped_input, "seconds": time.monotonic() - started})
+        on_progress(
+            {
+                "type": "apply_progress",
+                "path": path,
+                "records_in": total.records_in,
+                "records_out": total.records_out,
+                "failed": total.failed,
+                "skipped_input": total.skipped_input,
+                "seconds": time.monotonic() - started,
+            }
+        )
 
 
 def _join_audit(audit: BinaryIO, job: CrossRowJob, n: int) -> None:
-    """The log: its CSV header, the functions' rows of every part, then the steps' rows of every part."""
+    """The log: its CSV header, the functions' rows of every part, then the steps' rows of every
+    part."""
     if job.audit_csv:
         AuditLog(audit, as_csv=True).finish()
     for what in ("audit1.out", "audit2"):

@@ -22,17 +22,32 @@ from ..read.formats import Part
 from ..read.json_stream import dump_json
 from ..read.rows import SkippedRecord
 
-__all__ = ["Part", "PartResult", "RejectLines", "plan_file", "part_batches", "clean_part", "renumbered", "add_counts",
-           "PARSING", "started"]
+__all__ = [
+    "Part",
+    "PartResult",
+    "RejectLines",
+    "plan_file",
+    "part_batches",
+    "clean_part",
+    "renumbered",
+    "add_counts",
+    "PARSING",
+    "started",
+]
 
-# CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch", gh-106905): tasks
-# that share a process (dask's threaded scheduler, a LocalCluster with processes=False) set up one at a time.
+# CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch",
+# gh-106905): tasks
+# that share a process (dask's threaded scheduler, a LocalCluster with processes=False) set up one
+# at a time.
 PARSING = threading.Lock()
-_INDEX = b'{"index": '  # how apply writes a reject line: dump_json({"index": n, "error": ..., "record": ...})
+# how apply writes a reject line: dump_json({"index": n, "error": ..., "record": ...})
+_INDEX = b'{"index": '
+
 
 @dataclass
 class PartResult:
-    """What a part gives back: apply's (payload, count) per batch, its counts and its reject lines."""
+    """What a part gives back: apply's (payload, count) per batch, its counts and its reject
+    lines."""
 
     payloads: list[tuple[bytes, int]]
     records_in: int
@@ -44,7 +59,8 @@ class PartResult:
 
 
 def plan_file(item: tuple[str, str], batch_size: int, per_batches: int) -> list[Part]:
-    """The parts of one file (a Dask task): its format's ``plan`` (JSONL and CSV: every ``per_batches`` batches)."""
+    """The parts of one file (a Dask task): its format's ``plan`` (JSONL and CSV: every
+    ``per_batches`` batches)."""
     path, fmt = item
     return formats.get(fmt).plan(path, batch_size, per_batches)
 
@@ -56,32 +72,44 @@ class RejectLines(list):
         self.append(data)
 
 
-def clean_part(part: Part, code: str, filename: str, trusted: bool, size: int, timeout: float,
-                rejects: bool) -> PartResult:
-    """Clean one part (a Dask task): apply's pipeline with one sandboxed worker, started in this process."""
+def clean_part(
+    part: Part, code: str, filename: str, trusted: bool, size: int, timeout: float, rejects: bool
+) -> PartResult:
+    """Clean one part (a Dask task): apply's pipeline with one sandboxed worker, started in this
+    process."""
     with PARSING:
         run = ApplyRun(code, filename, part.path, 1, trusted, timeout, None, cross_row=False)
     lines = RejectLines() if rejects else None
     payloads = list(started(run.cleaned(part_batches(part, size, run), lines)))
     r = run.result
-    return PartResult(payloads, r.records_in, r.records_out, r.failed, r.skipped_input, r.skipped, list(lines or ()))
+    return PartResult(
+        payloads,
+        r.records_in,
+        r.records_out,
+        r.failed,
+        r.skipped_input,
+        r.skipped,
+        list(lines or ()),
+    )
 
 
 def started(items: Iterator[Any]) -> Iterator[Any]:
-    """``items`` with its first item (apply's worker start: the code parsed and checked) taken under ``PARSING``."""
+    """``items`` with its first item (apply's worker start: the code parsed and checked) taken under
+    ``PARSING``."""
     with PARSING:
         first = list(itertools.islice(items, 1))
     return itertools.chain(first, items)
 
 
 def part_batches(part: Part, size: int, run: ApplyRun) -> Iterator[Batch]:
-    """The batches of a part, as apply_file cuts the whole file (skipped input lines reported to ``run``)."""
+    """The batches of a part, as apply_file cuts the whole file (skipped input lines reported to
+    ``run``)."""
     return part_input_batches(formats.get(part.fmt), part, size, run.skip)
 
 
 def renumbered(line: bytes, first: int) -> bytes:
     """A reject line of a part with its index counted over the file, not the part."""
-    number, _, rest = line[len(_INDEX):].partition(b", ")
+    number, _, rest = line[len(_INDEX) :].partition(b", ")
     if line.startswith(_INDEX) and number.isdigit():
         return _INDEX + b"%d, " % (int(number) + first) + rest
     entry = json.loads(line)  # not as apply writes it today: the same, the slow way

@@ -1,4 +1,5 @@
-"""apply's checks before it starts: the output format its extension names; fields the functions read but the data lacks."""
+"""apply's checks before it starts: the output format its extension names; fields the functions read
+but the data lacks."""
 
 from __future__ import annotations
 
@@ -12,11 +13,18 @@ from ..read import formats
 from ..read.parsers import iter_chunks
 from ..write.dependencies import field_access
 
-__all__ = ["OUTPUT_EXTENSIONS", "output_format", "function_fields", "missing_fields", "sample_records"]
+__all__ = [
+    "OUTPUT_EXTENSIONS",
+    "output_format",
+    "function_fields",
+    "missing_fields",
+    "sample_records",
+]
 
 
 class _OutputExtensions(Mapping):
-    """Output extension -> the format apply writes, read from the registry (``Format.writes``) when asked."""
+    """Output extension -> the format apply writes, read from the registry (``Format.writes``) when
+    asked."""
 
     def __getitem__(self, ext: str) -> str:
         return formats.output_extensions()[ext]
@@ -36,12 +44,14 @@ _SAMPLE = 200  # records read to learn the data's fields
 
 
 def output_format(output_path: str | os.PathLike) -> str:
-    """The format ``output_path``'s extension names; ValueError (one line) for any other extension."""
+    """The format ``output_path``'s extension names; ValueError (one line) for any other
+    extension."""
     return formats.output_format(output_path).name
 
 
 def function_fields(code: str) -> tuple[set[str], set[str]]:
-    """(fields the file's cleaning functions read, fields only written: new fields they make); AST only."""
+    """(fields the file's cleaning functions read, fields only written: new fields they make); AST
+    only."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -49,7 +59,11 @@ def function_fields(code: str) -> tuple[set[str], set[str]]:
     reads: set[str] = set()
     writes: set[str] = set()
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name not in _ENTRY_POINTS and not node.name.startswith("_"):
+        if (
+            isinstance(node, ast.FunctionDef)
+            and node.name not in _ENTRY_POINTS
+            and not node.name.startswith("_")
+        ):
             access = field_access(code, node.name)
             reads |= access.reads
             writes |= access.writes - access.reads
@@ -57,7 +71,8 @@ def function_fields(code: str) -> tuple[set[str], set[str]]:
 
 
 def missing_fields(code: str, records: list[Any]) -> list[str]:
-    """Fields the functions read that no record of the sample has (none when the sample is empty or text)."""
+    """Fields the functions read that no record of the sample has (none when the sample is empty or
+    text)."""
     dicts = [r for r in records if isinstance(r, dict)]
     if not dicts:
         return []
@@ -72,6 +87,10 @@ def sample_records(path: str, fmt: str | None = None) -> list[Any]:
     if kind is not None and not kind.structured:
         return []
     try:
-        return list(itertools.islice(itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt)), _SAMPLE))
+        return list(
+            itertools.islice(
+                itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt)), _SAMPLE
+            )
+        )
     except (OSError, ValueError, ImportError):
         return []

@@ -1,4 +1,5 @@
-"""DataFrames through apply: the cross-row pass over cleaned rows, the output frame, and ``apply_dask_frame``.
+"""DataFrames through apply: the cross-row pass over cleaned rows, the output frame, and
+``apply_dask_frame``.
 
 ``apply_dask_frame(functions_path, ddf)`` is apply_file's pipeline on a ``dask.dataframe``: per
 partition, ``clean_data`` in a sandboxed worker started inside the Dask worker (``apply_records``),
@@ -32,7 +33,8 @@ _ABSENT = object()
 
 
 def kept_rows(fitted: Fitted, rows: list) -> tuple[list[int], list]:
-    """The second pass over cleaned rows: (positions kept, their transformed rows); a dedup step drops the others."""
+    """The second pass over cleaned rows: (positions kept, their transformed rows); a dedup step
+    drops the others."""
     kept, out = [], []
     for position, row in enumerate(rows):
         done = fitted.transform(row)
@@ -42,9 +44,16 @@ def kept_rows(fitted: Fitted, rows: list) -> tuple[list[int], list]:
     return kept, out
 
 
-def rows_frame(df: Any, originals: list, kept: list[int] | None, rows: list, order: list[str] | None = None,
-               changed: set | None = None) -> Any:
-    """``rows`` as a frame with ``df``'s index (of the ``kept`` positions); unchanged columns are ``df``'s own.
+def rows_frame(
+    df: Any,
+    originals: list,
+    kept: list[int] | None,
+    rows: list,
+    order: list[str] | None = None,
+    changed: set | None = None,
+) -> Any:
+    """``rows`` as a frame with ``df``'s index (of the ``kept`` positions); unchanged columns are
+    ``df``'s own.
 
     ``order`` fixes the columns (default: the input's present ones, then new ones as first seen);
     ``changed`` (default: worked out here) names the columns that come back as ``object``.
@@ -57,8 +66,12 @@ def rows_frame(df: Any, originals: list, kept: list[int] | None, rows: list, ord
         seen = dict.fromkeys(key for row in rows for key in row)
         order = [k for k in labels if k in seen] + [k for k in seen if k not in labels]
     if changed is None:
-        changed = {k for k in order if k not in labels or any(
-            row.get(k, _ABSENT) != originals[p].get(k) for p, row in zip(positions, rows))}
+        changed = {
+            k
+            for k in order
+            if k not in labels
+            or any(row.get(k, _ABSENT) != originals[p].get(k) for p, row in zip(positions, rows))
+        }
     result = pd.DataFrame(rows, columns=order)
     result.columns = [labels.get(k, k) for k in order]
     result.index = df.index[positions] if kept is not None else df.index
@@ -71,20 +84,30 @@ def rows_frame(df: Any, originals: list, kept: list[int] | None, rows: list, ord
 
 
 # ---------------------------------------------------------------------------- on Dask
-def _clean(pdf: Any, code: str, filename: str, steps: list[CrossRowStep], options: dict) -> tuple[list, Summary]:
-    """One partition (a Dask task): clean_data on its rows in a sandboxed worker; the rows and their Summary."""
-    rows = list(started(apply_records(code, frame_records(pdf), workers=1, cross_row=False, **options)))
+def _clean(
+    pdf: Any, code: str, filename: str, steps: list[CrossRowStep], options: dict
+) -> tuple[list, Summary]:
+    """One partition (a Dask task): clean_data on its rows in a sandboxed worker; the rows and their
+    Summary."""
+    rows = list(
+        started(apply_records(code, frame_records(pdf), workers=1, cross_row=False, **options))
+    )
     return rows, summarize(steps, rows)
 
 
 def _transform(pdf: Any, cleaned: list, fitted: Fitted, owners: dict, k: int) -> tuple:
-    """Partition ``k``'s rows through the fitted steps: (kept positions, rows, keys in order, changed keys, rows in)."""
+    """Partition ``k``'s rows through the fitted steps: (kept positions, rows, keys in order,
+    changed keys, rows in)."""
     kept, rows = kept_rows(with_owners(fitted, owners, k), cleaned)
     originals = list(frame_records(pdf))
     labels = column_labels(pdf)
     keys = list(dict.fromkeys(key for row in rows for key in row))
-    changed = {key for key in keys if key not in labels or any(
-        row.get(key, _ABSENT) != originals[p].get(key) for p, row in zip(kept, rows))}
+    changed = {
+        key
+        for key in keys
+        if key not in labels
+        or any(row.get(key, _ABSENT) != originals[p].get(key) for p, row in zip(kept, rows))
+    }
     return kept, rows, keys, changed, len(cleaned)
 
 
@@ -103,17 +126,29 @@ def _meta(pdf: Any, labels: dict, order: list[str], changed: set) -> Any:
     columns = {}
     for key in order:
         label = labels.get(key, key)
-        columns[label] = pdf[label] if key not in changed and label in pdf else pd.Series([], dtype=object)
+        columns[label] = (
+            pdf[label] if key not in changed and label in pdf else pd.Series([], dtype=object)
+        )
     return pd.DataFrame(columns, index=pdf.index[:0])
 
 
-def apply_dask_frame(functions_path: str | os.PathLike, frame: Any, *, client: Any = None, batch_size: int = 2000,
-                     trusted: bool = False, timeout_per_batch: float = 60.0, cross_row: bool = True,
-                     max_drop: float = MAX_DROP) -> Any:
-    """clean_data, then the file's CROSS_ROW_STEPS, over a ``dask.dataframe``: a persisted Dask DataFrame, index kept.
+def apply_dask_frame(
+    functions_path: str | os.PathLike,
+    frame: Any,
+    *,
+    client: Any = None,
+    batch_size: int = 2000,
+    trusted: bool = False,
+    timeout_per_batch: float = 60.0,
+    cross_row: bool = True,
+    max_drop: float = MAX_DROP,
+) -> Any:
+    """clean_data, then the file's CROSS_ROW_STEPS, over a ``dask.dataframe``: a persisted Dask
+    DataFrame, index kept.
 
     ``client``: a ``distributed.Client`` (None: the default client, else dask's threaded scheduler).
-    Failed rows stay unchanged; steps the goals did not ask for may drop at most ``max_drop`` (DataLossError).
+    Failed rows stay unchanged; steps the goals did not ask for may drop at most ``max_drop``
+    (DataLossError).
     """
     dask = require("dask", "apply_dask_frame")
     require("dask.dataframe", "apply_dask_frame")
@@ -133,11 +168,20 @@ def apply_dask_frame(functions_path: str | os.PathLike, frame: Any, *, client: A
         cleaned = client.persist(cleaned)
     level = [s for _, s in cleaned]
     while len(level) > 1:
-        level = [dask.delayed(merge_summaries)(steps, *level[i:i + SPLIT_EVERY]) for i in range(0, len(level), SPLIT_EVERY)]
-    compute = (lambda *d: tuple(client.gather(client.compute(list(d))))) if client is not None else \
-        (lambda *d: dask.compute(*d, scheduler="threads"))
-    share = (lambda v: client.scatter([v], broadcast=True, hash=False)[0]) if client is not None else \
-        (lambda v: dask.delayed(v, traverse=False))
+        level = [
+            dask.delayed(merge_summaries)(steps, *level[i : i + SPLIT_EVERY])
+            for i in range(0, len(level), SPLIT_EVERY)
+        ]
+    compute = (
+        (lambda *d: tuple(client.gather(client.compute(list(d)))))
+        if client is not None
+        else (lambda *d: dask.compute(*d, scheduler="threads"))
+    )
+    share = (
+        (lambda v: client.scatter([v], broadcast=True, hash=False)[0])
+        if client is not None
+        else (lambda v: dask.delayed(v, traverse=False))
+    )
     fitted = compute(level[0])[0].fitted() if steps else Summary([]).fitted()
     fitted_d = share(fitted)
     owners: dict[int, dict] = {}
@@ -147,23 +191,38 @@ def apply_dask_frame(functions_path: str | os.PathLike, frame: Any, *, client: A
         known = share(owners)
         level = [dask.delayed(dedup_keys)(c, fitted_d, known, j, k) for k, c in enumerate(rows)]
         while len(level) > 1:
-            level = [dask.delayed(merge_keys)(*level[i:i + SPLIT_EVERY]) for i in range(0, len(level), SPLIT_EVERY)]
-        owners[j], drops[j] = compute(dask.delayed(owners_of)(dask.delayed(merge_keys)(level[0])))[0]
+            level = [
+                dask.delayed(merge_keys)(*level[i : i + SPLIT_EVERY])
+                for i in range(0, len(level), SPLIT_EVERY)
+            ]
+        owners[j], drops[j] = compute(dask.delayed(owners_of)(dask.delayed(merge_keys)(level[0])))[
+            0
+        ]
     known = share(owners)
-    done = [dask.delayed(_transform)(p, c, fitted_d, known, k) for k, (p, c) in enumerate(zip(parts, rows))]
+    done = [
+        dask.delayed(_transform)(p, c, fitted_d, known, k)
+        for k, (p, c) in enumerate(zip(parts, rows))
+    ]
     if client is not None:
         done = client.persist(done)
     shapes = compute(*[dask.delayed(lambda d: (d[2], d[3], d[4]))(d) for d in done])
     total = sum(n for _, _, n in shapes)
     unasked = sum(n for j, n in drops.items() if not steps[j].asked)
     if unasked > max_drop * total:
-        raise DataLossError(loss_message(drops, steps, [step_label(i, s) for i, s in enumerate(steps)], total,
-                                         max_drop), unasked, total)
+        raise DataLossError(
+            loss_message(
+                drops, steps, [step_label(i, s) for i, s in enumerate(steps)], total, max_drop
+            ),
+            unasked,
+            total,
+        )
     seen = dict.fromkeys(key for keys, _, _ in shapes for key in keys)
     order = [k for k in labels if k in seen] + [k for k in seen if k not in labels]
     changed = set().union(*(c for _, c, _ in shapes)) if shapes else set()
     frames = [dask.delayed(_frame)(p, d, order, changed) for p, d in zip(parts, done)]
-    with dask.config.set({"dataframe.convert-string": False}):  # JSON values stay Python values, not text
-        out = dd.from_delayed(frames, meta=_meta(frame._meta, labels, order, changed), verify_meta=False)
+    # JSON values stay Python values, not text
+    with dask.config.set({"dataframe.convert-string": False}):
+        out = dd.from_delayed(
+            frames, meta=_meta(frame._meta, labels, order, changed), verify_meta=False
+        )
         return client.persist(out) if client is not None else out.persist(scheduler="threads")
-

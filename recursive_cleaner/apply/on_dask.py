@@ -1,4 +1,5 @@
-"""Apply a cleaning_functions.py to many files on a Dask cluster; each output byte-identical to ``apply_file``'s.
+"""Apply a cleaning_functions.py to many files on a Dask cluster; each output byte-identical to
+``apply_file``'s.
 
 Optional extra ``dask`` (``pip install 'recursive-data-cleaner[dask]'``); dask is imported only
 inside :func:`apply_dask`. Dask does the scheduling; this module only says what a task is:
@@ -44,7 +45,15 @@ from .writers import AtomicFile, output_writer
 from .._extras import require
 from .dask_fit import CrossRowJob, run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
-from .local import MAX_DROP, ApplyError, ApplyResult, positive_int, ApplyRun, read_functions, start_workers
+from .local import (
+    MAX_DROP,
+    ApplyError,
+    ApplyResult,
+    positive_int,
+    ApplyRun,
+    read_functions,
+    start_workers,
+)
 from .result import check_input_format
 from ..run.setup import check_distinct_paths
 
@@ -53,9 +62,11 @@ __all__ = ["DaskApplyResult", "apply_dask"]
 
 @dataclass
 class DaskApplyResult(ApplyResult):
-    """Totals over all files (ApplyResult's fields), per-file results, and where each output went."""
+    """Totals over all files (ApplyResult's fields), per-file results, and where each output
+    went."""
 
-    files: dict[str, ApplyResult] = field(default_factory=dict)  # input path -> its counts and dropped_keys
+    # input path -> its counts and dropped_keys
+    files: dict[str, ApplyResult] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)  # input path -> output path
     partitions: int = 0
 
@@ -78,15 +89,16 @@ def apply_dask(
     max_drop: float = MAX_DROP,
     reject_path: str | None = None,
 ) -> DaskApplyResult:
-    """Write clean_data(record), then the file's cross-row steps, for every input file, one output file each, on Dask.
+    """Write clean_data(record), then the file's cross-row steps, for every input file, one output
+    file each, on Dask.
 
-    ``inputs``: a path, a glob (``"data/*.jsonl"``) or a list of them. ``output``: the output
-    file when ``inputs`` is one plain path, else a directory (created) that gets each file
-    under its input's name. ``client``: a ``distributed.Client``; None uses the default client
-    if one exists, else dask's local threaded scheduler. ``partition_size``: input lines
-    (JSONL) or records (CSV) per part, rounded up to whole batches. ``reject_dir``: records
-    clean_data failed on go to ``<reject_dir>/<input name>.rejects.jsonl`` (as apply's
-    ``reject_path``) instead of being kept unchanged; ``reject_path``: the same for a single input, this file. ``on_progress`` gets an
+    ``inputs``: a path, a glob (``"data/*.jsonl"``) or a list of them. ``output``: the output file
+    when ``inputs`` is one plain path, else a directory (created) that gets each file under its
+    input's name. ``client``: a ``distributed.Client``; None uses the default client if one exists,
+    else dask's local threaded scheduler. ``partition_size``: input lines (JSONL) or records (CSV)
+    per part, rounded up to whole batches. ``reject_dir``: records clean_data failed on go to
+    ``<reject_dir>/<input name>.rejects.jsonl`` (as apply's ``reject_path``) instead of being kept
+    unchanged; ``reject_path``: the same for a single input, this file. ``on_progress`` gets an
     ``apply_progress`` event (with ``path``) per part written (per file with steps or audit).
     ``CROSS_ROW_STEPS`` run after clean_data, fitted per file, unless ``cross_row=False``;
     ``audit``: apply_file's audit log, the file itself when ``inputs`` is one plain path, else a
@@ -96,67 +108,133 @@ def apply_dask(
     db = require("dask.bag", "apply_dask")
     started = time.monotonic()
     code = read_functions(functions_path)
-    size, per = positive_int(batch_size, "batch_size"), positive_int(partition_size, "partition_size")
-    probe = ApplyRun(code, str(functions_path), "", 1, trusted, timeout_per_batch, None, cross_row=cross_row,
-                     audit=audit is not None, max_drop=max_drop)
-    start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)  # apply's checks, no worker
+    size, per = (
+        positive_int(batch_size, "batch_size"),
+        positive_int(partition_size, "partition_size"),
+    )
+    probe = ApplyRun(
+        code,
+        str(functions_path),
+        "",
+        1,
+        trusted,
+        timeout_per_batch,
+        None,
+        cross_row=cross_row,
+        audit=audit is not None,
+        max_drop=max_drop,
+    )
+    # apply's checks, no worker
+    start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)
     files = _expand(inputs)
     fmts = [check_input_format("apply_dask", path, fmt).name for path in files]
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     if reject_path is not None and (reject_dir is not None or not single):
-        raise ValueError("reject_path is for one input file; give reject_dir for several (or a glob)")
-    rejects = [os.path.abspath(reject_path) if reject_path else
-               os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl") if reject_dir else None for p in files]
-    audits = [None if audit is None else os.path.abspath(audit) if single else
-              os.path.join(os.path.abspath(audit), f"{os.path.basename(p)}.audit.jsonl") for p in files]
-    check_distinct_paths({"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
-                         {**{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
-                          **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)},
-                          **{f"audit of inputs[{i}]": a for i, a in enumerate(audits)}})
+        raise ValueError(
+            "reject_path is for one input file; give reject_dir for several (or a glob)"
+        )
+    rejects = [
+        os.path.abspath(reject_path)
+        if reject_path
+        else os.path.join(reject_dir, f"{os.path.basename(p)}.rejects.jsonl")
+        if reject_dir
+        else None
+        for p in files
+    ]
+    audits = [
+        None
+        if audit is None
+        else os.path.abspath(audit)
+        if single
+        else os.path.join(os.path.abspath(audit), f"{os.path.basename(p)}.audit.jsonl")
+        for p in files
+    ]
+    check_distinct_paths(
+        {"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
+        {
+            **{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
+            **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)},
+            **{f"audit of inputs[{i}]": a for i, a in enumerate(audits)},
+        },
+    )
     client = _client(client)
     threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
     result = DaskApplyResult(workers=threads, trusted=trusted)
     result.cross_row_steps = list(probe.result.cross_row_steps)
 
     per_batches = -(-per // size)
-    plan_bag = db.from_sequence(list(zip(files, fmts)), partition_size=1).map(plan_file, size, per_batches)
+    plan_bag = db.from_sequence(list(zip(files, fmts)), partition_size=1).map(
+        plan_file, size, per_batches
+    )
     plans = [list(parts)[0] for parts in _ordered(dask, plan_bag.to_delayed(), client, 2 * threads)]
     everything = [part for parts in plans for part in parts]
     result.partitions = len(everything)
     filename = os.path.abspath(functions_path)
     if probe.steps or audit is not None:
         cluster = _Cluster(dask, client, 2 * threads)
-        for path, kind, parts, target, reject, log in zip(files, fmts, plans, targets, rejects, audits):
-            temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.dask")
-            job = CrossRowJob(code, filename, trusted, size, timeout_per_batch, rejects[0] is not None,
-                              tuple(probe.steps), audit is not None, bool(log and log.lower().endswith(".csv")), temp)
+        for path, kind, parts, target, reject, log in zip(
+            files, fmts, plans, targets, rejects, audits
+        ):
+            temp = os.path.join(
+                os.path.dirname(target), f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.dask"
+            )
+            job = CrossRowJob(
+                code,
+                filename,
+                trusted,
+                size,
+                timeout_per_batch,
+                rejects[0] is not None,
+                tuple(probe.steps),
+                audit is not None,
+                bool(log and log.lower().endswith(".csv")),
+                temp,
+            )
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            done = run_file(cluster, job, path, kind, parts, target, reject, log, result, max_drop, started,
-                            on_progress)
+            done = run_file(
+                cluster,
+                job,
+                path,
+                kind,
+                parts,
+                target,
+                reject,
+                log,
+                result,
+                max_drop,
+                started,
+                on_progress,
+            )
             done.seconds = time.monotonic() - started
             result.files[path], result.outputs[path] = done, target
             _totals(result, done)
     else:
         clean_bag = db.from_sequence(everything, partition_size=1).map(
-            clean_part, code, filename, trusted, size, timeout_per_batch, rejects[0] is not None)
+            clean_part, code, filename, trusted, size, timeout_per_batch, rejects[0] is not None
+        )
         cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
         try:
             for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
                 results = (list(next(cleaned))[0] for _ in parts)
-                done = _write_file(path, kind, results, target, reject, result, started, on_progress)
+                done = _write_file(
+                    path, kind, results, target, reject, result, started, on_progress
+                )
                 done.seconds = time.monotonic() - started
                 result.files[path], result.outputs[path] = done, target
         finally:
             cleaned.close()
-    result.dropped_keys = sorted({key for done in result.files.values() for key in done.dropped_keys})
+    result.dropped_keys = sorted(
+        {key for done in result.files.values() for key in done.dropped_keys}
+    )
     result.seconds = time.monotonic() - started
     return result
 
 
 @dataclass
 class _Cluster:
-    """What dask_fit's tasks run on: a distributed client, or dask's threaded scheduler when there is none."""
+    """What dask_fit's tasks run on: a distributed client, or dask's threaded scheduler when there
+    is none."""
 
     dask: Any
     client: Any
@@ -173,11 +251,13 @@ class _Cluster:
     def share(self, value: Any) -> Any:
         if self.client is None:
             return self.dask.delayed(value, traverse=False)
-        return self.client.scatter([value], broadcast=True, hash=False)[0]  # a dict would be scattered by key
+        # a dict would be scattered by key
+        return self.client.scatter([value], broadcast=True, hash=False)[0]
 
 
 def _totals(total: DaskApplyResult, done: ApplyResult) -> None:
-    """A file's cross-row and audit counts added to the run's totals (its record counts are added as it is written)."""
+    """A file's cross-row and audit counts added to the run's totals (its record counts are added as
+    it is written)."""
     for step, fields in done.cross_row_changed.items():
         for fld, n in fields.items():
             total.cross_row_changed.setdefault(step, {}).setdefault(fld, 0)
@@ -225,7 +305,8 @@ def _targets(files: list[str], output: str, single: bool) -> list[str]:
 
 
 def _client(client: Any) -> Any:
-    """The client given, else the default distributed client, else None (dask's threaded scheduler)."""
+    """The client given, else the default distributed client, else None (dask's threaded
+    scheduler)."""
     if client is not None:
         return client
     try:
@@ -239,7 +320,8 @@ def _client(client: Any) -> Any:
 
 
 def _ordered(dask: Any, delayeds: list, client: Any, window: int) -> Iterator[Any]:
-    """The delayed values in order, at most ``window`` scheduled at a time; the rest cancelled on exit."""
+    """The delayed values in order, at most ``window`` scheduled at a time; the rest cancelled on
+    exit."""
     window = max(2, window)
     if client is None:
         for i in range(0, len(delayeds), window):
@@ -259,27 +341,44 @@ def _ordered(dask: Any, delayeds: list, client: Any, window: int) -> Iterator[An
             client.cancel(list(pending))
 
 
-def _write_file(path: str, fmt: str, parts: Iterable[PartResult], target: str, reject: str | None,
-                total: DaskApplyResult, started: float, on_progress: Callable[[dict], None] | None) -> ApplyResult:
+def _write_file(
+    path: str,
+    fmt: str,
+    parts: Iterable[PartResult],
+    target: str,
+    reject: str | None,
+    total: DaskApplyResult,
+    started: float,
+    on_progress: Callable[[dict], None] | None,
+) -> ApplyResult:
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
-    with AtomicFile(target) as out, (AtomicFile(reject) if reject else nullcontext()) as rejects:
+    with AtomicFile(target) as out, AtomicFile(reject) if reject else nullcontext() as rejects:
         writer = output_writer(fmt, out, path)  # the input's format, tabs for a .tsv input
         try:
             for part in parts:
                 for payload, count in part.payloads:
                     try:
                         writer.write(payload, count)
-                    except ValueError as exc:  # a record the output format cannot hold (see table_writers)
+                    # a record the output format cannot hold (see table_writers)
+                    except ValueError as exc:
                         raise ApplyError(f"{target}: {exc}") from None
                 for line in part.rejects:
                     rejects.write(renumbered(line, done.records_in))
                 for result in (done, total):
                     add_counts(result, part)
                 if on_progress is not None:
-                    on_progress({"type": "apply_progress", "path": path, "records_in": total.records_in,
-                                 "records_out": total.records_out, "failed": total.failed,
-                                 "skipped_input": total.skipped_input, "seconds": time.monotonic() - started})
+                    on_progress(
+                        {
+                            "type": "apply_progress",
+                            "path": path,
+                            "records_in": total.records_in,
+                            "records_out": total.records_out,
+                            "failed": total.failed,
+                            "skipped_input": total.skipped_input,
+                            "seconds": time.monotonic() - started,
+                        }
+                    )
             writer.finish()
         except BaseException:
             getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file

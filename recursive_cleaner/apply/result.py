@@ -1,4 +1,5 @@
-"""What an apply run gives and reads: its error, its counts, the functions file, the input's format."""
+"""What an apply run gives and reads: its error, its counts, the functions file, the input's
+format."""
 
 from __future__ import annotations
 
@@ -21,14 +22,17 @@ class ApplyError(CleanerError):
 
 
 def read_functions(path: str | os.PathLike) -> str:
-    """The functions file's text decoded as Python's import decodes it (a BOM, a coding cookie: what the
-    policy checks is what an import would run); ApplyError naming the file when it is not such text."""
+    """The functions file's text decoded as Python's import decodes it (a BOM, a coding cookie: what
+    the policy checks is what an import would run); ApplyError naming the file when it is not such
+    text."""
     data = Path(path).read_bytes()
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        why = f"{exc.reason} at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        why = (
+            f"{exc.reason} at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        )
         raise ApplyError(f"cannot load {path}: it is not Python source text ({why})") from None
 
 
@@ -44,13 +48,18 @@ class ApplyResult:
     workers: int = 0
     trusted: bool = False
     skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
-    dropped_keys: list[str] = field(default_factory=list)  # CSV/Parquet/Excel: keys first seen after the first batch
-    cross_row_steps: list[str] = field(default_factory=list)  # the cross-row steps run: "cross_row[0]:dedup(email)"
+    # CSV/Parquet/Excel: keys first seen after the first batch
+    dropped_keys: list[str] = field(default_factory=list)
+    # the cross-row steps run: "cross_row[0]:dedup(email)"
+    cross_row_steps: list[str] = field(default_factory=list)
     dropped_duplicates: int = 0  # records a cross-row dedup step dropped
-    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)  # step -> field -> cells changed
-    changes_by_step: dict[str, int] = field(default_factory=dict)  # with audit_path: records changed per function/step
+    # step -> field -> cells changed
+    cross_row_changed: dict[str, dict[str, int]] = field(default_factory=dict)
+    # with audit_path: records changed per function/step
+    changes_by_step: dict[str, int] = field(default_factory=dict)
     audit_rows: int = 0  # rows written to audit_path
-    missing_fields: list[str] = field(default_factory=list)  # fields the functions read that the data lacks
+    # fields the functions read that the data lacks
+    missing_fields: list[str] = field(default_factory=list)
 
     @property
     def records_per_s(self) -> float:

@@ -1,4 +1,5 @@
-"""apply's output side: files replaced atomically, and the writer each format's registry entry makes.
+"""apply's output side: files replaced atomically, and the writer each format's registry entry
+makes.
 
 The writers themselves live with their formats (``read.formats``: JSONL, JSON, CSV, and
 ``table_writers`` for Parquet and Excel, whose libraries are optional extras).
@@ -34,7 +35,9 @@ class AtomicFile:
 
     def __enter__(self) -> BinaryIO:
         make_parent(self.path)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        fd, self.tmp = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
         os.chmod(fd, new_file_mode(self.path))
         self.file = os.fdopen(fd, "wb", buffering=1 << 20)
         return self.file
@@ -57,7 +60,8 @@ class AtomicFile:
 
 
 def output_writer(fmt: str, out: BinaryIO, path: str | os.PathLike) -> Any:
-    """The writer of format ``fmt`` (a registered name) into ``out`` for the file ``path`` (.tsv: tabs).
+    """The writer of format ``fmt`` (a registered name) into ``out`` for the file ``path`` (.tsv:
+    tabs).
 
     ``write(payload, count)`` per batch (``count`` JSON texts joined by b"\\n"), then ``finish()``;
     ``abort()`` when it has one and the run fails. A record the format cannot hold is a ValueError,
@@ -67,11 +71,14 @@ def output_writer(fmt: str, out: BinaryIO, path: str | os.PathLike) -> Any:
 
 
 class _Writers(Mapping):
-    """The writer factories of 0.x, ``WRITERS[fmt](binary_file, delimiter)``, read from the registry."""
+    """The writer factories of 0.x, ``WRITERS[fmt](binary_file, delimiter)``, read from the
+    registry."""
 
     def __getitem__(self, name: str) -> Callable[[BinaryIO, str], Any]:
         fmt = get(name)
-        return lambda out, delimiter=",": fmt.writer(out, "output.tsv" if delimiter == "\t" else "output")
+        return lambda out, delimiter=",": fmt.writer(
+            out, "output.tsv" if delimiter == "\t" else "output"
+        )
 
     def __iter__(self) -> Iterator[str]:
         return (name for name, fmt in REGISTRY.items() if fmt.writes)
@@ -81,4 +88,5 @@ class _Writers(Mapping):
 
 
 WRITERS: Mapping[str, Callable[[BinaryIO, str], Any]] = _Writers()
-"""Writer factory per format name: ``WRITERS[fmt](binary_file, delimiter)``; ``output_writer`` names the path."""
+"""Writer factory per format name: ``WRITERS[fmt](binary_file, delimiter)``; ``output_writer`` names
+the path."""

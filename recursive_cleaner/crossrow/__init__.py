@@ -1,4 +1,5 @@
-"""Cross-row: rules over the whole file (majority by key, vocabulary, dedup), data not code; their plan and guard.
+"""Cross-row: rules over the whole file (majority by key, vocabulary, dedup), data not code; their
+plan and guard.
 
 Each kind of rule is one class in ``kinds`` (one registry); ``steps`` holds what they share.
 

@@ -1,4 +1,5 @@
-"""Close spellings found in bounded work: a banded edit distance and an index of strings by their segments.
+"""Close spellings found in bounded work: a banded edit distance and an index of strings by their
+segments.
 
 The cross-row steps look for a rare value (or key) within a few edits of a much more frequent one.
 Compared pair by pair, that is quadratic in the number of values and, for the edit distance, in
@@ -13,10 +14,10 @@ Here instead:
   segment at most, and k edits leave one of k + 1 segments whole), so looking the probe's
   substrings up by (length, segment, text) finds every string within k edits, and few others;
   shorter strings are always candidates;
-* a ``Budget`` of work units (one per candidate looked up, ``cost`` per distance: about 16
-  cells of its band each) that a step spends in a fixed order, and ``MAX_CHARS``: what is longer, or what comes after the budget ran out, is left
-  alone and counted. Ordinary data never reaches either: only work the old pairwise scan would
-  have taken many seconds for is cut.
+* a ``Budget`` of work units (one per candidate looked up, ``cost`` per distance: about 16 cells of
+  its band each) that a step spends in a fixed order, and ``MAX_CHARS``: what is longer, or what
+  comes after the budget ran out, is left alone and counted. Ordinary data never reaches either:
+  only work the old pairwise scan would have taken many seconds for is cut.
 """
 
 from __future__ import annotations
@@ -24,16 +25,28 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-__all__ = ["MAX_CHARS", "MAX_WORK", "PROBE_WORK", "Budget", "NearIndex", "cost", "distance", "closest_spellings", "close_keys",
-           "two_values"]
+__all__ = [
+    "MAX_CHARS",
+    "MAX_WORK",
+    "PROBE_WORK",
+    "Budget",
+    "NearIndex",
+    "cost",
+    "distance",
+    "closest_spellings",
+    "close_keys",
+    "two_values",
+]
 
 MAX_CHARS = 256
-"""Values (and keys) longer than this are never matched to a close spelling: left alone and counted."""
+"""Values (and keys) longer than this are never matched to a close spelling: left alone and
+counted."""
 MAX_WORK = 2_000_000
 """Work units one step (one vocabulary field, one majority step's keys) may spend while fitting."""
 PROBE_WORK = 20_000
 """Work units for one key first seen while transforming (a key an earlier step wrote)."""
-_MAX_SEGMENTED = 6  # above this distance the index keeps lengths only (few segments would be too short)
+# above this distance the index keeps lengths only (few segments would be too short)
+_MAX_SEGMENTED = 6
 
 
 class Budget:
@@ -50,7 +63,8 @@ class Budget:
 
 
 def _common_ends(a: str, b: str) -> tuple[int, int]:
-    """(length of the common prefix, of the common suffix after it): slices compared in C, halving."""
+    """(length of the common prefix, of the common suffix after it): slices compared in C,
+    halving."""
     n = min(len(a), len(b))
     lo, hi = 0, n
     while lo < hi:
@@ -63,7 +77,7 @@ def _common_ends(a: str, b: str) -> tuple[int, int]:
     lo, hi = 0, rest
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid:] == b[len(b) - mid:]:
+        if a[len(a) - mid :] == b[len(b) - mid :]:
             lo = mid
         else:
             hi = mid - 1
@@ -71,7 +85,8 @@ def _common_ends(a: str, b: str) -> tuple[int, int]:
 
 
 def cost(a: str, b: str, limit: int) -> int:
-    """The work units ``distance(a, b, limit)`` is charged: its band's cells at most, 16 to a unit, plus two."""
+    """The work units ``distance(a, b, limit)`` is charged: its band's cells at most, 16 to a unit,
+    plus two."""
     return 2 + (2 * limit + 1) * min(len(a), len(b)) // 16
 
 
@@ -82,13 +97,14 @@ def distance(a: str, b: str, limit: int) -> int:
     if a == b:
         return 0
     prefix, suffix = _common_ends(a, b)
-    a, b = a[prefix:len(a) - suffix], b[prefix:len(b) - suffix]
+    a, b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     if len(a) > len(b):
         a, b = b, a
     n, m, over, width = len(a), len(b), limit + 1, 2 * limit + 1
     if n == 0:
         return m if m <= limit else over
-    # Row i holds the cells j = i - limit + d for d in range(width) (the band); cells outside it count as over.
+    # Row i holds the cells j = i - limit + d for d in range(width) (the band); cells outside it
+    # count as over.
     prev = [over] * width
     for j in range(min(m, limit) + 1):
         prev[j + limit] = j
@@ -120,18 +136,21 @@ def distance(a: str, b: str, limit: int) -> int:
 
 
 class NearIndex:
-    """Strings (each with an item) found again by ``near(text, k)``: every one within k edits, for k <= ``k``."""
+    """Strings (each with an item) found again by ``near(text, k)``: every one within k edits, for k
+    <= ``k``."""
 
     def __init__(self, k: int) -> None:
         self.k = max(0, int(k))
         self.segments = self.k + 1 if self.k <= _MAX_SEGMENTED else 0
         self.table: dict[tuple[int, int, str], list[tuple[int, Any]]] = {}
-        self.short: dict[int, list[tuple[int, Any]]] = {}  # length -> strings too short to cut (always candidates)
+        # length -> strings too short to cut (always candidates)
+        self.short: dict[int, list[tuple[int, Any]]] = {}
         self.count = 0
         self._cut_cache: dict[int, list[tuple[int, int]]] = {}
 
     def _cuts(self, length: int) -> list[tuple[int, int]]:
-        """(start, size) of each of the ``segments`` segments of a string of ``length`` characters."""
+        """(start, size) of each of the ``segments`` segments of a string of ``length``
+        characters."""
         if length in self._cut_cache:
             return self._cut_cache[length]
         size, extra = divmod(length, self.segments)
@@ -151,10 +170,11 @@ class NearIndex:
             self.short.setdefault(len(text), []).append(entry)
             return
         for s, (start, size) in enumerate(self._cuts(len(text))):
-            self.table.setdefault((len(text), s, text[start:start + size]), []).append(entry)
+            self.table.setdefault((len(text), s, text[start : start + size]), []).append(entry)
 
     def near(self, text: str, k: int, budget: Budget) -> list[Any] | None:
-        """The items whose text may be within ``k`` edits of ``text`` (a superset), in order; None when out of budget."""
+        """The items whose text may be within ``k`` edits of ``text`` (a superset), in order; None
+        when out of budget."""
         k = min(k, self.k)
         n, found = len(text), {}
         for length in range(max(0, n - k), n + k + 1):
@@ -162,7 +182,7 @@ class NearIndex:
             if self.segments and length >= self.segments:
                 for s, (start, size) in enumerate(self._cuts(length)):
                     for p in range(max(0, start - k), min(n - size, start + k) + 1):
-                        hit = self.table.get((length, s, text[p:p + size]))
+                        hit = self.table.get((length, s, text[p : p + size]))
                         if hit:
                             entries.append(hit)
             for entry in entries:
@@ -170,7 +190,6 @@ class NearIndex:
                     return None
                 found.update(entry)
         return [found[seq] for seq in sorted(found)]
-
 
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
@@ -187,8 +206,11 @@ def two_values(a: str, b: str) -> bool:
     a, b = a.strip(), b.strip()
     if _NUMBER.fullmatch(a) and _NUMBER.fullmatch(b):
         return True
-    return (len(a) == len(b) and any(c.isdigit() for c in a)
-            and all(x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a, b)))
+    return (
+        len(a) == len(b)
+        and any(c.isdigit() for c in a)
+        and all(x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a, b))
+    )
 
 
 def _loose(text: str) -> str:
@@ -196,8 +218,11 @@ def _loose(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum()) if len(text) <= MAX_CHARS else ""
 
 
-def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float) -> tuple[dict[str, str], int]:
-    """(rare string -> its unambiguous close spelling at least ``ratio`` times as frequent, strings left alone).
+def closest_spellings(
+    counts: Mapping[Any, int], max_distance: int, ratio: float
+) -> tuple[dict[str, str], int]:
+    """(rare string -> its unambiguous close spelling at least ``ratio`` times as frequent, strings
+    left alone).
 
     A string with the same letters and digits as a far more frequent one, cased, spaced or
     punctuated otherwise ("GLUCOSE", " ALT", "A.L.T."), is that one.
@@ -225,7 +250,8 @@ def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float
     for value, n in strings:
         top = spelled.get(_loose(value))
         if top is not None and top[1] != value and top[0] >= ratio * n:
-            fixes[value] = top[1]  # the same letters and digits, cased or spaced otherwise: "A.L.T." is ALT
+            # the same letters and digits, cased or spaced otherwise: "A.L.T." is ALT
+            fixes[value] = top[1]
             continue
         if len(value.strip()) < 4 and n > 1:
             continue
@@ -254,7 +280,8 @@ def closest_spellings(counts: Mapping[Any, int], max_distance: int, ratio: float
 
 
 def close_keys(text: str, index: NearIndex, max_distance: int, budget: Budget) -> list[Any] | None:
-    """The items of ``index`` whose text is within ``max_distance`` edits of ``text``; None: left alone (too long, budget)."""
+    """The items of ``index`` whose text is within ``max_distance`` edits of ``text``; None: left
+    alone (too long, budget)."""
     if len(text) > MAX_CHARS:
         return None
     found = index.near(text, max_distance, budget)

@@ -1,4 +1,5 @@
-"""Cross-row cleaning: declarative steps that need the whole dataset, fitted then applied in two streaming passes.
+"""Cross-row cleaning: declarative steps that need the whole dataset, fitted then applied in two
+streaming passes.
 
 A per-record function cannot know what other rows say. These steps can, and they are data,
 not code: the model picks or writes them as XML, the library validates them on a chunk and
@@ -32,8 +33,20 @@ from . import kinds
 from .kinds import NO_FIX, StepKind
 from .values import NORMALIZERS, hashable, is_variant, normalized
 
-__all__ = ["CrossRowStep", "Fitted", "Summary", "summarize", "fit", "apply_steps", "iter_apply", "KINDS",
-           "normalized", "unasked_drops", "is_variant", "kind_of"]
+__all__ = [
+    "CrossRowStep",
+    "Fitted",
+    "Summary",
+    "summarize",
+    "fit",
+    "apply_steps",
+    "iter_apply",
+    "KINDS",
+    "normalized",
+    "unasked_drops",
+    "is_variant",
+    "kind_of",
+]
 
 KINDS = tuple(sorted(kinds.REGISTRY))  # the built-ins; ``kinds.registered()`` has plug-ins' too
 
@@ -56,10 +69,14 @@ class CrossRowStep:
     max_distance: int = 2
     ratio: float = 3.0
     weight_by: tuple[str, ...] = ()
-    asked: bool = False  # a dedup step the user's goals ask for: apply lets it drop more than max_drop
-    variants_only: bool = False  # majority on a key the goals do not state: replace only variants of the winner
-    protected: tuple[str, ...] = ()  # fields the goals leave as they are: never written (key repairs included)
-    keep: tuple[tuple[str, str], ...] = ()  # (field, value shape) an example keeps as it is: never replaced
+    # a dedup step the user's goals ask for: apply lets it drop more than max_drop
+    asked: bool = False
+    # majority on a key the goals do not state: replace only variants of the winner
+    variants_only: bool = False
+    # fields the goals leave as they are: never written (key repairs included)
+    protected: tuple[str, ...] = ()
+    # (field, value shape) an example keeps as it is: never replaced
+    keep: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "protected", tuple(self.protected))
@@ -75,8 +92,9 @@ class CrossRowStep:
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}")
         if self.asked and not kind.drops:
-            raise ValueError(f"only a {kinds.which('drops')} step is marked as asked for by the "
-                             "goals")
+            raise ValueError(
+                f"only a {kinds.which('drops')} step is marked as asked for by the goals"
+            )
         if self.weight_by and not kind.weighs:
             raise ValueError(f"only a {kinds.which('weighs')} step can weight its votes by source")
         if self.variants_only and not kind.stated_repair:
@@ -96,7 +114,8 @@ class CrossRowStep:
             d.pop("weight_by")  # files written before weighting existed stay the same
         if not self.asked:
             d.pop("asked")
-        for name in ("variants_only", "protected", "keep"):  # files written before these existed stay the same
+        # files written before these existed stay the same
+        for name in ("variants_only", "protected", "keep"):
             if not d[name]:
                 d.pop(name)
         if "protected" in d:
@@ -108,18 +127,26 @@ class CrossRowStep:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CrossRowStep":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        known["key"], known["fields"] = tuple(known.get("key") or ()), tuple(known.get("fields") or ())
+        known["key"], known["fields"] = (
+            tuple(known.get("key") or ()),
+            tuple(known.get("fields") or ()),
+        )
         known["weight_by"] = tuple(known.get("weight_by") or ())
         known["protected"] = tuple(known.get("protected") or ())
         known["keep"] = tuple(tuple(pair) for pair in known.get("keep") or ())
         return cls(**known)
 
     def may_write(self, fld: str, old: Any, new: Any) -> bool:
-        """May this step put ``new`` in place of ``old`` in ``fld``? Not in a protected field, nor over a kept
-        value's shape; with ``variants_only``, a present value only by a variant of it (``is_variant``)."""
+        """May this step put ``new`` in place of ``old`` in ``fld``? Not in a protected field, nor
+        over a kept value's shape; with ``variants_only``, a present value only by a variant of it
+        (``is_variant``)."""
         if fld in self.protected or (self.keep and (fld, value_shape(old)) in self.keep):
             return False
-        if self.variants_only and old is not None and not (isinstance(old, str) and not old.strip()):
+        if (
+            self.variants_only
+            and old is not None
+            and not (isinstance(old, str) and not old.strip())
+        ):
             return is_variant(old, new, self.max_distance)
         return True
 
@@ -153,7 +180,8 @@ class Fitted:
         return value
 
     def key(self, i: int, record: dict) -> Any:
-        """Step ``i``'s key of ``record`` as it compares it (vocabulary fixes applied, normalised), or None."""
+        """Step ``i``'s key of ``record`` as it compares it (vocabulary fixes applied, normalised),
+        or None."""
         step = self.steps[i]
         parts = tuple(normalized(self.fix(k, record.get(k)), step.normalize) for k in step.key)
         return None if any(p is None for p in parts) else parts
@@ -180,13 +208,17 @@ class Fitted:
     @property
     def vocab(self) -> dict[tuple[int, str], Any]:
         """A view: (step, field) -> the field's spellings (counts, fixes) of a vocabulary step."""
-        return {(i, fld): voc for i, state in self.fits.items()
-                for fld, voc in getattr(state, "by_field", {}).items()}
+        return {
+            (i, fld): voc
+            for i, state in self.fits.items()
+            for fld, voc in getattr(state, "by_field", {}).items()
+        }
 
 
 @dataclass
 class Summary:
-    """The first pass as counts that add up: summaries of consecutive parts, merged in order, give the whole's.
+    """The first pass as counts that add up: summaries of consecutive parts, merged in order, give
+    the whole's.
 
     ``counts``: step -> its kind's counts (``StepKind.start`` / ``add`` / ``merge``); ``capped``:
     the (step, field) cells whose value counts (``counts[step][field]``) stopped at a cap, exact
@@ -218,7 +250,9 @@ class Summary:
         self.capped |= later.capped
         return self
 
-    def recount(self, cells: Iterable[tuple[int, str]], records: Iterable[Any]) -> dict[tuple[int, str], Counter]:
+    def recount(
+        self, cells: Iterable[tuple[int, str]], records: Iterable[Any]
+    ) -> dict[tuple[int, str], Counter]:
         """The counts of the values ``counts`` keeps for ``cells``, over ``records`` (exact)."""
         out = {cell: Counter() for cell in cells}
         for record in records:

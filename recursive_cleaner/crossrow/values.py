@@ -1,4 +1,5 @@
-"""How the cross-row steps compare values: a key part normalised, a value as a counter key, a variant of a value."""
+"""How the cross-row steps compare values: a key part normalised, a value as a counter key, a
+variant of a value."""
 
 from __future__ import annotations
 
@@ -16,17 +17,18 @@ def _stray_word(a: str, b: str) -> bool:
     """Is one text the other followed by one short word (at most a third of its length)?"""
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
     words = longer.split(" ")
-    return (len(words) >= 2 and " ".join(words[:-1]) == shorter and 3 * len(words[-1]) <= len(longer))
+    return len(words) >= 2 and " ".join(words[:-1]) == shorter and 3 * len(words[-1]) <= len(longer)
 
 
 def is_variant(old: Any, new: Any, max_distance: int = 2) -> bool:
-    """Does ``old`` look like a variant of ``new`` (case, spacing, a few edits for its length, as typos are)?
+    """Does ``old`` look like a variant of ``new`` (case, spacing, a few edits for its length, as
+    typos are)?
 
-    The same after case-folding and collapsing whitespace, the other with a short stray word after it
-    ("Mooresville NC": a last word of at most a third of the text), or within ``len // 3`` edits of the
-    longer text (at most ``max_distance``), two values never (``near.two_values``): "Germnay" is
-    Germany, "DK" is not "DE", "East Germany" is
-    not Germany, another customer's address is not a typo of this one's.
+    The same after case-folding and collapsing whitespace, the other with a short stray word after
+    it ("Mooresville NC": a last word of at most a third of the text), or within ``len // 3`` edits
+    of the longer text (at most ``max_distance``), two values never (``near.two_values``): "Germnay"
+    is Germany, "DK" is not "DE", "East Germany" is not Germany, another customer's address is not a
+    typo of this one's.
     """
     a, b = (" ".join(str(v).split()).casefold() for v in (old, new))
     if a == b or _stray_word(a, b):

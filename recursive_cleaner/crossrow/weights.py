@@ -35,8 +35,10 @@ def _winners(votes: Votes, weights: dict[Any, float]) -> dict[Hashable, Any]:
 
 def weigh_votes(votes: Votes) -> tuple[dict[Hashable, Counter], dict[Any, float]]:
     """(cell -> Counter of value -> weighted votes, source -> weight) after the weights settle."""
-    votes = {cell: Counter({vs: n for vs, n in counts.items() if vs[0] not in (None, "")})
-             for cell, counts in votes.items()}
+    votes = {
+        cell: Counter({vs: n for vs, n in counts.items() if vs[0] not in (None, "")})
+        for cell, counts in votes.items()
+    }
     weights: dict[Any, float] = {}
     for _ in range(_ROUNDS):
         winners = _winners(votes, weights)
@@ -48,8 +50,10 @@ def weigh_votes(votes: Votes) -> tuple[dict[Hashable, Counter], dict[Any, float]
             for (value, source), n in counts.items():
                 total[source] += n
                 agree[source] += n if winners.get(cell) == value else 0
-        new = {s: max(_EPS, math.log((agree[s] / total[s] + _EPS) / (1 - agree[s] / total[s] + _EPS)))
-               for s in total}
+        new = {
+            s: max(_EPS, math.log((agree[s] / total[s] + _EPS) / (1 - agree[s] / total[s] + _EPS)))
+            for s in total
+        }
         settled = all(abs(new[s] - weights.get(s, 1.0)) < 1e-6 for s in new)
         weights = new
         if settled:

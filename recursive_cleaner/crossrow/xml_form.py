@@ -24,20 +24,31 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(n.strip() for n in re.split(r"[,\s]+", text or "") if n.strip())
 
 
-def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[list[CrossRowStep], list[str]]:
-    """Steps from ``<cross_row_step kind=... key=... fields=.../>`` tags, and why any were refused."""
+def parse_steps(
+    text: str, known_fields: Iterable[str] | None = None
+) -> tuple[list[CrossRowStep], list[str]]:
+    """Steps from ``<cross_row_step kind=... key=... fields=.../>`` tags, and why any were
+    refused."""
     known = set(known_fields) if known_fields is not None else None
     steps, problems = [], []
     for m in _STEP.finditer(text or ""):
         attrs = {k.lower(): v for k, v in _ATTR.findall(m.group(1))}
         try:
-            step = CrossRowStep(kind=attrs.get("kind", "").strip().lower(), key=_names(attrs.get("key", "")),
-                                fields=_names(attrs.get("fields", "")), weight_by=_names(attrs.get("weight_by", "")),
-                                normalize=attrs.get("normalize", "casefold").strip().lower() or "casefold")
+            step = CrossRowStep(
+                kind=attrs.get("kind", "").strip().lower(),
+                key=_names(attrs.get("key", "")),
+                fields=_names(attrs.get("fields", "")),
+                weight_by=_names(attrs.get("weight_by", "")),
+                normalize=attrs.get("normalize", "casefold").strip().lower() or "casefold",
+            )
         except ValueError as exc:
             problems.append(f"{m.group(0)}: {exc}")
             continue
-        unknown = [f for f in step.key + step.fields + step.weight_by if known is not None and f not in known]
+        unknown = [
+            f
+            for f in step.key + step.fields + step.weight_by
+            if known is not None and f not in known
+        ]
         if unknown:
             problems.append(f"{m.group(0)}: unknown field(s) {', '.join(unknown)}")
             continue
@@ -45,7 +56,11 @@ def parse_steps(text: str, known_fields: Iterable[str] | None = None) -> tuple[l
         if kind_of(step).needs_fields and not fields:
             problems.append(f"{m.group(0)}: the key cannot also be the field to fix")
             continue
-        steps.append(CrossRowStep(**{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}))
+        steps.append(
+            CrossRowStep(
+                **{**step.to_dict(), "key": step.key, "fields": fields, "weight_by": step.weight_by}
+            )
+        )
     return steps, problems
 
 

@@ -50,8 +50,8 @@ class BatchReply:
 
 
 def as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
-    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``receive_by`` checked
-    them first)."""
+    """A reply to a batch of n records as a SandboxResult, the outputs parsed (``receive_by``
+    checked them first)."""
     outputs, errors = [None] * n, [None] * n
     try:
         if reply.payload or reply.n:

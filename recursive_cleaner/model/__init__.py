@@ -1,1 +1,2 @@
-"""Model: the prompts, one model client (retries, sleep, stats), the tolerant reply parser, prior work."""
+"""Model: the prompts, one model client (retries, sleep, stats), the tolerant reply parser, prior
+work."""

@@ -15,8 +15,12 @@ USAGE = "usage"
 PROMPT_CACHE = "prompt_cache"
 """``prompt_cache_stats() -> dict | None``: what a prompt cache on disk restored and saved."""
 
-CAPABILITIES = {GRAMMAR: "generate_grammar", JSON: "generate_json", USAGE: "last_usage",
-                PROMPT_CACHE: "prompt_cache_stats"}
+CAPABILITIES = {
+    GRAMMAR: "generate_grammar",
+    JSON: "generate_json",
+    USAGE: "last_usage",
+    PROMPT_CACHE: "prompt_cache_stats",
+}
 """Each capability the library reads -> the method or attribute a backend declaring it has."""
 
 
@@ -30,11 +34,15 @@ def capabilities_of(backend: Any) -> frozenset[str]:
     if declared is None:
         return frozenset()
     if isinstance(declared, str) or not all(isinstance(name, str) for name in declared):
-        raise TypeError(f"{type(backend).__name__}.capabilities must be a set of names such as "
-                        f"{sorted(CAPABILITIES)}, got {declared!r}")
+        raise TypeError(
+            f"{type(backend).__name__}.capabilities must be a set of names such as "
+            f"{sorted(CAPABILITIES)}, got {declared!r}"
+        )
     names = frozenset(declared)
     for name in sorted(names & {GRAMMAR, JSON, PROMPT_CACHE}):
         if not callable(getattr(backend, CAPABILITIES[name], None)):
-            raise TypeError(f"{type(backend).__name__} declares the capability {name!r} but has no "
-                            f"{CAPABILITIES[name]}() method")
+            raise TypeError(
+                f"{type(backend).__name__} declares the capability {name!r} but has no "
+                f"{CAPABILITIES[name]}() method"
+            )
     return names

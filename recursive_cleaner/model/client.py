@@ -32,18 +32,25 @@ class ModelClient:
     an existing LLMStats (else a new one, whose ``on_add`` is ``on_call``).
     """
 
-    def __init__(self, backend: LLMBackend, *, retry: Retry | None = None,
-                 attempts: int | None = None, sleep: Callable[[float], None] | None = None,
-                 on_call: Callable[[LLMReply, str], None] | None = None,
-                 stats: LLMStats | None = None) -> None:
+    def __init__(
+        self,
+        backend: LLMBackend,
+        *,
+        retry: Retry | None = None,
+        attempts: int | None = None,
+        sleep: Callable[[float], None] | None = None,
+        on_call: Callable[[LLMReply, str], None] | None = None,
+        stats: LLMStats | None = None,
+    ) -> None:
         if retry is not None and (attempts is not None or sleep is not None):
             raise TypeError("give retry=Retry(...) or attempts/sleep, not both")
         if stats is not None and on_call is not None:
             raise TypeError("on_call belongs to a new LLMStats: give stats or on_call, not both")
         capabilities_of(backend)  # a declared method it lacks is a TypeError now, not at a call
         self.backend = backend
-        self.retry = retry or Retry(**{k: v for k, v in (("attempts", attempts), ("sleep", sleep))
-                                       if v is not None})
+        self.retry = retry or Retry(
+            **{k: v for k, v in (("attempts", attempts), ("sleep", sleep)) if v is not None}
+        )
         self.stats = stats if stats is not None else LLMStats(on_add=on_call)
 
     @property
@@ -65,21 +72,40 @@ class ModelClient:
         """True when the backend declares ``capability`` (``model.capabilities``: grammar, json)."""
         return capability in self.capabilities
 
-    def call(self, prompt: str, purpose: str = "generate", *, schema: dict | None = None,
-             grammar: str | None = None) -> str:
+    def call(
+        self,
+        prompt: str,
+        purpose: str = "generate",
+        *,
+        schema: dict | None = None,
+        grammar: str | None = None,
+    ) -> str:
         """The reply's text (held to ``grammar`` or ``schema`` where the backend can).
 
         LLMCallError once every attempt failed.
         """
         retry = self.retry
-        reply = call_llm(self.backend, prompt, attempts=retry.attempts, wait_min=retry.wait_min,
-                         wait_max=retry.wait_max, sleep=retry.sleep, schema=schema, grammar=grammar)
+        reply = call_llm(
+            self.backend,
+            prompt,
+            attempts=retry.attempts,
+            wait_min=retry.wait_min,
+            wait_max=retry.wait_max,
+            sleep=retry.sleep,
+            schema=schema,
+            grammar=grammar,
+        )
         self.stats.add(reply, purpose)
         return reply.text
 
 
-def as_client(model: ModelClient | BackendLike, *, stats: LLMStats | None = None, attempts: int = 3,
-              sleep: Callable[[float], None] = time.sleep) -> ModelClient:
+def as_client(
+    model: ModelClient | BackendLike,
+    *,
+    stats: LLMStats | None = None,
+    attempts: int = 3,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ModelClient:
     """``model`` itself when it is a ModelClient, else a client for the backend (or callable).
 
     For the stages' public functions that still take a plain backend with ``stats``, ``attempts``

@@ -11,8 +11,10 @@ from __future__ import annotations
 __all__ = ["build_context", "build_rich_context", "NO_FUNCTIONS", "REUSE_GUIDANCE"]
 
 NO_FUNCTIONS = "(No functions generated yet)"
-REUSE_GUIDANCE = ("Reuse, do not recreate: these functions already run before yours. To change one, send it "
-                  "again with the SAME name and the whole new code; it replaces the old one.")
+REUSE_GUIDANCE = (
+    "Reuse, do not recreate: these functions already run before yours. To change one, send it "
+    "again with the SAME name and the whole new code; it replaces the old one."
+)
 
 
 def build_context(functions: list[dict], max_chars: int = 8000) -> str:
@@ -30,8 +32,11 @@ def build_context(functions: list[dict], max_chars: int = 8000) -> str:
     return "\n".join(reversed(entries)).rstrip()
 
 
-def build_rich_context(functions: list[dict], max_chars: int = 8000, *, max_code_chars: int = 700) -> str:
-    """Newest functions with their code (each cut at ``max_code_chars``), older ones as docstrings, in budget."""
+def build_rich_context(
+    functions: list[dict], max_chars: int = 8000, *, max_code_chars: int = 700
+) -> str:
+    """Newest functions with their code (each cut at ``max_code_chars``), older ones as docstrings,
+    in budget."""
     if not functions:
         return NO_FUNCTIONS
     entries: list[str] = []

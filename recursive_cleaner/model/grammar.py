@@ -1,14 +1,14 @@
 """Grammars for the replies: constrained decoding keeps a small model's reply in the tag format.
 
-A grammar here is a small tree of pieces (literal, character class, sequence, choice,
-repetition) rendered two ways from the same tree: as llama.cpp GBNF (``gbnf()``, sent with
-the call to the embedded model or a llama.cpp server) and as a Python regular expression
-(``regex()``) that the tests match against replies the parser must accept. The reply forms are
-those of ``prompt``: the field function (``field_reply``: the name the prompt asks for, no issue
-list) and the open-ended pass (``open_reply``: the issues, then one function or ``clean``).
-The code inside ``<code>`` is shaped, not parsed: import lines, then ``def NAME(param):`` and
-indented lines, no backtick; whether it is valid Python is still the parser's question.
-The cross-row plan's form is built from these pieces by its kinds (``crossrow.xml_form.plan_reply``).
+A grammar here is a small tree of pieces (literal, character class, sequence, choice, repetition)
+rendered two ways from the same tree: as llama.cpp GBNF (``gbnf()``, sent with the call to the
+embedded model or a llama.cpp server) and as a Python regular expression (``regex()``) that the
+tests match against replies the parser must accept. The reply forms are those of ``prompt``: the
+field function (``field_reply``: the name the prompt asks for, no issue list) and the open-ended
+pass (``open_reply``: the issues, then one function or ``clean``). The code inside ``<code>`` is
+shaped, not parsed: import lines, then ``def NAME(param):`` and indented lines, no backtick; whether
+it is valid Python is still the parser's question. The cross-row plan's form is built from these
+pieces by its kinds (``crossrow.xml_form.plan_reply``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Grammar", "field_reply", "open_reply", "detect_reply", "MAX_ISSUES",
-           "lit", "cls", "seq", "alt", "rep"]
+__all__ = [
+    "Grammar",
+    "field_reply",
+    "open_reply",
+    "detect_reply",
+    "MAX_ISSUES",
+    "lit",
+    "cls",
+    "seq",
+    "alt",
+    "rep",
+]
 
 MAX_ISSUES = 8  # issues listed in an open-ended reply at most: a small model can loop on them
 
@@ -53,14 +63,28 @@ def rep(part: _Node | str, low: int = 0, high: int | None = None) -> _Node:
 
 
 _GBNF_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
-_CLASS_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "]": "\\]", "\\": "\\\\", "^": "\\^", "-": "\\-", "[": "\\["}
+_CLASS_ESCAPES = {
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "]": "\\]",
+    "\\": "\\\\",
+    "^": "\\^",
+    "-": "\\-",
+    "[": "\\[",
+}
 
 
 def _gbnf(node: _Node) -> str:
     if node.kind == "lit":
         return '"' + "".join(_GBNF_ESCAPES.get(c, c) for c in node.text) + '"'
     if node.kind == "cls":
-        return "[" + ("^" if node.low else "") + "".join(_CLASS_ESCAPES.get(c, c) for c in node.text) + "]"
+        return (
+            "["
+            + ("^" if node.low else "")
+            + "".join(_CLASS_ESCAPES.get(c, c) for c in node.text)
+            + "]"
+        )
     if node.kind == "seq":
         return "(" + " ".join(_gbnf(p) for p in node.parts) + ")"
     if node.kind == "alt":
@@ -79,12 +103,25 @@ def _regex(node: _Node) -> str:
     if node.kind == "lit":
         return re.escape(node.text)
     if node.kind == "cls":
-        return "[" + ("^" if node.low else "") + "".join(_CLASS_ESCAPES.get(c, re.escape(c)) for c in node.text) + "]"
+        return (
+            "["
+            + ("^" if node.low else "")
+            + "".join(_CLASS_ESCAPES.get(c, re.escape(c)) for c in node.text)
+            + "]"
+        )
     if node.kind == "seq":
         return "(?:" + "".join(_regex(p) for p in node.parts) + ")"
     if node.kind == "alt":
         return "(?:" + "|".join(_regex(p) for p in node.parts) + ")"
-    return "(?:" + _regex(node.parts[0]) + "){" + str(node.low) + "," + ("" if node.high is None else str(node.high)) + "}"
+    return (
+        "(?:"
+        + _regex(node.parts[0])
+        + "){"
+        + str(node.low)
+        + ","
+        + ("" if node.high is None else str(node.high))
+        + "}"
+    )
 
 
 @dataclass(frozen=True)
@@ -103,8 +140,10 @@ class Grammar:
         return self.regex().fullmatch(reply) is not None
 
 
-_IDENT = seq(cls("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"),
-             rep(cls("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")))
+_IDENT = seq(
+    cls("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"),
+    rep(cls("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")),
+)
 _TEXT = rep(cls("<\n`", negate=True), 1)  # one line of prose, no tag inside
 _DOC = rep(cls("<`", negate=True), 1)  # the docstring may span lines (a ``Tags:`` line at the end)
 _NEWLINE = "\n"
@@ -119,14 +158,28 @@ def _code(name: _Node | str, param: str) -> _Node:
 
 
 def _function(name: _Node | str, param: str) -> _Node:
-    return seq("  <function_to_generate>\n    <name>", name, "</name>\n    <docstring>", _DOC,
-               "</docstring>\n    <code>\n```python\n", _code(name, param),
-               "```\n    </code>\n  </function_to_generate>\n")
+    return seq(
+        "  <function_to_generate>\n    <name>",
+        name,
+        "</name>\n    <docstring>",
+        _DOC,
+        "</docstring>\n    <code>\n```python\n",
+        _code(name, param),
+        "```\n    </code>\n  </function_to_generate>\n",
+    )
 
 
 def _issue(solved: str | None = None) -> _Node:
     flag = alt("true", "false") if solved is None else lit(solved)
-    return seq('    <issue id="', rep(cls("0123456789"), 1, 2), '" solved="', flag, '">', _TEXT, "</issue>\n")
+    return seq(
+        '    <issue id="',
+        rep(cls("0123456789"), 1, 2),
+        '" solved="',
+        flag,
+        '">',
+        _TEXT,
+        "</issue>\n",
+    )
 
 
 def _issues(low: int) -> _Node:
@@ -137,8 +190,13 @@ def field_reply(name: str, param: str = "record") -> Grammar:
     """The reply to a field prompt: exactly one function, named as the prompt asks."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"not a Python identifier: {name!r}")
-    return Grammar(seq("<cleaning_analysis>\n", _function(name, param),
-                       "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>"))
+    return Grammar(
+        seq(
+            "<cleaning_analysis>\n",
+            _function(name, param),
+            "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>",
+        )
+    )
 
 
 def open_reply(param: str = "record") -> Grammar:
@@ -149,14 +207,33 @@ def open_reply(param: str = "record") -> Grammar:
     a function anyway (often the prompt's own example), a call spent on a certain refusal.
     """
     solved, head = _issue("true"), "  <issues_detected>\n"
-    all_solved = seq(head, rep(solved, 1, MAX_ISSUES), "  </issues_detected>\n", "  <chunk_status>clean</chunk_status>\n")
-    unsolved = seq(head, rep(solved, 0, MAX_ISSUES - 1), _issue("false"), rep(_issue(), 0, MAX_ISSUES - 1),
-                   "  </issues_detected>\n", _function(_IDENT, param), "  <chunk_status>needs_more_work</chunk_status>\n")
+    all_solved = seq(
+        head,
+        rep(solved, 1, MAX_ISSUES),
+        "  </issues_detected>\n",
+        "  <chunk_status>clean</chunk_status>\n",
+    )
+    unsolved = seq(
+        head,
+        rep(solved, 0, MAX_ISSUES - 1),
+        _issue("false"),
+        rep(_issue(), 0, MAX_ISSUES - 1),
+        "  </issues_detected>\n",
+        _function(_IDENT, param),
+        "  <chunk_status>needs_more_work</chunk_status>\n",
+    )
     return Grammar(seq("<cleaning_analysis>\n", alt(all_solved, unsolved), "</cleaning_analysis>"))
 
 
 def detect_reply() -> Grammar:
     """The dry run's reply: the issues and a status, no function."""
     status = alt("needs_more_work", "clean")
-    return Grammar(seq("<cleaning_analysis>\n", _issues(0), "  <chunk_status>", status,
-                       "</chunk_status>\n</cleaning_analysis>"))
+    return Grammar(
+        seq(
+            "<cleaning_analysis>\n",
+            _issues(0),
+            "  <chunk_status>",
+            status,
+            "</chunk_status>\n</cleaning_analysis>",
+        )
+    )

@@ -32,7 +32,8 @@ class LLMReply:
 
 @dataclass
 class LLMStats:
-    """Running totals over a run; ``on_add(reply, purpose)``, when set, hears of every call counted."""
+    """Running totals over a run; ``on_add(reply, purpose)``, when set, hears of every call
+    counted."""
 
     calls: int = 0
     failed_attempts: int = 0
@@ -79,23 +80,31 @@ class LLMStats:
 
 
 def _usage_of(backend: LLMBackend, can: frozenset[str]) -> tuple[int | None, ...]:
-    """prompt, completion and cached (reused from the server's prompt cache) tokens, where reported."""
+    """prompt, completion and cached (reused from the server's prompt cache) tokens, where
+    reported."""
     usage = backend.last_usage if USAGE in can else None  # type: ignore[attr-defined]
     if not isinstance(usage, dict):
         return None, None, None
     return tuple(  # type: ignore[return-value]
         v if isinstance(v, int) else None
-        for v in (usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("cached_tokens"))
+        for v in (
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+            usage.get("cached_tokens"),
+        )
     )
 
 
 def _server_wait_or(backoff: Callable[[Any], float]) -> Callable[[Any], float]:
-    """Tenacity's wait: the failure's ``retry_after`` (capped at RETRY_AFTER_MAX) when it has one, else ``backoff``."""
+    """Tenacity's wait: the failure's ``retry_after`` (capped at RETRY_AFTER_MAX) when it has one,
+    else ``backoff``."""
+
     def wait(retry_state: Any) -> float:
         asked = getattr(retry_state.outcome.exception(), "retry_after", None)
         if isinstance(asked, (int, float)) and not isinstance(asked, bool) and asked >= 0:
             return min(float(asked), RETRY_AFTER_MAX)
         return backoff(retry_state)
+
     return wait
 
 
@@ -128,8 +137,11 @@ def call_llm(
         stop=stop_after_attempt(max(1, attempts)),
         wait=_server_wait_or(wait_exponential(min=wait_min, max=wait_max)),
         sleep=sleep,
-        # Ctrl-C (KeyboardInterrupt) and other BaseExceptions are never retried: they propagate as they are.
-        retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)),
+        # Ctrl-C (KeyboardInterrupt) and other BaseExceptions are never retried: they propagate as
+        # they are.
+        retry=retry_if_exception(
+            lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)
+        ),
         reraise=False,
     )
     tries = 0
@@ -160,5 +172,11 @@ def call_llm(
             last_error=last,
         ) from last
     p, c, cached = _usage_of(backend, can)
-    return LLMReply(text=text, latency_ms=elapsed, attempts=tries, prompt_tokens=p, completion_tokens=c,
-                    cached_tokens=cached)
+    return LLMReply(
+        text=text,
+        latency_ms=elapsed,
+        attempts=tries,
+        prompt_tokens=p,
+        completion_tokens=c,
+        cached_tokens=cached,
+    )

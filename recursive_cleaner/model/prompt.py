@@ -32,8 +32,10 @@ STOP_SEQUENCES = (f"</{ROOT_TAG}>",)
 
 _CONTRACTS = {
     "structured": (
-        "Each function takes ONE record (a dict mapping field name to value) and returns the cleaned "
-        "record (a dict). Copy the record before changing it (`record = dict(record)`). Never drop a "
+        "Each function takes ONE record (a dict mapping field name to value) and returns the "
+        "cleaned "
+        "record (a dict). Copy the record before changing it (`record = dict(record)`). Never drop "
+        "a "
         "record, never return None, never read or write files, never print."
     ),
     "text": (
@@ -43,11 +45,15 @@ _CONTRACTS = {
 }
 _PARAM = {"structured": "record", "text": "text"}
 _EXAMPLE_BODY = {
-    "structured": '    record = dict(record)\n    record["phone"] = to_e164(record.get("phone"))\n    return record',
+    "structured": (
+        '    record = dict(record)\n    record["phone"] = to_e164(record.get("phone"))\n    return '
+        "record"
+    ),
     "text": "    return text",
 }
 
-_STATIC = """You are a data cleaning engineer. You write small Python functions that fix data quality \
+_STATIC = """You are a data cleaning engineer. You write small Python functions that fix data \
+quality \
 problems, one function at a time.
 
 === FUNCTION CONTRACT ===
@@ -79,9 +85,11 @@ def fix_phone({param}):
 </cleaning_analysis>
 
 Rules:
-1. Write ONE complete function (no placeholders). Prefer the tested helpers above to writing your own parsing.
+1. Write ONE complete function (no placeholders). Prefer the tested helpers above to writing your \
+own parsing.
 2. Never rewrite a function listed under EXISTING FUNCTIONS; give a new function a new name.
-3. When there is nothing left to fix, leave out <function_to_generate> and write <chunk_status>clean</chunk_status>.
+3. When there is nothing left to fix, leave out <function_to_generate> and write \
+<chunk_status>clean</chunk_status>.
 {extra_rules}
 === USER'S CLEANING GOALS ===
 {instructions}
@@ -98,7 +106,8 @@ _CHUNK_TASK = """
 
 === TASK ===
 List EVERY data quality issue you still see in the data above (field and problem). Mark an issue \
-solved="true" only if a function under EXISTING FUNCTIONS already fixes it. Write ONE function for the \
+solved="true" only if a function under EXISTING FUNCTIONS already fixes it. Write ONE function for \
+the \
 FIRST issue marked solved="false", or reply clean when every issue is solved.
 {feedback}
 Now write your <cleaning_analysis> reply."""
@@ -108,8 +117,10 @@ _FIELD_TASK = """
 {issue}{examples}
 
 === TASK ===
-Write ONE function named {name}({param}) that fixes the field '{field}' so that its values have the \
-required format. Change only '{field}'; return every other field exactly as it was. Values that cannot \
+Write ONE function named {name}({param}) that fixes the field '{field}' so that its values have \
+the \
+required format. Change only '{field}'; return every other field exactly as it was. Values that \
+cannot \
 be fixed stay as they are.
 {feedback}
 Now write your <cleaning_analysis> reply."""
@@ -120,7 +131,8 @@ _DETECT_TASK = """
 {chunk}
 
 === TASK ===
-This is an analysis only: do NOT write any function. List EVERY data quality issue you see in the data \
+This is an analysis only: do NOT write any function. List EVERY data quality issue you see in the \
+data \
 above, one <issue> per problem, naming the field and giving an example value. Then reply with \
 <chunk_status>needs_more_work</chunk_status> if there is any issue, else clean.
 Now write your <cleaning_analysis> reply."""
@@ -131,14 +143,16 @@ MIN_VARIED = 5  # records shown at least, so the model sees what an ordinary rec
 
 
 def _form(value: Any) -> str:
-    """A value's form: the shapes of its words, each once ("16.0 oz. Alumi-Tek" -> "9.9 Aa-Aa a.")."""
+    """A value's form: the shapes of its words, each once ("16.0 oz. Alumi-Tek" -> "9.9 Aa-Aa
+    a.")."""
     if isinstance(value, str) and value.strip():
         return " ".join(sorted({value_shape(word) for word in value.split()}))
     return value_shape(value)
 
 
 def varied_records(records: list, *, least: int = MIN_VARIED) -> list:
-    """The records that each show a (field, value form) no earlier one showed, topped up to ``least``, in order.
+    """The records that each show a (field, value form) no earlier one showed, topped up to
+    ``least``, in order.
 
     Fifty records of the same forms teach the model no more than one: an open-ended pass is
     shown one record per new form, so a chunk that is clean costs a short prompt.
@@ -146,18 +160,25 @@ def varied_records(records: list, *, least: int = MIN_VARIED) -> list:
     seen: set = set()
     keep: list[int] = []
     for i, record in enumerate(records):
-        forms = {(k, _form(v)) for k, v in record.items()} if isinstance(record, dict) else {("", _form(record))}
+        forms = (
+            {(k, _form(v)) for k, v in record.items()}
+            if isinstance(record, dict)
+            else {("", _form(record))}
+        )
         if forms - seen:
             keep.append(i)
             seen |= forms
     if len(keep) < least:
         chosen = set(keep)
-        keep = sorted(keep + [i for i in range(len(records)) if i not in chosen][: least - len(keep)])
+        keep = sorted(
+            keep + [i for i in range(len(records)) if i not in chosen][: least - len(keep)]
+        )
     return [records[i] for i in keep]
 
 
-def format_chunk(records: list, mode: str = "structured", *, max_chars: int | None = None,
-                 view: str = "all") -> str:
+def format_chunk(
+    records: list, mode: str = "structured", *, max_chars: int | None = None, view: str = "all"
+) -> str:
     """The chunk as the model sees it: one JSON object per line, or the raw text.
 
     ``view="varied"`` shows records as ``varied_records`` picks them and counts the rest
@@ -165,7 +186,9 @@ def format_chunk(records: list, mode: str = "structured", *, max_chars: int | No
     and the rest are counted, so a wide table never overflows a small model's context window.
     """
     picked = varied_records(records) if view == "varied" and mode != "text" else records
-    lines = [str(r) if mode == "text" else json.dumps(r, ensure_ascii=False, default=str) for r in picked]
+    lines = [
+        str(r) if mode == "text" else json.dumps(r, ensure_ascii=False, default=str) for r in picked
+    ]
     alike = len(records) - len(picked)
     note = f"\n... ({alike} more records whose values all have forms shown above)" if alike else ""
     if max_chars is None:
@@ -177,7 +200,11 @@ def format_chunk(records: list, mode: str = "structured", *, max_chars: int | No
         shown.append(line[:max_chars])
         used += len(line) + 1
     rest = len(lines) - len(shown)
-    return "\n".join(shown) + (f"\n... ({rest} more records like these not shown)" if rest else "") + note
+    return (
+        "\n".join(shown)
+        + (f"\n... ({rest} more records like these not shown)" if rest else "")
+        + note
+    )
 
 
 def format_feedback(errors: list[str]) -> str:
@@ -193,20 +220,27 @@ def static_prefix(
     *,
     schema: str = "",
     mode: str = "structured",
-    allowed_imports: str = "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools",
+    allowed_imports: str = (
+        "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools"
+    ),
     toolkit: str = "",
     extra_rules: str = "",
 ) -> str:
-    """The part of every prompt that stays the same for a whole run (``extra_rules``: more numbered rules)."""
+    """The part of every prompt that stays the same for a whole run (``extra_rules``: more numbered
+    rules)."""
     mode = "text" if mode == "text" else "structured"
     use_toolkit = bool(toolkit.strip()) and mode == "structured"
     return _STATIC.format(
         contract=_CONTRACTS[mode],
         imports=allowed_imports,
         toolkit=f"\n=== TOOLKIT ===\n{toolkit.strip()}\n" if use_toolkit else "",
-        example_import="from recursive_cleaner.toolkit import to_e164\n" if use_toolkit else "import re\n",
-        example_body=_EXAMPLE_BODY[mode] if use_toolkit or mode == "text" else
-        '    record = dict(record)\n    record["phone"] = re.sub(r"[^0-9+]", "", str(record.get("phone") or ""))'
+        example_import="from recursive_cleaner.toolkit import to_e164\n"
+        if use_toolkit
+        else "import re\n",
+        example_body=_EXAMPLE_BODY[mode]
+        if use_toolkit or mode == "text"
+        else '    record = dict(record)\n    record["phone"] = re.sub(r"[^0-9+]", "", '
+        'str(record.get("phone") or ""))'
         "\n    return record",
         param=_PARAM[mode],
         instructions=instructions.strip() or "(none given: fix obvious quality problems)",
@@ -223,30 +257,64 @@ def build_prompt(
     schema: str = "",
     mode: str = "structured",
     feedback: str = "",
-    allowed_imports: str = "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools",
+    allowed_imports: str = (
+        "re, datetime, math, string, unicodedata, decimal, json, collections, itertools, functools"
+    ),
     records: int | None = None,
     toolkit: str = "",
     prefix: str | None = None,
 ) -> str:
     """The open-ended prompt: show the chunk, ask for all issues and one function."""
     if prefix is None:
-        prefix = static_prefix(instructions, schema=schema, mode=mode, allowed_imports=allowed_imports,
-                               toolkit=toolkit)
-    what = "text" if mode == "text" else (f"{records} records, one JSON object per line" if records else "records")
-    return (prefix + _CONTEXT.format(context=context)
-            + _CHUNK_TASK.format(what=what, chunk=chunk, feedback=feedback))
+        prefix = static_prefix(
+            instructions, schema=schema, mode=mode, allowed_imports=allowed_imports, toolkit=toolkit
+        )
+    what = (
+        "text"
+        if mode == "text"
+        else (f"{records} records, one JSON object per line" if records else "records")
+    )
+    return (
+        prefix
+        + _CONTEXT.format(context=context)
+        + _CHUNK_TASK.format(what=what, chunk=chunk, feedback=feedback)
+    )
 
 
-def build_detect_prompt(prefix: str, chunk: str, *, mode: str = "structured", records: int | None = None) -> str:
+def build_detect_prompt(
+    prefix: str, chunk: str, *, mode: str = "structured", records: int | None = None
+) -> str:
     """The dry-run prompt: show the chunk and ask for the issues only, no code."""
-    what = "text" if mode == "text" else (f"{records} records, one JSON object per line" if records else "records")
+    what = (
+        "text"
+        if mode == "text"
+        else (f"{records} records, one JSON object per line" if records else "records")
+    )
     return prefix + _DETECT_TASK.format(what=what, chunk=chunk)
 
 
-def build_field_prompt(prefix: str, context: str, *, field: str, issue: str, name: str, feedback: str = "",
-                       examples: str = "") -> str:
-    """The focused prompt: one field, its offending values, the goals' examples as tests, the function name to write."""
+def build_field_prompt(
+    prefix: str,
+    context: str,
+    *,
+    field: str,
+    issue: str,
+    name: str,
+    feedback: str = "",
+    examples: str = "",
+) -> str:
+    """The focused prompt: one field, its offending values, the goals' examples as tests, the
+    function name to write."""
     examples = "\n" + examples.strip() if examples.strip() else ""
-    return (prefix + _CONTEXT.format(context=context)
-            + _FIELD_TASK.format(issue=issue.strip(), examples=examples, name=name, param="record", field=field,
-                                 feedback=feedback))
+    return (
+        prefix
+        + _CONTEXT.format(context=context)
+        + _FIELD_TASK.format(
+            issue=issue.strip(),
+            examples=examples,
+            name=name,
+            param="record",
+            field=field,
+            feedback=feedback,
+        )
+    )

@@ -23,8 +23,16 @@ from dataclasses import dataclass, field
 
 from ..errors import ParseError, clip_text
 
-__all__ = ["Issue", "ParsedResponse", "parse_response", "parse_issues", "extract_python_block", "check_module_shape",
-           "tag_text", "MAX_REPLY_CHARS"]
+__all__ = [
+    "Issue",
+    "ParsedResponse",
+    "parse_response",
+    "parse_issues",
+    "extract_python_block",
+    "check_module_shape",
+    "tag_text",
+    "MAX_REPLY_CHARS",
+]
 
 MAX_REPLY_CHARS = 128 << 10
 """How much of a reply is read: a reply with one function is a few thousand characters."""
@@ -32,12 +40,16 @@ MAX_REPLY_CHARS = 128 << 10
 STATUS_CLEAN = "clean"
 STATUS_NEEDS_WORK = "needs_more_work"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# One way to read the spaces after the fence (two ``[ \t]*`` in a row would try every split of them).
-_FENCE = re.compile(r"```[ \t]*(?:(?:python|py|Python|python3)[ \t]*)?\r?\n(.*?)(?:```|\Z)", re.DOTALL)
+# One way to read the spaces after the fence (two ``[ \t]*`` in a row would try every split of
+# them).
+_FENCE = re.compile(
+    r"```[ \t]*(?:(?:python|py|Python|python3)[ \t]*)?\r?\n(.*?)(?:```|\Z)", re.DOTALL
+)
 _ATTR = re.compile(r'(\w+)\s*=\s*["\']([^"\']*)["\']')
 _ATTR_CHARS = 1000  # the attributes of an <issue> tag that are read
 _ISSUE_CHARS = 1000  # an issue's description as kept
-_MAX_CODE_DEPTH = 200  # syntax-tree levels: a real function has a few dozen; ast.unparse recurses ~3 frames per level
+# syntax-tree levels: a real function has a few dozen; ast.unparse recurses ~3 frames per level
+_MAX_CODE_DEPTH = 200
 
 
 @dataclass
@@ -71,11 +83,14 @@ class ParsedResponse:
 def _tag_patterns(name: str) -> tuple[re.Pattern, re.Pattern]:
     """(opening, closing) of a tag: ``<name ...>`` with no ``<`` inside, and ``</name >``."""
     word = re.escape(name)
-    return re.compile(rf"<{word}\b[^<>]*>", re.IGNORECASE), re.compile(rf"</{word}\s*>", re.IGNORECASE)
+    return re.compile(rf"<{word}\b[^<>]*>", re.IGNORECASE), re.compile(
+        rf"</{word}\s*>", re.IGNORECASE
+    )
 
 
 def _find_tag(text: str, name: str, pos: int = 0) -> tuple[re.Match, re.Match | None] | None:
-    """(opening, closing) of the first <name> at or after pos (closing None when unclosed); None when absent.
+    """(opening, closing) of the first <name> at or after pos (closing None when unclosed); None
+    when absent.
 
     The closing tag is the first one after the opening: two searches, each linear, the second
     starting where the first ended, so one pass over the text.
@@ -86,7 +101,8 @@ def _find_tag(text: str, name: str, pos: int = 0) -> tuple[re.Match, re.Match | 
 
 
 def tag_text(text: str, name: str) -> str | None:
-    """Inner text of the first <name>…</name>; an unclosed last tag runs to the end; None when absent."""
+    """Inner text of the first <name>…</name>; an unclosed last tag runs to the end; None when
+    absent."""
     text = text[:MAX_REPLY_CHARS]
     tag = _find_tag(text, name)
     if tag is None:
@@ -121,24 +137,38 @@ def parse_issues(text: str) -> list[Issue]:
     if not isinstance(text, str):
         return []
     text, issues, pos = text[:MAX_REPLY_CHARS], [], 0
-    while (tag := _find_tag(text, "issue", pos)) is not None and tag[1] is not None:  # an unclosed one is none
+    # an unclosed one is none
+    while (tag := _find_tag(text, "issue", pos)) is not None and tag[1] is not None:
         found, close = tag
         pos = close.end()
-        attrs = dict((k.lower(), v) for k, v in _ATTR.findall(found.group()[len("<issue") : -1][:_ATTR_CHARS]))
+        attrs = dict(
+            (k.lower(), v)
+            for k, v in _ATTR.findall(found.group()[len("<issue") : -1][:_ATTR_CHARS])
+        )
         solved = attrs.get("solved", "false").strip().lower() in ("true", "yes", "1")
         description = clip_text(" ".join(text[found.end() : close.start()].split()), _ISSUE_CHARS)
-        issues.append(Issue(id=clip_text(attrs.get("id", str(len(issues) + 1)), 40), description=description,
-                            solved=solved))
+        issues.append(
+            Issue(
+                id=clip_text(attrs.get("id", str(len(issues) + 1)), 40),
+                description=description,
+                solved=solved,
+            )
+        )
     return issues
 
 
 def _parse_code(code: str, reply: str) -> tuple[ast.Module, str]:
-    """The syntax tree and the source it came from (XML entities undone if that was needed), nested at most
-    ``_MAX_CODE_DEPTH`` deep: later stages walk the tree recursively (ast.unparse, compile, literal_eval)."""
+    """The syntax tree and the source it came from (XML entities undone if that was needed), nested
+    at most ``_MAX_CODE_DEPTH`` deep: later stages walk the tree recursively (ast.unparse, compile,
+    literal_eval)."""
     tree, source = _parse_tree(code, reply)
     if _nesting(tree) > _MAX_CODE_DEPTH:
-        raise ParseError(f"The code in <code> nests expressions or blocks more than {_MAX_CODE_DEPTH} levels deep; "
-                         "write shorter expressions (a loop instead of a long chain).", reply)
+        raise ParseError(
+            f"The code in <code> nests expressions or blocks more than {_MAX_CODE_DEPTH} levels "
+            "deep; "
+            "write shorter expressions (a loop instead of a long chain).",
+            reply,
+        )
     return tree, source
 
 
@@ -155,10 +185,18 @@ def _nesting(tree: ast.AST) -> int:
 def _parse_tree(code: str, reply: str) -> tuple[ast.Module, str]:
     try:
         return ast.parse(code), code
-    except (RecursionError, MemoryError, ValueError) as exc:  # nested too deep for the parser; a null byte
-        why = "it holds a null byte" if isinstance(exc, ValueError) else "it is nested too deeply to parse"
-        raise ParseError(f"The code in <code> cannot be used: {why}. Send a plain function inside a ```python "
-                         "fenced block.", reply) from None
+    # nested too deep for the parser; a null byte
+    except (RecursionError, MemoryError, ValueError) as exc:
+        why = (
+            "it holds a null byte"
+            if isinstance(exc, ValueError)
+            else "it is nested too deeply to parse"
+        )
+        raise ParseError(
+            f"The code in <code> cannot be used: {why}. Send a plain function inside a ```python "
+            "fenced block.",
+            reply,
+        ) from None
     except SyntaxError as first:
         unescaped = html.unescape(code)
         if unescaped != code:
@@ -188,16 +226,22 @@ def check_module_shape(tree: ast.Module, name: str) -> list[str]:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_literal(node.value):
             continue
         if isinstance(node, ast.If) and "__main__" in _source(node.test):
-            problems.append('Remove the `if __name__ == "__main__":` block; send only the function.')
+            problems.append(
+                'Remove the `if __name__ == "__main__":` block; send only the function.'
+            )
             continue
         problems.append(
-            f"Module-level statement `{(_source(node).splitlines() or [''])[0][:60]}` (line {node.lineno}) would run "
+            f"Module-level statement `{(_source(node).splitlines() or [''])[0][:60]}` (line "
+            f"{node.lineno}) would run "
             "on import; only imports, functions and constants are allowed outside the function."
         )
     names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
     if name not in names:
         found = ", ".join(names) or "none"
-        problems.append(f"The code must define a function named `{name}` (as in <name>); functions found: {found}.")
+        problems.append(
+            f"The code must define a function named `{name}` (as in <name>); functions found: "
+            f"{found}."
+        )
     return problems
 
 
@@ -222,17 +266,22 @@ def _is_literal(node: ast.AST | None) -> bool:
 def parse_response(text: str) -> ParsedResponse:
     """Parse a model reply; raise ParseError with feedback for the model when it cannot be used."""
     if not isinstance(text, str) or not text.strip():
-        raise ParseError("The reply was empty. Answer in the <cleaning_analysis> format.", clip_text(text or "", 200))
+        raise ParseError(
+            "The reply was empty. Answer in the <cleaning_analysis> format.",
+            clip_text(text or "", 200),
+        )
     text = text[:MAX_REPLY_CHARS]  # all that is read; a longer reply is cut here
     root = tag_text(text, "cleaning_analysis")
     body = root if root is not None else text
-    result = ParsedResponse(issues=parse_issues(body), status=_normalise_status(tag_text(body, "chunk_status")))
+    result = ParsedResponse(
+        issues=parse_issues(body), status=_normalise_status(tag_text(body, "chunk_status"))
+    )
 
     func = tag_text(body, "function_to_generate")
     scope = func if func is not None else body
     code_raw = tag_text(scope, "code")
     if code_raw is None and _FENCE.search(scope):
-        code_raw = scope[_FENCE.search(scope).start():]  # a fenced block without <code> tags
+        code_raw = scope[_FENCE.search(scope).start() :]  # a fenced block without <code> tags
     name = " ".join((tag_text(scope, "name") or "").split())
     code = extract_python_block(_strip_cdata(code_raw)) if code_raw is not None else ""
 
@@ -246,8 +295,10 @@ def parse_response(text: str) -> ParsedResponse:
         if result.status == STATUS_CLEAN:
             return result
         raise ParseError(
-            "chunk_status is not clean but no function was given. Either write ONE function for the "
-            "first unsolved issue inside <function_to_generate>, or reply <chunk_status>clean</chunk_status>.",
+            "chunk_status is not clean but no function was given. Either write ONE function for "
+            "the "
+            "first unsolved issue inside <function_to_generate>, or reply "
+            "<chunk_status>clean</chunk_status>.",
             text,
         )
 

@@ -1,12 +1,14 @@
-"""The model's draft of the field spec: one short call that fills the form from the library's menu of kinds.
+"""The model's draft of the field spec: one short call that fills the form from the library's menu
+of kinds.
 
-``build_spec_prompt(goals, samples)`` asks for one line per field (``field: kind``, or
-``field: enum: a | b | c``); ``parse_spec_draft(reply, fields)`` reads it back, ignoring any line
-that names an unknown field or kind. A backend that can hold its reply to a JSON schema
+``build_spec_prompt(goals, samples)`` asks for one line per field (``field: kind``, or ``field:
+enum: a | b | c``); ``parse_spec_draft(reply, fields)`` reads it back, ignoring any line that names
+an unknown field or kind. A backend that can hold its reply to a JSON schema
 (``StructuredBackend.generate_json``: a llama.cpp grammar, ``response_format``) gets
 ``build_spec_prompt(..., structured=True)`` and ``spec_schema(fields)``: then it can only answer
-with a known kind for every field, in order; the parser reads that JSON too. The draft is a second opinion beside the rule reader:
-``profiling.spec.read_spec(draft=...)`` lets the data decide where the two disagree.
+with a known kind for every field, in order; the parser reads that JSON too. The draft is a second
+opinion beside the rule reader: ``profiling.spec.read_spec(draft=...)`` lets the data decide where
+the two disagree.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from .response import MAX_REPLY_CHARS
 
 __all__ = ["build_spec_prompt", "parse_spec_draft", "spec_schema", "MENU"]
 
-MENU = ", ".join([kind.menu for kind in REGISTRY.values() if kind.menu]
-                 + ["free (the goals say something no kind captures)", "none (the goals do not mention it)"])
-_PROMPT = """You read a user's goals for cleaning a table and fill in, for every field, what its values
+MENU = ", ".join(
+    [kind.menu for kind in REGISTRY.values() if kind.menu]
+    + ["free (the goals say something no kind captures)", "none (the goals do not mention it)"]
+)
+_PROMPT = """You read a user's goals for cleaning a table and fill in, for every field, what its \
+values
 should look like. Choose the kind from this menu: {menu}.
 
 Goals:
@@ -41,37 +46,61 @@ Reply with exactly these lines, nothing else, each field's kind after its colon 
 _JSON_ANSWER = """Reply with one JSON object: for every field, in this order ({names}), an object
 {{"kind": KIND}}, or for an enum {{"kind": "enum", "values": [VALUE, VALUE, ...]}}.
 """
-_LINE = re.compile(r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
-                   r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$")
+_LINE = re.compile(
+    r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
+    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$"
+)
 _SHOWN = 4
-_LINE_CHARS = 1000  # a spec line ("field: enum: A | B | C") is short; _LINE is quadratic in a line's spaces
+# a spec line ("field: enum: A | B | C") is short; _LINE is quadratic in a line's spaces
+_LINE_CHARS = 1000
 
 
 def spec_schema(fields: list[str]) -> dict:
-    """The JSON schema of a draft: every field, in order, with a kind from the menu (and values for an enum)."""
-    kinds = [k for k in SPEC_KINDS if k != "shape"] + ["none"]  # a shape comes from the goals' examples
-    one = {"type": "object", "properties": {"kind": {"enum": kinds},
-                                            "values": {"type": "array", "items": {"type": "string"}, "maxItems": 12}},
-           "required": ["kind"], "additionalProperties": False}
-    return {"type": "object", "properties": {f: one for f in fields}, "required": list(fields),
-            "additionalProperties": False}
+    """The JSON schema of a draft: every field, in order, with a kind from the menu (and values for
+    an enum)."""
+    # a shape comes from the goals' examples
+    kinds = [k for k in SPEC_KINDS if k != "shape"] + ["none"]
+    one = {
+        "type": "object",
+        "properties": {
+            "kind": {"enum": kinds},
+            "values": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+        },
+        "required": ["kind"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {f: one for f in fields},
+        "required": list(fields),
+        "additionalProperties": False,
+    }
 
 
 def build_spec_prompt(goals: str, samples: dict[str, list], *, structured: bool = False) -> str:
-    """The drafting prompt: the menu first (the same in every run), then the goals and the fields."""
+    """The drafting prompt: the menu first (the same in every run), then the goals and the
+    fields."""
     lines = []
     for name, values in samples.items():
         shown = [repr(v) for v in values if v not in (None, "")][:_SHOWN]
         lines.append(f"- {name}: {', '.join(shown) if shown else '(empty)'}")
-    template = "\n".join(f"{name}:" for name in samples)  # a small model copies a placeholder; give the names
-    prompt = _PROMPT.format(menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines), template=template)
+    # a small model copies a placeholder; give the names
+    template = "\n".join(f"{name}:" for name in samples)
+    prompt = _PROMPT.format(
+        menu=MENU, goals=(goals or "").strip()[:4000], fields="\n".join(lines), template=template
+    )
     if structured:  # the schema holds the reply; ask for the same form in JSON
-        prompt = prompt[:prompt.index("Reply with exactly")] + _JSON_ANSWER.format(names=", ".join(samples))
+        prompt = prompt[: prompt.index("Reply with exactly")] + _JSON_ANSWER.format(
+            names=", ".join(samples)
+        )
     return prompt
 
 
-def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | None, tuple[str, ...]]]:
-    """``{field: (kind, allowed)}`` from the reply; ``none`` gives (None, ()); unknown fields and kinds are skipped."""
+def parse_spec_draft(
+    reply: str, fields: list[str]
+) -> dict[str, tuple[str | None, tuple[str, ...]]]:
+    """``{field: (kind, allowed)}`` from the reply; ``none`` gives (None, ()); unknown fields and
+    kinds are skipped."""
     known = {f.lower(): f for f in fields}
     out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
     answer = _json_answer(reply)
@@ -85,7 +114,8 @@ def parse_spec_draft(reply: str, fields: list[str]) -> dict[str, tuple[str | Non
                 out[field] = read
         return out
     for line in (reply or "")[:MAX_REPLY_CHARS].splitlines():
-        m = _LINE.match(line.strip()[:_LINE_CHARS])  # _LINE backtracks per line: a long line is cut first
+        # _LINE backtracks per line: a long line is cut first
+        m = _LINE.match(line.strip()[:_LINE_CHARS])
         if not m:
             continue
         name = known.get(m.group("field").strip().lower())
@@ -102,7 +132,7 @@ def _json_answer(reply: str) -> dict | None:
     if start < 0 or end <= start or len(text) > 200_000:
         return None
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(text[start : end + 1])
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -116,7 +146,11 @@ def _reading(kind: str, values: str) -> tuple[str | None, tuple[str, ...]] | boo
         return False
     allowed: tuple[Any, ...] = ()
     if kind == "enum":
-        allowed = tuple(dict.fromkeys(v.strip().strip("\"'`") for v in re.split(r"\s*[|,/]\s*", values) if v.strip()))
+        allowed = tuple(
+            dict.fromkeys(
+                v.strip().strip("\"'`") for v in re.split(r"\s*[|,/]\s*", values) if v.strip()
+            )
+        )
         if len(allowed) < 2:
             return False
     return kind, allowed

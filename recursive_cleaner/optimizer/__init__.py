@@ -1,4 +1,5 @@
-"""Optimizer: after the last chunk, group functions by tags, consolidate them, verify equal output; saturation.
+"""Optimizer: after the last chunk, group functions by tags, consolidate them, verify equal output;
+saturation.
 
 The contract names (spec 03) are importable from here: ``group_by_salience``,
 ``consolidate_with_agency``, ``AgentAssessment``, ``extract_tags``.

@@ -68,14 +68,17 @@ class MergeDecision:
 
 
 class ConsolidationResult(list):
-    """The final functions ({name, docstring, code} dicts; the list itself, as the contract returns) and the story.
+    """The final functions ({name, docstring, code} dicts; the list itself, as the contract returns)
+    and the story.
 
     ``accepted`` / ``refused``: MergeDecisions; ``assessments``: the model's, per round;
     ``calls``: LLM calls made; ``stop_reasons``: group → complete | no_progress | max_rounds |
     nothing_to_merge | parse_error | llm_error; ``notes``: failures worth reporting.
     """
 
-    def __init__(self, functions: Iterable[dict] = (), *, original_count: int | None = None) -> None:
+    def __init__(
+        self, functions: Iterable[dict] = (), *, original_count: int | None = None
+    ) -> None:
         super().__init__(functions)
         self.inputs: list[dict] = list(self)
         self.original_count = len(self.inputs) if original_count is None else original_count
@@ -109,8 +112,11 @@ class ConsolidationResult(list):
 
     def report_lines(self) -> list[str]:
         """What the consolidation did, one line each, for the run report."""
-        head = (f"{self.original_count} → {len(self)} functions: {len(self.accepted)} merge(s) accepted, "
-                f"{len(self.refused)} refused, {self.calls} LLM call(s)")
+        head = (
+            f"{self.original_count} → {len(self)} functions: {len(self.accepted)} merge(s) "
+            "accepted, "
+            f"{len(self.refused)} refused, {self.calls} LLM call(s)"
+        )
         return [head] + [d.describe() for d in self.accepted + self.refused] + list(self.notes)
 
 
@@ -132,7 +138,11 @@ def defined_names(function: dict) -> set[str]:
 
 
 def _short(value: object, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    text = (
+        json.dumps(value, ensure_ascii=False, default=str)
+        if not isinstance(value, str)
+        else repr(value)
+    )
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -140,16 +150,30 @@ def _outcome(res, i: int) -> tuple:
     return (res.outputs[i], res.errors[i] is None)
 
 
-def compare_pipelines(before: list[dict], after: list[dict], records: list | None, *, timeout: float = 10.0,
-                      mode: str = "structured") -> str | None:
-    """None when ``after`` cleans every record as ``before`` does (both run in the sandbox), else why not."""
+def compare_pipelines(
+    before: list[dict],
+    after: list[dict],
+    records: list | None,
+    *,
+    timeout: float = 10.0,
+    mode: str = "structured",
+) -> str | None:
+    """None when ``after`` cleans every record as ``before`` does (both run in the sandbox), else
+    why not."""
     if not records:
         return "there are no sample records to check it against"
     try:
-        ref = run_in_sandbox(render_module(before, mode=mode), "clean_data", records, timeout=timeout)
+        ref = run_in_sandbox(
+            render_module(before, mode=mode), "clean_data", records, timeout=timeout
+        )
         if not ref.ok:
-            return f"the original functions cannot run on the sample records ({ref.error or '; '.join(ref.violations)})"
-        new = run_in_sandbox(render_module(after, mode=mode), "clean_data", records, timeout=timeout)
+            return (
+                "the original functions cannot run on the sample records "
+                f"({ref.error or '; '.join(ref.violations)})"
+            )
+        new = run_in_sandbox(
+            render_module(after, mode=mode), "clean_data", records, timeout=timeout
+        )
     except (SandboxError, SyntaxError, TypeError) as exc:
         return f"the sandbox could not compare them: {exc}"
     if not new.ok:
@@ -160,14 +184,26 @@ def compare_pipelines(before: list[dict], after: list[dict], records: list | Non
     i = diffs[0]
     expected = ref.outputs[i] if ref.errors[i] is None else f"error {ref.errors[i]}"
     got = new.outputs[i] if new.errors[i] is None else f"error {new.errors[i]}"
-    return (f"its output differs on {len(diffs)} of {len(records)} sample records "
-            f"(record {i}: expected {_short(expected)}, got {_short(got)})")
+    return (
+        f"its output differs on {len(diffs)} of {len(records)} sample records "
+        f"(record {i}: expected {_short(expected)}, got {_short(got)})"
+    )
 
 
-def verify_merge(merged: dict, originals: list[dict], records: list | None, *,
-                 reserved_names: Iterable[str] = (), timeout: float = 10.0, mode: str = "structured") -> str | None:
-    """None when ``merged`` may replace ``originals``: safe code, no name clash, same outputs on ``records``."""
-    problems = check_code_safety(merged.get("code") or "") or name_problems(merged.get("code") or "")
+def verify_merge(
+    merged: dict,
+    originals: list[dict],
+    records: list | None,
+    *,
+    reserved_names: Iterable[str] = (),
+    timeout: float = 10.0,
+    mode: str = "structured",
+) -> str | None:
+    """None when ``merged`` may replace ``originals``: safe code, no name clash, same outputs on
+    ``records``."""
+    problems = check_code_safety(merged.get("code") or "") or name_problems(
+        merged.get("code") or ""
+    )
     if problems:
         return "its code breaks the safety policy: " + " ".join(problems[:3])
     clash = sorted(defined_names(merged) & set(reserved_names))
@@ -214,33 +250,69 @@ def consolidate_with_agency(
             stop = "nothing_to_merge"
             break
         shown, shown_notes = list(current), notes[-_MAX_NOTES:]
-        parsed, failure = _ask(client, lambda feedback: build_consolidation_prompt(
-            shown, notes=shown_notes, feedback=feedback, mode=mode), result)
+        parsed, failure = _ask(
+            client,
+            lambda feedback: build_consolidation_prompt(
+                shown, notes=shown_notes, feedback=feedback, mode=mode
+            ),
+            result,
+        )
         if parsed is None:
             stop = failure[0]
-            result.notes.append(f"group {group or '(all)'}, round {rnd}: {failure[1]}; "
-                                "the group keeps the functions it had")
-            send("optimize_round", round=rnd, remaining_issues="", group=group, complete=False, confidence="low",
-                 merged=[], refused=[], error=failure[1])
+            result.notes.append(
+                f"group {group or '(all)'}, round {rnd}: {failure[1]}; "
+                "the group keeps the functions it had"
+            )
+            send(
+                "optimize_round",
+                round=rnd,
+                remaining_issues="",
+                group=group,
+                complete=False,
+                confidence="low",
+                merged=[],
+                refused=[],
+                error=failure[1],
+            )
             break
         merges, assessment = parsed
         result.rounds, notes = rnd, []
         result.assessments.append(assessment)
         decisions = []
         for proposal in merges:
-            decision = _decide(proposal, current, origins, rnd=rnd, group=group, records=records,
-                               reserved=reserved, timeout=timeout, mode=mode)
+            decision = _decide(
+                proposal,
+                current,
+                origins,
+                rnd=rnd,
+                group=group,
+                records=records,
+                reserved=reserved,
+                timeout=timeout,
+                mode=mode,
+            )
             decisions.append(decision)
             (result.accepted if decision.accepted else result.refused).append(decision)
-            notes.append(f"{decision.describe()}." if decision.accepted else
-                         f"Your merge of {', '.join(decision.original_names)} into {decision.name} was refused: "
-                         f"{decision.reason}. Do not propose it again unchanged.")
+            notes.append(
+                f"{decision.describe()}."
+                if decision.accepted
+                else f"Your merge of {', '.join(decision.original_names)} into {decision.name} was "
+                "refused: "
+                f"{decision.reason}. Do not propose it again unchanged."
+            )
         if assessment.remaining_issues and assessment.remaining_issues.lower() != "none":
             notes.append(f"You said remaining: {assessment.remaining_issues}")
-        send("optimize_round", round=rnd, remaining_issues=assessment.remaining_issues, group=group,
-             complete=assessment.complete, confidence=assessment.confidence,
-             merged=[d.name for d in decisions if d.accepted], refused=[d.name for d in decisions if not d.accepted],
-             error=None)
+        send(
+            "optimize_round",
+            round=rnd,
+            remaining_issues=assessment.remaining_issues,
+            group=group,
+            complete=assessment.complete,
+            confidence=assessment.confidence,
+            merged=[d.name for d in decisions if d.accepted],
+            refused=[d.name for d in decisions if not d.accepted],
+            error=None,
+        )
         if assessment.complete:
             stop = "complete"
             break
@@ -253,7 +325,8 @@ def consolidate_with_agency(
 
 
 def _ask(client: ModelClient, prompt: Callable[..., str], result: ConsolidationResult):
-    """(parsed reply, None) or (None, (stop reason, message)); one retry with the parse error as feedback."""
+    """(parsed reply, None) or (None, (stop reason, message)); one retry with the parse error as
+    feedback."""
     feedback = ""
     for _ in range(2):
         try:
@@ -268,18 +341,38 @@ def _ask(client: ModelClient, prompt: Callable[..., str], result: ConsolidationR
     return None, ("parse_error", f"the reply could not be used twice ({feedback})")
 
 
-def _decide(proposal: ProposedMerge, current: list[dict], origins: dict[int, list[str]], *, rnd: int,
-            group: str, records: list | None, reserved: set[str], timeout: float, mode: str) -> MergeDecision:
-    """Check one proposed merge; when accepted, put it in ``current`` where its first original was."""
+def _decide(
+    proposal: ProposedMerge,
+    current: list[dict],
+    origins: dict[int, list[str]],
+    *,
+    rnd: int,
+    group: str,
+    records: list | None,
+    reserved: set[str],
+    timeout: float,
+    mode: str,
+) -> MergeDecision:
+    """Check one proposed merge; when accepted, put it in ``current`` where its first original
+    was."""
+
     def refuse(reason: str) -> MergeDecision:
-        return MergeDecision(proposal.name, proposal.original_names, accepted=False, reason=reason, round=rnd,
-                             group=group)
+        return MergeDecision(
+            proposal.name,
+            proposal.original_names,
+            accepted=False,
+            reason=reason,
+            round=rnd,
+            group=group,
+        )
 
     names = {f.get("name") for f in current}
     unknown = [n for n in proposal.original_names if n not in names]
     if unknown:
-        return refuse(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not among the functions "
-                      "under review (maybe already merged)")
+        return refuse(
+            f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not among the functions "
+            "under review (maybe already merged)"
+        )
     if len(proposal.original_names) < 2:
         return refuse("a merge must replace at least two functions")
     wanted = set(proposal.original_names)
@@ -287,16 +380,30 @@ def _decide(proposal: ProposedMerge, current: list[dict], origins: dict[int, lis
         return refuse(f"the name {proposal.name} is already used by a function it does not replace")
     originals = [f for f in current if f.get("name") in wanted]
     others = set().union(*(defined_names(f) for f in current if f.get("name") not in wanted))
-    merged = {"name": proposal.name, "docstring": proposal.docstring, "code": proposal.code,
-              "merged_from": [n for f in originals for n in origins.get(id(f), [f.get("name", "")])]}
+    merged = {
+        "name": proposal.name,
+        "docstring": proposal.docstring,
+        "code": proposal.code,
+        "merged_from": [n for f in originals for n in origins.get(id(f), [f.get("name", "")])],
+    }
     fields = {f.get("field") for f in originals}
     if len(fields) == 1 and None not in fields:
         merged["field"] = fields.pop()
-    reason = verify_merge(merged, originals, records, reserved_names=reserved | others, timeout=timeout, mode=mode)
+    reason = verify_merge(
+        merged, originals, records, reserved_names=reserved | others, timeout=timeout, mode=mode
+    )
     if reason:
         return refuse(reason)
     at = next(i for i, f in enumerate(current) if f is originals[0])
-    current[:] = current[:at] + [merged] + [f for f in current[at:] if all(f is not o for o in originals)]
+    current[:] = (
+        current[:at] + [merged] + [f for f in current[at:] if all(f is not o for o in originals)]
+    )
     origins[id(merged)] = merged["merged_from"]
-    return MergeDecision(proposal.name, proposal.original_names, accepted=True, round=rnd, group=group,
-                         function=merged)
+    return MergeDecision(
+        proposal.name,
+        proposal.original_names,
+        accepted=True,
+        round=rnd,
+        group=group,
+        function=merged,
+    )

@@ -1,10 +1,11 @@
-"""Second pass (v0.5): tagged docstrings, grouping by the most salient tag, and the optimization run.
+"""Second pass (v0.5): tagged docstrings, grouping by the most salient tag, and the optimization
+run.
 
-Generated docstrings end with a ``Tags:`` line (``TAGS_INSTRUCTION`` asks for it). After the
-last chunk, :func:`optimize_functions` groups the accepted functions by their most informative
-tag (:func:`group_by_salience`, IDF over tags) and lets the model consolidate each group
-(:func:`~recursive_cleaner.optimizer.consolidation.consolidate_with_agency`); a merge is kept only if it
-cleans the sample records exactly as the functions it replaces did.
+Generated docstrings end with a ``Tags:`` line (``TAGS_INSTRUCTION`` asks for it). After the last
+chunk, :func:`optimize_functions` groups the accepted functions by their most informative tag
+(:func:`group_by_salience`, IDF over tags) and lets the model consolidate each group
+(:func:`~recursive_cleaner.optimizer.consolidation.consolidate_with_agency`); a merge is kept only
+if it cleans the sample records exactly as the functions it replaces did.
 
 Integration (``DataCleaner(optimize=False, optimize_threshold=10)``): in ``run.finish.optimize``,
 before ``write_functions``, when ``optimize`` and ``optimize_threshold`` functions or more::
@@ -24,7 +25,12 @@ from collections import Counter
 from typing import Callable
 
 from .consolidation import (
-    AgentAssessment, ConsolidationResult, Emit, MergeDecision, compare_pipelines, consolidate_with_agency,
+    AgentAssessment,
+    ConsolidationResult,
+    Emit,
+    MergeDecision,
+    compare_pipelines,
+    consolidate_with_agency,
     defined_names,
 )
 from ..model.client import ModelClient, as_client
@@ -54,9 +60,12 @@ MISC_GROUP = "misc"
 _TAGS_LINE = re.compile(r"^[\s>*#-]*\**\s*tags?\s*\**\s*[:=]\**(.*)$", re.IGNORECASE | re.MULTILINE)
 _TAGS_INLINE = re.compile(r"(?:^|[.;!?]\s+)tags?\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
 _GENERIC = frozenset(
-    "a an and or of in on to the for from by with fix fixes clean cleanup normalize normalise normalizes "
-    "standardize standardise format formats convert parse validate coerce correct ensure handle apply make get "
-    "set map fill remove strip trim field fields value values data record records entry entries col column "
+    "a an and or of in on to the for from by with fix fixes clean cleanup normalize normalise "
+    "normalizes "
+    "standardize standardise format formats convert parse validate coerce correct ensure handle "
+    "apply make get "
+    "set map fill remove strip trim field fields value values data record records entry entries "
+    "col column "
     "func function step new old v1 v2 v3".split()
 )
 
@@ -94,12 +103,17 @@ def _fallback_from_name(name: str) -> str:
 
 
 def _tags_of(function: dict) -> list[str]:
-    """The function's tags (docstring, else the docstring inside its code), else its name's domain word."""
+    """The function's tags (docstring, else the docstring inside its code), else its name's domain
+    word."""
     tags = _ordered_tags(function.get("docstring"))
     if not tags:
         try:
             tree = ast.parse(function.get("code") or "")
-            defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function.get("name")]
+            defs = [
+                n
+                for n in tree.body
+                if isinstance(n, ast.FunctionDef) and n.name == function.get("name")
+            ]
             tags = _ordered_tags(ast.get_docstring(defs[0]) if defs else None)
         except (SyntaxError, ValueError):
             tags = []
@@ -107,12 +121,15 @@ def _tags_of(function: dict) -> list[str]:
 
 
 def tag_idf(functions: list[dict]) -> dict[str, float]:
-    """IDF of every tag over ``functions``: ``log(N / doc_freq[tag])`` (name words stand in for missing tags)."""
+    """IDF of every tag over ``functions``: ``log(N / doc_freq[tag])`` (name words stand in for
+    missing tags)."""
     df = Counter(t for f in functions for t in set(_tags_of(f)))
     return {tag: math.log(len(functions) / count) for tag, count in df.items()}
 
 
-def group_by_salience(functions: list[dict], *, min_size: int = 2, max_size: int = 40) -> dict[str, list[dict]]:
+def group_by_salience(
+    functions: list[dict], *, min_size: int = 2, max_size: int = 40
+) -> dict[str, list[dict]]:
     """Group functions by their most informative tag (highest IDF ``log(N / doc_freq)``).
 
     Ties go to the tag written first. Rebalancing: members of groups smaller than ``min_size``
@@ -123,7 +140,9 @@ def group_by_salience(functions: list[dict], *, min_size: int = 2, max_size: int
     member; members keep the input order. Deterministic.
     """
     if min_size < 1 or max_size < min_size:
-        raise ValueError(f"need 1 <= min_size <= max_size, got min_size={min_size}, max_size={max_size}")
+        raise ValueError(
+            f"need 1 <= min_size <= max_size, got min_size={min_size}, max_size={max_size}"
+        )
     if not functions:
         return {}
     tag_lists = [_tags_of(f) for f in functions]
@@ -153,8 +172,9 @@ def group_by_salience(functions: list[dict], *, min_size: int = 2, max_size: int
     return out
 
 
-def _rebalance(groups: dict[str, list[int]], tag_lists: list[list[str]], idf: dict[str, float],
-               min_size: int) -> dict[str, list[int]]:
+def _rebalance(
+    groups: dict[str, list[int]], tag_lists: list[list[str]], idf: dict[str, float], min_size: int
+) -> dict[str, list[int]]:
     """Move the members of too-small groups (see group_by_salience); indices in, indices out."""
     big = {label: list(members) for label, members in groups.items() if len(members) >= min_size}
     small = sorted(i for members in groups.values() if len(members) < min_size for i in members)
@@ -165,7 +185,8 @@ def _rebalance(groups: dict[str, list[int]], tag_lists: list[list[str]], idf: di
             misc.append(i)
         else:
             big[target].append(i)
-    while True:  # leftovers sharing a tag form a group: the tag most of them share, most salient, written first
+    # leftovers sharing a tag form a group: the tag most of them share, most salient, written first
+    while True:
         counts = Counter(t for i in misc for t in tag_lists[i])
         shared = [t for t, c in counts.items() if c >= min_size]
         if not shared:
@@ -199,7 +220,8 @@ def optimize_functions(
     mode: str = "structured",
     verify_pipeline: bool = True,
 ) -> ConsolidationResult:
-    """Group, let the model consolidate each group, and return the final functions (a ConsolidationResult).
+    """Group, let the model consolidate each group, and return the final functions (a
+    ConsolidationResult).
 
     Emits ``optimize_start``, ``optimize_group`` per group, ``optimize_round`` per round and
     ``optimize_complete``. With ``verify_pipeline``, the whole module is finally run on
@@ -212,32 +234,50 @@ def optimize_functions(
     send("optimize_start", function_count=len(functions))
     result = ConsolidationResult(functions)
     parts: list[tuple[str, ConsolidationResult]] = []
-    for label, members in group_by_salience(functions, min_size=min_group, max_size=max_group).items():
+    for label, members in group_by_salience(
+        functions, min_size=min_group, max_size=max_group
+    ).items():
         send("optimize_group", group=label, count=len(members))
         inside = {id(f) for f in members}
         outside = [f for f in functions if id(f) not in inside]
         outside += [f for _, part in parts for f in part.accepted_functions]
-        reserved = set().union(*(defined_names(f) for f in outside))  # originals and merges, so undoing stays safe
+        # originals and merges, so undoing stays safe
+        reserved = set().union(*(defined_names(f) for f in outside))
         if len(members) < 2:
             part = ConsolidationResult(members)
             part.stop_reasons[label] = "nothing_to_merge"
         else:
-            part = consolidate_with_agency(members, client, max_rounds, records=records, emit=send,
-                                           group=label, reserved_names=reserved, timeout=timeout,
-                                           mode=mode)
+            part = consolidate_with_agency(
+                members,
+                client,
+                max_rounds,
+                records=records,
+                emit=send,
+                group=label,
+                reserved_names=reserved,
+                timeout=timeout,
+                mode=mode,
+            )
         parts.append((label, part))
         result.absorb(part)
     final = _assemble(functions, parts)
     if verify_pipeline and records and result.accepted:
         final = _verify_whole(functions, parts, result, records, timeout=timeout, mode=mode)
     result[:] = final
-    send("optimize_complete", original=len(functions), final=len(result), merged=len(result.accepted),
-         refused=len(result.refused), llm_calls=result.calls)
+    send(
+        "optimize_complete",
+        original=len(functions),
+        final=len(result),
+        merged=len(result.accepted),
+        refused=len(result.refused),
+        llm_calls=result.calls,
+    )
     return result
 
 
 def _assemble(functions: list[dict], parts: list[tuple[str, ConsolidationResult]]) -> list[dict]:
-    """The groups' final functions in pipeline order: a merged function where its first original was."""
+    """The groups' final functions in pipeline order: a merged function where its first original
+    was."""
     position = {id(f): i for i, f in enumerate(functions)}
     by_name: dict[str, int] = {}
     for i, f in enumerate(functions):
@@ -247,14 +287,25 @@ def _assemble(functions: list[dict], parts: list[tuple[str, ConsolidationResult]
         for k, f in enumerate(part):
             anchor = position.get(id(f))
             if anchor is None:
-                anchor = min((by_name[n] for n in f.get("merged_from", []) if n in by_name), default=len(functions))
+                anchor = min(
+                    (by_name[n] for n in f.get("merged_from", []) if n in by_name),
+                    default=len(functions),
+                )
             placed.append((anchor, k, f))
     return [f for _, _, f in sorted(placed, key=lambda item: item[:2])]
 
 
-def _verify_whole(functions: list[dict], parts: list[tuple[str, ConsolidationResult]], result: ConsolidationResult,
-                  records: list, *, timeout: float, mode: str) -> list[dict]:
-    """Undo groups' merges, last group first, until the whole module cleans ``records`` as before."""
+def _verify_whole(
+    functions: list[dict],
+    parts: list[tuple[str, ConsolidationResult]],
+    result: ConsolidationResult,
+    records: list,
+    *,
+    timeout: float,
+    mode: str,
+) -> list[dict]:
+    """Undo groups' merges, last group first, until the whole module cleans ``records`` as
+    before."""
     parts = list(parts)
     final = _assemble(functions, parts)
     for index in reversed(range(len(parts))):
@@ -266,9 +317,16 @@ def _verify_whole(functions: list[dict], parts: list[tuple[str, ConsolidationRes
             continue
         for decision in part.accepted:
             result.accepted.remove(decision)
-            result.refused.append(MergeDecision(decision.name, decision.original_names, accepted=False,
-                                                reason=f"the whole module differs with it: {problem}",
-                                                round=decision.round, group=label))
+            result.refused.append(
+                MergeDecision(
+                    decision.name,
+                    decision.original_names,
+                    accepted=False,
+                    reason=f"the whole module differs with it: {problem}",
+                    round=decision.round,
+                    group=label,
+                )
+            )
         parts[index] = (label, ConsolidationResult(part.inputs))
         final = _assemble(functions, parts)
     return final  # every group's merges undone: the original functions

@@ -1,1 +1,2 @@
-"""Read: stream records or text from files and DataFrames in chunks; sampling and the holdout split."""
+"""Read: stream records or text from files and DataFrames in chunks; sampling and the holdout
+split."""

@@ -29,6 +29,7 @@ from .rows import check_zip_expansion
 
 __all__ = ["DOCUMENT_SUFFIXES", "is_document", "to_text", "materialize_document"]
 
+
 def _pdf_text(path: str) -> str:
     pypdf = require("pypdf", "reading .pdf")
     reader = pypdf.PdfReader(path)
@@ -41,7 +42,8 @@ def _docx_text(path: str) -> str:
     docx = require("docx", "reading .docx")
     document = docx.Document(path)
     lines = [p.text for p in document.paragraphs]
-    for table in document.tables:  # tables come after the body text, a row per line, cells tab-separated
+    # tables come after the body text, a row per line, cells tab-separated
+    for table in document.tables:
         lines += ["\t".join(cell.text.strip() for cell in row.cells) for row in table.rows]
     return "\n".join(lines).strip()
 
@@ -50,8 +52,31 @@ class _TextOfHTML(HTMLParser):
     """Visible text; block elements end a line; script, style and head are left out."""
 
     SKIP = {"script", "style", "head", "noscript", "template"}
-    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol",
-              "section", "article", "header", "footer", "blockquote", "pre", "hr", "dt", "dd"}
+    BLOCKS = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "ul",
+        "ol",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "blockquote",
+        "pre",
+        "hr",
+        "dt",
+        "dd",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -77,8 +102,10 @@ class _TextOfHTML(HTMLParser):
             self.parts.append(data)
 
     def text(self) -> str:
-        lines = (re.sub(r" *\t[ \t]*", "\t", re.sub(r"[ \r\f\v]+", " ", line)).strip(" \t")
-                 for line in "".join(self.parts).split("\n"))
+        lines = (
+            re.sub(r" *\t[ \t]*", "\t", re.sub(r"[ \r\f\v]+", " ", line)).strip(" \t")
+            for line in "".join(self.parts).split("\n")
+        )
         return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
@@ -121,9 +148,12 @@ def to_text(path: str | os.PathLike) -> str:
         return convert(path)
     except (ModuleNotFoundError, InputError):
         raise
-    except Exception as exc:  # noqa: BLE001 - the converter's own errors vary; name the file instead
+    # the converter's own errors vary; name the file instead
+    except Exception as exc:  # noqa: BLE001
         kind = Path(path).suffix.lower().lstrip(".").upper()
-        raise InputError(f"{path}: cannot read as {kind}: {type(exc).__name__}: {exc}", path=path) from None
+        raise InputError(
+            f"{path}: cannot read as {kind}: {type(exc).__name__}: {exc}", path=path
+        ) from None
 
 
 def materialize_document(path: str | os.PathLike, workdir: str | os.PathLike | None = None) -> str:

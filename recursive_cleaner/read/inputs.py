@@ -1,4 +1,5 @@
-"""Data that is not a file yet: a pandas DataFrame or a list of dicts, written once as JSONL for the cleaner.
+"""Data that is not a file yet: a pandas DataFrame or a list of dicts, written once as JSONL for the
+cleaner.
 
 pandas is imported only when a DataFrame is given. ``materialize_input(data)`` returns a path
 unchanged; otherwise it writes a content-named JSONL file. Values are made JSON-ready:
@@ -41,7 +42,10 @@ def column_labels(df: Any) -> dict[str, Any]:
     for label in df.columns:
         key = str(label)
         if key in labels:
-            raise ValueError(f"the DataFrame has two columns named {key!r}; rename one (records need unique keys)")
+            raise ValueError(
+                f"the DataFrame has two columns named {key!r}; rename one (records need unique "
+                "keys)"
+            )
         labels[key] = label
     return labels
 
@@ -52,7 +56,10 @@ def _column_values(series: Any) -> list:
     if pd.api.types.is_datetime64_any_dtype(series):
         present = series.dropna()
         dates_only = series.dt.tz is None and bool((present == present.dt.normalize()).all())
-        return [None if pd.isna(v) else (v.date().isoformat() if dates_only else v.isoformat()) for v in series]
+        return [
+            None if pd.isna(v) else (v.date().isoformat() if dates_only else v.isoformat())
+            for v in series
+        ]
     return [plain_value(v) for v in series.tolist()]
 
 
@@ -60,7 +67,7 @@ def frame_records(df: Any) -> Iterator[dict]:
     """The rows of a DataFrame as JSON-ready dicts (string keys), converted a slice at a time."""
     keys = list(column_labels(df))
     for start in range(0, len(df), _SLICE):
-        part = df.iloc[start:start + _SLICE]
+        part = df.iloc[start : start + _SLICE]
         columns = [_column_values(part.iloc[:, i]) for i in range(len(keys))]
         for row in zip(*columns):
             yield dict(zip(keys, row))
@@ -73,15 +80,21 @@ def _records(data: Any) -> Iterator[dict]:
         yield from frame_records(data)
         return
     if isinstance(data, (str, bytes, dict)) or not isinstance(data, Iterable):
-        raise TypeError(f"expected a file path, a pandas DataFrame or a list of dicts, got {type(data).__name__}")
+        raise TypeError(
+            "expected a file path, a pandas DataFrame or a list of dicts, got "
+            f"{type(data).__name__}"
+        )
     for i, record in enumerate(data):
         if not isinstance(record, dict):
-            raise TypeError(f"item {i} is a {type(record).__name__}, not a dict: every record must be a dict")
+            raise TypeError(
+                f"item {i} is a {type(record).__name__}, not a dict: every record must be a dict"
+            )
         yield {str(k): plain_value(v) for k, v in record.items()}
 
 
 def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> str:
-    """A path the cleaner can read: a str/PathLike as it is; a DataFrame or list of dicts written as JSONL.
+    """A path the cleaner can read: a str/PathLike as it is; a DataFrame or list of dicts written as
+    JSONL.
 
     The file is named by its content (``input-<sha256 prefix>.jsonl`` in ``workdir``, default
     ``<tempdir>/recursive_cleaner_inputs``), so the same data gives the same path again and

@@ -23,7 +23,14 @@ from ..errors import InputError
 
 __all__ = ["JsonRecordStream", "json_type_name", "dump_json"]
 
-_JSON_TYPE_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+_JSON_TYPE_NAMES = {
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _JSON_MARGIN = 64  # a syntax error this close to the buffer end may just be a cut-off token
 
@@ -123,7 +130,9 @@ class JsonRecordStream:
             try:
                 obj, end = self.decoder.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
-                cut_off = exc.pos >= len(self.buf) - _JSON_MARGIN or exc.msg.startswith("Unterminated string")
+                cut_off = exc.pos >= len(self.buf) - _JSON_MARGIN or exc.msg.startswith(
+                    "Unterminated string"
+                )
                 if self.eof or not cut_off:
                     raise self._error(f"invalid JSON: {exc.msg}", exc.pos) from None
                 self._more(max(self.block_size, len(self.buf) - self.pos))
@@ -132,7 +141,8 @@ class JsonRecordStream:
                 raise self._error("invalid JSON: nested too deeply") from None
             except ValueError as exc:
                 raise self._error(f"invalid JSON: {exc}") from None
-            if end > len(self.buf) - _JSON_MARGIN and not self.eof:  # "1.5e+3" cut after "1.5e" decodes as 1.5
+            # "1.5e+3" cut after "1.5e" decodes as 1.5
+            if end > len(self.buf) - _JSON_MARGIN and not self.eof:
                 self._more(max(self.block_size, len(self.buf) - self.pos))
                 continue
             self.pos = end
@@ -150,9 +160,14 @@ class JsonRecordStream:
         elif first == "{":
             yield from self._wrapper()
         else:
-            raise self._error("expected a JSON array of objects ([...]) or an object holding one ({\"data\": [...]})")
+            raise self._error(
+                'expected a JSON array of objects ([...]) or an object holding one ({"data": '
+                "[...]})"
+            )
         if self._peek():
-            raise self._error("extra data after the top-level JSON value (is this JSON Lines? use .jsonl)")
+            raise self._error(
+                "extra data after the top-level JSON value (is this JSON Lines? use .jsonl)"
+            )
 
     def _array(self) -> Iterator[dict]:
         """Elements after an opening "[" up to and including the closing "]"."""
@@ -174,7 +189,10 @@ class JsonRecordStream:
             if type(obj) is dict:
                 yield obj
             elif self.on_skip is not None:
-                self.on_skip(self._line_at(start), f"array element is not an object (got {json_type_name(obj)})")
+                self.on_skip(
+                    self._line_at(start),
+                    f"array element is not an object (got {json_type_name(obj)})",
+                )
 
     def _wrapper(self) -> Iterator[dict]:
         """A top-level object: stream its first list of objects, parse and ignore the rest."""
@@ -190,7 +208,9 @@ class JsonRecordStream:
                 break
             if not first:
                 if char != ",":
-                    raise self._error(f"expected ',' or '}}' in the top-level object, found {char!r}")
+                    raise self._error(
+                        f"expected ',' or '}}' in the top-level object, found {char!r}"
+                    )
                 self.pos += 1
                 char = self._expect_more("a key")
             first = False
@@ -207,7 +227,8 @@ class JsonRecordStream:
                 if char == "{":
                     if records_key is not None:
                         raise self._error(
-                            f"the top-level object holds more than one list of objects ({records_key!r}, {key!r}); "
+                            "the top-level object holds more than one list of objects "
+                            f"({records_key!r}, {key!r}); "
                             "expected a single list of records",
                             key_pos,
                         )
@@ -225,9 +246,9 @@ class JsonRecordStream:
 
 
 def dump_json(value: Any) -> bytes:
-    """One JSON text as UTF-8, as the workers write it (ASCII escapes if it holds lone surrogates)."""
+    """One JSON text as UTF-8, as the workers write it (ASCII escapes if it holds lone
+    surrogates)."""
     try:
         return json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(value).encode("ascii")
-

@@ -55,9 +55,14 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def iter_records(
-    path: str, fmt: str | None = None, *, on_skip: SkipCallback | None = None, block_size: int = BLOCK_SIZE
+    path: str,
+    fmt: str | None = None,
+    *,
+    on_skip: SkipCallback | None = None,
+    block_size: int = BLOCK_SIZE,
 ) -> Iterator[dict]:
-    """Yield the records (dicts) of a structured file one at a time; bad records go to ``on_skip``."""
+    """Yield the records (dicts) of a structured file one at a time; bad records go to
+    ``on_skip``."""
     path, kind = resolve(path, fmt)
     return kind.records(path, on_skip, block_size)
 
@@ -71,7 +76,8 @@ def iter_chunks(
     on_skip: SkipCallback | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> Iterator[list]:
-    """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most ``chunk_size`` chars.
+    """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most
+    ``chunk_size`` chars.
 
     Text only: each chunk after the first starts with up to ``overlap`` characters of whole
     sentences from the end of the previous one; None means 200, at most ``chunk_size // 4``.
@@ -81,7 +87,9 @@ def iter_chunks(
     return kind.chunks(path, chunk_size, overlap, on_skip, block_size)
 
 
-def count_records(path: str, fmt: str | None = None, *, exact: bool = False, block_size: int = BLOCK_SIZE) -> int:
+def count_records(
+    path: str, fmt: str | None = None, *, exact: bool = False, block_size: int = BLOCK_SIZE
+) -> int:
     """Records iter_records would yield (text: the number of characters), streaming.
 
     JSONL is counted by a binary scan for lines starting with ``{``; that equals the
@@ -93,9 +101,15 @@ def count_records(path: str, fmt: str | None = None, *, exact: bool = False, blo
 
 
 def count_chunks(
-    path: str, chunk_size: int, fmt: str | None = None, *, overlap: int | None = None, block_size: int = BLOCK_SIZE
+    path: str,
+    chunk_size: int,
+    fmt: str | None = None,
+    *,
+    overlap: int | None = None,
+    block_size: int = BLOCK_SIZE,
 ) -> int:
-    """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt, overlap=overlap)`` yields, streaming.
+    """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt, overlap=overlap)`` yields,
+    streaming.
 
     Structured formats: ceil(records / chunk_size), JSONL lines parsed one by one
     (``count_records(..., exact=True)``). Text: the chunks are cut and counted, since a

@@ -1,4 +1,5 @@
-"""What every reader shares: the record of a skipped input line, and how header names are made unique."""
+"""What every reader shares: the record of a skipped input line, and how header names are made
+unique."""
 
 from __future__ import annotations
 
@@ -37,14 +38,16 @@ def unique_header(names: list[str]) -> list[str]:
 
 
 ZIP_RATIO, ZIP_MEMBER_MB = 100, 64
-"""A member of a .docx/.xlsx (a zip) that expands more than ZIP_RATIO times to over ZIP_MEMBER_MB is refused."""
+"""A member of a .docx/.xlsx (a zip) that expands more than ZIP_RATIO times to over ZIP_MEMBER_MB is
+refused."""
 
 
 def check_zip_expansion(path: str) -> None:
-    """InputError naming ``path`` when a member would expand like a zip bomb (the XML parsers hold it whole).
+    """InputError naming ``path`` when a member would expand like a zip bomb (the XML parsers hold
+    it whole).
 
-    Text and XML compress 5 to 30 times; a 130 KB .docx that expands to 100 MB of one paragraph took the
-    parent to 520 MB of memory. A file that is not a zip is left to the reader's own error.
+    Text and XML compress 5 to 30 times; a 130 KB .docx that expands to 100 MB of one paragraph took
+    the parent to 520 MB of memory. A file that is not a zip is left to the reader's own error.
     """
     import zipfile  # noqa: PLC0415 - only documents and workbooks need it
 
@@ -55,6 +58,10 @@ def check_zip_expansion(path: str) -> None:
         return
     for m in members:
         if m.file_size > ZIP_MEMBER_MB << 20 and m.file_size > ZIP_RATIO * max(m.compress_size, 1):
-            raise InputError(f"{path}: {clip_text(m.filename, 80)} would expand from {m.compress_size >> 10} KB to "
-                             f"{m.file_size >> 20} MB, more than {ZIP_RATIO} times (a zip bomb?); it is not read",
-                             path=path)
+            raise InputError(
+                f"{path}: {clip_text(m.filename, 80)} would expand from {m.compress_size >> 10} KB "
+                "to "
+                f"{m.file_size >> 20} MB, more than {ZIP_RATIO} times (a zip bomb?); it is not "
+                "read",
+                path=path,
+            )

@@ -31,7 +31,14 @@ from fractions import Fraction
 from itertools import islice
 from typing import Any
 
-__all__ = ["STRATEGIES", "MISSING_STRATUM", "sample_chunks", "split_holdout", "stratum_of", "MetricsSample"]
+__all__ = [
+    "STRATEGIES",
+    "MISSING_STRATUM",
+    "sample_chunks",
+    "split_holdout",
+    "stratum_of",
+    "MetricsSample",
+]
 
 STRATEGIES = ("sequential", "random", "stratified")
 MISSING_STRATUM = "(missing)"  # real values are keyed as tuples, so a value "(missing)" stays apart
@@ -51,20 +58,25 @@ def sample_chunks(
     Arguments are checked at the call (ValueError), not at the first ``next()``.
     """
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown sampling strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+        raise ValueError(
+            f"unknown sampling strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}"
+        )
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:
         raise ValueError(f"window must be a positive integer, got {window!r}")
     if strategy == "stratified" and not stratify_field:
-        raise ValueError('sampling_strategy "stratified" needs stratify_field (the field to balance on)')
+        raise ValueError(
+            'sampling_strategy "stratified" needs stratify_field (the field to balance on)'
+        )
     it = iter(records)
     if strategy == "sequential":
         return _sequential(it, chunk_size)
     window = max(window, chunk_size)
     if strategy == "random":
         return _shuffled(it, chunk_size, window, random.Random(seed))
-    return _stratified(it, chunk_size, window, stratify_field, random.Random(seed))  # type: ignore[arg-type]
+    rng = random.Random(seed)
+    return _stratified(it, chunk_size, window, stratify_field, rng)  # type: ignore[arg-type]
 
 
 def _sequential(it: Iterator[Any], chunk_size: int) -> Iterator[list]:
@@ -75,7 +87,8 @@ def _sequential(it: Iterator[Any], chunk_size: int) -> Iterator[list]:
 def _windows(
     it: Iterator[Any], chunk_size: int, window: int, arrange: Callable[[list], list]
 ) -> Iterator[list]:
-    """Read windows (carry-over included), let ``arrange`` order each, emit full chunks, carry the rest."""
+    """Read windows (carry-over included), let ``arrange`` order each, emit full chunks, carry the
+    rest."""
     carry: list = []
     while True:
         fresh = list(islice(it, window - len(carry)))
@@ -87,7 +100,7 @@ def _windows(
         del buffer, fresh
         full = len(ordered) - len(ordered) % chunk_size
         for start in range(0, full, chunk_size):
-            yield ordered[start:start + chunk_size]
+            yield ordered[start : start + chunk_size]
         carry = ordered[full:]
         if at_end:
             if carry:
@@ -95,7 +108,9 @@ def _windows(
             return
 
 
-def _shuffled(it: Iterator[Any], chunk_size: int, window: int, rng: random.Random) -> Iterator[list]:
+def _shuffled(
+    it: Iterator[Any], chunk_size: int, window: int, rng: random.Random
+) -> Iterator[list]:
     def arrange(buffer: list) -> list:
         rng.shuffle(buffer)
         return buffer
@@ -104,7 +119,8 @@ def _shuffled(it: Iterator[Any], chunk_size: int, window: int, rng: random.Rando
 
 
 def stratum_of(record: Any, field: str) -> Any:
-    """The stratum key of a record: ``(type, value)``, ``("unhashable", str(value))`` or MISSING_STRATUM.
+    """The stratum key of a record: ``(type, value)``, ``("unhashable", str(value))`` or
+    MISSING_STRATUM.
 
     The type keeps True apart from 1 and 1.0; all NaNs share one stratum.
     """
@@ -120,7 +136,9 @@ def stratum_of(record: Any, field: str) -> Any:
     return (type(value), value)
 
 
-def _stratified(it: Iterator[Any], chunk_size: int, window: int, field: str, rng: random.Random) -> Iterator[list]:
+def _stratified(
+    it: Iterator[Any], chunk_size: int, window: int, field: str, rng: random.Random
+) -> Iterator[list]:
     def arrange(buffer: list) -> list:
         strata: dict[Any, list] = {}
         for record in buffer:
@@ -135,7 +153,8 @@ def _stratified(it: Iterator[Any], chunk_size: int, window: int, field: str, rng
 
 
 def _interleave(queues: list[deque], total: int, chunk_size: int) -> list:
-    """All records of the strata queues in chunk order: every live stratum in each chunk, then proportional."""
+    """All records of the strata queues in chunk order: every live stratum in each chunk, then
+    proportional."""
     active: deque[deque] = deque(queues)
     out: list = []
     while total:
@@ -156,7 +175,8 @@ def _interleave(queues: list[deque], total: int, chunk_size: int) -> list:
 
 
 def _share(counts: list[int], spare: list[int], extra: int) -> None:
-    """Add ``extra`` slots to counts in proportion to spare (largest remainder; sum(spare) >= extra)."""
+    """Add ``extra`` slots to counts in proportion to spare (largest remainder; sum(spare) >=
+    extra)."""
     pool = sum(spare)
     if extra <= 0 or pool <= 0:
         return
@@ -170,7 +190,9 @@ def _share(counts: list[int], spare: list[int], extra: int) -> None:
         counts[i] += 1
 
 
-def split_holdout(records: list, ratio: float, *, seed: int = 0, salt: int = 0) -> tuple[list, list]:
+def split_holdout(
+    records: list, ratio: float, *, seed: int = 0, salt: int = 0
+) -> tuple[list, list]:
     """(visible, hidden): a reproducible share `ratio` of the chunk is hidden from the model.
 
     hidden = floor(len * ratio), at least 1 when ratio > 0 and there are two records or more, and
@@ -193,7 +215,8 @@ def split_holdout(records: list, ratio: float, *, seed: int = 0, salt: int = 0) 
 
 
 class MetricsSample:
-    """A seeded reservoir of (position in the file, record): bounded memory however large the input."""
+    """A seeded reservoir of (position in the file, record): bounded memory however large the
+    input."""
 
     def __init__(self, size: int = 1000, seed: int = 0) -> None:
         self.size = size
@@ -213,4 +236,3 @@ class MetricsSample:
     def items(self) -> list[tuple[int, Any]]:
         """The sample in file order."""
         return sorted(self._items, key=lambda item: item[0])
-

@@ -19,9 +19,17 @@ class ChunkSource:
     ``sampling.sample_chunks``, whose memory is bounded by its window.
     """
 
-    def __init__(self, path: str, fmt: str, chunk_size: int, *, strategy: str = "sequential",
-                 stratify_field: str | None = None, seed: int = 0,
-                 on_skip: Callable[[parsers.SkippedRecord, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        fmt: str,
+        chunk_size: int,
+        *,
+        strategy: str = "sequential",
+        stratify_field: str | None = None,
+        seed: int = 0,
+        on_skip: Callable[[parsers.SkippedRecord, int], None] | None = None,
+    ) -> None:
         self.path, self.fmt, self.chunk_size = path, fmt, chunk_size
         self.strategy, self.stratify_field, self.seed = strategy, stratify_field, seed
         self._on_skip = on_skip
@@ -33,8 +41,13 @@ class ChunkSource:
         if self.fmt == "text" or (self.strategy == "sequential" and metrics is None):
             stream = parsers.iter_chunks(self.path, self.chunk_size, self.fmt, on_skip=self._skip)
         else:
-            stream = sample_chunks(self._records(metrics), self.chunk_size, self.strategy,
-                                   stratify_field=self.stratify_field, seed=self.seed)
+            stream = sample_chunks(
+                self._records(metrics),
+                self.chunk_size,
+                self.strategy,
+                stratify_field=self.stratify_field,
+                seed=self.seed,
+            )
         position = 0
         for records in stream:
             if metrics is not None and self.fmt == "text":
@@ -45,7 +58,9 @@ class ChunkSource:
             self.index += 1
 
     def _records(self, metrics: MetricsSample | None) -> Iterator[Any]:
-        for position, record in enumerate(parsers.iter_records(self.path, self.fmt, on_skip=self._skip)):
+        for position, record in enumerate(
+            parsers.iter_records(self.path, self.fmt, on_skip=self._skip)
+        ):
             if metrics is not None:
                 metrics.add(position, record)
             yield record

@@ -33,11 +33,13 @@ from .rows import SkippedRecord, check_zip_expansion, unique_header
 __all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel"]
 
 _READ_BATCH = 8192
-_MISSING_TYPES = ("NAType", "NaTType")  # pandas.NA and pandas.NaT, recognised without importing pandas
+# pandas.NA and pandas.NaT, recognised without importing pandas
+_MISSING_TYPES = ("NAType", "NaTType")
 
 
 def plain_value(value: Any) -> Any:
-    """A JSON-ready Python value: None, bool, int, float (not NaN), str, list or dict with str keys."""
+    """A JSON-ready Python value: None, bool, int, float (not NaN), str, list or dict with str
+    keys."""
     kind = type(value)
     if value is None or kind is str or kind is int or kind is bool:
         return value
@@ -59,7 +61,8 @@ def plain_value(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, datetime.timedelta):
         return str(value)
-    if isinstance(value, decimal.Decimal):  # a float when it is exactly that float, else its exact text
+    # a float when it is exactly that float, else its exact text
+    if isinstance(value, decimal.Decimal):
         if value.is_nan():
             return None
         number = float(value)
@@ -105,16 +108,24 @@ def _parquet_records(pq: Any, path: str) -> Iterator[dict]:
 
 
 def _arrow_values(column: Any) -> list:
-    """One column of a record batch as JSON-ready values (converted only where the type needs it)."""
+    """One column of a record batch as JSON-ready values (converted only where the type needs
+    it)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     kind, values = column.type, column.to_pylist()
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) \
-            or pa.types.is_boolean(kind) or pa.types.is_null(kind):
+    if (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_null(kind)
+    ):
         return values
     if pa.types.is_floating(kind):
-        return [None if v != v else v for v in values] if pc.any(pc.is_nan(column)).as_py() else values
+        return (
+            [None if v != v else v for v in values] if pc.any(pc.is_nan(column)).as_py() else values
+        )
     if pa.types.is_map(kind):
         return [None if v is None else {str(k): plain_value(x) for k, x in v} for v in values]
     return [plain_value(v) for v in values]
@@ -126,14 +137,21 @@ def iter_excel(path: str, on_skip: Callable | None = None) -> Iterator[dict]:
     from ..errors import InputError
 
     if path.lower().endswith(".xls"):
-        raise InputError(f"{path}: the old binary .xls format cannot be read; open it in Excel or LibreOffice "
-                         "and save it as .xlsx", path)
+        raise InputError(
+            f"{path}: the old binary .xls format cannot be read; open it in Excel or LibreOffice "
+            "and save it as .xlsx",
+            path,
+        )
     openpyxl = require("openpyxl", "reading .xlsx")
     return _excel_records(openpyxl, path, on_skip)
 
 
 def _excel_value(value: Any) -> Any:
-    if isinstance(value, datetime.datetime) and value.tzinfo is None and value.time() == datetime.time():
+    if (
+        isinstance(value, datetime.datetime)
+        and value.tzinfo is None
+        and value.time() == datetime.time()
+    ):
         return value.date().isoformat()
     return plain_value(value)
 
@@ -162,11 +180,19 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
             if not filled:
                 continue  # blank row
             if keys is None:
-                keys = unique_header(["" if v is None else str(v) for v in values[: filled[-1] + 1]])
+                keys = unique_header(
+                    ["" if v is None else str(v) for v in values[: filled[-1] + 1]]
+                )
             elif filled[-1] >= len(keys):
                 if on_skip is not None:
-                    on_skip(SkippedRecord(path, number, f"a value in column {filled[-1] + 1}, beyond the header's "
-                                                        f"{len(keys)} columns"))
+                    on_skip(
+                        SkippedRecord(
+                            path,
+                            number,
+                            f"a value in column {filled[-1] + 1}, beyond the header's "
+                            f"{len(keys)} columns",
+                        )
+                    )
             else:
                 values += [None] * (len(keys) - len(values))
                 yield dict(zip(keys, values))

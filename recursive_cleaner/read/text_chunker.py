@@ -57,16 +57,19 @@ def _cls(chars: str) -> str:
 # closer; a whitespace run holding a line break. Each match covers a whole whitespace run and
 # starts where the run starts (linear time on long runs).
 _CANDIDATE = re.compile(
-    f"{_cls(_CJK_TERMS)}+{_cls(_CLOSERS)}*\\s*|(?<={_cls(_TERMS + _CLOSERS)})\\s+|(?<!\\s)\\s*{_cls(_BREAKS)}\\s*"
+    f"{_cls(_CJK_TERMS)}+{_cls(_CLOSERS)}*\\s*|(?<={_cls(_TERMS + _CLOSERS)})\\s+|(?<!\\s)"
+    f"\\s*{_cls(_BREAKS)}\\s*"
 )
 _LINE_BREAK = re.compile(f"\r\n|{_cls(_BREAKS)}")
 _LIST_ITEM = re.compile(r"(?:[-*+•‣◦▪▸–]|#{1,6}|\d{1,3}[.)]|\(?[A-Za-z0-9]{1,3}\))\s")
-_DOTTED = re.compile(r"(?:[^\W\d_]{1,2}\.)+[^\W\d_]{1,2}")  # U.S, e.g, Ph.D (the last dot is the terminator)
+# U.S, e.g, Ph.D (the last dot is the terminator)
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,2}\.)+[^\W\d_]{1,2}")
 _UP_TO_LAST_SPACE = re.compile(r"(?s).*\s")
 
 # Never the end of a sentence: titles, Latin abbreviations, "Fig. 3" style references.
 _ALWAYS_GO_ON = frozenset(
-    "mr mrs ms mx dr prof st rev hon gen col capt lt sgt mt ft e.g i.e cf vs viz approx ca fig figs eq eqs "
+    "mr mrs ms mx dr prof st rev hon gen col capt lt sgt mt ft e.g i.e cf vs viz approx ca fig "
+    "figs eq eqs "
     "vol pp ch sec dept".split()
 )
 # The end of a sentence unless the text goes on in lower case or with a digit ("etc. and", "No. 5").
@@ -95,7 +98,9 @@ def _check(size: int, overlap: int) -> None:
     if size < 1:
         raise ValueError(f"size must be at least 1, got {size}")
     if not 0 <= overlap < size:
-        raise ValueError(f"overlap must be at least 0 and smaller than size ({size}), got {overlap}")
+        raise ValueError(
+            f"overlap must be at least 0 and smaller than size ({size}), got {overlap}"
+        )
 
 
 # ---------------------------------------------------------------------------- sentences
@@ -138,13 +143,15 @@ def _ends_sentence(buf: str, start: int, end: int) -> bool:
 
 
 def _line_start(buf: str, low: int, at: int, low_is_start: bool) -> bool:
-    """Whether only spaces stand between buf[at] and a line break (or the start of the text) after low."""
+    """Whether only spaces stand between buf[at] and a line break (or the start of the text) after
+    low."""
     before = buf[low:at].rstrip(" \t")
     return before[-1] in _BREAKS if before else low_is_start
 
 
 def _find_end(buf: str, pos: int, scan: int, final: bool) -> tuple[int | None, int, int]:
-    """(end, _, _) of the sentence starting at ``pos``, or (None, lower bound of its end, where to rescan).
+    """(end, _, _) of the sentence starting at ``pos``, or (None, lower bound of its end, where to
+    rescan).
 
     Candidates before ``scan`` are known not to end the sentence. Without ``final``, a candidate
     is decided only once the text after it is in ``buf``, so the answer never depends on how the
@@ -166,18 +173,22 @@ def _find_end(buf: str, pos: int, scan: int, final: bool) -> tuple[int | None, i
             return end, end, end
     if final:
         return n, n, n
-    # a trailing whitespace run may still become a candidate (a line break may follow): rescan from its start
+    # a trailing whitespace run may still become a candidate (a line break may follow): rescan from
+    # its start
     return None, n, max(scan, len(buf.rstrip()))
 
 
 def _is_mark(ch: str) -> bool:
-    return unicodedata.category(ch)[0] == "M" or ch == "\u200d" or "\U0001f3fb" <= ch <= "\U0001f3ff"
+    return (
+        unicodedata.category(ch)[0] == "M" or ch == "\u200d" or "\U0001f3fb" <= ch <= "\U0001f3ff"
+    )
 
 
 def _splits(buf: str, cut: int) -> bool:
     """Whether cutting before buf[cut] separates a CRLF pair or a character from its marks.
 
-    As in Unicode's grapheme rules, a line break never takes marks: a mark after it starts a new cluster.
+    As in Unicode's grapheme rules, a line break never takes marks: a mark after it starts a new
+    cluster.
     """
     before, at = buf[cut - 1], buf[cut]
     if before in "\r\n":
@@ -186,7 +197,8 @@ def _splits(buf: str, cut: int) -> bool:
 
 
 def _cut(buf: str, pos: int, size: int) -> int:
-    """Where to cut a sentence longer than ``size`` (buf holds more than ``size`` chars after pos)."""
+    """Where to cut a sentence longer than ``size`` (buf holds more than ``size`` chars after
+    pos)."""
     stop = pos + size
     while stop > pos:
         match = _UP_TO_LAST_SPACE.match(buf, pos, stop)
@@ -198,7 +210,8 @@ def _cut(buf: str, pos: int, size: int) -> int:
     cut = pos + size
     while cut > pos + 1 and _splits(buf, cut):
         cut -= 1
-    if _splits(buf, cut):  # one cluster longer than size: cut inside it, but never inside a CRLF pair
+    # one cluster longer than size: cut inside it, but never inside a CRLF pair
+    if _splits(buf, cut):
         cut = pos + size
         if buf[cut - 1] == "\r" and buf[cut] == "\n" and cut - 1 > pos:
             cut -= 1
@@ -246,18 +259,21 @@ def split_sentences(text: str) -> list[str]:
 # ---------------------------------------------------------------------------- chunks
 def _pack(units: Iterator[tuple[str, bool]], size: int, overlap: int) -> Iterator[TextChunk]:
     head: list[str] = []  # the chunk but for ...
-    tail: deque[str] = deque()  # ... its last whole sentences, within ``overlap`` chars: the next overlap
+    # ... its last whole sentences, within ``overlap`` chars: the next overlap
+    tail: deque[str] = deque()
     head_len = tail_len = shared = 0  # shared: characters repeated from the previous chunk
     for text, whole in units:
         if head_len + tail_len > shared and head_len + tail_len + len(text) > size:
             yield TextChunk("".join(head) + "".join(tail), shared)
             head, head_len, shared = [], 0, tail_len
-        while tail_len + len(text) > size - head_len:  # only repeated sentences left: give up the oldest
+        # only repeated sentences left: give up the oldest
+        while tail_len + len(text) > size - head_len:
             tail_len -= len(tail.popleft())
             shared = tail_len
         tail.append(text)
         tail_len += len(text)
-        limit = overlap if whole else -1  # a piece of a cut sentence is never repeated, nor anything before it
+        # a piece of a cut sentence is never repeated, nor anything before it
+        limit = overlap if whole else -1
         while tail and tail_len > limit:
             first = tail.popleft()
             tail_len -= len(first)
@@ -272,12 +288,15 @@ def _pack(units: Iterator[tuple[str, bool]], size: int, overlap: int) -> Iterato
 def iter_overlapped_chunks(
     blocks: Iterable[str], size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP
 ) -> Iterator[TextChunk]:
-    """Like iter_text_chunks, with each chunk's count of characters repeated from the previous one."""
+    """Like iter_text_chunks, with each chunk's count of characters repeated from the previous
+    one."""
     _check(size, overlap)
     return _pack(_sentence_units(blocks, size), size, overlap)
 
 
-def iter_text_chunks(blocks: Iterable[str], size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> Iterator[str]:
+def iter_text_chunks(
+    blocks: Iterable[str], size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP
+) -> Iterator[str]:
     """The same over a stream of text blocks, with memory bounded by a few times `size`."""
     return (chunk.text for chunk in iter_overlapped_chunks(blocks, size, overlap))
 

@@ -24,20 +24,33 @@ def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback
     context = build(state.functions, options.context_budget)
     if focus is None:
         hidden = left_alone(ctx) if options.mode == "structured" else set()
-        records = [{k: v for k, v in r.items() if k not in hidden}
-                   if isinstance(r, dict) and hidden else r
-                   for r in view]  # the open pass sees only the fields it may change
-        shown = format_chunk(records, options.mode, max_chars=options.chunk_chars,
-                             view=options.chunk_view)
-        return build_prompt(options.instructions, context, shown, mode=options.mode,
-                            feedback=format_feedback(feedback), prefix=state.prefix,
-                            records=len(view) if options.mode == "structured" else None)
+        records = [
+            {k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) and hidden else r
+            for r in view
+        ]  # the open pass sees only the fields it may change
+        shown = format_chunk(
+            records, options.mode, max_chars=options.chunk_chars, view=options.chunk_view
+        )
+        return build_prompt(
+            options.instructions,
+            context,
+            shown,
+            mode=options.mode,
+            feedback=format_feedback(feedback),
+            prefix=state.prefix,
+            records=len(view) if options.mode == "structured" else None,
+        )
     spec = ctx.focus.spec
     examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
-    return build_field_prompt(state.prefix, context, field=focus.field,
-                              issue=format_issue_for_prompt(focus), name=field_name(ctx, focus),
-                              feedback=format_feedback(feedback),
-                              examples=format_examples(examples))
+    return build_field_prompt(
+        state.prefix,
+        context,
+        field=focus.field,
+        issue=format_issue_for_prompt(focus),
+        name=field_name(ctx, focus),
+        feedback=format_feedback(feedback),
+        examples=format_examples(examples),
+    )
 
 
 def field_name(ctx: RunContext, focus: FieldProfile) -> str:
@@ -55,21 +68,39 @@ def grammar_for(ctx: RunContext, focus: FieldProfile | None) -> str | None:
     return reply.gbnf()
 
 
-def hint_for(ctx: RunContext, focus: FieldProfile | None, view: list, index: int,
-             iteration: int) -> ParsedResponse | None:
+def hint_for(
+    ctx: RunContext, focus: FieldProfile | None, view: list, index: int, iteration: int
+) -> ParsedResponse | None:
     """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call
     the library chooses by the goals' examples and the data (``profiling.choose``); None when no
     call passes them."""
-    if focus is None or not ctx.options.hint_functions or ctx.options.mode != "structured" \
-            or focus.field in ctx.hinted:
+    if (
+        focus is None
+        or not ctx.options.hint_functions
+        or ctx.options.mode != "structured"
+        or focus.field in ctx.hinted
+    ):
         return None
     ctx.hinted.add(focus.field)
     fields = ctx.focus
-    chosen = choose_function(focus, field_name(ctx, focus), view, spec=fields.spec,
-                             expectations=fields.expectations, csv_strings=fields.csv_strings,
-                             frozen=fields.frozen, kept=fields.kept)
+    chosen = choose_function(
+        focus,
+        field_name(ctx, focus),
+        view,
+        spec=fields.spec,
+        expectations=fields.expectations,
+        csv_strings=fields.csv_strings,
+        frozen=fields.frozen,
+        kept=fields.kept,
+    )
     if chosen is None:
         return None
-    ctx.emit("function_from_hint", chunk_index=index, iteration=iteration, field=focus.field,
-             function_name=field_name(ctx, focus), call=chosen.candidate.call())
+    ctx.emit(
+        "function_from_hint",
+        chunk_index=index,
+        iteration=iteration,
+        field=focus.field,
+        function_name=field_name(ctx, focus),
+        call=chosen.candidate.call(),
+    )
     return ParsedResponse(name=field_name(ctx, focus), docstring=chosen.docstring, code=chosen.code)

@@ -25,8 +25,9 @@ __all__ = ["TEXT_DEFAULT_CHARS", "settings_for", "build_context"]
 TEXT_DEFAULT_CHARS = 4000  # a text file's chunk_size when the records default (50) was kept
 
 
-def settings_for(llm_backend: Any, data: Any,
-                 values: dict[str, Any]) -> tuple[Options, ReflectionConfig | None]:
+def settings_for(
+    llm_backend: Any, data: Any, values: dict[str, Any]
+) -> tuple[Options, ReflectionConfig | None]:
     """The run's ``Options`` (and its ``ReflectionConfig``) from every option's value by flat name.
 
     ValueError for a value no run could use (``setup.check_options``). Resolved from the path
@@ -35,8 +36,16 @@ def settings_for(llm_backend: Any, data: Any,
     the report beside the functions, metrics on with a ground truth, the backend's spec string.
     """
     v = values
-    check_options(v["chunk_size"], v["max_iterations"], v["mode"], v["holdout_ratio"],
-                  v["sampling_strategy"], v["stratify_field"], v["scope"], v["chunk_view"])
+    check_options(
+        v["chunk_size"],
+        v["max_iterations"],
+        v["mode"],
+        v["holdout_ratio"],
+        v["sampling_strategy"],
+        v["stratify_field"],
+        v["scope"],
+        v["chunk_view"],
+    )
     path = os.fspath(data) if isinstance(data, (str, os.PathLike)) else "records.jsonl"
     mode = "text" if v["mode"] == "text" or parsers.detect_format(path) == "text" else "structured"
     chunk_size = TEXT_DEFAULT_CHARS if mode == "text" and v["chunk_size"] == 50 else v["chunk_size"]
@@ -44,22 +53,39 @@ def settings_for(llm_backend: Any, data: Any,
     if isinstance(reflection, str):
         reflection = ReflectionConfig(mode=reflection)
     spec = v["spec"]
-    settings = Options(**{
-        **{s.name: v[s.name] for s in OPTIONS if s.saved}, "mode": mode, "chunk_size": chunk_size,
-        "track_metrics": v["track_metrics"] or v["ground_truth"] is not None,
-        "report_path": beside(v["report_path"], v["output_path"]),
-        "reflection": None if reflection is None else asdict(reflection),
-        "spec": str(spec) if isinstance(spec, Path) else spec,
-        "backend": backend_spec(llm_backend),
-        "backend_options": saved_backend_options(llm_backend)})
+    settings = Options(
+        **{
+            **{s.name: v[s.name] for s in OPTIONS if s.saved},
+            "mode": mode,
+            "chunk_size": chunk_size,
+            "track_metrics": v["track_metrics"] or v["ground_truth"] is not None,
+            "report_path": beside(v["report_path"], v["output_path"]),
+            "reflection": None if reflection is None else asdict(reflection),
+            "spec": str(spec) if isinstance(spec, Path) else spec,
+            "backend": backend_spec(llm_backend),
+            "backend_options": saved_backend_options(llm_backend),
+        }
+    )
     return settings, reflection
 
 
-def build_context(backend: Any, data: Any, options: Options, *, mode: str, state: RunState,
-                  watch: SaturationWatch, reflection: ReflectionConfig | None,
-                  state_file: str | None, sleep: Callable[[float], None], restart: bool,
-                  on_call: Callable, on_skip: Callable, call: Callable,
-                  emit: Callable) -> RunContext:
+def build_context(
+    backend: Any,
+    data: Any,
+    options: Options,
+    *,
+    mode: str,
+    state: RunState,
+    watch: SaturationWatch,
+    reflection: ReflectionConfig | None,
+    state_file: str | None,
+    sleep: Callable[[float], None],
+    restart: bool,
+    on_call: Callable,
+    on_skip: Callable,
+    call: Callable,
+    emit: Callable,
+) -> RunContext:
     """The run's ``RunContext``: the input as a file (a DataFrame or a list of dicts as JSONL, a
     document as its text), the spec and every path checked; the model client, source and gate.
 
@@ -73,21 +99,46 @@ def build_context(backend: Any, data: Any, options: Options, *, mode: str, state
     file_path = str(file_path)
     fmt = "text" if mode == "text" else parsers.detect_format(file_path)
     if mode == "structured" and fmt == "text":
-        raise ValueError(f"{file_path}: cannot read as structured data "
-                         "(use .jsonl, .csv, .json, .parquet or .xlsx)")
+        raise ValueError(
+            f"{file_path}: cannot read as structured data "
+            "(use .jsonl, .csv, .json, .parquet or .xlsx)"
+        )
     if options.spec is not None:
         load_spec(options.spec)  # a spec file that cannot be used fails here, naming what is wrong
-    check_run_paths(file_path, options.output_path, options.report_path, state_file,
-                    options.ground_truth)
-    focus = ChunkFocus(enabled=options.profile_fields and options.mode == "structured"
-                       and options.validate_runtime, max_attempts=options.max_field_attempts)
+    check_run_paths(
+        file_path, options.output_path, options.report_path, state_file, options.ground_truth
+    )
+    focus = ChunkFocus(
+        enabled=options.profile_fields
+        and options.mode == "structured"
+        and options.validate_runtime,
+        max_attempts=options.max_field_attempts,
+    )
     return RunContext(
-        options=options, state=state,
+        options=options,
+        state=state,
         client=ModelClient(backend, attempts=options.llm_attempts, sleep=sleep, on_call=on_call),
-        source=ChunkSource(file_path, fmt, options.chunk_size, strategy=options.sampling_strategy,
-                           stratify_field=options.stratify_field, seed=options.seed,
-                           on_skip=on_skip),
-        gate=Gate(focus, mode=options.mode, validate_runtime=options.validate_runtime,
-                  timeout=options.sandbox_timeout, allow_modify=options.rich_context),
-        focus=focus, watch=watch, file_path=file_path, call=call, emit=emit,
-        reviewer=Reviewer(reflection) if reflection else None, restart=restart)
+        source=ChunkSource(
+            file_path,
+            fmt,
+            options.chunk_size,
+            strategy=options.sampling_strategy,
+            stratify_field=options.stratify_field,
+            seed=options.seed,
+            on_skip=on_skip,
+        ),
+        gate=Gate(
+            focus,
+            mode=options.mode,
+            validate_runtime=options.validate_runtime,
+            timeout=options.sandbox_timeout,
+            allow_modify=options.rich_context,
+        ),
+        focus=focus,
+        watch=watch,
+        file_path=file_path,
+        call=call,
+        emit=emit,
+        reviewer=Reviewer(reflection) if reflection else None,
+        restart=restart,
+    )

@@ -33,21 +33,40 @@ def prepare_prompt(ctx: RunContext) -> None:
             prompt = build_spec_prompt(options.instructions, check, structured=structured)
             reply = ctx.call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
             draft = state.spec_draft = parse_spec_draft(reply, info["fields"])
-        tie = None if options.spec is not None else make_tie(  # a clause the rules tie to no field
-            ctx.client.backend, info["fields"], check, known=state.spec_ties,
-            call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
-            constrained=options.constrained)
-        state.spec = ctx.focus.learn(options.instructions, info["fields"], info.get("samples"),
-                                     scope=options.scope, spec=options.spec, check=check,
-                                     draft=draft, tie=tie)
+        tie = (
+            None
+            if options.spec is not None
+            else make_tie(  # a clause the rules tie to no field
+                ctx.client.backend,
+                info["fields"],
+                check,
+                known=state.spec_ties,
+                call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
+                constrained=options.constrained,
+            )
+        )
+        state.spec = ctx.focus.learn(
+            options.instructions,
+            info["fields"],
+            info.get("samples"),
+            scope=options.scope,
+            spec=options.spec,
+            check=check,
+            draft=draft,
+            tie=tie,
+        )
         ctx.emit("spec_ready", fields=state.spec.to_dict()["fields"], scope=state.spec.scope)
         add_conversions(ctx, state.spec.conversions)
     shown = schema.format_schema_for_prompt(info, left_alone=left_alone(ctx)) if info else ""
     allowed = sorted(m for m in ALLOWED_IMPORTS if not m.startswith("recursive_cleaner"))
     state.prefix = static_prefix(
-        options.instructions, schema=shown, mode=options.mode, allowed_imports=", ".join(allowed),
+        options.instructions,
+        schema=shown,
+        mode=options.mode,
+        allowed_imports=", ".join(allowed),
         toolkit=CATALOGUE if options.toolkit else "",
-        extra_rules=TAGS_INSTRUCTION if options.optimize else "")
+        extra_rules=TAGS_INSTRUCTION if options.optimize else "",
+    )
 
 
 def add_conversions(ctx: RunContext, conversions: Iterable[Any]) -> None:
@@ -63,12 +82,30 @@ def add_conversions(ctx: RunContext, conversions: Iterable[Any]) -> None:
         if code.replace(name, "") in have:
             continue
         taken.add(name)
-        functions.insert(slot, {"name": name, "docstring": docstring, "code": code,
-                                "field": conv.value, "issue": conv.describe(), "issues_before": {},
-                                "issues_after": {}, "chunk_index": 0, "examples": []})
+        functions.insert(
+            slot,
+            {
+                "name": name,
+                "docstring": docstring,
+                "code": code,
+                "field": conv.value,
+                "issue": conv.describe(),
+                "issues_before": {},
+                "issues_after": {},
+                "chunk_index": 0,
+                "examples": [],
+            },
+        )
         slot += 1
-        ctx.emit("function_generated", function_name=name, field=conv.value, issues_before={},
-                 issues_after={}, chunk_index=0, iteration=0)
+        ctx.emit(
+            "function_generated",
+            function_name=name,
+            field=conv.value,
+            issues_before={},
+            issues_after={},
+            chunk_index=0,
+            iteration=0,
+        )
 
 
 def left_alone(ctx: RunContext) -> set[str]:

@@ -16,11 +16,20 @@ from typing import Any, Callable
 import click
 
 from ..options import OPTIONS, OptionSpec
+
 # re-exported: defined below the ui for DataCleaner.resume
 from ..run.setup import BACKEND_ENV, default_backend
 
-__all__ = ["run_options", "run_kwargs", "backend_option", "parse_backend_options", "RUN_FLAGS",
-           "BACKEND_ENV", "default_backend", "click_option"]
+__all__ = [
+    "run_options",
+    "run_kwargs",
+    "backend_option",
+    "parse_backend_options",
+    "RUN_FLAGS",
+    "BACKEND_ENV",
+    "default_backend",
+    "click_option",
+]
 
 
 def _type(spec: OptionSpec) -> Any:
@@ -59,11 +68,13 @@ RUN_FLAGS = [spec.name for spec in OPTIONS if spec.flags]
 
 def run_options(command: str) -> Callable:
     """Add the flag of every declared option ``command`` has, in declaration order."""
+
     def add(f: Callable) -> Callable:
         for spec in reversed(OPTIONS):
             if spec.flags and command in spec.commands:
                 f = click_option(spec)(f)
         return f
+
     return add
 
 
@@ -78,19 +89,27 @@ def run_kwargs(opts: dict) -> dict[str, Any]:
 
 
 backend_option = click.option(
-    "--backend-option", "backend_options", multiple=True, default=(), metavar="KEY=VALUE",
+    "--backend-option",
+    "backend_options",
+    multiple=True,
+    default=(),
+    metavar="KEY=VALUE",
     help="A backend setting, repeatable: timeout=60, max_tokens=2048, temperature=0.2, ... "
-         "(VALUE read as JSON when it parses: numbers, true/false, null).")
+    "(VALUE read as JSON when it parses: numbers, true/false, null).",
+)
 
 
 def parse_backend_options(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """``("timeout=60", "model_path=/m.gguf")`` -> ``{"timeout": 60, "model_path": "/m.gguf"}``; BadParameter otherwise."""
+    """``("timeout=60", "model_path=/m.gguf")`` -> ``{"timeout": 60, "model_path": "/m.gguf"}``;
+    BadParameter otherwise."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key.isidentifier():
-            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="'--backend-option'")
+            raise click.BadParameter(
+                f"expected KEY=VALUE, got {item!r}", param_hint="'--backend-option'"
+            )
         try:
             out[key] = json.loads(raw)
         except ValueError:

@@ -1,4 +1,5 @@
-"""``clean(data, goals)``: the one-call entry point for data people, and the ``CleanResult`` it returns.
+"""``clean(data, goals)``: the one-call entry point for data people, and the ``CleanResult`` it
+returns.
 
 ``clean`` runs a :class:`~recursive_cleaner.DataCleaner` (every keyword option of it passes
 through) on a path, a pandas DataFrame or a list of dicts, with live progress (a bar in a
@@ -30,9 +31,12 @@ from .progress import LiveProgress
 
 __all__ = ["clean", "CleanResult", "BACKEND_ENV", "default_backend"]
 
-def clean(data: Any, goals: str = "", backend: Any = None, *, progress: bool = True,
-          **options: Any) -> "CleanResult":
-    """Write cleaning functions for ``data`` (a path, a DataFrame or a list of dicts) from plain-language ``goals``.
+
+def clean(
+    data: Any, goals: str = "", backend: Any = None, *, progress: bool = True, **options: Any
+) -> "CleanResult":
+    """Write cleaning functions for ``data`` (a path, a DataFrame or a list of dicts) from
+    plain-language ``goals``.
 
     ``backend``: a spec string ("local", "openai:MODEL@URL", ...), an object with
     ``generate(prompt)`` or a callable; None means ``RECURSIVE_CLEANER_BACKEND``, else "local".
@@ -41,15 +45,22 @@ def clean(data: Any, goals: str = "", backend: Any = None, *, progress: bool = T
     ``on_progress`` of your own replaces the display).
     """
     if "instructions" in options or "file_path" in options or "llm_backend" in options:
-        raise TypeError("clean() takes the data, the goals and the backend as data, goals and backend")
+        raise TypeError(
+            "clean() takes the data, the goals and the backend as data, goals and backend"
+        )
     display = LiveProgress() if progress and options.get("on_progress") is None else None
     with display if display is not None else nullcontext():
         if display is not None:
             options["on_progress"] = display
-        cleaner = DataCleaner(default_backend() if backend is None else backend, data, instructions=goals, **options)
+        cleaner = DataCleaner(
+            default_backend() if backend is None else backend, data, instructions=goals, **options
+        )
         run = cleaner.run()
-    return CleanResult(run, improvement=cleaner.get_improvement_report() if cleaner.settings.track_metrics else None,
-                       code=run.code)
+    return CleanResult(
+        run,
+        improvement=cleaner.get_improvement_report() if cleaner.settings.track_metrics else None,
+        code=run.code,
+    )
 
 
 RESULT_FORMAT = "recursive_cleaner.result"
@@ -57,21 +68,31 @@ RESULT_VERSION = 1
 
 
 class CleanResult:
-    """What ``clean`` made: the functions (code and names), cross-row steps, spec and report; it applies itself.
+    """What ``clean`` made: the functions (code and names), cross-row steps, spec and report; it
+    applies itself.
 
-    The code, steps, spec and report are captured when the run ends and held in memory:
-    ``apply`` runs this result's own code, whatever ``cleaning_functions.py`` holds by then
-    (another ``clean()`` in the same folder rewrites it). ``save(path)`` / ``CleanResult.load(path)``
-    keep the result as one JSON file (code, steps, spec, functions, report, fingerprint, version).
+    The code, steps, spec and report are captured when the run ends and held in memory: ``apply``
+    runs this result's own code, whatever ``cleaning_functions.py`` holds by then (another
+    ``clean()`` in the same folder rewrites it). ``save(path)`` / ``CleanResult.load(path)`` keep
+    the result as one JSON file (code, steps, spec, functions, report, fingerprint, version).
     """
 
-    def __init__(self, run: RunResult, improvement: ImprovementReport | None = None, *, code: str | None = None,
-                 report: str | None = None) -> None:
+    def __init__(
+        self,
+        run: RunResult,
+        improvement: ImprovementReport | None = None,
+        *,
+        code: str | None = None,
+        report: str | None = None,
+    ) -> None:
         self.run = run
         self.improvement = improvement if improvement is not None else run.improvement
-        if code is None:  # a RunResult of its own (not from clean): its code, else its file as it is now
+        # a RunResult of its own (not from clean): its code, else its file as it is now
+        if code is None:
             path = Path(run.output_path) if run.output_path else None
-            code = run.code or (path.read_text(encoding="utf-8") if path is not None and path.is_file() else "")
+            code = run.code or (
+                path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""
+            )
         self._code = code
         if report is None and run.report_path and Path(run.report_path).is_file():
             report = Path(run.report_path).read_text(encoding="utf-8")
@@ -79,7 +100,8 @@ class CleanResult:
 
     @property
     def functions_path(self) -> str:
-        """Where ``cleaning_functions.py`` was written (it may hold another run's functions by now: ``code`` is this one's)."""
+        """Where ``cleaning_functions.py`` was written (it may hold another run's functions by now:
+        ``code`` is this one's)."""
         return self.run.output_path
 
     @property
@@ -89,12 +111,14 @@ class CleanResult:
 
     @property
     def code(self) -> str:
-        """The generated module's source as this run wrote it ("" when it wrote none, e.g. a dry run)."""
+        """The generated module's source as this run wrote it ("" when it wrote none, e.g. a dry
+        run)."""
         return self._code
 
     @property
     def cross_row_steps(self) -> list[dict]:
-        """The rules over the whole file (dedup, majority, vocabulary) written as ``CROSS_ROW_STEPS``."""
+        """The rules over the whole file (dedup, majority, vocabulary) written as
+        ``CROSS_ROW_STEPS``."""
         return list(self.run.cross_row)
 
     @property
@@ -104,25 +128,38 @@ class CleanResult:
 
     @property
     def fingerprint(self) -> dict[str, Any]:
-        """What the result depends on: hashes of the goals, spec and generating options, and the data file."""
+        """What the result depends on: hashes of the goals, spec and generating options, and the
+        data file."""
         return dict(self.run.fingerprint)
 
     @property
     def report(self) -> CleaningReport | None:
-        """The markdown cleaning report as this run wrote it (renders inline in a notebook); None when none."""
+        """The markdown cleaning report as this run wrote it (renders inline in a notebook); None
+        when none."""
         return CleaningReport(self._report) if self._report else None
 
     def save(self, path: str | os.PathLike) -> str:
-        """Write this result as one JSON file (code, steps, spec, functions, report, fingerprint); the path written."""
-        data = {"format": RESULT_FORMAT, "version": RESULT_VERSION, "library": __version__, "code": self._code,
-                "functions": self.functions, "cross_row_steps": self.cross_row_steps, "spec": self.spec,
-                "fingerprint": self.fingerprint, "report": self._report, "functions_path": self.functions_path}
+        """Write this result as one JSON file (code, steps, spec, functions, report, fingerprint);
+        the path written."""
+        data = {
+            "format": RESULT_FORMAT,
+            "version": RESULT_VERSION,
+            "library": __version__,
+            "code": self._code,
+            "functions": self.functions,
+            "cross_row_steps": self.cross_row_steps,
+            "spec": self.spec,
+            "fingerprint": self.fingerprint,
+            "report": self._report,
+            "functions_path": self.functions_path,
+        }
         atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return os.fspath(path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "CleanResult":
-        """A result saved with ``save``; ValueError naming the file and what is wrong. It applies its own code."""
+        """A result saved with ``save``; ValueError naming the file and what is wrong. It applies
+        its own code."""
         where = f"result file {os.fspath(path)}"
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -131,23 +168,41 @@ class CleanResult:
         except (ValueError, RecursionError) as exc:
             raise ValueError(f"{where} is not valid JSON: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
-            raise ValueError(f"{where} is not a saved CleanResult (no \"format\": \"{RESULT_FORMAT}\")")
+            raise ValueError(f'{where} is not a saved CleanResult (no "format": "{RESULT_FORMAT}")')
         if not isinstance(data.get("version"), int) or data["version"] > RESULT_VERSION:
-            raise ValueError(f"{where} has version {data.get('version')!r}; this library reads up to {RESULT_VERSION}")
-        kinds = {"code": str, "functions": list, "cross_row_steps": list, "spec": dict, "fingerprint": dict}
+            raise ValueError(
+                f"{where} has version {data.get('version')!r}; this library reads up to "
+                f"{RESULT_VERSION}"
+            )
+        kinds = {
+            "code": str,
+            "functions": list,
+            "cross_row_steps": list,
+            "spec": dict,
+            "fingerprint": dict,
+        }
         for key, kind in kinds.items():
             if not isinstance(data.get(key), kind):
                 raise ValueError(f"{where} is missing '{key}' (or it is not a {kind.__name__})")
-        if not all(isinstance(n, str) for n in data["functions"]) or \
-                not all(isinstance(s, dict) for s in data["cross_row_steps"]):
+        if not all(isinstance(n, str) for n in data["functions"]) or not all(
+            isinstance(s, dict) for s in data["cross_row_steps"]
+        ):
             raise ValueError(f"{where}: 'functions' must be names and 'cross_row_steps' objects")
         report = data.get("report") if isinstance(data.get("report"), str) else None
-        run = RunResult(output_path=str(data.get("functions_path") or ""), functions=list(data["functions"]),
-                        chunks_total=0, cross_row=list(data["cross_row_steps"]), spec=dict(data["spec"]),
-                        code=data["code"], fingerprint=dict(data["fingerprint"]))
+        run = RunResult(
+            output_path=str(data.get("functions_path") or ""),
+            functions=list(data["functions"]),
+            chunks_total=0,
+            cross_row=list(data["cross_row_steps"]),
+            spec=dict(data["spec"]),
+            code=data["code"],
+            fingerprint=dict(data["fingerprint"]),
+        )
         return cls(run, code=data["code"], report=report or "")
 
-    def apply(self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any) -> Any:
+    def apply(
+        self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any
+    ) -> Any:
         """Run this result's functions over ``data`` (its own code: never what a file holds by now).
 
         A DataFrame gives a DataFrame back: the same index and columns, untouched columns with
@@ -159,45 +214,82 @@ class CleanResult:
             raise ValueError("this result has no functions to apply (a dry run writes none)")
         if isinstance(data, (str, os.PathLike)):
             if output is None:
-                raise TypeError("result.apply(path, output): name the output file (its extension sets the format)")
-            return apply_file(self.functions_path or "cleaning_functions.py", os.fspath(data), os.fspath(output),
-                              code=self._code, **apply_options)
+                raise TypeError(
+                    "result.apply(path, output): name the output file (its extension sets the "
+                    "format)"
+                )
+            return apply_file(
+                self.functions_path or "cleaning_functions.py",
+                os.fspath(data),
+                os.fspath(output),
+                code=self._code,
+                **apply_options,
+            )
         if output is not None:
-            raise TypeError("output is for a path input; a DataFrame or a list of dicts comes back as the same")
+            raise TypeError(
+                "output is for a path input; a DataFrame or a list of dicts comes back as the same"
+            )
         if _is_frame(data):
             if self.run.cross_row:
-                warnings.warn(f"{len(self.run.cross_row)} cross-row step(s) not run on a DataFrame (rows keep their "
-                              "index); result.apply(path, output) or a list of dicts runs them", UserWarning,
-                              stacklevel=2)
-            return apply_frame(self.functions_path or "cleaning_functions.py", data, code=self._code, **apply_options)
+                warnings.warn(
+                    f"{len(self.run.cross_row)} cross-row step(s) not run on a DataFrame (rows "
+                    "keep their "
+                    "index); result.apply(path, output) or a list of dicts runs them",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            return apply_frame(
+                self.functions_path or "cleaning_functions.py",
+                data,
+                code=self._code,
+                **apply_options,
+            )
         return list(apply_records(self._code, [dict(r) for r in data], **apply_options))
 
     def summary(self) -> dict[str, Any]:
-        """The counts shown by the displays: functions, steps, chunks, model calls, unusable replies."""
+        """The counts shown by the displays: functions, steps, chunks, model calls, unusable
+        replies."""
         llm = self.run.llm or {}
-        return {"functions": len(self.run.functions), "cross_row_steps": len(self.run.cross_row),
-                "chunks": f"{self.run.chunks_processed}/{self.run.chunks_total}",
-                "model_calls": llm.get("calls", 0), "unusable_replies": getattr(self.run, "unusable_replies", 0),
-                "skipped_records": self.run.skipped_records}
+        return {
+            "functions": len(self.run.functions),
+            "cross_row_steps": len(self.run.cross_row),
+            "chunks": f"{self.run.chunks_processed}/{self.run.chunks_total}",
+            "model_calls": llm.get("calls", 0),
+            "unusable_replies": getattr(self.run, "unusable_replies", 0),
+            "skipped_records": self.run.skipped_records,
+        }
 
     def __repr__(self) -> str:
         names = ", ".join(self.run.functions[:5]) + (", ..." if len(self.run.functions) > 5 else "")
         s = self.summary()
-        return (f"<CleanResult: {_n(s['functions'], 'function')} ({names or 'none'}), "
-                f"{_n(s['cross_row_steps'], 'cross-row step')}, {s['chunks']} chunks, "
-                f"{_n(s['model_calls'], 'model call')}; {self.functions_path}>")
+        return (
+            f"<CleanResult: {_n(s['functions'], 'function')} ({names or 'none'}), "
+            f"{_n(s['cross_row_steps'], 'cross-row step')}, {s['chunks']} chunks, "
+            f"{_n(s['model_calls'], 'model call')}; {self.functions_path}>"
+        )
 
     def _repr_html_(self) -> str:
         esc = html.escape
         s = self.summary()
-        rows = "".join(f"<tr><th style='text-align:left'>{esc(k.replace('_', ' '))}</th><td>{esc(str(v))}</td></tr>"
-                       for k, v in s.items())
-        funcs = "".join(f"<li><code>{esc(name)}</code></li>" for name in self.run.functions) or "<li>none</li>"
+        rows = "".join(
+            "<tr><th "
+            f"style='text-align:left'>{esc(k.replace('_', ' '))}</th><td>{esc(str(v))}</td></tr>"
+            for k, v in s.items()
+        )
+        funcs = (
+            "".join(f"<li><code>{esc(name)}</code></li>" for name in self.run.functions)
+            or "<li>none</li>"
+        )
         steps = "".join(f"<li>{esc(_step_label(step))}</li>" for step in self.run.cross_row)
-        unfixable = "".join(f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in self.run.unfixable.items())
-        parts = [f'<div class="recursive-cleaner-result"><b>Cleaning functions</b> in '
-                 f"<code>{esc(self.functions_path)}</code>", f"<table>{rows}</table>",
-                 f"<p>Functions, in the order <code>clean_data</code> runs them:</p><ol>{funcs}</ol>"]
+        unfixable = "".join(
+            f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in self.run.unfixable.items()
+        )
+        parts = [
+            f'<div class="recursive-cleaner-result"><b>Cleaning functions</b> in '
+            f"<code>{esc(self.functions_path)}</code>",
+            f"<table>{rows}</table>",
+            f"<p>Functions, in the order <code>clean_data</code> runs them:</p><ol>{funcs}</ol>",
+        ]
         if steps:
             parts.append(f"<p>Cross-row steps:</p><ul>{steps}</ul>")
         if unfixable:
@@ -205,7 +297,10 @@ class CleanResult:
         if self.improvement is not None:
             parts.append(self.improvement._repr_html_())
         if self._report and self.run.report_path:
-            parts.append(f"<p>Report: <code>{esc(self.run.report_path)}</code> (<code>result.report</code>)</p>")
+            parts.append(
+                f"<p>Report: <code>{esc(self.run.report_path)}</code> "
+                "(<code>result.report</code>)</p>"
+            )
         parts.append("<p><code>result.apply(df)</code> cleans a DataFrame.</p></div>")
         return "".join(parts)
 

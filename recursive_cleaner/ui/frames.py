@@ -1,4 +1,5 @@
-"""Notebook helpers: DataFrames and lists of dicts in (``read.inputs``), DataFrames, tables and charts out.
+"""Notebook helpers: DataFrames and lists of dicts in (``read.inputs``), DataFrames, tables and
+charts out.
 
 pandas and matplotlib are imported only when a function needs them (``pip install
 'recursive-data-cleaner[pandas]'``, ``pip install matplotlib``); a missing one raises
@@ -36,28 +37,42 @@ from ..read.inputs import INPUT_DIR, frame_records, materialize_input
 from ..write.metrics import ImprovementReport
 
 
-__all__ = ["materialize_input", "frame_records", "apply_frame", "improvement_frame", "plot_improvement",
-           "CleaningReport", "INPUT_DIR"]
+__all__ = [
+    "materialize_input",
+    "frame_records",
+    "apply_frame",
+    "improvement_frame",
+    "plot_improvement",
+    "CleaningReport",
+    "INPUT_DIR",
+]
 
 
-def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None = None, **apply_options: Any) -> Any:
-    """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same index.
+def apply_frame(
+    functions_path: str | os.PathLike, df: Any, *, code: str | None = None, **apply_options: Any
+) -> Any:
+    """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same
+    index.
 
     Failed rows stay unchanged (``reject_path`` is refused: every row must come back). The file's
-    cross-row steps run with ``cross_row=True`` (default False): the index of the rows kept is
-    kept, a row a dedup step drops is left out (``max_drop`` as for apply_file).
-    The counts of the run are in ``result.attrs["apply"]`` (records_in, records_out, failed).
-    ``code``: the module's source, used instead of reading ``functions_path`` (a ``CleanResult``'s own).
-    A column no function changed is the input's own (its dtype and values); changed columns come
-    back as JSON types: dates as ISO strings (``pd.to_datetime`` to convert).
+    cross-row steps run with ``cross_row=True`` (default False): the index of the rows kept is kept,
+    a row a dedup step drops is left out (``max_drop`` as for apply_file). The counts of the run are
+    in ``result.attrs["apply"]`` (records_in, records_out, failed). ``code``: the module's source,
+    used instead of reading ``functions_path`` (a ``CleanResult``'s own). A column no function
+    changed is the input's own (its dtype and values); changed columns come back as JSON types:
+    dates as ISO strings (``pd.to_datetime`` to convert).
     """
     require("pandas", "apply_frame")
     if apply_options.get("reject_path") is not None:
-        raise TypeError("apply_frame keeps every row, so it takes no reject_path; use apply_records for that")
+        raise TypeError(
+            "apply_frame keeps every row, so it takes no reject_path; use apply_records for that"
+        )
     cross_row = apply_options.pop("cross_row", False)
     if cross_row and apply_options.get("audit_path") is not None:
-        raise TypeError("apply_frame's audit_path logs clean_data's changes only; with cross_row=True use "
-                        "apply_records (or apply_file) for a log that has the steps' too")
+        raise TypeError(
+            "apply_frame's audit_path logs clean_data's changes only; with cross_row=True use "
+            "apply_records (or apply_file) for a log that has the steps' too"
+        )
     max_drop = apply_options.pop("max_drop", MAX_DROP)
     if not len(df):
         return df.copy()
@@ -73,7 +88,9 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None 
 
     steps = read_plan(code, str(functions_path), steps=cross_row).steps
     originals = list(frame_records(df))
-    rows = list(apply_records(code, originals, on_progress=progress, cross_row=False, **apply_options))
+    rows = list(
+        apply_records(code, originals, on_progress=progress, cross_row=False, **apply_options)
+    )
     if len(rows) != len(df):  # pragma: no cover - apply_records keeps failed records
         raise RuntimeError(f"apply_frame: {len(df)} rows in, {len(rows)} out")
     kept = None
@@ -82,8 +99,11 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None 
         kept, rows = kept_rows(fitted, rows)
         if unasked_drops(fitted) > max_drop * len(originals):
             labels = [step_label(i, s) for i, s in enumerate(steps)]
-            raise DataLossError(loss_message(fitted.dropped_by, steps, labels, len(originals), max_drop),
-                                unasked_drops(fitted), len(originals))
+            raise DataLossError(
+                loss_message(fitted.dropped_by, steps, labels, len(originals), max_drop),
+                unasked_drops(fitted),
+                len(originals),
+            )
         counts["records_out"] = len(rows)
     result = rows_frame(df, originals, kept, rows)
     result.attrs["apply"] = counts
@@ -91,7 +111,8 @@ def apply_frame(functions_path: str | os.PathLike, df: Any, *, code: str | None 
 
 
 def improvement_frame(report: ImprovementReport) -> Any:
-    """One row per field (index "field"): conformity, type consistency, distinct and nulls before/after, ...
+    """One row per field (index "field"): conformity, type consistency, distinct and nulls
+    before/after, ...
 
     Shares are fractions (0–1); a side where the field does not exist is NaN. Accuracy
     columns appear only when the report has ground truth.
@@ -110,15 +131,25 @@ def improvement_frame(report: ImprovementReport) -> Any:
         if truth:
             row["accuracy_before"], row["accuracy_after"] = f.accuracy_before, f.accuracy_after
         rows.append(row)
-    columns = ["field", *(f"{a}_{s}" for s in ("before", "after") for a in
-                          ("conformity", "type_consistency", "distinct", "nulls")),
-               "cells_changed", "spelling_collapse", "open_issue_before", "open_issue_after"]
+    columns = [
+        "field",
+        *(
+            f"{a}_{s}"
+            for s in ("before", "after")
+            for a in ("conformity", "type_consistency", "distinct", "nulls")
+        ),
+        "cells_changed",
+        "spelling_collapse",
+        "open_issue_before",
+        "open_issue_after",
+    ]
     columns += ["accuracy_before", "accuracy_after"] if truth else []
     return pd.DataFrame(rows, columns=columns).set_index("field")
 
 
 def plot_improvement(report: ImprovementReport, ax: Any = None) -> Any:
-    """A bar chart of each field's conformity before and after (percent); returns the matplotlib Axes."""
+    """A bar chart of each field's conformity before and after (percent); returns the matplotlib
+    Axes."""
     plt = require("matplotlib.pyplot", "plot_improvement")
     names = list(report.fields)
     before = [100 * f.before.conformity if f.before else 0.0 for f in report.fields.values()]
@@ -138,7 +169,8 @@ def plot_improvement(report: ImprovementReport, ax: Any = None) -> Any:
 
 
 class CleaningReport:
-    """A markdown cleaning report for notebooks: a path to ``cleaning_report.md`` or the markdown itself.
+    """A markdown cleaning report for notebooks: a path to ``cleaning_report.md`` or the markdown
+    itself.
 
     A ``PathLike``, or a one-line string naming an existing file, is read; any other string is
     the text. Shown inline through ``_repr_markdown_``; ``str()`` is the markdown.

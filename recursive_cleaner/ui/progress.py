@@ -36,7 +36,8 @@ def rich_available() -> bool:
 
 
 def in_notebook() -> bool:
-    """Whether this code runs in a Jupyter kernel (IPython's ZMQ shell), where an HTML display updates live."""
+    """Whether this code runs in a Jupyter kernel (IPython's ZMQ shell), where an HTML display
+    updates live."""
     ipython = sys.modules.get("IPython")
     shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
     return type(shell).__name__ == "ZMQInteractiveShell"
@@ -54,7 +55,8 @@ def _duration(seconds: float | None) -> str:
 
 
 def _short(text: Any, limit: int = _REASON) -> str:
-    """One line of at most ``limit`` characters, terminal escape sequences removed (``clip_text``)."""
+    """One line of at most ``limit`` characters, terminal escape sequences removed
+    (``clip_text``)."""
     return clip_text(" ".join(clip_text(text, 4 * limit).split()), limit)
 
 
@@ -86,7 +88,11 @@ class ProgressTally:
     finished: bool = False
 
     def where(self) -> str:
-        return f"chunk {self.chunk}/{self.total_chunks}" if self.total_chunks else f"chunk {self.chunk}"
+        return (
+            f"chunk {self.chunk}/{self.total_chunks}"
+            if self.total_chunks
+            else f"chunk {self.chunk}"
+        )
 
     def elapsed(self, now: float) -> float:
         if self.seconds is not None:
@@ -98,7 +104,8 @@ class ProgressTally:
         return self.records / elapsed if elapsed > 0 else 0.0
 
     def eta(self, now: float) -> float | None:
-        """Seconds left at this run's pace over whole chunks; None before the first chunk is done."""
+        """Seconds left at this run's pace over whole chunks; None before the first chunk is
+        done."""
         if self.kind != "generate" or not self.done_this_run or not self.total_chunks:
             return None
         left = max(0, self.total_chunks - self.chunks_done)
@@ -117,7 +124,10 @@ class ProgressTally:
         elif kind == "chunk_profile":
             self.activity = f"{self.where()}: profiling the fields"
         elif kind == "iteration":
-            self.activity = f"{self.where()}: calling the model (call {event.get('iteration', 1)} for this chunk)"
+            self.activity = (
+                f"{self.where()}: calling the model (call {event.get('iteration', 1)} for this "
+                "chunk)"
+            )
         elif kind == "llm_call":
             self.calls += 1
             self.tokens += (event.get("prompt_tokens") or 0) + (event.get("completion_tokens") or 0)
@@ -135,7 +145,9 @@ class ProgressTally:
         elif kind == "issues_detected":  # each chunk reports its own: count each field / text once
             for issue in event.get("issues") or ():
                 item = issue if isinstance(issue, dict) else {"issue": issue}
-                self.seen_issues.add(item.get("field") or " ".join(str(item.get("issue", "")).split()))
+                self.seen_issues.add(
+                    item.get("field") or " ".join(str(item.get("issue", "")).split())
+                )
             self.issues = len(self.seen_issues)
         elif kind == "record_skipped":
             self.skipped_lines += 1
@@ -143,21 +155,37 @@ class ProgressTally:
             self.chunks_done, self.done_this_run = event["chunk_index"] + 1, self.done_this_run + 1
             self.records += self.chunk_records
             last = self.total_chunks and self.chunks_done >= self.total_chunks
-            self.activity = "writing the functions and the report" if last else f"{self.where()}: {event.get('status')}"
+            self.activity = (
+                "writing the functions and the report"
+                if last
+                else f"{self.where()}: {event.get('status')}"
+            )
         elif kind == "early_termination":
-            self.stopped_early, self.activity = True, "stopped early: writing the functions and the report"
+            self.stopped_early, self.activity = (
+                True,
+                "stopped early: writing the functions and the report",
+            )
         elif kind == "optimize_start":
             self.activity = f"consolidating {event.get('function_count')} functions"
         elif kind == "optimize_round":
             self.activity = f"consolidating: group {event.get('group')}, round {event.get('round')}"
         elif kind == "apply_progress":
-            self.kind, self.records, self.failed = "apply", event.get("records_in", 0), event.get("failed", 0)
+            self.kind, self.records, self.failed = (
+                "apply",
+                event.get("records_in", 0),
+                event.get("failed", 0),
+            )
             self.skipped_lines, self.seconds = event.get("skipped_input", 0), event.get("seconds")
             self.activity = "applying clean_data"
         elif kind == "complete":
-            self.finished, self.activity = True, "done" + (" (stopped early)" if self.stopped_early else "")
+            self.finished, self.activity = (
+                True,
+                "done" + (" (stopped early)" if self.stopped_early else ""),
+            )
             self.calls = event.get("llm_calls", self.calls)
-            self.tokens = (event.get("prompt_tokens") or 0) + (event.get("completion_tokens") or 0) or self.tokens
+            self.tokens = (event.get("prompt_tokens") or 0) + (
+                event.get("completion_tokens") or 0
+            ) or self.tokens
 
     def counts(self) -> str:
         """One line of totals: functions, model calls and tokens, skipped lines."""
@@ -166,9 +194,11 @@ class ProgressTally:
         elif self.issues and not self.accepted:
             parts = [f"{self.issues} issues found"]
         else:
-            parts = [f"functions {self.accepted} accepted, {self.rejected} rejected"
-                     + (f", {self.revised} revised" if self.revised else "")
-                     + (f", {self.unusable} unusable replies" if self.unusable else "")]
+            parts = [
+                f"functions {self.accepted} accepted, {self.rejected} rejected"
+                + (f", {self.revised} revised" if self.revised else "")
+                + (f", {self.unusable} unusable replies" if self.unusable else "")
+            ]
         if self.kind != "apply":
             parts.append(f"model {self.calls} calls, {_tokens(self.tokens)} tokens")
         if self.skipped_lines:
@@ -179,7 +209,9 @@ class ProgressTally:
 class _PlainView:
     """One line per notable event, with the elapsed time: for logs, CI and pipes."""
 
-    def __init__(self, stream: Callable[[], TextIO], tally: ProgressTally, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, stream: Callable[[], TextIO], tally: ProgressTally, clock: Callable[[], float]
+    ) -> None:
         self.stream, self.tally, self.clock = stream, tally, clock
         self.start, self.last_apply = clock(), float("-inf")
 
@@ -191,10 +223,17 @@ class _PlainView:
         if kind == "chunk_start":
             self.line(f"{t.where()} ({e.get('records', 0)} records)")
         elif kind == "llm_call":
-            toks = f", {e['prompt_tokens']}+{e['completion_tokens']} tokens" if e.get("prompt_tokens") else ""
+            toks = (
+                f", {e['prompt_tokens']}+{e['completion_tokens']} tokens"
+                if e.get("prompt_tokens")
+                else ""
+            )
             self.line(f"  model replied in {e.get('latency_ms', 0) / 1000:.1f}s{toks}")
         elif kind == "function_generated":
-            self.line(f"  + accepted {e.get('function_name')}" + (f" ({e['field']})" if e.get("field") else ""))
+            self.line(
+                f"  + accepted {e.get('function_name')}"
+                + (f" ({e['field']})" if e.get("field") else "")
+            )
         elif kind == "function_modified":
             self.line(f"  ~ revised {e.get('function_name')}")
         elif kind == "validation_failed":
@@ -204,10 +243,16 @@ class _PlainView:
         elif kind == "issues_detected":
             self.line(f"  {len(e.get('issues') or ())} issue(s) found")
         elif kind == "chunk_done":
-            self.line(f"  {t.where()} {e.get('status')} · {t.counts()} · {t.records_per_s(now):.1f} records/s"
-                      f" · ETA {_duration(t.eta(now))}")
+            self.line(
+                f"  {t.where()} {e.get('status')} · {t.counts()} · {t.records_per_s(now):.1f} "
+                "records/s"
+                f" · ETA {_duration(t.eta(now))}"
+            )
         elif kind == "early_termination":
-            self.line(f"stopped early after {e.get('chunks_processed')} chunks: {_short(e.get('reasoning', ''))}")
+            self.line(
+                f"stopped early after {e.get('chunks_processed')} chunks: "
+                f"{_short(e.get('reasoning', ''))}"
+            )
         elif kind == "optimize_start":
             self.line(f"consolidating {e.get('function_count')} functions")
         elif kind == "optimize_complete":
@@ -222,7 +267,9 @@ class _PlainView:
         pass
 
 
-def _rich_view(stream: TextIO | None, tally: ProgressTally, clock: Callable[[], float], refresh: float):
+def _rich_view(
+    stream: TextIO | None, tally: ProgressTally, clock: Callable[[], float], refresh: float
+):
     """The live display: spinner, bar, chunks, records/s, ETA; the activity and the totals below."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TaskProgressColumn
@@ -232,9 +279,15 @@ def _rich_view(stream: TextIO | None, tally: ProgressTally, clock: Callable[[], 
         def render(self, task: Any) -> Text:
             now = clock()
             if tally.kind == "apply":
-                return Text(f"{tally.records_per_s(now):,.0f} records/s · {_duration(tally.elapsed(now))}", "cyan")
-            return Text(f"{tally.chunks_done}/{tally.total_chunks or '?'} chunks · "
-                        f"{tally.records_per_s(now):.1f} records/s · ETA {_duration(tally.eta(now))}", "cyan")
+                return Text(
+                    f"{tally.records_per_s(now):,.0f} records/s · {_duration(tally.elapsed(now))}",
+                    "cyan",
+                )
+            return Text(
+                f"{tally.chunks_done}/{tally.total_chunks or '?'} chunks · "
+                f"{tally.records_per_s(now):.1f} records/s · ETA {_duration(tally.eta(now))}",
+                "cyan",
+            )
 
     class Display(Progress):
         def get_renderables(self):
@@ -243,8 +296,14 @@ def _rich_view(stream: TextIO | None, tally: ProgressTally, clock: Callable[[], 
             yield Text("  " + tally.counts(), "dim", overflow="ellipsis", no_wrap=True)
 
     console = Console(file=stream) if stream is not None else Console(stderr=True)
-    display = Display(SpinnerColumn(), BarColumn(bar_width=24), TaskProgressColumn(), Stats(), console=console,
-                      refresh_per_second=refresh)
+    display = Display(
+        SpinnerColumn(),
+        BarColumn(bar_width=24),
+        TaskProgressColumn(),
+        Stats(),
+        console=console,
+        refresh_per_second=refresh,
+    )
 
     class View:
         def __init__(self) -> None:
@@ -280,19 +339,34 @@ class _NotebookView:
     def html(self) -> str:
         t, now = self.tally, self.clock()
         if t.kind == "apply":
-            bar, head = "<progress></progress>", f"{t.records_per_s(now):,.0f} records/s · {_duration(t.elapsed(now))}"
+            bar, head = (
+                "<progress></progress>",
+                f"{t.records_per_s(now):,.0f} records/s · {_duration(t.elapsed(now))}",
+            )
         else:
             total = t.total_chunks or 0
-            bar = f'<progress value="{t.chunks_done}" max="{total}"></progress>' if total else "<progress></progress>"
-            head = (f"{t.chunks_done}/{total or '?'} chunks · {t.records_per_s(now):.1f} records/s · "
-                    f"ETA {_duration(t.eta(now))}")
-        return (f'<div class="recursive-cleaner-progress">{bar} {html.escape(head)}<br>'
-                f"<span>{html.escape(_short(t.activity))}</span><br>"
-                f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>')
+            bar = (
+                f'<progress value="{t.chunks_done}" max="{total}"></progress>'
+                if total
+                else "<progress></progress>"
+            )
+            head = (
+                f"{t.chunks_done}/{total or '?'} chunks · {t.records_per_s(now):.1f} records/s · "
+                f"ETA {_duration(t.eta(now))}"
+            )
+        return (
+            f'<div class="recursive-cleaner-progress">{bar} {html.escape(head)}<br>'
+            f"<span>{html.escape(_short(t.activity))}</span><br>"
+            f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>'
+        )
 
     def show(self, event: dict) -> None:
         now = self.clock()
-        if now - self.last >= self.every or event.get("type") in ("chunk_done", "complete", "function_generated"):
+        if now - self.last >= self.every or event.get("type") in (
+            "chunk_done",
+            "complete",
+            "function_generated",
+        ):
             self.last = now
             self.handle.update(self.HTML(self.html()))
 
@@ -311,15 +385,27 @@ class LiveProgress:
     an error also stops it. ``tally`` holds the counts seen so far.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, live: bool | str | None = None,
-                 refresh_per_second: float = 4.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        live: bool | str | None = None,
+        refresh_per_second: float = 4.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream, self.clock, self.refresh = stream, clock, refresh_per_second
         target = stream if stream is not None else sys.stderr
         if live is None:
-            live = "notebook" if stream is None and in_notebook() else rich_available() and _is_terminal(target)
+            live = (
+                "notebook"
+                if stream is None and in_notebook()
+                else rich_available() and _is_terminal(target)
+            )
         elif live and not rich_available():
-            raise ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'",
-                              name="rich")
+            raise ImportError(
+                "the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'",
+                name="rich",
+            )
         self.live = live
         self.tally = ProgressTally()
         self._view: Any = None

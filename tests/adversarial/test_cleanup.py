@@ -1,4 +1,5 @@
-"""Sandbox children die with their parent (SIGKILL), and SIGTERM cleans up like Ctrl-C (docs/safety.md).
+"""Sandbox children die with their parent (SIGKILL), and SIGTERM cleans up like Ctrl-C
+(docs/safety.md).
 
 Each test runs the library in a subprocess with its own TMPDIR, finds the sandbox child through
 /proc, and waits (with a deadline) for it to be gone: a zombie counts as gone, since it runs no
@@ -21,15 +22,23 @@ import pytest
 
 import recursive_cleaner
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; Linux only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads /proc; Linux only"
+)
 
-ROOT = Path(recursive_cleaner.__file__).resolve().parents[1]  # the tree under test, also for the subprocess
-WAIT = 60.0  # seconds a poll may take at most on a loaded machine; a healthy run takes a fraction of it
-# the hostile function sleeps in its sandbox child (the CPU limit never ends a sleep); the tests never wait on it:
+# the tree under test, also for the subprocess
+ROOT = Path(recursive_cleaner.__file__).resolve().parents[1]
+# seconds a poll may take at most on a loaded machine; a healthy run takes a fraction of it
+WAIT = 60.0
+# the hostile function sleeps in its sandbox child (the CPU limit never ends a sleep); the tests
+# never wait on it:
 # they signal the parent and poll, with a deadline, for the child to be gone
 SLEEPY = "import time\n\ndef clean(record):\n    time.sleep(600)\n    return record\n"
-# catastrophic backtracking: the re engine holds the GIL, so only the kernel's SIGIO can end this child
-BUSY = "import re\n\ndef clean(record):\n    re.match(r'(a+)+$', 'a' * 60 + 'b')\n    return record\n"
+# catastrophic backtracking: the re engine holds the GIL, so only the kernel's SIGIO can end this
+# child
+BUSY = (
+    "import re\n\ndef clean(record):\n    re.match(r'(a+)+$', 'a' * 60 + 'b')\n    return record\n"
+)
 
 
 # ---------------------------------------------------------------------------- /proc helpers
@@ -38,7 +47,8 @@ def _stat(pid: int) -> list[str] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return text[text.rindex(")") + 2:].split()  # fields from the state on (the name may hold spaces)
+    # fields from the state on (the name may hold spaces)
+    return text[text.rindex(")") + 2 :].split()
 
 
 def alive(pid: int) -> bool:
@@ -66,7 +76,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def sleeping(pid: int) -> bool:
-    """The process sleeps in a timer (time.sleep), by its wait channel; skips the test where the kernel hides it."""
+    """The process sleeps in a timer (time.sleep), by its wait channel; skips the test where the
+    kernel hides it."""
     try:
         wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
     except FileNotFoundError:
@@ -79,7 +90,8 @@ def sleeping(pid: int) -> bool:
 
 
 def wait_for(predicate, what: str, proc: subprocess.Popen):
-    """Poll ``predicate`` until it returns something truthy, waiting on ``proc`` between polls; fail after WAIT s."""
+    """Poll ``predicate`` until it returns something truthy, waiting on ``proc`` between polls; fail
+    after WAIT s."""
     deadline = time.monotonic() + WAIT
     while not (value := predicate()):
         if time.monotonic() > deadline:
@@ -88,7 +100,9 @@ def wait_for(predicate, what: str, proc: subprocess.Popen):
             proc.wait(0.02)
         except subprocess.TimeoutExpired:
             continue
-        pytest.fail(f"the subprocess ended ({proc.returncode}) before {what}: {proc.stderr.read()!r}")
+        pytest.fail(
+            f"the subprocess ended ({proc.returncode}) before {what}: {proc.stderr.read()!r}"
+        )
     return value
 
 
@@ -109,10 +123,20 @@ def wait_gone(pid: int) -> bool:
 def start(args: list[str], tmp_path: Path, cwd: Path | None = None) -> subprocess.Popen:
     """The library in a subprocess: this tree first on its path, TMPDIR our own, output piped."""
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "TMPDIR": str(tmp_path / "tmp")}
-    return subprocess.Popen([sys.executable, *args], cwd=cwd or tmp_path, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "TMPDIR": str(tmp_path / "tmp"),
+    }
+    return subprocess.Popen(
+        [sys.executable, *args],
+        cwd=cwd or tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def leftovers(tmp_path: Path) -> list[str]:
@@ -120,7 +144,8 @@ def leftovers(tmp_path: Path) -> list[str]:
 
 
 def reap(proc: subprocess.Popen, children: list[int]) -> None:
-    """End what a failed test may leave behind: the subprocess and the sandbox children it started."""
+    """End what a failed test may leave behind: the subprocess and the sandbox children it
+    started."""
     proc.kill()
     for pid in children:
         if alive(pid):
@@ -147,15 +172,20 @@ def _run_code(code: str, *, cpu: int) -> str:
 
 @pytest.mark.parametrize("watch", ["kernel", "thread"])
 def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path, watch):
-    """validate_function's child sleeps (no CPU limit stops that); SIGKILL of the parent ends it too.
+    """validate_function's child sleeps (no CPU limit stops that); SIGKILL of the parent ends it
+    too.
 
     ``thread``: the portable way (macOS), the child's own watcher thread, forced here on Linux.
     """
-    force_thread = ("from recursive_cleaner.judge import sandbox_worker; "
-                    "sandbox_worker._tie_to_parent = lambda fd, pid: False\n")
-    script = ((force_thread if watch == "thread" else "")
-              + "from recursive_cleaner.judge.validation import validate_function\n"
-              f"print(validate_function({SLEEPY!r}, [{{'a': 1}}], 'clean', timeout=600))\n")
+    force_thread = (
+        "from recursive_cleaner.judge import sandbox_worker; "
+        "sandbox_worker._tie_to_parent = lambda fd, pid: False\n"
+    )
+    script = (
+        (force_thread if watch == "thread" else "")
+        + "from recursive_cleaner.judge.validation import validate_function\n"
+        f"print(validate_function({SLEEPY!r}, [{{'a': 1}}], 'clean', timeout=600))\n"
+    )
     children: list[int] = []
     proc = start(["-c", script], tmp_path)
     try:
@@ -171,13 +201,15 @@ def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path, watch):
 
 
 def test_a_child_stuck_in_c_code_dies_with_its_killed_parent(tmp_path):
-    """A child that holds the GIL in C code (a backtracking regex) under a long CPU limit: the kernel's SIGIO ends it."""
+    """A child that holds the GIL in C code (a backtracking regex) under a long CPU limit: the
+    kernel's SIGIO ends it."""
     children: list[int] = []
     proc = start(["-c", _run_code(BUSY, cpu=600)], tmp_path)
     try:
         children += wait_for(lambda: sandbox_children(proc.pid), "the sandbox child", proc)
         [child] = children
-        wait_for(lambda: cpu_seconds(child) > 0.5, "the child to spin in the regex", proc)  # start-up takes ~0.1 s
+        # start-up takes ~0.1 s
+        wait_for(lambda: cpu_seconds(child) > 0.5, "the child to spin in the regex", proc)
         proc.kill()
         proc.wait(WAIT)
         assert wait_gone(child), "the orphaned sandbox child still runs"
@@ -201,7 +233,8 @@ def test_a_sleeping_child_is_killed_at_the_wall_clock_timeout():
 
 # ---------------------------------------------------------------------------- SIGTERM of the CLI
 def sigterm_while_sleeping(proc) -> tuple[int, str, int]:
-    """SIGTERM ``proc`` once its one sandbox child sleeps in the hostile function: (exit code, stderr, child pid)."""
+    """SIGTERM ``proc`` once its one sandbox child sleeps in the hostile function: (exit code,
+    stderr, child pid)."""
     children: list[int] = []
     try:
         children += wait_for(lambda: sandbox_children(proc.pid), "the sandbox child", proc)
@@ -218,11 +251,28 @@ def test_sigterm_during_apply_cleans_up_like_ctrl_c(tmp_path):
     (tmp_path / "f.py").write_text(SLEEPY.replace("def clean(", "def clean_data("))
     (tmp_path / "data.jsonl").write_text("".join(json.dumps({"a": i}) + "\n" for i in range(10)))
     (tmp_path / "out").mkdir()
-    proc = start(["-m", "recursive_cleaner", "apply", "f.py", "data.jsonl", "-o", "out/clean.jsonl",
-                  "--workers", "1", "--timeout", "600", "--progress", "off"], tmp_path)
+    proc = start(
+        [
+            "-m",
+            "recursive_cleaner",
+            "apply",
+            "f.py",
+            "data.jsonl",
+            "-o",
+            "out/clean.jsonl",
+            "--workers",
+            "1",
+            "--timeout",
+            "600",
+            "--progress",
+            "off",
+        ],
+        tmp_path,
+    )
     code, err, child = sigterm_while_sleeping(proc)
     assert code == 143 and err.strip() == "Error: terminated", err
-    assert not alive(child)  # killed (and reaped) by the parent's cleanup, not left to the orphan watch
+    # killed (and reaped) by the parent's cleanup, not left to the orphan watch
+    assert not alive(child)
     assert leftovers(tmp_path) == []
     assert sorted(os.listdir(tmp_path / "out")) == []  # no hidden partial output, no pass-1 spool
 
@@ -232,14 +282,18 @@ GENERATE = textwrap.dedent("""\
     sys.path.insert(0, {root!r})
     from recursive_cleaner.ui import cli
     from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
-    cli.make_backend = lambda spec: FakeBackend([CLEAN_REPLY, make_reply("slow_down", {code!r})], default=CLEAN_REPLY)
-    sys.exit(cli.main(["generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "-o", "out/functions.py",
-                       "--report", "out/report.md", "--progress", "off", "--idle-chunks-before-skip", "2"]))
+    cli.make_backend = lambda spec: FakeBackend([CLEAN_REPLY, make_reply("slow_down", {code!r})], \
+default=CLEAN_REPLY)
+    sys.exit(cli.main(["generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "-o", \
+"out/functions.py",
+                       "--report", "out/report.md", "--progress", "off", \
+"--idle-chunks-before-skip", "2"]))
 """)
 
 
 def test_sigterm_during_generate_cleans_up_and_keeps_the_finished_chunks(tmp_path):
-    """Chunk 1 is done and saved; SIGTERM while chunk 2's candidate sleeps in the sandbox: exit 143 with the resume hint."""
+    """Chunk 1 is done and saved; SIGTERM while chunk 2's candidate sleeps in the sandbox: exit 143
+    with the resume hint."""
     rows = [{"id": i, "email": f"user{i}@x.com"} for i in range(6)]
     (tmp_path / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "out").mkdir()
@@ -247,9 +301,13 @@ def test_sigterm_during_generate_cleans_up_and_keeps_the_finished_chunks(tmp_pat
     proc = start(["-c", GENERATE.format(root=str(ROOT), code=code)], tmp_path)
     code_, err, child = sigterm_while_sleeping(proc)
     assert code_ == 143, err
-    assert "terminated; finished chunks are saved, carry on with: recursive-cleaner resume st.json" in err
+    assert (
+        "terminated; finished chunks are saved, carry on with: recursive-cleaner resume st.json"
+        in err
+    )
     assert json.loads((tmp_path / "st.json").read_text())["last_completed_chunk"] == 0
     assert not alive(child)
     assert leftovers(tmp_path) == []
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no half-written state file
+    # no half-written state file
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert sorted(os.listdir(tmp_path / "out")) == []

@@ -1,4 +1,5 @@
-"""Generated code is assembled, read and run as written; the child shows no environment (issue 28, point 4).
+"""Generated code is assembled, read and run as written; the child shows no environment (issue 28,
+point 4).
 
 Before:
 1. ``write.module.split_imports`` cut ``str.splitlines()`` by the tree's line numbers, so a function
@@ -33,9 +34,14 @@ SEPARATORS = ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"
 
 @pytest.mark.parametrize("sep", SEPARATORS)
 def test_a_function_whose_text_holds_a_line_separator_is_assembled_whole(sep):
-    first = (f'def tag(record):\n    record = dict(record)\n    record["t"] = "a{sep}b"\n'
-             f'    record["u"] = "after"\n    return record')
-    second = 'import re\n\ndef trim(record):\n    record = dict(record)\n    record["s"] = re.sub(" +", " ", "x  y")\n    return record'
+    first = (
+        f'def tag(record):\n    record = dict(record)\n    record["t"] = "a{sep}b"\n'
+        f'    record["u"] = "after"\n    return record'
+    )
+    second = (
+        'import re\n\ndef trim(record):\n    record = dict(record)\n    record["s"] = re.sub(" +", '
+        '" ", "x  y")\n    return record'
+    )
     module = render_module([{"name": "tag", "code": first}, {"name": "trim", "code": second}])
     assert first in module and 'record["s"] = re.sub' in module
     result = run_in_sandbox(module, "clean_data", [{"a": 1}])
@@ -49,15 +55,24 @@ def test_source_lines_count_lines_as_ast_does():
 
 
 def test_apply_blanks_its_own_helper_at_the_right_lines(tmp_path):
-    fn = 'def tag(record):\n    record = dict(record)\n    record["t"] = "a\u2028b"\n    return record'
-    module = render_module([{"name": "tag", "code": fn}], cross_row=[{"kind": "dedup", "key": ["t"]}])
+    fn = (
+        'def tag(record):\n    record = dict(record)\n    record["t"] = "a\u2028b"\n    return '
+        "record"
+    )
+    module = render_module(
+        [{"name": "tag", "code": fn}], cross_row=[{"kind": "dedup", "key": ["t"]}]
+    )
     plan = read_plan(module, "f.py")
     assert "def clean_dataset" not in plan.code and 'record["t"] = "a\u2028b"' in plan.code
     assert len(source_lines(plan.code)) == len(source_lines(module))
 
 
-DEEP = ["def clean_data(record):\n    x = " + "-" * 100_000 + "1\n    return record\n",
-        "def clean_dataset(records):\n    return " + "-" * 20_000 + "1\n\ndef clean_data(record):\n    return record\n"]
+DEEP = [
+    "def clean_data(record):\n    x = " + "-" * 100_000 + "1\n    return record\n",
+    "def clean_dataset(records):\n    return "
+    + "-" * 20_000
+    + "1\n\ndef clean_data(record):\n    return record\n",
+]
 
 
 @pytest.mark.parametrize("code", DEEP)
@@ -69,16 +84,25 @@ def test_a_functions_file_nested_too_deeply_is_a_one_line_refusal(code, tmp_path
     data.write_text('{"a": 1}\n')
     for trusted in (False, True):
         with pytest.raises(ApplyError) as caught:
-            apply_file(str(path), str(data), str(tmp_path / "out.jsonl"), workers=1, trusted=trusted)
+            apply_file(
+                str(path), str(data), str(tmp_path / "out.jsonl"), workers=1, trusted=trusted
+            )
         assert "\n" not in str(caught.value) and "nested too deeply" in str(caught.value)
 
 
-@pytest.mark.parametrize("code", [
-    "import typing\n\ndef f(record):\n    x = typing" + ".a" * 1500 + "\n    return record\n",
-    "def f(record):\n    record" + ".a" * 1500 + " = 1\n    return record\n",
-    "import re\n\ndef f(record):\n    re" + ".a" * 1500 + " = 1\n    return record\n",
-    "import decimal\n\ndef f(record):\n    x = " + "(" * 150 + "decimal.getcontext" + ")" * 150 + "\n    return record\n",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import typing\n\ndef f(record):\n    x = typing" + ".a" * 1500 + "\n    return record\n",
+        "def f(record):\n    record" + ".a" * 1500 + " = 1\n    return record\n",
+        "import re\n\ndef f(record):\n    re" + ".a" * 1500 + " = 1\n    return record\n",
+        "import decimal\n\ndef f(record):\n    x = "
+        + "(" * 150
+        + "decimal.getcontext"
+        + ")" * 150
+        + "\n    return record\n",
+    ],
+)
 def test_the_policy_answers_long_chains_with_problems_never_a_recursion_error(code):
     problems = check_code_safety(code)
     assert isinstance(problems, list) and all(len(p) < 400 for p in problems)
@@ -90,8 +114,12 @@ def test_a_field_named_like_a_dunder_is_data_and_gets_cleaned(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     rows = [{"__class__": v, "id": i} for i, v in enumerate(["12", " 7", "3.0", "x9", "4"] * 4)]
     (tmp_path / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = DataCleaner(FakeBackend([CLEAN_REPLY], default=CLEAN_REPLY), "d.jsonl", sleep=lambda s: None,
-                         instructions="- __class__: whole numbers (integers)").run()
+    result = DataCleaner(
+        FakeBackend([CLEAN_REPLY], default=CLEAN_REPLY),
+        "d.jsonl",
+        sleep=lambda s: None,
+        instructions="- __class__: whole numbers (integers)",
+    ).run()
     assert result.functions  # before: the library's own one-liner was refused by its own policy
     code = (tmp_path / "cleaning_functions.py").read_text()
     assert "record['__class__']" in code and check_code_safety(code) == []
@@ -100,15 +128,20 @@ def test_a_field_named_like_a_dunder_is_data_and_gets_cleaned(tmp_path, monkeypa
 
 
 def test_dunder_text_outside_a_key_is_still_refused():
-    for code in ('import operator\n\ndef f(record):\n    return operator.attrgetter("__class__")(record)',
-                 'def f(record):\n    name = "__class__"\n    return record'):
+    for code in (
+        'import operator\n\ndef f(record):\n    return operator.attrgetter("__class__")(record)',
+        'def f(record):\n    name = "__class__"\n    return record',
+    ):
         assert check_code_safety(code), code
-    assert validate_function('def f(record):\n    """Fixes __class__."""\n    record = dict(record)\n'
-                             '    if record.get("__x__") == "__y__":\n        record.pop("__x__")\n    return record',
-                             [{"__x__": "__y__"}], "f") == (True, None)
+    assert validate_function(
+        'def f(record):\n    """Fixes __class__."""\n    record = dict(record)\n'
+        '    if record.get("__x__") == "__y__":\n        record.pop("__x__")\n    return record',
+        [{"__x__": "__y__"}],
+        "f",
+    ) == (True, None)
 
 
-ENV_CODE = '''import os
+ENV_CODE = """import os
 import posix
 
 def clean_data(record):
@@ -118,7 +151,7 @@ def clean_data(record):
     with open("/proc/self/environ", "rb") as file:
         record["proc"] = file.read().decode("latin-1")
     return record
-'''
+"""
 
 
 def test_the_trusted_worker_has_no_environment_to_copy(monkeypatch):
@@ -130,19 +163,23 @@ def test_the_trusted_worker_has_no_environment_to_copy(monkeypatch):
 
 def test_the_sandboxed_child_environment_is_empty(monkeypatch):
     monkeypatch.setenv("RC_SECRET", ENV_SECRET)
-    code = ('import typing\n\ndef clean(record):\n    sys_ = typing.sys\n'
-            '    return {"os": dict(sys_.modules["os"].environ), "posix": len(sys_.modules["posix"].environ)}')
+    code = (
+        "import typing\n\ndef clean(record):\n    sys_ = typing.sys\n"
+        '    return {"os": dict(sys_.modules["os"].environ), "posix": '
+        'len(sys_.modules["posix"].environ)}'
+    )
     result = run_in_sandbox(code, "clean", [{"a": 1}])
     assert result.ok and result.outputs == [{"os": {}, "posix": 0}]
 
 
-STATEFUL = '''
+STATEFUL = """
 class Shifty(dict):
     reads = 0
 
     def items(self):
         Shifty.reads += 1
-        return [(k, "unlogged" if Shifty.reads > 1 and k == "a" else v) for k, v in dict.items(self)]
+        return [(k, "unlogged" if Shifty.reads > 1 and k == "a" else v) for k, v in \
+dict.items(self)]
 
 
 def shift(record):
@@ -152,7 +189,7 @@ def shift(record):
 def clean_data(record):
     record = shift(record)
     return record
-'''
+"""
 
 
 def test_the_audit_log_compares_what_is_written(tmp_path):
@@ -160,11 +197,19 @@ def test_the_audit_log_compares_what_is_written(tmp_path):
     path.write_text(STATEFUL)
     data.write_text('{"a": "x", "b": 1}\n{"a": "y", "b": NaN}\n')
     audit = tmp_path / "audit.jsonl"
-    apply_file(str(path), str(data), str(tmp_path / "out.jsonl"), workers=1, trusted=True, audit_path=str(audit))
+    apply_file(
+        str(path),
+        str(data),
+        str(tmp_path / "out.jsonl"),
+        workers=1,
+        trusted=True,
+        audit_path=str(audit),
+    )
     out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     log = [json.loads(line) for line in audit.read_text().splitlines()]
     inputs = [{"a": "x", "b": 1}, {"a": "y", "b": None}]
     logged = {(e["row"], e["field"]): e["new"] for e in log}
-    for row, (before, after) in enumerate(zip(inputs, out)):  # every written change is logged, and only those
+    # every written change is logged, and only those
+    for row, (before, after) in enumerate(zip(inputs, out)):
         changed = {(row, k): v for k, v in after.items() if before.get(k) != v}
         assert changed == {key: new for key, new in logged.items() if key[0] == row}

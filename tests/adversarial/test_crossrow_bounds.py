@@ -17,7 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner.crossrow import near
-from recursive_cleaner.crossrow.near import Budget, NearIndex, close_keys, closest_spellings, distance, two_values
+from recursive_cleaner.crossrow.near import (
+    Budget,
+    NearIndex,
+    close_keys,
+    closest_spellings,
+    distance,
+    two_values,
+)
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit
 
 
@@ -47,21 +54,29 @@ def test_the_index_finds_every_string_within_k_edits(words, probe, k):
     index = NearIndex(k)
     for w in words:
         index.add(w, w)
-    found = set(index.near(probe, k, Budget(10 ** 9)))
+    found = set(index.near(probe, k, Budget(10**9)))
     assert {w for w in words if levenshtein(probe, w) <= k} <= found
 
 
 def pairwise_spellings(counts: dict, max_distance: int, ratio: float) -> dict:
-    """The vocabulary step's fixes as the old code found them: every rare value against every frequent one."""
+    """The vocabulary step's fixes as the old code found them: every rare value against every
+    frequent one."""
     fixes = {}
     for value, n in counts.items():
         if len(value.strip()) < 4 and n > 1:
             continue
         limit = min(max_distance, max(1, len(value) // 4))
-        best = sorted((levenshtein(value, other), -m, other) for other, m in counts.items()
-                      if m >= ratio * n and other != value and not two_values(value, other)
-                      and levenshtein(value, other) <= limit)
-        if best and not (len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]):
+        best = sorted(
+            (levenshtein(value, other), -m, other)
+            for other, m in counts.items()
+            if m >= ratio * n
+            and other != value
+            and not two_values(value, other)
+            and levenshtein(value, other) <= limit
+        )
+        if best and not (
+            len(best) > 1 and best[1][0] == best[0][0] and -best[1][1] * 2 > -best[0][1]
+        ):
             fixes[value] = best[0][2]
     return fixes
 
@@ -75,7 +90,7 @@ def test_on_ordinary_data_the_fixes_are_the_pairwise_ones(seed):
         w = rng.choice(words)
         if rng.random() < 0.2 and w:
             i = rng.randrange(len(w))
-            w = w[:i] + rng.choice("xyz") + w[i + 1:]
+            w = w[:i] + rng.choice("xyz") + w[i + 1 :]
         counts[w] = counts.get(w, 0) + 1
     for max_distance, ratio in ((1, 3.0), (2, 3.0), (3, 2.0)):
         fixes, left_alone = closest_spellings(counts, max_distance, ratio)
@@ -85,7 +100,12 @@ def test_on_ordinary_data_the_fixes_are_the_pairwise_ones(seed):
 
 def test_a_value_past_the_length_cap_is_left_alone_and_counted():
     long_value = "a" * 4000
-    records = [{"v": long_value}] * 3 + [{"v": long_value[:-1] + "b"}] + [{"v": "Boston"}] * 3 + [{"v": "Bostn"}]
+    records = (
+        [{"v": long_value}] * 3
+        + [{"v": long_value[:-1] + "b"}]
+        + [{"v": "Boston"}] * 3
+        + [{"v": "Bostn"}]
+    )
     fitted = fit([CrossRowStep("vocabulary", fields=("v",))], records)
     out = [fitted.transform(r)["v"] for r in records]
     assert out[3] == long_value[:-1] + "b"  # before: replaced, after 3.7 s of edit distance
@@ -96,8 +116,14 @@ def test_a_value_past_the_length_cap_is_left_alone_and_counted():
 def _keys(n: int, prefix: str = "") -> list[dict]:
     rng, records = random.Random(7), []
     for _ in range(n):
-        full, rare, name = (prefix + "".join(rng.choice("abcdefghij") for _ in range(10)) for _ in range(3))
-        records += [{"id": full, "name": name}, {"id": full, "name": name}, {"id": rare, "name": "other"}]
+        full, rare, name = (
+            prefix + "".join(rng.choice("abcdefghij") for _ in range(10)) for _ in range(3)
+        )
+        records += [
+            {"id": full, "name": name},
+            {"id": full, "name": name},
+            {"id": rare, "name": "other"},
+        ]
     return records
 
 
@@ -113,7 +139,8 @@ def test_the_majority_step_looks_at_few_groups_per_rare_key(monkeypatch):
     records = _keys(600)
     out = apply_steps([CrossRowStep("majority", key=("id",), fields=("name",))], records)
     assert len(out) == len(records)
-    assert calls[0] < 5 * 600  # before: every rare key against every group, for every record (600 x 1,200)
+    # before: every rare key against every group, for every record (600 x 1,200)
+    assert calls[0] < 5 * 600
 
 
 def test_keys_no_signature_tells_apart_stop_at_the_work_budget_and_are_counted(monkeypatch):
@@ -127,9 +154,11 @@ def test_keys_no_signature_tells_apart_stop_at_the_work_budget_and_are_counted(m
         return out
 
     monkeypatch.setattr("recursive_cleaner.crossrow.kinds.majority.close_keys", watched)
-    records = _keys(300, prefix="p" * 200)  # every key shares its first two segments with every other
+    # every key shares its first two segments with every other
+    records = _keys(300, prefix="p" * 200)
     fitted = fit([CrossRowStep("majority", key=("id",), fields=("name",))], records)
-    assert min(spent) >= -(300 + 1)  # past the budget by one candidate list at most, then nothing more
+    # past the budget by one candidate list at most, then nothing more
+    assert min(spent) >= -(300 + 1)
     assert 0 < fitted.left_alone[(0, "id")] <= 300
     assert len([r for r in map(fitted.transform, records) if r is not None]) == len(records)
 

@@ -1,4 +1,5 @@
-"""Issue 17, "data never lost": outputs over inputs, unclosed CSV quotes, huge values, stale and shared state files."""
+"""Issue 17, "data never lost": outputs over inputs, unclosed CSV quotes, huge values, stale and
+shared state files."""
 
 from __future__ import annotations
 
@@ -57,19 +58,24 @@ def files(tmp_path, monkeypatch):
 def _cleaner(backend, data, tmp_path, **options) -> DataCleaner:
     options.setdefault("output_path", str(tmp_path / "cf.py"))
     options.setdefault("report_path", None)
-    options.setdefault("call_every_chunk", True)  # one call per chunk: the tests count chunks by calls
+    # one call per chunk: the tests count chunks by calls
+    options.setdefault("call_every_chunk", True)
     return DataCleaner(backend, str(data), chunk_size=2, sleep=lambda s: None, **options)
 
 
-# ---------------------------------------------------------------------------- 7. one path, two files
-@pytest.mark.parametrize("outputs", [
-    {"output_path": "out.jsonl", "reject_path": "out.jsonl"},
-    {"output_path": "out.jsonl", "audit_path": "./out.jsonl"},
-    {"output_path": "out.jsonl", "reject_path": "r.jsonl", "audit_path": "sub/../r.jsonl"},
-    {"output_path": "data.jsonl"},
-    {"output_path": "cleaning_functions.py"},
-    {"output_path": "out.jsonl", "reject_path": "link.jsonl"},  # a symlink to the input
-])
+# ---------------------------------------------------------------------------- 7. one path, two
+# files
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        {"output_path": "out.jsonl", "reject_path": "out.jsonl"},
+        {"output_path": "out.jsonl", "audit_path": "./out.jsonl"},
+        {"output_path": "out.jsonl", "reject_path": "r.jsonl", "audit_path": "sub/../r.jsonl"},
+        {"output_path": "data.jsonl"},
+        {"output_path": "cleaning_functions.py"},
+        {"output_path": "out.jsonl", "reject_path": "link.jsonl"},  # a symlink to the input
+    ],
+)
 def test_apply_refuses_an_output_path_used_twice_and_writes_nothing(files, outputs):
     (files / "sub").mkdir()
     (files / "link.jsonl").symlink_to(files / "data.jsonl")
@@ -78,7 +84,8 @@ def test_apply_refuses_an_output_path_used_twice_and_writes_nothing(files, outpu
     with pytest.raises(PathConflictError, match="is the same file as") as caught:
         apply_file("cleaning_functions.py", "data.jsonl", output, **outputs)
     assert isinstance(caught.value, ValueError)
-    assert {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()} == before  # nothing new, nothing changed
+    # nothing new, nothing changed
+    assert {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()} == before
     assert not any(p.name.endswith(".tmp") for p in files.rglob("*"))
 
 
@@ -89,8 +96,15 @@ def test_apply_records_refuses_one_file_for_rejects_and_audit(tmp_path):
     assert not os.path.exists(path)
 
 
-@pytest.mark.parametrize("args", [["-o", "x.jsonl", "--reject-file", "x.jsonl"], ["-o", "x.jsonl", "--audit", "x.jsonl"],
-                                  ["-o", "data.jsonl"], ["-o", "y.jsonl", "--reject-file", "data.jsonl"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "x.jsonl", "--reject-file", "x.jsonl"],
+        ["-o", "x.jsonl", "--audit", "x.jsonl"],
+        ["-o", "data.jsonl"],
+        ["-o", "y.jsonl", "--reject-file", "data.jsonl"],
+    ],
+)
 def test_cli_apply_refuses_an_output_path_used_twice(files, args):
     result = _runner().invoke(cli, ["apply", "cleaning_functions.py", "data.jsonl", *args])
     assert result.exit_code == 2, result.output
@@ -100,8 +114,13 @@ def test_cli_apply_refuses_an_output_path_used_twice(files, args):
 
 
 def test_a_different_reject_file_still_gets_every_reject(files):
-    result = apply_file("cleaning_functions.py", "data.jsonl", "out.jsonl", reject_path="rejects.jsonl",
-                        audit_path="audit.jsonl")
+    result = apply_file(
+        "cleaning_functions.py",
+        "data.jsonl",
+        "out.jsonl",
+        reject_path="rejects.jsonl",
+        audit_path="audit.jsonl",
+    )
     assert result.failed == 1 and result.records_out == len(ROWS) - 1
     assert json.loads((files / "rejects.jsonl").read_text())["record"] == {"id": 6, "name": "bad"}
     assert result.audit_rows == len((files / "audit.jsonl").read_text().splitlines()) > 0
@@ -115,7 +134,10 @@ def test_generate_refuses_to_write_over_its_data_or_state(files, monkeypatch):
         _cleaner(backend, "data.jsonl", files, state_file=str(files / "cf.py")).run()
     monkeypatch.setattr(cli_module, "make_backend", lambda spec: backend)
     result = _runner().invoke(cli, ["generate", "data.jsonl", "--report", "data.jsonl"])
-    assert result.exit_code == 2 and "--report data.jsonl is the same file as FILE data.jsonl" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "--report data.jsonl is the same file as FILE data.jsonl" in result.stderr
+    )
     assert backend.calls == 0 and (files / "data.jsonl").read_text().count("\n") == len(ROWS)
 
 
@@ -129,10 +151,13 @@ def _csv(tmp_path: Path, text: str) -> tuple[list[dict], list]:
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_an_unclosed_quote_is_reported_and_the_lines_it_swallowed_are_read_again(tmp_path, newline):
-    text = newline.join(['id,name,note', '1,a,ok', '2,b,"never closed', '3,c,x ""quoted"" y', '4,d,', ''])
+    text = newline.join(
+        ["id,name,note", "1,a,ok", '2,b,"never closed', '3,c,x ""quoted"" y', "4,d,", ""]
+    )
     records, skipped = _csv(tmp_path, text)
     assert [r["id"] for r in records] == ["1", "3", "4"]
-    assert records[1]["note"] == 'x ""quoted"" y'  # read as the csv module reads that line on its own
+    # read as the csv module reads that line on its own
+    assert records[1]["note"] == 'x ""quoted"" y'
     assert [(s.path, s.line) for s in skipped] == [(str(tmp_path / "t.csv"), 3)]
     assert "unclosed quote" in skipped[0].reason and "2 following line(s)" in skipped[0].reason
 
@@ -140,10 +165,15 @@ def test_an_unclosed_quote_is_reported_and_the_lines_it_swallowed_are_read_again
 def test_an_unclosed_quote_in_the_last_column_no_longer_merges_silently(tmp_path):
     # before: one record {"id": "2", "note": "oops\n3,c,z\n"} with no skip and no warning
     records, skipped = _csv(tmp_path, 'id,name,note\n1,a,ok\n2,b,"oops\n3,c,z\n')
-    assert records == [{"id": "1", "name": "a", "note": "ok"}, {"id": "3", "name": "c", "note": "z"}]
+    assert records == [
+        {"id": "1", "name": "a", "note": "ok"},
+        {"id": "3", "name": "c", "note": "z"},
+    ]
     assert [s.line for s in skipped] == [3]
     records, skipped = _csv(tmp_path, 'id,name\n1,"oops')  # on the last line: nothing follows
-    assert records == [] and [s.line for s in skipped] == [2] and "unclosed quote" in skipped[0].reason
+    assert (
+        records == [] and [s.line for s in skipped] == [2] and "unclosed quote" in skipped[0].reason
+    )
 
 
 def test_an_unclosed_quote_in_the_header_is_an_error_naming_the_line(tmp_path):
@@ -155,8 +185,14 @@ def test_apply_counts_the_unclosed_quote_and_keeps_the_records_after_it(tmp_path
     (tmp_path / "in.csv").write_text('id,name\n1, a \n2,"oops\n3, c \n4, d \n')
     functions = tmp_path / "cf.py"
     functions.write_text(STRIP)
-    result = apply_file(str(functions), str(tmp_path / "in.csv"), str(tmp_path / "out.csv"), batch_size=2)
-    assert result.skipped_input == 1 and result.skipped[0].line == 3 and "unclosed quote" in result.skipped[0].reason
+    result = apply_file(
+        str(functions), str(tmp_path / "in.csv"), str(tmp_path / "out.csv"), batch_size=2
+    )
+    assert (
+        result.skipped_input == 1
+        and result.skipped[0].line == 3
+        and "unclosed quote" in result.skipped[0].reason
+    )
     assert (tmp_path / "out.csv").read_text().splitlines() == ["id,name", "1,a", "3,c", "4,d"]
 
 
@@ -169,16 +205,29 @@ def test_apply_dask_reads_an_unclosed_quote_as_apply_file_does(tmp_path):
     (tmp_path / "in.csv").write_text("\n".join(rows) + "\n")
     functions = tmp_path / "cf.py"
     functions.write_text(STRIP)
-    ref = apply_file(str(functions), str(tmp_path / "in.csv"), str(tmp_path / "ref.csv"), batch_size=2, workers=1)
-    result = apply_dask(str(functions), str(tmp_path / "in.csv"), str(tmp_path / "dask.csv"), batch_size=2,
-                        partition_size=2, trusted=True)
+    ref = apply_file(
+        str(functions), str(tmp_path / "in.csv"), str(tmp_path / "ref.csv"), batch_size=2, workers=1
+    )
+    result = apply_dask(
+        str(functions),
+        str(tmp_path / "in.csv"),
+        str(tmp_path / "dask.csv"),
+        batch_size=2,
+        partition_size=2,
+        trusted=True,
+    )
     assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "ref.csv").read_bytes()
-    assert ref.records_out == 11 and result.skipped_input == ref.skipped_input == 1 and result.partitions >= 2
+    assert (
+        ref.records_out == 11
+        and result.skipped_input == ref.skipped_input == 1
+        and result.partitions >= 2
+    )
 
 
 # ---------------------------------------------------------------------------- 9. huge values
 def test_the_profiler_reads_a_bounded_prefix_of_a_multi_megabyte_cell():
-    huge = "x" * 20_000 + "1" * 3_000_000  # the whole value's shape is "a9"; its first 10,000 characters': "a"
+    # the whole value's shape is "a9"; its first 10,000 characters': "a"
+    huge = "x" * 20_000 + "1" * 3_000_000
     profile = profiler.profile_field("note", [huge, "plain text", None])
     assert profile.shapes == {"a": 1, "a a": 1} and profile.total == 3 and profile.nulls == 1
     dated = profiler.profile_field("when", [huge, "2024-01-02"], Expectation("date"))
@@ -195,7 +244,9 @@ def test_the_profilers_cap_is_configurable(monkeypatch):
 
 
 def test_a_batch_too_large_for_the_sandbox_names_the_memory_limit():
-    with SandboxWorker("def clean_data(record):\n    return record\n", memory_mb=64, dict_only=True) as worker:
+    with SandboxWorker(
+        "def clean_data(record):\n    return record\n", memory_mb=64, dict_only=True
+    ) as worker:
         assert worker.start().ok
         worker.submit_lines((json.dumps({"note": "x" * (40 << 20)}) + "\n").encode())
         reply = worker.receive(60)
@@ -203,7 +254,8 @@ def test_a_batch_too_large_for_the_sandbox_names_the_memory_limit():
     assert "exited with code" not in reply.error
 
 
-# ---------------------------------------------------------------------------- 10. state beyond the file
+# ---------------------------------------------------------------------------- 10. state beyond the
+# file
 def _interrupted(data: Path, tmp_path: Path, state: Path) -> None:
     """A run of data.jsonl (4 chunks of 2) that saved chunk 0 and then lost its backend."""
     backend = FakeBackend([CLEAN_REPLY, ConnectionError("down")])
@@ -218,8 +270,12 @@ def test_a_state_past_the_end_of_the_file_is_refused_naming_both_numbers(files):
     saved = load_state(state)
     save_state(state, {**saved, "last_completed_chunk": 40})
     backend = FakeBackend(default=CLEAN_REPLY)
-    with pytest.raises(StateFileError, match=r"last_completed_chunk is 40 .* has 4 chunk\(s\) of 2"):
-        DataCleaner.resume(str(state), backend, sleep=lambda s: None, output_path=str(files / "cf.py")).run()
+    with pytest.raises(
+        StateFileError, match=r"last_completed_chunk is 40 .* has 4 chunk\(s\) of 2"
+    ):
+        DataCleaner.resume(
+            str(state), backend, sleep=lambda s: None, output_path=str(files / "cf.py")
+        ).run()
     assert backend.calls == 0 and not (files / "cf.py").exists()
 
 
@@ -229,7 +285,9 @@ def test_cli_resume_of_a_state_past_the_end_exits_1_with_one_line(files, monkeyp
     save_state(state, {**load_state(state), "last_completed_chunk": 99})
     backend = FakeBackend([])
     monkeypatch.setattr(cli_module, "make_backend", lambda spec: backend)
-    result = _runner().invoke(cli, ["resume", str(state), "-o", str(files / "cf.py"), "--progress", "off"])
+    result = _runner().invoke(
+        cli, ["resume", str(state), "-o", str(files / "cf.py"), "--progress", "off"]
+    )
     assert result.exit_code == 1 and backend.calls == 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "last_completed_chunk is 99" in lines[0] and "4 chunk(s)" in lines[0]
@@ -248,7 +306,8 @@ def test_a_data_file_changed_since_the_state_was_saved_is_refused(files):
     assert backend.calls == 0
 
 
-# ---------------------------------------------------------------------------- 11. one run per state file
+# ---------------------------------------------------------------------------- 11. one run per state
+# file
 HOLD = """
 import sys
 sys.path.insert(0, {root!r})
@@ -261,17 +320,24 @@ with state_lock({state!r}):
 
 def test_a_second_run_on_a_state_file_in_use_fails_naming_the_pid(files):
     state = files / "state.json"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD.format(root=str(ROOT), state=str(state))],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD.format(root=str(ROOT), state=str(state))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         backend = FakeBackend(default=CLEAN_REPLY)
-        with pytest.raises(StateFileError, match=rf"{state.name} is in use by another run \(pid {holder.pid}"):
+        with pytest.raises(
+            StateFileError, match=rf"{state.name} is in use by another run \(pid {holder.pid}"
+        ):
             _cleaner(backend, files / "data.jsonl", files, state_file=str(state)).run()
         assert backend.calls == 0 and not state.exists()
     finally:
         holder.communicate("", timeout=30)
-    assert holder.returncode == 0 and not os.path.exists(lock_path(state))  # released and removed on exit
+    # released and removed on exit
+    assert holder.returncode == 0 and not os.path.exists(lock_path(state))
     backend = FakeBackend(default=CLEAN_REPLY)
     _cleaner(backend, files / "data.jsonl", files, state_file=str(state)).run()
     assert backend.calls == 4 and not os.path.exists(lock_path(state))
@@ -280,8 +346,11 @@ def test_a_second_run_on_a_state_file_in_use_fails_naming_the_pid(files):
 def test_the_cli_refuses_a_second_generate_on_one_state_file(files, monkeypatch):
     backend = FakeBackend(default=CLEAN_REPLY)
     monkeypatch.setattr(cli_module, "make_backend", lambda spec: backend)
-    with state_lock(str(files / "state.json")):  # another run holds it (flock: another open file conflicts)
-        result = _runner().invoke(cli, ["generate", "data.jsonl", "--state", "state.json", "--progress", "off"])
+    # another run holds it (flock: another open file conflicts)
+    with state_lock(str(files / "state.json")):
+        result = _runner().invoke(
+            cli, ["generate", "data.jsonl", "--state", "state.json", "--progress", "off"]
+        )
     assert result.exit_code == 1 and backend.calls == 0
     assert f"state file state.json is in use by another run (pid {os.getpid()}" in result.stderr
 
@@ -297,10 +366,13 @@ def test_a_lock_file_left_by_a_killed_run_does_not_block(files):
 def test_a_resumed_run_rereads_a_state_another_run_carried_further(files):
     state = files / "state.json"
     _interrupted(files / "data.jsonl", files, state)
-    resumed = DataCleaner.resume(str(state), FakeBackend([]), sleep=lambda s: None,  # restored at chunk 0
-                                 output_path=str(files / "cf.py"))
+    # restored at chunk 0
+    resumed = DataCleaner.resume(
+        str(state), FakeBackend([]), sleep=lambda s: None, output_path=str(files / "cf.py")
+    )
     other = FakeBackend(default=CLEAN_REPLY)
-    _cleaner(other, files / "data.jsonl", files, state_file=str(state)).run()  # meanwhile: chunks 1-3 done
+    # meanwhile: chunks 1-3 done
+    _cleaner(other, files / "data.jsonl", files, state_file=str(state)).run()
     assert other.calls == 3 and load_state(state)["last_completed_chunk"] == 3
     result = resumed.run()  # its FakeBackend has no reply: a call would fail the test
     assert result.resumed_from_chunk == 3 and result.chunks_processed == 0

@@ -31,7 +31,8 @@ PRINTABLE = "café 日本 ✓ – naïve"
 
 
 def _no_raw_html(text: str) -> None:
-    """No tag markdown would pass through as HTML: outside code spans (shown literally), no ``<`` opens one."""
+    """No tag markdown would pass through as HTML: outside code spans (shown literally), no ``<``
+    opens one."""
     prose = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", text.replace("\\`", ""))
     assert not re.search(r"<[A-Za-z/!?]", prose), prose
 
@@ -40,19 +41,27 @@ def _no_terminal_control(text: str) -> None:
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), repr(text)
 
 
-@pytest.mark.parametrize("text", [FIELD, "``", "a ` b `` c", "`", "x|y", "line\nbreak\u2028sep", ""])
+@pytest.mark.parametrize(
+    "text", [FIELD, "``", "a ` b `` c", "`", "x|y", "line\nbreak\u2028sep", ""]
+)
 def test_a_code_span_holds_any_text(text):
     span = md_code(text, cell=True)
     fence = re.match(r"`+", span).group()
-    inner = span[len(fence):len(span) - len(fence)]
+    inner = span[len(fence) : len(span) - len(fence)]
     assert span.endswith(fence) and fence not in inner  # nothing inside can close it
     assert "\n" not in span and "\x1b" not in span and "|" not in inner.replace("\\|", "")
 
 
 def test_markdown_prose_opens_nothing():
-    text = md_text(f"{IMG} [click](javascript:alert(1)) `code` *em* | cell\nnext <script>x</script> &amp;")
+    text = md_text(
+        f"{IMG} [click](javascript:alert(1)) `code` *em* | cell\nnext <script>x</script> &amp;"
+    )
     _no_raw_html(text)
-    assert "[" not in text.replace("\\[", "") and "`" not in text.replace("\\`", "") and "\n" not in text
+    assert (
+        "[" not in text.replace("\\[", "")
+        and "`" not in text.replace("\\`", "")
+        and "\n" not in text
+    )
     assert "&amp;amp;" in text  # an entity in the text is shown as typed, not decoded
     assert md_lines("a <b>\nc`d") == ["a &lt;b&gt;", "c\\`d"]
 
@@ -66,21 +75,48 @@ def test_terminal_text_strips_controls_and_keeps_printable_unicode():
 
 def test_the_report_shows_hostile_field_names_goals_and_model_text_as_text():
     data = ReportData(
-        title=f"Report {IMG}", source=f"data`{IMG}.jsonl", instructions=f"Clean {FIELD}.\n<script>alert(2)</script>",
-        functions=[{"name": "fix_name", "docstring": f"Fixes {IMG}\n`{FIELD}`", "field": FIELD,
-                    "issue": f"values like {IMG}", "issues_before": {FIELD: 3}, "issues_after": {FIELD: 0}}],
-        rejected=[("bad", f"reason {IMG} `x`")], unfixable={FIELD: f"given up {IMG}"},
-        issues=[{"field": FIELD, "issue": f"issue {IMG} | pipe", "offending": [IMG, "a`b", "x|y"], "count": 2}],
-        cross_row=[f"for each {FIELD}, set it"], spec=[f"{FIELD}: text {IMG}"], suggestions=[f"{IMG} seen"],
-        applied={"records_in": 1, "records_out": 1, "changes_by_step": {f"cross_row[0]:majority({FIELD})": 1}},
-        spec_path=f"spec`{IMG}.json", order_note=f"note {IMG}")
+        title=f"Report {IMG}",
+        source=f"data`{IMG}.jsonl",
+        instructions=f"Clean {FIELD}.\n<script>alert(2)</script>",
+        functions=[
+            {
+                "name": "fix_name",
+                "docstring": f"Fixes {IMG}\n`{FIELD}`",
+                "field": FIELD,
+                "issue": f"values like {IMG}",
+                "issues_before": {FIELD: 3},
+                "issues_after": {FIELD: 0},
+            }
+        ],
+        rejected=[("bad", f"reason {IMG} `x`")],
+        unfixable={FIELD: f"given up {IMG}"},
+        issues=[
+            {
+                "field": FIELD,
+                "issue": f"issue {IMG} | pipe",
+                "offending": [IMG, "a`b", "x|y"],
+                "count": 2,
+            }
+        ],
+        cross_row=[f"for each {FIELD}, set it"],
+        spec=[f"{FIELD}: text {IMG}"],
+        suggestions=[f"{IMG} seen"],
+        applied={
+            "records_in": 1,
+            "records_out": 1,
+            "changes_by_step": {f"cross_row[0]:majority({FIELD})": 1},
+        },
+        spec_path=f"spec`{IMG}.json",
+        order_note=f"note {IMG}",
+    )
     for dry_run in (False, True):
         data.dry_run = dry_run
         text = render_report(data)
         _no_raw_html(text)
         _no_terminal_control(text.replace("\n", ""))
         for line in text.splitlines():
-            if line.startswith("|"):  # table rows keep their columns: every | inside a cell is escaped
+            # table rows keep their columns: every | inside a cell is escaped
+            if line.startswith("|"):
                 assert len(re.findall(r"(?<!\\)\|", line)) in (3, 5), line
 
 
@@ -97,11 +133,16 @@ def test_the_quality_table_and_the_notebook_views_escape_field_names():
 def hostile_run(tmp_path, monkeypatch):
     """A run of the library on data whose field name carries HTML and terminal escape sequences."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "data.jsonl").write_text("".join(json.dumps({FIELD: v, "id": i}) + "\n"
-                                                 for i, v in enumerate(["a", "b", "a"])))
-    cleaner = DataCleaner(FakeBackend([CLEAN_REPLY], default=CLEAN_REPLY), "data.jsonl",
-                          instructions=f"Make {FIELD} lower case. {IMG}{CLEAR}", sleep=lambda s: None,
-                          state_file="state.json")
+    (tmp_path / "data.jsonl").write_text(
+        "".join(json.dumps({FIELD: v, "id": i}) + "\n" for i, v in enumerate(["a", "b", "a"]))
+    )
+    cleaner = DataCleaner(
+        FakeBackend([CLEAN_REPLY], default=CLEAN_REPLY),
+        "data.jsonl",
+        instructions=f"Make {FIELD} lower case. {IMG}{CLEAR}",
+        sleep=lambda s: None,
+        state_file="state.json",
+    )
     result = cleaner.run()
     return tmp_path, result
 
@@ -122,4 +163,5 @@ def test_the_report_command_prints_no_terminal_control(hostile_run, tmp_path):
         out = runner.invoke(cli_module.cli, ["report", path])
         assert out.exit_code == 0, out.output
         _no_terminal_control(out.output.replace("\n", "").replace("\t", ""))
-    assert "field na`me" in runner.invoke(cli_module.cli, ["report", "planted.md"]).output  # the text itself stays
+    # the text itself stays
+    assert "field na`me" in runner.invoke(cli_module.cli, ["report", "planted.md"]).output

@@ -1,5 +1,6 @@
-"""Issue 28, files: locks and outputs never written through a symlink, disk full during apply, an output folder
-that is a file, the prompt cache's planted files, and ``apply --trusted`` importing a module beside the functions."""
+"""Issue 28, files: locks and outputs never written through a symlink, disk full during apply, an
+output folder that is a file, the prompt cache's planted files, and ``apply --trusted`` importing a
+module beside the functions."""
 
 from __future__ import annotations
 
@@ -23,9 +24,14 @@ from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.cli_helpers import invoke, one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
-posix = pytest.mark.skipif(os.name != "posix", reason="symlinks, rlimits and owners as POSIX has them")
+posix = pytest.mark.skipif(
+    os.name != "posix", reason="symlinks, rlimits and owners as POSIX has them"
+)
 ROWS = [{"id": i, "name": f" n{i} "} for i in range(40)]
-STRIP = 'def clean_data(record):\n    record = dict(record)\n    record["name"] = record["name"].strip()\n    return record\n'
+STRIP = (
+    'def clean_data(record):\n    record = dict(record)\n    record["name"] = '
+    'record["name"].strip()\n    return record\n'
+)
 
 
 @pytest.fixture
@@ -38,8 +44,15 @@ def work(tmp_path, monkeypatch):
 
 
 def _cleaner(backend, **options) -> DataCleaner:
-    return DataCleaner(backend, "data.jsonl", chunk_size=20, profile_fields=False, cross_row=False,
-                       sleep=lambda s: None, **{"output_path": "cf.py", **options})
+    return DataCleaner(
+        backend,
+        "data.jsonl",
+        chunk_size=20,
+        profile_fields=False,
+        cross_row=False,
+        sleep=lambda s: None,
+        **{"output_path": "cf.py", **options},
+    )
 
 
 # ---------------------------------------------------------------------------- the lock
@@ -47,10 +60,15 @@ def _cleaner(backend, **options) -> DataCleaner:
 def test_a_lock_symlink_beside_the_state_file_is_refused_and_its_target_left_alone(work):
     os.symlink(work / "precious.txt", lock_path("st.json"))
     backend = FakeBackend(default=CLEAN_REPLY)
-    with pytest.raises(StateFileError, match=r"lock file st\.json\.lock of state file st\.json is a symbolic link: "
-                                             r"not used \(remove it\)"):
+    with pytest.raises(
+        StateFileError,
+        match=r"lock file st\.json\.lock of state file st\.json is a symbolic link: "
+        r"not used \(remove it\)",
+    ):
         _cleaner(backend, state_file="st.json").run()
-    assert (work / "precious.txt").read_text() == "precious\n" and os.path.islink(lock_path("st.json"))
+    assert (work / "precious.txt").read_text() == "precious\n" and os.path.islink(
+        lock_path("st.json")
+    )
     assert backend.calls == 0
 
 
@@ -94,25 +112,44 @@ def test_no_output_is_written_through_a_symlink_and_the_run_says_so_before_any_c
 def test_an_output_folder_that_is_a_file_is_reported_before_any_model_call(work, use):
     (work / "out").write_text("a plain file")
     backend = FakeBackend(default=CLEAN_REPLY)
-    with pytest.raises(OutputError, match=r"^output_path: cannot write out/cf\.py: .*out is a file, not a folder"):
+    with pytest.raises(
+        OutputError, match=r"^output_path: cannot write out/cf\.py: .*out is a file, not a folder"
+    ):
         _cleaner(backend, output_path="out/cf.py").run()
-    with pytest.raises(OutputError, match=r"^state_file: cannot write out/sub/st\.json: .*out is a file"):
+    with pytest.raises(
+        OutputError, match=r"^state_file: cannot write out/sub/st\.json: .*out is a file"
+    ):
         _cleaner(backend, state_file="out/sub/st.json").run()
     assert backend.calls == 0
     use(backend)
     line = one_error_line(invoke("generate", "data.jsonl", "-o", "out/cf.py", "--progress", "off"))
-    assert "cannot write out/cf.py" in line and "is a file, not a folder" in line and backend.calls == 0
-    line = one_error_line(invoke("apply", "cleaning_functions.py", "data.jsonl", "-o", "out/clean.jsonl",
-                                 "--progress", "off"))
+    assert (
+        "cannot write out/cf.py" in line
+        and "is a file, not a folder" in line
+        and backend.calls == 0
+    )
+    line = one_error_line(
+        invoke(
+            "apply",
+            "cleaning_functions.py",
+            "data.jsonl",
+            "-o",
+            "out/clean.jsonl",
+            "--progress",
+            "off",
+        )
+    )
     assert line.startswith("Error: -o: cannot write out/clean.jsonl")
 
 
-# ---------------------------------------------------------------------------- disk full during apply
+# ---------------------------------------------------------------------------- disk full during
+# apply
 FULL = """
 import resource, sys
 sys.path.insert(0, {root!r})
 from recursive_cleaner.apply.local import ApplyError, apply_file
-resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # every file this process writes: 4 KB at most
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # every file this process writes: 4 KB at \
+most
 try:
     apply_file("cleaning_functions.py", "data.jsonl", {out!r}, workers=1, batch_size=10)
 except ApplyError as exc:
@@ -122,19 +159,31 @@ except ApplyError as exc:
 
 @posix
 @pytest.mark.parametrize("out", ["clean.jsonl", "clean.csv"])
-def test_disk_full_during_apply_is_one_line_naming_the_output_and_leaves_no_temporary_file(work, out):
+def test_disk_full_during_apply_is_one_line_naming_the_output_and_leaves_no_temporary_file(
+    work, out
+):
     data = work / "data.jsonl"
-    data.write_text("".join(json.dumps({"id": i, "name": f" {'x' * 200} "}) + "\n" for i in range(100)))
-    proc = subprocess.run([sys.executable, "-c", FULL.format(root=str(ROOT), out=out)], capture_output=True,
-                          text=True, timeout=120, cwd=work)
+    data.write_text(
+        "".join(json.dumps({"id": i, "name": f" {'x' * 200} "}) + "\n" for i in range(100))
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", FULL.format(root=str(ROOT), out=out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"ApplyError: cannot write {out}: File too large (disk full or a file-size limit)")
+    assert proc.stdout.startswith(
+        f"ApplyError: cannot write {out}: File too large (disk full or a file-size limit)"
+    )
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr
     assert not (work / out).exists() and not list(work.glob(".*tmp"))
 
 
 def test_a_full_disk_when_the_output_is_renamed_into_place_leaves_nothing(work, monkeypatch):
-    """The same with ENOSPC raised by the last write (the monkeypatched flush); the target keeps its old content."""
+    """The same with ENOSPC raised by the last write (the monkeypatched flush); the target keeps its
+    old content."""
     import errno
 
     from recursive_cleaner.apply import writers
@@ -177,7 +226,8 @@ def test_the_prompt_cache_never_hands_the_runtime_a_planted_link_or_foreign_file
     import hashlib
 
     digest = hashlib.sha256(b"not a slot").hexdigest()[:16]
-    os.symlink(secret, folder / f"{key}-{digest}.slot")  # its content matches its name: only the link check stops it
+    # its content matches its name: only the link check stops it
+    os.symlink(secret, folder / f"{key}-{digest}.slot")
     slot = Slot(folder)
     assert PromptCache(folder, key).restore(slot) == 0 and slot.calls == []
     os.mkfifo(folder / f"{key}-{'0' * 16}.slot")
@@ -187,8 +237,12 @@ def test_the_prompt_cache_never_hands_the_runtime_a_planted_link_or_foreign_file
 def test_pruning_deletes_only_the_files_this_cache_named(tmp_path):
     folder = tmp_path / "cache"
     folder.mkdir()
-    foreign = [folder / "model.slot", folder / "notes.tmp", folder / f"{'b' * 32}-{'c' * 16}.slot.bak",
-               folder / "user.1-deadbeef.tmp"]
+    foreign = [
+        folder / "model.slot",
+        folder / "notes.tmp",
+        folder / f"{'b' * 32}-{'c' * 16}.slot.bak",
+        folder / "user.1-deadbeef.tmp",
+    ]
     for path in foreign:
         path.write_bytes(b"x")
         os.utime(path, (1000, 1000))
@@ -210,12 +264,16 @@ def test_the_prompt_cache_folder_is_created_for_this_user_only(tmp_path):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
 
-# ---------------------------------------------------------------------------- apply --trusted and sys.path
+# ---------------------------------------------------------------------------- apply --trusted and
+# sys.path
 def test_apply_trusted_does_not_import_a_module_lying_beside_the_functions_file(work):
     marker = work / "imported.txt"
-    (work / "json.py").write_text(f"open({str(marker)!r}, 'w').write('json.py ran')\nraise SystemExit(3)\n")
+    (work / "json.py").write_text(
+        f"open({str(marker)!r}, 'w').write('json.py ran')\nraise SystemExit(3)\n"
+    )
     (work / "helpers.py").write_text("def strip(value):\n    return value.strip()\n")
-    (work / "cleaning_functions.py").write_text(textwrap.dedent('''\
+    (work / "cleaning_functions.py").write_text(
+        textwrap.dedent("""\
         import json
         import helpers  # a module of the user's own beside the file is still found
 
@@ -225,9 +283,20 @@ def test_apply_trusted_does_not_import_a_module_lying_beside_the_functions_file(
             record["name"] = helpers.strip(record["name"])
             record["dump"] = json.dumps([1])
             return record
-        '''))
-    result = invoke("apply", "cleaning_functions.py", "data.jsonl", "-o", "out.jsonl", "--trusted", "--workers", "1",
-                    "--progress", "off")
+        """)
+    )
+    result = invoke(
+        "apply",
+        "cleaning_functions.py",
+        "data.jsonl",
+        "-o",
+        "out.jsonl",
+        "--trusted",
+        "--workers",
+        "1",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 0, result.stderr
     assert not marker.exists()
     first = json.loads((work / "out.jsonl").read_text().splitlines()[0])

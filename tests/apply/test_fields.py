@@ -1,4 +1,5 @@
-"""apply writes the format its output's extension names, refuses others, and warns about fields the data lacks."""
+"""apply writes the format its output's extension names, refuses others, and warns about fields the
+data lacks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from recursive_cleaner.apply.fields import function_fields, missing_fields, outp
 from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.read.parsers import iter_records
 
-UPPER = '''\
+UPPER = """\
 def upper_name(record):
     record["name"] = record["name"].upper()
     return record
@@ -20,7 +21,7 @@ def upper_name(record):
 
 def clean_data(record):
     return upper_name(record)
-'''
+"""
 ROWS = [{"id": i, "name": n} for i, n in enumerate(["ann", "bob", "cy"])]
 
 
@@ -31,8 +32,16 @@ def files(tmp_path: Path) -> tuple[str, str]:
     return str(tmp_path / "cleaning_functions.py"), str(tmp_path / "in.jsonl")
 
 
-@pytest.mark.parametrize("suffix, module", [(".csv", None), (".tsv", None), (".json", None),
-                                            (".parquet", "pyarrow"), (".xlsx", "openpyxl")])
+@pytest.mark.parametrize(
+    "suffix, module",
+    [
+        (".csv", None),
+        (".tsv", None),
+        (".json", None),
+        (".parquet", "pyarrow"),
+        (".xlsx", "openpyxl"),
+    ],
+)
 def test_jsonl_input_is_written_in_the_format_the_output_names(files, tmp_path, suffix, module):
     if module:
         from tests.optional_deps import optional
@@ -51,7 +60,9 @@ def test_jsonl_input_is_written_in_the_format_the_output_names(files, tmp_path, 
 
 
 @pytest.mark.parametrize("name", ["out.txt", "out", "out.xls", "out.parquet.bak"])
-def test_an_output_extension_that_names_no_format_is_refused_before_anything_runs(files, tmp_path, name):
+def test_an_output_extension_that_names_no_format_is_refused_before_anything_runs(
+    files, tmp_path, name
+):
     functions, source = files
     with pytest.raises(ValueError, match=r"cannot tell the output format from .*\.jsonl") as info:
         apply_file(functions, source, str(tmp_path / name), workers=1)
@@ -60,8 +71,13 @@ def test_an_output_extension_that_names_no_format_is_refused_before_anything_run
 
 
 def test_output_format_by_extension():
-    assert [output_format(p) for p in ("a.JSONL", "b.ndjson", "c.csv", "d.pq", "e.xlsm")] == \
-        ["jsonl", "jsonl", "csv", "parquet", "excel"]
+    assert [output_format(p) for p in ("a.JSONL", "b.ndjson", "c.csv", "d.pq", "e.xlsm")] == [
+        "jsonl",
+        "jsonl",
+        "csv",
+        "parquet",
+        "excel",
+    ]
 
 
 def test_fields_the_functions_read_but_the_data_lacks_are_warned_about(files, tmp_path):
@@ -69,9 +85,14 @@ def test_fields_the_functions_read_but_the_data_lacks_are_warned_about(files, tm
     other = tmp_path / "products.jsonl"
     other.write_text("".join(json.dumps({"sku": i, "price": 1.5}) + "\n" for i in range(4)))
     events = []
-    with pytest.warns(UserWarning, match=r"the data has no field 'name' that the cleaning functions read"):
-        result = apply_file(functions, str(other), str(tmp_path / "out.jsonl"), workers=1, on_progress=events.append)
-    assert result.missing_fields == ["name"] and result.failed == 4  # record["name"] raises: written unchanged
+    with pytest.warns(
+        UserWarning, match=r"the data has no field 'name' that the cleaning functions read"
+    ):
+        result = apply_file(
+            functions, str(other), str(tmp_path / "out.jsonl"), workers=1, on_progress=events.append
+        )
+    # record["name"] raises: written unchanged
+    assert result.missing_fields == ["name"] and result.failed == 4
     assert [e["missing_fields"] for e in events if e["type"] == "apply_warning"] == [["name"]]
 
 
@@ -79,16 +100,22 @@ def test_no_warning_when_the_data_has_the_fields(files, tmp_path):
     functions, source = files
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert apply_file(functions, source, str(tmp_path / "out.jsonl"), workers=1).missing_fields == []
+        assert (
+            apply_file(functions, source, str(tmp_path / "out.jsonl"), workers=1).missing_fields
+            == []
+        )
 
 
 def test_fields_a_function_only_creates_are_not_missing():
-    code = UPPER + '''
+    code = (
+        UPPER
+        + """
 
 def add_flag(record):
     record["flag"] = record.get("name") == "ANN"
     return record
-'''
+"""
+    )
     assert function_fields(code) == ({"name"}, {"flag"})
     assert missing_fields(code, [{"name": "x"}]) == []
     assert missing_fields(code, [{"other": 1}]) == ["name"]

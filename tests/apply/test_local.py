@@ -1,4 +1,5 @@
-"""apply_file / apply_records and the persistent SandboxWorker: order, formats, failures, hostile code, atomicity."""
+"""apply_file / apply_records and the persistent SandboxWorker: order, formats, failures, hostile
+code, atomicity."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def functions(tmp_path: Path, code: str = DOUBLE) -> str:
 
 
 def write_jsonl(path: Path, records: list) -> str:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
     return str(path)
 
 
@@ -48,7 +51,8 @@ def read_jsonl(path: str) -> list:
 
 @pytest.fixture
 def shared_dir():
-    """A world-writable directory holding a world-writable victim, so only the sandbox stands in the way."""
+    """A world-writable directory holding a world-writable victim, so only the sandbox stands in the
+    way."""
     path = Path(tempfile.mkdtemp(prefix="rc-apply-test-"))
     path.chmod(0o777)
     victim = path / "victim.txt"
@@ -65,12 +69,23 @@ def test_order_is_kept_with_several_workers_and_small_batches(tmp_path):
     records = [{"i": i, "pad": "x" * (i % 97)} for i in range(3000)]
     source = write_jsonl(tmp_path / "in.jsonl", records)
     events = []
-    result = apply_file(functions(tmp_path), source, str(tmp_path / "out.jsonl"), workers=3, batch_size=7,
-                        on_progress=events.append)
+    result = apply_file(
+        functions(tmp_path),
+        source,
+        str(tmp_path / "out.jsonl"),
+        workers=3,
+        batch_size=7,
+        on_progress=events.append,
+    )
     out = read_jsonl(str(tmp_path / "out.jsonl"))
     assert [r["i"] for r in out] == list(range(3000))
     assert all(r["twice"] == 2 * r["i"] and r["pad"] == "x" * (r["i"] % 97) for r in out)
-    assert (result.records_in, result.records_out, result.failed, result.skipped_input) == (3000, 3000, 0, 0)
+    assert (result.records_in, result.records_out, result.failed, result.skipped_input) == (
+        3000,
+        3000,
+        0,
+        0,
+    )
     assert result.workers == 3 and not result.trusted and result.seconds > 0
     progress = [e for e in events if e["type"] == "apply_progress"]
     assert progress[-1]["records_out"] == 3000 and len(progress) == -(-3000 // 7)
@@ -92,9 +107,14 @@ def test_trusted_workers_give_the_same_output_as_the_sandbox(tmp_path):
     source = str(Path(__file__).resolve().parents[2] / "test_cases" / "crm_customers.jsonl")
     sandboxed, trusted = tmp_path / "sandboxed.jsonl", tmp_path / "trusted.jsonl"
     first = apply_file(str(BENCH_FUNCTIONS), source, str(sandboxed), workers=2, batch_size=16)
-    second = apply_file(str(BENCH_FUNCTIONS), source, str(trusted), workers=2, batch_size=16, trusted=True)
+    second = apply_file(
+        str(BENCH_FUNCTIONS), source, str(trusted), workers=2, batch_size=16, trusted=True
+    )
     assert sandboxed.read_bytes() == trusted.read_bytes()
-    assert second.trusted and (first.records_out, first.failed) == (second.records_out, second.failed)
+    assert second.trusted and (first.records_out, first.failed) == (
+        second.records_out,
+        second.failed,
+    )
     assert first.records_out == len(list(iter_records(source))) and first.failed == 0
     cleaned = read_jsonl(str(sandboxed))
     assert {r["status"] for r in cleaned} <= {"active", "pending", "churned"}
@@ -104,7 +124,7 @@ def test_trusted_workers_give_the_same_output_as_the_sandbox(tmp_path):
 def test_csv_in_csv_out_with_the_header_rule(tmp_path):
     source = tmp_path / "in.csv"
     source.write_text("i,name\n" + "".join(f"{i},n{i}\n" for i in range(10)), encoding="utf-8")
-    code = '''
+    code = """
 def clean_data(record):
     record = dict(record)
     i = int(record["i"])
@@ -117,8 +137,10 @@ def clean_data(record):
     if i == 8:
         record["late"] = "dropped"
     return record
-'''
-    result = apply_file(functions(tmp_path, code), str(source), str(tmp_path / "out.csv"), workers=2, batch_size=4)
+"""
+    result = apply_file(
+        functions(tmp_path, code), str(source), str(tmp_path / "out.csv"), workers=2, batch_size=4
+    )
     rows = list(csv.reader((tmp_path / "out.csv").open(encoding="utf-8", newline="")))
     assert rows[0] == ["i", "name", "first_batch_extra", "flag", "none"]
     assert rows[2] == ["1", "n1", '[1, "a"]', "", ""]
@@ -129,8 +151,12 @@ def clean_data(record):
 
 def test_json_in_json_out(tmp_path):
     source = tmp_path / "in.json"
-    source.write_text(json.dumps({"data": [{"i": i} for i in range(25)] + [3], "count": 26}), encoding="utf-8")
-    result = apply_file(functions(tmp_path), str(source), str(tmp_path / "out.json"), workers=2, batch_size=4)
+    source.write_text(
+        json.dumps({"data": [{"i": i} for i in range(25)] + [3], "count": 26}), encoding="utf-8"
+    )
+    result = apply_file(
+        functions(tmp_path), str(source), str(tmp_path / "out.json"), workers=2, batch_size=4
+    )
     out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert out == [{"i": i, "twice": 2 * i} for i in range(25)]
     assert (result.records_in, result.skipped_input) == (25, 1)
@@ -154,7 +180,9 @@ def test_apply_records_in_memory():
 def test_a_failing_record_is_kept_unchanged_and_counted(tmp_path):
     records = [{"i": i, "bad": i in (4, 11)} for i in range(20)]
     source = write_jsonl(tmp_path / "in.jsonl", records)
-    result = apply_file(functions(tmp_path), source, str(tmp_path / "out.jsonl"), workers=2, batch_size=5)
+    result = apply_file(
+        functions(tmp_path), source, str(tmp_path / "out.jsonl"), workers=2, batch_size=5
+    )
     out = read_jsonl(str(tmp_path / "out.jsonl"))
     assert (result.records_in, result.records_out, result.failed) == (20, 20, 2)
     assert out[4] == {"i": 4, "bad": True} and out[11] == {"i": 11, "bad": True}
@@ -163,12 +191,20 @@ def test_a_failing_record_is_kept_unchanged_and_counted(tmp_path):
 
 def test_failing_records_go_to_the_reject_file_with_their_error(tmp_path):
     code = DOUBLE + "\ndef other(r):\n    return r\n"
-    code = code.replace('record["twice"] = record["i"] * 2',
-                        'record["twice"] = record["i"] * 2\n    if record["i"] == 7:\n        return [1]')
+    code = code.replace(
+        'record["twice"] = record["i"] * 2',
+        'record["twice"] = record["i"] * 2\n    if record["i"] == 7:\n        return [1]',
+    )
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": i, "bad": i == 3} for i in range(10)])
     rejects = tmp_path / "rejects.jsonl"
-    result = apply_file(functions(tmp_path, code), source, str(tmp_path / "out.jsonl"), workers=2, batch_size=4,
-                        reject_path=str(rejects))
+    result = apply_file(
+        functions(tmp_path, code),
+        source,
+        str(tmp_path / "out.jsonl"),
+        workers=2,
+        batch_size=4,
+        reject_path=str(rejects),
+    )
     assert [r["i"] for r in read_jsonl(str(tmp_path / "out.jsonl"))] == [0, 1, 2, 4, 5, 6, 8, 9]
     assert (result.records_in, result.records_out, result.failed) == (10, 8, 2)
     entries = read_jsonl(str(rejects))
@@ -180,10 +216,18 @@ def test_failing_records_go_to_the_reject_file_with_their_error(tmp_path):
 
 def test_malformed_lines_are_skipped_and_reported_like_parsers_does(tmp_path):
     source = tmp_path / "in.jsonl"
-    source.write_bytes(b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": "\xff"}\n   \n{"i": 6}\r\n{"i": 7}')
+    source.write_bytes(
+        b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": "\xff"}\n   \n{"i": 6}\r\n{"i": 7}'
+    )
     events = []
-    result = apply_file(functions(tmp_path), str(source), str(tmp_path / "out.jsonl"), workers=2, batch_size=3,
-                        on_progress=events.append)
+    result = apply_file(
+        functions(tmp_path),
+        str(source),
+        str(tmp_path / "out.jsonl"),
+        workers=2,
+        batch_size=3,
+        on_progress=events.append,
+    )
     assert [r["i"] for r in read_jsonl(str(tmp_path / "out.jsonl"))] == [0, 6, 7]
     expected: list = []
     list(iter_records(str(source), on_skip=expected.append))
@@ -204,27 +248,37 @@ def test_bad_arguments():
 # --- hostile code, failures of the whole run, atomic output ---------------------------
 
 
-@pytest.mark.parametrize("body", [
-    "    open({victim!r}, 'w').write('gone')",
-    "    import os\n    os.remove({victim!r})",
-])
-def test_hostile_code_is_refused_by_the_policy_and_by_the_worker(tmp_path, shared_dir, body, monkeypatch):
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    open({victim!r}, 'w').write('gone')",
+        "    import os\n    os.remove({victim!r})",
+    ],
+)
+def test_hostile_code_is_refused_by_the_policy_and_by_the_worker(
+    tmp_path, shared_dir, body, monkeypatch
+):
     victim = str(shared_dir / "victim.txt")
     code = "def clean_data(record):\n" + body.format(victim=victim) + "\n    return record\n"
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": i} for i in range(10)])
     target = tmp_path / "out.jsonl"
     with pytest.raises(ApplyError, match="safety policy"):
         apply_file(functions(tmp_path, code), source, str(target), workers=2)
-    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])  # the runtime layer on its own
+    # the runtime layer on its own
+    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
     with pytest.raises(ApplyError, match=r"lines 1-\d+: refused operation: (open|import os)"):
         apply_file(functions(tmp_path, code), source, str(target), workers=2, batch_size=3)
     assert (shared_dir / "victim.txt").read_text() == "precious"
-    assert sorted(os.listdir(tmp_path)) == ["cleaning_functions.py", "in.jsonl"]  # no target, no temp file
+    # no target, no temp file
+    assert sorted(os.listdir(tmp_path)) == ["cleaning_functions.py", "in.jsonl"]
 
 
 def test_a_failed_run_leaves_the_existing_target_untouched(tmp_path, monkeypatch):
     monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
-    code = "def clean_data(record):\n    if record['i'] == 250:\n        open('/etc/passwd')\n    return record\n"
+    code = (
+        "def clean_data(record):\n    if record['i'] == 250:\n        open('/etc/passwd')\n    "
+        "return record\n"
+    )
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": i} for i in range(300)])
     target = tmp_path / "out.jsonl"
     target.write_text("old\n")
@@ -237,12 +291,22 @@ def test_a_failed_run_leaves_the_existing_target_untouched(tmp_path, monkeypatch
 def test_load_errors_fail_the_run_clearly(tmp_path):
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": 1}])
     with pytest.raises(ApplyError, match="cannot load .*SyntaxError"):
-        apply_file(functions(tmp_path, "def clean_data(r)\n    return r\n"), source, str(tmp_path / "o.jsonl"))
+        apply_file(
+            functions(tmp_path, "def clean_data(r)\n    return r\n"),
+            source,
+            str(tmp_path / "o.jsonl"),
+        )
     with pytest.raises(ApplyError, match="does not define a function named 'clean_data'"):
-        apply_file(functions(tmp_path, "def other(r):\n    return r\n"), source, str(tmp_path / "o.jsonl"))
+        apply_file(
+            functions(tmp_path, "def other(r):\n    return r\n"), source, str(tmp_path / "o.jsonl")
+        )
     with pytest.raises(ApplyError, match="does not define a function named 'clean_data'"):
-        apply_file(functions(tmp_path, "def other(r):\n    return r\n"), source, str(tmp_path / "o.jsonl"),
-                   trusted=True)
+        apply_file(
+            functions(tmp_path, "def other(r):\n    return r\n"),
+            source,
+            str(tmp_path / "o.jsonl"),
+            trusted=True,
+        )
     assert issubclass(ApplyError, CleanerError) and not (tmp_path / "o.jsonl").exists()
 
 
@@ -250,8 +314,14 @@ def test_a_batch_over_the_timeout_fails_the_run(tmp_path):
     code = "def clean_data(record):\n    while record['i'] == 2:\n        pass\n    return record\n"
     source = write_jsonl(tmp_path / "in.jsonl", [{"i": i} for i in range(6)])
     with pytest.raises(ApplyError, match="lines 3-4: timed out after 1.0s"):
-        apply_file(functions(tmp_path, code), source, str(tmp_path / "out.jsonl"), workers=1, batch_size=2,
-                   timeout_per_batch=1.0)
+        apply_file(
+            functions(tmp_path, code),
+            source,
+            str(tmp_path / "out.jsonl"),
+            workers=1,
+            batch_size=2,
+            timeout_per_batch=1.0,
+        )
     assert not (tmp_path / "out.jsonl").exists()
 
 
@@ -268,7 +338,10 @@ def test_output_permissions_follow_the_umask(tmp_path):
 
 
 def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
-    code = "SEEN = []\ndef clean(r):\n    SEEN.append(1)\n    return {'n': len(SEEN), 'x': 1 / r['a']}\n"
+    code = (
+        "SEEN = []\ndef clean(r):\n    SEEN.append(1)\n    return {'n': len(SEEN), 'x': 1 / "
+        "r['a']}\n"
+    )
     with SandboxWorker(code, "clean") as worker:
         assert worker.start().ok
         first = worker.run_batch([{"a": 1}, {"a": 0}])
@@ -280,7 +353,10 @@ def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
 
 def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):
     victim = str(shared_dir / "victim.txt")
-    code = f"def clean(r):\n    try:\n        open({victim!r}, 'w')\n    except Exception:\n        pass\n    return r"
+    code = (
+        f"def clean(r):\n    try:\n        open({victim!r}, 'w')\n    except Exception:\n        "
+        "pass\n    return r"
+    )
     worker = SandboxWorker(code, "clean")
     assert worker.start().ok
     result = worker.run_batch([{"a": 1}])
@@ -292,15 +368,21 @@ def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):
 def test_worker_load_refusal_and_memory_limit():
     worker = SandboxWorker("import socket\ndef clean(r):\n    return r\n", "clean")
     loaded = worker.start()
-    assert not loaded.ok and "import socket" in loaded.error and loaded.violations == ["import socket"]
-    worker = SandboxWorker("def clean(r):\n    return {'x': 'x' * 10**10}\n", "clean", memory_mb=256)
+    assert (
+        not loaded.ok and "import socket" in loaded.error and loaded.violations == ["import socket"]
+    )
+    worker = SandboxWorker(
+        "def clean(r):\n    return {'x': 'x' * 10**10}\n", "clean", memory_mb=256
+    )
     assert worker.start().ok
     assert worker.run_batch([{"a": 1}]).error == "memory limit 256 MB exceeded"
 
 
 def test_a_flood_of_refusals_is_counted_not_kept():
-    code = ("def clean(r):\n    for _ in range(5000):\n        try:\n            open('/etc/passwd')\n"
-            "        except Exception:\n            pass\n    return r")
+    code = (
+        "def clean(r):\n    for _ in range(5000):\n        try:\n            open('/etc/passwd')\n"
+        "        except Exception:\n            pass\n    return r"
+    )
     worker = SandboxWorker(code, "clean")
     assert worker.start().ok
     result = worker.run_batch([{"a": 1}], timeout=30)
@@ -313,6 +395,8 @@ def test_tsv_stays_tsv_and_bad_rows_are_skipped(tmp_path):
     source = tmp_path / "in.tsv"
     source.write_text("i\tname\n0\ta b\n1\n2\tc\n", encoding="utf-8")
     code = "def clean_data(record):\n    return dict(record, i=int(record['i']))\n"
-    result = apply_file(functions(tmp_path, code), str(source), str(tmp_path / "out.tsv"), workers=1)
+    result = apply_file(
+        functions(tmp_path, code), str(source), str(tmp_path / "out.tsv"), workers=1
+    )
     assert (tmp_path / "out.tsv").read_bytes() == b"i\tname\r\n0\ta b\r\n2\tc\r\n"
     assert (result.records_out, result.skipped_input, result.skipped[0].line) == (2, 1, 3)

@@ -1,4 +1,5 @@
-"""The HTTP backends against a real HTTP server on 127.0.0.1 speaking the OpenAI and Ollama wire formats."""
+"""The HTTP backends against a real HTTP server on 127.0.0.1 speaking the OpenAI and Ollama wire
+formats."""
 
 from __future__ import annotations
 
@@ -11,13 +12,19 @@ from typing import Any, Iterator
 import pytest
 
 from recursive_cleaner.backends import (
-    BackendError, BackendHTTPError, OllamaBackend, OpenAICompatibleBackend, get_backend,
+    BackendError,
+    BackendHTTPError,
+    OllamaBackend,
+    OpenAICompatibleBackend,
+    get_backend,
 )
 from recursive_cleaner.errors import LLMCallError
 from recursive_cleaner.model.llm import call_llm
 
 
-def openai_reply(content: str, *, prompt_tokens: int = 12, completion_tokens: int = 5, cached: int = 0) -> dict:
+def openai_reply(
+    content: str, *, prompt_tokens: int = 12, completion_tokens: int = 5, cached: int = 0
+) -> dict:
     return {
         "id": "chatcmpl-abc123",
         "object": "chat.completion",
@@ -97,23 +104,41 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
             prompt = body["messages"][-1]["content"]
             is_ollama = self.path == "/api/chat"
             mode = state.mode
-            if mode == "no-schema":  # a server that refuses structured output, and answers the plain prompt
-                mode = "400" if ("response_format" in body or "format" in body or "grammar" in body) else "ok"
+            # a server that refuses structured output, and answers the plain prompt
+            if mode == "no-schema":
+                mode = (
+                    "400"
+                    if ("response_format" in body or "format" in body or "grammar" in body)
+                    else "ok"
+                )
             if mode == "400":
                 self.send_body(400, b'{"error": {"message": "response_format is not supported"}}')
                 return
-            if mode == "slow":  # hold the reply until the test ends; the client has given up by then
+            # hold the reply until the test ends; the client has given up by then
+            if mode == "slow":
                 state.release.wait(10)
                 return
             if mode == "ok":
-                reply = ollama_reply(f"echo: {prompt}") if is_ollama else openai_reply(f"echo: {prompt}")
+                reply = (
+                    ollama_reply(f"echo: {prompt}")
+                    if is_ollama
+                    else openai_reply(f"echo: {prompt}")
+                )
                 self.send_body(200, json.dumps(reply).encode())
             elif mode == "500":
-                self.send_body(500, b'{"error": {"message": "model exploded", "type": "server_error"}}')
+                self.send_body(
+                    500, b'{"error": {"message": "model exploded", "type": "server_error"}}'
+                )
             elif mode == "401":
-                self.send_body(401, b'{"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}')
+                self.send_body(
+                    401,
+                    b'{"error": {"message": "Incorrect API key provided", "code": '
+                    b'"invalid_api_key"}}',
+                )
             elif mode == "404-model":
-                self.send_body(404, b'{"error": "model \\"nope\\" not found, try pulling it first"}')
+                self.send_body(
+                    404, b'{"error": "model \\"nope\\" not found, try pulling it first"}'
+                )
             elif mode == "cut-json":  # a complete HTTP body whose JSON stops half-way
                 self.send_body(200, json.dumps(openai_reply("hello")).encode()[:40])
             elif mode == "short-body":  # the connection closes before Content-Length bytes arrived
@@ -121,7 +146,9 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self.send_body(200, full[:30], length=len(full))
                 self.close_connection = True
             elif mode == "no-choices":
-                self.send_body(200, b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}')
+                self.send_body(
+                    200, b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}'
+                )
             elif mode == "error-200":
                 self.send_body(200, b'{"error": {"message": "context length exceeded"}}')
             elif mode == "no-message":
@@ -138,7 +165,9 @@ def server() -> Iterator[FakeServer]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
     httpd.daemon_threads = True
     state.httpd = httpd
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield state
@@ -175,9 +204,13 @@ def failing_call(backend: Any) -> LLMCallError:
 # --- OpenAI-compatible ---------------------------------------------------------------
 
 
-def test_openai_normal_reply_with_usage(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_normal_reply_with_usage(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    backend = OpenAICompatibleBackend("test-model", base_url=server.url + "/v1", stop=["```\n"], max_tokens=64)
+    backend = OpenAICompatibleBackend(
+        "test-model", base_url=server.url + "/v1", stop=["```\n"], max_tokens=64
+    )
     reply = call_llm(backend, "clean this", attempts=3, sleep=no_sleep)
     assert reply.text == "echo: clean this"
     assert (reply.prompt_tokens, reply.completion_tokens, reply.attempts) == (12, 5, 1)
@@ -218,7 +251,9 @@ def test_openai_key_from_named_env_var_headers_and_system_prompt(
     assert "gw-key" not in repr(backend)
 
 
-def test_openai_without_key_sends_no_authorization(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_without_key_sends_no_authorization(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     backend = OpenAICompatibleBackend("m", base_url=server.url + "/v1")
     backend.generate("p")
@@ -231,7 +266,9 @@ def test_spec_string_reaches_the_server(server: FakeServer) -> None:
     assert server.requests[0]["body"]["model"] == "spec-model"
 
 
-def test_loopback_ignores_proxy_environment(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loopback_ignores_proxy_environment(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert OpenAICompatibleBackend("m", base_url=server.url + "/v1").generate("p") == "echo: p"
@@ -308,7 +345,9 @@ def test_openai_then_recovers_within_the_retries(server: FakeServer) -> None:
 
 
 def test_ollama_normal_reply_with_usage_and_options(server: FakeServer) -> None:
-    backend = OllamaBackend("qwen2.5-coder:1.5b", base_url=server.url, num_ctx=4096, stop=["\n\n"], max_tokens=99)
+    backend = OllamaBackend(
+        "qwen2.5-coder:1.5b", base_url=server.url, num_ctx=4096, stop=["\n\n"], max_tokens=99
+    )
     reply = call_llm(backend, "clean this", attempts=3, sleep=no_sleep)
     assert reply.text == "echo: clean this"
     assert (reply.prompt_tokens, reply.completion_tokens) == (26, 7)
@@ -319,7 +358,13 @@ def test_ollama_normal_reply_with_usage_and_options(server: FakeServer) -> None:
         "model": "qwen2.5-coder:1.5b",
         "messages": [{"role": "user", "content": "clean this"}],
         "stream": False,
-        "options": {"temperature": 0.0, "num_ctx": 4096, "num_predict": 99, "stop": ["\n\n"], "seed": 0},
+        "options": {
+            "temperature": 0.0,
+            "num_ctx": 4096,
+            "num_predict": 99,
+            "stop": ["\n\n"],
+            "seed": 0,
+        },
     }
 
 
@@ -384,13 +429,20 @@ def test_ollama_cached_prompt_without_prompt_eval_count() -> None:
 # --- structured replies (a JSON schema holds the reply) ------------------------------------
 
 
-SCHEMA = {"type": "object", "properties": {"status": {"enum": ["enum", "none"]}}, "required": ["status"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {"status": {"enum": ["enum", "none"]}},
+    "required": ["status"],
+}
 
 
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
 def test_generate_json_sends_the_schema(server: FakeServer, kind: str) -> None:
-    backend = (OpenAICompatibleBackend("m", base_url=server.url + "/v1") if kind == "openai"
-               else OllamaBackend("m", base_url=server.url))
+    backend = (
+        OpenAICompatibleBackend("m", base_url=server.url + "/v1")
+        if kind == "openai"
+        else OllamaBackend("m", base_url=server.url)
+    )
     assert backend.generate_json("draft", SCHEMA) == "echo: draft"
     body = server.requests[-1]["body"]
     sent = body["response_format"]["json_schema"]["schema"] if kind == "openai" else body["format"]
@@ -398,10 +450,15 @@ def test_generate_json_sends_the_schema(server: FakeServer, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
-def test_a_server_that_refuses_the_schema_gets_the_plain_prompt_from_then_on(server: FakeServer, kind: str) -> None:
+def test_a_server_that_refuses_the_schema_gets_the_plain_prompt_from_then_on(
+    server: FakeServer, kind: str
+) -> None:
     server.mode = "no-schema"
-    backend = (OpenAICompatibleBackend("m", base_url=server.url + "/v1") if kind == "openai"
-               else OllamaBackend("m", base_url=server.url))
+    backend = (
+        OpenAICompatibleBackend("m", base_url=server.url + "/v1")
+        if kind == "openai"
+        else OllamaBackend("m", base_url=server.url)
+    )
     assert backend.generate_json("draft", SCHEMA) == "echo: draft"
     assert backend.generate_json("again", SCHEMA) == "echo: again"
     held = ["response_format" in r["body"] or "format" in r["body"] for r in server.requests]
@@ -417,7 +474,9 @@ def test_generate_grammar_sends_the_gbnf_to_an_openai_compatible_server(server: 
     assert not hasattr(ollama, "generate_grammar")
 
 
-def test_a_server_that_refuses_the_grammar_gets_the_plain_prompt_from_then_on(server: FakeServer) -> None:
+def test_a_server_that_refuses_the_grammar_gets_the_plain_prompt_from_then_on(
+    server: FakeServer,
+) -> None:
     server.mode = "no-schema"
     backend = OpenAICompatibleBackend("m", base_url=server.url + "/v1")
     assert backend.generate_grammar("p", 'root ::= "yes"') == "echo: p"

@@ -40,7 +40,9 @@ def backend() -> Iterator[LocalBackend]:
 
 
 def test_loads_and_replies_with_usage(backend: LocalBackend) -> None:
-    reply = call_llm(backend, "Reply with one word: what colour is the sky on a clear day?", sleep=lambda s: None)
+    reply = call_llm(
+        backend, "Reply with one word: what colour is the sky on a clear day?", sleep=lambda s: None
+    )
     assert reply.text.strip()
     assert reply.prompt_tokens and reply.prompt_tokens > 5
     assert reply.completion_tokens and 0 < reply.completion_tokens <= 24
@@ -49,7 +51,9 @@ def test_loads_and_replies_with_usage(backend: LocalBackend) -> None:
 
 def test_stop_sequences_stop_generation(backend: LocalBackend) -> None:
     prompt = "Write the numbers from 1 to 10 separated by commas, nothing else."
-    stopped = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=24, stop=[","], runtime="xllamacpp")
+    stopped = LocalBackend(
+        backend.model_path, n_ctx=N_CTX, max_tokens=24, stop=[","], runtime="xllamacpp"
+    )
     text = stopped.generate(prompt)
     assert "," not in text
     assert stopped.last_usage is not None and stopped.last_usage["completion_tokens"] <= 4
@@ -71,37 +75,53 @@ def test_prompt_longer_than_the_context_is_a_clear_error(backend: LocalBackend) 
 
 
 def test_spec_string_builds_a_working_local_backend(backend: LocalBackend) -> None:
-    local = get_backend(f"local:{backend.model_path}", n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp")
+    local = get_backend(
+        f"local:{backend.model_path}", n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp"
+    )
     assert local.generate("Say OK.").strip()
 
 
-def test_the_field_grammar_holds_the_reply_to_one_function_with_the_asked_name(backend: LocalBackend) -> None:
-    """llama.cpp takes the GBNF of model.grammar: whatever the prompt says, the reply has the form the parser reads."""
+def test_the_field_grammar_holds_the_reply_to_one_function_with_the_asked_name(
+    backend: LocalBackend,
+) -> None:
+    """llama.cpp takes the GBNF of model.grammar: whatever the prompt says, the reply has the form
+    the parser reads."""
     from recursive_cleaner.model.grammar import field_reply
     from recursive_cleaner.model.response import parse_response
 
     held = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=400, runtime="xllamacpp")
-    text = held.generate_grammar("Write a Python function that lower-cases record['email']. Reply in any format.",
-                                 field_reply("fix_email").gbnf())
-    assert field_reply("fix_email").accepts(text)  # no stop sequence here: the whole form, closing tag included
+    text = held.generate_grammar(
+        "Write a Python function that lower-cases record['email']. Reply in any format.",
+        field_reply("fix_email").gbnf(),
+    )
+    # no stop sequence here: the whole form, closing tag included
+    assert field_reply("fix_email").accepts(text)
     parsed = parse_response(text)
     assert parsed.name == "fix_email" and "def fix_email(record):" in parsed.code
 
 
-def test_the_prompt_read_by_one_process_is_not_read_again_by_the_next(backend: LocalBackend, tmp_path) -> None:
-    """The slot saved after a runtime's first call is restored by the next runtime (a new process, here a new load)."""
+def test_the_prompt_read_by_one_process_is_not_read_again_by_the_next(
+    backend: LocalBackend, tmp_path
+) -> None:
+    """The slot saved after a runtime's first call is restored by the next runtime (a new process,
+    here a new load)."""
     shared = "A line of context that a later run shares.\n" * 30
     prompt = shared + "Name one primary colour. Answer in one word."
-    first = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path)
+    first = LocalBackend(
+        backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path
+    )
     first.generate(prompt)
     stats = first.prompt_cache_stats()
     assert stats is not None and stats["saved_tokens"] >= first.last_usage["prompt_tokens"], stats
     first.unload()  # the next load is a new runtime with an empty slot, as in a new process
 
-    second = LocalBackend(backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path)
+    second = LocalBackend(
+        backend.model_path, n_ctx=N_CTX, max_tokens=4, runtime="xllamacpp", prompt_cache=tmp_path
+    )
     second.generate(shared + "Name one animal. Answer in one word.")
     stats = second.prompt_cache_stats()
     assert stats is not None and stats["restored_tokens"] > 0 and not stats["failures"], stats
     usage = second.last_usage
-    assert usage is not None and usage["cached_tokens"] > usage["prompt_tokens"] * 0.8, usage  # only the question read
+    # only the question read
+    assert usage is not None and usage["cached_tokens"] > usage["prompt_tokens"] * 0.8, usage
     second.unload()

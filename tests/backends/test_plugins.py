@@ -12,8 +12,17 @@ import pytest
 
 import recursive_cleaner.backends.registry as registry
 from recursive_cleaner.backends import (
-    BACKENDS, ENTRY_POINT_GROUP, BackendSetupError, LocalBackend, MLXBackend, OllamaBackend,
-    OpenAICompatibleBackend, failed_backends, get_backend, register, unregister,
+    BACKENDS,
+    ENTRY_POINT_GROUP,
+    BackendSetupError,
+    LocalBackend,
+    MLXBackend,
+    OllamaBackend,
+    OpenAICompatibleBackend,
+    failed_backends,
+    get_backend,
+    register,
+    unregister,
 )
 from recursive_cleaner.backends.builtin import BUILTINS
 from recursive_cleaner.backends.registry import BackendRegistry, FunctionBackend
@@ -45,13 +54,13 @@ def make_echo(arg, **options):
     return EchoBackend(arg, **options)
 '''
 
-ECHO_PYPROJECT = '''[project]
+ECHO_PYPROJECT = """[project]
 name = "echo-backend"
 version = "1.0"
 
 [project.entry-points."recursive_cleaner.backends"]
 echo = "echo_backend:make_echo"
-'''
+"""
 
 
 def install(pyproject: Path, site: Path) -> Path:
@@ -59,8 +68,10 @@ def install(pyproject: Path, site: Path) -> Path:
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
     dist = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     dist.mkdir(parents=True)
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n", encoding="utf-8")
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
+        encoding="utf-8",
+    )
     lines = []
     for group, points in project.get("entry-points", {}).items():
         lines += [f"[{group}]"] + [f"{name} = {value}" for name, value in points.items()] + [""]
@@ -105,8 +116,10 @@ def test_the_installed_distribution_declares_the_built_ins_in_the_group() -> Non
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = project["entry-points"][ENTRY_POINT_GROUP]
     assert set(declared) == set(BUILTINS) == BUILT_IN
-    assert all(value == f"recursive_cleaner.backends.builtin:{BUILTINS[name].__name__}"
-               for name, value in declared.items())
+    assert all(
+        value == f"recursive_cleaner.backends.builtin:{BUILTINS[name].__name__}"
+        for name, value in declared.items()
+    )
     assert BUILT_IN <= set(BACKENDS) and not failed_backends()
 
 
@@ -126,8 +139,9 @@ def test_the_registry_is_read_only_and_lists_the_registered_names(fresh: Backend
 # --- a third-party plugin --------------------------------------------------------------------
 
 
-def test_a_plugin_package_on_sys_path_is_found_by_its_prefix(fresh: BackendRegistry,
-                                                             echo_site: Path) -> None:
+def test_a_plugin_package_on_sys_path_is_found_by_its_prefix(
+    fresh: BackendRegistry, echo_site: Path
+) -> None:
     backend = get_backend("echo:hi", stop=["```"], max_tokens=9)
     assert type(backend).__name__ == "EchoBackend" and backend.name == "hi"
     assert backend.options == {"stop": ["```"], "max_tokens": 9}  # options reach the factory
@@ -160,13 +174,31 @@ def test_the_cli_runs_a_job_with_a_plugin_backend(echo_site: Path, tmp_path: Pat
     data = tmp_path / "data.jsonl"
     data.write_text('{"id": 1, "status": "active"}\n{"id": 2, "status": "closed"}\n')
     log = tmp_path / "prompts.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(echo_site), str(ROOT)]),
-           "ECHO_LOG": str(log)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(echo_site), str(ROOT)]),
+        "ECHO_LOG": str(log),
+    }
     done = subprocess.run(
-        [sys.executable, "-m", "recursive_cleaner", "generate", str(data), "-i",
-         "status in lower case", "-b", "echo:cli",
-         "-o", str(tmp_path / "out" / "cleaning_functions.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "recursive_cleaner",
+            "generate",
+            str(data),
+            "-i",
+            "status in lower case",
+            "-b",
+            "echo:cli",
+            "-o",
+            str(tmp_path / "out" / "cleaning_functions.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "LLM calls 1" in done.stdout
     assert log.read_text().split()[0] == "cli"  # the plugin answered the run's model call
@@ -175,7 +207,7 @@ def test_the_cli_runs_a_job_with_a_plugin_backend(echo_site: Path, tmp_path: Pat
 
 # --- broken plugins break nothing else ---------------------------------------------------------
 
-BROKEN_PYPROJECT = '''[project]
+BROKEN_PYPROJECT = """[project]
 name = "broken-backend"
 version = "0.1"
 
@@ -183,7 +215,7 @@ version = "0.1"
 broken = "broken_backend:make"
 typo = "broken_backend:no_such_factory"
 local = "broken_backend:make"
-'''
+"""
 
 
 @pytest.fixture
@@ -195,20 +227,25 @@ def broken_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return site
 
 
-def test_a_broken_plugin_is_one_line_naming_it_when_asked_for(fresh: BackendRegistry,
-                                                              broken_site: Path) -> None:
+def test_a_broken_plugin_is_one_line_naming_it_when_asked_for(
+    fresh: BackendRegistry, broken_site: Path
+) -> None:
     assert isinstance(get_backend("local"), LocalBackend)  # the built-ins untouched, "local" kept
     with pytest.raises(BackendSetupError) as info:
         get_backend("broken:x")
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("backend plugin 'broken' (broken_backend:make from broken-backend "
-                              "0.1) failed to load: ModuleNotFoundError")
+    assert message.startswith(
+        "backend plugin 'broken' (broken_backend:make from broken-backend "
+        "0.1) failed to load: ModuleNotFoundError"
+    )
     assert info.value.retryable is False
     failed = failed_backends()
     assert {"broken", "typo"} <= set(failed) and "no_such_module_anywhere" in failed["broken"]
-    assert any(name.startswith("local (") and "taken by recursive_cleaner.backends" in why
-               for name, why in failed.items())  # a plugin cannot take a built-in's name
+    assert any(
+        name.startswith("local (") and "taken by recursive_cleaner.backends" in why
+        for name, why in failed.items()
+    )  # a plugin cannot take a built-in's name
     assert fresh.origins["local"].startswith("recursive_cleaner.backends.builtin:make_local")
 
 
@@ -226,13 +263,29 @@ def test_the_cli_names_a_broken_plugin_in_one_line(broken_site: Path, tmp_path: 
     data = tmp_path / "data.jsonl"
     data.write_text('{"id": 1}\n', encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(broken_site), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "recursive_cleaner", "generate", str(data),
-                           "-i", "x", "-b", "broken:x"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "recursive_cleaner",
+            "generate",
+            str(data),
+            "-i",
+            "x",
+            "-b",
+            "broken:x",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "Error: backend plugin 'broken' (broken_backend:make from broken-backend 0.1) failed to "
-        "load: ModuleNotFoundError: No module named 'no_such_module_anywhere'"]
+        "load: ModuleNotFoundError: No module named 'no_such_module_anywhere'"
+    ]
 
 
 # --- in-process registration: the same door -----------------------------------------------------

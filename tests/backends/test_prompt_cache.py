@@ -1,4 +1,5 @@
-"""backends/prompt_cache.py and its wiring: the local model's prompt state saved for the next process.
+"""backends/prompt_cache.py and its wiring: the local model's prompt state saved for the next
+process.
 
 The runtime's save/restore is a ``SlotAction`` here: a function that writes or reads files in
 the folder the way llama.cpp does, so every path (damaged file, refusal, failure, pruning) is
@@ -18,13 +19,19 @@ from typing import Any, Iterator
 import pytest
 
 import recursive_cleaner.backends.local_runtimes as runtimes
-from recursive_cleaner.backends.prompt_cache import (PROMPT_CACHE_ENV, PromptCache, prompt_cache_dir,
-                                                     resolve_prompt_cache, state_key)
+from recursive_cleaner.backends.prompt_cache import (
+    PROMPT_CACHE_ENV,
+    PromptCache,
+    prompt_cache_dir,
+    resolve_prompt_cache,
+    state_key,
+)
 from tests.fakes import fake_xllamacpp
 
 
 class FakeSlot:
-    """Saves ``content`` to the named file and restores by reading it back, as llama.cpp's slot actions do."""
+    """Saves ``content`` to the named file and restores by reading it back, as llama.cpp's slot
+    actions do."""
 
     def __init__(self, folder: Path, content: bytes = b"kv" * 1000, tokens: int = 42) -> None:
         self.folder, self.content, self.tokens = folder, content, tokens
@@ -36,15 +43,26 @@ class FakeSlot:
         path = self.folder / filename
         if action == "save":
             path.write_bytes(self.content)
-            return {"id_slot": 0, "filename": filename, "n_saved": self.tokens, "n_written": len(self.content)}
+            return {
+                "id_slot": 0,
+                "filename": filename,
+                "n_saved": self.tokens,
+                "n_written": len(self.content),
+            }
         self.restored = path.read_bytes()
-        return {"id_slot": 0, "filename": filename, "n_restored": self.tokens, "n_read": len(self.restored)}
+        return {
+            "id_slot": 0,
+            "filename": filename,
+            "n_restored": self.tokens,
+            "n_read": len(self.restored),
+        }
 
 
 def test_a_saved_state_is_named_by_its_content_and_restored(tmp_path: Path) -> None:
     slot = FakeSlot(tmp_path)
     cache = PromptCache(tmp_path, "k" * 32)
-    assert cache.restore(slot) == 0 and slot.calls == []  # nothing saved yet: the runtime is not asked
+    # nothing saved yet: the runtime is not asked
+    assert cache.restore(slot) == 0 and slot.calls == []
     assert cache.save(slot) == 42
     [state] = cache.states()
     assert state.name.startswith("k" * 32 + "-") and state.suffix == ".slot"
@@ -70,7 +88,8 @@ def test_a_damaged_state_is_deleted_before_the_runtime_reads_it(tmp_path: Path) 
     cache = PromptCache(tmp_path, "d" * 32)
     cache.save(slot)
     [state] = cache.states()
-    state.write_bytes(slot.content[:100])  # truncated, as a full disk or a stray copy would leave it
+    # truncated, as a full disk or a stray copy would leave it
+    state.write_bytes(slot.content[:100])
     slot.calls.clear()
     assert cache.restore(slot) == 0
     assert slot.calls == [] and not state.exists()
@@ -80,7 +99,10 @@ def test_a_damaged_state_is_deleted_before_the_runtime_reads_it(tmp_path: Path) 
 def test_a_state_the_runtime_refuses_is_deleted_and_nothing_raises(tmp_path: Path) -> None:
     PromptCache(tmp_path, "r" * 32).save(FakeSlot(tmp_path))
     cache = PromptCache(tmp_path, "r" * 32)
-    assert cache.restore(lambda action, name: {"error": {"code": 400, "message": "failed to restore"}}) == 0
+    assert (
+        cache.restore(lambda action, name: {"error": {"code": 400, "message": "failed to restore"}})
+        == 0
+    )
     assert cache.states() == [] and "failed to restore" in cache.failures[-1]
 
 
@@ -143,11 +165,14 @@ def test_the_folder_comes_from_the_setting_the_environment_or_the_model_cache(
 
 def test_the_key_changes_with_everything_a_state_depends_on() -> None:
     base = ["xllamacpp", "1.0", "/m.gguf", 100, 5, 8192, "f16", "f16"]
-    keys = {state_key(base)} | {state_key(base[:i] + ["other"] + base[i + 1:]) for i in range(len(base))}
+    keys = {state_key(base)} | {
+        state_key(base[:i] + ["other"] + base[i + 1 :]) for i in range(len(base))
+    }
     assert len(keys) == len(base) + 1 and all(len(k) == 32 and k.isalnum() for k in keys)
 
 
-# --- XllamacppRuntime wiring (LocalBackend's: tests/backends/test_registry.py) ----------------------------------
+# --- XllamacppRuntime wiring (LocalBackend's: tests/backends/test_registry.py)
+# ----------------------------------
 
 
 def test_the_runtime_restores_on_load_and_saves_after_its_first_call_only(
@@ -155,24 +180,31 @@ def test_the_runtime_restores_on_load_and_saves_after_its_first_call_only(
 ) -> None:
     monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp())
     slot = FakeSlot(tmp_path)
-    monkeypatch.setattr(runtimes.XllamacppRuntime, "_slot_action", lambda self, action, name: slot(action, name))
+    monkeypatch.setattr(
+        runtimes.XllamacppRuntime, "_slot_action", lambda self, action, name: slot(action, name)
+    )
     first = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2, prompt_cache=tmp_path)
     params = first._server.params
     assert params.slot_save_path == str(tmp_path) + os.sep and params.endpoint_slots is True
     assert slot.calls == []  # nothing to restore yet
     for _ in range(3):
-        first.chat([{"role": "user", "content": "p"}], max_tokens=1, temperature=0.0, stop=None, seed=0)
+        first.chat(
+            [{"role": "user", "content": "p"}], max_tokens=1, temperature=0.0, stop=None, seed=0
+        )
     assert [action for action, _ in slot.calls] == ["save"]
     second = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2, prompt_cache=tmp_path)
     assert [action for action, _ in slot.calls] == ["save", "restore"]
     assert second.prompt_cache is not None and second.prompt_cache.restored_tokens == 42
     other = runtimes.XllamacppRuntime("/m.gguf", n_ctx=1024, n_threads=2, prompt_cache=tmp_path)
-    assert other.prompt_cache is not None and other.prompt_cache.restored_tokens == 0  # another n_ctx, another key
+    # another n_ctx, another key
+    assert other.prompt_cache is not None and other.prompt_cache.restored_tokens == 0
 
 
 def test_without_a_folder_the_runtime_touches_no_slot(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp())
-    monkeypatch.setattr(runtimes.XllamacppRuntime, "_slot_action", lambda *a: pytest.fail("no slot action"))
+    monkeypatch.setattr(
+        runtimes.XllamacppRuntime, "_slot_action", lambda *a: pytest.fail("no slot action")
+    )
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)
     rt.chat([{"role": "user", "content": "p"}], max_tokens=1, temperature=0.0, stop=None, seed=0)
     assert rt.prompt_cache is None and not hasattr(rt._server.params, "slot_save_path")
@@ -186,7 +218,9 @@ def slot_server() -> Iterator[tuple[str, list[dict]]]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+            seen.append(
+                {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+            )
             answer = json.dumps({"id_slot": 0, "filename": body["filename"], "n_saved": 7}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -214,7 +248,9 @@ def test_slot_actions_go_to_the_engines_loopback_port_with_its_key(
     monkeypatch.setitem(sys.modules, "xllamacpp", fake_xllamacpp(address=address))
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)
     assert rt._slot_action("save", "a.tmp")["n_saved"] == 7
-    assert seen == [{"path": "/slots/0?action=save", "auth": f"Bearer {rt._key}", "body": {"filename": "a.tmp"}}]
+    assert seen == [
+        {"path": "/slots/0?action=save", "auth": f"Bearer {rt._key}", "body": {"filename": "a.tmp"}}
+    ]
 
 
 def test_slot_actions_never_leave_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

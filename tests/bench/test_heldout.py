@@ -1,4 +1,5 @@
-"""bench/heldout: the table generator, the cell scorer and the harness end to end (--library-only, no model)."""
+"""bench/heldout: the table generator, the cell scorer and the harness end to end (--library-only,
+no model)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def built():
 
 
 # ---------------------------------------------------------------- the generator
+
 
 def test_the_same_seed_writes_the_same_files(tmp_path):
     for name in make_tables.TABLES:
@@ -57,24 +59,33 @@ def test_mostly_clean_each_field_to_fix_is_dirty_in_5_to_15_percent(built):
         for col in meta["fix"]:
             share = sum(d[col] != c[col] for d, c in zip(dirty, clean)) / len(clean)
             assert 0.03 <= share <= 0.15, (name, col, share)
-        assert meta["dirty_share"] == {c: pytest.approx(s, abs=1e-4) for c, s in meta["dirty_share"].items()}
+        assert meta["dirty_share"] == {
+            c: pytest.approx(s, abs=1e-4) for c, s in meta["dirty_share"].items()
+        }
 
 
 def test_the_conversions_the_goals_state_give_the_truth(built):
     _, dirty, clean, _ = built["lab"]
     mg = [(d, c) for d, c in zip(dirty, clean) if d["unit"].lower() == "mg/dl"]
-    assert mg and all(round(float(d["result"]) / 18, 1) == float(c["result"]) and c["unit"] == "mmol/L"
-                      for d, c in mg)
+    assert mg and all(
+        round(float(d["result"]) / 18, 1) == float(c["result"]) and c["unit"] == "mmol/L"
+        for d, c in mg
+    )
     _, dirty, clean, _ = built["warehouse"]
     lb = [(d, c) for d, c in zip(dirty, clean) if d["gross_weight"].endswith(("lb", "lbs"))]
-    assert lb and all(round(float(d["gross_weight"].split()[0]) * 0.4536, 2) == float(c["gross_weight"])
-                      for d, c in lb)
+    assert lb and all(
+        round(float(d["gross_weight"].split()[0]) * 0.4536, 2) == float(c["gross_weight"])
+        for d, c in lb
+    )
 
 
 def test_fleet_conversions_follow_the_goals_factors(built):
     cols, dirty, clean, meta = built["fleet"]
-    gal = [(d, c) for d, c in zip(dirty, clean) if d["volume_unit"] != c["volume_unit"]
-           and "gal" in d["volume_unit"].lower()]
+    gal = [
+        (d, c)
+        for d, c in zip(dirty, clean)
+        if d["volume_unit"] != c["volume_unit"] and "gal" in d["volume_unit"].lower()
+    ]
     assert gal and all(round(float(d["volume"]) * 3.785, 2) == float(c["volume"]) for d, c in gal)
     miles = [(d, c) for d, c in zip(dirty, clean) if d["odo_unit"].lower().startswith("mi")]
     assert miles and all(round(int(d["odometer"]) * 1.609) == int(c["odometer"]) for d, c in miles)
@@ -92,8 +103,13 @@ def test_every_table_has_two_goal_texts():
 
 # ---------------------------------------------------------------- the scorer
 
+
 def test_same_compares_numbers_by_value_and_text_exactly():
-    assert heldout.same("14.90", "14.9") and heldout.same(14.9, "14.9") and heldout.same("1.49e1", "14.9")
+    assert (
+        heldout.same("14.90", "14.9")
+        and heldout.same(14.9, "14.9")
+        and heldout.same("1.49e1", "14.9")
+    )
     assert heldout.same("7.0", "7") and not heldout.same("7.1", "7")
     assert not heldout.same("4817", "004817")  # leading zeros: the truth is text
     assert not heldout.same("12,5", "12.5") and not heldout.same(" 3.75", "3.75")
@@ -112,10 +128,17 @@ def test_score_counts_a_fixed_a_broken_and_a_protected_break():
     dirty = rows(("001", "MARIA", "12,5"), ("002", "Omar", "3"), ("003", "Ben", "0.35"))
     cleaned = rows(("001", "Maria", "12.50"), ("2", "omar", "3.0"), ("003", "Ben", "0.350"))
     s = heldout.score(dirty, truth, cleaned, COLS, protect=["id"])
-    assert (s["to_fix"], s["changed"], s["fixed"], s["broken"], s["broken_protected"]) == (2, 4, 2, 2, 1)
+    assert (s["to_fix"], s["changed"], s["fixed"], s["broken"], s["broken_protected"]) == (
+        2,
+        4,
+        2,
+        2,
+        1,
+    )
     assert (s["precision"], s["recall"], s["f1"]) == (0.5, 1.0, 0.6667)
     assert s["per_column"]["id"] == {"to_fix": 0, "changed": 1, "fixed": 0, "broken": 1}
-    assert s["per_column"]["kg"] == {"to_fix": 1, "changed": 1, "fixed": 1, "broken": 0}  # "3.0", "0.350": no change
+    # "3.0", "0.350": no change
+    assert s["per_column"]["kg"] == {"to_fix": 1, "changed": 1, "fixed": 1, "broken": 0}
 
 
 def test_score_of_doing_nothing_and_of_a_wrong_fix():
@@ -147,17 +170,36 @@ def test_score_files_aligns_rows_by_id_when_some_were_dropped(tmp_path):
 
 # ---------------------------------------------------------------- the harness, no model
 
+
 def test_library_only_end_to_end_on_a_tiny_table(tmp_path, capsys):
     tables = tmp_path / "tables"
     make_tables.write_table("warehouse", tables, rows=60)
     out = tmp_path / "runs"
-    code = heldout.main(["--library-only", "--tables", "warehouse", "--wordings", "terse",
-                         "--data-dir", str(tables), "--out", str(out)])
+    code = heldout.main(
+        [
+            "--library-only",
+            "--tables",
+            "warehouse",
+            "--wordings",
+            "terse",
+            "--data-dir",
+            str(tables),
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert re.search(r"\| warehouse \| terse +\| \d\.\d{3} ", printed)
     run = out / "warehouse-terse"
-    for f in ("cleaning_functions.py", "cleaned.csv", "generate.log", "apply.log", "run.json", "goals.txt"):
+    for f in (
+        "cleaning_functions.py",
+        "cleaned.csv",
+        "generate.log",
+        "apply.log",
+        "run.json",
+        "goals.txt",
+    ):
         assert (run / f).is_file(), f
     assert not (run / "prompt-cache").exists()
     summary = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -166,8 +208,20 @@ def test_library_only_end_to_end_on_a_tiny_table(tmp_path, capsys):
     assert result["error"] is None and result["rows_out"] == result["rows"] == 60
     assert result["calls"] is not None and result["to_fix"] > 0
     # --score-only reads the saved run again and gives the same figures
-    assert heldout.main(["--score-only", str(out), "--data-dir", str(tables), "--json",
-                         str(tmp_path / "again.json")]) == 0
+    assert (
+        heldout.main(
+            [
+                "--score-only",
+                str(out),
+                "--data-dir",
+                str(tables),
+                "--json",
+                str(tmp_path / "again.json"),
+            ]
+        )
+        == 0
+    )
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["results"][0]
-    assert {k: again[k] for k in ("f1", "fixed", "broken", "changed")} == \
-        {k: result[k] for k in ("f1", "fixed", "broken", "changed")}
+    assert {k: again[k] for k in ("f1", "fixed", "broken", "changed")} == {
+        k: result[k] for k in ("f1", "fixed", "broken", "changed")
+    }

@@ -1,4 +1,5 @@
-"""bench/scoring.py: the Baran metric on hand-made tables (figures computed by hand in the comments)."""
+"""bench/scoring.py: the Baran metric on hand-made tables (figures computed by hand in the
+comments)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
+sys.path.insert(
+    0,
+    os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"
+    ),
+)
 
 import scoring  # noqa: E402
-from scoring import raha_normalize, score_records, score_tables, to_csv_text, values_match  # noqa: E402
+from scoring import raha_normalize, score_records, score_tables, to_csv_text, values_match  # noqa: E501, E402
 
 HEADER = ["id", "city", "state"]
 DIRTY = [HEADER, ["1", "birminghxm", "al"], ["2", "gadsden", "xl"], ["3", "opp", "al"]]
@@ -64,7 +70,8 @@ def test_one_correct_one_wrong_change():
 
 def test_breaking_a_clean_cell():
     # one error fixed, and the clean cell (2, city) "opp" -> "Opp" broken.
-    # changed 2, correct 1, broken 1: P = 1/2, R = 1/2, F1 = 0.5; accurate 7/9 (fixed one, broke one)
+    # changed 2, correct 1, broken 1: P = 1/2, R = 1/2, F1 = 0.5; accurate 7/9 (fixed one, broke
+    # one)
     s = score_tables(DIRTY, CLEAN, _table((0, 1, "birmingham"), (2, 1, "Opp")))
     assert (s.changed_cells, s.correct_repairs, s.broken_cells) == (2, 1, 1)
     assert s.precision == pytest.approx(0.5) and s.recall == pytest.approx(0.5)
@@ -77,7 +84,9 @@ def test_breaking_a_clean_cell():
 def test_precision_and_recall_differ():
     # both errors fixed plus two clean cells broken: changed 4, correct 2
     # P = 2/4 = 0.5, R = 2/2 = 1, F1 = 2*0.5*1/1.5 = 2/3
-    s = score_tables(DIRTY, CLEAN, _table((0, 1, "birmingham"), (1, 2, "al"), (2, 0, "03"), (2, 1, " opp")))
+    s = score_tables(
+        DIRTY, CLEAN, _table((0, 1, "birmingham"), (1, 2, "al"), (2, 0, "03"), (2, 1, " opp"))
+    )
     assert (s.changed_cells, s.correct_repairs, s.broken_cells) == (4, 2, 2)
     assert s.precision == pytest.approx(0.5) and s.recall == pytest.approx(1.0)
     assert s.f1 == pytest.approx(2 / 3)
@@ -151,7 +160,12 @@ def test_csv_round_trip(tmp_path):
     path = str(tmp_path / "t.csv")
     rows = [["a", "b"], ["x, y", 'say "hi"'], [None, 1.5], ["line\nbreak", ""]]
     scoring.write_csv_table(path, rows)
-    assert scoring.read_csv_table(path) == [["a", "b"], ["x, y", 'say "hi"'], ["", "1.5"], ["line\nbreak", ""]]
+    assert scoring.read_csv_table(path) == [
+        ["a", "b"],
+        ["x, y", 'say "hi"'],
+        ["", "1.5"],
+        ["line\nbreak", ""],
+    ]
 
 
 # ---------------------------------------------------------------------------- records (JSONL)
@@ -167,10 +181,16 @@ def test_values_match():
 
 
 def test_score_records_by_key():
-    truth = [{"id": 1, "country": "US", "amount": 87.5, "phone": None},
-             {"id": 2, "country": "CA", "amount": 10.0, "phone": "+1555"}]
-    repaired = [{"amount": 87.5, "country": "US", "id": "1", "phone": None, "extra": 1},  # 4/4 (3/4 strict)
-                {"id": 2, "country": "Canada", "amount": 10}]  # id, amount right; country wrong; phone missing
+    truth = [
+        {"id": 1, "country": "US", "amount": 87.5, "phone": None},
+        {"id": 2, "country": "CA", "amount": 10.0, "phone": "+1555"},
+    ]
+    # 4/4 (3/4 strict)
+    repaired = [
+        {"amount": 87.5, "country": "US", "id": "1", "phone": None, "extra": 1},
+        # id, amount right; country wrong; phone missing
+        {"id": 2, "country": "Canada", "amount": 10},
+    ]
     s = score_records(truth, repaired)
     # 8 cells, 6 matching -> 0.75; strict: "1" != 1 -> 5/8
     assert (s.records, s.cells, s.matching, s.missing_keys) == (2, 8, 6, 1)

@@ -1,4 +1,5 @@
-"""Cross-row steps do no harm: no protected field written, kept shapes kept, unstated keys mend only variants."""
+"""Cross-row steps do no harm: no protected field written, kept shapes kept, unstated keys mend only
+variants."""
 
 from __future__ import annotations
 
@@ -10,16 +11,32 @@ from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, is_
 
 POSTCODES = ("01907", "02134", "00501", "10115", "20095", "80331")
 COUNTRY = {"01907": "DE", "02134": "FR", "00501": "IT", "10115": "DE", "20095": "NL", "80331": "AT"}
-CURRENCY = {"01907": "EUR", "02134": "EUR", "00501": "EUR", "10115": "CHF", "20095": "EUR", "80331": "EUR"}
+CURRENCY = {
+    "01907": "EUR",
+    "02134": "EUR",
+    "00501": "EUR",
+    "10115": "CHF",
+    "20095": "EUR",
+    "80331": "EUR",
+}
 
 
 def shop_rows(n: int = 72) -> list[dict]:
-    """Orders: each postcode has a usual country and currency; customers (and their e-mails) differ within one."""
+    """Orders: each postcode has a usual country and currency; customers (and their e-mails) differ
+    within one."""
     rows = []
     for i in range(n):
         code = POSTCODES[i % len(POSTCODES)]
-        rows.append({"order_id": f"O{i:03d}", "postcode": code, "country": COUNTRY[code], "currency": CURRENCY[code],
-                     "status": "paid" if i % 4 else "open", "email": f"c{i % 12}@shop.example"})
+        rows.append(
+            {
+                "order_id": f"O{i:03d}",
+                "postcode": code,
+                "country": COUNTRY[code],
+                "currency": CURRENCY[code],
+                "status": "paid" if i % 4 else "open",
+                "email": f"c{i % 12}@shop.example",
+            }
+        )
     return rows
 
 
@@ -27,8 +44,11 @@ def test_no_step_writes_a_protected_field_even_on_a_stated_key():
     rows = shop_rows()
     rows[0]["currency"], rows[6]["currency"] = "USD", "eur"  # 01907: a stray value and a variant
     step = CrossRowStep("majority", key=("postcode",), fields=("country", "currency"))
-    kept, refused = validate_steps([step], rows, stated=["postcode"], protected={"currency"}, frozen={"currency"})
-    assert [s.fields for s in kept] == [("country",)] or kept == []  # nothing left to fix in country
+    kept, refused = validate_steps(
+        [step], rows, stated=["postcode"], protected={"currency"}, frozen={"currency"}
+    )
+    # nothing left to fix in country
+    assert [s.fields for s in kept] == [("country",)] or kept == []
     assert any("currency" in why and "leave" in why for _, why in refused)
     after = apply_steps(kept, rows)
     assert [r["currency"] for r in after] == [r["currency"] for r in rows]
@@ -38,12 +58,17 @@ def test_a_step_the_model_proposes_is_held_to_the_same_rules():
     rows = shop_rows()
     rows[0]["country"], rows[12]["country"], rows[18]["country"] = "de", "FR", " DE"
     rows[0]["currency"] = "USD"
-    reply = ('<cross_row_plan><cross_row_step kind="majority" key="postcode" fields="country, currency"/>'
-             '<cross_row_step kind="vocabulary" fields="currency"/></cross_row_plan>')
+    reply = (
+        '<cross_row_plan><cross_row_step kind="majority" key="postcode" fields="country, '
+        'currency"/>'
+        '<cross_row_step kind="vocabulary" fields="currency"/></cross_row_plan>'
+    )
     chosen, problems = choose_steps(reply, list(rows[0]))
     assert not problems and len(chosen) == 2
     kept, refused = validate_steps(chosen, rows, protected={"currency"}, frozen={"currency"})
-    assert [(s.key, s.fields, s.variants_only) for s in kept] == [(("postcode",), ("country",), True)]
+    assert [(s.key, s.fields, s.variants_only) for s in kept] == [
+        (("postcode",), ("country",), True)
+    ]
     assert len(refused) == 2 and all("currency" in why for _, why in refused)
     after = apply_steps(kept, rows)
     assert after[0]["country"] == "DE" and after[18]["country"] == "DE"  # variants of DE mended
@@ -52,8 +77,17 @@ def test_a_step_the_model_proposes_is_held_to_the_same_rules():
 
 
 def test_a_majority_on_an_unstated_key_does_not_give_one_customer_another_customers_email():
-    rows = [{"postcode": code, "status": status, "email": f"{code}-{status}@shop.example" if n < 6 else f"o{n}@mail.example"}
-            for code in POSTCODES for status in ("paid", "open") for n in range(8)]  # 6 orders of one customer, 2 others
+    rows = [
+        {
+            "postcode": code,
+            "status": status,
+            "email": f"{code}-{status}@shop.example" if n < 6 else f"o{n}@mail.example",
+        }
+        # 6 orders of one customer, 2 others
+        for code in POSTCODES
+        for status in ("paid", "open")
+        for n in range(8)
+    ]
     step = CrossRowStep("majority", key=("postcode", "status"), fields=("email",))
     before = [r["email"] for r in rows]
     kept, refused = validate_steps([step], rows)
@@ -65,21 +99,32 @@ def test_a_majority_on_an_unstated_key_does_not_give_one_customer_another_custom
 def test_a_stated_key_keeps_todays_behaviour():
     rows = shop_rows()
     rows[12]["country"] = "FR"  # 01907 is DE in every other row
-    kept, _ = validate_steps([CrossRowStep("majority", key=("postcode",), fields=("country",))], rows,
-                             stated=["postcode"])
+    kept, _ = validate_steps(
+        [CrossRowStep("majority", key=("postcode",), fields=("country",))],
+        rows,
+        stated=["postcode"],
+    )
     assert kept and not kept[0].variants_only
     assert apply_steps(kept, rows)[12]["country"] == "DE"
 
 
 def test_a_protected_key_is_read_never_repaired():
     rows = shop_rows()
-    rows[5]["postcode"] = "8O331"  # a rare key one edit from 80331: a majority step would mend the key
+    # a rare key one edit from 80331: a majority step would mend the key
+    rows[5]["postcode"] = "8O331"
     rows[5]["country"] = "AT"
     step = CrossRowStep("majority", key=("postcode",), fields=("country",), min_count=2)
     assert apply_steps([step], rows)[5]["postcode"] == "80331"  # unguarded: the key is rewritten
-    kept, _ = validate_steps([step], rows, stated=["postcode"], protected={"postcode"}, frozen={"postcode"})
-    guarded = kept[0] if kept else CrossRowStep("majority", key=("postcode",), fields=("country",),
-                                                protected=("postcode",))
+    kept, _ = validate_steps(
+        [step], rows, stated=["postcode"], protected={"postcode"}, frozen={"postcode"}
+    )
+    guarded = (
+        kept[0]
+        if kept
+        else CrossRowStep(
+            "majority", key=("postcode",), fields=("country",), protected=("postcode",)
+        )
+    )
     assert guarded.protected == ("postcode",)
     assert apply_steps([guarded], rows)[5]["postcode"] == "8O331"
 
@@ -96,54 +141,114 @@ def test_discovery_may_key_on_a_protected_field_but_never_writes_it():
 
 
 def test_a_protected_field_does_not_change_which_key_discovery_chooses():
-    rows = [{"brewery_id": str(i % 8), "brewery_name": f"Brewery {i % 8}", "city": f"City{i % 8}",
-             "state": "CA" if i % 8 < 4 else "OR"} for i in range(96)]
+    rows = [
+        {
+            "brewery_id": str(i % 8),
+            "brewery_name": f"Brewery {i % 8}",
+            "city": f"City{i % 8}",
+            "state": "CA" if i % 8 < 4 else "OR",
+        }
+        for i in range(96)
+    ]
     rows[3]["city"], rows[11]["state"] = "City3 CA", ""
     plain = [(s.key, s.fields) for s in discover_steps(rows) if s.kind == "majority"]
-    guarded = [(s.key, s.fields) for s in discover_steps(rows, protected={"brewery_name"}) if s.kind == "majority"]
+    guarded = [
+        (s.key, s.fields)
+        for s in discover_steps(rows, protected={"brewery_name"})
+        if s.kind == "majority"
+    ]
     assert [k for k, _ in guarded] == [k for k, _ in plain]
-    assert all("brewery_name" not in f for _, f in guarded) and any("brewery_name" in f for _, f in plain)
-    kept, _ = validate_steps(discover_steps(rows, protected={"brewery_name"}), rows, protected={"brewery_name"})
+    assert all("brewery_name" not in f for _, f in guarded) and any(
+        "brewery_name" in f for _, f in plain
+    )
+    kept, _ = validate_steps(
+        discover_steps(rows, protected={"brewery_name"}), rows, protected={"brewery_name"}
+    )
     fixed = apply_steps(kept, rows)
-    assert fixed[3]["city"] == "City3" and fixed[11]["state"] == "CA"  # a stray suffix and a blank: mended
+    # a stray suffix and a blank: mended
+    assert fixed[3]["city"] == "City3" and fixed[11]["state"] == "CA"
 
 
 def test_a_dedup_step_on_a_protected_key_is_fine():
-    rows = [{"code": f"{i:05d}", "name": f"n{i}"} for i in range(40)] + [{"code": "00003", "name": "n3"}]
-    kept, _ = validate_steps([CrossRowStep("dedup", key=("code",))], rows, protected={"code"}, frozen={"code"})
+    rows = [{"code": f"{i:05d}", "name": f"n{i}"} for i in range(40)] + [
+        {"code": "00003", "name": "n3"}
+    ]
+    kept, _ = validate_steps(
+        [CrossRowStep("dedup", key=("code",))], rows, protected={"code"}, frozen={"code"}
+    )
     assert len(kept) == 1 and len(apply_steps(kept, rows)) == 40
 
 
 def test_values_of_a_kept_shape_are_never_replaced():
-    rows = [{"k": "a", "zip": "01907"}, {"k": "a", "zip": "01907"}, {"k": "a", "zip": "1907"},
-            {"k": "b", "zip": "02134"}, {"k": "b", "zip": "02134"}, {"k": "b", "zip": "2134"}]
+    rows = [
+        {"k": "a", "zip": "01907"},
+        {"k": "a", "zip": "01907"},
+        {"k": "a", "zip": "1907"},
+        {"k": "b", "zip": "02134"},
+        {"k": "b", "zip": "02134"},
+        {"k": "b", "zip": "2134"},
+    ]
     rows += [dict(r) for r in rows]
     step = CrossRowStep("majority", key=("k",), fields=("zip",), keep=(("zip", "9"),))
     assert [r["zip"] for r in apply_steps([step], rows)] == [r["zip"] for r in rows]
-    kept, _ = validate_steps([CrossRowStep("majority", key=("k",), fields=("zip",))], rows, stated=["k"],
-                             kept={"zip": {"9"}})
+    kept, _ = validate_steps(
+        [CrossRowStep("majority", key=("k",), fields=("zip",))],
+        rows,
+        stated=["k"],
+        kept={"zip": {"9"}},
+    )
     assert kept == [] or [r["zip"] for r in apply_steps(kept, rows)] == [r["zip"] for r in rows]
 
 
-@pytest.mark.parametrize("old, new, variant", [
-    ("de", "DE", True), (" Germany ", "germany", True), ("Germnay", "Germany", True), ("DK", "DE", False),
-    ("FR", "DE", False), ("anna.k@shop.example", "bernd@mail.example", False), ("ana@shop.example", "anna@shop.example", True),
-    ("birminghxm", "birmingham", True), (12, "12", True), ("Spain", "Italy", False),
-    ("Mooresville NC", "Mooresville", True), ("Bend OR", "Bend", True), ("East Germany", "Germany", False),
-    ("New York", "York", False), ("San Francisco", "San Francisco Bay Area", False),
-    ("5.2", "5.3", False), ("AB-1234", "AB-1235", False), ("2023-01-05", "2023-01-06", False),
-    ("5,2 mmol/L", "5,3 mmol/L", False), ("3563x", "35630", True),
-])
+@pytest.mark.parametrize(
+    "old, new, variant",
+    [
+        ("de", "DE", True),
+        (" Germany ", "germany", True),
+        ("Germnay", "Germany", True),
+        ("DK", "DE", False),
+        ("FR", "DE", False),
+        ("anna.k@shop.example", "bernd@mail.example", False),
+        ("ana@shop.example", "anna@shop.example", True),
+        ("birminghxm", "birmingham", True),
+        (12, "12", True),
+        ("Spain", "Italy", False),
+        ("Mooresville NC", "Mooresville", True),
+        ("Bend OR", "Bend", True),
+        ("East Germany", "Germany", False),
+        ("New York", "York", False),
+        ("San Francisco", "San Francisco Bay Area", False),
+        ("5.2", "5.3", False),
+        ("AB-1234", "AB-1235", False),
+        ("2023-01-05", "2023-01-06", False),
+        ("5,2 mmol/L", "5,3 mmol/L", False),
+        ("3563x", "35630", True),
+    ],
+)
 def test_is_variant_is_case_spacing_or_a_few_edits_for_the_length(old, new, variant):
     assert is_variant(old, new) is variant
 
 
 def test_guards_are_saved_with_the_step_and_old_steps_write_the_same_dict():
     plain = CrossRowStep("majority", key=("k",), fields=("v",))
-    assert set(plain.to_dict()) == {"kind", "key", "fields", "normalize", "min_share", "min_count", "max_distance",
-                                    "ratio"}
-    guarded = CrossRowStep("majority", key=("k",), fields=("v",), variants_only=True, protected=("k",),
-                           keep=(("v", "9"),))
+    assert set(plain.to_dict()) == {
+        "kind",
+        "key",
+        "fields",
+        "normalize",
+        "min_share",
+        "min_count",
+        "max_distance",
+        "ratio",
+    }
+    guarded = CrossRowStep(
+        "majority",
+        key=("k",),
+        fields=("v",),
+        variants_only=True,
+        protected=("k",),
+        keep=(("v", "9"),),
+    )
     d = guarded.to_dict()
     assert d["variants_only"] is True and d["protected"] == ["k"] and d["keep"] == [["v", "9"]]
     assert CrossRowStep.from_dict(d) == guarded
@@ -162,10 +267,13 @@ def test_a_fitted_step_counts_only_the_values_it_wrote():
 
 
 def test_a_vocabulary_step_never_replaces_one_measurement_or_code_by_another():
-    """A digit is data, not a spelling: rare readings and codes stay; a letter where a digit belongs is mended."""
-    rows = ([{"value": "5.3", "code": "AB-1234", "zip": "35630"}] * 30
-            + [{"value": "5.2", "code": "AB-1235", "zip": "3563x"}]
-            + [{"value": "15.3", "code": "AB-1334", "zip": "35630"}])
+    """A digit is data, not a spelling: rare readings and codes stay; a letter where a digit belongs
+    is mended."""
+    rows = (
+        [{"value": "5.3", "code": "AB-1234", "zip": "35630"}] * 30
+        + [{"value": "5.2", "code": "AB-1235", "zip": "3563x"}]
+        + [{"value": "15.3", "code": "AB-1334", "zip": "35630"}]
+    )
     fitted = fit([CrossRowStep("vocabulary", fields=("value", "code", "zip"))], rows)
     out = [fitted.transform(r) for r in rows]
     assert [r["value"] for r in out[-2:]] == ["5.2", "15.3"]
@@ -173,10 +281,19 @@ def test_a_vocabulary_step_never_replaces_one_measurement_or_code_by_another():
     assert out[-2]["zip"] == "35630"
 
 
-@pytest.mark.parametrize("a, b, two", [
-    ("12", "120", True), ("-1.5", "1.5", True), ("12,5", "12,6", True), ("1e3", "1e4", True),
-    ("Room 101", "Room 102", True), ("10:15", "10:16", True), ("1000x", "10001", False),
-    ("Boston", "Bostn", False), ("ab", "ab", False),
-])
+@pytest.mark.parametrize(
+    "a, b, two",
+    [
+        ("12", "120", True),
+        ("-1.5", "1.5", True),
+        ("12,5", "12,6", True),
+        ("1e3", "1e4", True),
+        ("Room 101", "Room 102", True),
+        ("10:15", "10:16", True),
+        ("1000x", "10001", False),
+        ("Boston", "Bostn", False),
+        ("ab", "ab", False),
+    ],
+)
 def test_two_values_are_numbers_or_texts_that_differ_only_in_digits(a, b, two):
     assert two_values(a, b) is two

@@ -125,7 +125,7 @@ def test_a_registered_kind_is_a_step_with_its_checks_words_and_label(fill):
 
 def test_the_plan_offers_parses_and_checks_a_registered_kind(fill):
     prompt = build_plan_prompt("PREFIX", [], 40)
-    assert fill.prompt in prompt and prompt.index("kind=\"vocabulary\"") < prompt.index(fill.prompt)
+    assert fill.prompt in prompt and prompt.index('kind="vocabulary"') < prompt.index(fill.prompt)
     reply = '<cross_row_plan>\n<cross_row_step kind="fill" fields="city"/>\n</cross_row_plan>'
     assert plan_reply(["id", "city"]).accepts(reply)
     assert not plan_reply(["id", "city"]).accepts(reply.replace('"city"', '"town"'))
@@ -144,7 +144,7 @@ def test_a_registered_kind_fits_merges_and_transforms(fill):
     cities = [r["city"] for r in out]
     assert cities.count("Oslo") == 30 and "" not in cities and out[0] == data[0]
     whole = fit([step], data)
-    parts = [summarize([step], data[k:k + 7]) for k in range(0, 40, 7)]
+    parts = [summarize([step], data[k : k + 7]) for k in range(0, 40, 7)]
     merged = merge_summaries([step], *parts).fitted()
     assert merged.fits == whole.fits == {0: {"city": "Oslo"}}
     assert [merged.transform(r) for r in data] == [whole.transform(r) for r in data]
@@ -159,27 +159,44 @@ def test_apply_runs_a_registered_kind_from_the_file_with_its_audit(fill, tmp_pat
     assert read_plan(path.read_text(), str(path)).steps == [step]
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows()))
-    result = apply_file(str(path), str(source), str(tmp_path / "out.jsonl"), workers=1,
-                        audit_path=str(tmp_path / "audit.jsonl"))
+    result = apply_file(
+        str(path),
+        str(source),
+        str(tmp_path / "out.jsonl"),
+        workers=1,
+        audit_path=str(tmp_path / "audit.jsonl"),
+    )
     lines = (tmp_path / "out.jsonl").read_text().splitlines()
     cities = [json.loads(line)["city"] for line in lines]
     assert "" not in cities and result.cross_row_changed == {"cross_row[0]:fill(city)": {"city": 3}}
     audit = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     label = "cross_row[0]:fill(city)"
-    assert [(a["row"], a["step"], a["new"]) for a in audit] == \
-        [(k, label, "Oslo") for k in (3, 17, 30)]
+    assert [(a["row"], a["step"], a["new"]) for a in audit] == [
+        (k, label, "Oslo") for k in (3, 17, 30)
+    ]
 
 
 def test_the_cleaner_plans_and_writes_a_registered_kind(fill, tmp_path):
-    data = [{"provider": str(10001 + k // 6), "name": f"h{k // 6}",
-             "city": "Oslo" if k % 5 else "Bergen"} for k in range(36)]
+    data = [
+        {
+            "provider": str(10001 + k // 6),
+            "name": f"h{k // 6}",
+            "city": "Oslo" if k % 5 else "Bergen",
+        }
+        for k in range(36)
+    ]
     data[7]["city"] = ""
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in data))
     plan = '<cross_row_plan><cross_row_step kind="fill" fields="city"/></cross_row_plan>'
     backend = FakeBackend(lambda p: plan if "RULES ACROSS ROWS" in p else CLEAN_REPLY)
-    result = DataCleaner(backend, str(source), chunk_size=12, output_path=str(tmp_path / "cf.py"),
-                         sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(source),
+        chunk_size=12,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     assert [s["kind"] for s in result.cross_row] == ["fill"]
     assert fill.prompt in [p for p in backend.history if "RULES ACROSS ROWS" in p][0]
     spec = importlib.util.spec_from_file_location("cf_fill", tmp_path / "cf.py")
@@ -202,10 +219,22 @@ def test_apply_dask_runs_a_registered_kind_as_apply_file_does(fill, tmp_path):
     path.write_text(render_module([], cross_row=[CrossRowStep("fill", fields=("city",)).to_dict()]))
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows()))
-    ref = apply_file(str(path), str(source), str(tmp_path / "ref.jsonl"), workers=1, batch_size=7,
-                     audit_path=str(tmp_path / "ref-audit.jsonl"))
-    mine = apply_dask(str(path), str(source), str(tmp_path / "dask.jsonl"), batch_size=7,
-                      partition_size=8, audit=str(tmp_path / "dask-audit.jsonl"))
+    ref = apply_file(
+        str(path),
+        str(source),
+        str(tmp_path / "ref.jsonl"),
+        workers=1,
+        batch_size=7,
+        audit_path=str(tmp_path / "ref-audit.jsonl"),
+    )
+    mine = apply_dask(
+        str(path),
+        str(source),
+        str(tmp_path / "dask.jsonl"),
+        batch_size=7,
+        partition_size=8,
+        audit=str(tmp_path / "dask-audit.jsonl"),
+    )
     assert mine.partitions > 1 and mine.cross_row_changed == ref.cross_row_changed
     for name in ("{}.jsonl", "{}-audit.jsonl"):
         ref_bytes = (tmp_path / name.format("ref")).read_bytes()

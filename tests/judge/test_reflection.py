@@ -1,4 +1,5 @@
-"""Reflection: candidates measured in the real sandbox, the decisions, model mode with the fake backend, dedup."""
+"""Reflection: candidates measured in the real sandbox, the decisions, model mode with the fake
+backend, dedup."""
 
 from __future__ import annotations
 
@@ -7,8 +8,17 @@ import pytest
 from recursive_cleaner.profiling.expectations import Expectation
 from recursive_cleaner.model.llm import LLMStats
 from recursive_cleaner.judge.reflection import (
-    DEFAULT_MINIMUMS, DEFAULT_WEIGHTS, DIMENSIONS, Critique, ReflectionConfig, ReflectionStats, code_similarity,
-    combine_model_reply, critique, find_duplicate, model_prompt,
+    DEFAULT_MINIMUMS,
+    DEFAULT_WEIGHTS,
+    DIMENSIONS,
+    Critique,
+    ReflectionConfig,
+    ReflectionStats,
+    code_similarity,
+    combine_model_reply,
+    critique,
+    find_duplicate,
+    model_prompt,
 )
 from tests.fakes import FakeBackend
 
@@ -33,12 +43,19 @@ def fix_phone(record):
 '''
 
 
-def phone_fix(extra: str = "", *, guard: str = 'isinstance(value, str) and not value.startswith("+")',
-              new: str = '"+1" + re.sub(r"\\D", "", value)') -> str:
-    """A phone fixer with one thing changed: the guard, the new value, or an extra line in the branch."""
+def phone_fix(
+    extra: str = "",
+    *,
+    guard: str = 'isinstance(value, str) and not value.startswith("+")',
+    new: str = '"+1" + re.sub(r"\\D", "", value)',
+) -> str:
+    """A phone fixer with one thing changed: the guard, the new value, or an extra line in the
+    branch."""
     body = f"\n        {extra}" if extra else ""
-    return (f'import re\n\n\ndef fix_phone(record):\n    value = record.get("phone")\n'
-            f'    if {guard}:\n        record["phone"] = {new}{body}\n    return record\n')
+    return (
+        f'import re\n\n\ndef fix_phone(record):\n    value = record.get("phone")\n'
+        f'    if {guard}:\n        record["phone"] = {new}{body}\n    return record\n'
+    )
 
 
 def judge(code: str, records=RECORDS, name: str = "fix_phone", **kw) -> Critique:
@@ -55,10 +72,16 @@ def test_a_good_candidate_scores_high_on_every_dimension_and_is_accepted():
     assert "all 6 records (4 shown, 2 held out)" in result.evidence["runs"]
     assert "3 wrong values before, 0 after" in result.evidence["fixes_issue"]
     assert result.evidence["specific"] == "it changed only 'phone'"
-    assert "left the 3 record(s) whose 'phone' already conforms unchanged" in result.evidence["side_effects"]
+    assert (
+        "left the 3 record(s) whose 'phone' already conforms unchanged"
+        in result.evidence["side_effects"]
+    )
     assert "idempotent" in result.evidence["side_effects"]
-    assert result.examples == ["'phone': '555-123-4567' -> '+15551234567'",
-                               "'phone': '(555) 987 6543' -> '+15559876543'"]  # visible records only
+    assert result.examples == [
+        "'phone': '555-123-4567' -> '+15551234567'",
+        # visible records only
+        "'phone': '(555) 987 6543' -> '+15559876543'",
+    ]
 
 
 def test_runs_counts_the_records_it_raises_on_including_held_out_ones():
@@ -98,15 +121,25 @@ def test_specific_flags_a_candidate_that_touches_another_field():
 def test_side_effects_flags_changes_to_records_that_already_conform():
     names = [{"name": n} for n in ("ann lee", "BOB RAY", "Cy McDonald", "Di Hall")]
     code = "def fix_name(record):\n    record['name'] = record['name'].title()\n    return record\n"
-    result = critique(code, "fix_name", names, target="name", expectations={"name": Expectation("title_case")})
+    result = critique(
+        code, "fix_name", names, target="name", expectations={"name": Expectation("title_case")}
+    )
     assert result.dimensions["fixes_issue"] == 1.0 and result.dimensions["specific"] == 1.0
     assert result.dimensions["side_effects"] == 0.5
-    assert "changed 1 of 2 record(s) whose 'name' already conforms" in result.evidence["side_effects"]
+    assert (
+        "changed 1 of 2 record(s) whose 'name' already conforms" in result.evidence["side_effects"]
+    )
     assert "'Cy McDonald' -> 'Cy Mcdonald'" in result.evidence["side_effects"]
     assert result.score == pytest.approx(0.9) and result.decision == "accept"
     strict = ReflectionConfig(minimums={**DEFAULT_MINIMUMS, "side_effects": 1.0})
-    again = critique(code, "fix_name", names, target="name", expectations={"name": Expectation("title_case")},
-                     config=strict)
+    again = critique(
+        code,
+        "fix_name",
+        names,
+        target="name",
+        expectations={"name": Expectation("title_case")},
+        config=strict,
+    )
     assert again.decision == "refine" and again.blocked_by == ["side_effects"]
 
 
@@ -122,10 +155,16 @@ def test_side_effects_flags_a_function_that_is_not_idempotent():
 
 def test_side_effects_flags_a_suffix_appended_on_every_run_without_a_target():
     notes = [{"note": "call back"}, {"note": "paid"}]
-    code = "def tag_note(record):\n    record['note'] = record['note'] + ' (checked)'\n    return record\n"
+    code = (
+        "def tag_note(record):\n    record['note'] = record['note'] + ' (checked)'\n    return "
+        "record\n"
+    )
     result = critique(code, "tag_note", notes)
     assert result.dimensions["side_effects"] == 0.0
-    assert "'call back (checked)' -> 'call back (checked) (checked)'" in result.evidence["side_effects"]
+    assert (
+        "'call back (checked)' -> 'call back (checked) (checked)'"
+        in result.evidence["side_effects"]
+    )
     assert result.dimensions["fixes_issue"] == 0.5  # changed values the profile does not judge
     assert result.evidence["specific"] == "it changed only 'note'"
 
@@ -133,7 +172,10 @@ def test_side_effects_flags_a_suffix_appended_on_every_run_without_a_target():
 def test_side_effects_flags_dropped_fields():
     result = judge(phone_fix('record.pop("name", None)'))
     assert result.dimensions["side_effects"] == 0.5
-    assert "dropped fields from 2 of 4 record(s): 'name' in 2 record(s)" in result.evidence["side_effects"]
+    assert (
+        "dropped fields from 2 of 4 record(s): 'name' in 2 record(s)"
+        in result.evidence["side_effects"]
+    )
 
 
 def test_blanking_the_wrong_values_does_not_fix_them():
@@ -147,8 +189,13 @@ def test_without_a_target_the_fields_its_code_writes_are_the_scope():
     result = critique(GOOD, "fix_phone", RECORDS, expectations=PHONE)
     assert result.dimensions == dict.fromkeys(DIMENSIONS, 1.0)
     assert "wrong values 2 -> 0" in result.evidence["fixes_issue"]
-    nothing = critique("def keep(record):\n    return record\n", "keep", RECORDS, expectations=PHONE)
-    assert nothing.dimensions["fixes_issue"] == 0.0 and "changed nothing" in nothing.evidence["fixes_issue"]
+    nothing = critique(
+        "def keep(record):\n    return record\n", "keep", RECORDS, expectations=PHONE
+    )
+    assert (
+        nothing.dimensions["fixes_issue"] == 0.0
+        and "changed nothing" in nothing.evidence["fixes_issue"]
+    )
     assert nothing.decision == "refine" and nothing.blocked_by == ["fixes_issue"]
 
 
@@ -168,22 +215,41 @@ def test_records_must_be_given_and_json_serialisable():
 
 
 # ---------------------------------------------------------------- decisions and configuration
-@pytest.mark.parametrize("score, decision", [(0.0, "discard"), (0.29, "discard"), (0.3, "refine"),
-                                             (0.69, "refine"), (0.7, "accept"), (1.0, "accept")])
+@pytest.mark.parametrize(
+    "score, decision",
+    [
+        (0.0, "discard"),
+        (0.29, "discard"),
+        (0.3, "refine"),
+        (0.69, "refine"),
+        (0.7, "accept"),
+        (1.0, "accept"),
+    ],
+)
 def test_the_pattern_thresholds_decide(score, decision):
     assert ReflectionConfig().decide(score, dict.fromkeys(DIMENSIONS, 1.0)) == (decision, [])
 
 
 def test_a_dimension_under_its_minimum_blocks_accept_but_not_discard():
     config = ReflectionConfig()
-    assert config.decide(0.9, {**dict.fromkeys(DIMENSIONS, 1.0), "runs": 0.9}) == ("refine", ["runs"])
-    assert config.decide(0.1, {**dict.fromkeys(DIMENSIONS, 1.0), "runs": 0.0}) == ("discard", ["runs"])
+    assert config.decide(0.9, {**dict.fromkeys(DIMENSIONS, 1.0), "runs": 0.9}) == (
+        "refine",
+        ["runs"],
+    )
+    assert config.decide(0.1, {**dict.fromkeys(DIMENSIONS, 1.0), "runs": 0.0}) == (
+        "discard",
+        ["runs"],
+    )
     assert ReflectionConfig(minimums={}).decide(0.9, {"runs": 0.5}) == ("accept", [])
 
 
 def test_custom_thresholds_and_unnormalised_weights():
-    config = ReflectionConfig(weights={"runs": 1, "fixes_issue": 3}, accept_threshold=0.9, discard_threshold=0.5)
-    assert config.measured_score({"runs": 1.0, "fixes_issue": 0.5, "specific": 0.0}) == pytest.approx(0.625)
+    config = ReflectionConfig(
+        weights={"runs": 1, "fixes_issue": 3}, accept_threshold=0.9, discard_threshold=0.5
+    )
+    assert config.measured_score(
+        {"runs": 1.0, "fixes_issue": 0.5, "specific": 0.0}
+    ) == pytest.approx(0.625)
     assert config.decide(0.625, {}) == ("refine", [])
     assert config.decide(0.49, {}) == ("discard", [])
     assert config.decide(0.9, {}) == ("accept", [])
@@ -191,31 +257,42 @@ def test_custom_thresholds_and_unnormalised_weights():
 
 def test_defaults_follow_the_pattern():
     config = ReflectionConfig()
-    assert config.weights == DEFAULT_WEIGHTS == {"runs": 0.3, "fixes_issue": 0.3, "specific": 0.2, "side_effects": 0.2}
-    assert (config.accept_threshold, config.discard_threshold, config.max_refine_rounds, config.mode) == \
-        (0.7, 0.3, 2, "rules")
+    assert (
+        config.weights
+        == DEFAULT_WEIGHTS
+        == {"runs": 0.3, "fixes_issue": 0.3, "specific": 0.2, "side_effects": 0.2}
+    )
+    assert (
+        config.accept_threshold,
+        config.discard_threshold,
+        config.max_refine_rounds,
+        config.mode,
+    ) == (0.7, 0.3, 2, "rules")
     config.weights["runs"] = 0  # each config has its own dicts
     assert ReflectionConfig().weights["runs"] == 0.3
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"weights": {"actionable": 0.3}}, "unknown weight"),
-    ({"weights": {"runs": -1}}, "weights\\['runs'\\]"),
-    ({"weights": {"runs": 0, "specific": 0}}, "above 0"),
-    ({"weights": {}}, "non-empty"),
-    ({"weights": {"runs": True}}, "weights"),
-    ({"weights": {"runs": float("inf")}}, "weights"),
-    ({"accept_threshold": 1.5}, "accept_threshold"),
-    ({"discard_threshold": float("nan")}, "discard_threshold"),
-    ({"accept_threshold": 0.4, "discard_threshold": 0.5}, "must not exceed"),
-    ({"max_refine_rounds": -1}, "max_refine_rounds"),
-    ({"max_refine_rounds": 1.5}, "max_refine_rounds"),
-    ({"mode": "llm"}, "mode"),
-    ({"minimums": {"clarity": 0.5}}, "unknown minimum"),
-    ({"minimums": {"runs": 2}}, "minimums"),
-    ({"model_weight": -0.1}, "model_weight"),
-    ({"dedup_threshold": 0}, "dedup_threshold"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"weights": {"actionable": 0.3}}, "unknown weight"),
+        ({"weights": {"runs": -1}}, "weights\\['runs'\\]"),
+        ({"weights": {"runs": 0, "specific": 0}}, "above 0"),
+        ({"weights": {}}, "non-empty"),
+        ({"weights": {"runs": True}}, "weights"),
+        ({"weights": {"runs": float("inf")}}, "weights"),
+        ({"accept_threshold": 1.5}, "accept_threshold"),
+        ({"discard_threshold": float("nan")}, "discard_threshold"),
+        ({"accept_threshold": 0.4, "discard_threshold": 0.5}, "must not exceed"),
+        ({"max_refine_rounds": -1}, "max_refine_rounds"),
+        ({"max_refine_rounds": 1.5}, "max_refine_rounds"),
+        ({"mode": "llm"}, "mode"),
+        ({"minimums": {"clarity": 0.5}}, "unknown minimum"),
+        ({"minimums": {"runs": 2}}, "minimums"),
+        ({"model_weight": -0.1}, "model_weight"),
+        ({"dedup_threshold": 0}, "dedup_threshold"),
+    ],
+)
 def test_invalid_configuration_is_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ReflectionConfig(**kwargs)
@@ -223,13 +300,20 @@ def test_invalid_configuration_is_refused(kwargs, message):
 
 # ---------------------------------------------------------------- feedback and stats
 def test_feedback_names_the_weak_dimensions_with_numbers_and_what_to_keep():
-    result = Critique("fix_phone", 0.62, "refine", {"runs": 0.8, "fixes_issue": 1.0, "specific": 0.5,
-                                                    "side_effects": 1.0},
-                      {"runs": "4 of 5 records ran", "specific": "it changed 'name'"}, ["runs", "specific"],
-                      minimums={"runs": 1.0, "specific": 1.0})
+    result = Critique(
+        "fix_phone",
+        0.62,
+        "refine",
+        {"runs": 0.8, "fixes_issue": 1.0, "specific": 0.5, "side_effects": 1.0},
+        {"runs": "4 of 5 records ran", "specific": "it changed 'name'"},
+        ["runs", "specific"],
+        minimums={"runs": 1.0, "specific": 1.0},
+    )
     text = result.feedback()
     assert "quality 0.62 of 1.00 (accepted from 0.70); decision: refine" in text
-    assert text.index("- specific 0.50: it changed 'name'") < text.index("- runs 0.80: 4 of 5 records ran")
+    assert text.index("- specific 0.50: it changed 'name'") < text.index(
+        "- runs 0.80: 4 of 5 records ran"
+    )
     assert "cannot be accepted while runs is below 1.00, specific is below 1.00." in text
     assert "Keep what already works: fixes_issue 1.00, side_effects 1.00." in text
     assert result.weak() == ["specific", "runs"]
@@ -239,13 +323,22 @@ def test_feedback_names_the_weak_dimensions_with_numbers_and_what_to_keep():
 def test_stats_to_dict():
     stats = ReflectionStats(original=5, discarded=1, refined=2, deduplicated=1)
     stats.final += 3
-    assert stats.to_dict() == {"original": 5, "discarded": 1, "refined": 2, "deduplicated": 1, "final": 3}
+    assert stats.to_dict() == {
+        "original": 5,
+        "discarded": 1,
+        "refined": 2,
+        "deduplicated": 1,
+        "final": 3,
+    }
 
 
 # ---------------------------------------------------------------- model mode
 MODEL = ReflectionConfig(mode="model")
-GOOD_REPLY = ("Sure.\n<critique>\n  <correctness>0.5</correctness>\n  <reason>Numbers without an area code "
-              "get a wrong country.</reason>\n  <suggestion>Use to_e164 from the toolkit.</suggestion>\n</critique>")
+GOOD_REPLY = (
+    "Sure.\n<critique>\n  <correctness>0.5</correctness>\n  <reason>Numbers without an area code "
+    "get a wrong country.</reason>\n  <suggestion>Use to_e164 from the "
+    "toolkit.</suggestion>\n</critique>"
+)
 
 
 def test_model_mode_adds_the_models_judgement_to_the_measurements():
@@ -256,7 +349,8 @@ def test_model_mode_adds_the_models_judgement_to_the_measurements():
     assert "def fix_phone(record)" in prompt and "It must fix the field 'phone'" in prompt
     assert "- fixes_issue 1.00: 'phone': 2 wrong values before, 0 after" in prompt
     assert "'555-123-4567' -> '+15551234567'" in prompt
-    assert {d: result.dimensions[d] for d in DIMENSIONS} == dict.fromkeys(DIMENSIONS, 1.0)  # still measured
+    # still measured
+    assert {d: result.dimensions[d] for d in DIMENSIONS} == dict.fromkeys(DIMENSIONS, 1.0)
     assert result.dimensions["correctness"] == 0.5
     assert result.score == pytest.approx(0.8 * 1.0 + 0.2 * 0.5)
     assert result.decision == "accept"
@@ -288,47 +382,85 @@ def test_model_mode_needs_a_backend():
 
 
 def measured(score: float) -> Critique:
-    """A measured critique at ``score`` that no minimum blocks: runs and specific 1.0, the rest lowered."""
+    """A measured critique at ``score`` that no minimum blocks: runs and specific 1.0, the rest
+    lowered."""
     dims = {"runs": 1.0, "specific": 1.0, "fixes_issue": 1.0, "side_effects": 1.0}
-    side = max((score - 0.5) / 0.5, 0.5)  # side_effects at its minimum or above, fixes_issue takes the rest
+    # side_effects at its minimum or above, fixes_issue takes the rest
+    side = max((score - 0.5) / 0.5, 0.5)
     dims.update(fixes_issue=(score - 0.5 - 0.2 * side) / 0.3, side_effects=side)
-    return Critique("f", score, "refine", dims, dict.fromkeys(DIMENSIONS, "measured"), target="phone",
-                    examples=["'phone': 'a' -> 'b'"])
+    return Critique(
+        "f",
+        score,
+        "refine",
+        dims,
+        dict.fromkeys(DIMENSIONS, "measured"),
+        target="phone",
+        examples=["'phone': 'a' -> 'b'"],
+    )
 
 
-@pytest.mark.parametrize("reply, value", [
-    ("<critique><correctness>0.8</correctness></critique>", 0.8),
-    ("<correctness> 80% </correctness>", 0.8),
-    ("<critique><correctness>4/5", 0.8),  # unclosed
-    ("correctness: 1.0\nreason: fine", 1.0),
-    ("<CORRECTNESS>.25</CORRECTNESS>", 0.25),
-])
+@pytest.mark.parametrize(
+    "reply, value",
+    [
+        ("<critique><correctness>0.8</correctness></critique>", 0.8),
+        ("<correctness> 80% </correctness>", 0.8),
+        ("<critique><correctness>4/5", 0.8),  # unclosed
+        ("correctness: 1.0\nreason: fine", 1.0),
+        ("<CORRECTNESS>.25</CORRECTNESS>", 0.25),
+    ],
+)
 def test_model_replies_are_parsed_tolerantly(reply, value):
-    assert combine_model_reply(measured(0.65), reply, MODEL).dimensions["correctness"] == pytest.approx(value)
+    assert combine_model_reply(measured(0.65), reply, MODEL).dimensions[
+        "correctness"
+    ] == pytest.approx(value)
 
 
-@pytest.mark.parametrize("reply", ["", "<critique><correctness>high</correctness></critique>",
-                                   "<correctness>7</correctness>", "<correctness>1/0</correctness>", None])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "<critique><correctness>high</correctness></critique>",
+        "<correctness>7</correctness>",
+        "<correctness>1/0</correctness>",
+        None,
+    ],
+)
 def test_unusable_model_replies_leave_the_measured_critique(reply):
     before = measured(0.65)
     after = combine_model_reply(before, reply, MODEL)
-    assert after.score == 0.65 and "correctness" not in after.dimensions and "model" in after.evidence
+    assert (
+        after.score == 0.65 and "correctness" not in after.dimensions and "model" in after.evidence
+    )
     assert "model" not in before.evidence  # the input critique is not changed
 
 
 def test_the_model_only_tips_borderline_scores():
-    assert combine_model_reply(measured(0.65), "<correctness>1</correctness>", MODEL).decision == "accept"
-    assert combine_model_reply(measured(1.0), "<correctness>0</correctness>", MODEL).decision == "accept"
+    assert (
+        combine_model_reply(measured(0.65), "<correctness>1</correctness>", MODEL).decision
+        == "accept"
+    )
+    assert (
+        combine_model_reply(measured(1.0), "<correctness>0</correctness>", MODEL).decision
+        == "accept"
+    )
     low = combine_model_reply(measured(0.5), "<correctness>0</correctness>", MODEL)
-    assert low.score == pytest.approx(0.4) and low.decision == "refine" and low.blocked_by == ["fixes_issue"]
+    assert (
+        low.score == pytest.approx(0.4)
+        and low.decision == "refine"
+        and low.blocked_by == ["fixes_issue"]
+    )
     assert MODEL.decide(0.8 * 0.35, {}) == ("discard", [])
-    none = combine_model_reply(measured(0.9), "<correctness>1</correctness><suggestion>None.</suggestion>", MODEL)
+    none = combine_model_reply(
+        measured(0.9), "<correctness>1</correctness><suggestion>None.</suggestion>", MODEL
+    )
     assert none.suggestion == ""
 
 
 def test_model_prompt_asks_for_the_short_xml_reply():
     prompt = model_prompt(measured(0.5), "def f(record):\n    return record\n")
-    assert "<correctness>" in prompt and "<suggestion>" in prompt and "'phone': 'a' -> 'b'" in prompt
+    assert (
+        "<correctness>" in prompt and "<suggestion>" in prompt and "'phone': 'a' -> 'b'" in prompt
+    )
 
 
 # ---------------------------------------------------------------- dedup
@@ -336,7 +468,7 @@ ACCEPTED = [{"name": "fix_phone", "code": GOOD}]
 
 
 def test_renamed_variables_and_another_docstring_are_a_duplicate():
-    renamed = '''import re as regex
+    renamed = """import re as regex
 
 def normalise_phone(rec):
     # a comment
@@ -344,14 +476,16 @@ def normalise_phone(rec):
     if isinstance(raw, str) and not raw.startswith("+"):
         rec["phone"] = "+1" + regex.sub(r"\\D", "", raw)
     return rec
-'''
+"""
     assert code_similarity(renamed, GOOD) == 1.0
     assert find_duplicate(renamed, "normalise_phone", ACCEPTED) == "fix_phone"
 
 
 def test_a_near_identical_variant_is_a_duplicate_above_the_threshold():
-    variant = GOOD.replace('if isinstance(value, str) and not value.startswith("+"):',
-                           'if isinstance(value, str) and value and not value.startswith("+"):')
+    variant = GOOD.replace(
+        'if isinstance(value, str) and not value.startswith("+"):',
+        'if isinstance(value, str) and value and not value.startswith("+"):',
+    )
     similarity = code_similarity(variant, GOOD)
     assert 0.9 <= similarity < 1.0
     assert find_duplicate(variant, "fix_phone_2", ACCEPTED) == "fix_phone"
@@ -359,17 +493,23 @@ def test_a_near_identical_variant_is_a_duplicate_above_the_threshold():
 
 
 def test_different_logic_or_another_field_is_not_a_duplicate():
-    other_logic = ('from recursive_cleaner.toolkit import to_e164\n\n\ndef fix_phone_b(record):\n'
-                   '    record["phone"] = to_e164(record.get("phone"))\n    return record\n')
+    other_logic = (
+        "from recursive_cleaner.toolkit import to_e164\n\n\ndef fix_phone_b(record):\n"
+        '    record["phone"] = to_e164(record.get("phone"))\n    return record\n'
+    )
     assert find_duplicate(other_logic, "fix_phone_b", ACCEPTED) is None
     other_field = GOOD.replace('"phone"', '"mobile"')
     assert code_similarity(other_field, GOOD) >= 0.9  # alike as text ...
-    assert find_duplicate(other_field, "fix_mobile", ACCEPTED) is None  # ... but it cleans another field
+    # ... but it cleans another field
+    assert find_duplicate(other_field, "fix_mobile", ACCEPTED) is None
 
 
 def test_find_duplicate_picks_the_most_similar_and_checks_its_threshold():
-    variant = GOOD.replace('isinstance(value, str) and ', 'value and isinstance(value, str) and ')
-    accepted = [{"name": "near", "code": variant}, {"name": "same", "code": GOOD.replace("value", "v")}]
+    variant = GOOD.replace("isinstance(value, str) and ", "value and isinstance(value, str) and ")
+    accepted = [
+        {"name": "near", "code": variant},
+        {"name": "same", "code": GOOD.replace("value", "v")},
+    ]
     assert find_duplicate(GOOD, "fix_phone_3", accepted) == "same"
     assert find_duplicate(GOOD, "x", []) is None
     with pytest.raises(ValueError, match="threshold"):

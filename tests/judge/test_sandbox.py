@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner.judge import sandbox_worker as sandbox_module  # where the worker reads its paths
+# where the worker reads its paths
+from recursive_cleaner.judge import sandbox_worker as sandbox_module
 from recursive_cleaner.errors import SandboxError
 from recursive_cleaner.judge.sandbox import SandboxResult, run_in_sandbox
 from recursive_cleaner.judge.validation import validate_function
@@ -33,7 +34,8 @@ REAL_BUILTINS = (
 
 
 def run(code: str, records: list | None = None, **kwargs) -> SandboxResult:
-    """run_in_sandbox on `clean`, asserting the test process's cwd, env and modules are unchanged."""
+    """run_in_sandbox on `clean`, asserting the test process's cwd, env and modules are
+    unchanged."""
     before = (os.getcwd(), dict(os.environ), set(sys.modules))
     result = run_in_sandbox(code, "clean", [{"a": 1}] if records is None else records, **kwargs)
     assert (os.getcwd(), dict(os.environ), set(sys.modules)) == before
@@ -77,7 +79,9 @@ def test_reading_a_tmp_file_is_refused(shared_dir):
 
 
 def test_reading_through_the_real_builtins_is_refused():
-    result = run(f"def clean(r):\n    return {{'x': {REAL_BUILTINS}['open']('/etc/passwd').read()}}")
+    result = run(
+        f"def clean(r):\n    return {{'x': {REAL_BUILTINS}['open']('/etc/passwd').read()}}"
+    )
     refused(result, "open('/etc/passwd', 'r')")
 
 
@@ -90,9 +94,17 @@ def test_writing_a_file_is_refused(shared_dir):
 
 def test_deleting_a_file_is_refused(shared_dir):
     victim = shared_dir / "victim.txt"
-    refused(run(f"import os\ndef clean(r):\n    os.remove({str(victim)!r})\n    return r"), "import os")
-    refused(run(f"def clean(r):\n    {OS_GLOBALS}['remove']({str(victim)!r})\n    return r"), "os.remove(")
-    refused(run(f"def clean(r):\n    {OS_GLOBALS}['rename']({str(victim)!r}, 'x')\n    return r"), "os.rename(")
+    refused(
+        run(f"import os\ndef clean(r):\n    os.remove({str(victim)!r})\n    return r"), "import os"
+    )
+    refused(
+        run(f"def clean(r):\n    {OS_GLOBALS}['remove']({str(victim)!r})\n    return r"),
+        "os.remove(",
+    )
+    refused(
+        run(f"def clean(r):\n    {OS_GLOBALS}['rename']({str(victim)!r}, 'x')\n    return r"),
+        "os.rename(",
+    )
     assert victim.read_text() == "precious"
 
 
@@ -101,19 +113,33 @@ def test_deleting_a_file_is_refused(shared_dir):
 
 def test_opening_a_socket_is_refused():
     refused(run("import socket\ndef clean(r):\n    return r"), "import socket")
-    refused(run(f"def clean(r):\n    {REAL_BUILTINS}['__import__']('socket').socket()\n    return r"), "import socket")
+    refused(
+        run(f"def clean(r):\n    {REAL_BUILTINS}['__import__']('socket').socket()\n    return r"),
+        "import socket",
+    )
 
 
 def test_spawning_processes_is_refused(shared_dir):
     marker = shared_dir / "spawned"
     snippets = {
-        "import subprocess": f"import subprocess\ndef clean(r):\n    subprocess.run(['touch', {str(marker)!r}])\n    return r",
+        "import subprocess": (
+            "import subprocess\ndef clean(r):\n    subprocess.run(['touch', "
+            f"{str(marker)!r}])\n    return r"
+        ),
         "os.system(": f"def clean(r):\n    {OS_GLOBALS}['system']('touch {marker}')\n    return r",
-        "os.posix_spawn(": f"def clean(r):\n    {OS_GLOBALS}['posix_spawn']('/bin/touch', ['touch', {str(marker)!r}], {{}})\n    return r",
-        "os.execv(": f"def clean(r):\n    {OS_GLOBALS}['execv']('/bin/touch', ['touch', {str(marker)!r}])\n    return r",
+        "os.posix_spawn(": (
+            f"def clean(r):\n    {OS_GLOBALS}['posix_spawn']('/bin/touch', ['touch', "
+            f"{str(marker)!r}], {{}})\n    return r"
+        ),
+        "os.execv(": (
+            f"def clean(r):\n    {OS_GLOBALS}['execv']('/bin/touch', ['touch', "
+            f"{str(marker)!r}])\n    return r"
+        ),
         "os.fork(": f"def clean(r):\n    {OS_GLOBALS}['fork']()\n    return r",
         "os.kill(": f"def clean(r):\n    {OS_GLOBALS}['kill']({os.getpid()}, 9)\n    return r",
-        "import _posixsubprocess": f"def clean(r):\n    {REAL_BUILTINS}['__import__']('_posixsubprocess')\n    return r",
+        "import _posixsubprocess": (
+            f"def clean(r):\n    {REAL_BUILTINS}['__import__']('_posixsubprocess')\n    return r"
+        ),
     }
     for fragment, code in snippets.items():
         refused(run(code), fragment)
@@ -121,7 +147,9 @@ def test_spawning_processes_is_refused(shared_dir):
 
 
 def test_recreating_posix_through_imp_is_refused():
-    code = f"def clean(r):\n    {OS_GLOBALS}['sys'].modules['_imp'].create_builtin(None)\n    return r"
+    code = (
+        f"def clean(r):\n    {OS_GLOBALS}['sys'].modules['_imp'].create_builtin(None)\n    return r"
+    )
     refused(run(code), "_imp.create_builtin(")
 
 
@@ -142,8 +170,11 @@ def test_recreating_posix_through_imp_is_refused():
         (f"{REAL_BUILTINS}['__import__']('ctypes')", "import ctypes"),
         (f"{REAL_BUILTINS}['input']()", "builtins.input"),
         (f"{OS_GLOBALS}['write'](3, b'R forged')", "os.write("),
-        (f"{OS_GLOBALS}['sys'].modules['types'].CodeType(0, 0, 0, 0, 0, 0, b'', (), (), (), '', '', '', 0, b'', b'')",
-         "code.__new__"),
+        (
+            f"{OS_GLOBALS}['sys'].modules['types'].CodeType(0, 0, 0, 0, 0, 0, b'', (), (), (), '', "
+            "'', '', 0, b'', b'')",
+            "code.__new__",
+        ),
         (f"{REAL_BUILTINS}['breakpoint']()", "builtins.breakpoint"),
         (f"{OS_GLOBALS}['sys'].modules['_signal'].signal(14, 0)", "_signal.signal("),
     ],
@@ -153,14 +184,20 @@ def test_escape_gadgets_are_refused(expr, fragment):
 
 
 def test_frames_stay_out_of_reach():
-    code = "def clean(r):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        return {'f': repr(e.__traceback__.tb_frame.f_back.f_locals)}"
+    code = (
+        "def clean(r):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        "
+        "return {'f': repr(e.__traceback__.tb_frame.f_back.f_locals)}"
+    )
     refused(run(code), "'tb_frame'")
     gen = "def clean(r):\n    g = (x for x in [1])\n    return {'f': repr(g.gi_frame)}"
     refused(run(gen), "'gi_frame'")
 
 
 def test_a_caught_refusal_is_still_reported():
-    code = "def clean(r):\n    try:\n        open('/etc/passwd')\n    except Exception:\n        pass\n    return r"
+    code = (
+        "def clean(r):\n    try:\n        open('/etc/passwd')\n    except Exception:\n        "
+        "pass\n    return r"
+    )
     result = run(code)
     refused(result, "/etc/passwd")
     assert result.outputs == [{"a": 1}] and result.errors == [None]
@@ -194,7 +231,10 @@ def test_cpu_limit_stops_a_busy_child():
 
 
 def test_print_noise_does_not_corrupt_the_protocol():
-    code = "def clean(r):\n    print('R 0 {}')\n    print('noise ' * 1000)\n    return {'a': r['a'] + 1}"
+    code = (
+        "def clean(r):\n    print('R 0 {}')\n    print('noise ' * 1000)\n    return {'a': r['a'] + "
+        "1}"
+    )
     result = run(code, [{"a": 1}, {"a": 2}])
     assert result.ok and result.outputs == [{"a": 2}, {"a": 3}] and result.violations == []
 
@@ -204,7 +244,8 @@ def test_a_non_json_return_value_is_an_error_for_that_record():
     assert result.ok
     assert result.outputs == [None, {"a": 2}]
     assert result.errors[0] == (
-        "TypeError: the return value is not JSON-serialisable (set): Object of type set is not JSON serializable"
+        "TypeError: the return value is not JSON-serialisable (set): Object of type set is not "
+        "JSON serializable"
     )
 
 
@@ -217,13 +258,20 @@ def test_raising_on_one_record_only():
 
 def test_load_errors_fail_the_run():
     assert run("def clean(r)\n    return r").error.startswith("SyntaxError")
-    assert run("X = 1 / 0\ndef clean(r):\n    return r").error == "ZeroDivisionError: division by zero (line 1)"
+    assert (
+        run("X = 1 / 0\ndef clean(r):\n    return r").error
+        == "ZeroDivisionError: division by zero (line 1)"
+    )
     assert "does not define a function named 'clean'" in run("def other(r):\n    return r").error
 
 
 def test_records_are_deep_copies():
     records = [{"tags": ["a"]}, {"tags": ["b"]}]
-    result = run("SEEN = []\ndef clean(r):\n    r['tags'].append('x')\n    SEEN.append(1)\n    return {'n': len(SEEN)}", records)
+    result = run(
+        "SEEN = []\ndef clean(r):\n    r['tags'].append('x')\n    SEEN.append(1)\n    return {'n': "
+        "len(SEEN)}",
+        records,
+    )
     assert records == [{"tags": ["a"]}, {"tags": ["b"]}]
     assert result.outputs == [{"n": 1}, {"n": 2}]
 
@@ -267,7 +315,12 @@ def clean(record):
 
 
 def test_a_phone_normaliser_using_re_works():
-    records = [{"phone": "(555) 123-4567"}, {"phone": "+1 555.987.6543"}, {"phone": "n/a"}, {"phone": None}]
+    records = [
+        {"phone": "(555) 123-4567"},
+        {"phone": "+1 555.987.6543"},
+        {"phone": "n/a"},
+        {"phone": None},
+    ]
     result = run(PHONE, records)
     assert result.ok and result.violations == [] and result.errors == [None] * 4
     assert [o["phone"] for o in result.outputs] == ["555-123-4567", "555-987-6543", "n/a", None]
@@ -275,13 +328,18 @@ def test_a_phone_normaliser_using_re_works():
 
 
 def test_datetime_strptime_works_in_the_child():
-    code = "from datetime import datetime\ndef clean(r):\n    return {'d': datetime.strptime(r['d'], '%d/%m/%Y').date().isoformat()}"
+    code = (
+        "from datetime import datetime\ndef clean(r):\n    return {'d': datetime.strptime(r['d'], "
+        "'%d/%m/%Y').date().isoformat()}"
+    )
     result = run(code, [{"d": "31/12/1999"}])
     assert result.ok and result.outputs == [{"d": "1999-12-31"}]
 
 
 def test_text_records():
-    result = run_in_sandbox("def clean(t):\n    return ' '.join(t.split())", "clean", ["  a   b ", "\u00e9\u00e9  x"])
+    result = run_in_sandbox(
+        "def clean(t):\n    return ' '.join(t.split())", "clean", ["  a   b ", "\u00e9\u00e9  x"]
+    )
     assert result.ok and result.outputs == ["a b", "\u00e9\u00e9 x"]
 
 
@@ -302,9 +360,15 @@ def test_spawn_cost_is_small():
         ("import subprocess\ndef clean(r):\n    return r", "import of 'subprocess'"),
         ("import os\ndef clean(r):\n    os.system('true')\n    return r", "import of 'os'"),
         ("import ctypes\ndef clean(r):\n    return r", "import of 'ctypes'"),
-        ("def clean(r):\n    ().__class__.__mro__[1].__subclasses__()\n    return r", "`.__class__`"),
+        (
+            "def clean(r):\n    ().__class__.__mro__[1].__subclasses__()\n    return r",
+            "`.__class__`",
+        ),
         ("def clean(r):\n    __builtins__['exec']('1')\n    return r", "`__builtins__`"),
-        ("def clean(r):\n    [].__class__.__base__.__subclasses__()\n    return r", "double-underscore"),
+        (
+            "def clean(r):\n    [].__class__.__base__.__subclasses__()\n    return r",
+            "double-underscore",
+        ),
     ],
 )
 def test_validate_function_rejects_hostile_code_statically(code, fragment, monkeypatch):
@@ -317,9 +381,13 @@ def test_validate_function_rejects_hostile_code_statically(code, fragment, monke
 
 
 def test_validate_function_reports_limits():
-    ok, message = validate_function("def clean(r):\n    while True:\n        pass", [{"a": 1}], "clean", timeout=1.0)
+    ok, message = validate_function(
+        "def clean(r):\n    while True:\n        pass", [{"a": 1}], "clean", timeout=1.0
+    )
     assert not ok and "longer than 1.0s" in message
-    ok, message = validate_function("def clean(r):\n    return {'x': 'x' * 10**10}", [{"a": 1}], "clean", memory_mb=256)
+    ok, message = validate_function(
+        "def clean(r):\n    return {'x': 'x' * 10**10}", [{"a": 1}], "clean", memory_mb=256
+    )
     assert not ok and "memory limit 256 MB" in message
 
 

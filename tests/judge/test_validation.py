@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from recursive_cleaner.judge.validation import (
-    ALLOWED_IMPORTS, ValidationReport, check_code_safety, validate_function, validate_function_detailed,
+    ALLOWED_IMPORTS,
+    ValidationReport,
+    check_code_safety,
+    validate_function,
+    validate_function_detailed,
 )
 
 GOOD = '''"""Cleaning functions for the contacts file."""
@@ -47,13 +51,20 @@ def test_allowed_code_passes():
 
 def test_allowed_imports_are_the_documented_set():
     assert {"re", "datetime", "json", "unicodedata", "collections.abc"} <= ALLOWED_IMPORTS
-    assert not {"os", "sys", "subprocess", "socket", "ctypes", "importlib", "builtins", "io"} & ALLOWED_IMPORTS
+    assert (
+        not {"os", "sys", "subprocess", "socket", "ctypes", "importlib", "builtins", "io"}
+        & ALLOWED_IMPORTS
+    )
 
 
 @pytest.mark.parametrize(
     "code, line, fragment",
     [
-        ("import os", 1, "import of 'os' is not allowed; only these modules may be imported: __future__, base64"),
+        (
+            "import os",
+            1,
+            "import of 'os' is not allowed; only these modules may be imported: __future__, base64",
+        ),
         ("import os.path", 1, "import of 'os.path'"),
         ("import re, subprocess", 1, "import of 'subprocess'"),
         ("from socket import socket", 1, "import of 'socket'"),
@@ -72,19 +83,51 @@ def test_allowed_imports_are_the_documented_set():
         ("def f(r):\n    return f.__globals__", 2, "`.__globals__`"),
         ("def f(r):\n    return r.tb_frame.f_back", 2, "interpreter internals (`.f_back`)"),
         ("def f(r):\n    return r.gi_frame", 2, "interpreter internals (`.gi_frame`)"),
-        ("def f(r):\n    return '{0.__class__}'.format(r)", 2, "string literals naming double-underscore attributes"),
+        (
+            "def f(r):\n    return '{0.__class__}'.format(r)",
+            2,
+            "string literals naming double-underscore attributes",
+        ),
         ("class Cleaner:\n    pass", 1, "class definitions (`class Cleaner`) are not allowed"),
         ("async def f(r):\n    return r", 1, "async code is not allowed"),
-        ("import functools\n@functools.lru_cache\ndef f(r):\n    return r", 3, "decorators are not allowed (on `f`)"),
-        ("def f(r, seen=set()):\n    return r", 1, "default argument values and annotations must not call anything"),
+        (
+            "import functools\n@functools.lru_cache\ndef f(r):\n    return r",
+            3,
+            "decorators are not allowed (on `f`)",
+        ),
+        (
+            "def f(r, seen=set()):\n    return r",
+            1,
+            "default argument values and annotations must not call anything",
+        ),
         ("def f(r: print('hi')):\n    return r", 1, "must not call anything"),
-        ("x = 1\ndef f(r):\n    return r", 1, "module-level assignments must be to UPPER_CASE constant names"),
-        ("import re\nPAT = re.sub('a', 'b', 'c')", 2, "module-level constant PAT must be a literal"),
+        (
+            "x = 1\ndef f(r):\n    return r",
+            1,
+            "module-level assignments must be to UPPER_CASE constant names",
+        ),
+        (
+            "import re\nPAT = re.sub('a', 'b', 'c')",
+            2,
+            "module-level constant PAT must be a literal",
+        ),
         ("NOW = len('abc')", 1, "module-level constant NOW must be a literal"),
-        ('def f(r):\n    return r\nif __name__ == "__main__":\n    f({})', 3, 'remove the `if __name__ == "__main__":` block'),
-        ("def f(r):\n    return r\nprint(f({}))", 3, "top-level expressions and calls are not allowed"),
+        (
+            'def f(r):\n    return r\nif __name__ == "__main__":\n    f({})',
+            3,
+            'remove the `if __name__ == "__main__":` block',
+        ),
+        (
+            "def f(r):\n    return r\nprint(f({}))",
+            3,
+            "top-level expressions and calls are not allowed",
+        ),
         ("for i in range(3):\n    pass", 1, "a top-level `for` statement is not allowed"),
-        ("try:\n    import re\nexcept ImportError:\n    pass", 1, "a top-level `try` statement is not allowed"),
+        (
+            "try:\n    import re\nexcept ImportError:\n    pass",
+            1,
+            "a top-level `try` statement is not allowed",
+        ),
         ("def f(r)\n    return r", 1, "SyntaxError"),
     ],
 )
@@ -114,7 +157,9 @@ def test_a_working_function_passes():
 def test_a_crash_on_one_record_names_the_record():
     ok, message = validate_function(TO_INT, RECORDS, "fix_age")
     assert not ok
-    assert message.startswith("Record 1 failed with ValueError: invalid literal for int() with base 10: 'n/a' (line 2).")
+    assert message.startswith(
+        "Record 1 failed with ValueError: invalid literal for int() with base 10: 'n/a' (line 2)."
+    )
     assert "Input: {'name': 'bob', 'age': 'n/a'}" in message
 
 
@@ -126,7 +171,11 @@ def test_long_inputs_are_truncated_in_the_message():
 @pytest.mark.parametrize(
     "body, expected",
     [
-        ("    record['x'] = 1", "returned None (a missing return statement?); it must return the cleaned record as a dict"),
+        (
+            "    record['x'] = 1",
+            "returned None (a missing return statement?); it must return the cleaned record as a "
+            "dict",
+        ),
         ("    return [record]", "returned a list; it must return the cleaned record as a dict"),
         ("    return str(record)", "returned a str; it must return the cleaned record as a dict"),
         ("    return {1, 2}", "TypeError: the return value is not JSON-serialisable (set)"),
@@ -143,9 +192,13 @@ def test_every_failing_record_is_counted():
 
 
 def test_missing_function_name():
-    ok, message = validate_function("def something_else(record):\n    return record", RECORDS, "fix_age")
+    ok, message = validate_function(
+        "def something_else(record):\n    return record", RECORDS, "fix_age"
+    )
     assert (ok, message) == (
-        False, "The code must define `def fix_age(record):` at module level (functions defined: something_else)."
+        False,
+        "The code must define `def fix_age(record):` at module level (functions defined: "
+        "something_else).",
     )
 
 
@@ -160,20 +213,29 @@ def test_syntax_error():
 
 
 def test_policy_problems_come_before_running():
-    ok, message = validate_function("import os\ndef fix(record):\n    return record", RECORDS, "fix")
-    assert not ok and message.startswith("The code breaks the safety policy: Line 1: import of 'os'")
+    ok, message = validate_function(
+        "import os\ndef fix(record):\n    return record", RECORDS, "fix"
+    )
+    assert not ok and message.startswith(
+        "The code breaks the safety policy: Line 1: import of 'os'"
+    )
 
 
 def test_load_time_errors_are_reported():
     code = "import re\nPAT = re.compile('(')\ndef fix(record):\n    return record"
     ok, message = validate_function(code, RECORDS, "fix")
-    assert not ok and message.startswith("The code failed to load: error: missing ), unterminated subpattern")
+    assert not ok and message.startswith(
+        "The code failed to load: error: missing ), unterminated subpattern"
+    )
     assert message.endswith("(line 2)")
 
 
 def test_runtime_refusals_are_reported():
     # passes the AST policy, but namedtuple() compiles code at run time, which the sandbox refuses
-    code = "import collections\ndef fix(record):\n    try:\n        collections.namedtuple('P', 'a b')\n    except Exception:\n        pass\n    return record"
+    code = (
+        "import collections\ndef fix(record):\n    try:\n        collections.namedtuple('P', 'a "
+        "b')\n    except Exception:\n        pass\n    return record"
+    )
     ok, message = validate_function(code, RECORDS, "fix")
     assert not ok and message.startswith("The function attempted a forbidden operation: compile(")
     assert "Cleaning functions must be pure" in message
@@ -182,7 +244,9 @@ def test_runtime_refusals_are_reported():
 def test_text_mode_expects_str():
     code = "def fix(text):\n    return ' '.join(text.split())"
     assert validate_function(code, ["  a  b ", "c"], "fix", expect=str) == (True, None)
-    ok, message = validate_function("def fix(text):\n    return {'t': text}", ["a"], "fix", expect=str)
+    ok, message = validate_function(
+        "def fix(text):\n    return {'t': text}", ["a"], "fix", expect=str
+    )
     assert not ok and "returned a dict; it must return the cleaned str" in message
     ok, message = validate_function(code, ["a"], "fix")  # expect=dict by default
     assert not ok and "returned a str" in message
@@ -199,5 +263,7 @@ def test_detailed_report_counts_changes():
 
 def test_empty_sample_still_loads_the_code():
     assert validate_function("def fix(record):\n    return record", [], "fix") == (True, None)
-    ok, message = validate_function("import re\nX = re.compile('[')\ndef fix(record):\n    return record", [], "fix")
+    ok, message = validate_function(
+        "import re\nX = re.compile('[')\ndef fix(record):\n    return record", [], "fix"
+    )
     assert not ok and "failed to load" in message

@@ -18,13 +18,19 @@ from recursive_cleaner.optimizer import consolidate_with_agency
 from recursive_cleaner.optimizer.saturation import SaturationWatch, check_saturation
 from recursive_cleaner.profiling.focus import FieldFocus
 from tests.fakes import (
-    CLEAN_REPLY, FakeBackend, GrammarFakeBackend, StructuredFakeBackend, make_reply,
+    CLEAN_REPLY,
+    FakeBackend,
+    GrammarFakeBackend,
+    StructuredFakeBackend,
+    make_reply,
 )
 from tests.optimizer.test_consolidation import GOOD, LOWER, RECORDS, STRIP, reply
 
-SATURATED = ("<saturation_check><assessment><saturated>true</saturated>"
-             "<reasoning>nothing new</reasoning><recommendation>stop</recommendation></assessment>"
-             "</saturation_check>")
+SATURATED = (
+    "<saturation_check><assessment><saturated>true</saturated>"
+    "<reasoning>nothing new</reasoning><recommendation>stop</recommendation></assessment>"
+    "</saturation_check>"
+)
 
 
 class Undeclared:
@@ -59,7 +65,7 @@ def test_the_fakes_declare_their_capabilities() -> None:
 
 def test_what_is_not_declared_is_not_used() -> None:
     plain = Undeclared()
-    reply = call_llm(plain, "p", grammar="root ::= \"x\"", schema={"type": "object"})
+    reply = call_llm(plain, "p", grammar='root ::= "x"', schema={"type": "object"})
     assert plain.used == ["generate"] and reply.text == "plain"
     assert reply.prompt_tokens is None  # last_usage is read only where "usage" is declared
     declared = Undeclared()
@@ -116,8 +122,11 @@ def test_as_client_keeps_a_client_and_wraps_a_backend_or_a_function() -> None:
 def _client(backend: FakeBackend) -> tuple[ModelClient, list[str], list[float]]:
     purposes: list[str] = []
     slept: list[float] = []
-    client = ModelClient(backend, retry=Retry(attempts=2, sleep=slept.append),
-                         on_call=lambda reply, purpose: purposes.append(purpose))
+    client = ModelClient(
+        backend,
+        retry=Retry(attempts=2, sleep=slept.append),
+        on_call=lambda reply, purpose: purposes.append(purpose),
+    )
     return client, purposes, slept
 
 
@@ -132,8 +141,9 @@ def test_consolidation_calls_through_the_runs_client() -> None:
 def test_consolidation_still_takes_a_plain_backend() -> None:
     stats = LLMStats()
     backend = FakeBackend([reply([("clean_email", ["strip_email", "lower_email"], GOOD)])])
-    result = consolidate_with_agency([STRIP, LOWER], backend, records=RECORDS, stats=stats,
-                                     sleep=lambda s: None)
+    result = consolidate_with_agency(
+        [STRIP, LOWER], backend, records=RECORDS, stats=stats, sleep=lambda s: None
+    )
     assert [f["name"] for f in result] == ["clean_email"] and stats.calls == 1 == result.calls
 
 
@@ -163,10 +173,12 @@ def test_a_run_counts_every_stages_calls_in_its_stats(tmp_path) -> None:
     rows = [{"id": i, "email": f"  USER{i}@X.COM "} for i in range(12)]
     path = tmp_path / "d.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    lower = ("def lower_email(record):\n    out = {}\n    for key, value in record.items():\n"
-             "        text = key == 'email' and isinstance(value, str)\n"
-             "        out[key] = value.lower() if text else value\n"
-             "    return out")
+    lower = (
+        "def lower_email(record):\n    out = {}\n    for key, value in record.items():\n"
+        "        text = key == 'email' and isinstance(value, str)\n"
+        "        out[key] = value.lower() if text else value\n"
+        "    return out"
+    )
     generated = [make_reply("strip_email", STRIP["code"]), make_reply("lower_email", lower)]
 
     def handler(prompt: str) -> str:
@@ -180,12 +192,22 @@ def test_a_run_counts_every_stages_calls_in_its_stats(tmp_path) -> None:
         return generated.pop(0) if generated and "saturat" not in low else CLEAN_REPLY
 
     backend, events = FakeBackend(handler), []
-    result = DataCleaner(backend, str(path), instructions="Emails lower case, no spaces.",
-                         chunk_size=3, holdout_ratio=0.0, profile_fields=False, reflection="model",
-                         optimize=True, optimize_threshold=2, early_termination=True,
-                         saturation_check_interval=2,
-                         on_progress=events.append, output_path=str(tmp_path / "cf.py"),
-                         sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(path),
+        instructions="Emails lower case, no spaces.",
+        chunk_size=3,
+        holdout_ratio=0.0,
+        profile_fields=False,
+        reflection="model",
+        optimize=True,
+        optimize_threshold=2,
+        early_termination=True,
+        saturation_check_interval=2,
+        on_progress=events.append,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     calls = [e["purpose"] for e in events if e["type"] == "llm_call"]
     assert len(calls) == backend.calls == result.llm["calls"]
     assert {"generate", "reflection", "saturation", "consolidation"} <= set(calls), calls
@@ -211,7 +233,9 @@ def test_the_gate_takes_an_immutable_view_of_each_chunk() -> None:
 
 
 def test_a_failed_call_is_one_llm_call_error_after_the_policys_attempts() -> None:
-    client = ModelClient(FakeBackend([RuntimeError("a"), RuntimeError("b"), RuntimeError("c")]),
-                         retry=Retry(3, lambda s: None))
+    client = ModelClient(
+        FakeBackend([RuntimeError("a"), RuntimeError("b"), RuntimeError("c")]),
+        retry=Retry(3, lambda s: None),
+    )
     with pytest.raises(LLMCallError, match="after 3 attempt"):
         client.call("p")

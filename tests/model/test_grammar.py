@@ -1,4 +1,5 @@
-"""model.grammar: the reply forms as GBNF for llama.cpp, and the same language as a regex the tests check."""
+"""model.grammar: the reply forms as GBNF for llama.cpp, and the same language as a regex the tests
+check."""
 
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ CODE = textwrap.dedent('''\
         return record''')
 
 
-def _field_reply(name: str = "fix_phone", code: str = CODE, docstring: str = "Phone to E.164.") -> str:
-    return ("<cleaning_analysis>\n  <function_to_generate>\n"
-            f"    <name>{name}</name>\n    <docstring>{docstring}</docstring>\n"
-            f"    <code>\n```python\n{code}\n```\n    </code>\n  </function_to_generate>\n"
-            "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>")
+def _field_reply(
+    name: str = "fix_phone", code: str = CODE, docstring: str = "Phone to E.164."
+) -> str:
+    return (
+        "<cleaning_analysis>\n  <function_to_generate>\n"
+        f"    <name>{name}</name>\n    <docstring>{docstring}</docstring>\n"
+        f"    <code>\n```python\n{code}\n```\n    </code>\n  </function_to_generate>\n"
+        "  <chunk_status>needs_more_work</chunk_status>\n</cleaning_analysis>"
+    )
 
 
 def test_the_field_form_accepts_one_function_with_the_asked_name_and_the_parser_reads_it():
@@ -37,18 +42,28 @@ def test_the_field_form_accepts_one_function_with_the_asked_name_and_the_parser_
     reply = _field_reply(docstring="Phone to E.164.\nTags: phone, normalize")
     assert form.accepts(reply)
     parsed = parse_response(reply)
-    assert parsed.name == "fix_phone" and "to_e164" in parsed.code and "Tags: phone" in parsed.docstring
+    assert (
+        parsed.name == "fix_phone"
+        and "to_e164" in parsed.code
+        and "Tags: phone" in parsed.docstring
+    )
 
 
-@pytest.mark.parametrize("reply", [
-    _field_reply(name="fix_phones"),  # another name than the one asked for
-    _field_reply(code=CODE.replace("def fix_phone", "def fix_phones")),  # the code defines another function
-    _field_reply(code=CODE + "\nprint(fix_phone({}))"),  # a module-level statement after the function
-    _field_reply(code="record['phone'] = 1"),  # no function at all
-    _field_reply(code=CODE.replace('"""Phone to E.164."""', '"""Use `to_e164`."""')),  # a backtick ends the fence early
-    make_reply(status="clean"),  # "clean" is no answer to a field prompt
-    "Sure! Here is the function:\n" + _field_reply(),  # prose before the block
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _field_reply(name="fix_phones"),  # another name than the one asked for
+        # the code defines another function
+        _field_reply(code=CODE.replace("def fix_phone", "def fix_phones")),
+        # a module-level statement after the function
+        _field_reply(code=CODE + "\nprint(fix_phone({}))"),
+        _field_reply(code="record['phone'] = 1"),  # no function at all
+        # a backtick ends the fence early
+        _field_reply(code=CODE.replace('"""Phone to E.164."""', '"""Use `to_e164`."""')),
+        make_reply(status="clean"),  # "clean" is no answer to a field prompt
+        "Sure! Here is the function:\n" + _field_reply(),  # prose before the block
+    ],
+)
 def test_the_field_form_refuses_what_the_parser_or_the_loop_would_refuse(reply):
     assert not grammar.field_reply("fix_phone").accepts(reply)
 
@@ -56,24 +71,30 @@ def test_the_field_form_refuses_what_the_parser_or_the_loop_would_refuse(reply):
 def test_the_open_form_is_issues_then_one_function_or_clean():
     form = grammar.open_reply()
     assert form.accepts(make_reply("fix_phone", CODE)) and form.accepts(CLEAN_REPLY)
-    assert not form.accepts(make_reply(status="needs_more_work"))  # needs work, but no function: never parses
+    # needs work, but no function: never parses
+    assert not form.accepts(make_reply(status="needs_more_work"))
     assert not form.accepts(make_reply("fix_phone", CODE, status="clean"))
     assert not form.accepts(make_reply(status="clean", issues=()))  # at least one issue listed
     many = [(f"issue {i}", False) for i in range(grammar.MAX_ISSUES + 1)]
     assert not form.accepts(make_reply("fix_phone", CODE, issues=many))  # a looping list is cut off
 
 
-
-def test_the_open_form_writes_a_function_only_for_an_unsolved_issue_and_clean_only_when_all_are_solved():
+def test_the_open_form_writes_a_function_only_for_an_unsolved_issue_and_clean_only_when_all_are_solved():  # noqa: E501
     form = grammar.open_reply()
     solved, unsolved = ("Phones fixed by fix_phone", True), ("Amounts carry a currency sign", False)
-    assert not form.accepts(make_reply("fix_phone", CODE, issues=[solved]))  # the CRM run's refused duplicate
+    # the CRM run's refused duplicate
+    assert not form.accepts(make_reply("fix_phone", CODE, issues=[solved]))
     assert form.accepts(make_reply("fix_phone", CODE, issues=[solved, unsolved, solved]))
     assert form.accepts(make_reply(status="clean", issues=[solved, solved]))
     assert not form.accepts(make_reply(status="clean", issues=[solved, unsolved]))
 
+
 def test_every_reply_the_open_form_accepts_in_these_samples_parses():
-    for reply in (make_reply("fix_phone", CODE), CLEAN_REPLY, make_reply("fix_phone", CODE, fence=True)):
+    for reply in (
+        make_reply("fix_phone", CODE),
+        CLEAN_REPLY,
+        make_reply("fix_phone", CODE, fence=True),
+    ):
         assert grammar.open_reply().accepts(reply)
         parse_response(reply)  # raises on a reply the loop cannot use
 
@@ -89,7 +110,7 @@ def test_text_mode_functions_take_text_and_the_detect_form_has_no_function():
 def test_the_gbnf_is_one_root_rule_with_every_literal_escaped():
     text = grammar.field_reply("fix_phone").gbnf()
     assert text.startswith("root ::= ") and text.count("::=") == 1 and text.endswith("\n")
-    assert '\\n' in text and '"\\"' not in text and '" solved=\\""' in grammar.open_reply().gbnf()
+    assert "\\n" in text and '"\\"' not in text and '" solved=\\""' in grammar.open_reply().gbnf()
     with pytest.raises(ValueError):
         grammar.field_reply('x" | [^a]* "')  # a name is a Python identifier, never grammar text
 
@@ -101,18 +122,29 @@ def _crm(tmp_path, rows):
 
 
 def test_the_cleaner_sends_each_reply_form_its_grammar(tmp_path):
-    rows = [{"id": i, "status": s} for i, s in enumerate(["active", "actve", "pending", "Pending"] * 3)]
-    fix = textwrap.dedent('''\
+    rows = [
+        {"id": i, "status": s} for i, s in enumerate(["active", "actve", "pending", "Pending"] * 3)
+    ]
+    fix = textwrap.dedent("""\
         def fix_status(record):
             record = dict(record)
             s = str(record.get("status") or "").strip().lower()
             record["status"] = {"actve": "active"}.get(s, s)
-            return record''')
+            return record""")
     backend = GrammarFakeBackend([make_reply("fix_status", fix)], default=CLEAN_REPLY)
-    DataCleaner(backend, _crm(tmp_path, rows), chunk_size=12, instructions="status is one of active, pending",
-                output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None, holdout_ratio=0,
-                hint_functions=False).run()
-    assert backend.grammars[0] == grammar.field_reply("fix_status").gbnf()  # the field prompt: its name pinned
+    DataCleaner(
+        backend,
+        _crm(tmp_path, rows),
+        chunk_size=12,
+        instructions="status is one of active, pending",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        holdout_ratio=0,
+        hint_functions=False,
+    ).run()
+    # the field prompt: its name pinned
+    assert backend.grammars[0] == grammar.field_reply("fix_status").gbnf()
     assert backend.grammars[1] == grammar.open_reply().gbnf()  # then the open pass over the chunk
     assert "fix_status" in (tmp_path / "cf.py").read_text()
 
@@ -120,20 +152,41 @@ def test_the_cleaner_sends_each_reply_form_its_grammar(tmp_path):
 def test_constrained_false_and_backends_without_grammars_get_plain_calls(tmp_path):
     rows = [{"id": i, "email": f"u{i}@x.com"} for i in range(6)]
     off = GrammarFakeBackend(default=CLEAN_REPLY)
-    DataCleaner(off, _crm(tmp_path, rows), chunk_size=6, output_path=str(tmp_path / "cf.py"), report_path=None,
-                sleep=lambda s: None, constrained=False).run()
+    DataCleaner(
+        off,
+        _crm(tmp_path, rows),
+        chunk_size=6,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        constrained=False,
+    ).run()
     assert off.calls == 1 and off.grammars == [None]
-    plain = FakeBackend(default=CLEAN_REPLY)  # no generate_grammar: the same prompt through generate
-    DataCleaner(plain, _crm(tmp_path, rows), chunk_size=6, output_path=str(tmp_path / "cf.py"), report_path=None,
-                sleep=lambda s: None).run()
+    # no generate_grammar: the same prompt through generate
+    plain = FakeBackend(default=CLEAN_REPLY)
+    DataCleaner(
+        plain,
+        _crm(tmp_path, rows),
+        chunk_size=6,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+    ).run()
     assert plain.history == off.history
 
 
 def test_the_dry_run_asks_for_issues_only(tmp_path):
     rows = [{"id": i, "email": f"U{i}@X.com "} for i in range(4)]
     backend = GrammarFakeBackend(default=make_reply(status="needs_more_work"))
-    DataCleaner(backend, _crm(tmp_path, rows), chunk_size=4, output_path=str(tmp_path / "cf.py"), report_path=None,
-                sleep=lambda s: None, dry_run=True).run()
+    DataCleaner(
+        backend,
+        _crm(tmp_path, rows),
+        chunk_size=4,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        dry_run=True,
+    ).run()
     assert backend.grammars == [grammar.detect_reply().gbnf()]
 
 
@@ -141,25 +194,51 @@ def test_the_plan_form_names_only_the_data_fields_and_dedup_only_when_asked():
     from recursive_cleaner.crossrow.plan import choose_steps
 
     fields = ["provider", "name", "city", "email"]
-    reply = ('<cross_row_plan>\n<cross_row_step kind="majority" key="provider" fields="name, city"/>\n'
-             '<cross_row_step kind="vocabulary" fields="city"/>\n</cross_row_plan>')
+    reply = (
+        '<cross_row_plan>\n<cross_row_step kind="majority" key="provider" fields="name, city"/>\n'
+        '<cross_row_step kind="vocabulary" fields="city"/>\n</cross_row_plan>'
+    )
     form = xml_form.plan_reply(fields)
     assert form.accepts(reply) and form.accepts("<cross_row_plan>\n</cross_row_plan>")
     chosen, problems = choose_steps(reply, fields)
-    assert [(s.kind, s.key, s.fields) for s in chosen] == [("majority", ("provider",), ("name", "city")),
-                                                             ("vocabulary", (), ("city",))] and problems == []
-    assert not form.accepts(reply.replace('fields="name, city"', 'fields="name, town"'))  # not a field of the data
-    dedup = '<cross_row_plan>\n<cross_row_step kind="dedup" key="email" normalize="casefold"/>\n</cross_row_plan>'
+    assert [(s.kind, s.key, s.fields) for s in chosen] == [
+        ("majority", ("provider",), ("name", "city")),
+        ("vocabulary", (), ("city",)),
+    ] and problems == []
+    # not a field of the data
+    assert not form.accepts(reply.replace('fields="name, city"', 'fields="name, town"'))
+    dedup = (
+        '<cross_row_plan>\n<cross_row_step kind="dedup" key="email" '
+        'normalize="casefold"/>\n</cross_row_plan>'
+    )
     assert not form.accepts(dedup) and xml_form.plan_reply(fields, dedup=True).accepts(dedup)
     assert xml_form.plan_reply(['a"b', "x\ny"]).accepts("<cross_row_plan>\n</cross_row_plan>")
 
 
 def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
-    rows = [{"provider": p, "city": c} for p, c in
-            [("1", "mobile"), ("1", "mobile"), ("1", "mobxle"), ("2", "dothan"), ("2", "dothan"), ("2", "dothan")] * 3]
-    backend = GrammarFakeBackend(lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p
-                                 else CLEAN_REPLY)
-    DataCleaner(backend, _crm(tmp_path, rows), chunk_size=18, instructions="The same provider has the same city.",
-                output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None).run()
+    rows = [
+        {"provider": p, "city": c}
+        for p, c in [
+            ("1", "mobile"),
+            ("1", "mobile"),
+            ("1", "mobxle"),
+            ("2", "dothan"),
+            ("2", "dothan"),
+            ("2", "dothan"),
+        ]
+        * 3
+    ]
+    backend = GrammarFakeBackend(
+        lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY
+    )
+    DataCleaner(
+        backend,
+        _crm(tmp_path, rows),
+        chunk_size=18,
+        instructions="The same provider has the same city.",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+    ).run()
     plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
     assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]

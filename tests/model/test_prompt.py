@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from recursive_cleaner.model.context import NO_FUNCTIONS, build_context
-from recursive_cleaner.model.prompt import MIN_VARIED, build_prompt, format_chunk, format_feedback, varied_records
+from recursive_cleaner.model.prompt import (
+    MIN_VARIED,
+    build_prompt,
+    format_chunk,
+    format_feedback,
+    varied_records,
+)
 
 
 def _prompt(context="(none)", chunk='{"a": 1}', feedback="", schema=""):
@@ -19,8 +25,19 @@ def test_static_prefix_is_identical_across_chunks_and_context():
 
 
 def test_order_goals_schema_context_chunk_feedback():
-    p = _prompt(context="## f\ndoc", schema="Fields detected:\n- a (int)", feedback=format_feedback(["bad"]))
-    order = [p.index(s) for s in ("USER'S CLEANING GOALS", "DATA SCHEMA", "=== EXISTING FUNCTIONS", "=== DATA (", "REJECTED")]
+    p = _prompt(
+        context="## f\ndoc", schema="Fields detected:\n- a (int)", feedback=format_feedback(["bad"])
+    )
+    order = [
+        p.index(s)
+        for s in (
+            "USER'S CLEANING GOALS",
+            "DATA SCHEMA",
+            "=== EXISTING FUNCTIONS",
+            "=== DATA (",
+            "REJECTED",
+        )
+    ]
     assert order == sorted(order)
     assert p.rstrip().endswith("reply.")
 
@@ -69,9 +86,9 @@ def test_format_chunk_fits_a_character_budget():
     shown = format_chunk(records, max_chars=500)
     assert len(shown) < 600 and '"i": 0' in shown
     assert shown.endswith("more records like these not shown)")
-    assert format_chunk([{"big": "y" * 1000}], max_chars=100).startswith('{"big"')  # at least one, cut
+    # at least one, cut
+    assert format_chunk([{"big": "y" * 1000}], max_chars=100).startswith('{"big"')
     assert "not shown" not in format_chunk(records[:2], max_chars=500)
-
 
 
 def test_varied_view_shows_one_record_per_new_value_form_and_counts_the_rest():
@@ -80,17 +97,26 @@ def test_varied_view_shows_one_record_per_new_value_form_and_counts_the_rest():
     shown = format_chunk(records, view="varied")
     lines = [line for line in shown.splitlines() if line.startswith("{")]
     assert '"oz": "12.0 oz. Alumi-Tek"' in shown  # the odd one out, far down the chunk, is shown
-    assert len(lines) == MIN_VARIED  # the first record, topped up with the next ones, and the odd one
-    assert shown.endswith(f"({40 - MIN_VARIED} more records whose values all have forms shown above)")
+    # the first record, topped up with the next ones, and the odd one
+    assert len(lines) == MIN_VARIED
+    assert shown.endswith(
+        f"({40 - MIN_VARIED} more records whose values all have forms shown above)"
+    )
     assert format_chunk(records) == format_chunk(records, view="all")  # all: every record that fits
     assert len(format_chunk(records, view="all").splitlines()) == 40
 
 
 def test_varied_records_keep_their_order_and_word_count_is_not_a_new_form():
-    records = [{"name": "Pale Ale"}, {"name": "Sierra Nevada Pale Ale"}, {"name": "IPA 2"}, {"name": None}]
+    records = [
+        {"name": "Pale Ale"},
+        {"name": "Sierra Nevada Pale Ale"},
+        {"name": "IPA 2"},
+        {"name": None},
+    ]
     assert varied_records(records, least=0) == [records[0], records[2], records[3]]
     assert varied_records(records[:2], least=5) == records[:2]
     assert format_chunk(["a text"], mode="text", view="varied") == "a text"
+
 
 # --------------------------------------------------------------------------- rich context
 from recursive_cleaner.model.context import REUSE_GUIDANCE, build_rich_context  # noqa: E402
@@ -98,8 +124,11 @@ from recursive_cleaner.model.context import REUSE_GUIDANCE, build_rich_context  
 
 def _coded(name, body_lines=3):
     body = "\n".join(f"    x{i} = {i}" for i in range(body_lines))
-    return {"name": name, "docstring": f"Doc of {name}.",
-            "code": f'def {name}(record):\n    """Doc of {name}."""\n{body}\n    return record'}
+    return {
+        "name": name,
+        "docstring": f"Doc of {name}.",
+        "code": f'def {name}(record):\n    """Doc of {name}."""\n{body}\n    return record',
+    }
 
 
 def test_rich_context_shows_code_and_reuse_guidance():
@@ -130,7 +159,8 @@ def test_rich_context_empty():
 
 
 def test_every_call_of_a_scripted_run_starts_with_the_same_static_prefix(tmp_path):
-    """Issue 18: the server's prompt cache reuses the prefix only if it is byte-identical in every call.
+    """Issue 18: the server's prompt cache reuses the prefix only if it is byte-identical in every
+    call.
 
     A run with two dirty fields, a reply that does not parse (feedback), accepted functions and
     several chunks: every prompt starts with the run's prefix, nothing that varies (chunk, field,
@@ -144,39 +174,55 @@ def test_every_call_of_a_scripted_run_starts_with_the_same_static_prefix(tmp_pat
     from recursive_cleaner import DataCleaner
     from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
-    rows = [{"id": i, "email": f" User{i}@X.com" if i % 2 else f"user{i}@x.com",
-             "status": ["active", "actvie", "pending"][i % 3]} for i in range(24)]
+    rows = [
+        {
+            "id": i,
+            "email": f" User{i}@X.com" if i % 2 else f"user{i}@x.com",
+            "status": ["active", "actvie", "pending"][i % 3],
+        }
+        for i in range(24)
+    ]
     path = tmp_path / "data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     fixes = {
-        "status": textwrap.dedent('''\
+        "status": textwrap.dedent("""\
             def fix_status(record):
                 record = dict(record)
                 s = str(record.get("status") or "").strip().lower()
                 record["status"] = {"actvie": "active"}.get(s, s)
-                return record'''),
-        "email": textwrap.dedent('''\
+                return record"""),
+        "email": textwrap.dedent("""\
             def fix_email(record):
                 record = dict(record)
                 record["email"] = str(record.get("email") or "").strip().lower()
-                return record'''),
+                return record"""),
     }
     garbled = []
 
     def reply(prompt: str) -> str:
-        task = prompt[prompt.rfind("=== TASK ==="):]
+        task = prompt[prompt.rfind("=== TASK ===") :]
         for field, code in fixes.items():
             if f"fixes the field '{field}'" in task:
                 if field == "email" and not garbled:
                     garbled.append(prompt)
-                    return "I think the emails need lower-casing."  # no block: a parse error, then feedback
+                    # no block: a parse error, then feedback
+                    return "I think the emails need lower-casing."
                 return make_reply(f"fix_{field}", code)
         return CLEAN_REPLY
 
     backend = FakeBackend(reply)
-    cleaner = DataCleaner(backend, str(path), chunk_size=6, output_path=str(tmp_path / "cf.py"), report_path=None,
-                          instructions="- status is one of active, pending\n- email lower-case, no spaces",
-                          sleep=lambda s: None, holdout_ratio=0, schema_sample_size=2, hint_functions=False)
+    cleaner = DataCleaner(
+        backend,
+        str(path),
+        chunk_size=6,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        instructions="- status is one of active, pending\n- email lower-case, no spaces",
+        sleep=lambda s: None,
+        holdout_ratio=0,
+        schema_sample_size=2,
+        hint_functions=False,
+    )
     cleaner.run()
     prefix = cleaner.state.prefix
     assert backend.calls >= 4 and len(prefix) > 1000 and garbled

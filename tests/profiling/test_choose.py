@@ -1,4 +1,5 @@
-"""The library's own choice of a toolkit call for a field, by the goals' examples and the data (profiling/choose.py)."""
+"""The library's own choice of a toolkit call for a field, by the goals' examples and the data
+(profiling/choose.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import pytest
 
 from recursive_cleaner.judge.validation import check_code_safety
 from recursive_cleaner.profiling.choose import (
-    Candidate, candidates, choose_function, dayfirst_from_words, target_units,
+    Candidate,
+    candidates,
+    choose_function,
+    dayfirst_from_words,
+    target_units,
 )
 from recursive_cleaner.profiling.kinds.numbers import _digits
 from recursive_cleaner.profiling.profiler import profile_records
@@ -16,15 +21,26 @@ from recursive_cleaner.profiling.spec import read_spec
 
 
 def _choose(goals: str, column: str, values: list, **others):
-    rows = [{column: v, **{k: vs[i % len(vs)] for k, vs in others.items()}} for i, v in enumerate(values)]
+    rows = [
+        {column: v, **{k: vs[i % len(vs)] for k, vs in others.items()}}
+        for i, v in enumerate(values)
+    ]
     fields = [column, *others]
     samples = {f: [r[f] for r in rows] for f in fields}
     spec = read_spec(goals, fields, samples)
     expectations = spec.expectations()
     csv_strings = all(isinstance(v, str) for r in rows for v in r.values())
     profile = profile_records(rows, expectations, csv_strings=csv_strings)[column]
-    chosen = choose_function(profile, f"fix_{column}", rows, spec=spec, expectations=expectations,
-                             csv_strings=csv_strings, frozen=spec.frozen(), kept=spec.kept())
+    chosen = choose_function(
+        profile,
+        f"fix_{column}",
+        rows,
+        spec=spec,
+        expectations=expectations,
+        csv_strings=csv_strings,
+        frozen=spec.frozen(),
+        kept=spec.kept(),
+    )
     return chosen, spec
 
 
@@ -44,13 +60,19 @@ def test_the_data_or_the_words_decide_day_first_without_an_example():
     assert data.candidate.kwargs == (("dayfirst", True),)
     words, _ = _choose("signup: ISO dates; they are written day first", "signup", AMBIGUOUS)
     assert words.candidate.kwargs == (("dayfirst", True),)
-    assert dayfirst_from_words("DD/MM/YYYY") is True and dayfirst_from_words("US month/day/year") is False
+    assert (
+        dayfirst_from_words("DD/MM/YYYY") is True
+        and dayfirst_from_words("US month/day/year") is False
+    )
     assert dayfirst_from_words("day first or month first") is None
 
 
 def test_a_decimal_comma_price_field():
-    chosen, _ = _choose("price: a plain number", "price", ["14,90", "7,50", "1,234", "12", "3,5", "1.234,50"])
-    assert chosen.candidate == Candidate("to_number", kwargs=(("decimal", ","),))  # "1,234" is 1.234 here
+    chosen, _ = _choose(
+        "price: a plain number", "price", ["14,90", "7,50", "1,234", "12", "3,5", "1.234,50"]
+    )
+    # "1,234" is 1.234 here
+    assert chosen.candidate == Candidate("to_number", kwargs=(("decimal", ","),))
     assert chosen.fixed == 5
 
 
@@ -58,15 +80,20 @@ def test_grams_and_pounds_become_kilograms_where_the_goals_name_the_unit():
     values = ["500 g", "1.2 kg", "2 lb", "750 g", "0.5", "3 lb"]
     chosen, _ = _choose("weight: a number in kg", "weight", values)
     assert chosen.candidate == Candidate("to_unit", ("kg",)) and chosen.fixed == 5
-    rounded, _ = _choose('weight: convert grams and pounds to kilograms, "2 lb" -> 0.91', "weight", values)
+    rounded, _ = _choose(
+        'weight: convert grams and pounds to kilograms, "2 lb" -> 0.91', "weight", values
+    )
     assert rounded.candidate == Candidate("to_unit", ("kilograms",), (("digits", 2),))
     assert "to_unit(record.get('weight'), 'kilograms', digits=2)" in rounded.code
-    none, _ = _choose("weight: a plain number", "weight", values)  # no unit named: a bare number would mix them
+    # no unit named: a bare number would mix them
+    none, _ = _choose("weight: a plain number", "weight", values)
     assert none is None
 
 
 def test_a_count_in_words_or_with_unit_words():
-    chosen, _ = _choose("quantity: an integer", "quantity", ["twelve", "3 pcs", "x4", "7", "two dozen", "5"])
+    chosen, _ = _choose(
+        "quantity: an integer", "quantity", ["twelve", "3 pcs", "x4", "7", "two dozen", "5"]
+    )
     assert chosen.candidate == Candidate("to_count") and chosen.fixed == 4
 
 
@@ -78,82 +105,128 @@ def test_a_sku_in_the_form_of_the_goals_example():
 
 
 def test_an_example_refuses_a_call_the_profile_alone_would_take():
-    # to_country_code fixes every value, but the goals want "Holland" as NL-H (a made-up house rule): no call passes
-    chosen, _ = _choose('country: ISO codes; "Holland" -> "NL-H"', "country", ["Holland", "Germany", "FR", "DE"])
+    # to_country_code fixes every value, but the goals want "Holland" as NL-H (a made-up house
+    # rule): no call passes
+    chosen, _ = _choose(
+        'country: ISO codes; "Holland" -> "NL-H"', "country", ["Holland", "Germany", "FR", "DE"]
+    )
     assert chosen is None
 
 
 def test_no_call_that_changes_a_right_value_or_breaks_a_kept_shape():
-    # "01907" stays 01907 (and so every run of digits): each integer call would write 1907, so none is chosen
-    chosen, spec = _choose('zip: an integer, but a zip like "01907" stays "01907"', "zip",
-                           ["CUST-12", "01907", "02134", "cust_7", "12345"])
+    # "01907" stays 01907 (and so every run of digits): each integer call would write 1907, so none
+    # is chosen
+    chosen, spec = _choose(
+        'zip: an integer, but a zip like "01907" stays "01907"',
+        "zip",
+        ["CUST-12", "01907", "02134", "cust_7", "12345"],
+    )
     assert spec.kept() == {"zip": frozenset({"9"})} and chosen is None
 
 
 def test_the_chosen_code_passes_the_policy_and_names_the_function():
-    chosen, _ = _choose('weight: a number in kg; "2 lb" -> 0.91', "weight", ["500 g", "2 lb", "1 kg"])
+    chosen, _ = _choose(
+        'weight: a number in kg; "2 lb" -> 0.91', "weight", ["500 g", "2 lb", "1 kg"]
+    )
     assert check_code_safety(chosen.code) == [] and ast.parse(chosen.code)
     assert "def fix_weight(record):" in chosen.code and "without a model call" in chosen.docstring
 
 
 def test_target_units_ranks_the_unit_after_to_first():
     assert target_units("weights in grams and pounds, convert them to kilograms", "mass") == [
-        "kilograms", "grams", "pounds"]
+        "kilograms",
+        "grams",
+        "pounds",
+    ]
     assert target_units("lengths in cm", "length") == ["cm"]  # "in" is the word, not inches
     assert target_units("in kg", "length") == []
 
 
 def test_candidates_follow_the_kind():
     spec = read_spec("status: one of active, pending", ["status"], {"status": ["active", "actve"]})
-    profile = profile_records([{"status": "actve"}, {"status": "active"}], spec.expectations())["status"]
-    assert candidates(profile, ["actve"], spec.fields["status"]) == [Candidate("closest_value", (["active", "pending"],))]
+    profile = profile_records([{"status": "actve"}, {"status": "active"}], spec.expectations())[
+        "status"
+    ]
+    assert candidates(profile, ["actve"], spec.fields["status"]) == [
+        Candidate("closest_value", (["active", "pending"],))
+    ]
 
 
 def test_an_enumerations_examples_become_its_aliases():
     goals = 'flag: one of H, L or N. "elevated" -> H, "reduced" -> L, "typical" -> N'
     values = ["H", "N", "L", "ELEVATED", "elevated", "Typical", "N", "H", "reduced", "L"] * 3
     chosen, spec = _choose(goals, "flag", values)
-    assert chosen.candidate == Candidate("closest_value", (["H", "L", "N"],),
-                                         (("aliases", {"elevated": "H", "reduced": "L", "typical": "N"}),))
+    assert chosen.candidate == Candidate(
+        "closest_value",
+        (["H", "L", "N"],),
+        (("aliases", {"elevated": "H", "reduced": "L", "typical": "N"}),),
+    )
     assert chosen.fixed == 12 and check_code_safety(chosen.code) == []
     namespace: dict = {}
-    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
-    assert [namespace["fix_flag"]({"flag": v})["flag"] for v in ("ELEVATED", "Typical", "reduced", "H")] == [
-        "H", "N", "L", "H"]
+    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102
+    assert [
+        namespace["fix_flag"]({"flag": v})["flag"] for v in ("ELEVATED", "Typical", "reduced", "H")
+    ] == ["H", "N", "L", "H"]
 
 
-def test_day_first_from_the_goals_holds_for_the_whole_file_even_where_a_chunk_has_no_ambiguous_value():
-    chosen, _ = _choose("booking_date: ISO dates (YYYY-MM-DD); the source is day-first", "booking_date",
-                        ["07.03.2024", "2024-03-07", "2024-03-08"] * 4)
+def test_day_first_from_the_goals_holds_for_the_whole_file_even_where_a_chunk_has_no_ambiguous_value():  # noqa: E501
+    chosen, _ = _choose(
+        "booking_date: ISO dates (YYYY-MM-DD); the source is day-first",
+        "booking_date",
+        ["07.03.2024", "2024-03-07", "2024-03-08"] * 4,
+    )
     assert chosen.candidate == Candidate("to_iso_date", kwargs=(("dayfirst", True),))
 
 
-@pytest.mark.parametrize("words, order", [
-    ("Dates to YYYY-MM-DD (the source is day-first)", True),  # the MM-DD of the target is no input order
-    ("keyed in as 07.03.2024 or 07/03/2024 - always day, month, year", True),
-    ("written month, day, year", False), ("ISO dates, YYYY-MM-DD", None),
-])
+@pytest.mark.parametrize(
+    "words, order",
+    [
+        # the MM-DD of the target is no input order
+        ("Dates to YYYY-MM-DD (the source is day-first)", True),
+        ("keyed in as 07.03.2024 or 07/03/2024 - always day, month, year", True),
+        ("written month, day, year", False),
+        ("ISO dates, YYYY-MM-DD", None),
+    ],
+)
 def test_the_order_the_goals_give(words, order):
     assert dayfirst_from_words(words) is order
 
 
 def test_a_sentence_after_a_fields_own_is_among_its_words():
-    spec = read_spec("Collection time as YYYY-MM-DD HH:MM. Some come in as 03/02/2024 14:05 - those are day first.",
-                     ["collected_at", "flag"], {})
+    spec = read_spec(
+        "Collection time as YYYY-MM-DD HH:MM. Some come in as 03/02/2024 14:05 - those are day "
+        "first.",
+        ["collected_at", "flag"],
+        {},
+    )
     assert "day first" in spec.fields["collected_at"].words and not spec.fields["flag"].words
 
 
 def test_the_rounding_the_goals_name_comes_first():
-    chosen, _ = _choose("weight in kilograms (grams / 1000, lb x 0.4536, 2 decimals)", "weight",
-                        ["12.5", "41.89 lbs", "500 g", "3.2", "1.25"] * 3)
+    chosen, _ = _choose(
+        "weight in kilograms (grams / 1000, lb x 0.4536, 2 decimals)",
+        "weight",
+        ["12.5", "41.89 lbs", "500 g", "3.2", "1.25"] * 3,
+    )
     assert chosen.candidate.primitive == "to_unit" and ("digits", 2) in chosen.candidate.kwargs
 
 
-@pytest.mark.parametrize("words, used, first", [
-    ("gross_weight -> kg as a decimal number (g / 1000; lb x 0.4536; round to 2 dp)", {"453.59237", "1000.0"}, "kg"),
-    ("weights in grams and pounds, convert them to kilograms", set(), "kilograms"),
-    ("Weight in kilograms: 12500 g -> 12.5, and pounds times 0.4536", {"453.59237"}, "kilograms"),
-])
+@pytest.mark.parametrize(
+    "words, used, first",
+    [
+        (
+            "gross_weight -> kg as a decimal number (g / 1000; lb x 0.4536; round to 2 dp)",
+            {"453.59237", "1000.0"},
+            "kg",
+        ),
+        ("weights in grams and pounds, convert them to kilograms", set(), "kilograms"),
+        (
+            "Weight in kilograms: 12500 g -> 12.5, and pounds times 0.4536",
+            {"453.59237"},
+            "kilograms",
+        ),
+    ],
+)
 def test_the_target_unit_is_the_one_converted_to_not_one_a_factor_is_given_for(words, used, first):
     assert target_units(words, "mass", used)[0] == first
 
@@ -164,14 +237,31 @@ def test_decimals_the_goals_name():
 
 
 def test_examples_with_a_multiplier_ask_for_scaled_numbers():
-    chosen, _ = _choose('sal: a plain number: "$52,000" -> 52000, "52k" -> 52000', "sal",
-                        ["52000", "$61,500", "48k", "70000", "55000"] * 3)
+    chosen, _ = _choose(
+        'sal: a plain number: "$52,000" -> 52000, "52k" -> 52000',
+        "sal",
+        ["52000", "$61,500", "48k", "70000", "55000"] * 3,
+    )
     assert ("scaled", True) in chosen.candidate.kwargs and chosen.fixed == 6
 
 
 def test_case_examples_choose_a_text_primitive_that_passes_them_all():
-    goals = 'First and last names: "MARIA" or "  maria" becomes "Maria" and "anne  marie" becomes "Anne Marie".'
-    values = ["Maria", "Anne Marie", "MARIA", "  maria", "de la Cruz", "Jose", "Li", "Omar", "anne  marie", "Kim"] * 2
+    goals = (
+        'First and last names: "MARIA" or "  maria" becomes "Maria" and "anne  marie" becomes '
+        '"Anne Marie".'
+    )
+    values = [
+        "Maria",
+        "Anne Marie",
+        "MARIA",
+        "  maria",
+        "de la Cruz",
+        "Jose",
+        "Li",
+        "Omar",
+        "anne  marie",
+        "Kim",
+    ] * 2
     chosen, _ = _choose(goals, "fname", values)
     assert chosen.candidate == Candidate("title_case_name") and chosen.fixed == 6
 
@@ -179,6 +269,6 @@ def test_case_examples_choose_a_text_primitive_that_passes_them_all():
 def test_the_chosen_function_leaves_a_missing_field_missing():
     chosen, _ = _choose("signup: ISO dates; day first", "signup", AMBIGUOUS)
     namespace: dict = {}
-    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102 - the library's own one-liner
+    exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102
     assert namespace["fix_signup"]({"other": 1}) == {"other": 1}
     assert namespace["fix_signup"]({"signup": "25/03/2023"}) == {"signup": "2023-03-25"}

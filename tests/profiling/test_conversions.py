@@ -1,5 +1,5 @@
-"""Unit conversions across a number field and its unit field (issue 29, point 2): the words give the factor and
-the rounding, the data gives the fields, the direction and the target's spelling."""
+"""Unit conversions across a number field and its unit field (issue 29, point 2): the words give the
+factor and the rounding, the data gives the fields, the direction and the target's spelling."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from tests.fakes import CLEAN_REPLY, FakeBackend
 
 
 def lab(n: int = 60) -> dict[str, list]:
-    """result + unit; every fifth row a glucose in mg/dL, the rest in mmol/L (a few spelled 'mmol/l')."""
+    """result + unit; every fifth row a glucose in mg/dL, the rest in mmol/L (a few spelled
+    'mmol/l')."""
     rng = random.Random(3)
     rows = {"sample_id": [], "result": [], "unit": [], "comment": []}
     for i in range(n):
@@ -37,56 +38,84 @@ def fleet(n: int = 60) -> dict[str, list]:
     rows = {"volume": [], "volume_unit": [], "odometer": [], "odo_unit": []}
     for i in range(n):
         rows["volume"].append(f"{20 + i}.5")
-        rows["volume_unit"].append(("gal", "US gal", "gallons")[i % 3] if i % 6 == 0 else ("ltr" if i % 11 == 0 else "L"))
+        rows["volume_unit"].append(
+            ("gal", "US gal", "gallons")[i % 3] if i % 6 == 0 else ("ltr" if i % 11 == 0 else "L")
+        )
         rows["odometer"].append(str(100000 + i))
         rows["odo_unit"].append("miles" if i % 8 == 0 else "km")
     return rows
 
 
 def read(goals: str, data: dict[str, list], left_alone=frozenset()) -> list[str]:
-    return [c.describe() for c in read_conversions(goal_sentences(goals), list(data), data, set(left_alone))]
+    return [
+        c.describe()
+        for c in read_conversions(goal_sentences(goals), list(data), data, set(left_alone))
+    ]
 
 
 GLUCOSE = "result in mg/dL (unit) becomes mmol/L: / 18, rounded to 1 decimal"
 
 
-@pytest.mark.parametrize("goals", [
-    "Take the mg/dL number, divide by 18, round to one decimal, and put mmol/L as the unit.",
-    "Convert results given in mg/dL to mmol/L (divide by 18, one decimal).",
-    "Convert it to mmol/L (mg/dL / 18, 1 dp) and set its unit to mmol/L.",
-    "we still get mg/dL, we need mmol/L -> divide by 18, keep 1 decimal",
-    "We want mmol/L instead of mg/dL: divided by 18 and rounded to 1 decimal place.",  # target first: the data decides
-    "mg/dL ÷ 18 = mmol/L, 1 decimal",
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "Take the mg/dL number, divide by 18, round to one decimal, and put mmol/L as the unit.",
+        "Convert results given in mg/dL to mmol/L (divide by 18, one decimal).",
+        "Convert it to mmol/L (mg/dL / 18, 1 dp) and set its unit to mmol/L.",
+        "we still get mg/dL, we need mmol/L -> divide by 18, keep 1 decimal",
+        # target first: the data decides
+        "We want mmol/L instead of mg/dL: divided by 18 and rounded to 1 decimal place.",
+        "mg/dL ÷ 18 = mmol/L, 1 decimal",
+    ],
+)
 def test_the_factor_and_rounding_from_the_words_the_fields_and_direction_from_the_data(goals):
     assert read(goals, lab()) == [GLUCOSE]
 
 
 def test_two_conversions_in_one_sentence_each_get_their_own_units_and_rounding():
-    goals = ("Metric only: gallons to litres (x 3.785, 2 decimals) and miles to km (x 1.609, whole numbers), "
-             "with the unit columns set to L and km.")
-    assert read(goals, fleet()) == ["volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals",
-                                    "odometer in miles (odo_unit) becomes km: x 1.609, rounded to 0 decimals"]
+    goals = (
+        "Metric only: gallons to litres (x 3.785, 2 decimals) and miles to km (x 1.609, whole "
+        "numbers), "
+        "with the unit columns set to L and km."
+    )
+    assert read(goals, fleet()) == [
+        "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals",
+        "odometer in miles (odo_unit) becomes km: x 1.609, rounded to 0 decimals",
+    ]
 
 
-def test_the_value_field_is_the_one_the_unit_fields_name_names_and_the_target_as_the_data_writes_it():
-    goals = "Where the volume unit is gallons, multiply the volume by 3.785 and set the unit to litres."
+def test_the_value_field_is_the_one_the_unit_fields_name_names_and_the_target_as_the_data_writes_it():  # noqa: E501
+    goals = (
+        "Where the volume unit is gallons, multiply the volume by 3.785 and set the unit to litres."
+    )
     [conv] = read_conversions(goal_sentences(goals), list(fleet()), fleet())
-    assert (conv.value, conv.unit, conv.source, conv.target, conv.op, conv.by, conv.places) == \
-        ("volume", "volume_unit", "gal", "L", "multiply", 3.785, None)
+    assert (conv.value, conv.unit, conv.source, conv.target, conv.op, conv.by, conv.places) == (
+        "volume",
+        "volume_unit",
+        "gal",
+        "L",
+        "multiply",
+        3.785,
+        None,
+    )
 
 
 def test_one_unit_equals_form_gives_the_factor_and_the_data_the_direction():
     assert read("1 gal = 3.785 L, 2 decimals", fleet()) == [
-        "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals"]
+        "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals"
+    ]
     assert read("1 L = 0.2642 gal", fleet()) == ["volume in gal (volume_unit) becomes L: / 0.2642"]
 
 
-@pytest.mark.parametrize("goals", [
-    "Weights: grams / 1000 and lb x 0.4536, 2 decimals.",  # units inside the values: no unit field
-    "Divide the budget by 12 for the monthly figure.",  # no units at all
-    "Round results to one decimal; units are mg/dL or mmol/L.",  # no factor
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        # units inside the values: no unit field
+        "Weights: grams / 1000 and lb x 0.4536, 2 decimals.",
+        "Divide the budget by 12 for the monthly figure.",  # no units at all
+        "Round results to one decimal; units are mg/dL or mmol/L.",  # no factor
+    ],
+)
 def test_no_conversion_without_a_unit_field_units_and_a_factor(goals):
     data = {**lab(), "weight": ["12 lb", "500 g", "1,2 kg"] * 20}
     assert read(goals, data) == []
@@ -104,25 +133,90 @@ def test_the_spec_keeps_conversions_and_a_user_can_edit_or_remove_them():
     goals = "Take the mg/dL number, divide by 18, round to one decimal, and put mmol/L as the unit."
     spec = read_spec(goals, list(lab()), check=lab())
     written = json.loads(spec.to_json())
-    assert written["conversions"] == [{"value": "result", "unit": "unit", "source": "mg/dL", "target": "mmol/L",
-                                       "op": "divide", "by": 18.0, "places": 1, "words": goals}]
+    assert written["conversions"] == [
+        {
+            "value": "result",
+            "unit": "unit",
+            "source": "mg/dL",
+            "target": "mmol/L",
+            "op": "divide",
+            "by": 18.0,
+            "places": 1,
+            "words": goals,
+        }
+    ]
     assert load_spec(written).conversions == spec.conversions
     assert "conversion: " + GLUCOSE in spec.summary()
     written["conversions"][0]["places"] = 2
     assert load_spec(written).conversions[0].places == 2
     del written["conversions"]
     assert load_spec(written).conversions == ()
-    assert "conversions" not in json.loads(read_spec("Trim the comments.", list(lab()), check=lab()).to_json())
+    assert "conversions" not in json.loads(
+        read_spec("Trim the comments.", list(lab()), check=lab()).to_json()
+    )
 
 
-@pytest.mark.parametrize("entry, message", [
-    ("x", "must be a list"), (["x"], "must be an object"), ([{"value": "result"}], "needs unit"),
-    ([{"value": "result", "unit": "unit", "source": "a", "target": "b", "op": "add", "by": 1}], "op must be"),
-    ([{"value": "result", "unit": "unit", "source": "a", "target": "b", "op": "divide", "by": 0}], "non-zero"),
-    ([{"value": "nope", "unit": "unit", "source": "a", "target": "b", "op": "divide", "by": 2}], "no field"),
-    ([{"value": "result", "unit": "unit", "source": "a", "target": "b", "op": "divide", "by": 2, "places": 1.5}],
-     "places"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ("x", "must be a list"),
+        (["x"], "must be an object"),
+        ([{"value": "result"}], "needs unit"),
+        (
+            [
+                {
+                    "value": "result",
+                    "unit": "unit",
+                    "source": "a",
+                    "target": "b",
+                    "op": "add",
+                    "by": 1,
+                }
+            ],
+            "op must be",
+        ),
+        (
+            [
+                {
+                    "value": "result",
+                    "unit": "unit",
+                    "source": "a",
+                    "target": "b",
+                    "op": "divide",
+                    "by": 0,
+                }
+            ],
+            "non-zero",
+        ),
+        (
+            [
+                {
+                    "value": "nope",
+                    "unit": "unit",
+                    "source": "a",
+                    "target": "b",
+                    "op": "divide",
+                    "by": 2,
+                }
+            ],
+            "no field",
+        ),
+        (
+            [
+                {
+                    "value": "result",
+                    "unit": "unit",
+                    "source": "a",
+                    "target": "b",
+                    "op": "divide",
+                    "by": 2,
+                    "places": 1.5,
+                }
+            ],
+            "places",
+        ),
+    ],
+)
 def test_a_bad_conversion_in_a_spec_file_is_a_one_line_error(entry, message):
     with pytest.raises(ValueError, match=message):
         load_conversions(entry, "spec", {"result", "unit"})
@@ -132,10 +226,17 @@ def test_the_generated_function_maps_the_goals_example():
     conv = Conversion("result", "unit", "mg/dL", "mmol/L", "divide", 18.0, 1)
     _, code = conv.function("convert_result")
     space: dict = {}
-    exec(compile(code, "<generated>", "exec"), space)  # noqa: S102 - the library's own code, in a test
-    assert space["convert_result"]({"result": "126", "unit": "mg/dL"}) == {"result": 7.0, "unit": "mmol/L"}
-    assert space["convert_result"]({"result": "5.5", "unit": "mmol/L"}) == {"result": "5.5", "unit": "mmol/L"}
-    assert space["convert_result"]({"result": "126"}) == {"result": "126"}  # no unit field: unchanged
+    exec(compile(code, "<generated>", "exec"), space)  # noqa: S102
+    assert space["convert_result"]({"result": "126", "unit": "mg/dL"}) == {
+        "result": 7.0,
+        "unit": "mmol/L",
+    }
+    assert space["convert_result"]({"result": "5.5", "unit": "mmol/L"}) == {
+        "result": "5.5",
+        "unit": "mmol/L",
+    }
+    # no unit field: unchanged
+    assert space["convert_result"]({"result": "126"}) == {"result": "126"}
 
 
 def test_end_to_end_the_conversion_is_the_first_function_and_applies_to_the_whole_file(tmp_path):
@@ -143,27 +244,50 @@ def test_end_to_end_the_conversion_is_the_first_function_and_applies_to_the_whol
     rows = [dict(zip(data, values)) for values in zip(*data.values())]
     path = tmp_path / "lab.csv"
     write_csv(path, rows)
-    goals = ("Glucose from the old analyser is in mg/dL: take the mg/dL number, divide by 18, round to one decimal, "
-             "and put mmol/L as the unit (so 126 mg/dL becomes 7.0 mmol/L). Leave the sample_id as it is.")
+    goals = (
+        "Glucose from the old analyser is in mg/dL: take the mg/dL number, divide by 18, round to "
+        "one decimal, "
+        "and put mmol/L as the unit (so 126 mg/dL becomes 7.0 mmol/L). Leave the sample_id as it "
+        "is."
+    )
     out = tmp_path / "cleaning_functions.py"
     backend = FakeBackend(default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(path), instructions=goals, chunk_size=30, holdout_ratio=0.0, output_path=str(out),
-                         state_file=str(tmp_path / "state.json"), sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(path),
+        instructions=goals,
+        chunk_size=30,
+        holdout_ratio=0.0,
+        output_path=str(out),
+        state_file=str(tmp_path / "state.json"),
+        sleep=lambda s: None,
+    ).run()
     assert result.functions[0] == "convert_result"
-    assert "convert_unit(record.get('result'), record.get('unit'), 'mg/dL', 'mmol/L', divide=18, places=1)" \
-        in out.read_text()
+    assert (
+        "convert_unit(record.get('result'), record.get('unit'), 'mg/dL', 'mmol/L', divide=18, "
+        "places=1)" in out.read_text()
+    )
     apply_file(str(out), str(path), str(tmp_path / "out.csv"), workers=1)
     cleaned = read_csv(tmp_path / "out.csv")
     for before, after in zip(rows, cleaned):
         if before["unit"].lower() == "mg/dl":
-            assert after["unit"] == "mmol/L" and float(after["result"]) == round(int(before["result"]) / 18, 1)
+            assert after["unit"] == "mmol/L" and float(after["result"]) == round(
+                int(before["result"]) / 18, 1
+            )
         else:
             assert after["result"] == before["result"] and after["unit"] == "mmol/L"
         assert after["sample_id"] == before["sample_id"]
     # resumed: the conversion is not written twice
-    again = DataCleaner(FakeBackend(default=CLEAN_REPLY), str(path), instructions=goals, chunk_size=30,
-                        holdout_ratio=0.0, output_path=str(out), state_file=str(tmp_path / "state.json"),
-                        sleep=lambda s: None).run()
+    again = DataCleaner(
+        FakeBackend(default=CLEAN_REPLY),
+        str(path),
+        instructions=goals,
+        chunk_size=30,
+        holdout_ratio=0.0,
+        output_path=str(out),
+        state_file=str(tmp_path / "state.json"),
+        sleep=lambda s: None,
+    ).run()
     assert again.functions.count("convert_result") == 1
 
 
@@ -176,11 +300,15 @@ def _letters(i: int) -> str:
     return out
 
 
-@pytest.mark.parametrize("goals", [
-    " ".join(_letters(i) + "/l" for i in range(20_000)) + " divide by 18",  # many distinct a/b units, one factor
-    "mg/dL x 2 " * 20_000,  # many factors
-    "Take the mg/dL number. " * 10_000 + "divide by 18 and put mmol/L as the unit",
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        # many distinct a/b units, one factor
+        " ".join(_letters(i) + "/l" for i in range(20_000)) + " divide by 18",
+        "mg/dL x 2 " * 20_000,  # many factors
+        "Take the mg/dL number. " * 10_000 + "divide by 18 and put mmol/L as the unit",
+    ],
+)
 def test_hostile_goals_cost_work_in_proportion_to_their_length(goals, monkeypatch):
     from recursive_cleaner.profiling import conversions
 
@@ -188,4 +316,5 @@ def test_hostile_goals_cost_work_in_proportion_to_their_length(goals, monkeypatc
     real = conversions.same_unit
     monkeypatch.setattr(conversions, "same_unit", lambda a, b: calls.append(1) or real(a, b))
     read_conversions(goal_sentences(goals), list(lab()), lab())
-    assert len(calls) < 200 * len(goals) // 100  # a bounded number of unit comparisons per 100 characters
+    # a bounded number of unit comparisons per 100 characters
+    assert len(calls) < 200 * len(goals) // 100

@@ -1,4 +1,5 @@
-"""The goals' examples (profiling/examples.py): each form, the tie to a field by its data, ambiguity dropped."""
+"""The goals' examples (profiling/examples.py): each form, the tie to a field by its data, ambiguity
+dropped."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import time
 
 import pytest
 
-from recursive_cleaner.profiling.example_checks import example_failures, format_examples, maps_example
+from recursive_cleaner.profiling.example_checks import (
+    example_failures,
+    format_examples,
+    maps_example,
+)
 from recursive_cleaner.profiling.examples import fitting_examples, goal_examples
 from recursive_cleaner.profiling.expectations import Expectation
 from recursive_cleaner.profiling.spec import goal_examples as from_spec
@@ -23,41 +28,53 @@ DATA = {
 }
 
 
-@pytest.mark.parametrize("goals, expected", [
-    ("\"ab 1234\" -> AB-1234", ("ab 1234", "AB-1234")),  # an arrow: bare values (one word each) or quoted
-    ('"ab 1234" -> "AB-1234"', ("ab 1234", "AB-1234")),
-    ("“ab 1234” → “AB-1234”", ("ab 1234", "AB-1234")),
-    ("'ab 1234' => 'AB-1234'", ("ab 1234", "AB-1234")),
-    ('so "ab 1234" becomes AB-1234.', ("ab 1234", "AB-1234")),
-    ('"ab 1234" should be "AB-1234"', ("ab 1234", "AB-1234")),
-    ('"ab 1234" should become "AB-1234"', ("ab 1234", "AB-1234")),
-    ('"ab 1234" is turned into "AB-1234"', ("ab 1234", "AB-1234")),
-    ('"ab 1234" is AB-1234', ("ab 1234", "AB-1234")),
-    ('convert "ab 1234" to "AB-1234"', ("ab 1234", "AB-1234")),
-    ('from "ab 1234" to "AB-1234"', ("ab 1234", "AB-1234")),
-    ('replace "ab 1234" with "AB-1234"', ("ab 1234", "AB-1234")),
-    ("14,90 → 14.90", ("14,90", "14.90")),
-    ("the prices use a decimal comma, so 14,90 is 14.90", ("14,90", "14.90")),
-    ('"ab 1234" should all end up as AB-1234', ("ab 1234", "AB-1234")),
-    ('"ab 1234" gives "AB-1234"', ("ab 1234", "AB-1234")),
-])
+@pytest.mark.parametrize(
+    "goals, expected",
+    [
+        # an arrow: bare values (one word each) or quoted
+        ('"ab 1234" -> AB-1234', ("ab 1234", "AB-1234")),
+        ('"ab 1234" -> "AB-1234"', ("ab 1234", "AB-1234")),
+        ("“ab 1234” → “AB-1234”", ("ab 1234", "AB-1234")),
+        ("'ab 1234' => 'AB-1234'", ("ab 1234", "AB-1234")),
+        ('so "ab 1234" becomes AB-1234.', ("ab 1234", "AB-1234")),
+        ('"ab 1234" should be "AB-1234"', ("ab 1234", "AB-1234")),
+        ('"ab 1234" should become "AB-1234"', ("ab 1234", "AB-1234")),
+        ('"ab 1234" is turned into "AB-1234"', ("ab 1234", "AB-1234")),
+        ('"ab 1234" is AB-1234', ("ab 1234", "AB-1234")),
+        ('convert "ab 1234" to "AB-1234"', ("ab 1234", "AB-1234")),
+        ('from "ab 1234" to "AB-1234"', ("ab 1234", "AB-1234")),
+        ('replace "ab 1234" with "AB-1234"', ("ab 1234", "AB-1234")),
+        ("14,90 → 14.90", ("14,90", "14.90")),
+        ("the prices use a decimal comma, so 14,90 is 14.90", ("14,90", "14.90")),
+        ('"ab 1234" should all end up as AB-1234', ("ab 1234", "AB-1234")),
+        ('"ab 1234" gives "AB-1234"', ("ab 1234", "AB-1234")),
+    ],
+)
 def test_each_form_gives_the_pair(goals, expected):
     found = goal_examples(goals, FIELDS, DATA)
     assert [expected] == [p for pairs in found.values() for p in pairs]
 
 
-@pytest.mark.parametrize("goals", [
-    "A sku like AB-1234 stays AB-1234.", "AB-1234 stays as it is.", "AB-1234 remains.", '"AB-1234" is kept.',
-    "keep AB-1234 as is", "leave AB-1234 unchanged",
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "A sku like AB-1234 stays AB-1234.",
+        "AB-1234 stays as it is.",
+        "AB-1234 remains.",
+        '"AB-1234" is kept.',
+        "keep AB-1234 as is",
+        "leave AB-1234 unchanged",
+    ],
+)
 def test_identity_forms_keep_the_value(goals):
     assert goal_examples(goals, FIELDS, DATA) == {"sku": (("AB-1234", "AB-1234"),)}
 
 
 def test_a_list_of_inputs_gives_one_pair_each_and_no_identity():
     goals = '"Germany", "DE" and "Deutschland" all become "DE"; "France" or "FR" -> "FR".'
-    assert goal_examples(goals, FIELDS, DATA) == {"country": (("Germany", "DE"), ("Deutschland", "DE"),
-                                                              ("France", "FR"))}
+    assert goal_examples(goals, FIELDS, DATA) == {
+        "country": (("Germany", "DE"), ("Deutschland", "DE"), ("France", "FR"))
+    }
 
 
 def test_pairs_in_one_sentence_do_not_run_into_each_other():
@@ -66,36 +83,47 @@ def test_pairs_in_one_sentence_do_not_run_into_each_other():
 
 
 def test_the_data_ties_a_pair_to_the_field_holding_its_input_whatever_the_sentence_names():
-    # the sentence names no field: "ab 1234" is a value of sku (two bare words: the data holds them), "99,50"
+    # the sentence names no field: "ab 1234" is a value of sku (two bare words: the data holds
+    # them), "99,50"
     # has the shape of price's values
     assert goal_examples("For instance ab 1234 -> AB-1234 and 99,50 -> 99.50.", FIELDS, DATA) == {
-        "sku": (("ab 1234", "AB-1234"),), "price": (("99,50", "99.50"),)}
+        "sku": (("ab 1234", "AB-1234"),),
+        "price": (("99,50", "99.50"),),
+    }
     # the same shape in two fields: the one the sentence names
     data = {**DATA, "weight": ["1,5", "2,0"]}
-    assert goal_examples("Prices: 99,50 -> 99.50.", FIELDS, data) == {"price": (("99,50", "99.50"),)}
-    assert goal_examples("Also 99,50 -> 99.50.", FIELDS, data) == {}  # two fields, none named: dropped
+    assert goal_examples("Prices: 99,50 -> 99.50.", FIELDS, data) == {
+        "price": (("99,50", "99.50"),)
+    }
+    # two fields, none named: dropped
+    assert goal_examples("Also 99,50 -> 99.50.", FIELDS, data) == {}
 
 
 def test_a_bullet_heading_names_the_field_of_the_sentences_below_it():
-    goals = "- sku: codes in one form.\n  They vary. Then \"q q\" -> \"Q-Q\".\n- price: numbers"
+    goals = '- sku: codes in one form.\n  They vary. Then "q q" -> "Q-Q".\n- price: numbers'
     assert goal_examples(goals, FIELDS, {}) == {"sku": (("q q", "Q-Q"),)}
 
 
-@pytest.mark.parametrize("goals", [
-    '"Not Available" -> empty',  # no data holds it, and no field is named
-    "- status -> text",  # a heading that names a field is not an example
-    "status is \"active\" or \"pending\"",  # "X is ..." where X names a field
-    "This is a table of products.",  # ordinary words around "is"
-    "weights like 5 kg -> 5000 g",  # a bare value glued to another ("5 kg"): quote it
-    "United States -> US",  # neither word is a value of its own
-    "the price 3 stays 4",  # "stays" with another value is no identity
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        '"Not Available" -> empty',  # no data holds it, and no field is named
+        "- status -> text",  # a heading that names a field is not an example
+        'status is "active" or "pending"',  # "X is ..." where X names a field
+        "This is a table of products.",  # ordinary words around "is"
+        "weights like 5 kg -> 5000 g",  # a bare value glued to another ("5 kg"): quote it
+        "United States -> US",  # neither word is a value of its own
+        "the price 3 stays 4",  # "stays" with another value is no identity
+    ],
+)
 def test_what_is_not_read_as_an_example(goals):
     assert goal_examples(goals, FIELDS, DATA) == {}
 
 
 def test_without_data_a_sentence_naming_one_field_ties_its_pairs():
-    assert goal_examples("Write the country as a code: Germany => DE.", FIELDS) == {"country": (("Germany", "DE"),)}
+    assert goal_examples("Write the country as a code: Germany => DE.", FIELDS) == {
+        "country": (("Germany", "DE"),)
+    }
     assert goal_examples("The sku and the price: 01907 -> 01907", FIELDS) == {}  # two fields named
 
 
@@ -104,9 +132,14 @@ def test_spec_goal_examples_is_the_same_function():
 
 
 def test_read_spec_keeps_pairs_whose_output_is_right_and_reads_a_shape_from_them():
-    spec = read_spec("The sku codes: ab 1234 becomes AB-1234. Prices are numbers: 14,90 -> 14.90, "
-                     "\"7,50\" -> \"seven\".", FIELDS, DATA)
-    assert spec.fields["price"].examples == (("14,90", "14.90"),)  # 'seven' is no number: not a right output
+    spec = read_spec(
+        "The sku codes: ab 1234 becomes AB-1234. Prices are numbers: 14,90 -> 14.90, "
+        '"7,50" -> "seven".',
+        FIELDS,
+        DATA,
+    )
+    # 'seven' is no number: not a right output
+    assert spec.fields["price"].examples == (("14,90", "14.90"),)
     sku = spec.fields["sku"]
     assert (sku.kind, sku.allowed, sku.source) == ("shape", ("AB-1234",), "examples")
     exp = sku.expectation()
@@ -119,7 +152,10 @@ def test_no_shape_where_the_data_does_not_have_it_mostly_or_the_field_has_a_kind
     assert read_spec("sku: ab 1234 becomes AB-1234", FIELDS, data).fields["sku"].kind is None
     title = read_spec("sku in upper case: ab 1234 becomes AB-1234", FIELDS, DATA).fields["sku"]
     assert title.kind == "upper" and title.examples == (("ab 1234", "AB-1234"),)
-    assert read_spec("sku in upper case: zz 99 becomes ZZ-99", FIELDS, DATA).fields["sku"].examples == ()
+    assert (
+        read_spec("sku in upper case: zz 99 becomes ZZ-99", FIELDS, DATA).fields["sku"].examples
+        == ()
+    )
     # ("99" after a word, not a value of the data: "like 99" or "zz 99"? not guessed)
 
 
@@ -132,27 +168,46 @@ def test_fitting_examples_by_kind():
 
 
 def test_maps_example_compares_numbers_by_value_and_text_exactly():
-    assert maps_example(14.9, "14.90") and maps_example(1234, "1234") and maps_example("AB-1234", "AB-1234")
+    assert (
+        maps_example(14.9, "14.90")
+        and maps_example(1234, "1234")
+        and maps_example("AB-1234", "AB-1234")
+    )
     assert not maps_example(1907, "01907") and not maps_example("ab-1234", "AB-1234")
     assert maps_example(None, "") and maps_example(True, "true")
-    assert maps_example("14.9", "14.90", Expectation("number")) and not maps_example("14.9", "14.90")
+    assert maps_example("14.9", "14.90", Expectation("number")) and not maps_example(
+        "14.9", "14.90"
+    )
 
 
 def test_example_failures_name_what_breaks():
     cases = [("price", "14,90", "14.90"), ("sku", "ab 1", "AB-1")]
     outs = [{"price": 14.9, "sku": "x"}, {"price": "1", "sku": "ab 1"}]
-    assert example_failures(cases, outs, strict={"price"}) == []  # sku left as it came: not this function's field
+    # sku left as it came: not this function's field
+    assert example_failures(cases, outs, strict={"price"}) == []
     broke = example_failures(cases, outs, strict={"sku"})
     assert broke == ["'sku': 'ab 1' should become 'AB-1', it gives 'ab 1'"]
-    assert "raised" in example_failures(cases[:1], [None], errors=["ValueError: x"], strict={"price"})[0]
-    assert example_failures(cases[:1], [None], errors=["ValueError: x"]) == []  # another field's function: kept as it came
+    assert (
+        "raised"
+        in example_failures(cases[:1], [None], errors=["ValueError: x"], strict={"price"})[0]
+    )
+    # another field's function: kept as it came
+    assert example_failures(cases[:1], [None], errors=["ValueError: x"]) == []
     assert "'14,90' -> '14.90'" in format_examples((("14,90", "14.90"),))
 
 
-@pytest.mark.parametrize("goals", [
-    "a" * 200_000, "x -> " * 40_000, '"a", ' * 40_000 + "all become b", "1 is " * 40_000,
-    "- sku: " + "ab 1 -> AB-1, " * 20_000, ("Lower case. " * 10_000) + "ab 1234 -> AB-1234",
-], ids=["one-word", "arrows", "long-list", "many-is", "many-pairs", "many-sentences"])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "a" * 200_000,
+        "x -> " * 40_000,
+        '"a", ' * 40_000 + "all become b",
+        "1 is " * 40_000,
+        "- sku: " + "ab 1 -> AB-1, " * 20_000,
+        ("Lower case. " * 10_000) + "ab 1234 -> AB-1234",
+    ],
+    ids=["one-word", "arrows", "long-list", "many-is", "many-pairs", "many-sentences"],
+)
 def test_hostile_goals_are_read_in_linear_time(goals):
     started = time.monotonic()
     goal_examples(goals, FIELDS, DATA)
@@ -160,16 +215,33 @@ def test_hostile_goals_are_read_in_linear_time(goals):
 
 
 def test_a_field_its_examples_change_is_mentioned_by_them():
-    spec = read_spec('Item codes: "ab 1234" and "EF_9012" should all end up as AB-1234.', FIELDS, DATA)
+    spec = read_spec(
+        'Item codes: "ab 1234" and "EF_9012" should all end up as AB-1234.', FIELDS, DATA
+    )
     assert spec.fields["sku"].mentioned and spec.fields["sku"].kind == "shape"
     kept = read_spec("A sku like AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"]
-    assert kept.examples == (("AB-1234", "AB-1234"),) and kept.mentioned  # named by the words "A sku"
-    assert not read_spec("AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"].mentioned  # a kept value alone
+    # named by the words "A sku"
+    assert kept.examples == (("AB-1234", "AB-1234"),) and kept.mentioned
+    # a kept value alone
+    assert not read_spec("AB-1234 stays AB-1234.", FIELDS, DATA).fields["sku"].mentioned
 
 
 def test_case_examples_give_a_shape_over_a_trimming_reading():
     names = ["Maria", "Anne Marie", "MARIA", "  maria", "Jose", "Li", "Omar", "Kim"] * 3
-    spec = read_spec('names: no extra spaces, so "MARIA" or "  maria" becomes "Maria"', ["fname"], {"fname": names})
+    spec = read_spec(
+        'names: no extra spaces, so "MARIA" or "  maria" becomes "Maria"',
+        ["fname"],
+        {"fname": names},
+    )
     assert spec.fields["fname"].kind == "shape"
-    assert read_spec('names: no extra spaces, "  Maria" becomes "Maria"', ["fname"], {"fname": names}
-                     ).fields["fname"].kind == "text"  # whitespace only: the trimming reading stands
+    assert (
+        read_spec(
+            'names: no extra spaces, "  Maria" becomes "Maria"',
+            ["fname"],
+            {"fname": names},
+            # whitespace only: the trimming reading stands
+        )
+        .fields["fname"]
+        .kind
+        == "text"
+    )

@@ -1,4 +1,5 @@
-"""A field's first attempt is the toolkit one-liner its profile names (profiling/hint.py), judged like a reply."""
+"""A field's first attempt is the toolkit one-liner its profile names (profiling/hint.py), judged
+like a reply."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ def _code(field, values, exp, name="fix_it"):
 
 
 def test_the_one_liner_calls_the_primitive_the_profile_names_with_its_arguments():
-    phone = _code("phone", ["(555) 123-4567", "+15551234567"], Expectation("phone_e164"), "fix_phone")
-    assert "record['phone'] = to_e164(record.get('phone'))" in phone and "def fix_phone(record):" in phone
-    status = _code("status", ["active", "actve", "Pending"], Expectation("enum", ("active", "pending")))
+    phone = _code(
+        "phone", ["(555) 123-4567", "+15551234567"], Expectation("phone_e164"), "fix_phone"
+    )
+    assert (
+        "record['phone'] = to_e164(record.get('phone'))" in phone
+        and "def fix_phone(record):" in phone
+    )
+    status = _code(
+        "status", ["active", "actve", "Pending"], Expectation("enum", ("active", "pending"))
+    )
     assert "closest_value(record.get('status'), ['active', 'pending'])" in status
     ounces = _code("ounces", ["12.0 oz", "12"], Expectation("number", ("whole_as_int",)))
     assert "to_number(record.get('ounces'), whole_as_int=True)" in ounces
@@ -30,62 +38,114 @@ def test_the_one_liner_calls_the_primitive_the_profile_names_with_its_arguments(
 
 
 def test_no_one_liner_where_no_plain_call_fits():
-    assert _code("zip", ["35630", "$35,630"], None) is None  # a format guessed from the data: the model decides
-    assert _code("city", ["boston", "Boston"], Expectation("enum", ())) is None  # a list the goals do not give
-    assert hint_function(profile_field("phone", ["(555) 123-4567"], Expectation("phone_e164")), "not a name") is None
+    # a format guessed from the data: the model decides
+    assert _code("zip", ["35630", "$35,630"], None) is None
+    # a list the goals do not give
+    assert _code("city", ["boston", "Boston"], Expectation("enum", ())) is None
+    assert (
+        hint_function(
+            profile_field("phone", ["(555) 123-4567"], Expectation("phone_e164")), "not a name"
+        )
+        is None
+    )
 
 
 def _rows(tmp_path, values):
     path = tmp_path / "data.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "signup": v}) + "\n" for i, v in enumerate(values)))
+    path.write_text(
+        "".join(json.dumps({"id": i, "signup": v}) + "\n" for i, v in enumerate(values))
+    )
     return str(path)
 
 
 def test_the_one_liner_is_accepted_without_a_model_call(tmp_path):
     events = []
     backend = FakeBackend(default=CLEAN_REPLY)
-    result = DataCleaner(backend, _rows(tmp_path, ["4/5/2023", "2023-04-06", "April 7, 2023"] * 4), chunk_size=12,
-                         instructions="signup: ISO dates", holdout_ratio=0, output_path=str(tmp_path / "cf.py"),
-                         report_path=None, on_progress=events.append, sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        _rows(tmp_path, ["4/5/2023", "2023-04-06", "April 7, 2023"] * 4),
+        chunk_size=12,
+        instructions="signup: ISO dates",
+        holdout_ratio=0,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        on_progress=events.append,
+        sleep=lambda s: None,
+    ).run()
     assert result.functions == ["fix_signup"]
     assert [e["field"] for e in events if e["type"] == "function_from_hint"] == ["signup"]
-    assert backend.calls == 1 and "FIELD TO FIX" not in backend.history[0]  # only the open pass asked the model
+    # only the open pass asked the model
+    assert backend.calls == 1 and "FIELD TO FIX" not in backend.history[0]
     assert "to_iso_date(record.get('signup'))" in (tmp_path / "cf.py").read_text()
 
 
 def test_a_field_no_toolkit_call_fixes_goes_straight_to_the_model(tmp_path):
-    fix = ("def fix_signup(record):\n    record = dict(record)\n"
-           "    record['signup'] = {'the fifth of may': '2023-05-05'}.get(record.get('signup'), record.get('signup'))\n"
-           "    return record")
+    fix = (
+        "def fix_signup(record):\n    record = dict(record)\n"
+        "    record['signup'] = {'the fifth of may': '2023-05-05'}.get(record.get('signup'), "
+        "record.get('signup'))\n"
+        "    return record"
+    )
     backend = FakeBackend([make_reply("fix_signup", fix)], default=CLEAN_REPLY)
     events = []
-    result = DataCleaner(backend, _rows(tmp_path, ["the fifth of may", "2023-04-06"] * 6), chunk_size=6,
-                         instructions="signup: ISO dates", holdout_ratio=0, output_path=str(tmp_path / "cf.py"),
-                         report_path=None, sleep=lambda s: None, on_progress=events.append).run()
-    # to_iso_date changes nothing here: the library tries it on the chunk, not in the sandbox, and asks at once
+    result = DataCleaner(
+        backend,
+        _rows(tmp_path, ["the fifth of may", "2023-04-06"] * 6),
+        chunk_size=6,
+        instructions="signup: ISO dates",
+        holdout_ratio=0,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        on_progress=events.append,
+    ).run()
+    # to_iso_date changes nothing here: the library tries it on the chunk, not in the sandbox, and
+    # asks at once
     assert [e["type"] for e in events].count("function_from_hint") == 0 and result.rejected == []
     assert "FIELD TO FIX" in backend.history[0] and "was rejected" not in backend.history[0]
-    assert result.functions == ["fix_signup"] and "'the fifth of may': '2023-05-05'" in (tmp_path / "cf.py").read_text()
+    assert (
+        result.functions == ["fix_signup"]
+        and "'the fifth of may': '2023-05-05'" in (tmp_path / "cf.py").read_text()
+    )
 
 
 def test_hint_functions_false_asks_the_model_for_every_function(tmp_path):
     backend = FakeBackend(default=CLEAN_REPLY)
-    DataCleaner(backend, _rows(tmp_path, ["4/5/2023", "2023-04-06"] * 6), chunk_size=12, instructions="signup: ISO dates",
-                holdout_ratio=0, output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
-                hint_functions=False, max_field_attempts=1).run()
+    DataCleaner(
+        backend,
+        _rows(tmp_path, ["4/5/2023", "2023-04-06"] * 6),
+        chunk_size=12,
+        instructions="signup: ISO dates",
+        holdout_ratio=0,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        hint_functions=False,
+        max_field_attempts=1,
+    ).run()
     assert "FIELD TO FIX" in backend.history[0]
 
 
 def test_the_librarys_one_liners_do_not_use_up_the_chunks_model_attempts(tmp_path, caplog):
-    """Issue 31: the README job printed "not clean after 5 attempts" with 0 model calls: eight one-liners were the 5."""
+    """Issue 31: the README job printed "not clean after 5 attempts" with 0 model calls: eight
+    one-liners were the 5."""
     backend = FakeBackend(default=CLEAN_REPLY)
     events = []
     cases = Path(__file__).resolve().parents[2] / "test_cases"
-    result = DataCleaner(backend, str(cases / "crm_customers.jsonl"), chunk_size=50, max_iterations=2,
-                         instructions=(cases / "crm_instructions.txt").read_text(), holdout_ratio=0,
-                         output_path=str(tmp_path / "cf.py"), report_path=None, sleep=lambda s: None,
-                         on_progress=events.append).run()
-    assert len(result.functions) == 8  # every field's one-liner on the first chunk, with 2 model attempts allowed
+    result = DataCleaner(
+        backend,
+        str(cases / "crm_customers.jsonl"),
+        chunk_size=50,
+        max_iterations=2,
+        instructions=(cases / "crm_instructions.txt").read_text(),
+        holdout_ratio=0,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        on_progress=events.append,
+    ).run()
+    # every field's one-liner on the first chunk, with 2 model attempts allowed
+    assert len(result.functions) == 8
     assert {e["chunk_index"] for e in events if e["type"] == "function_from_hint"} == {0}
     assert not [e for e in events if e["type"] == "chunk_skipped"]
     assert "max_iterations" not in caplog.text

@@ -1,4 +1,5 @@
-"""Where the goals name a field: abbreviation links (issue 29, point 3), general rules with no per-table list."""
+"""Where the goals name a field: abbreviation links (issue 29, point 3), general rules with no
+per-table list."""
 
 from __future__ import annotations
 
@@ -11,46 +12,64 @@ from recursive_cleaner.profiling.mentions import FieldMentions, abbreviation_lin
 
 def linked(field: str, text: str, others: tuple[str, ...] = ()) -> list[str]:
     """The words of ``text`` that name ``field``."""
-    return [text[a:b] for a, b, fields in FieldMentions([field, *others]).groups(text) if field in fields]
+    return [
+        text[a:b]
+        for a, b, fields in FieldMentions([field, *others]).groups(text)
+        if field in fields
+    ]
 
 
-@pytest.mark.parametrize("field, text, words", [
-    ("fname", "Fix the first names.", "first names"),
-    ("l_name", "Last name in Title Case.", "Last name"),
-    ("dob", "The date of birth is in ISO format.", "date of birth"),
-    ("qty", "The quantity is a whole number.", "quantity"),
-    ("hire_dt", "Write the hire date as YYYY-MM-DD.", "hire date"),
-    ("dept", "Department names in upper case.", "Department"),
-    ("amt", "The amount is a plain number.", "amount"),
-    ("sal", "A salary is a number.", "salary"),
-    ("abv", "Alcohol by volume as a fraction.", "Alcohol by volume"),
-    ("src", "Leave the source names alone.", "source"),
-    ("ctry", "Countries as two-letter codes.", "Countries"),
-    ("cust_id", "The customer ID is an integer.", "customer ID"),
-    ("unitPrice", "The unit price is a number.", "unit price"),
-    ("emp_id", "The employee number must stay as it is.", "employee number"),  # id: number, code, id
-    ("order_no", "Order numbers are integers.", "Order numbers"),
-    ("collected_at", "Collection times as YYYY-MM-DD HH:MM.", "Collection times"),  # one stem; at: a time
-    ("created_at", "The creation time in ISO.", "creation time"),
-    ("collected_at", "Timestamps: format as 2024-02-03 14:05.", "Timestamps"),
-    ("zip5", "zip 5 is five digits.", "zip 5"),
-])
+@pytest.mark.parametrize(
+    "field, text, words",
+    [
+        ("fname", "Fix the first names.", "first names"),
+        ("l_name", "Last name in Title Case.", "Last name"),
+        ("dob", "The date of birth is in ISO format.", "date of birth"),
+        ("qty", "The quantity is a whole number.", "quantity"),
+        ("hire_dt", "Write the hire date as YYYY-MM-DD.", "hire date"),
+        ("dept", "Department names in upper case.", "Department"),
+        ("amt", "The amount is a plain number.", "amount"),
+        ("sal", "A salary is a number.", "salary"),
+        ("abv", "Alcohol by volume as a fraction.", "Alcohol by volume"),
+        ("src", "Leave the source names alone.", "source"),
+        ("ctry", "Countries as two-letter codes.", "Countries"),
+        ("cust_id", "The customer ID is an integer.", "customer ID"),
+        ("unitPrice", "The unit price is a number.", "unit price"),
+        # id: number, code, id
+        ("emp_id", "The employee number must stay as it is.", "employee number"),
+        ("order_no", "Order numbers are integers.", "Order numbers"),
+        # one stem; at: a time
+        ("collected_at", "Collection times as YYYY-MM-DD HH:MM.", "Collection times"),
+        ("created_at", "The creation time in ISO.", "creation time"),
+        ("collected_at", "Timestamps: format as 2024-02-03 14:05.", "Timestamps"),
+        ("zip5", "zip 5 is five digits.", "zip 5"),
+    ],
+)
 def test_a_field_is_linked_by_the_words_its_name_abbreviates(field, text, words):
     assert linked(field, text) == [words]
 
 
-@pytest.mark.parametrize("field, text", [
-    ("id", "That is a good idea."),  # two letters: never a prefix alone
-    ("st", "The first state is lower case."),  # nor a skeleton alone
-    ("st", "Street names in title case."),
-    ("l", "The last one."),  # one letter never links alone
-    ("name", "The column named x is fine."),  # "named" is another word of the stem, not the field
-    ("state", "A statement per row."),
-    ("owner", "Ownership is unclear."),
-    ("county", "Country codes in upper case."),  # one letter short of a word is not its skeleton
-    ("sal", "We scraped a list of beers."),  # an article is no initial
-    ("id", "Leave tuple_id alone."),  # a word inside another field's name
-])
+@pytest.mark.parametrize(
+    "field, text",
+    [
+        ("id", "That is a good idea."),  # two letters: never a prefix alone
+        ("st", "The first state is lower case."),  # nor a skeleton alone
+        ("st", "Street names in title case."),
+        ("l", "The last one."),  # one letter never links alone
+        (
+            "name",
+            "The column named x is fine.",
+        ),  # "named" is another word of the stem, not the field
+        ("state", "A statement per row."),
+        ("owner", "Ownership is unclear."),
+        (
+            "county",
+            "Country codes in upper case.",
+        ),  # one letter short of a word is not its skeleton
+        ("sal", "We scraped a list of beers."),  # an article is no initial
+        ("id", "Leave tuple_id alone."),  # a word inside another field's name
+    ],
+)
 def test_no_link_where_the_rules_see_only_a_coincidence(field, text):
     assert linked(field, text) == []
 
@@ -67,7 +86,8 @@ def test_name_parts_split_snake_camel_and_digits():
 
 def test_abbreviation_links_counts_the_words_it_spans():
     assert abbreviation_links("dob", ["date", "of", "birth", "is"], 0) == 3
-    assert abbreviation_links("dob", ["date", "of", "birth"], 0, stop=2) == 0  # the words must stand together
+    # the words must stand together
+    assert abbreviation_links("dob", ["date", "of", "birth"], 0, stop=2) == 0
     assert abbreviation_links("dob", ["of", "birth"], 0) == 0
 
 
@@ -75,22 +95,36 @@ def test_an_abbreviated_field_keeps_its_own_format_beside_others():
     from recursive_cleaner.profiling.spec import read_spec
 
     fields = ["fname", "l_name", "dob", "qty", "dept"]
-    spec = read_spec("First names in Title Case. The date of birth is YYYY-MM-DD. Quantity: an integer. "
-                     "Leave the department alone.", fields)
+    spec = read_spec(
+        "First names in Title Case. The date of birth is YYYY-MM-DD. Quantity: an integer. "
+        "Leave the department alone.",
+        fields,
+    )
     kinds = {f: spec.fields[f].kind for f in fields}
-    assert kinds == {"fname": "title_case", "l_name": None, "dob": "date", "qty": "integer", "dept": "as_is"}
+    assert kinds == {
+        "fname": "title_case",
+        "l_name": None,
+        "dob": "date",
+        "qty": "integer",
+        "dept": "as_is",
+    }
     assert not spec.fields["l_name"].mentioned and not spec.in_scope("l_name")
 
 
 def test_abbreviation_links_are_read_in_linear_time():
     fields = ["fname", "l_name", "dob", "qty", "hire_dt", "signup_date", "customer_id"]
     started = time.monotonic()
-    FieldMentions(fields).groups("date of birth first name quantity " * 3000 + "a, " * 20_000 + "a/" * 20_000 + "a" * 100_000)
-    assert time.monotonic() - started < 20  # generous for shared cores: quadratic would take minutes
+    FieldMentions(fields).groups(
+        "date of birth first name quantity " * 3000 + "a, " * 20_000 + "a/" * 20_000 + "a" * 100_000
+    )
+    # generous for shared cores: quadratic would take minutes
+    assert time.monotonic() - started < 20
 
 
 def test_a_word_for_several_fields_keeps_those_no_specific_mention_names():
-    groups = FieldMentions(["dob", "hire_dt", "sal"]).groups("Birth date and hire date as YYYY-MM-DD.")
+    groups = FieldMentions(["dob", "hire_dt", "sal"]).groups(
+        "Birth date and hire date as YYYY-MM-DD."
+    )
     assert frozenset().union(*(g[2] for g in groups)) == {"dob", "hire_dt"}  # before: hire_dt alone
 
 
@@ -102,18 +136,29 @@ def test_a_number_is_no_id_without_the_rest_of_the_name():
 def test_the_last_mention_of_a_list():
     reader = FieldMentions(["analyte", "unit", "flag"])
     assert reader.groups("units, flags") == [(0, 12, frozenset({"unit", "flag"}))]
-    assert reader.last("units, flags") == frozenset({"flag"}) and reader.last("no field") == frozenset()
+    assert (
+        reader.last("units, flags") == frozenset({"flag"})
+        and reader.last("no field") == frozenset()
+    )
 
 
 def test_the_last_word_of_one_fields_name_opening_a_clause_names_it():
-    assert linked("gross_weight", "Weight in kilograms, only the number.", ("unit_price",)) == ["Weight"]
+    assert linked("gross_weight", "Weight in kilograms, only the number.", ("unit_price",)) == [
+        "Weight"
+    ]
     assert linked("gross_weight", "- the weight in kg", ("unit_price",)) == ["the weight"]
-    assert linked("gross_weight", "Convert each weight to kg.", ("unit_price",)) == []  # not its subject
+    # not its subject
+    assert linked("gross_weight", "Convert each weight to kg.", ("unit_price",)) == []
 
 
-@pytest.mark.parametrize("text", ["First and last names: normal capitalisation", "- first/last name columns: proper case"])
+@pytest.mark.parametrize(
+    "text",
+    ["First and last names: normal capitalisation", "- first/last name columns: proper case"],
+)
 def test_a_word_several_items_share_names_each_field_it_spells_with_them(text):
-    fields = frozenset().union(*(g[2] for g in FieldMentions(["fname", "l_name", "dob"]).groups(text)))
+    fields = frozenset().union(
+        *(g[2] for g in FieldMentions(["fname", "l_name", "dob"]).groups(text))
+    )
     assert fields == {"fname", "l_name"}
 
 

@@ -1,4 +1,5 @@
-"""The field spec: the goals read into one spec per field, checked by the data, in scope, editable, and the model's choice."""
+"""The field spec: the goals read into one spec per field, checked by the data, in scope, editable,
+and the model's choice."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from recursive_cleaner.profiling.spec import load_spec, read_spec
 from tests.fakes import CLEAN_REPLY, FakeBackend, StructuredFakeBackend, make_reply
 
 ROOT = Path(__file__).resolve().parents[2]
-CRM = [json.loads(line) for line in (ROOT / "test_cases" / "crm_customers.jsonl").read_text().splitlines()]
+CRM = [
+    json.loads(line)
+    for line in (ROOT / "test_cases" / "crm_customers.jsonl").read_text().splitlines()
+]
 CRM_FIELDS = list(CRM[0])
 SAMPLES = {f: [r.get(f) for r in CRM[:40]] for f in CRM_FIELDS}
 STATUS = ("active", "pending", "churned")
@@ -33,39 +37,71 @@ def test_the_readme_example_gives_status_exactly_the_three_allowed_values():
     - status is one of active, pending, churned: fix typos
     - signup_date to ISO 8601 (YYYY-MM-DD)
     """
-    assert _kinds(goals) == {"phone": ("phone_e164", ()), "status": ("enum", STATUS), "signup_date": ("date", ())}
+    assert _kinds(goals) == {
+        "phone": ("phone_e164", ()),
+        "status": ("enum", STATUS),
+        "signup_date": ("date", ()),
+    }
 
 
-@pytest.mark.parametrize("goals", [
-    "fix status typos (active/pending/churned)",  # one line, a list in parentheses
-    "The status column can only be active, pending or churned.",  # prose, a list with "or"
-    "## Status\nOne of: 'active', 'pending', 'churned'.",  # a heading, quotes
-    "* status -> active | pending | churned",  # terse bullet
-    'Status must be "active", "pending" or "churned" (lower case).',
-    'Customer status has to be active, pending or churned and nothing else (I saw "actve").',  # held-out email
-])
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "fix status typos (active/pending/churned)",  # one line, a list in parentheses
+        "The status column can only be active, pending or churned.",  # prose, a list with "or"
+        "## Status\nOne of: 'active', 'pending', 'churned'.",  # a heading, quotes
+        "* status -> active | pending | churned",  # terse bullet
+        'Status must be "active", "pending" or "churned" (lower case).',
+        # held-out email
+        'Customer status has to be active, pending or churned and nothing else (I saw "actve").',
+    ],
+)
 def test_many_phrasings_of_one_enumeration(goals):
     kinds = _kinds(goals)
     assert kinds.get("status") == ("enum", STATUS), kinds
     assert set(kinds) == {"status"}  # no other field is in scope
 
 
-@pytest.mark.parametrize("goals, field, expected", [
-    ("countries as 2-letter codes", "country", ("country_alpha2", ())),
-    ("Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.", "signup_date", ("date", ())),
-    ("Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.", "phone", ("phone_e164", ())),
-    ("amount: a plain number, no currency", "amount", ("number", ())),
-    ("customer_id: a plain integer without leading zeros", "customer_id", ("integer", ("no_leading_zeros",))),
-])
+@pytest.mark.parametrize(
+    "goals, field, expected",
+    [
+        ("countries as 2-letter codes", "country", ("country_alpha2", ())),
+        (
+            "Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.",
+            "signup_date",
+            ("date", ()),
+        ),
+        (
+            "Please put signup dates in ISO format (yyyy-mm-dd) and phones in E.164.",
+            "phone",
+            ("phone_e164", ()),
+        ),
+        ("amount: a plain number, no currency", "amount", ("number", ())),
+        (
+            "customer_id: a plain integer without leading zeros",
+            "customer_id",
+            ("integer", ("no_leading_zeros",)),
+        ),
+    ],
+)
 def test_formats_in_other_words(goals, field, expected):
     assert _kinds(goals)[field] == expected
 
 
 def test_a_leave_alone_in_the_second_half_of_a_sentence_owns_the_fields_after_it():
     fields = ["name", "city", "zip", "phone"]
-    samples = {"name": ["a b"] * 5, "city": ["x"] * 5, "zip": ["35233"] * 5, "phone": ["2053258100"] * 5}
-    spec = read_spec("Keep the text lowercase like it is now, and please don't reformat the phone numbers or zip codes.",
-                     fields, samples)
+    samples = {
+        "name": ["a b"] * 5,
+        "city": ["x"] * 5,
+        "zip": ["35233"] * 5,
+        "phone": ["2053258100"] * 5,
+    }
+    spec = read_spec(
+        "Keep the text lowercase like it is now, and please don't reformat the phone numbers or "
+        "zip codes.",
+        fields,
+        samples,
+    )
     assert spec.fields["phone"].kind == "as_is" and spec.fields["zip"].kind == "as_is"
     assert not spec.in_scope("phone") and not spec.in_scope("zip")
 
@@ -83,9 +119,11 @@ def test_goals_that_name_no_field_leave_every_field_in_scope():
 
 
 def test_words_of_the_goals_never_become_allowed_values():
-    for goals in ("status is one of active, pending, churned: fix typos",
-                  "status: one of active, pending or churned - fix the typos",
-                  "status (active/pending/churned): fix typos and stray spaces"):
+    for goals in (
+        "status is one of active, pending, churned: fix typos",
+        "status: one of active, pending or churned - fix the typos",
+        "status (active/pending/churned): fix typos and stray spaces",
+    ):
         assert read_spec(goals, CRM_FIELDS, SAMPLES).fields["status"].allowed == STATUS, goals
 
 
@@ -93,16 +131,36 @@ BEERS = ["id", "beer_name", "style", "brewery_id", "brewery_name", "city"]
 FLIGHTS = ["tuple_id", "flight", "sched_dep_time", "act_dep_time", "sched_arr_time", "act_arr_time"]
 
 
-@pytest.mark.parametrize("goals, fields, expected", [
-    ("keep the beer, style and brewery names as they are", BEERS, {"beer_name", "style", "brewery_name"}),
-    ("Don't touch the names of beers, styles or breweries.", BEERS, {"beer_name", "style", "brewery_name"}),
-    ("first and last names in Title Case", ["first_name", "last_name", "email"], {"first_name", "last_name"}),
-    ("Write the scheduled departure time as 7:10 a.m.", FLIGHTS, {"sched_dep_time"}),
-    ("make every departure and arrival time look like 7:10 a.m.", FLIGHTS, set(FLIGHTS[2:])),
-    ("Flight times: 12-hour clock with a.m./p.m.", FLIGHTS, set(FLIGHTS[2:])),  # "flight" only says which times
-    ("- id -> integer\n- name: Title Case", CRM_FIELDS, {"customer_id", "name"}),
-    ("ids should be plain integers and names in proper case", CRM_FIELDS, {"customer_id", "name"}),
-])
+@pytest.mark.parametrize(
+    "goals, fields, expected",
+    [
+        (
+            "keep the beer, style and brewery names as they are",
+            BEERS,
+            {"beer_name", "style", "brewery_name"},
+        ),
+        (
+            "Don't touch the names of beers, styles or breweries.",
+            BEERS,
+            {"beer_name", "style", "brewery_name"},
+        ),
+        (
+            "first and last names in Title Case",
+            ["first_name", "last_name", "email"],
+            {"first_name", "last_name"},
+        ),
+        ("Write the scheduled departure time as 7:10 a.m.", FLIGHTS, {"sched_dep_time"}),
+        ("make every departure and arrival time look like 7:10 a.m.", FLIGHTS, set(FLIGHTS[2:])),
+        # "flight" only says which times
+        ("Flight times: 12-hour clock with a.m./p.m.", FLIGHTS, set(FLIGHTS[2:])),
+        ("- id -> integer\n- name: Title Case", CRM_FIELDS, {"customer_id", "name"}),
+        (
+            "ids should be plain integers and names in proper case",
+            CRM_FIELDS,
+            {"customer_id", "name"},
+        ),
+    ],
+)
 def test_fields_named_in_other_words(goals, fields, expected):
     spec = read_spec(goals, fields, {})
     assert {f for f, s in spec.fields.items() if s.mentioned} == expected
@@ -113,26 +171,38 @@ def test_a_word_shared_by_several_fields_does_not_name_a_field_that_merely_conta
     assert not spec.fields["provider_number"].mentioned  # "number" alone is not provider_number
 
 
-@pytest.mark.parametrize("goals, field, expected", [
-    ('emergency_service is "yes" or "no"', "emergency_service", ("enum", ("yes", "no"))),
-    ("**Customer ID** – numbers only", "customer_id", ("integer", ())),
-    ("* state: upper-case 2 letters", "state", ("us_state", ())),
-    ("names in proper case", "name", ("title_case", ())),
-])
+@pytest.mark.parametrize(
+    "goals, field, expected",
+    [
+        ('emergency_service is "yes" or "no"', "emergency_service", ("enum", ("yes", "no"))),
+        ("**Customer ID** – numbers only", "customer_id", ("integer", ())),
+        ("* state: upper-case 2 letters", "state", ("us_state", ())),
+        ("names in proper case", "name", ("title_case", ())),
+    ],
+)
 def test_more_formats_in_other_words(goals, field, expected):
     fields = CRM_FIELDS + ["emergency_service", "state"]
     assert _kinds(goals, fields, {})[field] == expected
 
 
 def test_leave_a_list_of_fields_alone():
-    spec = read_spec("Leave the zip code, phone number and provider number alone.",
-                     ["zip", "phone", "provider_number", "city"], {})
+    spec = read_spec(
+        "Leave the zip code, phone number and provider number alone.",
+        ["zip", "phone", "provider_number", "city"],
+        {},
+    )
     assert {f: s.kind for f, s in spec.fields.items() if s.mentioned} == {
-        "zip": "as_is", "phone": "as_is", "provider_number": "as_is"}
+        "zip": "as_is",
+        "phone": "as_is",
+        "provider_number": "as_is",
+    }
 
 
 def test_typos_in_a_sentence_that_names_no_field_reach_every_field():
-    goals = "Typos: in the text, some letters were swapped for x. Please correct them. State: 2-letter code."
+    goals = (
+        "Typos: in the text, some letters were swapped for x. Please correct them. State: 2-letter "
+        "code."
+    )
     spec = read_spec(goals, ["name", "city", "state"], {})
     assert all(spec.in_scope(f) for f in ("name", "city", "state"))
     spec = read_spec("status: fix the typos. Leave everything else.", CRM_FIELDS, {})
@@ -140,7 +210,9 @@ def test_typos_in_a_sentence_that_names_no_field_reach_every_field():
 
 
 def test_a_case_asked_of_every_field_reaches_each_fields_own_kind():
-    goals = "All text in this table is lower case and should stay so. The state is a two-letter code."
+    goals = (
+        "All text in this table is lower case and should stay so. The state is a two-letter code."
+    )
     spec = read_spec(goals, ["name", "state"], {})
     assert (spec.fields["state"].kind, spec.fields["state"].allowed) == ("us_state", ("lower",))
     assert spec.fields["name"].kind == "lower"
@@ -153,16 +225,27 @@ def test_state_codes_keep_the_datas_case_when_the_goals_name_none():
     assert spec.fields["state"].allowed == ("lower",) and "lower case" in spec.fields["state"].note
     spec = read_spec("state: two-letter state codes in upper case", ["state"], samples)
     assert spec.fields["state"].allowed == ()  # the goals name the case: theirs wins
-    spec = read_spec("state: two-letter state codes", ["state"], {"state": ["Alabama", "CA", "ny", "Texas", "al"]})
+    spec = read_spec(
+        "state: two-letter state codes",
+        ["state"],
+        {"state": ["Alabama", "CA", "ny", "Texas", "al"]},
+    )
     assert spec.fields["state"].allowed == ()  # not codes in lower case already: nothing to keep
 
 
 def test_the_number_of_prefixed_ids_is_read_as_an_integer():
     samples = {"customer_id": [1000, "cust_1001", "1002", "CUST-01003", "01004", 1005]}
-    spec = read_spec("Customer IDs have prefixes; we just want the number.", ["customer_id"], samples)
-    assert spec.fields["customer_id"].kind == "integer" and "to_int" in spec.fields["customer_id"].note
-    spec = read_spec("ounces: just the number", ["ounces"], {"ounces": ["12.0 oz", "16", "12.0", "24 oz."] * 2})
-    assert spec.fields["ounces"].kind == "number"  # "12.0 oz" is converted by the number primitive, not to_int
+    spec = read_spec(
+        "Customer IDs have prefixes; we just want the number.", ["customer_id"], samples
+    )
+    assert (
+        spec.fields["customer_id"].kind == "integer" and "to_int" in spec.fields["customer_id"].note
+    )
+    spec = read_spec(
+        "ounces: just the number", ["ounces"], {"ounces": ["12.0 oz", "16", "12.0", "24 oz."] * 2}
+    )
+    # "12.0 oz" is converted by the number primitive, not to_int
+    assert spec.fields["ounces"].kind == "number"
 
 
 def test_where_rules_and_model_disagree_the_data_decides():
@@ -170,7 +253,8 @@ def test_where_rules_and_model_disagree_the_data_decides():
     goals = "rate is a tax rate in percent"
     model_number = {"rate": ("number", ())}
     spec = read_spec("rate: whole numbers", fields, samples, draft=model_number)
-    assert spec.fields["rate"].kind == "number" and spec.fields["rate"].source == "model"  # 6.25 is no integer
+    # 6.25 is no integer
+    assert spec.fields["rate"].kind == "number" and spec.fields["rate"].source == "model"
     spec = read_spec(goals + ", a number", fields, samples, draft={"rate": ("phone_e164", ())})
     assert spec.fields["rate"].kind == "number" and spec.fields["rate"].source == "instructions"
 
@@ -178,15 +262,25 @@ def test_where_rules_and_model_disagree_the_data_decides():
 def test_a_kind_no_value_fits_and_no_primitive_converts_is_dropped_with_a_note():
     samples = {"code": ["ab-12", "cd-34", "ef-56", "gh-78", "ij-90", "kl-11"]}
     spec = read_spec("code: ISO 8601 dates", ["code"], samples)
-    assert spec.fields["code"].kind is None and "none of 6 sample values fits" in spec.fields["code"].note
+    assert (
+        spec.fields["code"].kind is None
+        and "none of 6 sample values fits" in spec.fields["code"].note
+    )
 
 
 def test_a_name_guess_is_not_applied_to_an_unnamed_field_whose_values_share_one_shape():
     fields = ["name", "phone", "city"]
-    samples = {"name": ["mercy hxspital", "st vincent"], "phone": ["2565938310", "2567688400", "2563258100"] * 3,
-               "city": ["birmingham", "dothan"]}
-    spec = read_spec("US hospital quality data. Some letters were replaced by 'x' (typos). Fix typos; keep "
-                     "everything lowercase.", fields, samples)
+    samples = {
+        "name": ["mercy hxspital", "st vincent"],
+        "phone": ["2565938310", "2567688400", "2563258100"] * 3,
+        "city": ["birmingham", "dothan"],
+    }
+    spec = read_spec(
+        "US hospital quality data. Some letters were replaced by 'x' (typos). Fix typos; keep "
+        "everything lowercase.",
+        fields,
+        samples,
+    )
     assert spec.in_scope("phone") and spec.fields["phone"].kind != "phone_e164"
     assert "share one shape" in spec.fields["phone"].note
 
@@ -200,18 +294,34 @@ def _write(tmp_path, rows, name="crm.jsonl"):
 
 def test_the_spec_is_written_beside_the_output_and_accepted_back(tmp_path):
     data = _write(tmp_path, CRM[:30])
-    result = DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="status: fix typos",
-                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    result = DataCleaner(
+        FakeBackend(default=CLEAN_REPLY),
+        str(data),
+        instructions="status: fix typos",
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     written = json.loads((tmp_path / "cleaning_spec.json").read_text())
     assert result.spec_path == str(tmp_path / "cleaning_spec.json") and written == result.spec
     assert written["fields"]["status"]["mentioned"] and not written["fields"]["phone"]["mentioned"]
-    written["fields"]["status"].update(kind="enum", allowed=list(STATUS))  # the user corrects the reading
+    # the user corrects the reading
+    written["fields"]["status"].update(kind="enum", allowed=list(STATUS))
     (tmp_path / "edited.json").write_text(json.dumps(written))
     events = []
-    DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="(ignored)", spec=str(tmp_path / "edited.json"),
-                output_path=str(tmp_path / "cf2.py"), on_progress=events.append, sleep=lambda s: None).run()
+    DataCleaner(
+        FakeBackend(default=CLEAN_REPLY),
+        str(data),
+        instructions="(ignored)",
+        spec=str(tmp_path / "edited.json"),
+        output_path=str(tmp_path / "cf2.py"),
+        on_progress=events.append,
+        sleep=lambda s: None,
+    ).run()
     ready = next(e for e in events if e["type"] == "spec_ready")
-    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "user"
+    assert (
+        ready["fields"]["status"]["allowed"] == list(STATUS)
+        and ready["fields"]["status"]["source"] == "user"
+    )
     assert "Field spec" in (tmp_path / "cleaning_report.md").read_text()
 
 
@@ -221,7 +331,9 @@ def test_an_unusable_spec_is_a_clear_error_before_the_run(tmp_path):
     bad.write_text(json.dumps({"fields": {"status": {"kind": "enum", "allowed": ["active"]}}}))
     backend = FakeBackend()
     cleaner = DataCleaner(backend, str(data), spec=str(bad))  # run() loads it before any call
-    with pytest.raises(ValueError, match="'status' is an enum and needs at least two allowed values"):
+    with pytest.raises(
+        ValueError, match="'status' is an enum and needs at least two allowed values"
+    ):
         cleaner.run()
     assert backend.calls == 0
     with pytest.raises(ValueError, match="kind 'colour'"):
@@ -256,14 +368,28 @@ EMAIL = textwrap.dedent('''\
 
 
 def test_functions_the_model_writes_in_its_own_order_are_accepted_and_credited(tmp_path):
-    """At 61b931a the library asked for amount first and refused all three ("It changed other fields")."""
+    """At 61b931a the library asked for amount first and refused all three ("It changed other
+    fields")."""
     data = _write(tmp_path, CRM[:200])
-    backend = FakeBackend([make_reply("fix_phone", PHONE), make_reply("fix_status", STATUS_FN),
-                           make_reply("fix_email", EMAIL)], default=CLEAN_REPLY)
+    backend = FakeBackend(
+        [
+            make_reply("fix_phone", PHONE),
+            make_reply("fix_status", STATUS_FN),
+            make_reply("fix_email", EMAIL),
+        ],
+        default=CLEAN_REPLY,
+    )
     events = []
-    result = DataCleaner(backend, str(data), instructions=(ROOT / "test_cases" / "crm_instructions.txt").read_text(),
-                         chunk_size=200, output_path=str(tmp_path / "cf.py"), on_progress=events.append,
-                         sleep=lambda s: None, hint_functions=False).run()
+    result = DataCleaner(
+        backend,
+        str(data),
+        instructions=(ROOT / "test_cases" / "crm_instructions.txt").read_text(),
+        chunk_size=200,
+        output_path=str(tmp_path / "cf.py"),
+        on_progress=events.append,
+        sleep=lambda s: None,
+        hint_functions=False,
+    ).run()
     assert result.functions[:3] == ["fix_phone", "fix_status", "fix_email"], result.rejected
     credited = {e["function_name"]: e["field"] for e in events if e["type"] == "function_generated"}
     assert credited == {"fix_phone": "phone", "fix_status": "status", "fix_email": "email"}
@@ -286,15 +412,27 @@ def test_no_field_the_goals_do_not_mention_may_change_unless_scope_is_all(named,
 
 def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path):
     data = _write(tmp_path, CRM[:30])
-    greedy = EMAIL.replace('    return record', '    record["country"] = "ZZ"\n    return record')
+    greedy = EMAIL.replace("    return record", '    record["country"] = "ZZ"\n    return record')
     backend = FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(data), instructions="email: lower case, no spaces", max_iterations=2,
-                         output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(data),
+        instructions="email: lower case, no spaces",
+        max_iterations=2,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     assert "fix_email" not in result.functions
     assert any("'country', which the goals do not ask to change" in r for _, r in result.rejected)
-    everything = DataCleaner(FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY), str(data),
-                             instructions="email: lower case, no spaces", max_iterations=2, scope="all",
-                             output_path=str(tmp_path / "cf2.py"), sleep=lambda s: None).run()
+    everything = DataCleaner(
+        FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY),
+        str(data),
+        instructions="email: lower case, no spaces",
+        max_iterations=2,
+        scope="all",
+        output_path=str(tmp_path / "cf2.py"),
+        sleep=lambda s: None,
+    ).run()
     assert everything.spec["scope"] == "all"
 
 
@@ -306,43 +444,85 @@ HOSPITAL_LIKE = {
 }
 
 
-@pytest.mark.parametrize("field, draft, why", [
-    ("zip", ("integer", ()), "the goals say to leave it alone"),
-    ("county", ("enum", ("jefferson", "marshall")), "two counties from a few rows are not the county list"),
-    ("type", ("enum", ("acute care hospitals", "pediatric hospitals")), "a value neither the goals nor the data have"),
-    ("emergency_service", ("bool", ()), "the goals ask no format, and bool would rewrite every 'yes'"),
-])
+@pytest.mark.parametrize(
+    "field, draft, why",
+    [
+        ("zip", ("integer", ()), "the goals say to leave it alone"),
+        (
+            "county",
+            ("enum", ("jefferson", "marshall")),
+            "two counties from a few rows are not the county list",
+        ),
+        (
+            "type",
+            ("enum", ("acute care hospitals", "pediatric hospitals")),
+            "a value neither the goals nor the data have",
+        ),
+        (
+            "emergency_service",
+            ("bool", ()),
+            "the goals ask no format, and bool would rewrite every 'yes'",
+        ),
+    ],
+)
 def test_the_models_draft_does_not_override_what_the_goals_and_data_support(field, draft, why):
     goals = "Fix the typos in the county, type and emergency service. Leave the zip code alone."
     rules = read_spec(goals, list(HOSPITAL_LIKE), HOSPITAL_LIKE)
     settled = read_spec(goals, list(HOSPITAL_LIKE), HOSPITAL_LIKE, draft={field: draft})
-    assert (settled.fields[field].kind, settled.fields[field].allowed) == \
-        (rules.fields[field].kind, rules.fields[field].allowed), why
+    assert (settled.fields[field].kind, settled.fields[field].allowed) == (
+        rules.fields[field].kind,
+        rules.fields[field].allowed,
+    ), why
 
 
 def test_a_models_enumeration_the_data_supports_is_taken_where_the_goals_give_no_list():
     statuses = ["active", "Active", "actve", "pending", "PENDING", "churned", "churnd", "active"]
-    spec = read_spec("status: fix typos", ["status"], {"status": statuses},
-                     draft={"status": ("enum", ("active", "pending", "churned"))})
+    spec = read_spec(
+        "status: fix typos",
+        ["status"],
+        {"status": statuses},
+        draft={"status": ("enum", ("active", "pending", "churned"))},
+    )
     assert (spec.fields["status"].kind, spec.fields["status"].allowed) == ("enum", STATUS)
 
 
 def test_the_models_draft_is_read_and_the_data_settles_a_disagreement(tmp_path):
     from recursive_cleaner.model.spec_draft import build_spec_prompt, parse_spec_draft
 
-    reply = ("Here you go:\n- status: enum: active | pending | churned\n`email`: email\nphone: none\n"
-             "amount: number\ncountry: colour\nnot_a_field: date")
+    reply = (
+        "Here you go:\n- status: enum: active | pending | churned\n`email`: email\nphone: none\n"
+        "amount: number\ncountry: colour\nnot_a_field: date"
+    )
     draft = parse_spec_draft(reply, CRM_FIELDS)
-    assert draft == {"status": ("enum", STATUS), "email": ("email", ()), "phone": (None, ()), "amount": ("number", ())}
+    assert draft == {
+        "status": ("enum", STATUS),
+        "email": ("email", ()),
+        "phone": (None, ()),
+        "amount": ("number", ()),
+    }
     prompt = build_spec_prompt("status: fix typos", {"status": ["active", "Pending "]})
-    assert prompt.index("Choose the kind") < prompt.index("status: fix typos") < prompt.index("- status: 'active'")
+    assert (
+        prompt.index("Choose the kind")
+        < prompt.index("status: fix typos")
+        < prompt.index("- status: 'active'")
+    )
     data = _write(tmp_path, CRM[:30])
     backend = FakeBackend(lambda p: reply if "fill in, for every field" in p else CLEAN_REPLY)
     events = []
-    DataCleaner(backend, str(data), instructions="status: fix typos", draft_spec=True, on_progress=events.append,
-                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    DataCleaner(
+        backend,
+        str(data),
+        instructions="status: fix typos",
+        draft_spec=True,
+        on_progress=events.append,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     ready = next(e for e in events if e["type"] == "spec_ready")
-    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
+    assert (
+        ready["fields"]["status"]["allowed"] == list(STATUS)
+        and ready["fields"]["status"]["source"] == "model"
+    )
     assert any(e["type"] == "llm_call" and e["purpose"] == "spec" for e in events)
 
 
@@ -352,26 +532,51 @@ def test_a_backend_that_can_hold_its_reply_to_a_schema_drafts_json(tmp_path):
     schema = spec_schema(["status", "phone"])
     assert schema["required"] == ["status", "phone"] and schema["additionalProperties"] is False
     assert "none" in schema["properties"]["status"]["properties"]["kind"]["enum"]
-    prompt = build_spec_prompt("status: fix typos", {"status": ["active"], "phone": ["1"]}, structured=True)
+    prompt = build_spec_prompt(
+        "status: fix typos", {"status": ["active"], "phone": ["1"]}, structured=True
+    )
     assert "JSON object" in prompt and "Reply with exactly" not in prompt
-    reply = ('```json\n{"status": {"kind": "enum", "values": ["active", "pending", "churned"]}, '
-             '"email": {"kind": "email"}, "phone": {"kind": "none"}, "amount": {"kind": "colour"}}\n```')
-    assert parse_spec_draft(reply, CRM_FIELDS) == {"status": ("enum", STATUS), "email": ("email", ()),
-                                                   "phone": (None, ())}
+    reply = (
+        '```json\n{"status": {"kind": "enum", "values": ["active", "pending", "churned"]}, '
+        '"email": {"kind": "email"}, "phone": {"kind": "none"}, "amount": {"kind": "colour"}}\n```'
+    )
+    assert parse_spec_draft(reply, CRM_FIELDS) == {
+        "status": ("enum", STATUS),
+        "email": ("email", ()),
+        "phone": (None, ()),
+    }
     data = _write(tmp_path, CRM[:30])
-    backend = StructuredFakeBackend(lambda p: reply if "fill in, for every field" in p else CLEAN_REPLY)
+    backend = StructuredFakeBackend(
+        lambda p: reply if "fill in, for every field" in p else CLEAN_REPLY
+    )
     events = []
-    DataCleaner(backend, str(data), instructions="status: fix typos", draft_spec=True, on_progress=events.append,
-                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
-    assert len(backend.schemas) == 1 and backend.schemas[0]["required"] == CRM_FIELDS  # only the draft is held
+    DataCleaner(
+        backend,
+        str(data),
+        instructions="status: fix typos",
+        draft_spec=True,
+        on_progress=events.append,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
+    # only the draft is held
+    assert len(backend.schemas) == 1 and backend.schemas[0]["required"] == CRM_FIELDS
     ready = next(e for e in events if e["type"] == "spec_ready")
-    assert ready["fields"]["status"]["allowed"] == list(STATUS) and ready["fields"]["status"]["source"] == "model"
+    assert (
+        ready["fields"]["status"]["allowed"] == list(STATUS)
+        and ready["fields"]["status"]["source"] == "model"
+    )
 
 
 def test_issues_in_fields_the_goals_do_not_mention_are_reported_as_suggestions(tmp_path):
     data = _write(tmp_path, CRM[:30])
-    DataCleaner(FakeBackend(default=CLEAN_REPLY), str(data), instructions="status: one of active, pending, churned",
-                output_path=str(tmp_path / "cf.py"), sleep=lambda s: None).run()
+    DataCleaner(
+        FakeBackend(default=CLEAN_REPLY),
+        str(data),
+        instructions="status: one of active, pending, churned",
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
     report = (tmp_path / "cleaning_report.md").read_text()
     section = report.split("## Suggestions (not changed)")[1].split("\n## ")[0]
     assert "phone:" in section and "E.164" in section and "email:" in section
@@ -380,10 +585,18 @@ def test_issues_in_fields_the_goals_do_not_mention_are_reported_as_suggestions(t
 
 def test_an_example_of_a_whole_number_without_its_dot_zero_is_read_as_whole_as_int():
     fields = ["ounces", "abv"]
-    for goals in ('The ounces column should only hold the number of ounces (so "12.0 oz." becomes 12).',
-                  'ounces: just the number ("12.0 oz." and "12.0 ounce" are all 12).', 'ounces: no trailing .0'):
+    for goals in (
+        'The ounces column should only hold the number of ounces (so "12.0 oz." becomes 12).',
+        'ounces: just the number ("12.0 oz." and "12.0 ounce" are all 12).',
+        "ounces: no trailing .0",
+    ):
         assert read_spec(goals, fields).fields["ounces"].allowed == ("whole_as_int",), goals
-    for goals in ('ounces: just the number ("16.9 oz" is 16.9)', 'ounces: just the number ("12.0 oz" is 12.0)'):
+    for goals in (
+        'ounces: just the number ("16.9 oz" is 16.9)',
+        'ounces: just the number ("12.0 oz" is 12.0)',
+    ):
         assert read_spec(goals, fields).fields["ounces"].allowed == (), goals
-    assert read_spec('ounces: just the number, like 12 or 16', fields).fields["ounces"].allowed == ("whole_as_int",)
-    assert read_spec('abv: a number like 0.05 or 0.066', fields).fields["abv"].allowed == ()
+    assert read_spec("ounces: just the number, like 12 or 16", fields).fields["ounces"].allowed == (
+        "whole_as_int",
+    )
+    assert read_spec("abv: a number like 0.05 or 0.066", fields).fields["abv"].allowed == ()

@@ -13,9 +13,11 @@ from recursive_cleaner.errors import InputError
 from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.optional_deps import optional
 
-HTML = """<!doctype html><html><head><title>Not body text</title><style>p {color: red}</style></head>
+HTML = """<!doctype html><html><head><title>Not body text</title><style>p {color: \
+red}</style></head>
 <body><h1>Patient notes</h1><script>var secret = 1;</script>
-<p>Seen on 03/04/2021 &amp; again   on 2021-05-06.</p><ul><li>first item</li><li>second item</li></ul>
+<p>Seen on 03/04/2021 &amp; again   on 2021-05-06.</p><ul><li>first item</li><li>second \
+item</li></ul>
 <table><tr><td>a</td><td>b</td></tr></table></body></html>"""
 
 
@@ -25,7 +27,8 @@ def pdf_bytes(lines: list[str]) -> bytes:
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> "
+        ">> "
         "/Contents 4 0 R >>",
         f"<< /Length {len(text)} >>\nstream\n{text}\nendstream",
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
@@ -37,7 +40,9 @@ def pdf_bytes(lines: list[str]) -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     return bytes(out)
 
 
@@ -110,7 +115,11 @@ def test_materialized_text_is_named_by_content_and_reused(tmp_path):
 
 def test_is_document_by_suffix():
     assert is_document("a.PDF") and is_document("b.docx") and is_document("c.htm")
-    assert not is_document("d.txt") and not is_document("e.csv") and not is_document(["not", "a", "path"])
+    assert (
+        not is_document("d.txt")
+        and not is_document("e.csv")
+        and not is_document(["not", "a", "path"])
+    )
     assert set(documents.DOCUMENT_SUFFIXES) == {".pdf", ".docx", ".html", ".htm"}
 
 
@@ -119,8 +128,12 @@ def test_the_cleaner_reads_a_document_as_text(tmp_path, monkeypatch):
     page = tmp_path / "notes.html"
     page.write_text(HTML, encoding="utf-8")
     backend = FakeBackend(default=CLEAN_REPLY)
-    cleaner = DataCleaner(backend, str(page), instructions="Dates as YYYY-MM-DD.",
-                          output_path=str(tmp_path / "cleaning_functions.py"))
+    cleaner = DataCleaner(
+        backend,
+        str(page),
+        instructions="Dates as YYYY-MM-DD.",
+        output_path=str(tmp_path / "cleaning_functions.py"),
+    )
     assert cleaner.mode == "text" and cleaner.file_path == str(page)  # its .txt file: by run()
     result = cleaner.run()
     assert cleaner.file_path.endswith(".txt")

@@ -1,4 +1,5 @@
-"""Parquet and Excel (optional extras): detection, streaming reads, apply round trips, writer rules, install hints."""
+"""Parquet and Excel (optional extras): detection, streaming reads, apply round trips, writer rules,
+install hints."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from recursive_cleaner._extras import require
 from recursive_cleaner.apply.local import ApplyError, apply_file
 from recursive_cleaner.errors import InputError
 from recursive_cleaner.read.parsers import (
-    FORMATS, count_chunks, count_records, detect_format, iter_chunks, iter_records,
+    FORMATS,
+    count_chunks,
+    count_records,
+    detect_format,
+    iter_chunks,
+    iter_records,
 )
 from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.optional_deps import optional
@@ -25,14 +31,14 @@ pa = optional("pyarrow")
 pq = optional("pyarrow.parquet")
 openpyxl = optional("openpyxl")
 
-ADD_TWICE = '''
+ADD_TWICE = """
 def clean_data(record):
     record = dict(record)
     record["twice"] = record["i"] * 2
     if isinstance(record.get("name"), str):
         record["name"] = record["name"].strip().title()
     return record
-'''
+"""
 
 
 def functions(tmp_path: Path, code: str = ADD_TWICE) -> str:
@@ -52,8 +58,17 @@ def cleaned(records: list[dict]) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("name,fmt", [("a.parquet", "parquet"), ("A.PQ", "parquet"), ("a.xlsx", "excel"),
-                                      ("a.XLSM", "excel"), ("old.xls", "excel"), ("a.parquet.gz", "text")])
+@pytest.mark.parametrize(
+    "name,fmt",
+    [
+        ("a.parquet", "parquet"),
+        ("A.PQ", "parquet"),
+        ("a.xlsx", "excel"),
+        ("a.XLSM", "excel"),
+        ("old.xls", "excel"),
+        ("a.parquet.gz", "text"),
+    ],
+)
 def test_detect_format_by_extension(name, fmt):
     assert detect_format(name) == fmt
     assert fmt in FORMATS
@@ -61,17 +76,21 @@ def test_detect_format_by_extension(name, fmt):
 
 # ---------------------------------------------------------------------------- Parquet
 def messy_parquet(path: Path, n: int = 23) -> Path:
-    table = pa.table({
-        "i": pa.array(range(n), pa.int32()),
-        "name": [f"  user {i} " if i % 3 else None for i in range(n)],
-        "score": [i / 2 if i % 4 else float("nan") for i in range(n)],
-        "ok": [i % 2 == 0 for i in range(n)],
-        "tags": [["a", str(i)] for i in range(n)],
-        "address": [{"city": f"c{i}", "zip": i} for i in range(n)],
-        "joined": pa.array([datetime.date(2024, 1, 1 + i % 28) for i in range(n)], pa.date32()),
-        "seen": pa.array([datetime.datetime(2024, 1, 1, i % 24, 30) for i in range(n)], pa.timestamp("us")),
-        "price": pa.array([decimal.Decimal(f"{i}.50") for i in range(n)], pa.decimal128(6, 2)),
-    })
+    table = pa.table(
+        {
+            "i": pa.array(range(n), pa.int32()),
+            "name": [f"  user {i} " if i % 3 else None for i in range(n)],
+            "score": [i / 2 if i % 4 else float("nan") for i in range(n)],
+            "ok": [i % 2 == 0 for i in range(n)],
+            "tags": [["a", str(i)] for i in range(n)],
+            "address": [{"city": f"c{i}", "zip": i} for i in range(n)],
+            "joined": pa.array([datetime.date(2024, 1, 1 + i % 28) for i in range(n)], pa.date32()),
+            "seen": pa.array(
+                [datetime.datetime(2024, 1, 1, i % 24, 30) for i in range(n)], pa.timestamp("us")
+            ),
+            "price": pa.array([decimal.Decimal(f"{i}.50") for i in range(n)], pa.decimal128(6, 2)),
+        }
+    )
     pq.write_table(table, path, row_group_size=5)
     return path
 
@@ -80,10 +99,19 @@ def test_parquet_reads_as_json_ready_records_streamed_by_batches(tmp_path):
     path = messy_parquet(tmp_path / "in.parquet")
     records = list(iter_records(str(path)))
     assert len(records) == count_records(str(path)) == 23
-    assert records[1] == {"i": 1, "name": "  user 1 ", "score": 0.5, "ok": False, "tags": ["a", "1"],
-                          "address": {"city": "c1", "zip": 1}, "joined": "2024-01-02", "seen": "2024-01-01T01:30:00",
-                          "price": 1.5}
-    assert records[0]["score"] is None and records[0]["name"] is None  # NaN and null both become None
+    assert records[1] == {
+        "i": 1,
+        "name": "  user 1 ",
+        "score": 0.5,
+        "ok": False,
+        "tags": ["a", "1"],
+        "address": {"city": "c1", "zip": 1},
+        "joined": "2024-01-02",
+        "seen": "2024-01-01T01:30:00",
+        "price": 1.5,
+    }
+    # NaN and null both become None
+    assert records[0]["score"] is None and records[0]["name"] is None
     json.dumps(records)  # JSON-ready throughout
     assert [len(c) for c in iter_chunks(str(path), 10)] == [10, 10, 3]
     assert count_chunks(str(path), 10) == 3
@@ -92,7 +120,9 @@ def test_parquet_reads_as_json_ready_records_streamed_by_batches(tmp_path):
 def test_parquet_round_trip_read_apply_write_read_back(tmp_path, monkeypatch):
     monkeypatch.setattr(_tabular, "ROW_GROUP_ROWS", 7)  # several row groups on the way out
     source = messy_parquet(tmp_path / "in.parquet")
-    result = apply_file(functions(tmp_path), str(source), str(tmp_path / "out.parquet"), workers=2, batch_size=4)
+    result = apply_file(
+        functions(tmp_path), str(source), str(tmp_path / "out.parquet"), workers=2, batch_size=4
+    )
     back = list(iter_records(str(tmp_path / "out.parquet")))
     assert back == cleaned(list(iter_records(str(source))))
     assert (result.records_in, result.records_out, result.dropped_keys) == (23, 23, [])
@@ -106,18 +136,24 @@ def test_parquet_round_trip_read_apply_write_read_back(tmp_path, monkeypatch):
 def test_parquet_writer_text_columns_dropped_keys_and_empty_output(tmp_path):
     source = tmp_path / "in.parquet"
     pq.write_table(pa.table({"i": list(range(6))}), source)
-    code = '''
+    code = """
 def clean_data(record):
     record = dict(record)
     i = record["i"]
-    record["late_type"] = None if i < 3 else i          # all null in the first batch: a string column
+    record["late_type"] = None if i < 3 else i          # all null in the first batch: a string \
+column
     record["mixed"] = [1, "a", True][i % 3]             # no single type: JSON text
     if i == 5:
         record["late_key"] = "x"                        # first seen after the first batch: dropped
     return record
-'''
-    result = apply_file(functions(tmp_path, code), str(source), str(tmp_path / "out.parquet"), workers=1,
-                        batch_size=3)
+"""
+    result = apply_file(
+        functions(tmp_path, code),
+        str(source),
+        str(tmp_path / "out.parquet"),
+        workers=1,
+        batch_size=3,
+    )
     back = pq.read_table(tmp_path / "out.parquet").to_pylist()
     assert [r["late_type"] for r in back] == [None, None, None, "3", "4", "5"]
     assert [r["mixed"] for r in back] == ["1", "a", "true", "1", "a", "true"]
@@ -128,22 +164,27 @@ def clean_data(record):
     assert pq.read_table(tmp_path / "empty_out.parquet").num_rows == 0
 
 
-LATE_FLOAT = '''
+LATE_FLOAT = """
 def clean_data(record):
     record = dict(record)
     record["n"] = 1.5 if record["i"] >= 3 else 1
     return record
-'''
-LATE_STRUCT_KEY = '''
+"""
+LATE_STRUCT_KEY = """
 def clean_data(record):
     record = dict(record)
     record["s"] = {"city": "x", "new": 1} if record["i"] >= 3 else {"city": "c"}
     return record
-'''
+"""
 
 
-@pytest.mark.parametrize("code,message", [(LATE_FLOAT, "column 'n' is int64 .* does not fit.*: 1.5"),
-                                          (LATE_STRUCT_KEY, "column 's' is struct.* does not fit.*'new': 1")])
+@pytest.mark.parametrize(
+    "code,message",
+    [
+        (LATE_FLOAT, "column 'n' is int64 .* does not fit.*: 1.5"),
+        (LATE_STRUCT_KEY, "column 's' is struct.* does not fit.*'new': 1"),
+    ],
+)
 def test_parquet_value_that_does_not_fit_its_column_fails_the_run_cleanly(tmp_path, code, message):
     source = tmp_path / "in.parquet"
     pq.write_table(pa.table({"i": list(range(6))}), source)
@@ -164,10 +205,17 @@ def test_a_file_that_is_not_parquet_is_an_input_error(tmp_path):
 def test_data_cleaner_runs_on_a_parquet_file(tmp_path):
     source = messy_parquet(tmp_path / "in.parquet")
     backend = FakeBackend(default=CLEAN_REPLY)
-    result = DataCleaner(backend, str(source), chunk_size=10, output_path=str(tmp_path / "cf.py"),
-                         report_path=None, sleep=lambda s: None).run()
+    result = DataCleaner(
+        backend,
+        str(source),
+        chunk_size=10,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+    ).run()
     assert result.chunks_total == 3 and result.chunks_processed == 3
-    assert any("2024-01-0" in prompt for prompt in backend.history)  # dates reach the model as ISO text
+    # dates reach the model as ISO text
+    assert any("2024-01-0" in prompt for prompt in backend.history)
 
 
 # ---------------------------------------------------------------------------- Excel
@@ -176,9 +224,10 @@ def messy_workbook(path: Path) -> Path:
     sheet = book.active
     sheet.append(["i", "name", None, "signup", "score"])
     sheet.append([0, "  ann lee ", None, datetime.datetime(2024, 1, 5), 1.5])
-    sheet.append([])                                                       # blank row: ignored
+    sheet.append([])  # blank row: ignored
     sheet.append([1, "bo chen", "x", datetime.datetime(2024, 1, 5, 10, 30), None])
-    sheet.append([2, "cy", None, "5 Jan 2024", 3, None, "stray"])          # beyond the header: skipped
+    # beyond the header: skipped
+    sheet.append([2, "cy", None, "5 Jan 2024", 3, None, "stray"])
     sheet.append([3, "di eze", None, None, True])
     book.create_sheet("ignored").append(["only the first sheet is read"])
     book.save(path)
@@ -191,16 +240,26 @@ def test_excel_reads_the_first_sheet_under_its_header_row(tmp_path):
     records = list(iter_records(str(path), on_skip=skipped.append))
     assert records == [
         {"i": 0, "name": "  ann lee ", "column_3": None, "signup": "2024-01-05", "score": 1.5},
-        {"i": 1, "name": "bo chen", "column_3": "x", "signup": "2024-01-05T10:30:00", "score": None},
+        {
+            "i": 1,
+            "name": "bo chen",
+            "column_3": "x",
+            "signup": "2024-01-05T10:30:00",
+            "score": None,
+        },
         {"i": 3, "name": "di eze", "column_3": None, "signup": None, "score": True},
     ]
-    assert [(s.line, s.reason) for s in skipped] == [(5, "a value in column 7, beyond the header's 5 columns")]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (5, "a value in column 7, beyond the header's 5 columns")
+    ]
     assert count_records(str(path)) == 3 and count_chunks(str(path), 2) == 2
 
 
 def test_excel_round_trip_read_apply_write_read_back(tmp_path):
     source = messy_workbook(tmp_path / "in.xlsx")
-    result = apply_file(functions(tmp_path), str(source), str(tmp_path / "out.xlsx"), workers=2, batch_size=2)
+    result = apply_file(
+        functions(tmp_path), str(source), str(tmp_path / "out.xlsx"), workers=2, batch_size=2
+    )
     back = list(iter_records(str(tmp_path / "out.xlsx")))
     assert back == cleaned(list(iter_records(str(source))))
     assert (result.records_in, result.skipped_input) == (3, 1)
@@ -213,7 +272,7 @@ def test_excel_writer_never_writes_formulas_and_replaces_illegal_characters(tmp_
     for i in range(3):
         book.active.append([i])
     book.save(source)
-    code = '''
+    code = """
 def clean_data(record):
     record = dict(record)
     record["link"] = '=HYPERLINK("http://evil.example","click")'
@@ -223,12 +282,21 @@ def clean_data(record):
     if record["i"] == 2:
         record["late"] = 1
     return record
-'''
-    result = apply_file(functions(tmp_path, code), str(source), str(tmp_path / "out.xlsx"), workers=1,
-                        batch_size=2)
-    sheet = openpyxl.load_workbook(tmp_path / "out.xlsx").active  # not data_only: a formula would show as one
-    assert sheet["B2"].value == '=HYPERLINK("http://evil.example","click")' and sheet["B2"].data_type == "s"
-    assert sheet["C2"].value == "a\ufffdb" and sheet["D2"].value == '{"k": [1, 2]}' and sheet["E2"].value is None
+"""
+    result = apply_file(
+        functions(tmp_path, code), str(source), str(tmp_path / "out.xlsx"), workers=1, batch_size=2
+    )
+    # not data_only: a formula would show as one
+    sheet = openpyxl.load_workbook(tmp_path / "out.xlsx").active
+    assert (
+        sheet["B2"].value == '=HYPERLINK("http://evil.example","click")'
+        and sheet["B2"].data_type == "s"
+    )
+    assert (
+        sheet["C2"].value == "a\ufffdb"
+        and sheet["D2"].value == '{"k": [1, 2]}'
+        and sheet["E2"].value is None
+    )
     assert result.dropped_keys == ["late"]
 
 
@@ -261,18 +329,31 @@ def test_xls_and_broken_workbooks_are_input_errors(tmp_path):
 
 
 # ---------------------------------------------------------------------------- missing extras
-@pytest.mark.parametrize("suffix,modules,hint", [
-    (".parquet", ("pyarrow", "pyarrow.parquet"),
-     "reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'"),
-    (".xlsx", ("openpyxl",), "reading .xlsx needs openpyxl: pip install 'recursive-data-cleaner[excel]'"),
-])
+@pytest.mark.parametrize(
+    "suffix,modules,hint",
+    [
+        (
+            ".parquet",
+            ("pyarrow", "pyarrow.parquet"),
+            "reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'",
+        ),
+        (
+            ".xlsx",
+            ("openpyxl",),
+            "reading .xlsx needs openpyxl: pip install 'recursive-data-cleaner[excel]'",
+        ),
+    ],
+)
 def test_a_missing_extra_names_the_pip_command(tmp_path, monkeypatch, suffix, modules, hint):
     path = tmp_path / f"data{suffix}"
     path.write_bytes(b"whatever")
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)  # import now fails as if not installed
-    for call in (lambda: iter_records(str(path)), lambda: count_records(str(path)),
-                 lambda: apply_file(functions(tmp_path), str(path), str(tmp_path / f"out{suffix}"))):
+    for call in (
+        lambda: iter_records(str(path)),
+        lambda: count_records(str(path)),
+        lambda: apply_file(functions(tmp_path), str(path), str(tmp_path / f"out{suffix}")),
+    ):
         with pytest.raises(ModuleNotFoundError) as info:
             call()
         assert str(info.value) == hint
@@ -287,5 +368,7 @@ def test_require_reraises_a_broken_install_unchanged(tmp_path, monkeypatch):
     assert info.value.name == "some_dependency_that_is_not_there_xyz"
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ModuleNotFoundError, match="testing needs matplotlib: pip install matplotlib$"):
+    with pytest.raises(
+        ModuleNotFoundError, match="testing needs matplotlib: pip install matplotlib$"
+    ):
         require("matplotlib.pyplot", "testing")

@@ -1,4 +1,5 @@
-"""The format registry (read/formats): one door, detection by extension, what apply and the CLI read from it."""
+"""The format registry (read/formats): one door, detection by extension, what apply and the CLI read
+from it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from recursive_cleaner.apply.fields import OUTPUT_EXTENSIONS, output_format
 from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.read import formats
 from recursive_cleaner.read.formats import Format, Part, register, unregister
-from recursive_cleaner.read.parsers import FORMATS, count_records, detect_format, iter_chunks, iter_records
+from recursive_cleaner.read.parsers import (
+    FORMATS,
+    count_records,
+    detect_format,
+    iter_chunks,
+    iter_records,
+)
 
 
 def test_the_built_ins_are_registered_in_order_and_the_old_constant_stays():
@@ -23,19 +30,38 @@ def test_the_built_ins_are_registered_in_order_and_the_old_constant_stays():
         formats.get("xml")
 
 
-@pytest.mark.parametrize("name, fmt", [
-    ("a.jsonl", "jsonl"), ("a.NDJSON", "jsonl"), ("a.csv", "csv"), ("a.TSV", "csv"), ("a.json", "json"),
-    ("a.pq", "parquet"), ("old.xls", "excel"), ("a.txt", "text"), ("noext", "text"), (".jsonl", "text"),
-    ("dir.v2/a.log", "text"), ("a.jsonl.gz", "jsonl.gz"), ("A.NDJSON.GZ", "jsonl.gz"), ("a.csv.gz", "csv.gz"),
-    ("a.tsv.gz", "csv.gz"), ("a.json.gz", "text"), ("a.tar.gz", "text"), ("data.v2.csv", "csv"),
-])
+@pytest.mark.parametrize(
+    "name, fmt",
+    [
+        ("a.jsonl", "jsonl"),
+        ("a.NDJSON", "jsonl"),
+        ("a.csv", "csv"),
+        ("a.TSV", "csv"),
+        ("a.json", "json"),
+        ("a.pq", "parquet"),
+        ("old.xls", "excel"),
+        ("a.txt", "text"),
+        ("noext", "text"),
+        (".jsonl", "text"),
+        ("dir.v2/a.log", "text"),
+        ("a.jsonl.gz", "jsonl.gz"),
+        ("A.NDJSON.GZ", "jsonl.gz"),
+        ("a.csv.gz", "csv.gz"),
+        ("a.tsv.gz", "csv.gz"),
+        ("a.json.gz", "text"),
+        ("a.tar.gz", "text"),
+        ("data.v2.csv", "csv"),
+    ],
+)
 def test_detection_by_extension_two_suffixes_first(name, fmt):
     assert formats.detect(name).name == detect_format(name) == fmt
 
 
 def test_output_extensions_come_from_the_formats():
     assert OUTPUT_EXTENSIONS[".tsv"] == "csv" and OUTPUT_EXTENSIONS[".csv.gz"] == "csv.gz"
-    assert ".xls" not in OUTPUT_EXTENSIONS and len(OUTPUT_EXTENSIONS) == len(dict(OUTPUT_EXTENSIONS))
+    assert ".xls" not in OUTPUT_EXTENSIONS and len(OUTPUT_EXTENSIONS) == len(
+        dict(OUTPUT_EXTENSIONS)
+    )
     assert output_format("x/OUT.TSV.GZ") == "csv.gz" and output_format("x.xlsm") == "excel"
     for bad in ("old.xls", "x.txt", "x.json.gz", "x.gz"):
         with pytest.raises(ValueError, match=r"cannot tell the output format .* \.csv\.gz"):
@@ -62,7 +88,11 @@ def test_register_refuses_a_taken_name_or_extension():
         name = "odd"
         extensions = ("CSV",)
 
-    for fmt, match in ((Again(), "new name"), (Steals(), "already names the csv format"), (Odd(), "lower case")):
+    for fmt, match in (
+        (Again(), "new name"),
+        (Steals(), "already names the csv format"),
+        (Odd(), "lower case"),
+    ):
         with pytest.raises(ValueError, match=match):
             register(fmt)
     assert "steals" not in formats.names() and formats.detect("a.tsv").name == "csv"
@@ -115,12 +145,17 @@ def test_a_plug_in_format_is_read_applied_and_written_through_the_registry(tmp_p
     assert list(iter_records(str(source))) == [{"a": "1", "b": " x "}, {"a": "2", "b": "y"}]
     assert list(iter_chunks(str(source), 1)) == [[{"a": "1", "b": " x "}], [{"a": "2", "b": "y"}]]
     functions = tmp_path / "cf.py"
-    functions.write_text("def clean_data(record):\n    record = dict(record)\n"
-                         "    record['b'] = record['b'].strip()\n    return record\n")
+    functions.write_text(
+        "def clean_data(record):\n    record = dict(record)\n"
+        "    record['b'] = record['b'].strip()\n    return record\n"
+    )
     result = apply_file(str(functions), str(source), str(tmp_path / "out.pipes"), workers=1)
     assert result.records_out == 2 and (tmp_path / "out.pipes").read_text() == "a=1|b=x\na=2|b=y\n"
     apply_file(str(functions), str(source), str(tmp_path / "out.jsonl"), workers=1)
-    assert (tmp_path / "out.jsonl").read_text().splitlines() == ['{"a": "1", "b": "x"}', '{"a": "2", "b": "y"}']
+    assert (tmp_path / "out.jsonl").read_text().splitlines() == [
+        '{"a": "1", "b": "x"}',
+        '{"a": "2", "b": "y"}',
+    ]
 
 
 def test_apply_names_what_it_reads_from_the_registry(tmp_path):
@@ -128,6 +163,9 @@ def test_apply_names_what_it_reads_from_the_registry(tmp_path):
     text.write_text("Just prose.")
     functions = tmp_path / "cf.py"
     functions.write_text("def clean_data(record):\n    return record\n")
-    with pytest.raises(ValueError, match=r"reads jsonl, csv, json, parquet, excel, jsonl\.gz, csv\.gz files, "
-                                         r"not 'text'"):
+    with pytest.raises(
+        ValueError,
+        match=r"reads jsonl, csv, json, parquet, excel, jsonl\.gz, csv\.gz files, "
+        r"not 'text'",
+    ):
         apply_file(str(functions), str(text), str(tmp_path / "out.jsonl"))

@@ -1,4 +1,5 @@
-"""Tests for recursive_cleaner.read.parsers: nasty files, exact line numbers and offsets, properties."""
+"""Tests for recursive_cleaner.read.parsers: nasty files, exact line numbers and offsets,
+properties."""
 
 from __future__ import annotations
 
@@ -15,10 +16,18 @@ from hypothesis import strategies as st
 
 from recursive_cleaner.errors import InputEncodingError, InputError
 from recursive_cleaner.read.parsers import (
-    FORMATS, SkippedRecord, count_chunks, count_records, detect_format, iter_chunks, iter_records,
+    FORMATS,
+    SkippedRecord,
+    count_chunks,
+    count_records,
+    detect_format,
+    iter_chunks,
+    iter_records,
 )
 
-CASES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test_cases")
+CASES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test_cases"
+)
 
 
 def write(tmp_path, name: str, data: bytes | str) -> str:
@@ -37,8 +46,18 @@ def read_all(path: str, fmt: str | None = None, **kw) -> tuple[list, list[Skippe
 # ---------------------------------------------------------------------------- general
 @pytest.mark.parametrize(
     "name,fmt",
-    [("a.jsonl", "jsonl"), ("a.NDJSON", "jsonl"), ("a.csv", "csv"), ("a.TSV", "csv"), ("a.json", "json"),
-     ("a.txt", "text"), ("a.md", "text"), ("noext", "text"), ("dir.v2/a.log", "text"), ("a.json.gz", "text")],
+    [
+        ("a.jsonl", "jsonl"),
+        ("a.NDJSON", "jsonl"),
+        ("a.csv", "csv"),
+        ("a.TSV", "csv"),
+        ("a.json", "json"),
+        ("a.txt", "text"),
+        ("a.md", "text"),
+        ("noext", "text"),
+        ("dir.v2/a.log", "text"),
+        ("a.json.gz", "text"),
+    ],
 )
 def test_detect_format(name, fmt):
     assert detect_format(name) == fmt
@@ -76,15 +95,26 @@ def test_empty_file(tmp_path, name):
     assert count_records(path) == 0
 
 
-@pytest.mark.parametrize("name,data", [("b.jsonl", b"\xef\xbb\xbf"), ("b.json", b"\xef\xbb\xbf \n"),
-                                       ("b.csv", b"\xef\xbb\xbf"), ("b.txt", b"\xef\xbb\xbf\n\n  ")])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("b.jsonl", b"\xef\xbb\xbf"),
+        ("b.json", b"\xef\xbb\xbf \n"),
+        ("b.csv", b"\xef\xbb\xbf"),
+        ("b.txt", b"\xef\xbb\xbf\n\n  "),
+    ],
+)
 def test_bom_or_whitespace_only_file_has_no_chunks(tmp_path, name, data):
     assert list(iter_chunks(write(tmp_path, name, data), 5)) == []
 
 
 # ---------------------------------------------------------------------------- JSONL
 def test_jsonl_bom_crlf_blank_lines(tmp_path):
-    path = write(tmp_path, "a.jsonl", b'\xef\xbb\xbf{"a": 1}\r\n\r\n   \n{"a": 2}  \r\n  {"a": 3}\n\t\n{"a": 4}')
+    path = write(
+        tmp_path,
+        "a.jsonl",
+        b'\xef\xbb\xbf{"a": 1}\r\n\r\n   \n{"a": 2}  \r\n  {"a": 3}\n\t\n{"a": 4}',
+    )
     records, skipped = read_all(path)
     assert records == [{"a": 1}, {"a": 2}, {"a": 3}, {"a": 4}]
     assert skipped == []
@@ -128,8 +158,16 @@ def test_jsonl_invalid_utf8_offset_and_byte(tmp_path):
 
 def test_jsonl_odd_but_handled_lines(tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
-    path = write(tmp_path, "a.jsonl", '{"a": 1} x\n{"n": ' + "9" * 5000 + "}\n" + deep + "\n\ufeff{}\n"
-                 + '{"s": "\\ud800"}\n{"x": NaN}\n{}')
+    path = write(
+        tmp_path,
+        "a.jsonl",
+        '{"a": 1} x\n{"n": '
+        + "9" * 5000
+        + "}\n"
+        + deep
+        + "\n\ufeff{}\n"
+        + '{"s": "\\ud800"}\n{"x": NaN}\n{}',
+    )
     records, skipped = read_all(path)
     assert [s.line for s in skipped] == [1, 2, 3, 4]
     assert "Extra data" in skipped[0].reason
@@ -167,8 +205,10 @@ def test_count_records_jsonl_fast_scan(tmp_path):
 
 # ---------------------------------------------------------------------------- CSV
 def test_csv_bom_crlf_quoted_newline_and_bad_rows(tmp_path):
-    data = ('\ufeffid,name,note\r\n1,Ann,"multi\r\nline, with comma"\r\n\r\n2,Bob\r\n3,"Cy ""Q""",x\r\n'
-            '4,Di,"a\nb\nc"\r\n5,Ed,x,extra\r\n6,Fay,\r\n')
+    data = (
+        '\ufeffid,name,note\r\n1,Ann,"multi\r\nline, with comma"\r\n\r\n2,Bob\r\n3,"Cy ""Q""",x\r\n'
+        '4,Di,"a\nb\nc"\r\n5,Ed,x,extra\r\n6,Fay,\r\n'
+    )
     path = write(tmp_path, "a.csv", data)
     records, skipped = read_all(path)
     assert records == [
@@ -249,8 +289,12 @@ def test_json_array_streams_across_block_boundaries(block):
 
 @pytest.mark.parametrize("block", [1, 4, 1 << 20])
 def test_json_numbers_and_strings_split_by_blocks(tmp_path, block):
-    path = write(tmp_path, "a.json", '[{"n": 123456789, "s": "\\u00e9t\\u00e9 ' + "é" * 20 + '"}, 98765,\n'
-                 '-1.5e+10 , {"x": [1.25, true, null]}]')
+    path = write(
+        tmp_path,
+        "a.json",
+        '[{"n": 123456789, "s": "\\u00e9t\\u00e9 ' + "é" * 20 + '"}, 98765,\n'
+        '-1.5e+10 , {"x": [1.25, true, null]}]',
+    )
     records, skipped = read_all(path, block_size=block)
     assert records == [{"n": 123456789, "s": "été " + "é" * 20}, {"x": [1.25, True, None]}]
     assert [(s.line, s.reason) for s in skipped] == [
@@ -261,8 +305,11 @@ def test_json_numbers_and_strings_split_by_blocks(tmp_path, block):
 
 @pytest.mark.parametrize("block", [1, 5, 1 << 20])
 def test_json_wrapper_object(tmp_path, block):
-    text = ('{"meta": {"n": 2}, "tags": ["x", "y"], "empty": [],\n "data": [{"a": 1}, "junk", {"a": 2}],'
-            ' "errors": [], "total": 2}')
+    text = (
+        '{"meta": {"n": 2}, "tags": ["x", "y"], "empty": [],\n "data": [{"a": 1}, "junk", {"a": '
+        "2}],"
+        ' "errors": [], "total": 2}'
+    )
     records, skipped = read_all(write(tmp_path, "w.json", text), block_size=block)
     assert records == [{"a": 1}, {"a": 2}]
     assert [s.line for s in skipped] == [2]
@@ -287,19 +334,26 @@ def test_json_syntax_error_names_line_and_column(tmp_path, block):
         for rec in iter_records(path, block_size=block):
             got.append(rec)
     assert got == [{"a": 1}]
-    assert info.value.line == 4 and "line 4 column 9" in str(info.value) and "Expecting value" in str(info.value)
+    assert (
+        info.value.line == 4
+        and "line 4 column 9" in str(info.value)
+        and "Expecting value" in str(info.value)
+    )
     assert info.value.path == path
 
 
-@pytest.mark.parametrize("text,message", [
-    ('"just a string"', "expected a JSON array"),
-    ("[{}, {}", "unexpected end of file"),
-    ('[{"a": 1} {"a": 2}]', "expected ','"),
-    ('[{"a": 1},]', "Expecting value"),
-    ('[{"a": "unterminated}]', "Unterminated string"),
-    ("[] []", "extra data"),
-    ("[" * 50_000, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('"just a string"', "expected a JSON array"),
+        ("[{}, {}", "unexpected end of file"),
+        ('[{"a": 1} {"a": 2}]', "expected ','"),
+        ('[{"a": 1},]', "Expecting value"),
+        ('[{"a": "unterminated}]', "Unterminated string"),
+        ("[] []", "extra data"),
+        ("[" * 50_000, "nested too deeply"),
+    ],
+)
 def test_json_malformed_documents(tmp_path, text, message):
     with pytest.raises(InputError, match=message):
         list(iter_records(write(tmp_path, "a.json", text), block_size=16))
@@ -330,12 +384,14 @@ NOTES = os.path.join(CASES, "notes.txt")
 def test_text_chunks_rebuild_the_text(size, block):
     with open(NOTES, encoding="utf-8", newline="") as f:
         text = f.read()
-    chunks = list(iter_chunks(NOTES, size, block_size=block, overlap=0))  # no overlap: the chunks join up
+    # no overlap: the chunks join up
+    chunks = list(iter_chunks(NOTES, size, block_size=block, overlap=0))
     assert all(len(c) == 1 and isinstance(c[0], str) and c[0] for c in chunks)
     assert "".join(c[0] for c in chunks) == text
     assert all(len(c[0]) <= 2 * size for c in chunks)
     assert count_records(NOTES) == len(text)
-    overlapped = list(iter_chunks(NOTES, size, block_size=block))  # default overlap: min(200, size // 4)
+    # default overlap: min(200, size // 4)
+    overlapped = list(iter_chunks(NOTES, size, block_size=block))
     assert all(len(c) == 1 and c[0] and len(c[0]) <= 2 * size for c in overlapped)
     assert count_chunks(NOTES, size, block_size=block) == len(overlapped)
 
@@ -378,12 +434,17 @@ def test_text_invalid_utf8(tmp_path):
 # ---------------------------------------------------------------------------- count_chunks
 def _chunk_cases(tmp_path) -> list[str]:
     return [
-        write(tmp_path, "a.jsonl", '{"a": 1}\n{"a": 2\n[3]\n\n{"a": 4}\n{"a": 5} x\n{"a": 6}\n'),  # 3 records
+        # 3 records
+        write(tmp_path, "a.jsonl", '{"a": 1}\n{"a": 2\n[3]\n\n{"a": 4}\n{"a": 5} x\n{"a": 6}\n'),
         write(tmp_path, "a.csv", "h1,h2\n1,2\n3\n4,5\n\n6,7\n8,9\n"),  # 4 records
         write(tmp_path, "a.tsv", "h1\th2\n1\t2\n3\t4\n"),
         write(tmp_path, "a.json", '[{"a": 1}, 2, {"a": 3}, {"a": 4}, {"a": 5}]'),
         write(tmp_path, "w.json", '{"n": 2, "data": [{"a": 1}, {"a": 2}]}'),
-        write(tmp_path, "a.txt", "alpha beta gamma\ndelta epsilon zeta eta theta\r\niota kappa lambda mu nu xi\n\n\n"),
+        write(
+            tmp_path,
+            "a.txt",
+            "alpha beta gamma\ndelta epsilon zeta eta theta\r\niota kappa lambda mu nu xi\n\n\n",
+        ),
         write(tmp_path, "b.txt", "é" * 30 + "🙂" * 30 + "e\u0301" * 10),
         write(tmp_path, "c.txt", "  \n\t  word " * 40),
     ]
@@ -445,15 +506,43 @@ def _tmp_file(suffix: str, data: bytes) -> str:
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 JSONISH = st.one_of(
     st.binary(max_size=300),
-    st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b",", b":", b"1", b"\n", b"\r", b" ", b"\\", b"a",
-                              b"\xef\xbb\xbf", b"\xc3", b"\xa9", b"\x00", b"true", b'"k"', b"\xff"]),
-             max_size=80).map(b"".join),
+    st.lists(
+        st.sampled_from(
+            [
+                b"{",
+                b"}",
+                b"[",
+                b"]",
+                b'"',
+                b",",
+                b":",
+                b"1",
+                b"\n",
+                b"\r",
+                b" ",
+                b"\\",
+                b"a",
+                b"\xef\xbb\xbf",
+                b"\xc3",
+                b"\xa9",
+                b"\x00",
+                b"true",
+                b'"k"',
+                b"\xff",
+            ]
+        ),
+        max_size=80,
+    ).map(b"".join),
 )
 
 
 @FUZZ
-@given(data=JSONISH, suffix=st.sampled_from([".jsonl", ".csv", ".tsv", ".json", ".txt"]),
-       size=st.integers(1, 5), block=st.integers(1, 9))
+@given(
+    data=JSONISH,
+    suffix=st.sampled_from([".jsonl", ".csv", ".tsv", ".json", ".txt"]),
+    size=st.integers(1, 5),
+    block=st.integers(1, 9),
+)
 def test_arbitrary_bytes_raise_only_input_errors(data, suffix, size, block):
     path = _tmp_file(suffix, data)
     try:
@@ -469,18 +558,35 @@ def test_arbitrary_bytes_raise_only_input_errors(data, suffix, size, block):
         os.unlink(path)
 
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
-                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                                            max_size=3), max_leaves=6)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 RECORDS = st.lists(st.dictionaries(st.text(max_size=8), VALUES, max_size=5), max_size=25)
 
 
 @FUZZ
-@given(records=RECORDS, size=st.integers(1, 30), block=st.integers(1, 64), pretty=st.booleans(),
-       wrap=st.booleans())
+@given(
+    records=RECORDS,
+    size=st.integers(1, 30),
+    block=st.integers(1, 64),
+    pretty=st.booleans(),
+    wrap=st.booleans(),
+)
 def test_round_trip_json_and_jsonl(records, size, block, pretty, wrap):
-    jsonl = "".join(json.dumps(r, ensure_ascii=pretty) + ("\r\n" if pretty else "\n") for r in records)
+    jsonl = "".join(
+        json.dumps(r, ensure_ascii=pretty) + ("\r\n" if pretty else "\n") for r in records
+    )
     doc = {"items": records, "n": len(records)} if wrap else records
     json_text = json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False)
     for suffix, text in ((".jsonl", jsonl), (".json", json_text)):
@@ -496,17 +602,25 @@ def test_round_trip_json_and_jsonl(records, size, block, pretty, wrap):
             os.unlink(path)
 
 
-CSV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=10)
+CSV_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=10
+)
 
 
 @FUZZ
-@given(ncols=st.integers(1, 4), rows=st.lists(st.lists(CSV_TEXT, min_size=4, max_size=4), max_size=15),
-       tab=st.booleans())
+@given(
+    ncols=st.integers(1, 4),
+    rows=st.lists(st.lists(CSV_TEXT, min_size=4, max_size=4), max_size=15),
+    tab=st.booleans(),
+)
 def test_round_trip_csv(ncols, rows, tab):
     header = [f"h{i}" for i in range(ncols)]
-    rows = [r[:ncols] for r in rows if ncols > 1 or r[0] != ""]  # a lone empty field is a blank line
+    # a lone empty field is a blank line
+    rows = [r[:ncols] for r in rows if ncols > 1 or r[0] != ""]
     out = io.StringIO(newline="")
-    csv.writer(out, delimiter="\t" if tab else ",", lineterminator="\r\n").writerows([header] + rows)
+    csv.writer(out, delimiter="\t" if tab else ",", lineterminator="\r\n").writerows(
+        [header] + rows
+    )
     path = _tmp_file(".tsv" if tab else ".csv", out.getvalue().encode())
     try:
         assert list(iter_records(path)) == [dict(zip(header, r)) for r in rows]
@@ -515,8 +629,11 @@ def test_round_trip_csv(ncols, rows, tab):
 
 
 @FUZZ
-@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300), size=st.integers(1, 40),
-       block=st.integers(1, 50))
+@given(
+    text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300),
+    size=st.integers(1, 40),
+    block=st.integers(1, 50),
+)
 def test_round_trip_text(text, size, block):
     path = _tmp_file(".txt", text.encode())
     try:
@@ -527,6 +644,10 @@ def test_round_trip_text(text, size, block):
         assert count_chunks(path, size, overlap=0) == len(pieces)
         overlapped = [c[0] for c in iter_chunks(path, size, block_size=block)]
         assert all(p and len(p) <= 2 * size for p in overlapped)
-        assert count_chunks(path, size, block_size=block) == len(overlapped) == count_chunks(path, size)
+        assert (
+            count_chunks(path, size, block_size=block)
+            == len(overlapped)
+            == count_chunks(path, size)
+        )
     finally:
         os.unlink(path)

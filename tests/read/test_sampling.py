@@ -1,4 +1,5 @@
-"""Chunk sampling strategies keep every record once, stream, and balance strata; the holdout is reproducible."""
+"""Chunk sampling strategies keep every record once, stream, and balance strata; the holdout is
+reproducible."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner.read.sampling import MISSING_STRATUM, STRATEGIES, sample_chunks, split_holdout, stratum_of
+from recursive_cleaner.read.sampling import (
+    MISSING_STRATUM,
+    STRATEGIES,
+    sample_chunks,
+    split_holdout,
+    stratum_of,
+)
 
 
 def rows(n: int, field: str = "s", values: tuple = ("a", "b", "c")) -> list[dict]:
@@ -39,7 +46,10 @@ def run(records, chunk_size, strategy, **kw) -> list[list]:
     labels=st.lists(st.sampled_from(["a", "b", "c", None, "rare"]), min_size=1, max_size=7),
 )
 def test_every_record_once_and_full_chunks(n, chunk_size, window, strategy, seed, labels):
-    records = [{"id": i, "s": labels[i % len(labels)]} if labels[i % len(labels)] else {"id": i} for i in range(n)]
+    records = [
+        {"id": i, "s": labels[i % len(labels)]} if labels[i % len(labels)] else {"id": i}
+        for i in range(n)
+    ]
     chunks = run(iter(records), chunk_size, strategy, window=window, seed=seed)
     assert sorted(ids(chunks)) == list(range(n))
     assert all(len(c) == chunk_size for c in chunks[:-1])
@@ -150,10 +160,15 @@ def test_more_strata_than_chunk_size_rotates_through_all_of_them():
 
 
 def test_missing_field_and_non_dicts_form_their_own_stratum():
-    records = [{"id": i, "s": "x"} for i in range(40)] + [{"id": 40}, "plain text", {"id": 41, "s": ["a"]}]
+    records = [{"id": i, "s": "x"} for i in range(40)] + [
+        {"id": 40},
+        "plain text",
+        {"id": 41, "s": ["a"]},
+    ]
     first = run(records, 5, "stratified")[0]
     assert sum(not isinstance(r, dict) or "s" not in r for r in first) == 1  # one stratum for both
-    assert any(isinstance(r, dict) and r.get("s") == ["a"] for r in first)  # unhashable value: own stratum
+    # unhashable value: own stratum
+    assert any(isinstance(r, dict) and r.get("s") == ["a"] for r in first)
     assert stratum_of({"id": 1}, "s") == stratum_of("text", "s") == MISSING_STRATUM
     assert stratum_of({"s": MISSING_STRATUM}, "s") != stratum_of({}, "s")
     assert stratum_of({"s": ["a"]}, "s") == stratum_of({"s": ["a"]}, "s")
@@ -196,12 +211,15 @@ def test_bad_arguments_raise_at_the_call(args, kw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(n=st.integers(0, 60), ratio=st.floats(0, 0.99), seed=st.integers(0, 5), salt=st.integers(0, 5))
+@given(
+    n=st.integers(0, 60), ratio=st.floats(0, 0.99), seed=st.integers(0, 5), salt=st.integers(0, 5)
+)
 def test_holdout_properties(n, ratio, seed, salt):
     records = list(range(n))
     visible, hidden = split_holdout(records, ratio, seed=seed, salt=salt)
     assert sorted(visible + hidden) == records
     assert visible == sorted(visible) and hidden == sorted(hidden)  # original relative order
+
     def clamp(count: int) -> int:
         if ratio > 0 and n >= 2:
             count = max(count, 1)

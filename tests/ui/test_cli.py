@@ -50,17 +50,35 @@ def test_console_script_and_python_dash_m():
     assert any(d.startswith("click") for d in project["dependencies"])
     extras = project["optional-dependencies"]
     assert extras["progress"] == ["rich>=13.0.0"] and any("progress" in d for d in extras["dev"])
-    out = subprocess.run([sys.executable, "-m", "recursive_cleaner", "--help"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0 and "generate" in out.stdout and "python -m recursive_cleaner" in out.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "recursive_cleaner", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        out.returncode == 0
+        and "generate" in out.stdout
+        and "python -m recursive_cleaner" in out.stdout
+    )
 
 
 # ---------------------------------------------------------------------------- generate / analyze
 def test_generate_writes_functions_report_and_plain_progress(work, use):
     specs = use(_scripted(make_reply("lower_emails", EMAIL)))
     (work / "goals.txt").write_text("email: lower case")
-    result = invoke("generate", "crm.jsonl", "-i", "@goals.txt", "--chunk-size", "3", "-b", "ollama:m",
-                    "--no-hint-functions")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "@goals.txt",
+        "--chunk-size",
+        "3",
+        "-b",
+        "ollama:m",
+        "--no-hint-functions",
+    )
     assert result.exit_code == 0, result.stderr
     assert specs == ["ollama:m"]
     assert "wrote cleaning_functions.py: 1 function(s) lower_emails" in result.stdout
@@ -73,7 +91,8 @@ def test_generate_writes_functions_report_and_plain_progress(work, use):
 
 
 def test_generate_defaults_are_the_python_defaults(work, use, monkeypatch):
-    """The CLI and DataCleaner(...) run the same loop unless told otherwise (issue 18: no CLI-only defaults)."""
+    """The CLI and DataCleaner(...) run the same loop unless told otherwise (issue 18: no CLI-only
+    defaults)."""
     seen = {}
     original = cleaner_module.DataCleaner.__init__
 
@@ -86,7 +105,11 @@ def test_generate_defaults_are_the_python_defaults(work, use, monkeypatch):
     result = invoke("generate", "crm.jsonl", "-i", "fix it", "--progress", "off")
     assert result.exit_code == 0, result.stderr
     defaults = DEFAULTS  # the declared defaults (recursive_cleaner.options), Python's and the CLI's
-    passed = {k: v for k, v in seen.items() if k not in ("instructions", "state_file", "on_progress", "dry_run")}
+    passed = {
+        k: v
+        for k, v in seen.items()
+        if k not in ("instructions", "state_file", "on_progress", "dry_run")
+    }
     assert {"early_termination", "call_every_chunk", "holdout_ratio", "chunk_size"} <= set(passed)
     assert {k: v for k, v in passed.items() if v != defaults[k]} == {}
 
@@ -101,26 +124,70 @@ def test_generate_passes_its_options_to_the_cleaner(work, use, monkeypatch):
 
     monkeypatch.setattr(cleaner_module.DataCleaner, "__init__", spy)
     use(_scripted())
-    result = invoke("generate", "crm.jsonl", "-i", "fix it", "--chunk-size", "2", "--max-iterations", "2",
-                    "--holdout", "0.3", "--sampling", "stratified", "--stratify-field", "status", "--seed", "7",
-                    "--track-metrics", "--early-termination", "--call-every-chunk", "--report", "", "-o", "out/cf.py",
-                    "--state", "st.json", "--llm-attempts", "2", "--progress", "off")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "fix it",
+        "--chunk-size",
+        "2",
+        "--max-iterations",
+        "2",
+        "--holdout",
+        "0.3",
+        "--sampling",
+        "stratified",
+        "--stratify-field",
+        "status",
+        "--seed",
+        "7",
+        "--track-metrics",
+        "--early-termination",
+        "--call-every-chunk",
+        "--report",
+        "",
+        "-o",
+        "out/cf.py",
+        "--state",
+        "st.json",
+        "--llm-attempts",
+        "2",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 0, result.stderr
     assert seen["file_path"] == "crm.jsonl" and seen["instructions"] == "fix it"
     assert (seen["chunk_size"], seen["max_iterations"], seen["holdout_ratio"]) == (2, 2, 0.3)
-    assert (seen["sampling_strategy"], seen["stratify_field"], seen["seed"]) == ("stratified", "status", 7)
-    assert seen["track_metrics"] is True and seen["early_termination"] is True and seen["dry_run"] is False
+    assert (seen["sampling_strategy"], seen["stratify_field"], seen["seed"]) == (
+        "stratified",
+        "status",
+        7,
+    )
+    assert (
+        seen["track_metrics"] is True
+        and seen["early_termination"] is True
+        and seen["dry_run"] is False
+    )
     assert seen["call_every_chunk"] is True
-    assert seen["report_path"] is None and seen["output_path"] == "out/cf.py" and seen["state_file"] == "st.json"
+    assert (
+        seen["report_path"] is None
+        and seen["output_path"] == "out/cf.py"
+        and seen["state_file"] == "st.json"
+    )
     assert seen["llm_attempts"] == 2 and seen["on_progress"] is None
     assert (work / "out" / "cf.py").is_file() and (work / "st.json").is_file()
     assert result.stderr == ""  # --progress off
 
 
 def test_analyze_reports_issues_and_writes_no_code(work, use):
-    use(_scripted(default=make_reply(status="clean", issues=(("Emails are in mixed case", False),))))
-    for args, report in ((("analyze",), "analysis_report.md"), (("generate", "--dry-run"), "cleaning_report.md"),
-                         (("analyze", "--report", "mine.md"), "mine.md")):
+    use(
+        _scripted(default=make_reply(status="clean", issues=(("Emails are in mixed case", False),)))
+    )
+    for args, report in (
+        (("analyze",), "analysis_report.md"),
+        (("generate", "--dry-run"), "cleaning_report.md"),
+        (("analyze", "--report", "mine.md"), "mine.md"),
+    ):
         (work / "cleaning_report.md").write_text("a generate run's report")
         result = invoke(*args, "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
         assert result.exit_code == 0, result.stderr
@@ -147,11 +214,16 @@ def test_stratified_without_field_and_unknown_backend_are_usage_errors(work):
     assert result.exit_code == 2 and "unknown backend 'nosuch:model'" in result.stderr
 
 
-# ---------------------------------------------------------------------------- errors: one line, exit 1
+# ---------------------------------------------------------------------------- errors: one line,
+# exit 1
 def test_missing_data_file(work, use):
     use(_scripted())
-    assert one_error_line(invoke("generate", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
-    assert one_error_line(invoke("analyze", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
+    assert (
+        one_error_line(invoke("generate", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
+    )
+    assert (
+        one_error_line(invoke("analyze", "nope.jsonl")) == "Error: data file not found: nope.jsonl"
+    )
 
 
 def test_missing_instructions_file(work, use):
@@ -168,7 +240,16 @@ def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch
     line = one_error_line(invoke("generate", "crm.jsonl"))
     assert "xllamacpp" in line and "pip install 'recursive-data-cleaner[local]'" in line
     # what the local backend really raises when its runtime is absent: the hint reaches the shell
-    use(FakeBackend([BackendError("no local model runtime is installed: pip install 'recursive-data-cleaner[local]'")]))
+    use(
+        FakeBackend(
+            [
+                BackendError(
+                    "no local model runtime is installed: pip install "
+                    "'recursive-data-cleaner[local]'"
+                )
+            ]
+        )
+    )
     line = one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
     assert "pip install 'recursive-data-cleaner[local]'" in line
 
@@ -176,16 +257,35 @@ def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch
 def test_dead_server_then_resume_finishes_the_run(work, use):
     # chunk 1 (clean: one open-ended call) gets its answer, then the server dies: exit 1, one line,
     # and the state file keeps chunk 1
-    (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
+    (work / "crm.jsonl").write_text(
+        "".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS)
+    )
     use(FakeBackend([CLEAN_REPLY, ConnectionRefusedError(111, "Connection refused")]))
-    line = one_error_line(invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json",
-                                 "--idle-chunks-before-skip", "2",  # so chunk 2 asks too
-                                 "--llm-attempts", "1", "-b", "openai:m@http://127.0.0.1:9/v1"))
+    line = one_error_line(
+        invoke(
+            "generate",
+            "crm.jsonl",
+            "--chunk-size",
+            "3",
+            "--state",
+            "st.json",
+            "--idle-chunks-before-skip",
+            "2",  # so chunk 2 asks too
+            "--llm-attempts",
+            "1",
+            "-b",
+            "openai:m@http://127.0.0.1:9/v1",
+        )
+    )
     assert "LLM backend failed after 1 attempt(s)" in line and "Connection refused" in line
     assert "recursive-cleaner resume st.json -b openai:m@http://127.0.0.1:9/v1" in line
     assert json.loads((work / "st.json").read_text())["last_completed_chunk"] == 0
     summary = invoke("report", "st.json")
-    assert summary.exit_code == 0 and "1/2 chunks done" in summary.stdout and "resume st.json" in summary.stdout
+    assert (
+        summary.exit_code == 0
+        and "1/2 chunks done" in summary.stdout
+        and "resume st.json" in summary.stdout
+    )
 
     specs = use(_scripted())
     result = invoke("resume", "st.json", "-b", "ollama:m")
@@ -206,14 +306,27 @@ def test_bad_or_missing_state_file(work, use):
     assert "is missing 'file_path'" in one_error_line(invoke("resume", "old.json"))
     # a state file of another job given to generate
     (work / "other.jsonl").write_text(json.dumps({"a": 1}) + "\n")
-    assert invoke("generate", "other.jsonl", "--state", "st.json", "--progress", "off").exit_code == 0
+    assert (
+        invoke("generate", "other.jsonl", "--state", "st.json", "--progress", "off").exit_code == 0
+    )
     assert "belongs to" in one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"))
 
 
 def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
-    (work / "crm.jsonl").write_text("".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS))
+    (work / "crm.jsonl").write_text(
+        "".join(json.dumps({**r, "email": r["email"].lower()}) + "\n" for r in ROWS)
+    )
     specs = use(FakeBackend([CLEAN_REPLY, KeyboardInterrupt()]))
-    result = invoke("generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "--idle-chunks-before-skip", "2")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "--chunk-size",
+        "3",
+        "--state",
+        "st.json",
+        "--idle-chunks-before-skip",
+        "2",
+    )
     line = one_error_line(result, code=130)
     assert "interrupted" in line and "recursive-cleaner resume st.json" in line
     assert specs == ["local"]
@@ -232,7 +345,10 @@ def test_debug_shows_the_traceback(work, use):
     for args in (("--debug", "generate", "nope.jsonl"), ("generate", "nope.jsonl", "--debug")):
         result = invoke(*args)
         assert result.exit_code == 1
-        assert "Traceback (most recent call last)" in result.stderr and "FileNotFoundError" in result.stderr
+        assert (
+            "Traceback (most recent call last)" in result.stderr
+            and "FileNotFoundError" in result.stderr
+        )
         assert result.stderr.strip().splitlines()[-1] == "Error: data file not found: nope.jsonl"
 
 
@@ -242,16 +358,18 @@ def test_unexpected_error_is_one_line_with_its_type(work, use):
 
 
 # ---------------------------------------------------------------------------- apply, report
-FUNCS = textwrap.dedent('''\
+FUNCS = textwrap.dedent("""\
     def clean_data(record):
         if record["id"] == 4:
             raise ValueError("no four")
         record["email"] = record["email"].lower()
-        return record''')
+        return record""")
 
 
 def test_apply_writes_the_cleaned_file(work):
-    (work / "cf.py").write_text(FUNCS.replace('        raise ValueError("no four")\n', "        pass\n"))
+    (work / "cf.py").write_text(
+        FUNCS.replace('        raise ValueError("no four")\n', "        pass\n")
+    )
     result = invoke("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--workers", "1")
     assert result.exit_code == 0, result.stderr
     assert "wrote clean.jsonl: 6 of 6 records" in result.stdout and "sandboxed" in result.stdout
@@ -262,23 +380,43 @@ def test_apply_writes_the_cleaned_file(work):
 
 def test_apply_trusted_with_reject_file(work):
     (work / "cf.py").write_text(FUNCS)
-    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--trusted", "--workers", "1",
-                    "--reject-file", "rejects.jsonl", "--batch-size", "2")
+    result = invoke(
+        "apply",
+        "cf.py",
+        "crm.jsonl",
+        "-o",
+        "clean.jsonl",
+        "--trusted",
+        "--workers",
+        "1",
+        "--reject-file",
+        "rejects.jsonl",
+        "--batch-size",
+        "2",
+    )
     assert result.exit_code == 3, result.stderr  # finished, but not every record was cleaned
-    assert "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout and "trusted" in result.stdout
+    assert (
+        "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout
+        and "trusted" in result.stdout
+    )
     assert "clean_data failed on 1 record(s), in rejects.jsonl (exit 3)" in result.stderr
     rejected = [json.loads(line) for line in (work / "rejects.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rejected] == [4] and "no four" in rejected[0]["error"]
 
 
 def test_apply_errors(work):
-    assert one_error_line(invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl")) == \
-        "Error: functions file not found: cf.py"
+    assert (
+        one_error_line(invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl"))
+        == "Error: functions file not found: cf.py"
+    )
     (work / "cf.py").write_text("import os\ndef clean_data(record):\n    return record\n")
-    assert one_error_line(invoke("apply", "cf.py", "gone.jsonl", "-o", "x.jsonl")) == \
-        "Error: data file not found: gone.jsonl"
+    assert (
+        one_error_line(invoke("apply", "cf.py", "gone.jsonl", "-o", "x.jsonl"))
+        == "Error: data file not found: gone.jsonl"
+    )
     assert "refused by the safety policy" in one_error_line(
-        invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl", "--workers", "1"))
+        invoke("apply", "cf.py", "crm.jsonl", "-o", "x.jsonl", "--workers", "1")
+    )
     assert invoke("apply", "cf.py", "crm.jsonl").exit_code == 2  # -o is required
 
 
@@ -286,25 +424,58 @@ def test_report_prints_a_markdown_report(work):
     (work / "cleaning_report.md").write_text("# Cleaning report\n\nAll good.\n")
     result = invoke("report")
     assert result.exit_code == 0 and result.stdout == "# Cleaning report\n\nAll good.\n"
-    assert one_error_line(invoke("report", "nothing.md")) == "Error: report or state file not found: nothing.md"
+    assert (
+        one_error_line(invoke("report", "nothing.md"))
+        == "Error: report or state file not found: nothing.md"
+    )
 
 
 # ---------------------------------------------------------------------------- LiveProgress
 EVENTS = [
     {"type": "chunk_start", "chunk_index": 0, "total_chunks": 2, "records": 3},
     {"type": "iteration", "chunk_index": 0, "total_chunks": 2, "iteration": 1},
-    {"type": "llm_call", "chunk_index": 0, "total_chunks": 2, "latency_ms": 1500.0, "prompt_tokens": 900,
-     "completion_tokens": 100},
-    {"type": "function_generated", "chunk_index": 0, "total_chunks": 2, "function_name": "fix_a", "field": "a"},
-    {"type": "llm_call", "chunk_index": 0, "total_chunks": 2, "latency_ms": 900.0, "prompt_tokens": 0,
-     "completion_tokens": 0},
-    {"type": "validation_failed", "chunk_index": 0, "total_chunks": 2, "function_name": "fix_b", "error": "boom"},
+    {
+        "type": "llm_call",
+        "chunk_index": 0,
+        "total_chunks": 2,
+        "latency_ms": 1500.0,
+        "prompt_tokens": 900,
+        "completion_tokens": 100,
+    },
+    {
+        "type": "function_generated",
+        "chunk_index": 0,
+        "total_chunks": 2,
+        "function_name": "fix_a",
+        "field": "a",
+    },
+    {
+        "type": "llm_call",
+        "chunk_index": 0,
+        "total_chunks": 2,
+        "latency_ms": 900.0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+    },
+    {
+        "type": "validation_failed",
+        "chunk_index": 0,
+        "total_chunks": 2,
+        "function_name": "fix_b",
+        "error": "boom",
+    },
     {"type": "chunk_done", "chunk_index": 0, "total_chunks": 2, "status": "clean"},
     {"type": "chunk_start", "chunk_index": 1, "total_chunks": 2, "records": 3},
     {"type": "parse_error", "chunk_index": 1, "total_chunks": 2, "error": "no XML"},
     {"type": "chunk_done", "chunk_index": 1, "total_chunks": 2, "status": "max_iterations"},
-    {"type": "complete", "total_chunks": 2, "functions": 1, "llm_calls": 2, "prompt_tokens": 900,
-     "completion_tokens": 100},
+    {
+        "type": "complete",
+        "total_chunks": 2,
+        "functions": 1,
+        "llm_calls": 2,
+        "prompt_tokens": 900,
+        "completion_tokens": 100,
+    },
 ]
 
 
@@ -324,10 +495,21 @@ def test_live_progress_plain_lines_and_tally():
     for event in EVENTS:
         progress(event)
     t = progress.tally
-    assert (t.accepted, t.rejected, t.unusable, t.calls, t.tokens, t.chunks_done, t.records) == (1, 1, 1, 2, 1000, 2,
-                                                                                                  6)
+    assert (t.accepted, t.rejected, t.unusable, t.calls, t.tokens, t.chunks_done, t.records) == (
+        1,
+        1,
+        1,
+        2,
+        1000,
+        2,
+        6,
+    )
     text = out.getvalue()
-    assert "chunk 1/2 (3 records)" in text and "+ accepted fix_a (a)" in text and "- rejected fix_b: boom" in text
+    assert (
+        "chunk 1/2 (3 records)" in text
+        and "+ accepted fix_a (a)" in text
+        and "- rejected fix_b: boom" in text
+    )
     assert "chunk 1/2 clean · functions 1 accepted, 1 rejected · model 2 calls, 1000 tokens" in text
     assert "ETA 0:00:" in text and "done in" in text
 
@@ -354,28 +536,46 @@ def test_live_progress_without_rich(monkeypatch):
     with pytest.raises(ImportError, match=r"recursive-data-cleaner\[progress\]"):
         LiveProgress(live=True)
     assert "pip install 'recursive-data-cleaner[progress]'" in cli_module.error_message(
-        ImportError("the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'", name="rich"))
+        ImportError(
+            "the live progress bar needs rich: pip install 'recursive-data-cleaner[progress]'",
+            name="rich",
+        )
+    )
 
 
 def test_live_progress_on_apply_events():
     out = io.StringIO()
     with LiveProgress(out, clock=_Clock()) as progress:
-        progress({"type": "apply_progress", "records_in": 2000, "records_out": 2000, "failed": 3,
-                  "skipped_input": 1, "seconds": 2.0})
-    assert "applied 2,000 records · 3 failed · 1 bad input lines skipped · 1,000 records/s" in out.getvalue()
+        progress(
+            {
+                "type": "apply_progress",
+                "records_in": 2000,
+                "records_out": 2000,
+                "failed": 3,
+                "skipped_input": 1,
+                "seconds": 2.0,
+            }
+        )
+    assert (
+        "applied 2,000 records · 3 failed · 1 bad input lines skipped · 1,000 records/s"
+        in out.getvalue()
+    )
 
 
 # ---------------------------------------------------------------------------- a real terminal
-PTY_SCRIPT = textwrap.dedent('''\
+PTY_SCRIPT = textwrap.dedent("""\
     import sys
     sys.path.insert(0, {root!r})
     from recursive_cleaner.ui import cli
     from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
     EMAIL = {email!r}
-    cli.make_backend = lambda spec: FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY,
-                                                usage={{"prompt_tokens": 100, "completion_tokens": 20}})
-    sys.exit(cli.main(["generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "--no-hint-functions"]))
-''')
+    cli.make_backend = lambda spec: FakeBackend([make_reply("lower_emails", EMAIL)], \
+default=CLEAN_REPLY,
+                                                usage={{"prompt_tokens": 100, "completion_tokens": \
+20}})
+    sys.exit(cli.main(["generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", \
+"--no-hint-functions"]))
+""")
 
 
 def test_progress_bar_in_a_real_terminal(work):
@@ -383,8 +583,15 @@ def test_progress_bar_in_a_real_terminal(work):
     pytest.importorskip("rich", reason="rich (the progress extra) is in the dev extra")
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
     env.pop("NO_COLOR", None)
-    child = pexpect.spawn(sys.executable, ["-c", PTY_SCRIPT.format(root=str(ROOT), email=EMAIL)], cwd=str(work),
-                          env=env, encoding="utf-8", timeout=120, dimensions=(30, 100))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", PTY_SCRIPT.format(root=str(ROOT), email=EMAIL)],
+        cwd=str(work),
+        env=env,
+        encoding="utf-8",
+        timeout=120,
+        dimensions=(30, 100),
+    )
     child.expect(pexpect.EOF)
     child.close()
     screen = child.before
@@ -403,10 +610,23 @@ def test_generate_and_apply_on_parquet_and_excel(work, use, suffix, module):
     optional(module)
     write_table_file(work / f"crm{suffix}", ROWS)
     use(_scripted(make_reply("lower_emails", EMAIL)))
-    result = invoke("generate", f"crm{suffix}", "-i", "email: lower case", "--chunk-size", "3", "--no-hint-functions")
+    result = invoke(
+        "generate",
+        f"crm{suffix}",
+        "-i",
+        "email: lower case",
+        "--chunk-size",
+        "3",
+        "--no-hint-functions",
+    )
     assert result.exit_code == 0, result.stderr
-    assert "lower_emails" in result.stdout and "def lower_emails" in (work / "cleaning_functions.py").read_text()
-    result = invoke("apply", "cleaning_functions.py", f"crm{suffix}", "-o", f"clean{suffix}", "--workers", "1")
+    assert (
+        "lower_emails" in result.stdout
+        and "def lower_emails" in (work / "cleaning_functions.py").read_text()
+    )
+    result = invoke(
+        "apply", "cleaning_functions.py", f"crm{suffix}", "-o", f"clean{suffix}", "--workers", "1"
+    )
     assert result.exit_code == 0, result.stderr
     from recursive_cleaner.read.parsers import iter_records
 
@@ -440,25 +660,48 @@ def test_a_document_without_its_extra_is_one_line_with_the_install_command(work,
 
 
 def test_apply_refuses_an_unasked_drop_unless_allowed(work):
-    """A dedup on a field with a handful of values (the README's job at 61b931a kept 2 of 300): exit 1, no file."""
+    """A dedup on a field with a handful of values (the README's job at 61b931a kept 2 of 300): exit
+    1, no file."""
     from recursive_cleaner.write.module import render_module
 
     fn = {"name": "keep", "code": "def keep(record):\n    return record", "docstring": ""}
-    (work / "cf.py").write_text(render_module([fn], cross_row=[{"kind": "dedup", "key": ["status"]}]))
-    line = one_error_line(invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1"))
+    (work / "cf.py").write_text(
+        render_module([fn], cross_row=[{"kind": "dedup", "key": ["status"]}])
+    )
+    line = one_error_line(
+        invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1")
+    )
     assert "would drop at least 5 of 6 records" in line and "--allow-drop" in line
     assert not (work / "out.jsonl").exists()
-    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1", "--allow-drop")
+    result = invoke(
+        "apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--workers", "1", "--allow-drop"
+    )
     assert result.exit_code == 0, result.stderr
-    assert "wrote out.jsonl: 1 of 6 records" in result.stdout and "5 duplicates dropped" in result.stdout
+    assert (
+        "wrote out.jsonl: 1 of 6 records" in result.stdout
+        and "5 duplicates dropped" in result.stdout
+    )
 
 
 def test_resume_uses_the_backend_string_the_state_file_keeps_when_given_again(work, use):
-    """A run made with -b SPEC is resumed with that backend when -b SPEC is given again (issue 28: asked for)."""
+    """A run made with -b SPEC is resumed with that backend when -b SPEC is given again (issue 28:
+    asked for)."""
     specs = use(_scripted(make_reply("lower_emails", EMAIL)))
     spec = "openai:some-model@http://127.0.0.1:9/v1"
-    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "-b", spec,
-                    "--state", "run.json", "--max-iterations", "1")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "email: lower case",
+        "--chunk-size",
+        "3",
+        "-b",
+        spec,
+        "--state",
+        "run.json",
+        "--max-iterations",
+        "1",
+    )
     assert result.exit_code == 0, result.stderr
     assert json.loads((work / "run.json").read_text())["options"]["backend"] == spec
     assert f"give it again: -b {spec}" in one_error_line(invoke("resume", "run.json"), code=2)
@@ -475,47 +718,92 @@ def test_generate_writes_the_spec_and_takes_it_back_with_spec(work, use):
     spec = json.loads((work / "cleaning_spec.json").read_text())
     assert spec["fields"]["email"]["mentioned"] and spec["scope"] == "mentioned"
     use(_scripted())
-    again = invoke("generate", "crm.jsonl", "--spec", "cleaning_spec.json", "--scope", "all", "--chunk-size", "3")
+    again = invoke(
+        "generate",
+        "crm.jsonl",
+        "--spec",
+        "cleaning_spec.json",
+        "--scope",
+        "all",
+        "--chunk-size",
+        "3",
+    )
     assert again.exit_code == 0, again.stderr
-    assert one_error_line(invoke("generate", "crm.jsonl", "--spec", "nope.json")) == "Error: spec file not found: nope.json"
+    assert (
+        one_error_line(invoke("generate", "crm.jsonl", "--spec", "nope.json"))
+        == "Error: spec file not found: nope.json"
+    )
 
 
 def test_draft_spec_asks_the_model_for_the_spec_first(work, use):
     prompts: list[str] = []
-    draft = "customer_id: none\nname: none\nemail: email\nstatus: enum: active | pending | churned\n"
+    draft = (
+        "customer_id: none\nname: none\nemail: email\nstatus: enum: active | pending | churned\n"
+    )
 
     def reply(prompt):
         prompts.append(prompt)
         return draft if "fill in, for every field" in prompt else CLEAN_REPLY
 
     use(FakeBackend(reply, usage=USAGE))
-    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "--draft-spec")
+    result = invoke(
+        "generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "--draft-spec"
+    )
     assert result.exit_code == 0, result.stderr
     assert "fill in, for every field" in prompts[0]
     use(FakeBackend(reply, usage=USAGE))
     prompts.clear()
-    assert invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3").exit_code == 0
+    assert (
+        invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3").exit_code
+        == 0
+    )
     assert not any("fill in, for every field" in p for p in prompts)  # off by default
 
 
-# ---------------------------------------------------------------------------- edge cases said out loud (issue 31)
+# ---------------------------------------------------------------------------- edge cases said out
+# loud (issue 31)
 def test_an_empty_input_is_one_error_line_and_exit_1(work, use):
     use(_scripted())
     (work / "empty.jsonl").write_text("")
-    result = invoke("generate", "empty.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off")
+    result = invoke(
+        "generate", "empty.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off"
+    )
     assert "no records" in one_error_line(result, 1)
 
 
 def test_goals_left_out_are_a_warning(work, use):
     use(_scripted())
-    result = invoke("generate", "crm.jsonl", "-i", "  ", "--chunk-size", "3", "-b", "ollama:m", "--progress", "off")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "  ",
+        "--chunk-size",
+        "3",
+        "-b",
+        "ollama:m",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 0 and "warning: no goals were given" in result.stderr
 
 
 def test_resuming_a_finished_run_says_nothing_was_left(work, use):
     use(_scripted())
-    first = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3", "-b", "ollama:m",
-                   "--state", "run.json", "--progress", "off")
+    first = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "email: lower case",
+        "--chunk-size",
+        "3",
+        "-b",
+        "ollama:m",
+        "--state",
+        "run.json",
+        "--progress",
+        "off",
+    )
     assert first.exit_code == 0, first.stderr
     again = invoke("resume", "run.json", "-b", "ollama:m", "--progress", "off")
     assert again.exit_code == 0, again.stderr

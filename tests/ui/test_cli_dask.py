@@ -14,37 +14,79 @@ from tests.cli_helpers import invoke
 optional("dask.bag")
 distributed = optional("distributed")
 
-FUNCS = [{"name": "lower_email", "code": "def lower_email(record):\n"
-                                         "    if record['id'] == 4:\n"
-                                         "        raise ValueError('no four')\n"
-                                         "    record['email'] = record['email'].lower()\n"
-                                         "    return record\n"}]
+FUNCS = [
+    {
+        "name": "lower_email",
+        "code": "def lower_email(record):\n"
+        "    if record['id'] == 4:\n"
+        "        raise ValueError('no four')\n"
+        "    record['email'] = record['email'].lower()\n"
+        "    return record\n",
+    }
+]
 STEPS = [{"kind": "majority", "key": ["status"], "fields": ["plan"]}]
 
 
 @pytest.fixture(scope="module")
 def scheduler():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
         yield cluster.scheduler_address
 
 
 def _files(work) -> None:
-    rows = [{"id": i, "email": f"User{i}@Example.COM", "status": "active", "plan": "gold" if i != 2 else "g0ld"}
-            for i in range(9)]
+    rows = [
+        {
+            "id": i,
+            "email": f"User{i}@Example.COM",
+            "status": "active",
+            "plan": "gold" if i != 2 else "g0ld",
+        }
+        for i in range(9)
+    ]
     (work / "crm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (work / "cf.py").write_text(render_module(FUNCS, cross_row=STEPS))
 
 
 def _same_as_apply_file(work, *dask_args: str) -> str:
     args = ("--workers", "1", "--batch-size", "2", "--reject-file")
-    plain = invoke("apply", "cf.py", "crm.jsonl", "-o", "ref.jsonl", "--audit", "ref.audit.jsonl", *args, "ref.rej")
+    plain = invoke(
+        "apply",
+        "cf.py",
+        "crm.jsonl",
+        "-o",
+        "ref.jsonl",
+        "--audit",
+        "ref.audit.jsonl",
+        *args,
+        "ref.rej",
+    )
     assert plain.exit_code == 3, plain.stderr  # one record fails: written to the reject file
-    result = invoke("apply", "cf.py", "crm.jsonl", "-o", "out.jsonl", "--audit", "out.audit.jsonl", *args, "out.rej",
-                    "--partition-size", "4", *dask_args)
+    result = invoke(
+        "apply",
+        "cf.py",
+        "crm.jsonl",
+        "-o",
+        "out.jsonl",
+        "--audit",
+        "out.audit.jsonl",
+        *args,
+        "out.rej",
+        "--partition-size",
+        "4",
+        *dask_args,
+    )
     assert result.exit_code == 3, result.stderr
     for name in ("{}.jsonl", "{}.audit.jsonl", "{}.rej"):
-        assert (work / name.format("out")).read_bytes() == (work / name.format("ref")).read_bytes(), name
+        assert (work / name.format("out")).read_bytes() == (
+            work / name.format("ref")
+        ).read_bytes(), name
     assert "cross-row steps: 1, 0 duplicates dropped, 1 cells changed" in result.stdout
     return result.stdout
 
@@ -52,7 +94,10 @@ def _same_as_apply_file(work, *dask_args: str) -> str:
 def test_apply_dask_with_a_scheduler_address(work, scheduler):
     _files(work)
     out = _same_as_apply_file(work, "--dask", scheduler)
-    assert "wrote out.jsonl: 8 of 9 records, 1 failed (in out.rej)" in out and f"on Dask {scheduler}" in out
+    assert (
+        "wrote out.jsonl: 8 of 9 records, 1 failed (in out.rej)" in out
+        and f"on Dask {scheduler}" in out
+    )
 
 
 def test_apply_dask_without_an_address_starts_a_local_cluster(work, monkeypatch):
@@ -61,11 +106,20 @@ def test_apply_dask_without_an_address_starts_a_local_cluster(work, monkeypatch)
 
     def small_cluster(**options):
         made.append(options)
-        return real(**{**options, "processes": False, "host": None})  # in this process: quick to start
+        # in this process: quick to start
+        return real(**{**options, "processes": False, "host": None})
 
     monkeypatch.setattr(distributed, "LocalCluster", small_cluster)
     out = _same_as_apply_file(work, "--dask")
-    assert made == [dict(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)]
+    assert made == [
+        dict(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+    ]
     assert f"on Dask {cli_dask.LOCAL_CLUSTER}" in out
 
 

@@ -69,7 +69,8 @@ PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple, list)
 
 
 def test_every_option_declares_a_plain_default_on_any_click():
-    """click 8.2+ gives an undeclared default its own sentinel (UNSET); --help and the parity test read it."""
+    """click 8.2+ gives an undeclared default its own sentinel (UNSET); --help and the parity test
+    read it."""
     for name, command in cli.commands.items():
         for p in command.params:
             if isinstance(p, click.Option) and not p.required:
@@ -80,38 +81,105 @@ def test_every_option_declares_a_plain_default_on_any_click():
 
 def test_every_flag_the_readme_names_is_on_a_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    ours = "\n".join(line for line in readme.splitlines() if "pip install" not in line)  # pip's flags are pip's
+    # pip's flags are pip's
+    ours = "\n".join(line for line in readme.splitlines() if "pip install" not in line)
     documented = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", ours))
-    offered = {opt for command in cli.commands.values() for p in command.params
-               for opt in (*p.opts, *p.secondary_opts)} | {"--help", "--version"}
+    offered = {
+        opt
+        for command in cli.commands.values()
+        for p in command.params
+        for opt in (*p.opts, *p.secondary_opts)
+    } | {"--help", "--version"}
     assert documented and documented - offered == set()
 
 
 def test_generate_flags_reach_the_run_and_are_saved_in_the_state(work, use):
     use(FakeBackend([make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY))
-    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--state", "st.json", "--progress", "off",
-                    "--context-budget", "5000", "--schema-sample-size", "7", "--no-validate-runtime",
-                    "--sandbox-timeout", "4.5", "--no-profile-fields", "--max-field-attempts", "2",
-                    "--open-pass-attempts", "2", "--idle-chunks-before-skip", "3", "--chunk-chars", "9000",
-                    "--no-toolkit", "--rich-context", "--reflection", "rules", "--no-cross-row", "--optimize",
-                    "--optimize-threshold", "3", "--metrics-sample", "50", "--no-constrained")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-i",
+        "email: lower case",
+        "--state",
+        "st.json",
+        "--progress",
+        "off",
+        "--context-budget",
+        "5000",
+        "--schema-sample-size",
+        "7",
+        "--no-validate-runtime",
+        "--sandbox-timeout",
+        "4.5",
+        "--no-profile-fields",
+        "--max-field-attempts",
+        "2",
+        "--open-pass-attempts",
+        "2",
+        "--idle-chunks-before-skip",
+        "3",
+        "--chunk-chars",
+        "9000",
+        "--no-toolkit",
+        "--rich-context",
+        "--reflection",
+        "rules",
+        "--no-cross-row",
+        "--optimize",
+        "--optimize-threshold",
+        "3",
+        "--metrics-sample",
+        "50",
+        "--no-constrained",
+    )
     assert result.exit_code == 0, result.stderr
     saved = json.loads((work / "st.json").read_text())
     options = {**saved, **saved["options"]}
-    assert {k: options[k] for k in ("context_budget", "schema_sample_size", "validate_runtime", "sandbox_timeout",
-                                    "profile_fields", "max_field_attempts", "open_pass_attempts",
-                                    "idle_chunks_before_skip", "chunk_chars", "toolkit", "rich_context",
-                                    "cross_row", "optimize", "optimize_threshold", "metrics_sample", "constrained")} == {
-        "context_budget": 5000, "schema_sample_size": 7, "validate_runtime": False, "sandbox_timeout": 4.5,
-        "profile_fields": False, "max_field_attempts": 2, "open_pass_attempts": 2, "idle_chunks_before_skip": 3,
-        "chunk_chars": 9000, "toolkit": False, "rich_context": True, "cross_row": False, "optimize": True,
-        "optimize_threshold": 3, "metrics_sample": 50, "constrained": False}
+    assert {
+        k: options[k]
+        for k in (
+            "context_budget",
+            "schema_sample_size",
+            "validate_runtime",
+            "sandbox_timeout",
+            "profile_fields",
+            "max_field_attempts",
+            "open_pass_attempts",
+            "idle_chunks_before_skip",
+            "chunk_chars",
+            "toolkit",
+            "rich_context",
+            "cross_row",
+            "optimize",
+            "optimize_threshold",
+            "metrics_sample",
+            "constrained",
+        )
+    } == {
+        "context_budget": 5000,
+        "schema_sample_size": 7,
+        "validate_runtime": False,
+        "sandbox_timeout": 4.5,
+        "profile_fields": False,
+        "max_field_attempts": 2,
+        "open_pass_attempts": 2,
+        "idle_chunks_before_skip": 3,
+        "chunk_chars": 9000,
+        "toolkit": False,
+        "rich_context": True,
+        "cross_row": False,
+        "optimize": True,
+        "optimize_threshold": 3,
+        "metrics_sample": 50,
+        "constrained": False,
+    }
     assert options["reflection"]["mode"] == "rules"
 
 
 @pytest.fixture
 def built(monkeypatch):
-    """The (spec, options) of every backend the CLI builds; each is a FakeBackend that says clean."""
+    """The (spec, options) of every backend the CLI builds; each is a FakeBackend that says
+    clean."""
     seen: list[tuple[str, dict]] = []
 
     def make(spec, **options):
@@ -124,12 +192,29 @@ def built(monkeypatch):
 
 def test_backend_options_go_to_the_backend(work, built):
     seen = built
-    result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--progress", "off",
-                    "--backend-option", "timeout=30", "--backend-option", "max-tokens=2048",
-                    "--backend-option", "temperature=0.2", "--backend-option", "system_prompt=be brief")
+    result = invoke(
+        "analyze",
+        "crm.jsonl",
+        "-b",
+        "openai:m@http://127.0.0.1:9/v1",
+        "--progress",
+        "off",
+        "--backend-option",
+        "timeout=30",
+        "--backend-option",
+        "max-tokens=2048",
+        "--backend-option",
+        "temperature=0.2",
+        "--backend-option",
+        "system_prompt=be brief",
+    )
     assert result.exit_code == 0, result.stderr
-    assert seen == [("openai:m@http://127.0.0.1:9/v1",
-                     {"timeout": 30, "max_tokens": 2048, "temperature": 0.2, "system_prompt": "be brief"})]
+    assert seen == [
+        (
+            "openai:m@http://127.0.0.1:9/v1",
+            {"timeout": 30, "max_tokens": 2048, "temperature": 0.2, "system_prompt": "be brief"},
+        )
+    ]
     bad = invoke("analyze", "crm.jsonl", "--backend-option", "timeout", "--progress", "off")
     assert bad.exit_code == 2 and "expected KEY=VALUE, got 'timeout'" in bad.stderr
 
@@ -137,24 +222,62 @@ def test_backend_options_go_to_the_backend(work, built):
 def test_resume_builds_the_backend_with_the_options_the_run_was_given(work, built):
     seen = built
     spec = "openai:m@http://127.0.0.1:9/v1"
-    result = invoke("generate", "crm.jsonl", "-b", spec, "--state", "st.json", "--progress", "off", "--chunk-size", "3",
-                    "--backend-option", "timeout=30", "--backend-option", "api_key=sk-SECRET")
+    result = invoke(
+        "generate",
+        "crm.jsonl",
+        "-b",
+        spec,
+        "--state",
+        "st.json",
+        "--progress",
+        "off",
+        "--chunk-size",
+        "3",
+        "--backend-option",
+        "timeout=30",
+        "--backend-option",
+        "api_key=sk-SECRET",
+    )
     assert result.exit_code == 0, result.stderr
     state = (work / "st.json").read_text()
-    assert json.loads(state)["options"]["backend_options"] == {"timeout": 30} and "sk-SECRET" not in state
-    refused = invoke("resume", "st.json", "--progress", "off")  # issue 28: the state file does not choose the server
-    assert refused.exit_code == 2 and f"made with backend {spec}; to carry on with it, give it again: -b {spec}" \
-        in refused.stderr and len(seen) == 1
-    for args in (("-b", spec), ("-b", spec, "--backend-option", "timeout=5"), ("-b", "ollama:other")):
+    assert (
+        json.loads(state)["options"]["backend_options"] == {"timeout": 30}
+        and "sk-SECRET" not in state
+    )
+    # issue 28: the state file does not choose the server
+    refused = invoke("resume", "st.json", "--progress", "off")
+    assert (
+        refused.exit_code == 2
+        and f"made with backend {spec}; to carry on with it, give it again: -b {spec}"
+        in refused.stderr
+        and len(seen) == 1
+    )
+    for args in (
+        ("-b", spec),
+        ("-b", spec, "--backend-option", "timeout=5"),
+        ("-b", "ollama:other"),
+    ):
         assert invoke("resume", "st.json", "--progress", "off", *args).exit_code == 0
-    assert seen[1:] == [(spec, {"timeout": 30}),  # as saved (the key was never saved: it comes from the environment)
-                        (spec, {"timeout": 5}),  # given again: the new options win
-                        ("ollama:other", {})]  # another backend: the saved options were for the old one
+    # as saved (the key was never saved: it comes from the environment)
+    assert seen[1:] == [
+        (spec, {"timeout": 30}),
+        (spec, {"timeout": 5}),  # given again: the new options win
+        # another backend: the saved options were for the old one
+        ("ollama:other", {}),
+    ]
 
 
 def test_an_option_the_backend_does_not_take_is_a_usage_error(work):
-    result = invoke("analyze", "crm.jsonl", "-b", "openai:m@http://127.0.0.1:9/v1", "--backend-option", "nope=1",
-                    "--progress", "off")
+    result = invoke(
+        "analyze",
+        "crm.jsonl",
+        "-b",
+        "openai:m@http://127.0.0.1:9/v1",
+        "--backend-option",
+        "nope=1",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 2 and "unexpected keyword argument 'nope'" in result.stderr
 
 
@@ -168,14 +291,33 @@ def test_the_default_backend_comes_from_the_environment(work, use, monkeypatch):
     assert specs == ["ollama:tiny", "local", "ollama:given"]
 
 
-def test_resume_asks_for_a_backend_of_the_state_file_that_is_not_the_default(work, use, monkeypatch):
-    """Issue 28: the state file's backend is named and asked for, never used silently; the default needs no -b."""
+def test_resume_asks_for_a_backend_of_the_state_file_that_is_not_the_default(
+    work, use, monkeypatch
+):
+    """Issue 28: the state file's backend is named and asked for, never used silently; the default
+    needs no -b."""
     specs = use(FakeBackend(default=CLEAN_REPLY))
-    assert invoke("generate", "crm.jsonl", "-b", "ollama:first", "--state", "st.json", "--progress", "off",
-                  "--chunk-size", "3").exit_code == 0
+    assert (
+        invoke(
+            "generate",
+            "crm.jsonl",
+            "-b",
+            "ollama:first",
+            "--state",
+            "st.json",
+            "--progress",
+            "off",
+            "--chunk-size",
+            "3",
+        ).exit_code
+        == 0
+    )
     monkeypatch.setenv(BACKEND_ENV, "ollama:env")
     line = one_error_line(invoke("resume", "st.json", "--progress", "off"), code=2)
-    assert "made with backend ollama:first; to carry on with it, give it again: -b ollama:first" in line
+    assert (
+        "made with backend ollama:first; to carry on with it, give it again: -b ollama:first"
+        in line
+    )
     assert "the default is ollama:env" in line and specs == ["ollama:first"]
     monkeypatch.setenv(BACKEND_ENV, "ollama:first")  # the default now: no flag needed
     result = invoke("resume", "st.json", "--progress", "off")
@@ -183,15 +325,28 @@ def test_resume_asks_for_a_backend_of_the_state_file_that_is_not_the_default(wor
     assert specs == ["ollama:first", "ollama:first"]
 
 
-@pytest.mark.parametrize("suffix, module", [(".csv", None), (".parquet", "pyarrow"), (".xlsx", "openpyxl")])
+@pytest.mark.parametrize(
+    "suffix, module", [(".csv", None), (".parquet", "pyarrow"), (".xlsx", "openpyxl")]
+)
 def test_apply_writes_the_format_the_output_names_from_jsonl(work, suffix, module):
     if module:
         from tests.optional_deps import optional
 
         optional(module)
-    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
-    result = invoke("apply", "cleaning_functions.py", "crm.jsonl", "-o", f"x{suffix}", "--workers", "1",
-                    "--progress", "off")
+    (work / "cleaning_functions.py").write_text(
+        EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n"
+    )
+    result = invoke(
+        "apply",
+        "cleaning_functions.py",
+        "crm.jsonl",
+        "-o",
+        f"x{suffix}",
+        "--workers",
+        "1",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 0, result.stderr
     assert not (work / f"x{suffix}").read_bytes().startswith(b'{"')
     back = list(iter_records(str(work / f"x{suffix}")))
@@ -199,22 +354,46 @@ def test_apply_writes_the_format_the_output_names_from_jsonl(work, suffix, modul
 
 
 def test_apply_refuses_an_output_extension_it_cannot_write(work):
-    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
-    line = one_error_line(invoke("apply", "cleaning_functions.py", "crm.jsonl", "-o", "x.txt", "--progress", "off"))
+    (work / "cleaning_functions.py").write_text(
+        EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n"
+    )
+    line = one_error_line(
+        invoke("apply", "cleaning_functions.py", "crm.jsonl", "-o", "x.txt", "--progress", "off")
+    )
     assert "cannot tell the output format from 'x.txt'" in line and not (work / "x.txt").exists()
 
 
 def test_apply_warns_when_the_data_lacks_the_fields_the_functions_read(work):
-    (work / "cleaning_functions.py").write_text(EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n")
+    (work / "cleaning_functions.py").write_text(
+        EMAIL + "\n\ndef clean_data(record):\n    return lower_emails(record)\n"
+    )
     (work / "products.jsonl").write_text("".join(json.dumps({"sku": i}) + "\n" for i in range(3)))
-    result = invoke("apply", "cleaning_functions.py", "products.jsonl", "-o", "p.jsonl", "--workers", "1",
-                    "--progress", "off")
+    result = invoke(
+        "apply",
+        "cleaning_functions.py",
+        "products.jsonl",
+        "-o",
+        "p.jsonl",
+        "--workers",
+        "1",
+        "--progress",
+        "off",
+    )
     assert result.exit_code == 0, result.stderr
-    assert "warning: products.jsonl has no field 'email' that cleaning_functions.py reads" in result.stderr
+    assert (
+        "warning: products.jsonl has no field 'email' that cleaning_functions.py reads"
+        in result.stderr
+    )
 
 
 def test_generate_reports_unusable_replies(work, use):
-    use(FakeBackend(["not the XML asked for", make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY))
-    result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--progress", "off", "--holdout", "0")
+    use(
+        FakeBackend(
+            ["not the XML asked for", make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY
+        )
+    )
+    result = invoke(
+        "generate", "crm.jsonl", "-i", "email: lower case", "--progress", "off", "--holdout", "0"
+    )
     assert result.exit_code == 0, result.stderr
     assert ", 1 unusable replies" in result.stdout

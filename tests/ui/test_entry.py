@@ -31,7 +31,10 @@ def scripted(prompt: str) -> str:
     return CLEAN_REPLY
 
 
-ROWS = [{"id": i, "phone": p} for i, p in enumerate(["(555) 123-4567", "555.987.6543", "555 000 1111", "5552223333"])]
+ROWS = [
+    {"id": i, "phone": p}
+    for i, p in enumerate(["(555) 123-4567", "555.987.6543", "555 000 1111", "5552223333"])
+]
 GOALS = "phone: E.164 (+15551234567)"
 
 
@@ -44,19 +47,38 @@ def data(tmp_path, monkeypatch):
 
 
 def run(data, **options) -> CleanResult:
-    return clean(str(data), GOALS, backend=FakeBackend(scripted), chunk_size=4, holdout_ratio=0, progress=False,
-                 **options)
+    return clean(
+        str(data),
+        GOALS,
+        backend=FakeBackend(scripted),
+        chunk_size=4,
+        holdout_ratio=0,
+        progress=False,
+        **options,
+    )
 
 
 def test_clean_on_a_path_writes_functions_and_returns_a_result_that_applies_itself(data, tmp_path):
     result = run(data)
-    assert result.functions and "def " in result.code and result.functions_path.endswith("cleaning_functions.py")
+    assert (
+        result.functions
+        and "def " in result.code
+        and result.functions_path.endswith("cleaning_functions.py")
+    )
     assert isinstance(result.spec, dict) and isinstance(result.cross_row_steps, list)
     assert "# Cleaning report" in str(result.report)
     cleaned = result.apply([dict(r) for r in ROWS])
-    assert [r["phone"] for r in cleaned] == ["+15551234567", "+15559876543", "+15550001111", "+15552223333"]
+    assert [r["phone"] for r in cleaned] == [
+        "+15551234567",
+        "+15559876543",
+        "+15550001111",
+        "+15552223333",
+    ]
     out = result.apply(str(data), tmp_path / "clean.csv", workers=1)
-    assert out.records_out == 4 and (tmp_path / "clean.csv").read_text().splitlines()[1] == "0,+15551234567"
+    assert (
+        out.records_out == 4
+        and (tmp_path / "clean.csv").read_text().splitlines()[1] == "0,+15551234567"
+    )
     with pytest.raises(TypeError, match="name the output file"):
         result.apply(str(data))
 
@@ -64,23 +86,44 @@ def test_clean_on_a_path_writes_functions_and_returns_a_result_that_applies_itse
 def test_repr_is_short_and_html_escapes_what_the_model_wrote(data):
     result = run(data)
     text = repr(result)
-    assert len(text) < 300 and text.startswith("<CleanResult: 1 function (fix_phone), 0 cross-row steps, 1/1 chunks, ") and "\n" not in text
+    assert (
+        len(text) < 300
+        and text.startswith("<CleanResult: 1 function (fix_phone), 0 cross-row steps, 1/1 chunks, ")
+        and "\n" not in text
+    )
     result.run.functions.append("<script>x</script>")
     page = result._repr_html_()
-    assert 'class="recursive-cleaner-result"' in page and "&lt;script&gt;" in page and "<script>" not in page
+    assert (
+        'class="recursive-cleaner-result"' in page
+        and "&lt;script&gt;" in page
+        and "<script>" not in page
+    )
     assert "cleaning_functions.py" in page
 
 
 def test_a_dataframe_comes_back_with_its_index_and_untouched_dtypes(data):
     pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"phone": [r["phone"] for r in ROWS],
-                       "joined": pd.to_datetime(["2023-01-02 10:00", "2023-02-03 00:00", None, "2023-04-05 08:30"]),
-                       "n": pd.array([1, None, 3, 4], dtype="Int64")},
-                      index=pd.Index([10, 11, 12, 13], name="customer"))
-    result = clean(df, GOALS, backend=FakeBackend(scripted), chunk_size=4, holdout_ratio=0, progress=False)
+    df = pd.DataFrame(
+        {
+            "phone": [r["phone"] for r in ROWS],
+            "joined": pd.to_datetime(
+                ["2023-01-02 10:00", "2023-02-03 00:00", None, "2023-04-05 08:30"]
+            ),
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+        },
+        index=pd.Index([10, 11, 12, 13], name="customer"),
+    )
+    result = clean(
+        df, GOALS, backend=FakeBackend(scripted), chunk_size=4, holdout_ratio=0, progress=False
+    )
     back = result.apply(df, workers=1)
     assert back.index.equals(df.index) and list(back.columns) == list(df.columns)
-    assert back["phone"].tolist() == ["+15551234567", "+15559876543", "+15550001111", "+15552223333"]
+    assert back["phone"].tolist() == [
+        "+15551234567",
+        "+15559876543",
+        "+15550001111",
+        "+15552223333",
+    ]
     assert back["joined"].dtype == df["joined"].dtype and back["n"].dtype == df["n"].dtype
     assert back["joined"].equals(df["joined"]) and back["n"].equals(df["n"])
 
@@ -162,8 +205,14 @@ def test_applying_to_a_dataframe_warns_that_cross_row_steps_are_not_run(tmp_path
 
     path = tmp_path / "cleaning_functions.py"
     path.write_text("def clean_data(record):\n    return record\n")
-    result = CleanResult(RunResult(output_path=str(path), functions=[], chunks_total=1,
-                                   cross_row=[{"kind": "dedup", "key": ["email"]}]))
+    result = CleanResult(
+        RunResult(
+            output_path=str(path),
+            functions=[],
+            chunks_total=1,
+            cross_row=[{"kind": "dedup", "key": ["email"]}],
+        )
+    )
     assert "dedup" in result._repr_html_()
     with pytest.warns(UserWarning, match=r"1 cross-row step\(s\) not run on a DataFrame"):
         back = result.apply(pd.DataFrame({"email": ["a", "a"]}), workers=1)

@@ -6,12 +6,21 @@ import textwrap
 
 import pytest
 
-from recursive_cleaner.write.dependencies import DependencyCycleError, FieldAccess, field_access, order_functions
+from recursive_cleaner.write.dependencies import (
+    DependencyCycleError,
+    FieldAccess,
+    field_access,
+    order_functions,
+)
 from recursive_cleaner.errors import CleanerError
 
 
 def fn(name: str, body: str, param: str = "record") -> dict:
-    code = f"def {name}({param}):\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n"
+    code = (
+        f"def {name}({param}):\n"
+        + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
+        + "\n"
+    )
     return {"name": name, "code": code, "docstring": ""}
 
 
@@ -24,17 +33,23 @@ def access(body: str, param: str = "record") -> FieldAccess:
     return field_access(f["code"], "f")
 
 
-MAKE_DIGITS = fn("normalize_phone", '''
+MAKE_DIGITS = fn(
+    "normalize_phone",
+    '''
     """Digits of the phone number."""
     phone = record.get("phone")
     record["phone_digits"] = re.sub(r"\\D", "", phone or "")
     return record
-''')
-USE_DIGITS = fn("phone_country", '''
+''',
+)
+USE_DIGITS = fn(
+    "phone_country",
+    """
     digits = record["phone_digits"]
     record["country"] = "US" if digits.startswith("1") else "other"
     return record
-''')
+""",
+)
 
 
 # --- field_access ---------------------------------------------------------------------------------
@@ -47,80 +62,87 @@ def test_example_from_the_generator():
 
 
 def test_subscript_get_in_and_not_in_are_reads():
-    got = access('''
+    got = access("""
         a = record["a"]
         b = record.get("b", "")
         if "c" in record and "d" not in record:
             pass
         return record
-    ''')
+    """)
     assert got.reads == {"a", "b", "c", "d"} and got.writes == frozenset()
 
 
 def test_pop_setdefault_and_augmented_assignment_read_and_write():
-    got = access('''
+    got = access("""
         record.pop("old", None)
         record.setdefault("country", "US")
         record["count"] += 1
         return record
-    ''')
+    """)
     assert got.reads == {"old", "country", "count"}
     assert got.writes == {"old", "country", "count"}
     assert got.in_place == {"old", "country", "count"}
 
 
 def test_assignment_del_and_update_are_writes():
-    got = access('''
+    got = access("""
         record["a"] = 1
         del record["b"]
         record.update({"c": 1, "d": 2})
         record.update(e=5)
         return record
-    ''')
+    """)
     assert got.writes == {"a", "b", "c", "d", "e"} and got.reads == frozenset()
 
 
 def test_nested_assignment_updates_the_outer_field():
-    got = access('''
+    got = access("""
         record["address"]["city"] = record["address"]["city"].title()
         return record
-    ''')
+    """)
     assert got.in_place == {"address"}
 
 
 @pytest.mark.parametrize(
-    "alias_line", ["r = record", "r = dict(record)", "r = record.copy()", "r = copy.deepcopy(record)", "r = {**record}"]
+    "alias_line",
+    [
+        "r = record",
+        "r = dict(record)",
+        "r = record.copy()",
+        "r = copy.deepcopy(record)",
+        "r = {**record}",
+    ],
 )
 def test_aliases_and_copies_are_followed(alias_line):
-    got = access(f'''
+    got = access(f"""
         {alias_line}
         s = r
         s["b"] = r.get("a")
         return s
-    ''')
+    """)
     assert got == FieldAccess(reads=frozenset({"a"}), writes=frozenset({"b"}))
 
 
 def test_record_rebound_to_a_copy_of_itself():
-    got = access('''
+    got = access("""
         record = dict(record)
         record["status"] = closest_value(record.get("status"), ["a", "b"])
         return record
-    ''')
+    """)
     assert got.in_place == {"status"}
 
 
 def test_returned_new_dict_writes_its_keys():
-    got = access('''
+    got = access("""
         return {**record, "full_name": record["first"] + " " + record["last"]}
-    ''')
+    """)
     assert got == FieldAccess(reads=frozenset({"first", "last"}), writes=frozenset({"full_name"}))
     assert access('out = {**record, "x": 1}\nreturn out').writes == {"x"}
-    assert access('return dict(record, y=2)').writes == {"y"}
+    assert access("return dict(record, y=2)").writes == {"y"}
 
 
 def test_other_names_and_dynamic_keys_are_ignored():
-    got = access('''
+    got = access("""
         other = {"a": 1}
         other["b"] = 2
         key = "c"
@@ -128,7 +150,7 @@ def test_other_names_and_dynamic_keys_are_ignored():
         for k, v in record.items():
             record[k] = v
         return record
-    ''')
+    """)
     assert got == FieldAccess()
 
 
@@ -140,7 +162,9 @@ def test_record_parameter_name_and_function_choice():
     assert field_access(code, "absent").writes == {"h"}
 
 
-@pytest.mark.parametrize("code", ["def broken(record:\n    return record", "", "x = 1", "def f():\n    return 1", "\x00"])
+@pytest.mark.parametrize(
+    "code", ["def broken(record:\n    return record", "", "x = 1", "def f():\n    return 1", "\x00"]
+)
 def test_unparsable_or_functionless_code_means_no_access(code):
     assert field_access(code) == FieldAccess()
 
@@ -154,7 +178,9 @@ def test_reader_runs_after_the_function_creating_its_field():
 
 
 def test_independent_functions_keep_generation_order():
-    functions = [fn(f"f{i}", f'record["out{i}"] = record.get("in{i}")\nreturn record') for i in range(5)]
+    functions = [
+        fn(f"f{i}", f'record["out{i}"] = record.get("in{i}")\nreturn record') for i in range(5)
+    ]
     assert order_functions(functions) == functions
 
 
@@ -188,7 +214,11 @@ def test_only_the_dependent_function_moves():
 
 def test_unparsable_function_keeps_its_place():
     bad = {"name": "bad", "code": "def bad(record:\n"}
-    assert names(order_functions([USE_DIGITS, bad, MAKE_DIGITS])) == ["bad", "normalize_phone", "phone_country"]
+    assert names(order_functions([USE_DIGITS, bad, MAKE_DIGITS])) == [
+        "bad",
+        "normalize_phone",
+        "phone_country",
+    ]
 
 
 def test_empty_list():
@@ -206,7 +236,11 @@ def test_cycle_raises_with_names_and_fields():
     assert err.cycle == ["first", "second", "first"]
     assert err.fields == ["x", "y"]
     message = str(err)
-    assert "first -> second -> first" in message and "x, y" in message and "generation order" in message
+    assert (
+        "first -> second -> first" in message
+        and "x, y" in message
+        and "generation order" in message
+    )
 
 
 def test_cycle_is_found_behind_a_blocked_function():

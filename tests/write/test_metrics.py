@@ -1,4 +1,5 @@
-"""Quality metrics before/after: conformity, type consistency, spellings, cells changed, accuracy vs truth."""
+"""Quality metrics before/after: conformity, type consistency, spellings, cells changed, accuracy vs
+truth."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import pytest
 from recursive_cleaner.profiling.expectations import Expectation
 from recursive_cleaner.profiling.instructions import infer_expectations
 from recursive_cleaner.write.metrics import (
-    FieldImprovement, FieldQuality, ImprovementReport, QualityMetrics, compare_quality, measure_quality,
+    FieldImprovement,
+    FieldQuality,
+    ImprovementReport,
+    QualityMetrics,
+    compare_quality,
+    measure_quality,
 )
 
 DATES_BEFORE = ["2024-01-05", "01/06/2024", "Jan 7, 2024", "2024-01-08"]
@@ -73,12 +79,14 @@ def test_spelling_collapse_to_one_value():
 def test_spelling_collapse_partial_nothing_and_clipped():
     before = [{"s": v} for v in ("Active", "active", "ACTIVE", "Pending", "pending")]
     after = [{"s": v} for v in ("active", "active", "active", "pending", "pending")]
-    assert compare_quality(before, after).fields["s"].spelling_collapse == pytest.approx(0.75)  # (5-2)/(5-1)
+    # (5-2)/(5-1)
+    assert compare_quality(before, after).fields["s"].spelling_collapse == pytest.approx(0.75)
     same = [{"s": "x"}] * 3
     assert compare_quality(same, same).fields["s"].spelling_collapse == 0.0  # nothing to collapse
     grew = [{"s": v} for v in ("a1", "b2", "c3")]
     two = [{"s": v} for v in ("a", "a", "b")]
-    assert compare_quality(two, grew).fields["s"].spelling_collapse == 0.0  # more spellings after: clipped
+    # more spellings after: clipped
+    assert compare_quality(two, grew).fields["s"].spelling_collapse == 0.0
 
 
 def test_rows_and_cells_changed():
@@ -92,10 +100,12 @@ def test_rows_and_cells_changed():
 
 def test_missing_fields_and_rows_count_as_changed():
     before = [{"a": 1, "b": None}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]
-    after = [{"a": 1}, {"a": 2, "b": "y", "c": "new"}]  # b dropped in row 0, c added in row 1, row 2 gone
+    # b dropped in row 0, c added in row 1, row 2 gone
+    after = [{"a": 1}, {"a": 2, "b": "y", "c": "new"}]
     report = compare_quality(before, after)
     assert report.records == 3 and report.rows_changed == 3
-    assert report.fields["b"].cells_changed == 2  # row 0 missing b (even though it was None), row 2 missing
+    # row 0 missing b (even though it was None), row 2 missing
+    assert report.fields["b"].cells_changed == 2
     assert report.fields["a"].cells_changed == 1
     assert report.fields["c"].cells_changed == 1
     assert report.fields["c"].before is None and report.fields["c"].after.non_null == 1
@@ -103,9 +113,17 @@ def test_missing_fields_and_rows_count_as_changed():
 
 
 def test_accuracy_against_truth_by_name():
-    before = [{"id": 1, "status": "Active"}, {"id": 2, "status": "pending "}, {"id": 3, "status": None}]
+    before = [
+        {"id": 1, "status": "Active"},
+        {"id": 2, "status": "pending "},
+        {"id": 3, "status": None},
+    ]
     after = [{"id": 1, "status": "active"}, {"id": 2, "status": "pending"}, {"id": 3, "status": ""}]
-    truth = [{"id": "1", "status": "active"}, {"id": "2", "status": "pending"}, {"id": "3", "status": None}]
+    truth = [
+        {"id": "1", "status": "active"},
+        {"id": "2", "status": "pending"},
+        {"id": "3", "status": None},
+    ]
     report = compare_quality(before, after, truth=truth)
     assert report.fields["id"].accuracy_before == 1.0  # 1 == "1"
     assert report.fields["status"].accuracy_before == pytest.approx(1 / 3)  # only None == None
@@ -115,7 +133,9 @@ def test_accuracy_against_truth_by_name():
 
 
 def test_accuracy_numbers_are_exact_strings():
-    report = compare_quality([{"x": 12.0}, {"x": 12}], [{"x": 12.0}, {"x": 12}], truth=[{"x": "12"}, {"x": "12"}])
+    report = compare_quality(
+        [{"x": 12.0}, {"x": 12}], [{"x": 12.0}, {"x": 12}], truth=[{"x": "12"}, {"x": "12"}]
+    )
     assert report.fields["x"].accuracy_after == pytest.approx(0.5)  # 12.0 -> "12.0" != "12"
 
 
@@ -124,8 +144,12 @@ def test_accuracy_with_other_header_names_aligns_by_position():
     after = [{"name": "Ann", "city": "Paris"}, {"name": "Bob", "city": "Rome"}]
     truth = [{"Full Name": "Ann", "Town": "Paris"}, {"Full Name": "Bob", "Town": "Rome"}]
     report = compare_quality(before, after, truth=truth)
-    assert report.fields["name"].accuracy_before == 0.0 and report.fields["name"].accuracy_after == 1.0
-    assert report.fields["city"].accuracy_before == 0.5 and report.fields["city"].accuracy_after == 1.0
+    assert (
+        report.fields["name"].accuracy_before == 0.0 and report.fields["name"].accuracy_after == 1.0
+    )
+    assert (
+        report.fields["city"].accuracy_before == 0.5 and report.fields["city"].accuracy_after == 1.0
+    )
     assert report.accuracy_before == pytest.approx(1 / 4) and report.accuracy_after == 1.0
 
 
@@ -159,8 +183,11 @@ def test_to_markdown_has_a_row_per_field_and_escapes():
 
 
 def test_str_is_a_compact_table():
-    report = compare_quality([{"status": "Active"}, {"status": "active"}], [{"status": "active"}] * 2,
-                             truth=[{"status": "active"}] * 2)
+    report = compare_quality(
+        [{"status": "Active"}, {"status": "active"}],
+        [{"status": "active"}] * 2,
+        truth=[{"status": "active"}] * 2,
+    )
     text = str(report)
     assert text.splitlines()[0] == "2 records, 1 rows changed, accuracy 50% -> 100%"
     assert "status" in text and "2 -> 1" in text
@@ -177,7 +204,9 @@ def test_summary_and_to_dict():
     assert s["open_issues_before"] == ["d"] and s["open_issues_after"] == []
     assert s["rows_changed"] == 1 and s["records"] == 2 and s["accuracy_before"] is None
     data = json.loads(json.dumps(report.to_dict()))
-    assert data["fields"]["d"]["before"]["conformity"] == 0.5 and data["summary"]["rows_changed"] == 1
+    assert (
+        data["fields"]["d"]["before"]["conformity"] == 0.5 and data["summary"]["rows_changed"] == 1
+    )
     q = measure_quality(before, exp)
     assert isinstance(q, QualityMetrics) and json.loads(json.dumps(q.to_dict()))["records"] == 2
 
@@ -202,7 +231,9 @@ def test_text_mode_does_not_crash():
     assert (f.non_null, f.nulls) == (2, 1)
     assert f.conformity == pytest.approx(2 / 3)  # text mode: share of non-empty texts
     assert f.distinct == 3 and f.distinct_normalized == 1  # distinct lines
-    report = compare_quality(texts, ["Hello world", "", "Hello world"], truth=["Hello world", "", "Hello world"])
+    report = compare_quality(
+        texts, ["Hello world", "", "Hello world"], truth=["Hello world", "", "Hello world"]
+    )
     imp = report.fields["text"]
     assert isinstance(imp, FieldImprovement)
     assert report.rows_changed == 2 and imp.spelling_collapse == 1.0

@@ -7,16 +7,29 @@ import importlib.util
 
 from recursive_cleaner.write.module import render_module, write_output
 
-PHONES = {"name": "normalize_phones", "docstring": "phones", "code":
-          'import re\n\ndef normalize_phones(record):\n    record = dict(record)\n'
-          '    d = re.sub(r"\\D", "", record.get("phone", ""))\n    record["phone"] = "+1" + d[-10:]\n    return record'}
-STATUS = {"name": "fix_status", "docstring": "status", "code":
-          'import re\nfrom difflib import get_close_matches\nVALID = ("active", "pending", "churned")\n\n'
-          'def fix_status(record):\n    record = dict(record)\n    m = get_close_matches(record.get("status", "").strip().lower(), VALID, 1)\n'
-          '    if m:\n        record["status"] = m[0]\n    return record'}
-EMAIL = {"name": "lower_email", "docstring": "email", "code":
-         'from difflib import SequenceMatcher\n\ndef lower_email(record):\n    # keep comments\n'
-         '    record = dict(record)\n    record["email"] = record.get("email", "").strip().lower()\n    return record'}
+PHONES = {
+    "name": "normalize_phones",
+    "docstring": "phones",
+    "code": "import re\n\ndef normalize_phones(record):\n    record = dict(record)\n"
+    '    d = re.sub(r"\\D", "", record.get("phone", ""))\n    record["phone"] = "+1" + '
+    "d[-10:]\n    return record",
+}
+STATUS = {
+    "name": "fix_status",
+    "docstring": "status",
+    "code": 'import re\nfrom difflib import get_close_matches\nVALID = ("active", "pending", '
+    '"churned")\n\n'
+    "def fix_status(record):\n    record = dict(record)\n    m = "
+    'get_close_matches(record.get("status", "").strip().lower(), VALID, 1)\n'
+    '    if m:\n        record["status"] = m[0]\n    return record',
+}
+EMAIL = {
+    "name": "lower_email",
+    "docstring": "email",
+    "code": "from difflib import SequenceMatcher\n\ndef lower_email(record):\n    # keep comments\n"
+    '    record = dict(record)\n    record["email"] = record.get("email", "").strip().lower()\n    '
+    "return record",
+}
 
 
 def _load(path):
@@ -47,7 +60,7 @@ def test_imports_merged_at_top_and_deduplicated():
 
 def test_clean_data_calls_functions_in_order():
     src = render_module([EMAIL, PHONES])
-    body = src[src.index("def clean_data"):]
+    body = src[src.index("def clean_data") :]
     assert body.index("lower_email(record)") < body.index("normalize_phones(record)")
 
 
@@ -60,8 +73,16 @@ def test_duplicate_names_skipped_first_kept(tmp_path):
 
 
 def test_helper_name_clash_is_rejected(tmp_path):
-    a = {"name": "a", "docstring": "", "code": "def _h(x):\n    return x\n\ndef a(record):\n    return _h(record)"}
-    b = {"name": "b", "docstring": "", "code": "def _h(x):\n    return None\n\ndef b(record):\n    return _h(record)"}
+    a = {
+        "name": "a",
+        "docstring": "",
+        "code": "def _h(x):\n    return x\n\ndef a(record):\n    return _h(record)",
+    }
+    b = {
+        "name": "b",
+        "docstring": "",
+        "code": "def _h(x):\n    return None\n\ndef b(record):\n    return _h(record)",
+    }
     res = write_output([a, b], str(tmp_path / "o.py"))
     assert res.written == ["a"] and "_h" in res.rejected[0][1]
 
@@ -90,6 +111,10 @@ def test_empty_function_list_gives_identity_clean_data(tmp_path):
 
 
 def test_text_mode_output(tmp_path):
-    f = {"name": "squash", "docstring": "", "code": "def squash(text):\n    return ' '.join(text.split())"}
+    f = {
+        "name": "squash",
+        "docstring": "",
+        "code": "def squash(text):\n    return ' '.join(text.split())",
+    }
     write_output([f], str(tmp_path / "o.py"), mode="text")
     assert _load(tmp_path / "o.py").clean_data("a   b\n c") == "a b c"

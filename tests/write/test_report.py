@@ -1,4 +1,5 @@
-"""The markdown cleaning report: summary first, sections only when they have data, dry-run analysis."""
+"""The markdown cleaning report: summary first, sections only when they have data, dry-run
+analysis."""
 
 from __future__ import annotations
 
@@ -11,8 +12,14 @@ from recursive_cleaner.profiling.expectations import Expectation
 from recursive_cleaner.write.metrics import compare_quality
 from recursive_cleaner.write.report import ReportData, render_report, write_report
 
-SECTIONS = ["## Functions", "## Quality before/after", "## Rejected functions", "## Fields left dirty",
-            "## LLM usage", "## Skipped input"]
+SECTIONS = [
+    "## Functions",
+    "## Quality before/after",
+    "## Rejected functions",
+    "## Fields left dirty",
+    "## LLM usage",
+    "## Skipped input",
+]
 
 
 def improvement():
@@ -23,20 +30,45 @@ def improvement():
 
 def full(**changes) -> ReportData:
     data = ReportData(
-        source="data/crm.jsonl", instructions="Dates in ISO 8601.\nStatus: one of 'active', 'pending'.",
-        chunks_total=4, chunks_processed=4, records_seen=200,
-        functions=[{"name": "fix_dates", "docstring": "Convert dates to ISO.\n\n    Handles 'Jan 6, 2024'.",
-                    "field": "d", "issue": "d: 1 of 2 values are not ISO dates", "issues_before": {"d": 1, "s": 1},
-                    "issues_after": {"d": 0, "s": 1}},
-                   {"name": "fix_status", "docstring": "Lower-case status.", "field": None, "issue": "",
-                    "issues_before": {"d": 0, "s": 1}, "issues_after": {"d": 0, "s": 0}}],
-        rejected=[("bad_fn", "AssertionError: expected 'x'")], unfixable={"amount": "amount: 3 of 9 are text"},
+        source="data/crm.jsonl",
+        instructions="Dates in ISO 8601.\nStatus: one of 'active', 'pending'.",
+        chunks_total=4,
+        chunks_processed=4,
+        records_seen=200,
+        functions=[
+            {
+                "name": "fix_dates",
+                "docstring": "Convert dates to ISO.\n\n    Handles 'Jan 6, 2024'.",
+                "field": "d",
+                "issue": "d: 1 of 2 values are not ISO dates",
+                "issues_before": {"d": 1, "s": 1},
+                "issues_after": {"d": 0, "s": 1},
+            },
+            {
+                "name": "fix_status",
+                "docstring": "Lower-case status.",
+                "field": None,
+                "issue": "",
+                "issues_before": {"d": 0, "s": 1},
+                "issues_after": {"d": 0, "s": 0},
+            },
+        ],
+        rejected=[("bad_fn", "AssertionError: expected 'x'")],
+        unfixable={"amount": "amount: 3 of 9 are text"},
         improvement=improvement(),
-        llm={"calls": 7, "prompt_tokens": 4000, "completion_tokens": 600, "cached_tokens": 1000,
-             "failed_attempts": 2},
+        llm={
+            "calls": 7,
+            "prompt_tokens": 4000,
+            "completion_tokens": 600,
+            "cached_tokens": 1000,
+            "failed_attempts": 2,
+        },
         latency={"min_ms": 250.0, "max_ms": 2500.0, "avg_ms": 1000.0, "total_ms": 7000.0},
-        skipped_records=2, skipped_examples=["data/crm.jsonl:17: invalid JSON"],
-        output_path="cleaning_functions.py", seconds=12.34)
+        skipped_records=2,
+        skipped_examples=["data/crm.jsonl:17: invalid JSON"],
+        output_path="cleaning_functions.py",
+        seconds=12.34,
+    )
     return dataclasses.replace(data, **changes)
 
 
@@ -50,15 +82,25 @@ def test_full_report_has_every_section_in_order_after_the_summary():
     positions = [md.index(s) for s in SECTIONS]
     assert positions == sorted(positions)
     summary = md[: positions[0]]
-    for text in ("`data/crm.jsonl`", "2 accepted, 1 rejected", "`amount`", "7 calls", "4,600 tokens", "12.3 s",
-                 "accuracy vs ground truth:** 25% → 100%", "`cleaning_functions.py`", "4 of 4 chunks, 200 records"):
+    for text in (
+        "`data/crm.jsonl`",
+        "2 accepted, 1 rejected",
+        "`amount`",
+        "7 calls",
+        "4,600 tokens",
+        "12.3 s",
+        "accuracy vs ground truth:** 25% → 100%",
+        "`cleaning_functions.py`",
+        "4 of 4 chunks, 200 records",
+    ):
         assert text in summary, text
-    assert "> Dates in ISO 8601.\n> Status: one of 'active', 'pending'." in summary  # goals in one quote
+    # goals in one quote
+    assert "> Dates in ISO 8601.\n> Status: one of 'active', 'pending'." in summary
 
 
 def test_functions_section_shows_docstring_field_and_issue_counts():
     md = render_report(full())
-    section = md[md.index("## Functions"): md.index("## Quality")]
+    section = md[md.index("## Functions") : md.index("## Quality")]
     assert "### 1. `fix_dates`" in section and "### 2. `fix_status`" in section
     assert "> Convert dates to ISO.\n>\n> Handles 'Jan 6, 2024'." in section  # docstring dedented
     assert "- Field: `d`" in section and "- Issue: d: 1 of 2 values are not ISO dates" in section
@@ -73,7 +115,7 @@ def test_quality_section_is_the_improvement_table():
 
 def test_llm_usage_cache_share_and_latency_in_seconds():
     md = render_report(full())
-    section = md[md.index("## LLM usage"): md.index("## Skipped input")]
+    section = md[md.index("## LLM usage") : md.index("## Skipped input")]
     assert "Calls: 7 (2 failed attempts retried)" in section
     assert "4,000 prompt, 600 completion" in section
     assert "1,000 cached tokens (25% of prompt tokens)" in section
@@ -85,14 +127,17 @@ def test_skipped_section_lists_examples():
     assert "2 input records could not be read" in md and "`data/crm.jsonl:17: invalid JSON`" in md
 
 
-@pytest.mark.parametrize("heading,change", [
-    ("## Functions", {"functions": []}),
-    ("## Quality before/after", {"improvement": None}),
-    ("## Rejected functions", {"rejected": []}),
-    ("## Fields left dirty", {"unfixable": {}}),
-    ("## LLM usage", {"llm": {}, "latency": {}}),
-    ("## Skipped input", {"skipped_records": 0, "skipped_examples": []}),
-])
+@pytest.mark.parametrize(
+    "heading,change",
+    [
+        ("## Functions", {"functions": []}),
+        ("## Quality before/after", {"improvement": None}),
+        ("## Rejected functions", {"rejected": []}),
+        ("## Fields left dirty", {"unfixable": {}}),
+        ("## LLM usage", {"llm": {}, "latency": {}}),
+        ("## Skipped input", {"skipped_records": 0, "skipped_examples": []}),
+    ],
+)
 def test_each_section_is_omitted_without_data(heading, change):
     md = render_report(full(**change))
     assert heading not in md
@@ -109,47 +154,85 @@ def test_empty_report_is_just_a_title_and_a_short_summary():
 
 
 def test_open_issues_of_a_real_run_are_listed_as_left_dirty():
-    md = render_report(full(unfixable={}, issues=[{"field": "phone", "issue": "phone: 4 of 9 not E.164",
-                                                    "offending": ["555"], "count": 4, "chunk_index": 2}]))
-    section = md[md.index("## Fields left dirty"):]
+    md = render_report(
+        full(
+            unfixable={},
+            issues=[
+                {
+                    "field": "phone",
+                    "issue": "phone: 4 of 9 not E.164",
+                    "offending": ["555"],
+                    "count": 4,
+                    "chunk_index": 2,
+                }
+            ],
+        )
+    )
+    section = md[md.index("## Fields left dirty") :]
     assert "| `phone` | still open: 4 values: phone: 4 of 9 not E.164 |" in section
     assert "## Detected issues" not in md
 
 
 def test_dry_run_lists_issues_grouped_by_field_instead_of_functions():
     issues = [
-        {"field": "date", "issue": "date: 3 of 10 not ISO", "offending": ["01/02/2024", "Jan 3"], "count": 3,
-         "chunk_index": 0},
-        {"field": "date", "issue": "date: 2 of 10 not ISO", "offending": ["Jan 3", "a", "b", "c", "d"], "count": 2,
-         "chunk_index": 1},
-        {"field": "status", "issue": "status: spelled differently", "offending": ["Active"], "count": 1,
-         "chunk_index": 0},
-        {"field": None, "issue": "duplicate customers", "offending": [], "count": None, "chunk_index": 0},
+        {
+            "field": "date",
+            "issue": "date: 3 of 10 not ISO",
+            "offending": ["01/02/2024", "Jan 3"],
+            "count": 3,
+            "chunk_index": 0,
+        },
+        {
+            "field": "date",
+            "issue": "date: 2 of 10 not ISO",
+            "offending": ["Jan 3", "a", "b", "c", "d"],
+            "count": 2,
+            "chunk_index": 1,
+        },
+        {
+            "field": "status",
+            "issue": "status: spelled differently",
+            "offending": ["Active"],
+            "count": 1,
+            "chunk_index": 0,
+        },
+        {
+            "field": None,
+            "issue": "duplicate customers",
+            "offending": [],
+            "count": None,
+            "chunk_index": 0,
+        },
     ]
     md = render_report(full(dry_run=True, issues=issues, output_path=""))
     assert md.startswith("# Data analysis (dry run)\n")
     assert "## Functions" not in md and "accepted" not in md
     assert "4 in 2 field(s), 1 about whole records" in md
     assert "Fields with issues:** `amount`, `date`, `status`" in md
-    section = md[md.index("## Detected issues"): md.index("## Quality")]
+    section = md[md.index("## Detected issues") : md.index("## Quality")]
     rows = [ln for ln in section.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
     assert len(rows) == 3
     date = rows[0]
     assert date.startswith("| `date` | 5 |")  # counts summed over chunks
-    assert re.findall(r"`([^`]*)`", date.split("|")[4]) == ["01/02/2024", "Jan 3", "a", "b", "c"]  # 5 distinct
+    # 5 distinct
+    assert re.findall(r"`([^`]*)`", date.split("|")[4]) == ["01/02/2024", "Jan 3", "a", "b", "c"]
     assert rows[2].startswith("| (whole record) | — | duplicate customers |")
 
 
 def test_dry_run_keeps_a_custom_title():
-    assert render_report(ReportData(title="CRM analysis", dry_run=True)).startswith("# CRM analysis\n")
+    assert render_report(ReportData(title="CRM analysis", dry_run=True)).startswith(
+        "# CRM analysis\n"
+    )
 
 
 def test_pipes_are_escaped_in_table_cells():
-    issues = [{"field": "a|b", "issue": "x | y", "offending": ["1|2"], "count": 1, "chunk_index": 0}]
+    issues = [
+        {"field": "a|b", "issue": "x | y", "offending": ["1|2"], "count": 1, "chunk_index": 0}
+    ]
     md = render_report(ReportData(dry_run=True, issues=issues, unfixable={"c|d": "bad | worse"}))
     assert "a\\|b" in md and "x \\| y" in md and "1\\|2" in md and "bad \\| worse" in md
-    detected = md[md.index("## Detected issues"): md.index("## Fields left dirty")]
-    dirty = md[md.index("## Fields left dirty"):]
+    detected = md[md.index("## Detected issues") : md.index("## Fields left dirty")]
+    dirty = md[md.index("## Fields left dirty") :]
     for section, columns in ((detected, 4), (dirty, 2)):
         rows = [ln for ln in section.splitlines() if ln.startswith("|")]
         assert len(rows) == 3
@@ -159,16 +242,25 @@ def test_pipes_are_escaped_in_table_cells():
 def test_long_values_are_truncated():
     long_reason = "x" * 1000
     long_value = "v" * 500
-    md = render_report(full(rejected=[("f", long_reason)], dry_run=False,
-                            unfixable={"amount": "y" * 900},
-                            issues=[{"field": "amount", "issue": "i", "offending": [long_value], "count": 1}]))
+    md = render_report(
+        full(
+            rejected=[("f", long_reason)],
+            dry_run=False,
+            unfixable={"amount": "y" * 900},
+            issues=[{"field": "amount", "issue": "i", "offending": [long_value], "count": 1}],
+        )
+    )
     line = next(ln for ln in md.splitlines() if ln.startswith("- `f` — "))
-    reason = line[len("- `f` — "):]
+    reason = line[len("- `f` — ") :]
     assert reason.endswith("…") and len(reason) <= 200
     dirty = next(ln for ln in md.splitlines() if ln.startswith("| `amount` |"))
     assert "…" in dirty and len(dirty) < 260
-    dry = render_report(ReportData(dry_run=True, issues=[{"field": "a", "issue": "i", "offending": [long_value],
-                                                          "count": 1}]))
+    dry = render_report(
+        ReportData(
+            dry_run=True,
+            issues=[{"field": "a", "issue": "i", "offending": [long_value], "count": 1}],
+        )
+    )
     row = next(ln for ln in dry.splitlines() if ln.startswith("| `a` |"))
     assert "…" in row and long_value not in row and len(row) < 120
 
@@ -176,7 +268,7 @@ def test_long_values_are_truncated():
 def test_rejected_list_is_capped_at_thirty():
     rejected = [(f"fn_{i}", f"reason {i}") for i in range(45)]
     md = render_report(ReportData(rejected=rejected))
-    section = md[md.index("## Rejected functions"):]
+    section = md[md.index("## Rejected functions") :]
     items = [ln for ln in section.splitlines() if ln.startswith("- ")]
     assert len(items) == 31 and items[-1] == "- … and 15 more"
     assert "fn_29" in section and "fn_30" not in section
@@ -195,9 +287,14 @@ def test_write_report_is_atomic_and_equals_render(tmp_path):
 
 
 def test_summary_without_truth_shows_mean_conformity_and_order_note():
-    imp = compare_quality([{"d": "2024-01-05"}, {"d": "Jan 6, 2024"}], [{"d": "2024-01-05"}, {"d": "2024-01-06"}],
-                          expectations={"d": Expectation("date")})
-    md = render_report(ReportData(improvement=imp, order_note="cycle between a and b; kept generation order"))
+    imp = compare_quality(
+        [{"d": "2024-01-05"}, {"d": "Jan 6, 2024"}],
+        [{"d": "2024-01-05"}, {"d": "2024-01-06"}],
+        expectations={"d": Expectation("date")},
+    )
+    md = render_report(
+        ReportData(improvement=imp, order_note="cycle between a and b; kept generation order")
+    )
     assert "- **Mean conformity:** 50% → 100% (1 of 2 rows changed)" in md
     assert "- **Fields still dirty:** none found" in md
     assert "- **Function order:** cycle between a and b; kept generation order" in md
@@ -205,8 +302,10 @@ def test_summary_without_truth_shows_mean_conformity_and_order_note():
 
 
 def test_revised_functions_are_marked():
-    data = ReportData(functions=[{"name": "fix_phone", "docstring": "Phones.", "field": "phone"}],
-                      modifications=[{"name": "fix_phone", "chunk_index": 2}])
+    data = ReportData(
+        functions=[{"name": "fix_phone", "docstring": "Phones.", "field": "phone"}],
+        modifications=[{"name": "fix_phone", "chunk_index": 2}],
+    )
     text = render_report(data)
     assert "Revised by the model 1 time(s) (chunk 3)" in text
     assert "Revised" not in render_report(ReportData(functions=data.functions))

@@ -12,8 +12,14 @@ from recursive_cleaner.model.llm import LLMStats, call_llm
 from recursive_cleaner.write.state import atomic_write_text, load_state, save_state
 from tests.fakes import FakeBackend
 
-STATE = {"file_path": "/d.jsonl", "instructions": "x", "chunk_size": 5, "last_completed_chunk": 2,
-         "total_chunks": 4, "functions": [{"name": "f", "docstring": "d", "code": "def f(r):\n    return r"}]}
+STATE = {
+    "file_path": "/d.jsonl",
+    "instructions": "x",
+    "chunk_size": 5,
+    "last_completed_chunk": 2,
+    "total_chunks": 4,
+    "functions": [{"name": "f", "docstring": "d", "code": "def f(r):\n    return r"}],
+}
 
 
 def test_save_then_load_round_trip(tmp_path):
@@ -44,11 +50,16 @@ def test_load_missing_raises_file_not_found(tmp_path):
         load_state(tmp_path / "nope.json")
 
 
-@pytest.mark.parametrize("content", [
-    "not json", "[]", json.dumps({"version": "0.2.0"}),
-    json.dumps({**STATE, "version": "9.0.0"}),
-    json.dumps({**STATE, "version": "0.2.0", "functions": [{"name": 1}]}),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "[]",
+        json.dumps({"version": "0.2.0"}),
+        json.dumps({**STATE, "version": "9.0.0"}),
+        json.dumps({**STATE, "version": "0.2.0", "functions": [{"name": 1}]}),
+    ],
+)
 def test_load_invalid_raises_value_error(tmp_path, content):
     p = tmp_path / "s.json"
     p.write_text(content)
@@ -60,8 +71,10 @@ def test_load_invalid_raises_value_error(tmp_path, content):
 
 def test_call_llm_retries_then_succeeds_without_sleeping():
     slept = []
-    backend = FakeBackend([ConnectionError("down"), TimeoutError("slow"), "ok"],
-                          usage={"prompt_tokens": 7, "completion_tokens": 3, "cached_tokens": 5})
+    backend = FakeBackend(
+        [ConnectionError("down"), TimeoutError("slow"), "ok"],
+        usage={"prompt_tokens": 7, "completion_tokens": 3, "cached_tokens": 5},
+    )
     reply = call_llm(backend, "p", attempts=3, sleep=slept.append)
     assert reply.text == "ok" and reply.attempts == 3
     assert (reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens) == (7, 3, 5)
@@ -70,7 +83,9 @@ def test_call_llm_retries_then_succeeds_without_sleeping():
 
 def test_call_llm_gives_up_with_clear_error():
     backend = FakeBackend([ConnectionRefusedError("refused")] * 3)
-    with pytest.raises(LLMCallError, match="after 3 attempt.*ConnectionRefusedError: refused") as info:
+    with pytest.raises(
+        LLMCallError, match="after 3 attempt.*ConnectionRefusedError: refused"
+    ) as info:
         call_llm(backend, "p", attempts=3, sleep=lambda s: None)
     assert info.value.attempts == 3
     assert isinstance(info.value.last_error, ConnectionRefusedError)
@@ -97,7 +112,13 @@ def test_stats_latency():
     for ms in (100.0, 300.0):
         s.latency_stats()
         s.latencies_ms.append(ms)
-    assert s.latency_stats() == {"min_ms": 100.0, "max_ms": 300.0, "avg_ms": 200.0, "total_ms": 400.0, "calls": 2}
+    assert s.latency_stats() == {
+        "min_ms": 100.0,
+        "max_ms": 300.0,
+        "avg_ms": 200.0,
+        "total_ms": 400.0,
+        "calls": 2,
+    }
 
 
 def test_call_llm_does_not_retry_what_cannot_succeed():

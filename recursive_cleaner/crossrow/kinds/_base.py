@@ -118,8 +118,10 @@ def register(kind: StepKind) -> StepKind:
     if not kind.name or not kind.name.isidentifier():
         raise ValueError(f"a cross-row kind needs a name that is an identifier, got {kind.name!r}")
     if kind.drops != kind.keeps_first:
-        raise ValueError(f"the cross-row kind {kind.name!r}: a kind that drops records keeps the "
-                         "first of each key (drops and keeps_first go together)")
+        raise ValueError(
+            f"the cross-row kind {kind.name!r}: a kind that drops records keeps the "
+            "first of each key (drops and keeps_first go together)"
+        )
     if kind.name in REGISTRY:
         raise ValueError(f"a cross-row kind named {kind.name!r} is already registered")
     REGISTRY[kind.name] = kind

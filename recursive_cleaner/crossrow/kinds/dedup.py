@@ -19,20 +19,29 @@ class Dedup(StepKind):
     """Remove records whose key was seen before."""
 
     name, needs_key, writes, drops, keeps_first = "dedup", True, False, True, True
-    prompt = ('<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records '
-              "whose FIELD was seen before")
+    prompt = (
+        '<cross_row_step kind="dedup" key="FIELD" normalize="casefold"/>  remove records '
+        "whose FIELD was seen before"
+    )
     task = "add a dedup rule only if the goals ask to remove duplicates"
 
     def describe(self, step: Any) -> str:
-        return (f"drop records whose {'+'.join(step.key)} ({step.normalize}) was seen before; "
-                "keep the first")
+        return (
+            f"drop records whose {'+'.join(step.key)} ({step.normalize}) was seen before; "
+            "keep the first"
+        )
 
     def xml_attrs(self, step: Any) -> list[str]:
         return super().xml_attrs(step) + [f'normalize="{step.normalize}"']
 
     def grammar(self, listed: Any) -> Any:
-        return seq('<cross_row_step kind="dedup" key="', listed, '" normalize="', alt(*NORMALIZERS),
-                   '"/>\n')
+        return seq(
+            '<cross_row_step kind="dedup" key="',
+            listed,
+            '" normalize="',
+            alt(*NORMALIZERS),
+            '"/>\n',
+        )
 
     def transform(self, fitted: Any, i: int, out: dict) -> bool:
         key = fitted.key(i, out)

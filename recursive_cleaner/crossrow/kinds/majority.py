@@ -33,12 +33,14 @@ _NONE = object()
 
 @dataclass
 class KeyGroups:
-    """A majority step's fitted state: its groups by corrected, normalised key; rare keys' near ones."""
+    """A majority step's fitted state: its groups by corrected, normalised key; rare keys' near
+    ones."""
 
     groups: dict[Any, dict[str, Counter]] = field(default_factory=dict)
     # a one-field key: each rare key -> the close full keys
     near: dict[Any, list] | None = field(default=None, repr=False)
-    probed: dict[Any, list] = field(default_factory=dict, repr=False)  # keys first seen by transform
+    # keys first seen by transform
+    probed: dict[Any, list] = field(default_factory=dict, repr=False)
     index: NearIndex | None = field(default=None, repr=False)
 
 
@@ -46,22 +48,38 @@ class Majority(StepKind):
     """Rows with the same key get the value most of them have."""
 
     name, needs_key, needs_fields, weighs, stated_repair = "majority", True, True, True, True
-    prompt = ('<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with '
-              "the same KEY_FIELD get the value most of them have")
+    prompt = (
+        '<cross_row_step kind="majority" key="KEY_FIELD" fields="FIELD, FIELD"/>  rows with '
+        "the same KEY_FIELD get the value most of them have"
+    )
 
     def describe(self, step: Any) -> str:
         key, fields = "+".join(step.key), ", ".join(step.fields)
         if step.weight_by:
-            return (f"for each {key}, set {fields} to the value its rows' sources vote for, each "
-                    f"{'+'.join(step.weight_by)} weighted by how often it agrees with the others")
-        return (f"for each {key}, set {fields} to the value most of its rows have (at least "
-                f"{step.min_share:.0%} of {step.min_count}+ rows)"
-                + ("; only blanks and values that look like a variant of it"
-                   if step.variants_only else ""))
+            return (
+                f"for each {key}, set {fields} to the value its rows' sources vote for, each "
+                f"{'+'.join(step.weight_by)} weighted by how often it agrees with the others"
+            )
+        return (
+            f"for each {key}, set {fields} to the value most of its rows have (at least "
+            f"{step.min_share:.0%} of {step.min_count}+ rows)"
+            + (
+                "; only blanks and values that look like a variant of it"
+                if step.variants_only
+                else ""
+            )
+        )
 
     def grammar(self, listed: Any) -> Any:
-        return seq('<cross_row_step kind="majority" key="', listed, '" fields="', listed, '"',
-                   rep(seq(' weight_by="', listed, '"'), 0, 1), "/>\n")
+        return seq(
+            '<cross_row_step kind="majority" key="',
+            listed,
+            '" fields="',
+            listed,
+            '"',
+            rep(seq(' weight_by="', listed, '"'), 0, 1),
+            "/>\n",
+        )
 
     def start(self, step: Any) -> dict:
         return {}
@@ -96,8 +114,14 @@ class Majority(StepKind):
             for fld, counts in group.items():
                 target.setdefault(fld, Counter()).update(counts)
         if s.weight_by:
-            weighted, _ = weigh_votes({(key, fld): group[fld] for key, group in merged.items()
-                                       for fld in s.fields if fld in group})
+            weighted, _ = weigh_votes(
+                {
+                    (key, fld): group[fld]
+                    for key, group in merged.items()
+                    for fld in s.fields
+                    if fld in group
+                }
+            )
             for key, group in merged.items():
                 for fld in s.fields:
                     group[fld] = weighted.get((key, fld), Counter())
@@ -124,26 +148,37 @@ def _winner(counts: Counter | None, step: Any) -> Any:
         ranked = counts.most_common(2)
         return ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else _NONE
     total = sum(counts.values())
-    (top, n), = counts.most_common(1)
+    ((top, n),) = counts.most_common(1)
     if total >= step.min_count and n / total >= step.min_share and n > total - n:
         return top
     return _NONE
 
 
 def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> dict[str, Counter] | None:
-    """The record's key group; a key seen too rarely is repaired to the close key whose group it matches."""
+    """The record's key group; a key seen too rarely is repaired to the close key whose group it
+    matches."""
     step, groups = fitted.steps[i], state.groups
     key = fitted.key(i, record)
     group = groups.get(key)
-    if group is not None and sum(group[_KEY].values()) >= step.min_count or key is None or len(step.key) != 1:
+    if (
+        group is not None
+        and sum(group[_KEY].values()) >= step.min_count
+        or key is None
+        or len(step.key) != 1
+    ):
         return group
     scored = []
     for other in _close(state, step, key, group is not None):
         candidate = groups[other]
-        agree = sum(1 for fld in step.fields if _winner(candidate.get(fld), step) == hashable(record.get(fld)))
+        agree = sum(
+            1
+            for fld in step.fields
+            if _winner(candidate.get(fld), step) == hashable(record.get(fld))
+        )
         scored.append((agree, other))
     scored.sort(key=lambda s: -s[0])
-    needed = max(1, len(step.fields) // 2)  # the row must look like that group, not just share a field
+    # the row must look like that group, not just share a field
+    needed = max(1, len(step.fields) // 2)
     if not scored or scored[0][0] < needed or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return group
     best = groups[scored[0][1]]
@@ -155,10 +190,12 @@ def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> dict[str, Cou
 
 
 def _close(state: KeyGroups, step: Any, key: tuple, fitted: bool) -> list:
-    """The full groups' keys within ``max_distance`` edits of a rare ``key`` (found by ``fit``, else now)."""
+    """The full groups' keys within ``max_distance`` edits of a rare ``key`` (found by ``fit``, else
+    now)."""
     if fitted and state.near is not None:
         return state.near.get(key, [])
-    if key not in state.probed:  # a key an earlier step wrote: its own budget, the same on every worker
+    # a key an earlier step wrote: its own budget, the same on every worker
+    if key not in state.probed:
         if state.index is None:
             state.index = _key_index(step, state.groups)
         found = close_keys(str(key[0]), state.index, step.max_distance, Budget(PROBE_WORK))
@@ -179,8 +216,11 @@ def _key_index(step: Any, groups: dict[Any, dict[str, Counter]]) -> NearIndex:
     return index
 
 
-def _near_keys(step: Any, groups: dict[Any, dict[str, Counter]], left_alone: Counter, i: int) -> dict:
-    """Each rare key -> the full groups' keys within ``max_distance`` edits (none listed when there are none)."""
+def _near_keys(
+    step: Any, groups: dict[Any, dict[str, Counter]], left_alone: Counter, i: int
+) -> dict:
+    """Each rare key -> the full groups' keys within ``max_distance`` edits (none listed when there
+    are none)."""
     index, budget, out = _key_index(step, groups), Budget(MAX_WORK), {}
     for key, group in groups.items():
         if key is None or _full(group, step):

@@ -28,10 +28,12 @@ _MAX_VOCAB = 5000  # distinct values of one field kept for vocabulary matching
 class _Vocabulary:
     counts: Counter = field(default_factory=Counter)
     fixes: dict[Any, Any] = field(default_factory=dict)
-    left_alone: int = 0  # distinct strings not matched: longer than near.MAX_CHARS, or past the work budget
+    # distinct strings not matched: longer than near.MAX_CHARS, or past the work budget
+    left_alone: int = 0
 
     def solve(self, step: Any) -> None:
-        """Map each rare string to its unambiguous, much more frequent close spelling (``near.closest_spellings``)."""
+        """Map each rare string to its unambiguous, much more frequent close spelling
+        (``near.closest_spellings``)."""
         self.fixes, self.left_alone = closest_spellings(self.counts, step.max_distance, step.ratio)
 
 
@@ -46,12 +48,16 @@ class Vocabulary(StepKind):
     """Rare misspellings of ``fields`` become the common spelling."""
 
     name, needs_fields, fixes_keys, value_map = "vocabulary", True, True, True
-    prompt = ('<cross_row_step kind="vocabulary" fields="FIELD"/>  rare misspellings become the '
-              "common spelling")
+    prompt = (
+        '<cross_row_step kind="vocabulary" fields="FIELD"/>  rare misspellings become the '
+        "common spelling"
+    )
 
     def describe(self, step: Any) -> str:
-        return (f"replace rare spellings of {', '.join(step.fields)} by a value within "
-                f"{step.max_distance} edits that is at least {step.ratio:g}x as frequent")
+        return (
+            f"replace rare spellings of {', '.join(step.fields)} by a value within "
+            f"{step.max_distance} edits that is at least {step.ratio:g}x as frequent"
+        )
 
     def names(self, step: Any) -> tuple[str, ...]:
         return tuple(step.fields)

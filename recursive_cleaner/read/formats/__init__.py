@@ -17,8 +17,24 @@ door (``register(MyFormat())``). A path no extension names is text.
 
 from __future__ import annotations
 
-from ._base import (BLOCK_SIZE, REGISTRY, Format, Lines, Part, SkipCallback, batched, detect, find,
-                    get, names, output_extensions, output_format, register, resolve, unregister)
+from ._base import (
+    BLOCK_SIZE,
+    REGISTRY,
+    Format,
+    Lines,
+    Part,
+    SkipCallback,
+    batched,
+    detect,
+    find,
+    get,
+    names,
+    output_extensions,
+    output_format,
+    register,
+    resolve,
+    unregister,
+)
 from ..rows import SkippedRecord
 from .delimited import CsvFormat
 from .gzipped import GzipCsvFormat, GzipJsonlFormat
@@ -27,10 +43,34 @@ from .jsonl import JsonlFormat
 from .tabular import ExcelFormat, ParquetFormat
 from .text import TextFormat
 
-__all__ = ["Format", "Lines", "Part", "SkipCallback", "SkippedRecord", "REGISTRY", "BLOCK_SIZE", "register", "get",
-           "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
-           "batched"]
+__all__ = [
+    "Format",
+    "Lines",
+    "Part",
+    "SkipCallback",
+    "SkippedRecord",
+    "REGISTRY",
+    "BLOCK_SIZE",
+    "register",
+    "get",
+    "unregister",
+    "find",
+    "detect",
+    "names",
+    "output_format",
+    "output_extensions",
+    "resolve",
+    "batched",
+]
 
-for _format in (JsonlFormat(), CsvFormat(), JsonFormat(), TextFormat(), ParquetFormat(),
-                ExcelFormat(), GzipJsonlFormat(), GzipCsvFormat()):
+for _format in (
+    JsonlFormat(),
+    CsvFormat(),
+    JsonFormat(),
+    TextFormat(),
+    ParquetFormat(),
+    ExcelFormat(),
+    GzipJsonlFormat(),
+    GzipCsvFormat(),
+):
     register(_format)

@@ -10,9 +10,26 @@ from typing import IO, Any, BinaryIO, Callable, Iterator
 
 from ..rows import SkippedRecord
 
-__all__ = ["Format", "Lines", "Part", "SkipCallback", "Opener", "BLOCK_SIZE", "REGISTRY", "register", "get",
-           "unregister", "find", "detect", "names", "output_format", "output_extensions", "resolve",
-           "batched", "install_hint"]
+__all__ = [
+    "Format",
+    "Lines",
+    "Part",
+    "SkipCallback",
+    "Opener",
+    "BLOCK_SIZE",
+    "REGISTRY",
+    "register",
+    "get",
+    "unregister",
+    "find",
+    "detect",
+    "names",
+    "output_format",
+    "output_extensions",
+    "resolve",
+    "batched",
+    "install_hint",
+]
 
 BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
 
@@ -22,7 +39,8 @@ Opener = Callable[..., IO[Any]]  # open, gzip.open: (path, mode, **text options)
 
 @dataclass(frozen=True)
 class Lines:
-    """Raw JSON lines apply's workers parse themselves: ``data`` from ``line`` (1-based) at ``offset``."""
+    """Raw JSON lines apply's workers parse themselves: ``data`` from ``line`` (1-based) at
+    ``offset``."""
 
     data: bytes
     line: int = 1
@@ -31,7 +49,8 @@ class Lines:
 
 @dataclass(frozen=True)
 class Part:
-    """A file, or its bytes [start, end) (end -1: to the end) after ``line`` lines, ``record`` records."""
+    """A file, or its bytes [start, end) (end -1: to the end) after ``line`` lines, ``record``
+    records."""
 
     path: str
     fmt: str
@@ -75,8 +94,14 @@ class Format:
         """The records one at a time; bad records go to ``on_skip``."""
         raise NotImplementedError
 
-    def chunks(self, path: str, size: int, overlap: int | None, on_skip: SkipCallback | None,
-               block_size: int) -> Iterator[list]:
+    def chunks(
+        self,
+        path: str,
+        size: int,
+        overlap: int | None,
+        on_skip: SkipCallback | None,
+        block_size: int,
+    ) -> Iterator[list]:
         """Lists of up to ``size`` records."""
         return batched(self.records(path, on_skip, block_size), size)
 
@@ -99,8 +124,9 @@ class Format:
         """The parts of a file for Dask, ``per_batches`` whole batches each (default: one part)."""
         return [Part(path, self.name)]
 
-    def part_batches(self, part: Part, size: int,
-                     on_skip: SkipCallback | None) -> Iterator[Lines | list]:
+    def part_batches(
+        self, part: Part, size: int, on_skip: SkipCallback | None
+    ) -> Iterator[Lines | list]:
         """The batches of one part, cut where ``batches`` cuts the whole file."""
         return self.batches(part.path, size, on_skip)
 
@@ -190,8 +216,9 @@ def output_format(path: str | os.PathLike) -> Format:
     two, one = _suffixes(path)
     if fmt is None or (two if two in fmt.writes else one) not in fmt.writes:
         known = ", ".join(sorted(output_extensions()))
-        raise ValueError(f"cannot tell the output format from {os.fspath(path)!r}: "
-                         f"name it with one of {known}")
+        raise ValueError(
+            f"cannot tell the output format from {os.fspath(path)!r}: name it with one of {known}"
+        )
     return fmt
 
 

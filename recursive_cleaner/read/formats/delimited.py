@@ -30,7 +30,8 @@ _BOM = codecs.BOM_UTF8
 _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that surrogateescape could not decode
 UNCLOSED_QUOTE = "unclosed quote"  # how a CSV record whose quote is never closed is reported
 _END = "\ufffe\uffffrecursive_cleaner: end of input\uffff"  # noncharacters: in no real CSV
-_END_LINE = _END + "\n"  # read after the last line: a row of its own, or the tail of an unclosed quoted field
+# read after the last line: a row of its own, or the tail of an unclosed quoted field
+_END_LINE = _END + "\n"
 
 
 def _csv_encoding_error(path: str, first_line: int, opener: Opener) -> InputEncodingError:
@@ -45,7 +46,9 @@ def _csv_encoding_error(path: str, first_line: int, opener: Opener) -> InputEnco
                 offset += len(line[: match.start()].encode("utf-8", "surrogateescape"))
                 return encoding_error(path, lineno, offset, ord(match.group()) - 0xDC00, sample)
             offset += len(line.encode("utf-8", "surrogateescape"))
-    return InputEncodingError(f"{path}: not valid UTF-8 near line {first_line}", path, first_line)  # pragma: no cover
+    return InputEncodingError(
+        f"{path}: not valid UTF-8 near line {first_line}", path, first_line
+    )  # pragma: no cover
 
 
 def open_text(opener: Opener, path: str) -> IO[str]:
@@ -55,15 +58,22 @@ def open_text(opener: Opener, path: str) -> IO[str]:
     return opener(path, "rt", newline="", encoding="utf-8-sig", errors="surrogateescape")
 
 
-def _iter_csv(path: str, on_skip: SkipCallback | None, delimiter: str,
-              opener: Opener) -> Iterator[dict]:
+def _iter_csv(
+    path: str, on_skip: SkipCallback | None, delimiter: str, opener: Opener
+) -> Iterator[dict]:
     with open_text(opener, path) as f:
         yield from csv_records(f, path, on_skip, delimiter, opener=opener)
 
 
 def csv_records(
-    lines: Iterable[str], path: str, on_skip: SkipCallback | None, delimiter: str,
-    keys: list[str] | None = None, line: int = 0, *, opener: Opener = open,
+    lines: Iterable[str],
+    path: str,
+    on_skip: SkipCallback | None,
+    delimiter: str,
+    keys: list[str] | None = None,
+    line: int = 0,
+    *,
+    opener: Opener = open,
 ) -> Iterator[dict]:
     """The records of CSV text lines (a file opened as ``open_text`` does, or a span of one).
 
@@ -76,7 +86,8 @@ def csv_records(
     """
     source: Iterable[str] | None = lines
     while source is not None:
-        ended: list[bool] = []  # set when the reader takes the end mark: the row it then gives is the last
+        # set when the reader takes the end mark: the row it then gives is the last
+        ended: list[bool] = []
         reader = csv.reader(itertools.chain(source, _end_mark(ended)), delimiter=delimiter)
         rows, source, end = iter(reader), None, line
         while True:
@@ -85,9 +96,16 @@ def csv_records(
             except StopIteration:
                 return
             except csv.Error as exc:
-                hint = (f"; the csv module reads fields of at most {csv.field_size_limit():,} characters: a longer "
-                        "value, or a quote never closed" if "field larger" in str(exc) else "")
-                raise InputError(f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1) from None
+                hint = (
+                    f"; the csv module reads fields of at most {csv.field_size_limit():,} "
+                    "characters: a longer "
+                    "value, or a quote never closed"
+                    if "field larger" in str(exc)
+                    else ""
+                )
+                raise InputError(
+                    f"{path}: line {end + 1}: malformed CSV: {exc}{hint}", path, end + 1
+                ) from None
             start, end = end + 1, line + reader.line_num
             if not row:
                 continue  # blank line
@@ -108,7 +126,13 @@ def csv_records(
             elif len(row) == len(keys):
                 yield dict(zip(keys, row))
             elif on_skip is not None:
-                on_skip(SkippedRecord(path, start, f"expected {len(keys)} fields (from the header), got {len(row)}"))
+                on_skip(
+                    SkippedRecord(
+                        path,
+                        start,
+                        f"expected {len(keys)} fields (from the header), got {len(row)}",
+                    )
+                )
 
 
 def _end_mark(ended: list[bool]) -> Iterator[str]:
@@ -117,8 +141,11 @@ def _end_mark(ended: list[bool]) -> Iterator[str]:
     yield _END_LINE
 
 
-def _unclosed(field: str, path: str, last: int, header: bool, on_skip: SkipCallback | None) -> tuple[list[str], int]:
-    """(the lines after the one whose quote is never closed, lines before them); that line is reported.
+def _unclosed(
+    field: str, path: str, last: int, header: bool, on_skip: SkipCallback | None
+) -> tuple[list[str], int]:
+    """(the lines after the one whose quote is never closed, lines before them); that line is
+    reported.
 
     Inside a quoted field the csv module keeps every character and reads ``""`` as ``"``; a field
     that runs to the end holds no other quote, so doubling its quotes gives back the raw text.
@@ -130,15 +157,24 @@ def _unclosed(field: str, path: str, last: int, header: bool, on_skip: SkipCallb
     if header:
         raise InputError(f"{path}: line {opened}: {UNCLOSED_QUOTE} in the header row", path, opened)
     if on_skip is not None:
-        taken = f"it took the {len(following)} following line(s) into one field; " if following else ""
-        on_skip(SkippedRecord(path, opened, f"{UNCLOSED_QUOTE}: {taken}this line is skipped"
-                              + (", the lines after it are read again" if following else "")))
+        taken = (
+            f"it took the {len(following)} following line(s) into one field; " if following else ""
+        )
+        on_skip(
+            SkippedRecord(
+                path,
+                opened,
+                f"{UNCLOSED_QUOTE}: {taken}this line is skipped"
+                + (", the lines after it are read again" if following else ""),
+            )
+        )
     return following, opened
 
 
 # ---------------------------------------------------------------------------- Dask parts
 class _Counted:
-    """Text lines, counting them and their UTF-8 bytes (csv.reader reads exactly each row's lines)."""
+    """Text lines, counting them and their UTF-8 bytes (csv.reader reads exactly each row's
+    lines)."""
 
     def __init__(self, lines: Iterator[str], offset: int) -> None:
         self.lines, self.offset, self.count = lines, offset, 0
@@ -172,7 +208,8 @@ class _Slice(io.RawIOBase):
 
 # ---------------------------------------------------------------------------- output
 class CsvWriter(TableWriter):
-    """CSV rows under a header fixed by the first batch; keys first seen later are dropped, listed."""
+    """CSV rows under a header fixed by the first batch; keys first seen later are dropped,
+    listed."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
@@ -235,8 +272,17 @@ class CsvFormat(Format):
             records = csv_records(lines, path, skipped, self.delimiter(path), opener=self.opener)
             for count, record in enumerate(records, 1):
                 if cut is not None:  # a record after a full part: the part ends where the last did
-                    parts.append(Part(path, self.name, start.start, cut[0], start.line, start.record,
-                                      start.keys))
+                    parts.append(
+                        Part(
+                            path,
+                            self.name,
+                            start.start,
+                            cut[0],
+                            start.line,
+                            start.record,
+                            start.keys,
+                        )
+                    )
                     start = Part(path, self.name, cut[0], -1, cut[1], cut[2], tuple(record))
                     cut = None
                 if count % per == 0 and not unclosed:
@@ -252,8 +298,9 @@ class CsvFormat(Format):
             text = io.TextIOWrapper(data, encoding=encoding, errors="surrogateescape", newline="")
             keys = None if part.keys is None else list(part.keys)
             delimiter = self.delimiter(part.path)
-            yield from csv_records(text, part.path, on_skip, delimiter, keys, part.line,
-                                   opener=self.opener)
+            yield from csv_records(
+                text, part.path, on_skip, delimiter, keys, part.line, opener=self.opener
+            )
 
     def part_batches(self, part: Part, size: int, on_skip: SkipCallback | None) -> Iterator[list]:
         records = self.part_records(part, on_skip)

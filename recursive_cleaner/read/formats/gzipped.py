@@ -71,8 +71,14 @@ class _Gzipped:
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
         return _checked(path, super().records(path, on_skip, block_size))  # type: ignore[misc]
 
-    def chunks(self, path: str, size: int, overlap: int | None, on_skip: SkipCallback | None,
-               block_size: int) -> Iterator[list]:
+    def chunks(
+        self,
+        path: str,
+        size: int,
+        overlap: int | None,
+        on_skip: SkipCallback | None,
+        block_size: int,
+    ) -> Iterator[list]:
         chunks = super().chunks(path, size, overlap, on_skip, block_size)  # type: ignore[misc]
         return _checked(path, chunks)
 

@@ -40,8 +40,11 @@ class JsonFormat(Format):
     extensions = writes = (".json",)
 
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
-        report = None if on_skip is None else (
-            lambda line, reason: on_skip(SkippedRecord(path, line, reason)))
+        report = (
+            None
+            if on_skip is None
+            else (lambda line, reason: on_skip(SkippedRecord(path, line, reason)))
+        )
         return JsonRecordStream(text_blocks(path, block_size), path, block_size, report).records()
 
     def writer(self, out: BinaryIO, path: str) -> JsonWriter:

@@ -29,7 +29,9 @@ _LINE_ENDS = ("\n", "\r\n", "")
 def jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | None:
     """Why a JSONL line was skipped, or None for a blank line (ignored silently)."""
     if isinstance(exc, UnicodeDecodeError):
-        return f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {line_offset + exc.start}"
+        return (
+            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {line_offset + exc.start}"
+        )
     if not raw.strip():
         return None
     if isinstance(exc, RecursionError):
@@ -43,8 +45,9 @@ def jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | Non
     return f"invalid JSON: {exc}"  # pragma: no cover
 
 
-def iter_jsonl(path: str, on_skip: SkipCallback | None, size: int,
-               opener: Opener = open) -> Iterator:
+def iter_jsonl(
+    path: str, on_skip: SkipCallback | None, size: int, opener: Opener = open
+) -> Iterator:
     """Lists of ``size`` records (the last may be shorter), or records one by one if size is 0."""
     scan, loads = _SCANNER.scan_once, json.loads
     chunk: list = []
@@ -78,7 +81,11 @@ def iter_jsonl(path: str, on_skip: SkipCallback | None, size: int,
                     yield chunk
                     chunk = []
             elif on_skip is not None:
-                on_skip(SkippedRecord(path, lineno, f"valid JSON but not an object (got {json_type_name(obj)})"))
+                on_skip(
+                    SkippedRecord(
+                        path, lineno, f"valid JSON but not an object (got {json_type_name(obj)})"
+                    )
+                )
     if chunk:
         yield chunk
 
@@ -126,8 +133,14 @@ class JsonlFormat(Format):
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
         return iter_jsonl(path, on_skip, 0, self.opener)
 
-    def chunks(self, path: str, size: int, overlap: int | None, on_skip: SkipCallback | None,
-               block_size: int) -> Iterator[list]:
+    def chunks(
+        self,
+        path: str,
+        size: int,
+        overlap: int | None,
+        on_skip: SkipCallback | None,
+        block_size: int,
+    ) -> Iterator[list]:
         return iter_jsonl(path, on_skip, size, self.opener)
 
     def count(self, path: str, exact: bool, block_size: int) -> int:

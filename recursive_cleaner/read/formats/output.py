@@ -38,7 +38,8 @@ class Header:
 
 
 class TableWriter:
-    """A tabular writer: columns from the first batch (``Header``); ``start`` writes the header, ``rows`` the records.
+    """A tabular writer: columns from the first batch (``Header``); ``start`` writes the header,
+    ``rows`` the records.
 
     Subclasses set ``self.header = Header()`` and define ``start(records)`` and ``rows(records)``.
     """

@@ -1,4 +1,5 @@
-"""Parquet (pyarrow) and Excel .xlsx (openpyxl): apply's writers for the optional formats, in batches.
+"""Parquet (pyarrow) and Excel .xlsx (openpyxl): apply's writers for the optional formats, in
+batches.
 
 Both libraries are imported only when such a file is read or written (``_extras.require``:
 a missing one raises ModuleNotFoundError with the pip command).
@@ -45,7 +46,8 @@ def _cell_text(value: Any) -> str:
 
 
 class ParquetWriter(TableWriter):
-    """Records to a Parquet file, column types fixed by the first batch (see the module docstring)."""
+    """Records to a Parquet file, column types fixed by the first batch (see the module
+    docstring)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
         self.pa = require("pyarrow", "writing .parquet")
@@ -54,7 +56,8 @@ class ParquetWriter(TableWriter):
         self.header = Header()
         self.schema: Any = None
         self.text: set[str] = set()  # string columns holding other values as JSON text
-        self.checked: set[str] = set()  # columns with an int or struct inside: pyarrow would drop data silently
+        # columns with an int or struct inside: pyarrow would drop data silently
+        self.checked: set[str] = set()
         self.writer: Any = None
         self.pending: list = []
         self.pending_rows = 0
@@ -107,15 +110,21 @@ class ParquetWriter(TableWriter):
         try:
             array = pa.array(values, type=field.type)
         except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
-            raise ValueError(f"column {field.name!r} is {field.type} (set by the first batch of records) but a "
-                             f"later record holds a value that does not fit: {exc}; a Parquet column has one type, "
-                             f"so make clean_data return one type per field (or raise batch_size)") from None
+            raise ValueError(
+                f"column {field.name!r} is {field.type} (set by the first batch of records) but a "
+                f"later record holds a value that does not fit: {exc}; a Parquet column has one "
+                "type, "
+                f"so make clean_data return one type per field (or raise batch_size)"
+            ) from None
         if field.name in self.checked:
             lost = next((v for v in values if _loses(pa, v, field.type)), None)
             if lost is not None:
-                raise ValueError(f"column {field.name!r} is {field.type} (set by the first batch of records) but a "
-                                 f"later record holds a value that does not fit (a fraction in an int, or a key "
-                                 f"the struct has no place for): {str(lost)[:200]}")
+                raise ValueError(
+                    f"column {field.name!r} is {field.type} (set by the first batch of records) "
+                    "but a "
+                    f"later record holds a value that does not fit (a fraction in an int, or a key "
+                    f"the struct has no place for): {str(lost)[:200]}"
+                )
         return array
 
     def _flush(self) -> None:
@@ -131,7 +140,9 @@ def _unsettled(pa: Any, kind: Any) -> bool:
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         return _unsettled(pa, kind.value_type)
     if pa.types.is_struct(kind):
-        return kind.num_fields == 0 or any(_unsettled(pa, kind.field(i).type) for i in range(kind.num_fields))
+        return kind.num_fields == 0 or any(
+            _unsettled(pa, kind.field(i).type) for i in range(kind.num_fields)
+        )
     return False
 
 
@@ -144,12 +155,13 @@ def _needs_check(pa: Any, kind: Any) -> bool:
 
 
 def _loses(pa: Any, value: Any, kind: Any) -> bool:
-    """True if pyarrow would silently change ``value`` converting it to ``kind``: 1.5 -> 1 in an int, or a
-    dict key the struct type has no field for (dropped)."""
+    """True if pyarrow would silently change ``value`` converting it to ``kind``: 1.5 -> 1 in an
+    int, or a dict key the struct type has no field for (dropped)."""
     if value is None:
         return False
     if pa.types.is_integer(kind):
-        return isinstance(value, float) and not value.is_integer()  # NaN and infinities are not integers
+        # NaN and infinities are not integers
+        return isinstance(value, float) and not value.is_integer()
     if pa.types.is_struct(kind) and isinstance(value, dict):
         fields = {kind.field(i).name: kind.field(i).type for i in range(kind.num_fields)}
         return any(k not in fields or _loses(pa, v, fields[k]) for k, v in value.items())
@@ -162,7 +174,8 @@ def _loses(pa: Any, value: Any, kind: Any) -> bool:
 
 
 class ExcelWriter(TableWriter):
-    """Records to one sheet of an .xlsx workbook, written row by row (openpyxl's write-only mode)."""
+    """Records to one sheet of an .xlsx workbook, written row by row (openpyxl's write-only
+    mode)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
         openpyxl = require("openpyxl", "writing .xlsx")
@@ -187,7 +200,8 @@ class ExcelWriter(TableWriter):
         self.book.save(self.out)
 
     def abort(self) -> None:
-        """The run failed: end the sheet's temporary file (openpyxl would complain when it is collected)."""
+        """The run failed: end the sheet's temporary file (openpyxl would complain when it is
+        collected)."""
         with contextlib.suppress(Exception):
             self.sheet.close()
             self.sheet._writer.cleanup()
@@ -195,8 +209,10 @@ class ExcelWriter(TableWriter):
     def _append(self, cells: list) -> None:
         self.sheet_rows += 1
         if self.sheet_rows > EXCEL_MAX_ROWS:
-            raise ValueError(f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
-                             "write JSONL, CSV or Parquet instead")
+            raise ValueError(
+                f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
+                "write JSONL, CSV or Parquet instead"
+            )
         self.sheet.append(cells)
 
     def _cell(self, value: Any) -> Any:

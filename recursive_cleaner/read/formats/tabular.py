@@ -1,4 +1,5 @@
-"""Parquet (pyarrow, extra ``parquet``) and Excel .xlsx (openpyxl, extra ``excel``): optional formats.
+"""Parquet (pyarrow, extra ``parquet``) and Excel .xlsx (openpyxl, extra ``excel``): optional
+formats.
 
 The readers are ``read.tables``, the writers ``table_writers``; both import their library only when
 a file is read or written (a missing one: ModuleNotFoundError with the pip command). ``.xls``, the

@@ -26,11 +26,19 @@ _BOM = codecs.BOM_UTF8
 
 def _encoding_hint(data: bytes) -> str:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or data[:64].count(0) > 8:
-        return "the file looks like UTF-16; re-encode it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)"
-    return "the file looks like Latin-1/cp1252; re-encode it to UTF-8 (e.g. iconv -f CP1252 -t UTF-8 IN > OUT)"
+        return (
+            "the file looks like UTF-16; re-encode it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > "
+            "OUT)"
+        )
+    return (
+        "the file looks like Latin-1/cp1252; re-encode it to UTF-8 (e.g. iconv -f CP1252 -t UTF-8 "
+        "IN > OUT)"
+    )
 
 
-def encoding_error(path: str, line: int, offset: int, byte: int, sample: bytes) -> InputEncodingError:
+def encoding_error(
+    path: str, line: int, offset: int, byte: int, sample: bytes
+) -> InputEncodingError:
     message = (
         f"{path}: line {line}: byte 0x{byte:02x} at byte offset {offset} is not valid UTF-8; "
         f"{_encoding_hint(sample)}"
@@ -55,7 +63,9 @@ def text_blocks(path: str, block_size: int) -> Iterator[str]:
             except UnicodeDecodeError as exc:
                 data = pending + raw
                 line = lines + data.count(b"\n", 0, exc.start) + 1
-                raise encoding_error(path, line, consumed - len(pending) + exc.start, data[exc.start], data) from None
+                raise encoding_error(
+                    path, line, consumed - len(pending) + exc.start, data[exc.start], data
+                ) from None
             consumed += len(raw)
             raw = b""
             if text:
@@ -69,17 +79,22 @@ def _text_overlap(size: int, overlap: int | None) -> int:
     if overlap is None:
         return min(DEFAULT_OVERLAP, size // 4)
     if not isinstance(overlap, int) or isinstance(overlap, bool) or not 0 <= overlap < size:
-        raise ValueError(f"overlap must be an integer from 0 to chunk_size - 1 ({size - 1}), got {overlap!r}")
+        raise ValueError(
+            f"overlap must be an integer from 0 to chunk_size - 1 ({size - 1}), got {overlap!r}"
+        )
     return overlap
 
 
 def text_chunks(path: str, size: int, overlap: int | None, block_size: int) -> Iterator[TextChunk]:
-    """The chunker's chunks; one that adds only whitespace joins a neighbour when that stays within 2 * size.
+    """The chunker's chunks; one that adds only whitespace joins a neighbour when that stays within
+    2 * size.
 
     Such chunks hold pieces of a cut whitespace run, so they repeat nothing of the chunk before.
     Checks ``overlap`` at call time; reads the file only when iterated.
     """
-    chunks = iter_overlapped_chunks(text_blocks(path, block_size), size, _text_overlap(size, overlap))
+    chunks = iter_overlapped_chunks(
+        text_blocks(path, block_size), size, _text_overlap(size, overlap)
+    )
     return _join_blank_chunks(chunks, size)
 
 
@@ -117,7 +132,8 @@ def _join_blank_chunks(chunks: Iterator[TextChunk], size: int) -> Iterator[TextC
 
 
 class TextFormat(Format):
-    """A file no other format's extension names: one-string chunks of at most ``size`` characters."""
+    """A file no other format's extension names: one-string chunks of at most ``size``
+    characters."""
 
     name = "text"
     structured = False
@@ -126,8 +142,14 @@ class TextFormat(Format):
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
         raise ValueError("text files have no records; use iter_chunks(path, size, 'text')")
 
-    def chunks(self, path: str, size: int, overlap: int | None, on_skip: SkipCallback | None,
-               block_size: int) -> Iterator[list]:
+    def chunks(
+        self,
+        path: str,
+        size: int,
+        overlap: int | None,
+        on_skip: SkipCallback | None,
+        block_size: int,
+    ) -> Iterator[list]:
         return ([chunk.text] for chunk in text_chunks(path, size, overlap, block_size))
 
     def count(self, path: str, exact: bool, block_size: int) -> int:
