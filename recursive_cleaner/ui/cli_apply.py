@@ -1,0 +1,231 @@
+"""The commands over a whole data file: ``apply`` the functions to it, ``validate`` it by a spec."""
+
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from ..read.formats import output_extensions
+from .cli_common import debug_option, distinct, echo, need_file, progress_display, progress_option
+from .cli_dask import LOCAL_CLUSTER, apply_on_dask
+
+__all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
+
+FAILED_RECORDS_EXIT = 3  # apply finished, but clean_data failed on some records
+
+
+@click.command("apply")
+@click.argument("functions")
+@click.argument("file")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    help=(
+        "Cleaned file to write, in the format its extension names "
+        f"({' '.join(output_extensions())})."
+    ),
+)
+@click.option(
+    "--trusted",
+    is_flag=True,
+    default=False,
+    help="Run FUNCTIONS as a normal module without the sandbox (only for code you reviewed).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: one per core].",
+)
+@click.option(
+    "--reject-file",
+    default=None,
+    metavar="PATH",
+    help="Write records clean_data fails on here (JSONL) instead of unchanged to the output.",
+)
+@click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds one batch may take.",
+)
+@click.option(
+    "--audit",
+    "audit",
+    default=None,
+    metavar="PATH",
+    help="Log every changed cell here: row, field, old, new, step (JSONL; CSV for a .csv path).",
+)
+@click.option(
+    "--no-cross-row",
+    is_flag=True,
+    default=False,
+    help="Do not run the file's CROSS_ROW_STEPS after clean_data.",
+)
+@click.option(
+    "--allow-drop",
+    is_flag=True,
+    default=False,
+    help="Let cross-row steps the goals did not ask for drop more than 5% of the records.",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    is_flag=False,
+    flag_value=LOCAL_CLUSTER,
+    default=None,
+    metavar="[SCHEDULER_ADDRESS]",
+    help="Run on Dask: the scheduler at SCHEDULER_ADDRESS (paths must be the same on every "
+    "worker), or a "
+    "LocalCluster of --workers processes when no address is given (needs the dask extra).",
+)
+@click.option(
+    "--partition-size",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="With --dask: input lines (records for CSV) per Dask task.",
+)
+@progress_option
+@debug_option
+def apply_cmd(
+    functions: str,
+    file: str,
+    output: str,
+    trusted: bool,
+    workers: int | None,
+    reject_file: str | None,
+    batch_size: int,
+    timeout: float,
+    audit: str | None,
+    no_cross_row: bool,
+    allow_drop: bool,
+    dask_address: str | None,
+    partition_size: int,
+    progress: str,
+) -> None:
+    """Apply cleaning functions to a whole file.
+
+    Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
+    processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
+    and writes the records in order to OUTPUT, in the format its extension names.
+    """
+    from ..apply.local import MAX_DROP, apply_file
+    from ..run.setup import check_distinct_paths
+
+    need_file(functions, "functions file")
+    need_file(file, "data file")
+    distinct(
+        check_distinct_paths,
+        {"FUNCTIONS": functions, "FILE": file},
+        {"-o": output, "--reject-file": reject_file, "--audit": audit},
+    )
+    options = dict(
+        batch_size=batch_size,
+        trusted=trusted,
+        reject_path=reject_file,
+        timeout_per_batch=timeout,
+        cross_row=not no_cross_row,
+        max_drop=1.0 if allow_drop else MAX_DROP,
+    )
+    with progress_display(progress) as on_progress, warnings.catch_warnings():
+        # missing fields: one "warning:" line below instead
+        warnings.simplefilter("ignore", UserWarning)
+        if dask_address is None:
+            result = apply_file(
+                functions,
+                file,
+                output,
+                workers=workers,
+                on_progress=on_progress,
+                audit_path=audit,
+                **options,
+            )
+        else:
+            result = apply_on_dask(
+                functions,
+                file,
+                output,
+                dask_address,
+                workers,
+                partition_size,
+                audit=audit,
+                on_progress=on_progress,
+                **options,
+            )
+    if result.missing_fields:
+        echo(
+            f"warning: {file} has no field {', '.join(map(repr, result.missing_fields))} that "
+            f"{functions} "
+            "reads; were the functions written for other data?",
+            err=True,
+        )
+    failed = f", {result.failed} failed" + (
+        f" (in {reject_file})"
+        if reject_file and result.failed
+        else " (written unchanged)"
+        if result.failed
+        else ""
+    )
+    echo(
+        f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
+        f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
+        f"({result.records_per_s:,.0f} records/s, {result.workers} "
+        f"{'trusted' if result.trusted else 'sandboxed'} worker(s)"
+        + ("" if dask_address is None else f" on Dask {dask_address}")
+        + ")"
+    )
+    if result.cross_row_steps:
+        changed = sum(n for fields in result.cross_row_changed.values() for n in fields.values())
+        echo(
+            f"cross-row steps: {len(result.cross_row_steps)}, {result.dropped_duplicates:,} "
+            "duplicates dropped, "
+            f"{changed:,} cells changed"
+        )
+    if audit:
+        by_step = (
+            ", ".join(f"{name} {n:,}" for name, n in result.changes_by_step.items()) or "no changes"
+        )
+        echo(f"audit {audit}: {result.audit_rows:,} rows; records changed: {by_step}")
+    if result.dropped_keys:
+        echo(
+            f"warning: keys first seen after the first batch are not in the CSV: "
+            f"{', '.join(result.dropped_keys)}",
+            err=True,
+        )
+    # the output is whole, but not every record was cleaned: say so in the exit code
+    if result.failed:
+        where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"
+        echo(
+            f"warning: clean_data failed on {result.failed:,} record(s), {where} (exit 3)", err=True
+        )
+        raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
+
+
+@click.command()
+@click.argument("file")
+@click.option(
+    "--spec",
+    "spec_path",
+    default="cleaning_spec.json",
+    show_default=True,
+    help="The field spec to check against (a run's cleaning_spec.json, edited or not).",
+)
+@debug_option
+def validate(file: str, spec_path: str) -> None:
+    """Check FILE against a field spec: per field, the values that break it.
+
+    Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
+    """
+    from ..apply.check import validate as check
+
+    need_file(file, "data file")
+    need_file(spec_path, "spec file")
+    result = check(file, spec_path)
+    echo(result.summary())
+    if not result.ok:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,179 @@
+"""How the tally is shown: plain lines, the rich bar on a terminal, the HTML bar of a notebook."""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Callable, TextIO
+
+from .progress_tally import ProgressTally, duration_text, short_text
+
+__all__ = ["PlainView", "rich_view", "NotebookView"]
+
+
+class PlainView:
+    """One line per notable event, with the elapsed time: for logs, CI and pipes."""
+
+    def __init__(
+        self, stream: Callable[[], TextIO], tally: ProgressTally, clock: Callable[[], float]
+    ) -> None:
+        self.stream, self.tally, self.clock = stream, tally, clock
+        self.start, self.last_apply = clock(), float("-inf")
+
+    def line(self, text: str) -> None:
+        print(f"[{self.clock() - self.start:6.0f}s] {text}", file=self.stream(), flush=True)
+
+    def show(self, e: dict) -> None:
+        t, kind, now = self.tally, e.get("type"), self.clock()
+        if kind == "chunk_start":
+            self.line(f"{t.where()} ({e.get('records', 0)} records)")
+        elif kind == "llm_call":
+            toks = (
+                f", {e['prompt_tokens']}+{e['completion_tokens']} tokens"
+                if e.get("prompt_tokens")
+                else ""
+            )
+            self.line(f"  model replied in {e.get('latency_ms', 0) / 1000:.1f}s{toks}")
+        elif kind == "function_generated":
+            self.line(
+                f"  + accepted {e.get('function_name')}"
+                + (f" ({e['field']})" if e.get("field") else "")
+            )
+        elif kind == "function_modified":
+            self.line(f"  ~ revised {e.get('function_name')}")
+        elif kind == "validation_failed":
+            self.line(f"  - rejected {e.get('function_name')}: {short_text(e.get('error', ''))}")
+        elif kind == "parse_error":
+            self.line(f"  - unusable reply: {short_text(e.get('error', ''))}")
+        elif kind == "issues_detected":
+            self.line(f"  {len(e.get('issues') or ())} issue(s) found")
+        elif kind == "chunk_done":
+            self.line(
+                f"  {t.where()} {e.get('status')} · {t.counts()} · {t.records_per_s(now):.1f} "
+                "records/s"
+                f" · ETA {duration_text(t.eta(now))}"
+            )
+        elif kind == "early_termination":
+            self.line(
+                f"stopped early after {e.get('chunks_processed')} chunks: "
+                f"{short_text(e.get('reasoning', ''))}"
+            )
+        elif kind == "optimize_start":
+            self.line(f"consolidating {e.get('function_count')} functions")
+        elif kind == "optimize_complete":
+            self.line(f"consolidated {e.get('original')} -> {e.get('final')} functions")
+        elif kind == "apply_progress" and now - self.last_apply >= 1.0:
+            self.last_apply = now
+            self.line(f"applied {t.counts()} · {t.records_per_s(now):,.0f} records/s")
+        elif kind == "complete":
+            self.line(f"done in {duration_text(t.elapsed(now))}: {t.counts()}")
+
+    def close(self) -> None:
+        pass
+
+
+def rich_view(
+    stream: TextIO | None, tally: ProgressTally, clock: Callable[[], float], refresh: float
+) -> Any:
+    """The live display: spinner, bar, chunks, records/s, ETA; the activity and the totals below."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TaskProgressColumn
+    from rich.text import Text
+
+    class Stats(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            now = clock()
+            if tally.kind == "apply":
+                return Text(
+                    f"{tally.records_per_s(now):,.0f} records/s · "
+                    f"{duration_text(tally.elapsed(now))}",
+                    "cyan",
+                )
+            return Text(
+                f"{tally.chunks_done}/{tally.total_chunks or '?'} chunks · "
+                f"{tally.records_per_s(now):.1f} records/s · ETA {duration_text(tally.eta(now))}",
+                "cyan",
+            )
+
+    class Display(Progress):
+        def get_renderables(self):
+            yield self.make_tasks_table(self.tasks)
+            yield Text("  " + tally.activity, overflow="ellipsis", no_wrap=True)
+            yield Text("  " + tally.counts(), "dim", overflow="ellipsis", no_wrap=True)
+
+    console = Console(file=stream) if stream is not None else Console(stderr=True)
+    display = Display(
+        SpinnerColumn(),
+        BarColumn(bar_width=24),
+        TaskProgressColumn(),
+        Stats(),
+        console=console,
+        refresh_per_second=refresh,
+    )
+
+    class View:
+        def __init__(self) -> None:
+            self.task = display.add_task("", total=None)
+            self.sized = False
+            self.show({})
+            display.start()
+
+        def show(self, _event: dict) -> None:
+            if not self.sized and tally.total_chunks and tally.kind == "generate":
+                display.reset(self.task, total=tally.total_chunks, completed=tally.chunks_done)
+                self.sized = True
+            elif self.sized:
+                display.update(self.task, completed=tally.chunks_done)
+
+        def close(self) -> None:
+            display.refresh()
+            display.stop()
+
+    return View()
+
+
+class NotebookView:
+    """An HTML bar in the cell's output, updated in place through an IPython display handle."""
+
+    def __init__(self, tally: ProgressTally, clock: Callable[[], float], refresh: float) -> None:
+        from IPython.display import HTML, display
+
+        self.HTML, self.tally, self.clock = HTML, tally, clock
+        self.every, self.last = 1.0 / refresh if refresh > 0 else 0.0, float("-inf")
+        self.handle = display(HTML(self.html()), display_id=True)
+
+    def html(self) -> str:
+        t, now = self.tally, self.clock()
+        if t.kind == "apply":
+            bar, head = (
+                "<progress></progress>",
+                f"{t.records_per_s(now):,.0f} records/s · {duration_text(t.elapsed(now))}",
+            )
+        else:
+            total = t.total_chunks or 0
+            bar = (
+                f'<progress value="{t.chunks_done}" max="{total}"></progress>'
+                if total
+                else "<progress></progress>"
+            )
+            head = (
+                f"{t.chunks_done}/{total or '?'} chunks · {t.records_per_s(now):.1f} records/s · "
+                f"ETA {duration_text(t.eta(now))}"
+            )
+        return (
+            f'<div class="recursive-cleaner-progress">{bar} {html.escape(head)}<br>'
+            f"<span>{html.escape(short_text(t.activity))}</span><br>"
+            f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>'
+        )
+
+    def show(self, event: dict) -> None:
+        now = self.clock()
+        if now - self.last >= self.every or event.get("type") in (
+            "chunk_done",
+            "complete",
+            "function_generated",
+        ):
+            self.last = now
+            self.handle.update(self.HTML(self.html()))
+
+    def close(self) -> None:
+        self.handle.update(self.HTML(self.html()))
