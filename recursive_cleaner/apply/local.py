@@ -68,7 +68,8 @@ from contextlib import nullcontext
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
-from .cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
+from .cross_row import AuditLog, spool, step_label, two_passes
+from .functions_plan import FunctionsPlan, read_plan
 from .batch import Batch, input_batches
 from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
 from .writers import AtomicFile, output_writer
