@@ -51,7 +51,8 @@ from .dask_parts import (
     renumbered,
     started,
 )
-from .local import ApplyError, ApplyResult, ApplyRun
+from .pipeline import ApplyRun
+from .result import ApplyError, ApplyResult
 from .writers import AtomicFile, output_writer
 from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of
 from ..errors import DataLossError
