@@ -43,8 +43,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .writers import AtomicFile, output_writer
 from .._extras import require
-from .dask_fit import CrossRowJob, run_file
+from .dask_fit import run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
+from .dask_spool import CrossRowJob
 from .local import MAX_DROP
 from .pipeline import ApplyRun
 from .pool import start_workers
