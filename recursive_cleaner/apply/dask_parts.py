@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .batch import Batch, part_input_batches
-from .local import KEEP_SKIPS, ApplyResult, ApplyRun
+from .pipeline import KEEP_SKIPS, ApplyRun
+from .result import ApplyResult
 from ..read import formats
 from ..read.formats import Part
 from ..read.json_stream import dump_json

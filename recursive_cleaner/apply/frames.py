@@ -19,9 +19,12 @@ import os
 from typing import Any
 
 from .._extras import require
-from .cross_row import loss_message, read_plan, step_label
+from .cross_row import loss_message, step_label
+from .functions_plan import read_plan
 from .dask_parts import started
-from .dask_fit import SPLIT_EVERY, dedup_keys, merge_keys, merge_summaries, owners_of, with_owners
+from .dask_fit import SPLIT_EVERY
+from .dask_keys import dedup_keys, merge_keys, owners_of, with_owners
+from .dask_spool import merge_summaries
 from .local import MAX_DROP, ApplyError, apply_records, read_functions
 from ..crossrow.steps import CrossRowStep, Fitted, Summary, kind_of, summarize
 from ..errors import DataLossError

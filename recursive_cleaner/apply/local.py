@@ -47,37 +47,32 @@ key); pass 2 transforms that file (the library's code, here) into the output, wh
 input's order (and the output's format); the temporary file is always removed. ``apply_records``
 spools pass 1 (in memory up to 32 MB) and yields nothing before it ends. ``audit_path``: a log of
 every changed cell, by function (the workers call them one by one) and cross-row step. Details in
-``_apply_cross_row``; the final counts also come as an ``apply_complete`` event. Steps the goals did
-not ask for (a dedup step without ``"asked": True``) may drop at most ``max_drop`` (5%) of the
-records: past that the run stops with DataLossError and writes nothing.
+``apply.cross_row`` and ``apply.functions_plan``; the final counts also come as an
+``apply_complete`` event. Steps the goals did not ask for (a dedup step without ``"asked": True``)
+may drop at most ``max_drop`` (5%) of the records: past that the run stops with DataLossError and
+writes nothing.
+
+Here: the two entry points. The run's counts and ordered stream of batches are
+``apply.pipeline.ApplyRun``; the workers, ``apply.pool``.
 """
 
 from __future__ import annotations
 
-import ast
 import errno
 import itertools
 import json
-import math
-import os
-import sys
-import time
-import warnings
-from collections import deque
 from contextlib import nullcontext
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
-from .cross_row import AuditLog, FunctionsPlan, read_plan, spool, step_label, two_passes
+from .cross_row import spool
 from .batch import Batch, input_batches
+from .pipeline import KEEP_SKIPS, ApplyRun
+from .pool import start_workers
 from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
 from .writers import AtomicFile, output_writer
-from ..read.json_stream import dump_json
 from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
-from ..read.rows import SkippedRecord
-from ..judge.sandbox import CHILD_PATH, TRUSTED_ENVIRONMENT, BatchReply, SandboxWorker
-from ..judge.validation import check_code_safety
 from ..run.setup import check_distinct_paths
 
 __all__ = [
@@ -85,7 +80,8 @@ __all__ = [
     "ApplyResult",
     "apply_file",
     "apply_records",
-    # shared with apply.on_dask, which runs the same batches on a cluster
+    # shared with apply.on_dask, which runs the same batches on a cluster (their homes: pipeline,
+    # pool, batch, result)
     "ApplyRun",
     "Batch",
     "start_workers",
@@ -96,50 +92,9 @@ __all__ = [
     "check_input_format",
 ]
 
-FUNCTION_NAME = "clean_data"
-KEEP_SKIPS = 100
 # the built-ins; ``check_input_format`` asks the registry
 APPLY_FORMATS = ("jsonl", "csv", "json", "parquet", "excel")
 _FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
-_FINAL_COUNTS = (
-    "records_in",
-    "records_out",
-    "failed",
-    "skipped_input",
-    "dropped_duplicates",
-    "cross_row_changed",
-    "changes_by_step",
-    "seconds",
-)
-# The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
-# The functions' folder and the working folder go LAST on sys.path (python -c puts the working
-# folder first): a
-# json.py lying beside cleaning_functions.py must not replace the standard library's (issue 28);
-# helper modules
-# of your own there are still found.
-_BOOT = (
-    "import os, sys; d = os.path.dirname(os.path.abspath(sys.argv[2])); w = os.getcwd(); "
-    "sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) not in (d, w)] + [d, w]; "
-    "import importlib.util as u; s = u.spec_from_file_location('_rc_batch', sys.argv[1]); "
-    "m = u.module_from_spec(s); s.loader.exec_module(m); m.serve_batches(sys.argv[2])"
-)
-
-
-class _TrustedWorker(SandboxWorker):
-    """NOT sandboxed (``trusted=True``): a plain Python process running the file as a normal
-    module."""
-
-    def __init__(self, code: str, filename: str, function: str = FUNCTION_NAME) -> None:
-        super().__init__(code, function, dict_only=True)
-        self._filename = filename
-
-    def _command(self) -> tuple[list[str], str, dict]:
-        env = {k: v for k, v in os.environ.items() if k in TRUSTED_ENVIRONMENT}  # no keys or tokens
-        return (
-            [sys.executable, "-B", "-c", _BOOT, str(CHILD_PATH), self._filename],
-            os.getcwd(),
-            env,
-        )
 
 
 def apply_file(
@@ -284,276 +239,3 @@ def apply_records(
                 yield from records
         run.close_audit()
     run.finish()
-
-
-# ---------------------------------------------------------------------------- the pipeline
-class ApplyRun:
-    """One apply run: options, counts, and the ordered stream of cleaned batches."""
-
-    def __init__(
-        self,
-        code: str,
-        filename: str,
-        path: str,
-        workers: int | None,
-        trusted: bool,
-        timeout: float,
-        on_progress: Callable[[dict], None] | None,
-        *,
-        cross_row: bool = True,
-        audit: bool = False,
-        max_drop: float = 1.0,
-    ) -> None:
-        if not timeout > 0:
-            raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
-        if not 0 <= max_drop <= 1:
-            raise ValueError(f"max_drop must be a share between 0 and 1, got {max_drop!r}")
-        self.max_drop = max_drop
-        self.code, self.filename, self.path, self.timeout, self.on_progress = (
-            code,
-            filename,
-            path,
-            timeout,
-            on_progress,
-        )
-        self.result = ApplyResult(workers=_worker_count(workers), trusted=trusted)
-        try:
-            self.plan: FunctionsPlan = read_plan(code, filename, steps=cross_row, audit=audit)
-        except ValueError as exc:
-            raise ApplyError(str(exc)) from None
-        self.steps = self.plan.steps
-        self.result.cross_row_steps = [step_label(i, s) for i, s in enumerate(self.steps)]
-        self.audit: AuditLog | None = None
-        self.started = time.monotonic()
-
-    def open_audit(self, out: BinaryIO | None, path: str) -> None:
-        self.audit = None if out is None else AuditLog(out, as_csv=path.lower().endswith(".csv"))
-
-    def close_audit(self) -> None:
-        if self.audit is not None:
-            self.audit.finish()
-            self.result.changes_by_step = dict(self.audit.by_step)
-            self.result.audit_rows = self.audit.rows
-
-    def finish(self) -> ApplyResult:
-        """The result, timed; reported as an ``apply_complete`` event."""
-        result = self.result
-        result.seconds = time.monotonic() - self.started
-        if self.on_progress is not None:
-            self.on_progress(
-                {"type": "apply_complete", **{k: getattr(result, k) for k in _FINAL_COUNTS}}
-            )
-        return result
-
-    def warn_missing(self, fields: list[str]) -> None:
-        """Record, warn about and report fields the functions read that the data does not have."""
-        if not fields:
-            return
-        self.result.missing_fields = fields
-        message = (
-            f"the data has no field {', '.join(map(repr, fields))} that the cleaning functions "
-            "read; "
-            "were they written for other data?"
-        )
-        warnings.warn(message, UserWarning, stacklevel=3)
-        if self.on_progress is not None:
-            self.on_progress(
-                {"type": "apply_warning", "message": message, "missing_fields": fields}
-            )
-
-    def skip(self, record: SkippedRecord) -> None:
-        self.result.skipped_input += 1
-        if len(self.result.skipped) < KEEP_SKIPS:
-            self.result.skipped.append(record)
-        if self.on_progress is not None:
-            self.on_progress(
-                {
-                    "type": "record_skipped",
-                    "path": record.path,
-                    "line": record.line,
-                    "reason": record.reason,
-                }
-            )
-
-    def output(
-        self, batches: Iterator[Batch], rejects: BinaryIO | None, spool: BinaryIO | None, size: int
-    ) -> Iterator[tuple[bytes, int]]:
-        """(payload, count) per batch of the output: clean_data's, then (with steps and a spool) the
-        cross-row pass."""
-        if not self.steps or spool is None:
-            for payload, count, _ in self.cleaned_rows(batches, rejects):
-                yield payload, count
-            return
-        yield from two_passes(
-            self.cleaned_rows(batches, rejects),
-            self.steps,
-            spool,
-            size,
-            self.audit,
-            self.result,
-            self.max_drop,
-        )
-
-    def cleaned(
-        self, batches: Iterator[Batch], rejects: BinaryIO | None
-    ) -> Iterator[tuple[bytes, int]]:
-        """(payload, count) per batch in input order: count JSON texts joined by b"\\n", failed
-        records resolved."""
-        for payload, count, _ in self.cleaned_rows(batches, rejects):
-            yield payload, count
-
-    def cleaned_rows(
-        self, batches: Iterator[Batch], rejects: BinaryIO | None
-    ) -> Iterator[tuple[bytes, int, Any]]:
-        """``cleaned``, with the input index of each record of the payload (a range; a list when
-        some were rejected)."""
-        result = self.result
-        for batch, reply in self._replies(batches):
-            for record in batch.skipped(self.path, reply.skipped) if reply.skipped else ():
-                self.skip(record)
-            first = result.records_in
-            result.records_in += reply.n
-            payload, count, rows = reply.payload, reply.n, range(first, first + reply.n)
-            if self.plan.audited and reply.n:  # each text is {"record", "trail"}: log the trail
-                payload = AuditLog.unwrap(payload, first, self.plan.names, self.audit)
-            if reply.failed:
-                result.failed += len(reply.failed)
-                texts: list[bytes | None] = list(payload.split(b"\n"))
-                for failed in reply.failed:
-                    if rejects is None:
-                        texts[failed[0]] = _json_out(batch.original(failed))
-                    else:
-                        texts[failed[0]] = None
-                        entry = {
-                            "index": first + failed[0],
-                            "error": failed[1],
-                            "record": batch.original(failed),
-                        }
-                        rejects.write(_json_out(entry) + b"\n")
-                        if self.audit is not None:
-                            self.audit.event(first + failed[0], "clean_data", "rejected")
-                rows = [first + k for k, t in enumerate(texts) if t is not None]
-                kept = [texts[k - first] for k in rows]
-                payload, count = b"\n".join(kept), len(kept)
-            result.records_out += count
-            if self.on_progress is not None:
-                self.on_progress(
-                    {
-                        "type": "apply_progress",
-                        "records_in": result.records_in,
-                        "records_out": result.records_out,
-                        "failed": result.failed,
-                        "skipped_input": result.skipped_input,
-                        "seconds": time.monotonic() - self.started,
-                    }
-                )
-            yield payload, count, rows
-
-    def _replies(self, batches: Iterator[Batch]) -> Iterator[tuple[Batch, BatchReply]]:
-        """(batch, reply) pairs: batches sent round-robin to n workers, collected in order, at most
-        2 × n in flight."""
-        n = self.result.workers
-        pool = start_workers(
-            self.plan.code,
-            self.filename,
-            n,
-            self.result.trusted,
-            self.timeout,
-            function=self.plan.function,
-        )
-        pending: deque = deque()
-        done, first = False, 0
-        try:
-            for number, batch in enumerate(batches):
-                if len(pending) >= 2 * n:
-                    yield self._collect(*pending.popleft())
-                worker = pool[number % n]
-                try:
-                    batch.submit(worker)
-                except (TypeError, ValueError) as exc:
-                    raise ApplyError(
-                        f"{batch.where(first)}: a record is not JSON-serialisable: {exc}"
-                    ) from None
-                pending.append((batch, worker, first))
-                first += len(batch.records or ())
-            while pending:
-                yield self._collect(*pending.popleft())
-            done = True
-        finally:
-            for worker in pool:
-                worker.close(kill=not done)
-
-    def _collect(self, batch: Batch, worker: SandboxWorker, first: int) -> tuple[Batch, BatchReply]:
-        reply = worker.receive(self.timeout)
-        if not reply.ok:
-            raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
-        return batch, reply
-
-
-def start_workers(
-    code: str,
-    filename: str,
-    n: int,
-    trusted: bool,
-    timeout: float,
-    *,
-    function: str = FUNCTION_NAME,
-) -> list[SandboxWorker]:
-    try:
-        ast.parse(code, filename)
-    except SyntaxError as exc:
-        raise ApplyError(
-            f"cannot load {filename}: SyntaxError: {exc.msg} (line {exc.lineno})"
-        ) from None
-    # a null byte; nested too deeply for the parser
-    except (ValueError, RecursionError, MemoryError) as exc:
-        why = (
-            "it holds a null byte"
-            if isinstance(exc, ValueError)
-            else "it is nested too deeply for Python's parser"
-        )
-        raise ApplyError(f"cannot load {filename}: {why}") from None
-    if not trusted:
-        problems = check_code_safety(code)
-        if problems:
-            raise ApplyError(
-                f"{filename} is refused by the safety policy: {'; '.join(problems[:3])} "
-                "(review it and pass trusted=True to run it without the sandbox)"
-            )
-    pool: list[SandboxWorker] = []
-    try:
-        for _ in range(n):
-            pool.append(
-                _TrustedWorker(code, filename, function)
-                if trusted
-                else SandboxWorker(
-                    code, function, cpu_seconds=math.ceil(timeout) + 1, dict_only=True
-                )
-            )
-            loaded = pool[-1].start()
-            if not loaded.ok:
-                raise ApplyError(f"cannot load {filename}: {loaded.error}")
-    except BaseException:
-        for worker in pool:
-            worker.close(kill=True)
-        raise
-    return pool
-
-
-def _json_out(value: Any) -> bytes:
-    """``dump_json(value)`` with NaN and infinities (an input line may hold them) as null, as
-    workers send them."""
-    data = dump_json(value)
-    if b"NaN" in data or b"Infinity" in data:
-        data = dump_json(json.loads(data, parse_constant=lambda _name: None))
-    return data
-
-
-def _worker_count(workers: int | None) -> int:
-    if workers is None:
-        return (
-            len(os.sched_getaffinity(0))
-            if hasattr(os, "sched_getaffinity")
-            else os.cpu_count() or 1
-        )
-    return positive_int(workers, "workers")

@@ -43,18 +43,13 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .writers import AtomicFile, output_writer
 from .._extras import require
-from .dask_fit import CrossRowJob, run_file
+from .dask_fit import run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
-from .local import (
-    MAX_DROP,
-    ApplyError,
-    ApplyResult,
-    positive_int,
-    ApplyRun,
-    read_functions,
-    start_workers,
-)
-from .result import check_input_format
+from .dask_spool import CrossRowJob
+from .local import MAX_DROP
+from .pipeline import ApplyRun
+from .pool import start_workers
+from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
 from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]

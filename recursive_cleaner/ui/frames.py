@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..apply.cross_row import loss_message, read_plan, step_label
+from ..apply.cross_row import loss_message, step_label
+from ..apply.functions_plan import read_plan
 from ..apply.frames import kept_rows, rows_frame
 from ..apply.local import MAX_DROP, apply_records, read_functions
 from ..crossrow.steps import fit, unasked_drops

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recursive_cleaner.apply import cross_row as _apply_cross_row
-from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply import pool as pool_module
 from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
 from recursive_cleaner.crossrow.steps import CrossRowStep, Fitted, apply_steps
 from recursive_cleaner.write.module import render_module
@@ -280,7 +280,7 @@ def test_parquet_and_excel_go_through_the_same_writers(tmp_path, suffix, module)
 
 
 def test_the_temp_file_is_removed_when_pass_one_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
+    monkeypatch.setattr(pool_module, "check_code_safety", lambda code: [])
     hostile = {
         "name": "peek",
         "code": "def peek(record):\n    if record['id'] == 100:\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply import pool as pool_module
 from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
 from recursive_cleaner.errors import CleanerError
 from recursive_cleaner.read.parsers import iter_records
@@ -265,7 +265,7 @@ def test_hostile_code_is_refused_by_the_policy_and_by_the_worker(
     with pytest.raises(ApplyError, match="safety policy"):
         apply_file(functions(tmp_path, code), source, str(target), workers=2)
     # the runtime layer on its own
-    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
+    monkeypatch.setattr(pool_module, "check_code_safety", lambda code: [])
     with pytest.raises(ApplyError, match=r"lines 1-\d+: refused operation: (open|import os)"):
         apply_file(functions(tmp_path, code), source, str(target), workers=2, batch_size=3)
     assert (shared_dir / "victim.txt").read_text() == "precious"
@@ -274,7 +274,7 @@ def test_hostile_code_is_refused_by_the_policy_and_by_the_worker(
 
 
 def test_a_failed_run_leaves_the_existing_target_untouched(tmp_path, monkeypatch):
-    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
+    monkeypatch.setattr(pool_module, "check_code_safety", lambda code: [])
     code = (
         "def clean_data(record):\n    if record['i'] == 250:\n        open('/etc/passwd')\n    "
         "return record\n"

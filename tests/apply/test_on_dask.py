@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from recursive_cleaner.apply import local as apply_module
+from recursive_cleaner.apply import pool as pool_module
 from recursive_cleaner.apply.local import ApplyError, apply_file
 from recursive_cleaner.apply.on_dask import apply_dask
 from recursive_cleaner.write.module import _cross_row_block
@@ -198,7 +198,7 @@ def test_generated_code_runs_in_sandbox_workers_not_in_dask_workers(
     with pytest.raises(ApplyError, match="safety policy"):
         apply_dask(*args, client=client)
     # without the AST policy (here and on every Dask worker), the sandbox's runtime refusals stop it
-    monkeypatch.setattr(apply_module, "check_code_safety", lambda code: [])
+    monkeypatch.setattr(pool_module, "check_code_safety", lambda code: [])
     client.run(_set_policy, False)
     try:
         with pytest.raises(
@@ -215,10 +215,10 @@ def test_generated_code_runs_in_sandbox_workers_not_in_dask_workers(
 
 def _set_policy(on: bool) -> None:
     """On a Dask worker: turn apply's AST policy check off or back on."""
-    from recursive_cleaner.apply import local as apply
+    from recursive_cleaner.apply import pool
     from recursive_cleaner.judge import validation
 
-    apply.check_code_safety = validation.check_code_safety if on else (lambda code: [])
+    pool.check_code_safety = validation.check_code_safety if on else (lambda code: [])
 
 
 def test_threaded_scheduler_without_a_client_and_trusted_workers(data):

@@ -155,11 +155,11 @@ def test_apply_file_between_plain_and_gzip_jsonl_and_tsv(work):
 
 
 def test_a_failed_apply_leaves_no_gzip_output(work, monkeypatch):
-    from recursive_cleaner.apply import local
+    from recursive_cleaner.apply import pool
     from recursive_cleaner.apply.local import ApplyError
 
     # the sandbox refuses it at record 9
-    monkeypatch.setattr(local, "check_code_safety", lambda code: [])
+    monkeypatch.setattr(pool, "check_code_safety", lambda code: [])
 
     (work / "bad.py").write_text(
         "def clean_data(record):\n    if record['id'] == 9:\n"
