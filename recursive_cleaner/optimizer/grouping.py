@@ -29,10 +29,9 @@ from .consolidation import (
     ConsolidationResult,
     Emit,
     MergeDecision,
-    compare_pipelines,
     consolidate_with_agency,
-    defined_names,
 )
+from .verify import compare_pipelines, defined_names
 from ..model.client import ModelClient, as_client
 from ..model.llm import LLMStats
 from ..types import LLMBackend

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..judge.gate import Gate
-from ..judge.reflection import ReflectionConfig, Reviewer
+from ..judge.reflection import Reviewer
+from ..judge.reflection_verdict import ReflectionConfig
 from ..model.client import ModelClient
 from ..optimizer.saturation import SaturationWatch
 from ..options import OPTIONS, Options

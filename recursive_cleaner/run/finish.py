@@ -9,13 +9,9 @@ from __future__ import annotations
 import os
 import time
 
-from ..crossrow.plan import (
-    build_plan_prompt,
-    choose_steps,
-    discover_steps,
-    validate_steps,
-    with_stated,
-)
+from ..crossrow.discover import discover_steps
+from ..crossrow.plan import build_plan_prompt, choose_steps, with_stated
+from ..crossrow.validate import validate_steps
 from ..crossrow.steps import apply_steps
 from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples

@@ -22,7 +22,7 @@ import os
 from typing import Any
 
 from ..errors import StateFileError
-from ..judge.reflection import ReflectionConfig
+from ..judge.reflection_verdict import ReflectionConfig
 from ..options import Options, flat_options
 from ..write.state import load_state
 from .setup import beside, default_backend, resolve_backend, restorable_backend_options

@@ -1,9 +1,9 @@
-"""A cross-row step that writes a field keeps the goals' examples for it (crossrow/plan.py
+"""A cross-row step that writes a field keeps the goals' examples for it (crossrow/validate.py
 validate_steps)."""
 
 from __future__ import annotations
 
-from recursive_cleaner.crossrow.plan import validate_steps
+from recursive_cleaner.crossrow.validate import validate_steps
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps
 from tests.crossrow.test_harm import shop_rows
 

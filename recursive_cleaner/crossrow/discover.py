@@ -1,0 +1,272 @@
+"""Candidate cross-row steps found in a sample: keys whose rows agree on other fields.
+
+The library looks for functional dependencies (rows sharing a key agree on other fields) and
+turns them into candidate ``majority`` steps (plus a ``vocabulary`` step for the keys, whose
+own typos would split their groups); ``plan`` shows them to the model.
+
+A key the goals name ("the times are the same for every row of that flight", "the same
+provider_number always has the same name") is a *stated key*: its fields need only agree
+in most rows (``STATED_AGREEMENT``), since the user vouches for the rule. When a field names
+each row's source (``src``, ``source``, ``site`` …) and each source reports a key once, the
+stated key's votes are weighted by source reliability (``weight_by``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from typing import Any, Iterable
+
+from .steps import CrossRowStep
+from ..profiling.expectations import loose_kind
+
+__all__ = ["discover_steps", "MIN_AGREEMENT", "STATED_AGREEMENT"]
+
+_ID_NAME = re.compile(
+    r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I
+)
+MIN_AGREEMENT = 0.9
+STATED_AGREEMENT = 0.5
+_SOURCE_NAME = re.compile(
+    r"(?:^|_)(?:src|sources?|sites?|websites?|origin|feed|reporter|vendor)(?:$|_)", re.I
+)
+
+
+def _key_value(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return value if isinstance(value, (str, int, float, bool)) else repr(value)
+
+
+def _grouped(records: list[dict], key: tuple[str, ...]) -> tuple[list[list[dict]], int]:
+    """The key groups of two or more rows, and how many rows they hold (rows with a blank key part
+    are left out)."""
+    groups: dict[Any, list[dict]] = defaultdict(list)
+    for r in records:
+        k = tuple(_key_value(r.get(part)) for part in key)
+        if None not in k:
+            groups[k].append(r)
+    grouped = [g for g in groups.values() if len(g) >= 2]
+    return grouped, sum(len(g) for g in grouped)
+
+
+def _agreement(grouped: list[list[dict]], rows: int, fld: str) -> float:
+    """Share of the grouped rows whose ``fld`` is their group's most common value."""
+    return (
+        sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped) / rows
+    )
+
+
+def _dependents(
+    records: list[dict], key: str, fields: list[str], min_agreement: float
+) -> list[tuple[str, float]]:
+    """(field, agreement) for each field that agrees with its key group's majority in >=
+    ``min_agreement`` of rows."""
+    grouped, rows = _grouped(records, (key,))
+    if len(grouped) < 2 or rows < max(6, len(records) // 4):
+        return []
+    found = []
+    for fld in fields:
+        if fld == key:
+            continue
+        overall = Counter(_key_value(r.get(fld)) for r in records)
+        if len(overall) < 2 or overall.most_common(1)[0][1] > 0.98 * len(records):
+            continue  # constant (or almost): nothing to learn
+        agree = _agreement(grouped, rows, fld)
+        if agree >= min_agreement:
+            found.append((fld, agree))
+    return found
+
+
+def _majorities(grouped: list[list[dict]], fld: str) -> dict[int, Any]:
+    """id(row) -> its group's most common ``fld`` value."""
+    out = {}
+    for g in grouped:
+        top = Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][0]
+        out.update((id(r), top) for r in g)
+    return out
+
+
+def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> str | None:
+    """A field that, added to ``key``, explains ``fld``'s disagreements (state_average by state +
+    measure_code).
+
+    A typo disagrees with its group whatever joins the key; a value that really depends on a
+    second field agrees with its (key, second) group, or is alone in it (the only hospital of
+    its state). A blank value, or a blank second field, explains nothing. The second field is
+    the one that explains the most disagreements: at least 3, a third of them, and three times
+    the share of rows the pair leaves alone; its groups must keep 80% of the grouped rows.
+    """
+    grouped, base_rows = _grouped(records, (key,))
+    alone = _majorities(grouped, fld)
+    wrong = [r for g in grouped for r in g if _key_value(r.get(fld)) != alone[id(r)]]
+    if len(wrong) < 3:
+        return None
+    best: tuple[int, str] | None = None
+    for other in others:
+        if other in (key, fld):
+            continue
+        pair_groups, rows = _grouped(records, (key, other))
+        if rows < 0.8 * base_rows:
+            continue
+        paired = _majorities(pair_groups, fld)
+        explained = sum(
+            1
+            for r in wrong
+            if None not in (_key_value(r.get(other)), _key_value(r.get(fld)))
+            and paired.get(id(r), _key_value(r.get(fld))) == _key_value(r.get(fld))
+        )
+        alone_share = 1 - rows / base_rows
+        if explained >= max(3, len(wrong) / 3, 3 * alone_share * len(wrong)) and (
+            best is None or explained > best[0]
+        ):
+            best = (explained, other)
+    return best[1] if best else None
+
+
+def _rows_differ(records: list[dict], key: str, fld: str) -> bool:
+    """Whether most values that disagree with their key group are another group's usual value.
+
+    A misspelling or a stray suffix is rare in the field ("Mooresville NC", "birminghxm"); a
+    value that many other groups settle on ("16" ounces where the brewery mostly makes 12) is
+    the row being different, not wrong, so a majority would overwrite right values. Blanks are
+    left out: filling them is what a majority is for.
+    """
+    grouped, _ = _grouped(records, (key,))
+    tops, minority = set(), []
+    for g in grouped:
+        counts = Counter(v for v in (_key_value(r.get(fld)) for r in g) if v is not None)
+        if counts:
+            top = counts.most_common(1)[0][0]
+            tops.add(top)
+            minority += [v for v in counts.elements() if v != top]
+    return bool(minority) and sum(v in tops for v in minority) >= 0.5 * len(minority)
+
+
+def _source_field(records: list[dict], key: str, fields: list[str]) -> str | None:
+    """A field named like a source (src, site …) that each key group has at most once per row, for
+    90% of rows."""
+    grouped, rows = _grouped(records, (key,))
+    for fld in fields:
+        if fld == key or not _SOURCE_NAME.search(fld) or not rows:
+            continue
+        once = sum(
+            n
+            for g in grouped
+            for v, n in Counter(_key_value(r.get(fld)) for r in g).items()
+            if n == 1 and v is not None
+        )
+        if once >= 0.9 * rows:
+            return fld
+    return None
+
+
+def _key_like(values: set) -> bool:
+    """Identifiers and codes can be keys; times, dates and decimal numbers cannot."""
+    strings = [str(v) for v in values]
+    if loose_kind(strings) in ("date", "datetime", "time"):
+        return False
+    return not any(
+        isinstance(v, float) or re.fullmatch(r"[-+]?\d*[.,]\d+", str(v).strip()) for v in values
+    )
+
+
+def discover_steps(
+    records: list,
+    *,
+    min_agreement: float = MIN_AGREEMENT,
+    max_keys: int = 3,
+    stated: Iterable[str] | dict[str, list[str]] = (),
+    protected: Iterable[str] = (),
+) -> list[CrossRowStep]:
+    """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for
+    those keys.
+
+    ``stated`` keys (see :func:`stated_keys`) need only ``STATED_AGREEMENT`` and come first. Given
+    as ``{key: fields}`` (:func:`stated_fields`), the lower bar holds only for the fields the goals
+    name with that key (all of them when they name none); the others need ``min_agreement``. A
+    ``protected`` field (the goals leave it as it is) may be a key, never a field a step writes,
+    unless the goals name it with a stated key ("mend the product names with the spelling most lines
+    of that SKU have": the stated repair is more specific than a general "leave the product names as
+    they are").
+    """
+    named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < 6:
+        return []
+    fields = list(dict.fromkeys(k for r in dicts for k in r))
+    stated, protected = set(stated), set(protected)
+    n = len(dicts)
+    keys, key_like = [], []
+    for fld in fields:
+        values = {_key_value(r.get(fld)) for r in dicts} - {None}
+        if not 2 <= len(values) <= n // 2 or not _key_like(values):
+            continue
+        key_like.append(fld)
+        deps = _dependents(
+            dicts,
+            fld,
+            fields,
+            min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement,
+        )
+        # "rows with the same measure code agree on the condition": not on emergency_service
+        if named.get(fld):
+            deps = [(d, a) for d, a in deps if d in named[fld] or a >= min_agreement]
+        if deps:
+            keys.append((fld, deps))
+    keys.sort(
+        key=lambda kd: (
+            kd[0] not in stated,
+            -len(kd[1]),
+            not _ID_NAME.search(kd[0]),
+            fields.index(kd[0]),
+        )
+    )
+    steps, pairs, covered = [], [], set()
+    for key, deps in keys:
+        if key in covered:
+            continue  # a field that another key determines is not a key of its own
+        todo = [(d, a) for d, a in deps if d not in covered and d not in {s.key[0] for s in steps}]
+        if not todo:
+            continue
+        alone, by_pair = [], defaultdict(list)
+        for d, a in todo:
+            second = _second_key(dicts, key, d, key_like)
+            (by_pair[second] if second else alone).append(d)
+        # the dependencies the goals state
+        told = named.get(key) or (list(fields) if key in stated else [])
+        # the others must look like one
+        alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]
+        # a protected field the goals name with this stated key: its repair is asked
+        mend = set(named.get(key, ()))
+        # the rest found and covered, never written
+        alone = [d for d in alone if d not in protected or d in mend]
+        by_pair = {
+            second: [d for d in ds if d not in protected or d in mend]
+            for second, ds in by_pair.items()
+        }
+        by_pair = {second: ds for second, ds in by_pair.items() if ds}
+        if alone:
+            source = _source_field(dicts, key, fields) if key in stated else None
+            steps.append(
+                CrossRowStep(
+                    "majority",
+                    key=(key,),
+                    fields=tuple(a for a in alone if a != source),
+                    weight_by=(source,) if source else (),
+                )
+            )
+        pairs += [
+            CrossRowStep(
+                "majority", key=tuple(sorted((key, second), key=fields.index)), fields=tuple(ds)
+            )
+            for second, ds in by_pair.items()
+        ]
+        covered.update(d for d, _ in todo)
+        if len(steps) >= max_keys:
+            break
+    # a protected key is read, not mended
+    repairable = tuple(s.key[0] for s in steps if s.key[0] not in protected)
+    if repairable:
+        steps.insert(0, CrossRowStep("vocabulary", fields=repairable))
+    return steps + pairs
