@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LLMCallError, ParseError, clip_text
+from .given_options import option_values
 from .options import (
     BASICS,
     DEFAULTS,
@@ -22,7 +23,6 @@ from .options import (
     Optimizer,
     Options,
     Output,
-    option_values,
 )
 from .types import BackendLike, ProgressCallback
 
