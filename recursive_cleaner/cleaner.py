@@ -10,50 +10,43 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LLMCallError, ParseError, clip_text
-from .options import (
-    BASICS,
-    DEFAULTS,
-    Chunking,
-    CrossRow,
-    Goals,
-    Judging,
-    Metrics,
-    ModelCalls,
-    Optimizer,
-    Options,
-    Output,
-    option_values,
-)
+from .given_options import option_values
+from .options import BASICS, DEFAULTS, Options
+from .options import Chunking, CrossRow, Goals, Judging, Metrics, ModelCalls, Optimizer, Output
 from .types import BackendLike, ProgressCallback
 
-# read -> profiling -> model -> judge -> optimizer -> run: the stages the loop drives
+# read -> model -> write -> optimizer -> run: the stages the loop drives
 from .read import parsers
-from .read.sampling import MetricsSample, split_holdout
-from .profiling.profiler import FieldProfile
 from .model.llm import LLMReply
-from .model.response import ParsedResponse, parse_response
+from .model.response import parse_response
 from .write.metrics import ImprovementReport
 from .write.state import save_state
-from .judge.gate import ChunkView, Verdict
 from .optimizer.saturation import SaturationWatch
 from .run import checkpoint
 from .run.asking import grammar_for, hint_for, prompt_for
+from .run.attempts import (
+    FEEDBACK_CHARS,
+    accept,
+    clean_by_profile,
+    record_failure,
+    review,
+    show_chunk,
+)
 from .run.configure import build_context, settings_for
-from .run.dry_run import detect_issues
+from .run.dry_run import analyze_chunk
+from .run.events import llm_call_event, record_skip
 from .run.finish import finish_run
 from .run.lock import state_lock
-from .run.prepare import prepare_prompt
 from .run.result import RunResult
 from .run.resume import resume_arguments
-from .run.setup import first_issue, resolve_backend
+from .run.setup import resolve_backend
+from .run.start import start_run
 from .run.state import RunContext, RunState
 
 __all__ = ["DataCleaner", "RunResult"]
 
 log = logging.getLogger("recursive_cleaner")
-_MAX_SKIPS_KEPT = 100
 _STATE_NAMES = ("functions", "last_completed_chunk", "total_chunks", "cross_row_steps")
-FEEDBACK_CHARS = 2000  # one rejection as the next prompt, the state file and events quote it
 
 
 class DataCleaner:
@@ -205,22 +198,9 @@ class DataCleaner:
 
     def _run(self) -> RunResult:
         started = time.monotonic()
-        resumed = checkpoint.load_matching_state(self.ctx, self.state_file)
+        # the state file resumed or refused, chunks counted, schema, spec and the prompt's prefix
+        result = start_run(self.ctx, self.state_file)
         state = self.ctx.state
-        saved_chunks, state.total_chunks = state.total_chunks, self.ctx.source.count()
-        checkpoint.check_input(self.ctx, self.state_file, saved_chunks)
-        prepare_prompt(self.ctx)  # schema, spec, the goals' conversions, the static prefix
-        state.metrics_sample = (
-            MetricsSample(self.settings.metrics_sample, self.settings.seed)
-            if self.settings.track_metrics
-            else None
-        )
-        result = RunResult(
-            output_path=self.settings.output_path,
-            functions=[],
-            chunks_total=state.total_chunks,
-            resumed_from_chunk=resumed,
-        )
 
         for index, records in enumerate(self._chunks()):
             if index <= state.last_completed_chunk:
@@ -234,7 +214,9 @@ class DataCleaner:
             added = len(state.functions)
             dry = self.settings.dry_run
             status = (
-                self._analyze_chunk(records, index) if dry else self._process_chunk(records, index)
+                analyze_chunk(self.ctx, records, index)
+                if dry
+                else self._process_chunk(records, index)
             )
             self.ctx.watch.record(status, len(state.functions) - added)
             result.chunks_processed += 1
@@ -261,24 +243,9 @@ class DataCleaner:
         ``track_metrics=True``)."""
         return self.state.improvement
 
-    def _analyze_chunk(self, records: list, index: int) -> str:
-        """Dry run: report the chunk's issues (profile and model), write no code."""
-        issues = detect_issues(self.ctx, records, index)
-        self.ctx.state.issues.extend(issues)
-        self._emit("issues_detected", chunk_index=index, issues=issues)
-        return "analyzed"
-
     def _process_chunk(self, records: list, index: int) -> str:
         """Ask for one function at a time until the chunk is clean by the profile and the model."""
-        visible, hidden = (
-            split_holdout(records, self.settings.holdout_ratio, seed=self.settings.seed, salt=index)
-            if self.settings.validate_runtime
-            else (records, [])
-        )
-        # one sandbox round trip per chunk
-        both = self.ctx.gate.apply(self.state.functions, visible + hidden)
-        view = both[: len(visible)]
-        self.ctx.gate.see(ChunkView(view, both[len(visible) :], raw=visible, raw_hidden=hidden))
+        view = show_chunk(self.ctx, records, index)  # the holdout split; one sandbox round trip
         feedback: list[str] = []
         focus_field: str | None = None
         last_reply = ""
@@ -292,10 +259,11 @@ class DataCleaner:
             if (
                 focus is None
                 and self.ctx.focus.enabled
-                and self._clean_by_profile(open_failures, accepted)
+                and clean_by_profile(self.ctx, open_failures, accepted)
             ):
                 return "clean_by_profile"
-            self._emit("iteration", chunk_index=index, iteration=iteration)
+            at = {"chunk_index": index, "iteration": iteration}
+            self._emit("iteration", **at)
             if (focus.field if focus else None) != focus_field:
                 focus_field, feedback = (focus.field if focus else None), []
                 if self.ctx.reviewer:
@@ -316,36 +284,29 @@ class DataCleaner:
                 parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
                 open_failures += focus is None
-                self._failed(
-                    focus, feedback, str(exc), "parse_error", chunk_index=index, iteration=iteration
-                )
+                record_failure(self.ctx, focus, feedback, str(exc), "parse_error", **at)
                 continue
             if not parsed.has_function:
                 if focus is None:
                     self.state.idle_chunks += accepted == 0
                     return "clean"
-                self._failed(
-                    focus,
-                    feedback,
-                    f"The field '{focus.field}' is not clean yet. {focus.issue} "
-                    "Write the function.",
-                    "not_clean",
-                    chunk_index=index,
-                    iteration=iteration,
-                )
+                message = f"The field '{focus.field}' is not clean yet. {focus.issue} "
+                message += "Write the function."
+                record_failure(self.ctx, focus, feedback, message, "not_clean", **at)
                 continue
             verdict = self.ctx.gate.check(parsed, view, self.state.functions, focus)
-            problem = verdict.problem or self._review(parsed, view, focus, verdict)
+            problem = verdict.problem or review(self.ctx, parsed, view, focus, verdict)
             if problem:
                 open_failures += focus is None
                 self.state.rejected.append((parsed.name, clip_text(problem, FEEDBACK_CHARS)))
-                self._failed(
+                message = f"Function `{parsed.name}` was rejected: {problem}"
+                record_failure(
+                    self.ctx,
                     focus,
                     feedback,
-                    f"Function `{parsed.name}` was rejected: {problem}",
+                    message,
                     "validation_failed",
-                    chunk_index=index,
-                    iteration=iteration,
+                    **at,
                     function_name=parsed.name,
                     error=problem,
                 )
@@ -354,9 +315,7 @@ class DataCleaner:
             if focus is None:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
-            view = self._accept(
-                parsed, verdict, view, focus, chunk_index=index, iteration=iteration
-            )
+            view = accept(self.ctx, parsed, verdict, view, focus, **at)
         log.warning(
             "chunk %d/%d: still not clean after %d model attempts (max_iterations); moving on",
             index + 1,
@@ -370,139 +329,6 @@ class DataCleaner:
             last_reply=last_reply[-500:],
         )
         return "max_iterations"
-
-    def _review(
-        self, parsed: ParsedResponse, view: list, focus: FieldProfile | None, verdict: Verdict
-    ) -> str | None:
-        """Reflection, when on: feedback for a weak or duplicate candidate (see
-        reflection.Reviewer); None accepts."""
-        if self.ctx.reviewer is None or verdict.replaces:
-            return None
-        problem, crit = self.ctx.reviewer.review(
-            parsed.code,
-            parsed.name,
-            view,
-            self.state.functions,
-            hidden=self.ctx.gate.hidden,
-            target=focus.field if focus else None,
-            expectations=self.ctx.focus.expectations,
-            backend=self.ctx.client,
-            timeout=self.settings.sandbox_timeout,
-            csv_strings=self.ctx.focus.csv_strings,
-        )
-        if crit is not None:
-            self._emit(
-                "function_critiqued",
-                function_name=parsed.name,
-                score=crit.score,
-                decision=crit.decision,
-                dimensions=crit.dimensions,
-            )
-        return problem
-
-    def _accept(
-        self,
-        parsed: ParsedResponse,
-        verdict: Verdict,
-        view: list,
-        focus: FieldProfile | None,
-        **where: int,
-    ) -> list:
-        """Add (or, for a re-sent name, replace) the function; the chunk as it now looks."""
-        before = self.ctx.focus.counts(view)
-        view = verdict.outputs if verdict.outputs is not None else view
-        self.ctx.gate.advance(verdict)
-        after = self.ctx.focus.counts(view)
-        # the model fixed another field than the one asked for: credit that one
-        credited = verdict.field
-        entry = {
-            "name": parsed.name,
-            "docstring": parsed.docstring,
-            "code": parsed.code,
-            "field": credited or (focus.field if focus else None),
-            "issue": (first_issue(parsed) if credited or not focus else focus.issue) or "",
-            "issues_before": before,
-            "issues_after": after,
-            "chunk_index": where["chunk_index"],
-            # checked again in the assembled file (judge.assembly)
-            "examples": verdict.examples or [],
-        }
-        if verdict.replaces:
-            slot = next(
-                i for i, f in enumerate(self.state.functions) if f["name"] == verdict.replaces
-            )
-            self.state.functions[slot] = {
-                **self.state.functions[slot],
-                **{
-                    k: v
-                    for k, v in entry.items()
-                    if k in ("docstring", "code", "issues_after", "examples")
-                },
-            }
-            self.state.modifications.append(
-                {
-                    "name": parsed.name,
-                    "chunk_index": where["chunk_index"],
-                    "issues_before": before,
-                    "issues_after": after,
-                }
-            )
-            self._emit(
-                "function_modified",
-                function_name=parsed.name,
-                issues_before=before,
-                issues_after=after,
-                **where,
-            )
-        else:
-            self.state.functions.append(entry)
-            self._emit(
-                "function_generated",
-                function_name=parsed.name,
-                field=entry["field"],
-                issues_before=before,
-                issues_after=after,
-                **where,
-            )
-        self.ctx.focus.fixed(focus)
-        return view
-
-    def _clean_by_profile(self, open_failures: int, accepted: int) -> bool:
-        """The profile shows nothing left: stop after the open-ended pass found nothing it could
-        fix.
-
-        Without a model call when the open-ended passes of the last ``idle_chunks_before_skip``
-        chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
-        with the file; off with ``call_every_chunk``, the reference design). Field functions do
-        not count: the profile finds those issues on every chunk without the open pass. Otherwise
-        after ``open_pass_attempts`` failed open-ended attempts on this chunk.
-        """
-        if (
-            not self.settings.call_every_chunk
-            and accepted == 0
-            and open_failures == 0
-            and self.state.idle_chunks >= self.settings.idle_chunks_before_skip
-        ):
-            return True
-        if open_failures >= self.settings.open_pass_attempts:
-            self.state.idle_chunks += accepted == 0
-            return True
-        return False
-
-    def _failed(
-        self, focus: FieldProfile | None, feedback: list[str], message: str, event: str, **fields
-    ) -> None:
-        """Record a failed attempt: feedback for the next prompt, an event, and the field's failure
-        count.
-
-        The message quotes what the model and the sandboxed code produced: it is clipped
-        (``clip_text``).
-        """
-        message = clip_text(message, FEEDBACK_CHARS)
-        feedback.append(message)
-        self.ctx.focus.failed(focus, message)
-        self.state.unusable_replies += event == "parse_error"
-        self._emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
 
     # ------------------------------------------------------------------ steps
     def _call(
@@ -522,18 +348,7 @@ class DataCleaner:
             raise
 
     def _on_llm_call(self, reply: LLMReply, purpose: str) -> None:
-        """Every counted model call, also those of saturation, reflection and consolidation, is an
-        event."""
-        self._emit(
-            "llm_call",
-            **self.ctx.where,
-            purpose=purpose or "generate",
-            latency_ms=round(reply.latency_ms, 1),
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-            cached_tokens=reply.cached_tokens,
-            attempts=reply.attempts,
-        )
+        llm_call_event(self.ctx, reply, purpose)
 
     # ------------------------------------------------------------------ input
     def _chunks(self):
@@ -544,13 +359,7 @@ class DataCleaner:
             yield records
 
     def _on_skip(self, skipped: parsers.SkippedRecord, chunk_index: int) -> None:
-        if chunk_index <= self.state.last_completed_chunk:
-            return  # reported in the run that processed this chunk
-        self.state.skip_count += 1
-        if len(self.state.skipped) < _MAX_SKIPS_KEPT:
-            self.state.skipped.append(skipped)
-        log.warning("%s:%d: skipped: %s", skipped.path, skipped.line, skipped.reason)
-        self._emit("record_skipped", path=skipped.path, line=skipped.line, reason=skipped.reason)
+        record_skip(self.ctx, skipped, chunk_index)
 
     # ------------------------------------------------------------------ state
     def options(self) -> dict[str, Any]:

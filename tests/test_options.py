@@ -23,7 +23,8 @@ from recursive_cleaner import (
 )
 from recursive_cleaner.errors import PathConflictError, StateFileError
 from recursive_cleaner.judge.reflection import ReflectionConfig
-from recursive_cleaner.options import BY_NAME, Options, options_table
+from recursive_cleaner.option_table import options_table
+from recursive_cleaner.options import BY_NAME, Options
 from recursive_cleaner.read.sampling import STRATEGIES
 from recursive_cleaner.run import checkpoint
 from recursive_cleaner.run.setup import resolve_backend, saved_backend_options

@@ -11,7 +11,7 @@ from ..model.response import parse_issues
 from ..profiling.profiler import open_issues, profile_records
 from .state import RunContext
 
-__all__ = ["detect_issues", "profile_issues", "distinct_issues"]
+__all__ = ["detect_issues", "profile_issues", "distinct_issues", "analyze_chunk"]
 
 _EXAMPLES = 5
 
@@ -80,3 +80,11 @@ def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, 
             }
         )
     return found
+
+
+def analyze_chunk(ctx: RunContext, records: list, index: int) -> str:
+    """A dry run's chunk step: its issues (profile and model) kept and told, no code written."""
+    issues = detect_issues(ctx, records, index)
+    ctx.state.issues.extend(issues)
+    ctx.emit("issues_detected", chunk_index=index, issues=issues)
+    return "analyzed"

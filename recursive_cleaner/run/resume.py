@@ -22,8 +22,9 @@ import os
 from typing import Any
 
 from ..errors import StateFileError
+from ..given_options import flat_options
 from ..judge.reflection_verdict import ReflectionConfig
-from ..options import Options, flat_options
+from ..options import Options
 from ..write.state import load_state
 from .setup import beside, default_backend, resolve_backend, restorable_backend_options
 

@@ -1,0 +1,185 @@
+"""The chunk step's parts: the chunk shown to the gate, and each attempt reviewed, accepted or
+failed; when a chunk the profile finds clean is done."""
+
+from __future__ import annotations
+
+from ..errors import clip_text
+from ..judge.gate import ChunkView, Verdict
+from ..model.response import ParsedResponse
+from ..profiling.profiler import FieldProfile
+from ..read.sampling import split_holdout
+from .setup import first_issue
+from .state import RunContext
+
+__all__ = [
+    "FEEDBACK_CHARS",
+    "show_chunk",
+    "review",
+    "accept",
+    "clean_by_profile",
+    "record_failure",
+]
+
+FEEDBACK_CHARS = 2000  # one rejection as the next prompt, the state file and events quote it
+
+
+def show_chunk(ctx: RunContext, records: list, index: int) -> list:
+    """The chunk as the functions so far leave it (one sandbox round trip), the held-out part
+    shown to the gate; the part the model sees."""
+    options = ctx.options
+    visible, hidden = (
+        split_holdout(records, options.holdout_ratio, seed=options.seed, salt=index)
+        if options.validate_runtime
+        else (records, [])
+    )
+    # one sandbox round trip per chunk
+    both = ctx.gate.apply(ctx.state.functions, visible + hidden)
+    view = both[: len(visible)]
+    ctx.gate.see(ChunkView(view, both[len(visible) :], raw=visible, raw_hidden=hidden))
+    return view
+
+
+def review(
+    ctx: RunContext,
+    parsed: ParsedResponse,
+    view: list,
+    focus: FieldProfile | None,
+    verdict: Verdict,
+) -> str | None:
+    """Reflection, when on: feedback for a weak or duplicate candidate (see
+    reflection.Reviewer); None accepts."""
+    if ctx.reviewer is None or verdict.replaces:
+        return None
+    problem, crit = ctx.reviewer.review(
+        parsed.code,
+        parsed.name,
+        view,
+        ctx.state.functions,
+        hidden=ctx.gate.hidden,
+        target=focus.field if focus else None,
+        expectations=ctx.focus.expectations,
+        backend=ctx.client,
+        timeout=ctx.options.sandbox_timeout,
+        csv_strings=ctx.focus.csv_strings,
+    )
+    if crit is not None:
+        ctx.emit(
+            "function_critiqued",
+            function_name=parsed.name,
+            score=crit.score,
+            decision=crit.decision,
+            dimensions=crit.dimensions,
+        )
+    return problem
+
+
+def accept(
+    ctx: RunContext,
+    parsed: ParsedResponse,
+    verdict: Verdict,
+    view: list,
+    focus: FieldProfile | None,
+    **where: int,
+) -> list:
+    """Add (or, for a re-sent name, replace) the function; the chunk as it now looks."""
+    state = ctx.state
+    before = ctx.focus.counts(view)
+    view = verdict.outputs if verdict.outputs is not None else view
+    ctx.gate.advance(verdict)
+    after = ctx.focus.counts(view)
+    # the model fixed another field than the one asked for: credit that one
+    credited = verdict.field
+    entry = {
+        "name": parsed.name,
+        "docstring": parsed.docstring,
+        "code": parsed.code,
+        "field": credited or (focus.field if focus else None),
+        "issue": (first_issue(parsed) if credited or not focus else focus.issue) or "",
+        "issues_before": before,
+        "issues_after": after,
+        "chunk_index": where["chunk_index"],
+        # checked again in the assembled file (judge.assembly)
+        "examples": verdict.examples or [],
+    }
+    if verdict.replaces:
+        slot = next(i for i, f in enumerate(state.functions) if f["name"] == verdict.replaces)
+        state.functions[slot] = {
+            **state.functions[slot],
+            **{
+                k: v
+                for k, v in entry.items()
+                if k in ("docstring", "code", "issues_after", "examples")
+            },
+        }
+        state.modifications.append(
+            {
+                "name": parsed.name,
+                "chunk_index": where["chunk_index"],
+                "issues_before": before,
+                "issues_after": after,
+            }
+        )
+        ctx.emit(
+            "function_modified",
+            function_name=parsed.name,
+            issues_before=before,
+            issues_after=after,
+            **where,
+        )
+    else:
+        state.functions.append(entry)
+        ctx.emit(
+            "function_generated",
+            function_name=parsed.name,
+            field=entry["field"],
+            issues_before=before,
+            issues_after=after,
+            **where,
+        )
+    ctx.focus.fixed(focus)
+    return view
+
+
+def clean_by_profile(ctx: RunContext, open_failures: int, accepted: int) -> bool:
+    """The profile shows nothing left: stop after the open-ended pass found nothing it could
+    fix.
+
+    Without a model call when the open-ended passes of the last ``idle_chunks_before_skip``
+    chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
+    with the file; off with ``call_every_chunk``, the reference design). Field functions do
+    not count: the profile finds those issues on every chunk without the open pass. Otherwise
+    after ``open_pass_attempts`` failed open-ended attempts on this chunk.
+    """
+    options, state = ctx.options, ctx.state
+    if (
+        not options.call_every_chunk
+        and accepted == 0
+        and open_failures == 0
+        and state.idle_chunks >= options.idle_chunks_before_skip
+    ):
+        return True
+    if open_failures >= options.open_pass_attempts:
+        state.idle_chunks += accepted == 0
+        return True
+    return False
+
+
+def record_failure(
+    ctx: RunContext,
+    focus: FieldProfile | None,
+    feedback: list[str],
+    message: str,
+    event: str,
+    **fields,
+) -> None:
+    """Record a failed attempt: feedback for the next prompt, an event, and the field's failure
+    count.
+
+    The message quotes what the model and the sandboxed code produced: it is clipped
+    (``clip_text``).
+    """
+    message = clip_text(message, FEEDBACK_CHARS)
+    feedback.append(message)
+    ctx.focus.failed(focus, message)
+    ctx.state.unusable_replies += event == "parse_error"
+    ctx.emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
