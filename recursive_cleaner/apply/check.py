@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .._extras import require
+from ..profiling import kinds
 from ..profiling.expectations import Expectation, conforms, is_placeholder
 from ..profiling.spec import CleaningSpec, load_spec
 from ..read.inputs import frame_records
@@ -128,11 +129,18 @@ def break_reason(value: Any, exp: Expectation, need: str, csv_strings: bool = Fa
         )
     elif exp.kind == "bool" and not isinstance(value, bool):
         problem = f"a {type(value).__name__}, not a boolean"
+    elif text is not None and _values(exp) is not None:
+        problem = "not one of the allowed values"
     elif text is None and exp.kind not in ("number", "integer"):
         problem = f"a {type(value).__name__}, not text"
     else:
         problem = "not in that form"
     return f"{problem}; expected {need}"
+
+
+def _values(exp: Expectation) -> tuple | None:
+    kind = kinds.get(exp.kind)
+    return kind.values(tuple(exp.allowed)) if kind is not None else None
 
 
 def validate(
