@@ -155,7 +155,8 @@ class Cleaner:
     @property
     def spec(self) -> CleaningSpec:
         """The fitted field spec as a ``CleaningSpec``."""
-        return load_spec(self._result().spec)
+        spec = self._result().spec
+        return load_spec(spec) if spec else CleaningSpec()
 
     def _fitted(self, result: CleanResult) -> None:
         self.result_ = result
@@ -215,7 +216,8 @@ class Cleaner:
             raise ValueError(f"{where}: {unknown[0]!r} is not a DataCleaner option")
         result = CleanResult.from_dict(data.get("result"), f"{where}: its result")
         try:
-            load_spec(result.spec)
+            if result.spec:
+                load_spec(result.spec)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
         cleaner = cls(goals, backend, **options)

@@ -135,3 +135,20 @@ def test_a_pipeline_step_when_scikit_learn_is_installed(here):
     twin = clone(pipe)
     assert not twin.named_steps["clean"].__sklearn_is_fitted__()
     assert pipe.fit_transform(df)["phone"].tolist() == PHONES
+
+
+def test_transform_runs_the_fitted_cross_row_steps(here):
+    pytest.importorskip("pandas", reason="pip install 'recursive-data-cleaner[pandas]'")
+    from recursive_cleaner.write.module import render_module
+    from tests.apply.test_frames import FUNCS, STEPS, make_frame
+
+    data = json.loads(open(make().fit(ROWS).save("c.json")).read())
+    data["result"] |= {"code": render_module(FUNCS, cross_row=STEPS), "cross_row_steps": STEPS}
+    (here / "c.json").write_text(json.dumps(data))
+    cleaner = Cleaner.load("c.json")
+    assert cleaner.cross_row_steps_ == STEPS
+    df = make_frame()  # 60 rows, 10 with a duplicate email
+    out = cleaner.transform(df, workers=1)
+    assert list(out.index) == [f"r{i}" for i in range(50)] and out.index.name == "rid"
+    rows = cleaner.transform(df.to_dict("records"), workers=1)
+    assert len(rows) == 50
