@@ -4,7 +4,7 @@
 # `recursive_cleaner.Cleaner` is the cleaning as a fitted object, scikit-learn style: `fit` on
 # this month's table writes the functions, `transform` applies them to next month's, `validate`
 # says which cells still break the spec, `save` / `Cleaner.load` keep it as one JSON file.
-# A "percent" script like `notebook_example.py`; `tests/test_notebook_pipeline.py` runs it in a
+# A "percent" script like `notebook_example.py`; `tests/test_notebook_example.py` runs it in a
 # real kernel. It needs `pip install 'recursive-data-cleaner[pandas]'`; scikit-learn (a
 # `Pipeline` step) and `recursive-data-cleaner[pandera]` (a pandera schema) are used when present.
 # The model is a scripted stand-in (a function `prompt -> reply`); use `"local"` for a real run.
