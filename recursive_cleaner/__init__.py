@@ -25,11 +25,13 @@ from .read.parsers import iter_chunks, iter_records
 from .schema import format_schema_for_prompt, infer_schema
 from .types import LLMBackend
 from .ui.entry import CleanResult, clean
+from .ui.estimator import Cleaner
 from .validation import check_code_safety, validate_function
 
 __all__ = [
     "clean",
     "CleanResult",
+    "Cleaner",
     "DataCleaner",
     "RunResult",
     "Chunking",

@@ -1,5 +1,5 @@
-"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx): imported
-only when used.
+"""Optional dependencies (pyarrow, openpyxl, pandas, matplotlib, dask, pypdf, python-docx, pandera):
+imported only when used.
 
 A missing one raises ModuleNotFoundError whose message is the pip command, e.g.
 ``reading .parquet needs pyarrow: pip install 'recursive-data-cleaner[parquet]'``. A module
@@ -21,6 +21,7 @@ EXTRAS = {
     "distributed": "dask",
     "pypdf": "documents",
     "docx": "documents",
+    "pandera": "pandera",
 }
 """Top-level module -> the extra of recursive-cleaner that installs it (matplotlib has none)."""
 

@@ -11,6 +11,7 @@ from recursive_cleaner.options import DEFAULTS
 EXPECTED = {
     "clean",
     "CleanResult",
+    "Cleaner",
     "DataCleaner",
     "RunResult",
     "apply_file",

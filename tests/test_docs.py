@@ -45,6 +45,7 @@ OPTIONAL = {
     "distributed",
     "pypdf",
     "docx",
+    "pandera",
 }
 SIGNATURE_HOMES = (
     "recursive_cleaner.backends",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNTIME_EXTRAS = ("progress", "parquet", "excel", "pandas", "documents", "dask")
+RUNTIME_EXTRAS = ("progress", "parquet", "excel", "pandas", "documents", "dask", "pandera")
 # dev tools whose lower bound the oldest run pins too (the others resolve newest)
 PINNED_TOOLS = ("ruff",)
 

@@ -5,6 +5,10 @@ field in scope with a checkable kind (a date, a number, one of a list, a shape .
 every record with the same ``conforms`` the judge uses; ``as_is`` fields and fields out of scope
 are not checked, and a blank (``None``, ``""``, "N/A" and other placeholders) is counted apart, not
 as a break. Use it on cleaned output, or on next month's export before it is cleaned.
+
+Each break is a ``Violation``: its row (0-based), the DataFrame's index label, the field, the value
+and why it breaks; ``SpecCheck.failures()`` gives them per field with the counts, ``to_frame()`` as
+a DataFrame.
 """
 
 from __future__ import annotations
@@ -13,21 +17,27 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .._extras import require
+from ..profiling import kinds
 from ..profiling.expectations import Expectation, conforms, is_placeholder
 from ..profiling.spec import CleaningSpec, load_spec
+from ..read.inputs import frame_records
 
-__all__ = ["validate", "SpecCheck", "Violation"]
+__all__ = ["validate", "SpecCheck", "Violation", "break_reason"]
 
 SHOWN = 100  # violations kept per field (all are counted)
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One cell that breaks the spec: its record (0-based), field and value."""
+    """One cell that breaks the spec: its record (0-based), field, value, why, and the DataFrame's
+    index label (None for other data)."""
 
     row: int
     field: str
     value: Any
+    why: str = ""
+    index: Any = None
 
 
 @dataclass
@@ -46,6 +56,35 @@ class SpecCheck:
     def ok(self) -> bool:
         return not any(self.broken.values())
 
+    def failures(self) -> dict[str, dict[str, Any]]:
+        """Per checked field: ``expected``, ``checked``, ``blank``, ``broken`` (counts) and
+        ``cells``, the first breaks as ``{"row", "index", "value", "why"}``."""
+        return {
+            name: {
+                "expected": need,
+                "checked": self.checked.get(name, 0),
+                "blank": self.blank.get(name, 0),
+                "broken": self.broken.get(name, 0),
+                "cells": [
+                    {"row": v.row, "index": v.index, "value": v.value, "why": v.why}
+                    for v in self.examples.get(name, [])
+                ],
+            }
+            for name, need in self.expected.items()
+        }
+
+    def to_frame(self) -> Any:
+        """The breaks kept as a pandas DataFrame: one row per cell (field, row, index, value,
+        why)."""
+        pd = require("pandas", "SpecCheck.to_frame")
+        columns = ["field", "row", "index", "value", "why"]
+        cells = [
+            [v.field, v.row, v.index, v.value, v.why]
+            for name in self.expected
+            for v in self.examples.get(name, [])
+        ]
+        return pd.DataFrame(cells, columns=columns)
+
     def summary(self) -> str:
         """One line per checked field: 'email: 3 of 120 values break lower-case email addresses,
         e.g. ...'."""
@@ -60,19 +99,48 @@ class SpecCheck:
         return "\n".join(lines)
 
 
-def _records(data: Any) -> tuple[Iterable[dict], bool | None]:
-    """(records, csv_strings) of a path (streamed: only CSV holds text alone), a DataFrame or
-    records (None: decide from the values)."""
+def _records(data: Any) -> tuple[Iterable[dict], bool | None, list | None]:
+    """(records, csv_strings, index labels) of a path (streamed: only CSV holds text alone), a
+    DataFrame (NaN/NaT read as blanks, its index kept) or records (None: decide from the
+    values)."""
     if isinstance(data, (str, os.PathLike)):
         from ..read.formats import detect
         from ..read.parsers import iter_records
 
         path = os.fspath(data)
-        return iter_records(path), detect(path).strings_only
+        return iter_records(path), detect(path).strings_only, None
     # a pandas DataFrame, without importing pandas
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):
-        return data.to_dict("records"), None
-    return data, None
+    if hasattr(data, "to_dict") and hasattr(data, "columns") and hasattr(data, "index"):
+        return frame_records(data), None, list(data.index)
+    return data, None, None
+
+
+def break_reason(value: Any, exp: Expectation, need: str, csv_strings: bool = False) -> str:
+    """Why ``value`` breaks ``exp``: what is wrong with it when that is plain, then the format
+    wanted (``need``)."""
+    text = value if isinstance(value, str) else None
+    if text is not None and text != text.strip():
+        problem = "spaces around it"
+    elif exp.kind in ("number", "integer") and (text is not None or isinstance(value, bool)):
+        problem = (
+            "a boolean, not a number"
+            if text is None
+            else ("not a plain number" if csv_strings else "text, not a number")
+        )
+    elif exp.kind == "bool" and not isinstance(value, bool):
+        problem = f"a {type(value).__name__}, not a boolean"
+    elif text is not None and _values(exp) is not None:
+        problem = "not one of the allowed values"
+    elif text is None and exp.kind not in ("number", "integer"):
+        problem = f"a {type(value).__name__}, not text"
+    else:
+        problem = "not in that form"
+    return f"{problem}; expected {need}"
+
+
+def _values(exp: Expectation) -> tuple | None:
+    kind = kinds.get(exp.kind)
+    return kind.values(tuple(exp.allowed)) if kind is not None else None
 
 
 def validate(
@@ -89,7 +157,7 @@ def validate(
     checks: dict[str, Expectation] = {
         name: exp for name, exp in spec.expectations().items() if exp.kind != "as_is"
     }
-    records, csv_strings = _records(data)
+    records, csv_strings, labels = _records(data)
     rows = list(records) if csv_strings is None else records
     if csv_strings is None:  # strings only (a CSV read as records): numbers written as text conform
         csv_strings = all(
@@ -117,5 +185,9 @@ def validate(
             if not conforms(value, exp, csv_strings=csv_strings):
                 out.broken[name] = out.broken.get(name, 0) + 1
                 if len(out.examples.get(name, ())) < shown:
-                    out.examples.setdefault(name, []).append(Violation(row, name, value))
+                    label = labels[row] if labels is not None else None
+                    reason = break_reason(value, exp, out.expected[name], csv_strings)
+                    out.examples.setdefault(name, []).append(
+                        Violation(row, name, value, reason, label)
+                    )
     return out

@@ -150,6 +150,12 @@ class CleaningSpec:
             out["conversions"] = [c.to_dict() for c in self.conversions]
         return out
 
+    def to_pandera(self, *, csv_strings: bool = False, strict: bool = False) -> Any:
+        """This spec as a ``pandera.DataFrameSchema`` (extra ``pandera``; ``spec_pandera``)."""
+        from .spec_pandera import pandera_schema
+
+        return pandera_schema(self, csv_strings=csv_strings, strict=strict)
+
     def to_json(self) -> str:
         """The text of ``cleaning_spec.json``."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -29,7 +29,7 @@ from .cli_options import BACKEND_ENV, default_backend
 from .frames import CleaningReport, apply_frame
 from .progress import LiveProgress
 
-__all__ = ["clean", "CleanResult", "BACKEND_ENV", "default_backend"]
+__all__ = ["clean", "CleanResult", "BACKEND_ENV", "default_backend", "read_json", "is_frame"]
 
 
 def clean(
@@ -138,10 +138,9 @@ class CleanResult:
         when none."""
         return CleaningReport(self._report) if self._report else None
 
-    def save(self, path: str | os.PathLike) -> str:
-        """Write this result as one JSON file (code, steps, spec, functions, report, fingerprint);
-        the path written."""
-        data = {
+    def to_dict(self) -> dict[str, Any]:
+        """This result as the JSON-ready dict ``save`` writes."""
+        return {
             "format": RESULT_FORMAT,
             "version": RESULT_VERSION,
             "library": __version__,
@@ -151,22 +150,25 @@ class CleanResult:
             "spec": self.spec,
             "fingerprint": self.fingerprint,
             "report": self._report,
-            "functions_path": self.functions_path,
+            # a Path given as output_path is kept as text
+            "functions_path": os.fspath(self.functions_path) if self.functions_path else None,
         }
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Write this result as one JSON file (code, steps, spec, functions, report, fingerprint);
+        the path written."""
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
         return os.fspath(path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "CleanResult":
         """A result saved with ``save``; ValueError naming the file and what is wrong. It applies
         its own code."""
-        where = f"result file {os.fspath(path)}"
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ValueError(f"{where}: {exc.strerror or exc}") from None
-        except (ValueError, RecursionError) as exc:
-            raise ValueError(f"{where} is not valid JSON: {exc}") from None
+        return cls.from_dict(read_json(path, "result file"), f"result file {os.fspath(path)}")
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "result") -> "CleanResult":
+        """A result from ``to_dict``'s dict; ValueError naming ``where`` and what is wrong."""
         if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
             raise ValueError(f'{where} is not a saved CleanResult (no "format": "{RESULT_FORMAT}")')
         if not isinstance(data.get("version"), int) or data["version"] > RESULT_VERSION:
@@ -229,7 +231,7 @@ class CleanResult:
             raise TypeError(
                 "output is for a path input; a DataFrame or a list of dicts comes back as the same"
             )
-        if _is_frame(data):
+        if is_frame(data):
             if self.run.cross_row:
                 warnings.warn(
                     f"{len(self.run.cross_row)} cross-row step(s) not run on a DataFrame (rows "
@@ -305,6 +307,18 @@ class CleanResult:
         return "".join(parts)
 
 
+def read_json(path: str | os.PathLike, what: str) -> Any:
+    """The JSON document at ``path``; ValueError naming ``what`` and the file when it cannot be
+    read."""
+    where = f"{what} {os.fspath(path)}"
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{where}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{where} is not valid JSON: {exc}") from None
+
+
 def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
@@ -316,7 +330,7 @@ def _step_label(step: dict) -> str:
         return str(step.get("kind", step))
 
 
-def _is_frame(data: Any) -> bool:
+def is_frame(data: Any) -> bool:
     import sys
 
     pandas = sys.modules.get("pandas")

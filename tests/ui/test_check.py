@@ -95,3 +95,50 @@ def test_the_cli_exits_1_when_a_value_breaks_the_spec(tmp_path, monkeypatch):
     )
     missing = CliRunner().invoke(cli, ["validate", "bad.jsonl", "--spec", "nope.json"])
     assert missing.exit_code == 1 and "spec file not found: nope.json" in missing.output
+
+
+def test_each_break_says_why_and_failures_give_them_per_field():
+    result = validate(ROWS, SPEC)
+    signup = result.failures()["signup"]
+    assert signup["checked"] == 3 and signup["blank"] == 1 and signup["broken"] == 2
+    assert signup["expected"] == "ISO dates (YYYY-MM-DD)"
+    assert signup["cells"][0] == {
+        "row": 1,
+        "index": None,
+        "value": "02/01/2024",
+        "why": "not in that form; expected ISO dates (YYYY-MM-DD)",
+    }
+    amount = result.failures()["amount"]["cells"]
+    assert [(c["value"], c["why"].split(";")[0]) for c in amount] == [
+        ("12,5", "text, not a number")
+    ]
+    padded = validate([{"status": " active"}], SPEC).examples["status"][0]
+    assert padded.why.startswith("spaces around it; expected one of 'active', 'pending'")
+    assert validate([{"amount": True}], SPEC).examples["amount"][0].why.startswith("a boolean")
+
+
+def test_a_dataframe_keeps_its_index_labels_and_reads_nan_as_blank():
+    pd = pytest.importorskip(
+        "pandas", reason="pandas is optional: pip install 'recursive-data-cleaner[dev]'"
+    )
+    df = pd.DataFrame(
+        {"signup": ["2024-01-02", None, "2024/01/03"], "amount": [1.5, float("nan"), 2.0]},
+        index=pd.Index(["a", "b", "c"], name="id"),
+    )
+    result = validate(df, SPEC)
+    assert result.broken == {"signup": 1} and result.blank == {
+        "signup": 1,
+        "amount": 1,
+        "status": 3,
+    }
+    (cell,) = result.examples["signup"]
+    assert (cell.row, cell.index, cell.value) == (2, "c", "2024/01/03")
+    frame = result.to_frame()
+    assert list(frame.columns) == ["field", "row", "index", "value", "why"]
+    assert frame.to_dict("records")[0] | {"why": ""} == {
+        "field": "signup",
+        "row": 2,
+        "index": "c",
+        "value": "2024/01/03",
+        "why": "",
+    }

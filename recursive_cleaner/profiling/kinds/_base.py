@@ -49,6 +49,9 @@ class Kind:
     noun: str = "values"  # what the profile calls the values ("dates")
     # the short noun phrase of ``describe`` when the allowed values do not change it
     words: str = ""
+    # a regex every conforming text fully matches ("": none); exact: matching it is conforming
+    regex: str = ""
+    regex_exact: bool = True
 
     def describe(self, allowed: tuple[str, ...], csv_strings: bool = False) -> str:
         """A short noun phrase for the format: 'ISO dates (YYYY-MM-DD)'."""
@@ -57,6 +60,14 @@ class Kind:
     def conforms(self, value: Any, allowed: tuple[str, ...], csv_strings: bool = False) -> bool:
         """Whether one present value has the format."""
         return False
+
+    def regex_for(self, allowed: tuple[str, ...]) -> str:
+        """The regex every conforming value fully matches ("" when none says it; schemas use it)."""
+        return self.regex
+
+    def values(self, allowed: tuple[str, ...]) -> tuple[str, ...] | None:
+        """Every conforming value, when they are a known list (an enumeration, codes); else None."""
+        return None
 
     def candidates(
         self,

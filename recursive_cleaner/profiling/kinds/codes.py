@@ -19,6 +19,7 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
 class PhoneE164(Kind):
     name, primitive, priority, menu = "phone_e164", "to_e164", 0, "phone_e164 (+15551234567)"
     noun, words = "phone numbers", "E.164 phone numbers (+15551234567)"
+    regex = _E164.pattern
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and bool(_E164.fullmatch(value))
@@ -27,6 +28,7 @@ class PhoneE164(Kind):
 class Email(Kind):
     name, primitive, priority, menu = "email", "normalize_email", 5, "email (lower case, no spaces)"
     noun, words = "email addresses", "lower-case email addresses without spaces"
+    regex, regex_exact = _EMAIL.pattern, False  # and lower case
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and value == value.lower() and bool(_EMAIL.fullmatch(value))
@@ -46,6 +48,9 @@ class Enum(Kind):
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and value in allowed
+
+    def values(self, allowed) -> tuple[str, ...]:
+        return tuple(allowed)
 
     def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
         if not allowed:
@@ -71,6 +76,10 @@ class _Codes(Kind):
         if allowed == ("lower",):
             return value == value.lower() and value.upper() in self.codes
         return value in self.codes
+
+    def values(self, allowed) -> tuple[str, ...]:
+        lower = allowed == ("lower",)
+        return tuple(sorted(c.lower() if lower else c for c in self.codes))
 
 
 class CountryAlpha2(_Codes):

@@ -56,6 +56,7 @@ def _date_candidates(
 class Date(Kind):
     name, primitive, priority, menu, noun = "date", "to_iso_date", 2, "date (YYYY-MM-DD)", "dates"
     words = "ISO dates (YYYY-MM-DD)"
+    regex, regex_exact = _ISO_DATE.pattern, False  # and a real date
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and bool(_ISO_DATE.fullmatch(value)) and real_date(value)
@@ -70,6 +71,10 @@ class DateTime(Kind):
 
     name, primitive, priority = "datetime", "to_iso_datetime", 1
     menu, noun = "datetime (YYYY-MM-DDTHH:MM:SS)", "timestamps"
+    regex, regex_exact = _ISO_DATETIME.pattern, False  # and a real date
+
+    def regex_for(self, allowed) -> str:
+        return "" if allowed else self.regex  # written another way: strptime's form says it
 
     def describe(self, allowed, csv_strings=False) -> str:
         if allowed:
@@ -102,6 +107,7 @@ class Time(Kind):
         "times",
     )
     words = "24-hour times (HH:MM)"
+    regex = _TIME.pattern
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and bool(_TIME.fullmatch(value))
@@ -110,6 +116,7 @@ class Time(Kind):
 class Time12(Kind):
     name, primitive, priority, menu = "time12", "to_time_12h", 3, "time12 (7:10 a.m.)"
     words = "12-hour times (7:10 a.m., 12:45 p.m.)"
+    regex = _TIME12.pattern
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         return isinstance(value, str) and bool(_TIME12.fullmatch(value))
