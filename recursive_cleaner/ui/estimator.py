@@ -23,7 +23,8 @@ from typing import Any
 from .._version import __version__
 from ..apply.check import SpecCheck, validate
 from ..apply.local import apply_file, apply_records
-from ..options import BY_NAME, GROUPS, flat_options
+from ..given_options import flat_options
+from ..options import BY_NAME, GROUPS
 from ..profiling.spec import CleaningSpec, load_spec
 from ..write.state import atomic_write_text
 from .entry import CleanResult, clean, is_frame, read_json
