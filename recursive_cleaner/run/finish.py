@@ -16,7 +16,7 @@ from ..crossrow.plan import (
     validate_steps,
     with_stated,
 )
-from ..crossrow.steps import apply_steps
+from ..crossrow.steps import apply_steps, rows_changed
 from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
@@ -159,6 +159,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
+    state.cross_row_rows = rows_changed(kept, records)
     state.rejected += refused + [("cross_row_plan", p) for p in problems]
     ctx.emit(
         "cross_row_planned",

@@ -11,6 +11,7 @@ from ..model.response import ParsedResponse
 from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
+from ..write.report_html import html_report_path
 from ..write.state import check_output_path
 
 BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
@@ -139,6 +140,7 @@ def check_run_paths(
         {
             name["output_path"]: output_path,
             name["report_path"]: report_path,
+            "the HTML report": html_report_path(report_path),
             name["state_file"]: state_file,
             name["spec"]: spec,
         },
