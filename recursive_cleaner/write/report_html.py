@@ -15,7 +15,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..escape import html_text
+from ..escape import html_text, terminal_text
 from .report_data import DEFAULT_TITLE, ReportData, example_cell
 from .state import atomic_write_text
 
@@ -148,18 +148,31 @@ def field_examples(data: ReportData) -> dict[str, list[tuple[Any, Any]]]:
     return {k: v for k, v in out.items() if v}
 
 
+def _shown(value: Any) -> str:
+    """A value as the page shows it: ``example_cell``, or its repr when it holds control
+    characters."""
+    text = example_cell(value)
+    return repr(value) if isinstance(value, str) and terminal_text(value) != value else text
+
+
 def _pair(old: Any, new: Any) -> str:
     """``before → after``; both as their repr when they would read the same ('1002' → 1002)."""
-    left, right = example_cell(old), example_cell(new)
-    if left == right:
+    left, right = _shown(old), _shown(new)
+    if _middle(left) == _middle(right):
         left, right = repr(old), repr(new)
     return f"<li>{_value(left)} → {_value(right)}</li>"
 
 
+def _middle(text: str) -> str:
+    """At most ``VALUE_CHARS`` characters: a long text keeps its start and its end."""
+    if len(text) <= VALUE_CHARS:
+        return text
+    tail = VALUE_CHARS // 3
+    return text[: VALUE_CHARS - tail - 1] + "…" + text[-tail:]
+
+
 def _value(text: str) -> str:
-    if len(text) > VALUE_CHARS:
-        text = text[: VALUE_CHARS - 1].rstrip() + "…"
-    return f"<code>{html_text(text)}</code>"
+    return f"<code>{html_text(_middle(text))}</code>"
 
 
 def _number(n: int | None) -> str:
@@ -277,8 +290,12 @@ def _summary(data: ReportData, title: str) -> list[str]:
     if data.records_seen:
         facts.append(f"{data.records_seen:,} records read")
     if not data.dry_run:
-        facts.append(f"{len(data.functions):,} functions, {len(data.cross_row):,} cross-row steps")
+        facts += [_plural(len(data.functions), "function"), _plural(len(data.cross_row), "step")]
     return [f"<h1>{html_text(title)}</h1>", f"<p>{' · '.join(facts)}</p>" if facts else ""]
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {'cross-row ' if noun == 'step' else ''}{noun}{'' if n == 1 else 's'}"
 
 
 def render_html(data: ReportData) -> str:
