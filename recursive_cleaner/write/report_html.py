@@ -1,7 +1,8 @@
 """The HTML cleaning report (``cleaning_report.html``, beside the markdown one): a page to look at.
 
 Per field: the wrong values before and after (the whole file when ``apply`` measured it, else the
-metrics sample or the chunks the functions were accepted on, said which), a bar chart of them in
+metrics sample or the chunks the functions were accepted on, said which; ``counts_from_checks``
+makes whole-file counts of ``apply.check.validate`` on the input and the output), a bar chart in
 inline SVG, three real before → after examples; then the fields left alone and why (from the
 spec), and the cross-row steps with the records they changed. One file, no script, no link to
 fetch: CSS and SVG inline. Every value the run did not write itself goes through
@@ -16,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..escape import html_text, terminal_text
-from .report_data import DEFAULT_TITLE, ReportData, example_cell
+from .report_data import DEFAULT_TITLE, WHOLE_RECORD, ReportData, example_cell, issue_groups
 from .state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,6 +31,7 @@ __all__ = [
     "left_alone_fields",
     "field_counts",
     "field_examples",
+    "counts_from_checks",
     "EXAMPLES_PER_FIELD",
 ]
 
@@ -117,7 +119,19 @@ def field_counts(data: ReportData) -> tuple[dict[str, tuple[int | None, int | No
             continue
         first = counts.get(name, (_count(before.get(name)), None))[0]
         counts[name] = (first, _count(after.get(name)))
+    if data.dry_run and not counts:
+        found = issue_groups(data.issues)
+        counts = {n: (_count(g["count"]), None) for n, g in found.items() if n != WHOLE_RECORD}
+        return counts, "found in the chunks read; a dry run changes nothing"
     return counts, "counted on the chunk each function was accepted on, not the whole file"
+
+
+def counts_from_checks(before: Any, after: Any) -> dict:
+    """``ReportData.whole_file`` from two ``apply.check.validate`` results (the input and the
+    cleaned output)."""
+    names = dict.fromkeys([*before.broken, *after.broken])
+    fields = {n: [before.broken.get(n, 0), after.broken.get(n, 0)] for n in names}
+    return {"records": before.records, "fields": fields}
 
 
 def _json(value: Any) -> str:

@@ -13,6 +13,7 @@ from recursive_cleaner import DataCleaner
 from recursive_cleaner.profiling.spec import load_spec
 from recursive_cleaner.write.metrics import compare_quality
 from recursive_cleaner.write.report_html import (
+    counts_from_checks,
     field_counts,
     html_fragment,
     html_report_path,
@@ -266,3 +267,21 @@ def test_a_run_writes_the_html_beside_the_markdown_report(tmp_path):
 def test_no_report_no_html(tmp_path):
     phone_run(tmp_path, report_path=None)
     assert not list(tmp_path.glob("*.html")) and not list(tmp_path.glob("*.md"))
+
+
+def test_whole_file_counts_from_two_spec_checks():
+    from recursive_cleaner.apply.check import validate
+
+    spec = load_spec(SPEC)
+    dirty = [{"phone": "(555) 123-4567"}, {"phone": "+15551234567"}, {"phone": "555.987.6543"}]
+    clean = [{"phone": "+15551234567"}, {"phone": "+15551234567"}, {"phone": "555.987.6543"}]
+    whole = counts_from_checks(validate(dirty, spec), validate(clean, spec))
+    assert whole == {"records": 3, "fields": {"phone": [2, 1]}}
+    page = render_html(ReportData(whole_file=whole))
+    assert "counted on the whole file (3 records) by apply" in page
+
+
+def test_a_dry_run_shows_the_issues_it_found():
+    issues = [{"field": "phone", "issue": "not E.164", "count": 5}, {"issue": "whole", "count": 1}]
+    counts, basis = field_counts(ReportData(dry_run=True, issues=issues))
+    assert counts == {"phone": (5, None)} and basis.startswith("found in the chunks read")
