@@ -119,11 +119,13 @@ def check_run_paths(
     ground_truth: str | None = None,
     *,
     names: dict[str, str] | None = None,
+    document: str | None = None,
 ) -> None:
     """PathConflictError when a file a run writes (functions, report, field spec, state) is its data
     or another one.
 
-    ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...).
+    ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...); ``document``:
+    the PDF/Word/HTML file ``file_path`` holds the text of (an input too).
     """
     name = {
         "file_path": "file_path",
@@ -136,7 +138,11 @@ def check_run_paths(
     }
     spec = os.path.join(os.path.dirname(output_path), SPEC_FILE)
     check_distinct_paths(
-        {name["file_path"]: file_path, name["ground_truth"]: ground_truth},
+        {
+            name["file_path"]: file_path,
+            name["ground_truth"]: ground_truth,
+            "the document": document,
+        },
         {
             name["output_path"]: output_path,
             name["report_path"]: report_path,

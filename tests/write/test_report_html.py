@@ -285,3 +285,40 @@ def test_a_dry_run_shows_the_issues_it_found():
     issues = [{"field": "phone", "issue": "not E.164", "count": 5}, {"issue": "whole", "count": 1}]
     counts, basis = field_counts(ReportData(dry_run=True, issues=issues))
     assert counts == {"phone": (5, None)} and basis.startswith("found in the chunks read")
+
+
+def test_the_html_report_may_not_overwrite_an_input(tmp_path):
+    from recursive_cleaner.errors import PathConflictError
+
+    rows = tmp_path / "data.jsonl"
+    rows.write_text('{"a": 1}\n')
+    truth = tmp_path / "truth.html"
+    truth.write_text("kept")
+    cleaner = DataCleaner(
+        FakeBackend(scripted),
+        str(rows),
+        instructions="a: a number",
+        output_path=str(tmp_path / "cleaning_functions.py"),
+        report_path=str(tmp_path / "truth.md"),
+        ground_truth=str(truth),
+    )
+    with pytest.raises(PathConflictError, match="the HTML report .*truth.html is the same file"):
+        cleaner.run()
+    assert truth.read_text() == "kept"
+
+
+def test_the_html_report_may_not_overwrite_the_document_it_reads(tmp_path):
+    from recursive_cleaner.errors import PathConflictError
+
+    page = tmp_path / "notes.html"
+    page.write_text("<p>a note</p>")
+    cleaner = DataCleaner(
+        FakeBackend(scripted),
+        str(page),
+        instructions="fix the notes",
+        output_path=str(tmp_path / "cleaning_functions.py"),
+        report_path="notes.md",
+    )
+    with pytest.raises(PathConflictError, match="the HTML report .* the document .*notes.html"):
+        cleaner.run()
+    assert page.read_text() == "<p>a note</p>" and not (tmp_path / "notes.md").exists()
