@@ -40,6 +40,7 @@ __all__ = [
     "summarize",
     "fit",
     "apply_steps",
+    "rows_changed",
     "iter_apply",
     "KINDS",
     "normalized",
@@ -305,6 +306,23 @@ def apply_steps(steps: Iterable[CrossRowStep], records: list) -> list:
     """Fit and transform a list in memory (validation on a chunk; small data)."""
     fitted = fit(steps, records)
     return [out for out in map(fitted.transform, records) if out is not None]
+
+
+def rows_changed(steps: list[CrossRowStep], records: list) -> list[int]:
+    """Per step, in order: the records it changed or dropped when the steps run over ``records``."""
+    fitted, counts = fit(steps, records), [0] * len(steps)
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        out = dict(record)
+        for i in range(len(steps)):
+            before = dict(out)
+            kept = fitted.apply_step(i, out)
+            if not kept or out != before:
+                counts[i] += 1
+            if not kept:
+                break
+    return counts
 
 
 def iter_apply(fitted: Fitted, records: Iterable[Any]) -> Iterator[Any]:

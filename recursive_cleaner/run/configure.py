@@ -95,8 +95,9 @@ def build_context(
     PathConflictError / OutputError for a path the run may not write.
     """
     file_path = materialize_input(data)  # a DataFrame or list of dicts becomes a JSONL file
+    document = None
     if is_document(file_path) and Path(file_path).is_file():  # PDF, Word, HTML: their text
-        file_path = materialize_document(file_path)
+        document, file_path = str(file_path), materialize_document(file_path)
     file_path = str(file_path)
     fmt = "text" if mode == "text" else parsers.detect_format(file_path)
     if mode == "structured" and fmt == "text":
@@ -107,7 +108,12 @@ def build_context(
     if options.spec is not None:
         load_spec(options.spec)  # a spec file that cannot be used fails here, naming what is wrong
     check_run_paths(
-        file_path, options.output_path, options.report_path, state_file, options.ground_truth
+        file_path,
+        options.output_path,
+        options.report_path,
+        state_file,
+        options.ground_truth,
+        document=document,
     )
     focus = ChunkFocus(
         enabled=options.profile_fields

@@ -1,5 +1,5 @@
-"""After a run: quality before/after on a sample of the records seen, and the markdown cleaning
-report."""
+"""After a run: quality before/after on a sample of the records seen, and the cleaning report
+(markdown, and the HTML page beside it)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..judge.sandbox import run_in_sandbox
 from ..read import parsers
 from ..write.metrics import ImprovementReport, compare_quality
 from ..write.report import ReportData, write_report
+from ..write.report_html import html_report_path, left_alone_fields, write_html_report
 from .result import RunResult
 from .state import RunContext
 
@@ -92,12 +93,16 @@ def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> Re
         spec_path=result.spec_path or "",
         suggestions=ctx.focus.suggestions(ctx.source.head(200)) if ctx.focus.suggested else [],
         seconds=seconds,
+        cross_row_rows=list(state.cross_row_rows),
+        left_alone=left_alone_fields(state.spec),
     )
 
 
 def write_run_report(ctx: RunContext, result: RunResult, seconds: float | None) -> str | None:
-    """Write the report to the ``report_path`` option (None: no report); returns the path
-    written."""
+    """Write the report to the ``report_path`` option (None: no report), and the HTML report
+    beside it (``.html``); returns the markdown report's path."""
     if not ctx.options.report_path:
         return None
-    return write_report(ctx.options.report_path, report_data(ctx, result, seconds))
+    data = report_data(ctx, result, seconds)
+    write_html_report(html_report_path(ctx.options.report_path), data)
+    return write_report(ctx.options.report_path, data)

@@ -11,6 +11,7 @@ from ..model.response import ParsedResponse
 from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
+from ..write.report_html import html_report_path
 from ..write.state import check_output_path
 
 BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
@@ -118,11 +119,13 @@ def check_run_paths(
     ground_truth: str | None = None,
     *,
     names: dict[str, str] | None = None,
+    document: str | None = None,
 ) -> None:
     """PathConflictError when a file a run writes (functions, report, field spec, state) is its data
     or another one.
 
-    ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...).
+    ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...); ``document``:
+    the PDF/Word/HTML file ``file_path`` holds the text of (an input too).
     """
     name = {
         "file_path": "file_path",
@@ -135,10 +138,15 @@ def check_run_paths(
     }
     spec = os.path.join(os.path.dirname(output_path), SPEC_FILE)
     check_distinct_paths(
-        {name["file_path"]: file_path, name["ground_truth"]: ground_truth},
+        {
+            name["file_path"]: file_path,
+            name["ground_truth"]: ground_truth,
+            "the document": document,
+        },
         {
             name["output_path"]: output_path,
             name["report_path"]: report_path,
+            "the HTML report": html_report_path(report_path),
             name["state_file"]: state_file,
             name["spec"]: spec,
         },

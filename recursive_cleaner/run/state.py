@@ -67,6 +67,7 @@ class RunState:
     cross_row_steps: list[CrossRowStep] = field(default_factory=list)
     # (records the steps drop, records of the planning sample)
     cross_row_drop: tuple[int, int] = (0, 0)
+    cross_row_rows: list[int] = field(default_factory=list)  # per step, records it changed there
     consolidation: ConsolidationResult | None = None
     order_note: str = ""
     metrics_sample: MetricsSample | None = None

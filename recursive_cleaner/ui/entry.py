@@ -11,7 +11,6 @@ keeping their dtype; ``result.apply("data.csv", "clean.parquet")`` writes a file
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import warnings
@@ -23,7 +22,9 @@ from .._version import __version__
 from ..apply.local import apply_file, apply_records
 from ..cleaner import DataCleaner, RunResult
 from ..crossrow.steps import CrossRowStep
+from ..escape import html_text
 from ..write.metrics import ImprovementReport
+from ..write.report_html import html_fragment, html_report_path
 from ..write.state import atomic_write_text
 from .cli_options import BACKEND_ENV, default_backend
 from .frames import CleaningReport, apply_frame
@@ -84,6 +85,7 @@ class CleanResult:
         *,
         code: str | None = None,
         report: str | None = None,
+        report_html: str | None = None,
     ) -> None:
         self.run = run
         self.improvement = improvement if improvement is not None else run.improvement
@@ -97,6 +99,10 @@ class CleanResult:
         if report is None and run.report_path and Path(run.report_path).is_file():
             report = Path(run.report_path).read_text(encoding="utf-8")
         self._report = report
+        page = html_report_path(run.report_path)
+        if report_html is None and page and Path(page).is_file():
+            report_html = Path(page).read_text(encoding="utf-8")
+        self._report_html = report_html or ""
 
     @property
     def functions_path(self) -> str:
@@ -138,6 +144,12 @@ class CleanResult:
         when none."""
         return CleaningReport(self._report) if self._report else None
 
+    @property
+    def report_html(self) -> str | None:
+        """The HTML cleaning report (``cleaning_report.html``) as this run wrote it; None when
+        none."""
+        return self._report_html or None
+
     def to_dict(self) -> dict[str, Any]:
         """This result as the JSON-ready dict ``save`` writes."""
         return {
@@ -150,6 +162,7 @@ class CleanResult:
             "spec": self.spec,
             "fingerprint": self.fingerprint,
             "report": self._report,
+            "report_html": self._report_html,
             # a Path given as output_path is kept as text
             "functions_path": os.fspath(self.functions_path) if self.functions_path else None,
         }
@@ -200,7 +213,8 @@ class CleanResult:
             code=data["code"],
             fingerprint=dict(data["fingerprint"]),
         )
-        return cls(run, code=data["code"], report=report or "")
+        page = data.get("report_html") if isinstance(data.get("report_html"), str) else ""
+        return cls(run, code=data["code"], report=report or "", report_html=page)
 
     def apply(
         self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any
@@ -271,7 +285,7 @@ class CleanResult:
         )
 
     def _repr_html_(self) -> str:
-        esc = html.escape
+        esc = html_text
         s = self.summary()
         rows = "".join(
             "<tr><th "
@@ -296,7 +310,10 @@ class CleanResult:
             parts.append(f"<p>Cross-row steps:</p><ul>{steps}</ul>")
         if unfixable:
             parts.append(f"<p>Left as they are:</p><ul>{unfixable}</ul>")
-        if self.improvement is not None:
+        page = html_fragment(self._report_html)
+        if page:  # the HTML report: fields, examples, what was left alone, cross-row steps
+            parts.append(page)
+        elif self.improvement is not None:
             parts.append(self.improvement._repr_html_())
         if self._report and self.run.report_path:
             parts.append(

@@ -89,6 +89,12 @@ class ReportData:
     applied: dict = field(default_factory=dict)
     seconds: float | None = None
     unusable_replies: int = 0  # model replies that could not be parsed
+    # the HTML report's alone (``report_html``): records each cross-row step changed or dropped on
+    # the planning sample; (field, why) the spec keeps as it is; apply's whole-file counts of
+    # wrong values, {"records": n, "fields": {field: [before, after]}}
+    cross_row_rows: list[int] = field(default_factory=list)
+    left_alone: list[tuple[str, str]] = field(default_factory=list)
+    whole_file: dict = field(default_factory=dict)
 
 
 def short_text(text: Any, limit: int) -> str:

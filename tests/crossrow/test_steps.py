@@ -11,7 +11,13 @@ from dataclasses import replace
 import pytest
 
 from recursive_cleaner import DataCleaner
-from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, iter_apply
+from recursive_cleaner.crossrow.steps import (
+    CrossRowStep,
+    apply_steps,
+    fit,
+    iter_apply,
+    rows_changed,
+)
 from recursive_cleaner.crossrow.xml_form import format_steps, parse_steps
 from recursive_cleaner.crossrow.plan import (
     choose_steps,
@@ -126,6 +132,16 @@ def test_dedup_keeps_the_first_record_of_each_normalised_key():
     ]
     out = apply_steps([CrossRowStep("dedup", key=("email",))], rows)
     assert [r["n"] for r in out] == [1, 2, 4, 5]  # records without a key are kept
+
+
+def test_rows_changed_counts_each_steps_records_changed_or_dropped():
+    rows = hospital_rows() + [dict(hospital_rows()[0])]  # a duplicate of the first row
+    steps = [
+        CrossRowStep("majority", key=("provider",), fields=("name", "city")),
+        CrossRowStep("dedup", key=("provider", "measure")),
+    ]
+    # majority mends rows 1, 8 and 14; dedup drops the repeated first row
+    assert rows_changed(steps, rows + ["not a record"]) == [3, 1]
 
 
 def test_two_passes_over_a_stream_keep_memory_per_key():

@@ -217,3 +217,13 @@ def test_applying_to_a_dataframe_warns_that_cross_row_steps_are_not_run(tmp_path
     with pytest.warns(UserWarning, match=r"1 cross-row step\(s\) not run on a DataFrame"):
         back = result.apply(pd.DataFrame({"email": ["a", "a"]}), workers=1)
     assert len(back) == 2
+
+
+def test_the_notebook_shows_the_html_report_and_save_keeps_it(data, tmp_path):
+    result = run(data, track_metrics=True)
+    assert result.report_html and result.report_html.startswith("<!DOCTYPE html>")
+    page = result._repr_html_()
+    assert 'class="rc-report"' in page and 'data-field="phone"' in page
+    assert "<!DOCTYPE" not in page and "<body>" not in page  # the page's body only
+    again = CleanResult.load(result.save(tmp_path / "result.json"))
+    assert again.report_html == result.report_html and 'class="rc-report"' in again._repr_html_()
