@@ -394,14 +394,29 @@ def test_apply_trusted_with_reject_file(work):
         "--batch-size",
         "2",
     )
-    assert result.exit_code == 3, result.stderr  # finished, but not every record was cleaned
+    assert result.exit_code == 1, result.stderr  # finished, but not every record was cleaned
     assert (
         "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout
         and "trusted" in result.stdout
     )
-    assert "clean_data failed on 1 record(s), in rejects.jsonl (exit 3)" in result.stderr
+    assert (
+        "error: clean_data failed on 1 record(s), in rejects.jsonl (--max-failures 0: exit 1)"
+        in result.stderr
+    )
     rejected = [json.loads(line) for line in (work / "rejects.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rejected] == [4] and "no four" in rejected[0]["error"]
+
+
+def test_apply_max_failures_allows_that_many(work):
+    (work / "cf.py").write_text(FUNCS)
+    args = ("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--trusted", "--workers", "1")
+    result = invoke(*args, "--max-failures", "1")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "warning: clean_data failed on 1 record(s), written unchanged to clean.jsonl "
+        "(--max-failures 1)" in result.stderr
+    )
+    assert invoke(*args, "--max-failures", "-1").exit_code == 2
 
 
 def test_apply_errors(work):
