@@ -189,14 +189,17 @@ def test_analyze_reports_issues_and_writes_no_code(work, use):
         (("analyze", "--report", "mine.md"), "mine.md"),
     ):
         (work / "cleaning_report.md").write_text("a generate run's report")
+        (work / "cleaning_report.html").write_text("a generate run's html report")
         result = invoke(*args, "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
         assert result.exit_code == 0, result.stderr
         assert "found" in result.stdout and "issue(s)" in result.stdout
         assert not (work / "cleaning_functions.py").exists()
         assert "Emails are in mixed case" in (work / report).read_text()
         assert "issue(s) found" in result.stderr
-        if args[0] == "analyze":  # analyze leaves generate's report as it is
+        if args[0] == "analyze":  # analyze leaves generate's reports as they are
             assert (work / "cleaning_report.md").read_text() == "a generate run's report"
+            html = (work / "cleaning_report.html").read_text()
+            assert html == "a generate run's html report"
 
 
 def test_usage_errors_exit_2():
