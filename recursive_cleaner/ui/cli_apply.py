@@ -7,7 +7,15 @@ import warnings
 import click
 
 from ..read.formats import output_extensions
-from .cli_common import debug_option, distinct, echo, need_file, progress_display, progress_option
+from .cli_common import (
+    SectionedCommand,
+    debug_option,
+    distinct,
+    echo,
+    need_file,
+    progress_display,
+    progress_option,
+)
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 
 __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
@@ -15,7 +23,7 @@ __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
 FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records than --max-failures
 
 
-@click.command("apply")
+@click.command("apply", cls=SectionedCommand)
 @click.argument("functions")
 @click.argument("file")
 @click.option(
@@ -226,7 +234,7 @@ def apply_cmd(
             raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
 @click.argument("file")
 @click.option(
     "--spec",

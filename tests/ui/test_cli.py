@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -41,6 +42,22 @@ def test_help_lists_every_command_and_each_command_has_help():
         assert sub.exit_code == 0 and "Usage:" in sub.output, command
     assert "--holdout" in invoke("generate", "--help").output
     assert "--reject-file" in invoke("apply", "--help").output
+
+
+def test_every_flag_of_every_command_has_help_and_help_has_two_sections():
+    for name, command in [("", cli), *cli.commands.items()]:
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help and param.help.strip(), (name, param.name)
+    for command in ("generate", "analyze", "resume", "apply", "validate"):
+        text = invoke(command, "--help").output
+        common, advanced = text.index("Common options:"), text.index("Advanced options:")
+        assert common < text.index("--help") < advanced, command
+    apply_help = invoke("apply", "--help").output
+    assert apply_help.index("--max-failures") < apply_help.index("Advanced options:")
+    assert apply_help.index("Advanced options:") < apply_help.index("--batch-size")
+    analyze_help = invoke("analyze", "--help").output
+    assert "Analyze writes no functions" in analyze_help and "analysis_report.md" in analyze_help
 
 
 def test_console_script_and_python_dash_m():
