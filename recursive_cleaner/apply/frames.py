@@ -9,8 +9,10 @@ keys found as in ``dask_fit``; then each partition transformed into a pandas fra
 index (rows a dedup step drops are left out). The result is a Dask DataFrame held in the
 cluster's memory (persisted), with the same rows, values and index as ``ui.frames.apply_frame``
 on the whole frame. Columns: the input's, then new ones in order of first appearance; a column
-no function or step changed in any partition keeps its input dtype, the others are ``object``
-(JSON values) so that every partition has the same dtypes.
+no function or step changed in any partition keeps its input dtype, the others take the dtype
+pandas infers for the whole column, as ``apply_frame`` gives (int64, float64, str, bool; else
+``object``): each partition reports the kinds of value its rows hold per column, and every
+partition's column is cast to the dtype of their union.
 """
 
 from __future__ import annotations
@@ -111,26 +113,56 @@ def _transform(pdf: Any, cleaned: list, fitted: Fitted, owners: dict, k: int) ->
         if key not in labels
         or any(row.get(key, _ABSENT) != originals[p].get(key) for p, row in zip(kept, rows))
     }
-    return kept, rows, keys, changed, len(cleaned)
+    kinds = {key: {_kind(row.get(key)) for row in rows} for key in keys}
+    return kept, rows, keys, changed, len(cleaned), (kinds, len(rows))
 
 
-def _frame(pdf: Any, done: tuple, order: list[str], changed: set) -> Any:
+# one value of each kind: pandas infers a column's dtype from the kinds of value it holds
+_SAMPLES: dict[str, Any] = {"int": 1, "float": 0.5, "bool": True, "str": "a", "null": None}
+_INT64 = range(-(2**63), 2**63)
+
+
+def _kind(value: Any) -> str:
+    """The kind of a JSON value, as pandas' dtype inference tells them apart."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "bool"
+    if isinstance(value, int):
+        return "int" if value in _INT64 else "other"
+    return {float: "float", str: "str"}.get(type(value), "other")
+
+
+def _dtypes(shapes: list, changed: set) -> dict:
+    """The dtype of each changed column: the one pandas infers for the kinds all partitions hold
+    (a partition with rows that lack a column holds nulls there)."""
+    import pandas as pd
+
+    union: dict[str, set] = {key: set() for key in changed}
+    for _, _, _, (kinds, kept) in shapes:
+        for key in changed:
+            union[key] |= kinds.get(key, {"null"} if kept else set())
+    return {
+        key: pd.Series([_SAMPLES.get(k, object()) for k in sorted(kinds)] or [None]).dtype
+        for key, kinds in union.items()
+    }
+
+
+def _frame(pdf: Any, done: tuple, order: list[str], dtypes: dict) -> Any:
     kept, rows = done[0], done[1]
-    out = rows_frame(pdf, list(frame_records(pdf)), kept, rows, order, changed)
+    out = rows_frame(pdf, list(frame_records(pdf)), kept, rows, order, set(dtypes))
     for position, key in enumerate(order):
-        if key in changed:
-            out.isetitem(position, out.iloc[:, position].astype(object))
+        if key in dtypes:
+            out.isetitem(position, out.iloc[:, position].astype(object).astype(dtypes[key]))
     return out
 
 
-def _meta(pdf: Any, labels: dict, order: list[str], changed: set) -> Any:
+def _meta(pdf: Any, labels: dict, order: list[str], dtypes: dict) -> Any:
     import pandas as pd
 
     columns = {}
     for key in order:
         label = labels.get(key, key)
         columns[label] = (
-            pdf[label] if key not in changed and label in pdf else pd.Series([], dtype=object)
+            pdf[label] if key not in dtypes and label in pdf else pd.Series([], dtype=dtypes[key])
         )
     return pd.DataFrame(columns, index=pdf.index[:0])
 
@@ -208,8 +240,8 @@ def apply_dask_frame(
     ]
     if client is not None:
         done = client.persist(done)
-    shapes = compute(*[dask.delayed(lambda d: (d[2], d[3], d[4]))(d) for d in done])
-    total = sum(n for _, _, n in shapes)
+    shapes = compute(*[dask.delayed(lambda d: (d[2], d[3], d[4], d[5]))(d) for d in done])
+    total = sum(n for _, _, n, _ in shapes)
     unasked = sum(n for j, n in drops.items() if not steps[j].asked)
     if unasked > max_drop * total:
         raise DataLossError(
@@ -219,13 +251,14 @@ def apply_dask_frame(
             unasked,
             total,
         )
-    seen = dict.fromkeys(key for keys, _, _ in shapes for key in keys)
+    seen = dict.fromkeys(key for keys, _, _, _ in shapes for key in keys)
     order = [k for k in labels if k in seen] + [k for k in seen if k not in labels]
-    changed = set().union(*(c for _, c, _ in shapes)) if shapes else set()
-    frames = [dask.delayed(_frame)(p, d, order, changed) for p, d in zip(parts, done)]
+    changed = set().union(*(c for _, c, _, _ in shapes)) if shapes else set()
+    dtypes = _dtypes(shapes, changed)
+    frames = [dask.delayed(_frame)(p, d, order, dtypes) for p, d in zip(parts, done)]
     # JSON values stay Python values, not text
     with dask.config.set({"dataframe.convert-string": False}):
         out = dd.from_delayed(
-            frames, meta=_meta(frame._meta, labels, order, changed), verify_meta=False
+            frames, meta=_meta(frame._meta, labels, order, dtypes), verify_meta=False
         )
         return client.persist(out) if client is not None else out.persist(scheduler="threads")

@@ -80,6 +80,7 @@ __all__ = [
     "ApplyResult",
     "apply_file",
     "apply_records",
+    "check_failures",
     # shared with apply.on_dask, which runs the same batches on a cluster (their homes: pipeline,
     # pool, batch, result)
     "ApplyRun",
@@ -113,6 +114,7 @@ def apply_file(
     audit_path: str | None = None,
     max_drop: float = MAX_DROP,
     code: str | None = None,
+    max_failures: int | None = None,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the
     format its extension names.
@@ -129,6 +131,9 @@ def apply_file(
     ``apply_warning`` event (functions written for other data would add empty columns). ``code``:
     the module's source, used instead of reading ``functions_path`` (which then only names it in
     messages): a ``CleanResult`` applies its own code, never what the file holds by then.
+    ``max_failures``: None (the default) returns the result whatever the failed count; a number
+    raises ApplyError (its ``result`` attribute the ApplyResult) when more records failed, after
+    the output and ``reject_path`` are written (the CLI's ``--max-failures``).
     """
     check_distinct_paths(
         {"functions_path": functions_path, "input_path": input_path},
@@ -184,7 +189,22 @@ def apply_file(
             "nothing was written and no temporary file is left"
         ) from None
     run.result.dropped_keys = sorted(getattr(writer, "dropped", ()))
-    return run.finish()
+    return check_failures(run.finish(), max_failures, str(input_path), reject_path)
+
+
+def check_failures(
+    result: ApplyResult, max_failures: int | None, input_path: str, reject_path: str | None
+) -> ApplyResult:
+    """The result, or ApplyError when more records failed than ``max_failures`` (None: no limit)."""
+    if max_failures is None or result.failed <= max_failures:
+        return result
+    where = f"in {reject_path}" if reject_path else "written unchanged to the output"
+    error = ApplyError(
+        f"clean_data failed on {result.failed:,} record(s) of {input_path}, more than "
+        f"max_failures={max_failures} ({where})"
+    )
+    error.result = result
+    raise error
 
 
 def apply_records(

@@ -24,6 +24,7 @@ from .cli_apply import FAILED_RECORDS_EXIT, apply_cmd, validate
 from .cli_common import (
     PROG,
     RESUME,
+    SectionedCommand,
     debug_option,
     distinct,
     echo,
@@ -154,7 +155,7 @@ def cli() -> None:
     )
 
 
-@cli.command()
+@cli.command(cls=SectionedCommand)
 @_common
 @run_options("generate")
 @backend_option
@@ -169,7 +170,7 @@ def generate(**opts: Any) -> None:
     _clean(opts, dry_run=opts.pop("dry_run"))
 
 
-@cli.command()
+@cli.command(cls=SectionedCommand)
 @_common
 @run_options("analyze")
 @backend_option
@@ -188,6 +189,14 @@ def analyze(**opts: Any) -> None:
 
 
 ANALYSIS_REPORT = "analysis_report.md"
+# analyze writes no functions: its -o only places the report, which has its own default
+_ANALYZE_HELP = {
+    "output_path": "Analyze writes no functions: a bare --report name goes in this path's folder.",
+    "report_path": f"The issues report, markdown ('' for none)  [default: {ANALYSIS_REPORT}].",
+}
+for _param in analyze.params:
+    if isinstance(_param, click.Option) and _param.name in _ANALYZE_HELP:
+        _param.help, _param.show_default = _ANALYZE_HELP[_param.name], False
 
 
 def _clean(opts: dict, *, dry_run: bool) -> None:
@@ -241,7 +250,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     print_result(result, dry_run)
 
 
-@cli.command()
+@cli.command(cls=SectionedCommand)
 @click.argument("state")
 @click.option(
     "-b",

@@ -7,15 +7,23 @@ import warnings
 import click
 
 from ..read.formats import output_extensions
-from .cli_common import debug_option, distinct, echo, need_file, progress_display, progress_option
+from .cli_common import (
+    SectionedCommand,
+    debug_option,
+    distinct,
+    echo,
+    need_file,
+    progress_display,
+    progress_option,
+)
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
 
 __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
 
-FAILED_RECORDS_EXIT = 3  # apply finished, but clean_data failed on some records
+FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records than --max-failures
 
 
-@click.command("apply")
+@click.command("apply", cls=SectionedCommand)
 @click.argument("functions")
 @click.argument("file")
 @click.option(
@@ -45,7 +53,21 @@ FAILED_RECORDS_EXIT = 3  # apply finished, but clean_data failed on some records
     metavar="PATH",
     help="Write records clean_data fails on here (JSONL) instead of unchanged to the output.",
 )
-@click.option("--batch-size", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option(
+    "--max-failures",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Exit 0 (with a warning) when clean_data fails on at most N records; exit 1 past N.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Records sent to a worker at a time.",
+)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -99,6 +121,7 @@ def apply_cmd(
     trusted: bool,
     workers: int | None,
     reject_file: str | None,
+    max_failures: int,
     batch_size: int,
     timeout: float,
     audit: str | None,
@@ -197,16 +220,21 @@ def apply_cmd(
             f"{', '.join(result.dropped_keys)}",
             err=True,
         )
-    # the output is whole, but not every record was cleaned: say so in the exit code
+    # the output is whole, but not every record was cleaned: past --max-failures, the exit code
     if result.failed:
         where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"
+        over = result.failed > max_failures
         echo(
-            f"warning: clean_data failed on {result.failed:,} record(s), {where} (exit 3)", err=True
+            f"{'error' if over else 'warning'}: clean_data failed on {result.failed:,} record(s), "
+            f"{where} (--max-failures {max_failures}"
+            + (f": exit {FAILED_RECORDS_EXIT})" if over else ")"),
+            err=True,
         )
-        raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
+        if over:
+            raise click.exceptions.Exit(FAILED_RECORDS_EXIT)
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
 @click.argument("file")
 @click.option(
     "--spec",

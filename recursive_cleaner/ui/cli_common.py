@@ -22,6 +22,8 @@ __all__ = [
     "progress_display",
     "progress_option",
     "debug_option",
+    "COMMON",
+    "SectionedCommand",
 ]
 
 PROG = "recursive-cleaner"
@@ -90,3 +92,46 @@ def debug_option(f: Callable) -> Callable:
         callback=_set_debug,
         help="Show the traceback of an error.",
     )(f)
+
+
+COMMON = frozenset(
+    {
+        "instructions",
+        "backend",
+        "state",
+        "output",
+        "output_path",
+        "report",
+        "report_path",
+        "spec",
+        "spec_path",
+        "scope",
+        "dry_run",
+        "chunk_size",
+        "restart",
+        "encoding",
+        "workers",
+        "reject_file",
+        "max_failures",
+        "audit",
+        "dask_address",
+        "progress",
+    }
+)
+"""The parameters --help lists under "Common options"; every other one is "Advanced"."""
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help lists its common options first, then the advanced ones."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
+        help_option = self.get_help_option(ctx)
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None and isinstance(param, click.Option):
+                rows[param.name in COMMON or param is help_option].append(record)
+        for title, common in (("Common options", True), ("Advanced options", False)):
+            if rows[common]:
+                with formatter.section(title):
+                    formatter.write_dl(rows[common])

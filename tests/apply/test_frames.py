@@ -97,3 +97,29 @@ def test_a_dask_dataframe_round_trip_gives_apply_frames_rows_and_index(functions
     # no client
     threaded = apply_dask_frame(functions, ddf, batch_size=7).compute(scheduler="threads")
     assert threaded.astype(object).equals(expected.astype(object))
+
+
+TYPED = [
+    {
+        "name": "typed",
+        "code": "def typed(record):\n"
+        "    record['twice'] = record['n'] * 2\n"
+        "    record['half'] = record['n'] / 2\n"
+        "    if record['n'] % 7:\n"
+        "        record['sparse'] = record['n']\n"
+        "    record['label'] = 'x' + str(record['n'])\n"
+        "    return record\n",
+    }
+]
+
+
+def test_apply_dask_frame_gives_apply_frames_dtypes(tmp_path):
+    dd = optional("dask.dataframe")
+    path = tmp_path / "typed.py"
+    path.write_text(render_module(TYPED))
+    ddf = dd.from_pandas(make_frame(30), npartitions=3, sort=False)
+    expected = apply_frame(str(path), ddf.compute(), workers=1)
+    got = apply_dask_frame(str(path), ddf, batch_size=7).compute(scheduler="threads")
+    assert expected["twice"].dtype == "int64" and expected["sparse"].dtype == "float64"
+    assert dict(got.dtypes) == dict(expected.dtypes)
+    assert got.equals(expected)

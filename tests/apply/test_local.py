@@ -400,3 +400,14 @@ def test_tsv_stays_tsv_and_bad_rows_are_skipped(tmp_path):
     )
     assert (tmp_path / "out.tsv").read_bytes() == b"i\tname\r\n0\ta b\r\n2\tc\r\n"
     assert (result.records_out, result.skipped_input, result.skipped[0].line) == (2, 1, 3)
+
+
+def test_max_failures_raises_past_the_limit_after_writing(tmp_path):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"i": i, "bad": i in (3, 7)} for i in range(10)])
+    out, rejects = str(tmp_path / "out.jsonl"), str(tmp_path / "rejects.jsonl")
+    args = (functions(tmp_path), source, out)
+    assert apply_file(*args, workers=1, max_failures=2).failed == 2
+    with pytest.raises(ApplyError, match=r"failed on 2 record\(s\) .* max_failures=1 \(in ") as e:
+        apply_file(*args, workers=1, max_failures=1, reject_path=rejects)
+    assert e.value.result.failed == 2 and len(read_jsonl(rejects)) == 2
+    assert len(read_jsonl(out)) == 8

@@ -37,6 +37,14 @@ def test_the_one_liner_calls_the_primitive_the_profile_names_with_its_arguments(
     assert ast.parse(odd) and "record['a \"b\\n']" in odd  # any field name is a plain literal
 
 
+def test_the_one_liner_leaves_a_missing_field_missing():
+    phone = _code("phone", ["(555) 123-4567", "+15551234567"], Expectation("phone_e164"))
+    namespace: dict = {}
+    exec(compile(phone, "<hint>", "exec"), namespace)  # noqa: S102
+    assert namespace["fix_it"]({"other": 1}) == {"other": 1}  # no empty column on apply
+    assert namespace["fix_it"]({"phone": "(555) 123-4567"}) == {"phone": "+15551234567"}
+
+
 def test_no_one_liner_where_no_plain_call_fits():
     # a format guessed from the data: the model decides
     assert _code("zip", ["35630", "$35,630"], None) is None

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -41,6 +42,22 @@ def test_help_lists_every_command_and_each_command_has_help():
         assert sub.exit_code == 0 and "Usage:" in sub.output, command
     assert "--holdout" in invoke("generate", "--help").output
     assert "--reject-file" in invoke("apply", "--help").output
+
+
+def test_every_flag_of_every_command_has_help_and_help_has_two_sections():
+    for name, command in [("", cli), *cli.commands.items()]:
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help and param.help.strip(), (name, param.name)
+    for command in ("generate", "analyze", "resume", "apply", "validate"):
+        text = invoke(command, "--help").output
+        common, advanced = text.index("Common options:"), text.index("Advanced options:")
+        assert common < text.index("--help") < advanced, command
+    apply_help = invoke("apply", "--help").output
+    assert apply_help.index("--max-failures") < apply_help.index("Advanced options:")
+    assert apply_help.index("Advanced options:") < apply_help.index("--batch-size")
+    analyze_help = invoke("analyze", "--help").output
+    assert "Analyze writes no functions" in analyze_help and "analysis_report.md" in analyze_help
 
 
 def test_console_script_and_python_dash_m():
@@ -189,14 +206,17 @@ def test_analyze_reports_issues_and_writes_no_code(work, use):
         (("analyze", "--report", "mine.md"), "mine.md"),
     ):
         (work / "cleaning_report.md").write_text("a generate run's report")
+        (work / "cleaning_report.html").write_text("a generate run's html report")
         result = invoke(*args, "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
         assert result.exit_code == 0, result.stderr
         assert "found" in result.stdout and "issue(s)" in result.stdout
         assert not (work / "cleaning_functions.py").exists()
         assert "Emails are in mixed case" in (work / report).read_text()
         assert "issue(s) found" in result.stderr
-        if args[0] == "analyze":  # analyze leaves generate's report as it is
+        if args[0] == "analyze":  # analyze leaves generate's reports as they are
             assert (work / "cleaning_report.md").read_text() == "a generate run's report"
+            html = (work / "cleaning_report.html").read_text()
+            assert html == "a generate run's html report"
 
 
 def test_usage_errors_exit_2():
@@ -394,14 +414,29 @@ def test_apply_trusted_with_reject_file(work):
         "--batch-size",
         "2",
     )
-    assert result.exit_code == 3, result.stderr  # finished, but not every record was cleaned
+    assert result.exit_code == 1, result.stderr  # finished, but not every record was cleaned
     assert (
         "5 of 6 records, 1 failed (in rejects.jsonl)" in result.stdout
         and "trusted" in result.stdout
     )
-    assert "clean_data failed on 1 record(s), in rejects.jsonl (exit 3)" in result.stderr
+    assert (
+        "error: clean_data failed on 1 record(s), in rejects.jsonl (--max-failures 0: exit 1)"
+        in result.stderr
+    )
     rejected = [json.loads(line) for line in (work / "rejects.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rejected] == [4] and "no four" in rejected[0]["error"]
+
+
+def test_apply_max_failures_allows_that_many(work):
+    (work / "cf.py").write_text(FUNCS)
+    args = ("apply", "cf.py", "crm.jsonl", "-o", "clean.jsonl", "--trusted", "--workers", "1")
+    result = invoke(*args, "--max-failures", "1")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "warning: clean_data failed on 1 record(s), written unchanged to clean.jsonl "
+        "(--max-failures 1)" in result.stderr
+    )
+    assert invoke(*args, "--max-failures", "-1").exit_code == 2
 
 
 def test_apply_errors(work):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -67,7 +68,7 @@ def _same_as_apply_file(work, *dask_args: str) -> str:
         *args,
         "ref.rej",
     )
-    assert plain.exit_code == 3, plain.stderr  # one record fails: written to the reject file
+    assert plain.exit_code == 1, plain.stderr  # one record fails: written to the reject file
     result = invoke(
         "apply",
         "cf.py",
@@ -82,7 +83,7 @@ def _same_as_apply_file(work, *dask_args: str) -> str:
         "4",
         *dask_args,
     )
-    assert result.exit_code == 3, result.stderr
+    assert result.exit_code == 1, result.stderr
     for name in ("{}.jsonl", "{}.audit.jsonl", "{}.rej"):
         assert (work / name.format("out")).read_bytes() == (
             work / name.format("ref")
@@ -104,13 +105,19 @@ def test_apply_dask_without_an_address_starts_a_local_cluster(work, monkeypatch)
     _files(work)
     made, real = [], distributed.LocalCluster
 
+    levels = []
+
     def small_cluster(**options):
         made.append(options)
+        levels.append(logging.getLogger("distributed").getEffectiveLevel())
         # in this process: quick to start
         return real(**{**options, "processes": False, "host": None})
 
     monkeypatch.setattr(distributed, "LocalCluster", small_cluster)
+    before = logging.getLogger("distributed").level
     out = _same_as_apply_file(work, "--dask")
+    # the cluster's INFO lines are quiet while it runs; the level is restored after
+    assert levels == [logging.WARNING] and logging.getLogger("distributed").level == before
     assert made == [
         dict(
             n_workers=1,
@@ -126,3 +133,14 @@ def test_apply_dask_without_an_address_starts_a_local_cluster(work, monkeypatch)
 def test_the_dask_flag_is_documented():
     help_text = invoke("apply", "--help").output
     assert "--dask [SCHEDULER_ADDRESS]" in help_text and "--partition-size" in help_text
+
+
+def test_quiet_logs_raises_the_levels_below_warning_and_restores_them():
+    quiet, loud = logging.getLogger("edge_pkg"), logging.getLogger("edge_pkg.mod")
+    quiet.setLevel(logging.INFO)
+    loud.setLevel(logging.DEBUG)
+    other = logging.getLogger("edge_pkg.plain")  # no own level: inherits the package's
+    with cli_dask.quiet_logs("edge_pkg"):
+        assert quiet.level == loud.level == logging.WARNING and other.level == logging.NOTSET
+        assert other.getEffectiveLevel() == logging.WARNING
+    assert (quiet.level, loud.level, other.level) == (logging.INFO, logging.DEBUG, logging.NOTSET)

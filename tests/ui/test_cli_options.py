@@ -58,7 +58,9 @@ def test_every_declared_option_has_its_flag_with_the_declared_default(command):
         assert spec.name in params, spec.name
         param = params[spec.name]
         assert set(spec.flags) <= set(param.opts), spec.name
-        assert param.help == spec.help, spec.name
+        # analyze writes no functions: its -o and --report say what they are there
+        if not (command == "analyze" and spec.name in ("output_path", "report_path")):
+            assert param.help == spec.help, spec.name
         none = spec.default is None and spec.cli_none is not None
         assert param.default == (spec.cli_none if none else spec.default), spec.name
     assert [s.name for s in OPTIONS if not s.flags] == ["sleep"]  # a callable: Python only
