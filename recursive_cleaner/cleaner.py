@@ -28,6 +28,7 @@ from .run.attempts import (
     FEEDBACK_CHARS,
     accept,
     clean_by_profile,
+    give_up,
     record_failure,
     review,
     show_chunk,
@@ -253,6 +254,7 @@ class DataCleaner:
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
         # attempts: the model's; the library's own one-liners cost no call
         iteration, attempts = 0, 0
+        asked: set = set()  # the fields the model was asked about (None: the open pass)
         while attempts < self.settings.max_iterations:
             iteration += 1
             focus = self.ctx.focus.next(view)
@@ -270,6 +272,7 @@ class DataCleaner:
                     self.ctx.reviewer.new_task()
             hinted = hint_for(self.ctx, focus, view, index, iteration)  # the library's own: no call
             attempts += hinted is None
+            asked.update(() if hinted else [focus.field if focus else None])
             last_reply = (
                 hinted.code
                 if hinted
@@ -316,19 +319,7 @@ class DataCleaner:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
             view = accept(self.ctx, parsed, verdict, view, focus, **at)
-        log.warning(
-            "chunk %d/%d: still not clean after %d model attempts (max_iterations); moving on",
-            index + 1,
-            self.state.total_chunks,
-            self.settings.max_iterations,
-        )
-        self._emit(
-            "chunk_skipped",
-            chunk_index=index,
-            attempts=self.settings.max_iterations,
-            last_reply=last_reply[-500:],
-        )
-        return "max_iterations"
+        return give_up(self.ctx, index, view, asked, last_reply)
 
     # ------------------------------------------------------------------ steps
     def _call(

@@ -43,7 +43,8 @@ EVENT_TYPES = (
     "function_critiqued",  # function_name, score, decision, dimensions (reflection on)
     "validation_failed",  # chunk_index, iteration, function_name, error
     "record_skipped",  # path, line, reason (a malformed input line)
-    "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
+    # chunk_index, attempts, last_reply, open_issues, warned (max_iterations reached; goes on)
+    "chunk_skipped",
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
     "apply_warning",  # message, missing_fields: fields the functions read that the data lacks
