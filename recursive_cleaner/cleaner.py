@@ -111,7 +111,7 @@ class DataCleaner:
         self.llm_backend, self.data = llm_backend, file_path  # resolved and read by run()
         self.file_path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
         self.on_progress, self.state_file = on_progress, state_file
-        self._asked = {k: values[k] for k in ("mode", "sleep", "restart")}
+        self._asked = {k: values[k] for k in ("mode", "sleep", "restart", "log_calls")}
         self.state = RunState()
         self.watch = SaturationWatch(
             self.settings.saturation_check_interval, enabled=self.settings.early_termination
@@ -143,6 +143,7 @@ class DataCleaner:
                 state_file=self.state_file,
                 sleep=self._asked["sleep"],
                 restart=self._asked["restart"],
+                log_calls=self._asked["log_calls"],
                 on_call=self._on_llm_call,
                 on_skip=self._on_skip,
                 call=self._call,

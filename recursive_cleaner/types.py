@@ -32,6 +32,9 @@ EVENT_TYPES = (
     # chunk_index, open_issues {field: values not conforming} (library's own check)
     "chunk_profile",
     "iteration",  # chunk_index, total_chunks, iteration
+    "llm_request",  # call (the run's call number), purpose: a model call starts
+    # call, purpose, attempt, reason (HTTP 429, timeout, ...), error, wait_s: before a retry's wait
+    "llm_retry",
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
