@@ -233,12 +233,11 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         result = cleaner.run()
     if not instructions.strip():
         echo(
-            "warning: no goals were given (-i TEXT or -i @FILE): every field was in scope and the "
-            "model "
-            "decided what is wrong",
+            "warning: no goals given: every field the data check flags may change; pass -i TEXT "
+            "or -i @FILE",
             err=True,
         )
-    print_result(result, dry_run)
+    print_result(result, dry_run, source=file)
 
 
 @cli.command()
@@ -310,12 +309,21 @@ def resume(
     except StateFileError as exc:  # a flag to give again: one line, exit 2 as for any usage error
         fail(click.get_current_context(), one_line(str(exc)), 2)
     llm = _build_backend(spec, backend_options, saved_options)
+    # a finished run: said so, nothing rewritten
+    done, total = saved.get("last_completed_chunk", -1) + 1, saved.get("total_chunks") or 0
+    if total and done >= total:
+        n = len(saved.get("functions") or ())
+        echo(
+            f"the run in {state} finished: {n} function(s); nothing to resume \u2014 use generate "
+            "--restart to start over"
+        )
+        return
     click.get_current_context().meta[RESUME] = (state, spec)
     with progress_display(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
         cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **paths, **given)
         result = cleaner.run()
-    print_result(result, bool(saved.get("options", {}).get("dry_run")))
+    print_result(result, bool(saved.get("options", {}).get("dry_run")), saved.get("file_path"))
 
 
 cli.add_command(apply_cmd)

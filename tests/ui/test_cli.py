@@ -768,7 +768,18 @@ def test_an_empty_input_is_one_error_line_and_exit_1(work, use):
     result = invoke(
         "generate", "empty.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off"
     )
-    assert "no records" in one_error_line(result, 1)
+    line = one_error_line(result, 1)
+    assert "empty.jsonl has no records (an empty file)" in line
+    assert "function(s)" not in result.output
+
+
+def test_an_input_whose_every_line_is_skipped_has_no_records(work, use):
+    use(_scripted())
+    (work / "broken.jsonl").write_text("{oops\n[1,\n")
+    result = invoke("analyze", "broken.jsonl", "-b", "ollama:m", "--progress", "off")
+    assert result.exit_code == 1
+    assert "broken.jsonl has no records (all 2 lines skipped)" in result.stderr
+    assert "issue(s)" not in result.output
 
 
 def test_goals_left_out_are_a_warning(work, use):
@@ -785,7 +796,10 @@ def test_goals_left_out_are_a_warning(work, use):
         "--progress",
         "off",
     )
-    assert result.exit_code == 0 and "warning: no goals were given" in result.stderr
+    assert result.exit_code == 0
+    assert "warning: no goals given: every field the data check flags may change; pass -i" in (
+        result.stderr
+    )
 
 
 def test_resuming_a_finished_run_says_nothing_was_left(work, use):
@@ -807,4 +821,6 @@ def test_resuming_a_finished_run_says_nothing_was_left(work, use):
     assert first.exit_code == 0, first.stderr
     again = invoke("resume", "run.json", "-b", "ollama:m", "--progress", "off")
     assert again.exit_code == 0, again.stderr
-    assert "every chunk was already done" in again.output and "resumed after" not in again.output
+    assert "the run in run.json finished: " in again.output
+    assert "nothing to resume \u2014 use generate --restart to start over" in again.output
+    assert "chunks 0/" not in again.output and "resumed after" not in again.output
