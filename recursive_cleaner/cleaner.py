@@ -36,7 +36,7 @@ from .run.attempts import (
 from .run.configure import build_context, settings_for
 from .run.dry_run import analyze_chunk
 from .run.events import llm_call_event, record_skip
-from .run.finish import finish_run
+from .run.finish import finish_interrupted, finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
 from .run.resume import resume_arguments
@@ -202,8 +202,15 @@ class DataCleaner:
         started = time.monotonic()
         # the state file resumed or refused, chunks counted, schema, spec and the prompt's prefix
         result = start_run(self.ctx, self.state_file)
-        state = self.ctx.state
+        try:
+            self._chunk_loop(result)
+        except KeyboardInterrupt:  # Ctrl-C: what was accepted so far is written, then re-raised
+            finish_interrupted(self.ctx, result, started)
+            raise
+        return finish_run(self.ctx, result, started)
 
+    def _chunk_loop(self, result: RunResult) -> None:
+        state = self.ctx.state
         for index, records in enumerate(self._chunks()):
             if index <= state.last_completed_chunk:
                 continue
@@ -237,8 +244,7 @@ class DataCleaner:
                     chunks_processed=result.chunks_processed,
                     reasoning=self.ctx.watch.last.reasoning if self.ctx.watch.last else "",
                 )
-                break
-        return finish_run(self.ctx, result, started)
+                return
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with

@@ -330,6 +330,8 @@ def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
     line = one_error_line(result, code=130)
     assert "interrupted" in line and "recursive-cleaner resume st.json" in line
     assert specs == ["local"]
+    # issue 31: what was accepted so far is written, and its report
+    assert (work / "cleaning_functions.py").exists() and (work / "cleaning_report.md").exists()
 
 
 def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
