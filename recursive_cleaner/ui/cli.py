@@ -272,6 +272,12 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     default=None,
     help="Calls per prompt before a failing backend stops the run [default: as in STATE].",
 )
+@click.option(
+    "--log-calls",
+    default=None,
+    metavar="FILE",
+    help="Append one JSON line per model call to FILE (as generate --log-calls).",
+)
 @backend_option
 @progress_option
 @debug_option
@@ -281,6 +287,7 @@ def resume(
     output: str | None,
     report: str | None,
     llm_attempts: int | None,
+    log_calls: str | None,
     backend_options: tuple[str, ...],
     progress: str,
 ) -> None:
@@ -321,6 +328,7 @@ def resume(
     click.get_current_context().meta[RESUME] = (state, spec)
     with progress_display(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
+        given.update({"log_calls": log_calls} if log_calls else {})
         cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **paths, **given)
         result = cleaner.run()
     print_result(result, bool(saved.get("options", {}).get("dry_run")), saved.get("file_path"))

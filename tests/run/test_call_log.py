@@ -67,3 +67,32 @@ def test_a_symlink_is_not_followed(tmp_path):
     log = CallLog(tmp_path / "link.jsonl")
     log({"x": 1})
     assert log.failed and target.read_text() == "keep"
+
+
+def test_a_resumed_run_logs_its_calls_too(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"a": 1}\n{"a": 2}\n')
+    state, path = str(tmp_path / "st.json"), tmp_path / "calls.jsonl"
+    first = DataCleaner(
+        FakeBackend([CLEAN_REPLY, KeyboardInterrupt()]),
+        str(data),
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+        call_every_chunk=True,
+        chunk_size=1,
+        state_file=state,
+    )
+    try:
+        first.run()
+    except KeyboardInterrupt:
+        pass
+    again = DataCleaner.resume(
+        state,
+        FakeBackend(default=CLEAN_REPLY),
+        log_calls=str(path),
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+    )
+    again.run()
+    assert len(path.read_text().splitlines()) == 1

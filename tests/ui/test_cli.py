@@ -826,3 +826,13 @@ def test_resuming_a_finished_run_says_nothing_was_left(work, use):
     assert "the run in run.json finished: " in again.output
     assert "nothing to resume \u2014 use generate --restart to start over" in again.output
     assert "chunks 0/" not in again.output and "resumed after" not in again.output
+
+
+def test_log_calls_writes_one_json_line_per_model_call(work, use):
+    use(_scripted())
+    args = ("-i", "email: lower case", "--chunk-size", "3", "-b", "ollama:m", "--progress", "off")
+    result = invoke("generate", "crm.jsonl", *args, "--log-calls", "calls.jsonl")
+    assert result.exit_code == 0, result.stderr
+    lines = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    assert lines and all(line["error"] is None and line["prompt"] for line in lines)
+    assert f"LLM calls {len(lines)}," in result.output
