@@ -204,8 +204,9 @@ class DataCleaner:
         result = start_run(self.ctx, self.state_file)
         try:
             self._chunk_loop(result)
-        except KeyboardInterrupt:  # Ctrl-C: what was accepted so far is written, then re-raised
-            finish_interrupted(self.ctx, result, started)
+        except KeyboardInterrupt as exc:  # Ctrl-C: what was accepted is written, then re-raised
+            if type(exc) is KeyboardInterrupt:  # not a subclass: the CLI's SIGTERM exits at once
+                finish_interrupted(self.ctx, result, started)
             raise
         return finish_run(self.ctx, result, started)
 
