@@ -13,6 +13,7 @@ their folders, partial output files); a second SIGTERM ends the process at once.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -318,7 +319,7 @@ def resume(
     llm = _build_backend(spec, backend_options, saved_options)
     # a finished run: said so, nothing rewritten
     done, total = saved.get("last_completed_chunk", -1) + 1, saved.get("total_chunks") or 0
-    if total and done >= total:
+    if total and done == total and _same_size(saved):  # else the run's own checks say what is off
         n = len(saved.get("functions") or ())
         echo(
             f"the run in {state} finished: {n} function(s); nothing to resume \u2014 use generate "
@@ -337,6 +338,14 @@ def resume(
 cli.add_command(apply_cmd)
 cli.add_command(validate)
 cli.add_command(report)
+
+
+def _same_size(saved: dict) -> bool:
+    """The state's data file is still the size it was (a changed one is refused by the run)."""
+    try:
+        return os.path.getsize(saved["file_path"]) == saved.get("file_size", -1)
+    except (OSError, KeyError, TypeError):
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:
