@@ -35,6 +35,7 @@ EVENT_TYPES = (
     "llm_request",  # call (the run's call number), purpose: a model call starts
     # call, purpose, attempt, reason (HTTP 429, timeout, ...), error, wait_s: before a retry's wait
     "llm_retry",
+    "llm_failed",  # call, purpose, error: every attempt failed, or the call was interrupted
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees

@@ -42,7 +42,8 @@ class ModelClient:
     ``attempts`` / ``sleep`` are shorthand for ``retry=Retry(attempts, sleep)``; ``stats`` shares
     an existing LLMStats (else a new one, whose ``on_add`` is ``on_call``). ``on_event(kind,
     **fields)`` hears ``llm_request`` (call, purpose) before a call and ``llm_retry`` (call,
-    attempt, reason, error, wait_s) before each retry's wait; ``call_log(entry)`` gets every call
+    attempt, reason, error, wait_s) before each retry's wait and ``llm_failed`` (call, purpose,
+    error) when it gave up or was interrupted; ``call_log(entry)`` gets every call
     (purpose, prompt, reply, tokens, seconds, attempt, error), a failed one too.
     """
 
@@ -134,6 +135,10 @@ class ModelClient:
             )
         except LLMCallError as exc:
             self._log(purpose, prompt, None, started, exc.attempts, str(exc))
+            self._tell("llm_failed", call=number, purpose=purpose, error=clip_text(str(exc), 300))
+            raise
+        except BaseException:  # Ctrl-C during the call: the watchers hear the call is over
+            self._tell("llm_failed", call=number, purpose=purpose, error="interrupted")
             raise
         self.stats.add(reply, purpose)
         self._log(purpose, prompt, reply, started, reply.attempts, None)

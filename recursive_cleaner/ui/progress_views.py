@@ -46,15 +46,17 @@ class PlainView:
         self.heartbeat, self.timer = heartbeat, timer
         self.waiting: tuple[Any, float, float] | None = None  # call, since, next beat
         self.stop_timer: Callable[[], None] | None = None
+        self.lock = threading.Lock()  # the timer's thread and the run's
 
     def tick(self) -> None:
         """A heartbeat line when the model call has taken another ``heartbeat`` seconds."""
-        waiting, now = self.waiting, self.clock()
-        if waiting is None or self.heartbeat is None or now < waiting[2]:
-            return
-        call, since, _ = waiting
-        self.waiting = (call, since, now + self.heartbeat)
-        self.line(f"  still waiting for the model (call {call}, {now - since:.0f} s)")
+        with self.lock:
+            waiting, now = self.waiting, self.clock()
+            if waiting is None or self.heartbeat is None or now < waiting[2]:
+                return
+            call, since, _ = waiting
+            self.waiting = (call, since, now + self.heartbeat)
+            self.line(f"  still waiting for the model (call {call}, {now - since:.0f} s)")
 
     def wait_for(self, call: Any) -> None:
         """A model call starts: the heartbeat counts from now."""
@@ -67,7 +69,8 @@ class PlainView:
 
     def done_waiting(self) -> None:
         """The call is over (a reply, an error, the end): no more heartbeat lines."""
-        stop, self.stop_timer, self.waiting = self.stop_timer, None, None
+        with self.lock:
+            stop, self.stop_timer, self.waiting = self.stop_timer, None, None
         if stop is not None:
             stop()
 

@@ -275,6 +275,7 @@ def test_the_call_log_gets_every_call_a_failed_one_too():
     with pytest.raises(LLMCallError):
         client.call("prompt two", "saturation")
     assert [e["call"] for e in events if e["type"] == "llm_request"] == [1, 2]
+    assert events[-1]["type"] == "llm_failed" and events[-1]["call"] == 2
     assert log[0]["prompt"] == "prompt one" and log[0]["reply"] == "first"
     assert log[0]["attempt"] == 1 and log[0]["error"] is None and log[0]["seconds"] == 2
     assert log[1]["purpose"] == "saturation" and log[1]["reply"] is None
@@ -285,3 +286,12 @@ def test_retry_reasons_are_short():
     assert retry_reason(BackendHTTPError("x", 503)) == "HTTP 503"
     assert retry_reason(TimeoutError("read")) == "timeout"
     assert retry_reason(ValueError("x")) == "ValueError"
+
+
+def test_an_interrupted_call_is_over_for_its_watchers():
+    events = []
+    client, _ = _watched(FakeBackend([KeyboardInterrupt()]), events)
+    with pytest.raises(KeyboardInterrupt):
+        client.call("p")
+    assert [e["type"] for e in events] == ["llm_request", "llm_failed"]
+    assert events[-1]["error"] == "interrupted"

@@ -105,3 +105,11 @@ def test_no_heartbeat_when_it_is_off():
     progress = LiveProgress(io.StringIO(), live=False, clock=Clock(), timer=timers, heartbeat=None)
     progress({"type": "llm_request", "call": 1, "purpose": "generate"})
     assert timers.ticks == []
+
+
+def test_a_failed_call_ends_the_heartbeat():
+    timers = Timers()
+    progress = LiveProgress(io.StringIO(), live=False, clock=Clock(), timer=timers)
+    progress({"type": "llm_request", "call": 1, "purpose": "generate"})
+    progress({"type": "llm_failed", "call": 1, "purpose": "generate", "error": "down"})
+    assert timers.stopped == 1
