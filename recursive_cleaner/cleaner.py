@@ -28,6 +28,7 @@ from .run.attempts import (
     FEEDBACK_CHARS,
     accept,
     clean_by_profile,
+    give_up,
     record_failure,
     review,
     show_chunk,
@@ -35,7 +36,7 @@ from .run.attempts import (
 from .run.configure import build_context, settings_for
 from .run.dry_run import analyze_chunk
 from .run.events import llm_call_event, record_skip
-from .run.finish import finish_run
+from .run.finish import finish_interrupted, finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
 from .run.resume import resume_arguments
@@ -110,7 +111,7 @@ class DataCleaner:
         self.llm_backend, self.data = llm_backend, file_path  # resolved and read by run()
         self.file_path = os.fspath(file_path) if isinstance(file_path, (str, os.PathLike)) else None
         self.on_progress, self.state_file = on_progress, state_file
-        self._asked = {k: values[k] for k in ("mode", "sleep", "restart")}
+        self._asked = {k: values[k] for k in ("mode", "sleep", "restart", "log_calls")}
         self.state = RunState()
         self.watch = SaturationWatch(
             self.settings.saturation_check_interval, enabled=self.settings.early_termination
@@ -142,6 +143,7 @@ class DataCleaner:
                 state_file=self.state_file,
                 sleep=self._asked["sleep"],
                 restart=self._asked["restart"],
+                log_calls=self._asked["log_calls"],
                 on_call=self._on_llm_call,
                 on_skip=self._on_skip,
                 call=self._call,
@@ -200,8 +202,16 @@ class DataCleaner:
         started = time.monotonic()
         # the state file resumed or refused, chunks counted, schema, spec and the prompt's prefix
         result = start_run(self.ctx, self.state_file)
-        state = self.ctx.state
+        try:
+            self._chunk_loop(result)
+        except KeyboardInterrupt as exc:  # Ctrl-C: what was accepted is written, then re-raised
+            if type(exc) is KeyboardInterrupt:  # not a subclass: the CLI's SIGTERM exits at once
+                finish_interrupted(self.ctx, result, started)
+            raise
+        return finish_run(self.ctx, result, started)
 
+    def _chunk_loop(self, result: RunResult) -> None:
+        state = self.ctx.state
         for index, records in enumerate(self._chunks()):
             if index <= state.last_completed_chunk:
                 continue
@@ -235,8 +245,7 @@ class DataCleaner:
                     chunks_processed=result.chunks_processed,
                     reasoning=self.ctx.watch.last.reasoning if self.ctx.watch.last else "",
                 )
-                break
-        return finish_run(self.ctx, result, started)
+                return
 
     def get_improvement_report(self) -> ImprovementReport | None:
         """Quality before/after on a sample of the records seen (run with
@@ -253,6 +262,7 @@ class DataCleaner:
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
         # attempts: the model's; the library's own one-liners cost no call
         iteration, attempts = 0, 0
+        asked: set = set()  # the fields the model was asked about (None: the open pass)
         while attempts < self.settings.max_iterations:
             iteration += 1
             focus = self.ctx.focus.next(view)
@@ -270,6 +280,7 @@ class DataCleaner:
                     self.ctx.reviewer.new_task()
             hinted = hint_for(self.ctx, focus, view, index, iteration)  # the library's own: no call
             attempts += hinted is None
+            asked.update(() if hinted else [focus.field if focus else None])
             last_reply = (
                 hinted.code
                 if hinted
@@ -316,19 +327,7 @@ class DataCleaner:
                 accepted, self.state.idle_chunks = accepted + 1, 0
             feedback = []
             view = accept(self.ctx, parsed, verdict, view, focus, **at)
-        log.warning(
-            "chunk %d/%d: still not clean after %d model attempts (max_iterations); moving on",
-            index + 1,
-            self.state.total_chunks,
-            self.settings.max_iterations,
-        )
-        self._emit(
-            "chunk_skipped",
-            chunk_index=index,
-            attempts=self.settings.max_iterations,
-            last_reply=last_reply[-500:],
-        )
-        return "max_iterations"
+        return give_up(self.ctx, index, view, asked, last_reply)
 
     # ------------------------------------------------------------------ steps
     def _call(

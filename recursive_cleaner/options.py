@@ -176,6 +176,13 @@ class ModelCalls(OptionGroup):
     sleep: Any = option(
         time.sleep, "How a retry waits (tests pass lambda s: None).", flag=None, saved=False
     )
+    log_calls: str | None = option(
+        None,
+        "Append one JSON line per model call to FILE: purpose, prompt, reply, tokens, seconds, "
+        "attempt, error.",
+        metavar="FILE",
+        saved=False,
+    )
 
 
 @option_group

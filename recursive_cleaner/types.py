@@ -32,6 +32,10 @@ EVENT_TYPES = (
     # chunk_index, open_issues {field: values not conforming} (library's own check)
     "chunk_profile",
     "iteration",  # chunk_index, total_chunks, iteration
+    "llm_request",  # call (the run's call number), purpose: a model call starts
+    # call, purpose, attempt, reason (HTTP 429, timeout, ...), error, wait_s: before a retry's wait
+    "llm_retry",
+    "llm_failed",  # call, purpose, error: every attempt failed, or the call was interrupted
     "llm_call",  # chunk_index, iteration, latency_ms, prompt_tokens, completion_tokens, attempt
     "parse_error",  # chunk_index, iteration, error
     "not_clean",  # chunk_index, iteration, error: the model said clean but the profile disagrees
@@ -43,7 +47,8 @@ EVENT_TYPES = (
     "function_critiqued",  # function_name, score, decision, dimensions (reflection on)
     "validation_failed",  # chunk_index, iteration, function_name, error
     "record_skipped",  # path, line, reason (a malformed input line)
-    "chunk_skipped",  # chunk_index, attempts, last_reply (max_iterations reached; the run goes on)
+    # chunk_index, attempts, last_reply, open_issues, warned (max_iterations reached; goes on)
+    "chunk_skipped",
     "chunk_done",  # chunk_index, total_chunks, status: clean | max_iterations | skipped
     "apply_progress",  # apply_file: records done so far
     "apply_warning",  # message, missing_fields: fields the functions read that the data lacks

@@ -165,5 +165,7 @@ def test_the_progress_says_which_model_call_of_the_chunk_not_attempt():
     tally = ProgressTally()
     tally.update({"type": "chunk_start", "chunk_index": 0, "total_chunks": 12, "records": 5}, 0.0)
     tally.update({"type": "iteration", "chunk_index": 0, "iteration": 3}, 0.0)
-    assert tally.activity == "chunk 1/12: calling the model (call 3 for this chunk)"
+    tally.update({"type": "llm_request", "call": 1, "purpose": "generate"}, 0.0)
+    # issue 31: the iteration is no call (the library's own functions are tried first)
+    assert tally.activity == "chunk 1/12: calling the model (call 1 for this chunk)"
     assert "attempt" not in tally.activity

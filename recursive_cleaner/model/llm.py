@@ -119,6 +119,7 @@ def call_llm(
     clock: Callable[[], float] = time.perf_counter,
     schema: dict | None = None,
     grammar: str | None = None,
+    on_retry: Callable[[int, BaseException, float], None] | None = None,
 ) -> LLMReply:
     """Call ``backend.generate(prompt)`` with exponential backoff.
 
@@ -132,6 +133,7 @@ def call_llm(
     ``retryable = False`` (e.g. a prompt too long for the context, HTTP 401) is not retried; one
     with a ``retry_after`` (a server's Retry-After) waits that long, at most RETRY_AFTER_MAX
     seconds, instead of the backoff. Ctrl-C (KeyboardInterrupt) propagates at once, unwrapped.
+    ``on_retry(attempt, error, wait_seconds)`` hears of each failed attempt before the wait.
     """
     retrying = Retrying(
         stop=stop_after_attempt(max(1, attempts)),
@@ -143,6 +145,13 @@ def call_llm(
             lambda exc: isinstance(exc, Exception) and getattr(exc, "retryable", True)
         ),
         reraise=False,
+        before_sleep=(
+            None
+            if on_retry is None
+            else lambda rs: on_retry(
+                rs.attempt_number, rs.outcome.exception(), float(rs.next_action.sleep)
+            )
+        ),
     )
     tries = 0
     can = capabilities_of(backend)

@@ -3,6 +3,8 @@ failed; when a chunk the profile finds clean is done."""
 
 from __future__ import annotations
 
+import logging
+
 from ..errors import clip_text
 from ..judge.gate import ChunkView, Verdict
 from ..model.response import ParsedResponse
@@ -18,7 +20,10 @@ __all__ = [
     "accept",
     "clean_by_profile",
     "record_failure",
+    "give_up",
 ]
+
+log = logging.getLogger("recursive_cleaner")
 
 FEEDBACK_CHARS = 2000  # one rejection as the next prompt, the state file and events quote it
 
@@ -183,3 +188,37 @@ def record_failure(
     ctx.focus.failed(focus, message)
     ctx.state.unusable_replies += event == "parse_error"
     ctx.emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
+
+
+def give_up(ctx: RunContext, index: int, view: list, asked: set, last_reply: str) -> str:
+    """``max_iterations`` reached: always the ``chunk_skipped`` event; the warning only when a
+    field the model was asked about is still open (or, without the profile, the model never
+    called the chunk clean), never for a chunk its fields left fixed or nothing the model tried."""
+    total, tries = ctx.state.total_chunks, ctx.options.max_iterations
+    still = {f: n for f, n in ctx.focus.counts(view).items() if n}
+    failed = sorted(f for f in asked if f is not None and f in still)
+    warned = bool(failed) or (not ctx.focus.enabled and bool(asked))
+    if failed:
+        log.warning(
+            "chunk %d/%d: %s still not clean after %d model attempts (max_iterations); moving on",
+            index + 1,
+            total,
+            ", ".join(clip_text(f, 80) for f in failed),
+            tries,
+        )
+    elif warned:
+        log.warning(
+            "chunk %d/%d: still not clean after %d model attempts (max_iterations); moving on",
+            index + 1,
+            total,
+            tries,
+        )
+    ctx.emit(
+        "chunk_skipped",
+        chunk_index=index,
+        attempts=tries,
+        last_reply=last_reply[-500:],
+        open_issues={f: still[f] for f in failed},
+        warned=warned,
+    )
+    return "max_iterations"

@@ -18,6 +18,7 @@ from ..read import parsers
 from ..read.documents import is_document, materialize_document
 from ..read.inputs import materialize_input
 from ..read.source import ChunkSource
+from .call_log import CallLog
 from .setup import backend_spec, beside, check_options, check_run_paths, saved_backend_options
 from .state import ChunkFocus, RunContext, RunState
 
@@ -82,6 +83,7 @@ def build_context(
     state_file: str | None,
     sleep: Callable[[float], None],
     restart: bool,
+    log_calls: str | None = None,
     on_call: Callable,
     on_skip: Callable,
     call: Callable,
@@ -124,7 +126,14 @@ def build_context(
     return RunContext(
         options=options,
         state=state,
-        client=ModelClient(backend, attempts=options.llm_attempts, sleep=sleep, on_call=on_call),
+        client=ModelClient(
+            backend,
+            attempts=options.llm_attempts,
+            sleep=sleep,
+            on_call=on_call,
+            on_event=emit,
+            call_log=CallLog(log_calls) if log_calls else None,
+        ),
         source=ChunkSource(
             file_path,
             fmt,

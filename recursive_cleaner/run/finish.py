@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
@@ -24,20 +25,39 @@ from .measure import measure_improvement, write_run_report
 from .result import RunResult
 from .state import RunContext
 
-__all__ = ["finish_run", "plan_cross_row", "optimize", "write_functions", "write_spec"]
+__all__ = [
+    "finish_run",
+    "finish_interrupted",
+    "plan_cross_row",
+    "optimize",
+    "write_functions",
+    "write_spec",
+]
+
+log = logging.getLogger("recursive_cleaner")
 
 
-def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
-    """Write the functions (not in a dry run), measure, report, and emit the last event."""
+def finish_interrupted(ctx: RunContext, result: RunResult, started: float) -> None:
+    """Ctrl-C: the functions accepted so far and their report written (no cross-row plan, no
+    optimization, no metrics: they cost calls and time); a failure to write never hides the
+    interrupt the caller re-raises."""
+    try:
+        finish_run(ctx, result, started, interrupted=True)
+    except Exception as exc:  # noqa: BLE001 - the interrupt goes on; what failed is said once
+        log.warning("interrupted: the functions so far could not be written: %s", exc)
+
+
+def finish_run(
+    ctx: RunContext, result: RunResult, started: float, *, interrupted: bool = False
+) -> RunResult:
+    """Write the functions (not in a dry run), measure, report, and emit the last event
+    (``interrupted``: only the functions and the report of what was accepted, no event)."""
     options, state, stats = ctx.options, ctx.state, ctx.client.stats
     source = None
-    if not options.dry_run and options.cross_row and options.mode == "structured":
+    wrap_up = not options.dry_run and not interrupted
+    if wrap_up and options.cross_row and options.mode == "structured":
         plan_cross_row(ctx)
-    if (
-        not options.dry_run
-        and options.optimize
-        and len(state.functions) >= options.optimize_threshold
-    ):
+    if wrap_up and options.optimize and len(state.functions) >= options.optimize_threshold:
         optimize(ctx)
     if not options.dry_run:
         written = write_functions(ctx)
@@ -73,9 +93,11 @@ def finish_run(ctx: RunContext, result: RunResult, started: float) -> RunResult:
             "refused": [d.describe() for d in done.refused],
         }
     state.improvement = result.improvement = (
-        measure_improvement(ctx, source) if options.track_metrics else None
+        measure_improvement(ctx, source) if options.track_metrics and not interrupted else None
     )
     result.report_path = write_run_report(ctx, result, time.monotonic() - started)
+    if interrupted:
+        return result
     totals = dict(
         chunks=result.chunks_processed,
         skipped_records=state.skip_count,

@@ -13,6 +13,7 @@ their folders, partial output files); a second SIGTERM ends the process at once.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -242,12 +243,11 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         result = cleaner.run()
     if not instructions.strip():
         echo(
-            "warning: no goals were given (-i TEXT or -i @FILE): every field was in scope and the "
-            "model "
-            "decided what is wrong",
+            "warning: no goals given: every field the data check flags may change; pass -i TEXT "
+            "or -i @FILE",
             err=True,
         )
-    print_result(result, dry_run)
+    print_result(result, dry_run, source=file)
 
 
 @cli.command(cls=SectionedCommand)
@@ -282,6 +282,12 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     default=None,
     help="Calls per prompt before a failing backend stops the run [default: as in STATE].",
 )
+@click.option(
+    "--log-calls",
+    default=None,
+    metavar="FILE",
+    help="Append one JSON line per model call to FILE (as generate --log-calls).",
+)
 @backend_option
 @progress_option
 @debug_option
@@ -291,6 +297,7 @@ def resume(
     output: str | None,
     report: str | None,
     llm_attempts: int | None,
+    log_calls: str | None,
     backend_options: tuple[str, ...],
     progress: str,
 ) -> None:
@@ -319,17 +326,35 @@ def resume(
     except StateFileError as exc:  # a flag to give again: one line, exit 2 as for any usage error
         fail(click.get_current_context(), one_line(str(exc)), 2)
     llm = _build_backend(spec, backend_options, saved_options)
+    # a finished run: said so, nothing rewritten
+    done, total = saved.get("last_completed_chunk", -1) + 1, saved.get("total_chunks") or 0
+    if total and done == total and _same_size(saved):  # else the run's own checks say what is off
+        n = len(saved.get("functions") or ())
+        echo(
+            f"the run in {state} finished: {n} function(s); nothing to resume \u2014 use generate "
+            "--restart to start over"
+        )
+        return
     click.get_current_context().meta[RESUME] = (state, spec)
     with progress_display(progress) as on_progress:
         given = {"llm_attempts": llm_attempts} if llm_attempts is not None else {}
+        given.update({"log_calls": log_calls} if log_calls else {})
         cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **paths, **given)
         result = cleaner.run()
-    print_result(result, bool(saved.get("options", {}).get("dry_run")))
+    print_result(result, bool(saved.get("options", {}).get("dry_run")), saved.get("file_path"))
 
 
 cli.add_command(apply_cmd)
 cli.add_command(validate)
 cli.add_command(report)
+
+
+def _same_size(saved: dict) -> bool:
+    """The state's data file is still the size it was (a changed one is refused by the run)."""
+    try:
+        return os.path.getsize(saved["file_path"]) == saved.get("file_size", -1)
+    except (OSError, KeyError, TypeError):
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

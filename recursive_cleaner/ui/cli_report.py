@@ -12,15 +12,18 @@ from .cli_common import PROG, debug_option, echo, need_file, one_line
 __all__ = ["print_result", "report", "state_summary"]
 
 
-def print_result(result: Any, dry_run: bool) -> None:
+def print_result(result: Any, dry_run: bool, source: str | None = None) -> None:
     """The lines of a finished generate / analyze / resume run (exit 1 when it read no records)."""
     llm = result.llm
-    if result.chunks_total == 0:  # exit 1 below: nothing was learned, whatever was written
+    if result.chunks_total == 0:  # nothing was learned, whatever was written: no "0 function(s)"
+        skipped = result.skipped_records
         echo(
-            "Error: the input holds no records (an empty file, or every line skipped): nothing to "
-            "learn from",
+            f"Error: {source or 'the input'} has no records ("
+            + (f"all {skipped} lines skipped" if skipped else "an empty file")
+            + "): nothing to learn from",
             err=True,
         )
+        raise click.exceptions.Exit(1)
     if dry_run:
         from ..run.dry_run import distinct_issues
 
@@ -63,8 +66,6 @@ def print_result(result: Any, dry_run: bool) -> None:
         echo(str(result.improvement))
     if result.report_path:
         echo(f"report {result.report_path}")
-    if result.chunks_total == 0:
-        raise click.exceptions.Exit(1)
 
 
 @click.command()

@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, TextIO
 
 from .progress_tally import ProgressTally
-from .progress_views import NotebookView, PlainView, rich_view
+from .progress_views import NotebookView, PlainView, Timer, rich_view, thread_timer
 
 __all__ = ["LiveProgress", "ProgressTally", "rich_available", "in_notebook"]
 
@@ -48,7 +48,8 @@ class LiveProgress:
     kernel (when no ``stream`` is given), else the rich bar when rich is installed and ``stream``
     (default stderr) is a terminal, else plain lines.
     The display stops at the ``complete`` event or on ``close()``; use it as a context manager so
-    an error also stops it. ``tally`` holds the counts seen so far.
+    an error also stops it. ``tally`` holds the counts seen so far. Plain lines add a heartbeat
+    every ``heartbeat`` seconds of a model call (None: off), driven by ``timer``.
     """
 
     def __init__(
@@ -58,8 +59,11 @@ class LiveProgress:
         live: bool | str | None = None,
         refresh_per_second: float = 4.0,
         clock: Callable[[], float] = time.monotonic,
+        heartbeat: float | None = 30.0,
+        timer: Timer = thread_timer,
     ) -> None:
         self.stream, self.clock, self.refresh = stream, clock, refresh_per_second
+        self.heartbeat, self.timer = heartbeat, timer
         target = stream if stream is not None else sys.stderr
         if live is None:
             live = (
@@ -86,7 +90,13 @@ class LiveProgress:
             elif self.live:
                 self._view = rich_view(self.stream, self.tally, self.clock, self.refresh)
             else:
-                self._view = PlainView(lambda: self.stream or sys.stderr, self.tally, self.clock)
+                self._view = PlainView(
+                    lambda: self.stream or sys.stderr,
+                    self.tally,
+                    self.clock,
+                    self.heartbeat,
+                    self.timer,
+                )
         self._view.show(event)
         if event.get("type") == "complete":
             self.close()

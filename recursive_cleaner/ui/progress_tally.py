@@ -47,6 +47,8 @@ class ProgressTally:
     rejected: int = 0
     unusable: int = 0  # replies that could not be parsed
     calls: int = 0
+    chunk_calls: int = 0  # model calls started on the current chunk
+    retries: int = 0  # failed model attempts tried again
     tokens: int = 0
     skipped_lines: int = 0
     issues: int = 0  # dry run: distinct issues found
@@ -63,6 +65,14 @@ class ProgressTally:
             f"chunk {self.chunk}/{self.total_chunks}"
             if self.total_chunks
             else f"chunk {self.chunk}"
+        )
+
+    def retry_text(self, event: dict) -> str:
+        """``HTTP 429, retrying in 3 s (call 4, attempt 1)``."""
+        wait = event.get("wait_s") or 0
+        return (
+            f"{short_text(event.get('reason') or 'error', 40)}, retrying in {wait:.0f} s "
+            f"(call {event.get('call')}, attempt {event.get('attempt')})"
         )
 
     def elapsed(self, now: float) -> float:
@@ -91,14 +101,25 @@ class ProgressTally:
                 self.started, self.chunks_done = now, event["chunk_index"]
                 self.accepted = event.get("functions", self.accepted)
             self.chunk, self.chunk_records = event["chunk_index"] + 1, event.get("records", 0)
+            self.chunk_calls = 0
             self.activity = f"{self.where()}: reading {self.chunk_records} records"
         elif kind == "chunk_profile":
             self.activity = f"{self.where()}: profiling the fields"
-        elif kind == "iteration":
-            self.activity = (
-                f"{self.where()}: calling the model (call {event.get('iteration', 1)} for this "
-                "chunk)"
+        elif kind == "iteration":  # the library's own function or a model call: no call yet
+            self.activity = f"{self.where()}: looking for the next fix"
+        elif kind == "function_from_hint":
+            self.activity = f"{self.where()}: trying the library's own function for a field"
+        elif kind == "llm_request":  # the calls counted so far agree: this one is the next
+            self.chunk_calls += 1
+            purpose = event.get("purpose") or "generate"
+            self.activity = f"{self.where()}: calling the model " + (
+                f"(call {self.chunk_calls} for this chunk)"
+                if purpose == "generate"
+                else f"({purpose})"
             )
+        elif kind == "llm_retry":
+            self.retries += 1
+            self.activity = f"{self.where()}: {self.retry_text(event)}"
         elif kind == "llm_call":
             self.calls += 1
             self.tokens += (event.get("prompt_tokens") or 0) + (event.get("completion_tokens") or 0)

@@ -3,28 +3,89 @@
 from __future__ import annotations
 
 import html
+import threading
 from typing import Any, Callable, TextIO
 
 from .progress_tally import ProgressTally, duration_text, short_text
 
-__all__ = ["PlainView", "rich_view", "NotebookView"]
+__all__ = ["PlainView", "rich_view", "NotebookView", "Timer", "thread_timer"]
+
+Timer = Callable[[float, Callable[[], None]], Callable[[], None]]
+"""``timer(interval, tick)`` calls ``tick`` every ``interval`` seconds until the returned stop."""
+
+
+def thread_timer(interval: float, tick: Callable[[], None]) -> Callable[[], None]:
+    """A daemon thread calling ``tick`` every ``interval`` seconds; the stop function it returns."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            tick()
+
+    threading.Thread(target=loop, name="recursive-cleaner-heartbeat", daemon=True).start()
+    return stop.set
 
 
 class PlainView:
-    """One line per notable event, with the elapsed time: for logs, CI and pipes."""
+    """One line per notable event, with the elapsed time: for logs, CI and pipes.
+
+    While a model call runs, a heartbeat line every ``heartbeat`` seconds ("still waiting for the
+    model (call 3, 60 s)"), from ``timer`` (a thread; tests pass their own and call ``tick``).
+    """
 
     def __init__(
-        self, stream: Callable[[], TextIO], tally: ProgressTally, clock: Callable[[], float]
+        self,
+        stream: Callable[[], TextIO],
+        tally: ProgressTally,
+        clock: Callable[[], float],
+        heartbeat: float | None = 30.0,
+        timer: Timer = thread_timer,
     ) -> None:
         self.stream, self.tally, self.clock = stream, tally, clock
         self.start, self.last_apply = clock(), float("-inf")
+        self.heartbeat, self.timer = heartbeat, timer
+        self.waiting: tuple[Any, float, float] | None = None  # call, since, next beat
+        self.stop_timer: Callable[[], None] | None = None
+        self.lock = threading.Lock()  # the timer's thread and the run's
+
+    def tick(self) -> None:
+        """A heartbeat line when the model call has taken another ``heartbeat`` seconds."""
+        with self.lock:
+            waiting, now = self.waiting, self.clock()
+            if waiting is None or self.heartbeat is None or now < waiting[2]:
+                return
+            call, since, _ = waiting
+            self.waiting = (call, since, now + self.heartbeat)
+            self.line(f"  still waiting for the model (call {call}, {now - since:.0f} s)")
+
+    def wait_for(self, call: Any) -> None:
+        """A model call starts: the heartbeat counts from now."""
+        self.done_waiting()
+        if self.heartbeat is None or self.heartbeat <= 0:
+            return
+        now = self.clock()
+        self.waiting = (call, now, now + self.heartbeat)
+        self.stop_timer = self.timer(min(1.0, self.heartbeat), self.tick)
+
+    def done_waiting(self) -> None:
+        """The call is over (a reply, an error, the end): no more heartbeat lines."""
+        with self.lock:
+            stop, self.stop_timer, self.waiting = self.stop_timer, None, None
+        if stop is not None:
+            stop()
 
     def line(self, text: str) -> None:
         print(f"[{self.clock() - self.start:6.0f}s] {text}", file=self.stream(), flush=True)
 
     def show(self, e: dict) -> None:
         t, kind, now = self.tally, e.get("type"), self.clock()
-        if kind == "chunk_start":
+        if kind == "llm_request":
+            self.wait_for(e.get("call"))
+        elif kind != "llm_retry":
+            self.done_waiting()
+        if kind == "llm_retry":
+            self.line(f"  {t.retry_text(e)}")
+        elif kind == "chunk_start":
             self.line(f"{t.where()} ({e.get('records', 0)} records)")
         elif kind == "llm_call":
             toks = (
@@ -68,7 +129,7 @@ class PlainView:
             self.line(f"done in {duration_text(t.elapsed(now))}: {t.counts()}")
 
     def close(self) -> None:
-        pass
+        self.done_waiting()
 
 
 def rich_view(

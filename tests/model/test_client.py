@@ -7,12 +7,14 @@ import json
 
 import pytest
 
+from backends.errors import BackendHTTPError
+
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.errors import LLMCallError
 from recursive_cleaner.judge.gate import ChunkView, Gate, Verdict
 from recursive_cleaner.judge.reflection import ReflectionConfig, critique
 from recursive_cleaner.model.capabilities import GRAMMAR, JSON, USAGE, capabilities_of
-from recursive_cleaner.model.client import ModelClient, Retry, as_client
+from recursive_cleaner.model.client import ModelClient, Retry, as_client, retry_reason
 from recursive_cleaner.model.llm import LLMStats, call_llm
 from recursive_cleaner.optimizer import consolidate_with_agency
 from recursive_cleaner.optimizer.saturation import SaturationWatch, check_saturation
@@ -239,3 +241,57 @@ def test_a_failed_call_is_one_llm_call_error_after_the_policys_attempts() -> Non
     )
     with pytest.raises(LLMCallError, match="after 3 attempt"):
         client.call("p")
+
+
+# ---------------------------------------------------------------- issue 31: events, call log
+def _watched(backend, events, log=None, attempts=3):
+    waits = []
+    client = ModelClient(
+        backend,
+        attempts=attempts,
+        sleep=waits.append,
+        on_event=lambda kind, **f: events.append({"type": kind, **f}),
+        call_log=log.append if log is not None else None,
+        clock=iter(range(0, 1000, 2)).__next__,
+    )
+    return client, waits
+
+
+def test_a_retry_is_an_event_with_its_reason_and_wait():
+    busy = BackendHTTPError("HTTP 429 from http://127.0.0.1:9/v1: busy", 429, retry_after=3)
+    events = []
+    client, waits = _watched(FakeBackend([busy, "ok"]), events)
+    assert client.call("p", "generate") == "ok"
+    assert [e["type"] for e in events] == ["llm_request", "llm_retry"]
+    retry = events[1]
+    assert retry["reason"] == "HTTP 429" and retry["wait_s"] == 3.0 and retry["attempt"] == 1
+    assert retry["call"] == events[0]["call"] == 1 and waits == [3.0]
+
+
+def test_the_call_log_gets_every_call_a_failed_one_too():
+    log, events = [], []
+    client, _ = _watched(FakeBackend(["first", RuntimeError("down")]), events, log, attempts=1)
+    client.call("prompt one", "generate")
+    with pytest.raises(LLMCallError):
+        client.call("prompt two", "saturation")
+    assert [e["call"] for e in events if e["type"] == "llm_request"] == [1, 2]
+    assert events[-1]["type"] == "llm_failed" and events[-1]["call"] == 2
+    assert log[0]["prompt"] == "prompt one" and log[0]["reply"] == "first"
+    assert log[0]["attempt"] == 1 and log[0]["error"] is None and log[0]["seconds"] == 2
+    assert log[1]["purpose"] == "saturation" and log[1]["reply"] is None
+    assert "down" in log[1]["error"]
+
+
+def test_retry_reasons_are_short():
+    assert retry_reason(BackendHTTPError("x", 503)) == "HTTP 503"
+    assert retry_reason(TimeoutError("read")) == "timeout"
+    assert retry_reason(ValueError("x")) == "ValueError"
+
+
+def test_an_interrupted_call_is_over_for_its_watchers():
+    events = []
+    client, _ = _watched(FakeBackend([KeyboardInterrupt()]), events)
+    with pytest.raises(KeyboardInterrupt):
+        client.call("p")
+    assert [e["type"] for e in events] == ["llm_request", "llm_failed"]
+    assert events[-1]["error"] == "interrupted"

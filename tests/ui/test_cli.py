@@ -350,6 +350,8 @@ def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
     line = one_error_line(result, code=130)
     assert "interrupted" in line and "recursive-cleaner resume st.json" in line
     assert specs == ["local"]
+    # issue 31: what was accepted so far is written, and its report
+    assert (work / "cleaning_functions.py").exists() and (work / "cleaning_report.md").exists()
 
 
 def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
@@ -803,7 +805,18 @@ def test_an_empty_input_is_one_error_line_and_exit_1(work, use):
     result = invoke(
         "generate", "empty.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off"
     )
-    assert "no records" in one_error_line(result, 1)
+    line = one_error_line(result, 1)
+    assert "empty.jsonl has no records (an empty file)" in line
+    assert "function(s)" not in result.output
+
+
+def test_an_input_whose_every_line_is_skipped_has_no_records(work, use):
+    use(_scripted())
+    (work / "broken.jsonl").write_text("{oops\n[1,\n")
+    result = invoke("analyze", "broken.jsonl", "-b", "ollama:m", "--progress", "off")
+    assert result.exit_code == 1
+    assert "broken.jsonl has no records (all 2 lines skipped)" in result.stderr
+    assert "issue(s)" not in result.output
 
 
 def test_goals_left_out_are_a_warning(work, use):
@@ -820,7 +833,10 @@ def test_goals_left_out_are_a_warning(work, use):
         "--progress",
         "off",
     )
-    assert result.exit_code == 0 and "warning: no goals were given" in result.stderr
+    assert result.exit_code == 0
+    assert "warning: no goals given: every field the data check flags may change; pass -i" in (
+        result.stderr
+    )
 
 
 def test_resuming_a_finished_run_says_nothing_was_left(work, use):
@@ -842,4 +858,16 @@ def test_resuming_a_finished_run_says_nothing_was_left(work, use):
     assert first.exit_code == 0, first.stderr
     again = invoke("resume", "run.json", "-b", "ollama:m", "--progress", "off")
     assert again.exit_code == 0, again.stderr
-    assert "every chunk was already done" in again.output and "resumed after" not in again.output
+    assert "the run in run.json finished: " in again.output
+    assert "nothing to resume \u2014 use generate --restart to start over" in again.output
+    assert "chunks 0/" not in again.output and "resumed after" not in again.output
+
+
+def test_log_calls_writes_one_json_line_per_model_call(work, use):
+    use(_scripted())
+    args = ("-i", "email: lower case", "--chunk-size", "3", "-b", "ollama:m", "--progress", "off")
+    result = invoke("generate", "crm.jsonl", *args, "--log-calls", "calls.jsonl")
+    assert result.exit_code == 0, result.stderr
+    lines = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
+    assert lines and all(line["error"] is None and line["prompt"] for line in lines)
+    assert f"LLM calls {len(lines)}," in result.output

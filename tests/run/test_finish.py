@@ -1,0 +1,69 @@
+"""Ctrl-C in run(): the functions accepted so far and their report are written, then the
+interrupt goes on (issue 31)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recursive_cleaner import DataCleaner
+from recursive_cleaner.write.state import load_state
+from tests.fakes import FakeBackend, make_reply
+from tests.run.test_attempts import LOWER
+
+ROWS = [{"id": i, "email": e} for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com"])]
+
+
+def _cleaner(tmp_path, backend, **options):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return DataCleaner(
+        backend,
+        str(data),
+        chunk_size=2,
+        instructions="email: an email address, all lower case (A@X.COM -> a@x.com)",
+        holdout_ratio=0,
+        hint_functions=False,
+        call_every_chunk=True,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=str(tmp_path / "report.md"),
+        state_file=str(tmp_path / "st.json"),
+        sleep=lambda s: None,
+        **options,
+    )
+
+
+def test_ctrl_c_writes_what_was_accepted_then_goes_on(tmp_path):
+    backend = FakeBackend([make_reply("fix_email", LOWER), KeyboardInterrupt()])
+    events = []
+    with pytest.raises(KeyboardInterrupt):
+        _cleaner(tmp_path, backend, on_progress=events.append).run()
+    code = (tmp_path / "cf.py").read_text()
+    assert "def fix_email" in code and "def clean_data" in code
+    assert "fix_email" in (tmp_path / "report.md").read_text()
+    assert "complete" not in [e["type"] for e in events]
+    # no chunk finished: no state file (it is saved per finished chunk; resume redoes the rest)
+    assert not (tmp_path / "st.json").exists()
+
+
+def test_ctrl_c_on_a_later_chunk_keeps_the_state_of_the_finished_ones(tmp_path):
+    clean = make_reply(status="clean", issues=(("Everything handled", True),))
+    backend = FakeBackend([make_reply("fix_email", LOWER), clean, KeyboardInterrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        _cleaner(tmp_path, backend).run()
+    assert load_state(str(tmp_path / "st.json"))["last_completed_chunk"] == 0
+    assert "def fix_email" in (tmp_path / "cf.py").read_text()
+
+
+def test_a_failure_to_write_does_not_hide_the_interrupt(tmp_path, monkeypatch, caplog):
+    import recursive_cleaner.run.finish as finish
+
+    def broken(ctx):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(finish, "write_functions", broken)
+    backend = FakeBackend([make_reply("fix_email", LOWER), KeyboardInterrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        _cleaner(tmp_path, backend).run()
+    assert "could not be written: disk full" in caplog.text
