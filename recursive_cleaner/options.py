@@ -179,7 +179,7 @@ class ModelCalls(OptionGroup):
     log_calls: str | None = option(
         None,
         "Append one JSON line per model call to FILE: purpose, prompt, reply, tokens, seconds, "
-        "attempt, error.",
+        "attempt, error (a new file is the owner's only: it quotes the data).",
         metavar="FILE",
         saved=False,
     )

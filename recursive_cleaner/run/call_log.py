@@ -14,7 +14,8 @@ log = logging.getLogger("recursive_cleaner")
 
 class CallLog:
     """Append each call's entry to ``path`` as one line in one write (O_APPEND, never through a
-    symlink); the first failure is warned about and the log is off for the rest of the run."""
+    symlink; a new file is the owner's only, 0600: prompts and replies quote the data); the first
+    failure is warned about and the log is off for the rest of the run."""
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path, self.failed = os.fspath(path), False
@@ -25,7 +26,7 @@ class CallLog:
         line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
-            fd = os.open(self.path, flags, 0o666)
+            fd = os.open(self.path, flags, 0o600)
             try:
                 os.write(fd, line)
             finally:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import stat
+import sys
+
+import pytest
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.run.call_log import CallLog
@@ -96,3 +100,11 @@ def test_a_resumed_run_logs_its_calls_too(tmp_path):
     )
     again.run()
     assert len(path.read_text().splitlines()) == 1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_new_log_is_readable_by_its_owner_only(tmp_path):
+    """Prompts and replies quote the data's values: the log is 0600 whatever the umask."""
+    path = tmp_path / "calls.jsonl"
+    CallLog(path)({"purpose": "field", "prompt": "a secret value", "reply": ""})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
