@@ -17,7 +17,14 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..escape import html_text, terminal_text
-from .report_data import DEFAULT_TITLE, WHOLE_RECORD, ReportData, example_cell, issue_groups
+from .report_data import (
+    DEFAULT_TITLE,
+    INTERRUPTED_TEXT,
+    WHOLE_RECORD,
+    ReportData,
+    example_cell,
+    issue_groups,
+)
 from .state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -305,7 +312,16 @@ def _summary(data: ReportData, title: str) -> list[str]:
         facts.append(f"{data.records_seen:,} records read")
     if not data.dry_run:
         facts += [_plural(len(data.functions), "function"), _plural(len(data.cross_row), "step")]
-    return [f"<h1>{html_text(title)}</h1>", f"<p>{' · '.join(facts)}</p>" if facts else ""]
+    stopped = (
+        f'<p class="rc-basis">Interrupted: {html_text(INTERRUPTED_TEXT.replace("`", ""))}</p>'
+        if data.interrupted
+        else ""
+    )
+    return [
+        f"<h1>{html_text(title)}</h1>",
+        f"<p>{' · '.join(facts)}</p>" if facts else "",
+        stopped,
+    ]
 
 
 def _plural(n: int, noun: str) -> str:
