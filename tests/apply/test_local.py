@@ -411,3 +411,12 @@ def test_max_failures_raises_past_the_limit_after_writing(tmp_path):
         apply_file(*args, workers=1, max_failures=1, reject_path=rejects)
     assert e.value.result.failed == 2 and len(read_jsonl(rejects)) == 2
     assert len(read_jsonl(out)) == 8
+
+
+def test_max_failures_holds_for_records_too():
+    rows = [{"i": i, "bad": i in (3, 7)} for i in range(10)]
+    assert len(list(apply_records(DOUBLE, rows, workers=1, max_failures=2))) == 10
+    with pytest.raises(ApplyError, match=r"failed on 2 record\(s\) of the input, more than") as e:
+        list(apply_records(DOUBLE, rows, workers=1, max_failures=1))
+    assert e.value.result.failed == 2
+    assert len(list(apply_records(DOUBLE, rows, workers=1))) == 10  # no limit by default
