@@ -3,12 +3,14 @@ code."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from ..model.grammar import detect_reply
 from ..model.prompt import build_detect_prompt, format_chunk
 from ..model.response import parse_issues
 from ..profiling.profiler import open_issues, profile_records
+from .asking import visible
+from .attempts import nothing_to_write
 from .state import RunContext
 
 __all__ = ["detect_issues", "profile_issues", "distinct_issues", "analyze_chunk"]
@@ -16,8 +18,12 @@ __all__ = ["detect_issues", "profile_issues", "distinct_issues", "analyze_chunk"
 _EXAMPLES = 5
 
 
-def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> list[dict[str, Any]]:
-    """The open issues the field profiler finds in ``records`` (no model call)."""
+def profile_issues(
+    records: list, expectations: dict, *, chunk_index: int, left_alone: Iterable[str] = ()
+) -> list[dict[str, Any]]:
+    """The open issues the field profiler finds in ``records`` (no model call), none in a field
+    the goals leave alone."""
+    alone = set(left_alone)
     dicts = [r for r in records if isinstance(r, dict)]
     if not dicts:
         return []
@@ -31,6 +37,7 @@ def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> li
             "source": "profile",
         }
         for p in open_issues(profile_records(dicts, expectations))
+        if p.field not in alone
     ]
 
 
@@ -54,14 +61,16 @@ def distinct_issues(issues: list[dict]) -> list[dict]:
 def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:
     """The profile's issues plus the issues the model lists for this chunk; one detection call, no
     code."""
-    mode = ctx.options.mode
+    mode, alone = ctx.options.mode, ctx.focus.left_alone
     found = (
-        profile_issues(records, ctx.focus.expectations, chunk_index=index)
+        profile_issues(records, ctx.focus.expectations, chunk_index=index, left_alone=alone)
         if mode == "structured"
         else []
     )
+    if nothing_to_write(ctx):
+        return found  # the goals leave every field alone: nothing to ask the model about
     shown = format_chunk(
-        records, mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view
+        visible(ctx, records), mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view
     )
     prompt = build_detect_prompt(
         ctx.state.prefix, shown, mode=mode, records=len(records) if mode == "structured" else None
