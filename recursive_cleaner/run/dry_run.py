@@ -3,7 +3,7 @@ code."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 from ..model.grammar import detect_reply
 from ..model.prompt import build_detect_prompt, format_chunk
@@ -18,12 +18,8 @@ __all__ = ["detect_issues", "profile_issues", "distinct_issues", "analyze_chunk"
 _EXAMPLES = 5
 
 
-def profile_issues(
-    records: list, expectations: dict, *, chunk_index: int, left_alone: Iterable[str] = ()
-) -> list[dict[str, Any]]:
-    """The open issues the field profiler finds in ``records`` (no model call), none in a field
-    the goals leave alone."""
-    alone = set(left_alone)
+def profile_issues(records: list, expectations: dict, *, chunk_index: int) -> list[dict[str, Any]]:
+    """The open issues the field profiler finds in ``records`` (no model call)."""
     dicts = [r for r in records if isinstance(r, dict)]
     if not dicts:
         return []
@@ -37,7 +33,6 @@ def profile_issues(
             "source": "profile",
         }
         for p in open_issues(profile_records(dicts, expectations))
-        if p.field not in alone
     ]
 
 
@@ -59,11 +54,11 @@ def distinct_issues(issues: list[dict]) -> list[dict]:
 
 
 def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:
-    """The profile's issues plus the issues the model lists for this chunk; one detection call, no
-    code."""
-    mode, alone = ctx.options.mode, ctx.focus.left_alone
+    """The profile's issues (every field's: no call) plus the issues the model lists for this
+    chunk, shown only the fields a function may change; one detection call, no code."""
+    mode = ctx.options.mode
     found = (
-        profile_issues(records, ctx.focus.expectations, chunk_index=index, left_alone=alone)
+        profile_issues(records, ctx.focus.expectations, chunk_index=index)
         if mode == "structured"
         else []
     )
