@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Sequence
 
 __all__ = [
     "Grammar",
@@ -202,16 +202,17 @@ def field_reply(name: str, param: str = "record") -> Grammar:
     )
 
 
-def open_reply(param: str = "record", fields: Mapping[str, str] | None = None) -> Grammar:
+def open_reply(
+    param: str = "record", fields: Sequence[str] | None = None, names: Sequence[str] = ()
+) -> Grammar:
     """The reply to the open-ended pass: the issues, then ONE function (needs_more_work) or clean.
 
     The function comes only after an issue marked ``solved="false"``, and ``clean`` only when
     every issue is solved: a small model otherwise lists everything as solved and then writes
     a function anyway (often the prompt's own example), a call spent on a certain refusal.
-    ``fields`` (field -> the name of a function for it), when given, are the only fields the
-    function may be for: the first unsolved issue names one of them first (``title: ...``) and
-    the function has one of their names, so a field the goals leave alone is never offered
-    (empty: ``clean`` only); None: any issue, any name.
+    ``fields``, when given, are the only fields the function may be for: the first unsolved issue
+    names one of them first (``title: ...``) and the function has one of ``names``, so a field the
+    goals leave alone is never offered (no fields: ``clean`` only); None: any issue, any name.
     """
     solved, head = _issue("true"), "  <issues_detected>\n"
     all_solved = seq(
@@ -220,20 +221,19 @@ def open_reply(param: str = "record", fields: Mapping[str, str] | None = None) -
         "  </issues_detected>\n",
         "  <chunk_status>clean</chunk_status>\n",
     )
-    if fields is not None and not fields:
+    if fields is not None and not (fields and names):
         return Grammar(seq("<cleaning_analysis>\n", all_solved, "</cleaning_analysis>"))
-    bad = [n for n in (fields or {}).values() if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
     if bad:
         raise ValueError(f"not a Python identifier: {bad[0]!r}")
-    leads = tuple(f for f in fields if _plain(f)) if fields else ()
-    name = alt(*dict.fromkeys(fields.values())) if fields else _IDENT
+    leads = tuple(f for f in dict.fromkeys(fields) if _plain(f)) if fields else ()
     unsolved = seq(
         head,
         rep(solved, 0, MAX_ISSUES - 1),
         _issue("false", leads),
         rep(_issue(), 0, MAX_ISSUES - 1),
         "  </issues_detected>\n",
-        _function(name, param),
+        _function(alt(*dict.fromkeys(names)) if fields else _IDENT, param),
         "  <chunk_status>needs_more_work</chunk_status>\n",
     )
     return Grammar(seq("<cleaning_analysis>\n", alt(all_solved, unsolved), "</cleaning_analysis>"))

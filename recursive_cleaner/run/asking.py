@@ -81,23 +81,23 @@ def grammar_for(ctx: RunContext, focus: FieldProfile | None, view: list = ()) ->
     param = "text" if ctx.options.mode == "text" else "record"
     if focus is not None:
         return field_reply(field_name(ctx, focus), param).gbnf()
-    return open_reply(param, open_fields(ctx, view)).gbnf()
+    fields = open_fields(ctx, view)
+    names = [field_name(ctx, f) for f in fields or ()]
+    if fields and ctx.options.rich_context:  # the functions so far, which it may revise
+        names += [f["name"] for f in ctx.state.functions]
+    return open_reply(param, fields, names).gbnf()
 
 
-def open_fields(ctx: RunContext, view: list) -> dict[str, str] | None:
-    """Field -> the name of a new function for it, for every field an open pass may write, when the
-    goals leave some field alone (None: every field and any name may do); with ``rich_context``
-    the functions so far too, which it may revise."""
+def open_fields(ctx: RunContext, view: list) -> list[str] | None:
+    """The fields an open pass may write, when the goals leave some field alone (None: every field
+    may do): the spec's and the view's, but those left alone."""
     alone = ctx.focus.left_alone
     if ctx.options.mode != "structured" or not alone:
         return None
     spec = ctx.focus.spec
     seen = list(spec.fields) if spec is not None else []
     seen += [k for r in view if isinstance(r, dict) for k in r]
-    fields = {f: field_name(ctx, f) for f in dict.fromkeys(seen) if f not in alone}
-    if ctx.options.rich_context:
-        fields.update({f["name"]: f["name"] for f in ctx.state.functions})
-    return fields
+    return [f for f in dict.fromkeys(seen) if f not in alone]
 
 
 def hint_for(

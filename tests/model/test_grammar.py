@@ -146,7 +146,9 @@ def test_the_cleaner_sends_each_reply_form_its_grammar(tmp_path):
     # the field prompt: its name pinned
     assert backend.grammars[0] == grammar.field_reply("fix_status").gbnf()
     # then the open pass over the chunk: a function for status only, the goals leave id alone
-    assert backend.grammars[1] == grammar.open_reply(fields={"status": "fix_status_2"}).gbnf()
+    assert (
+        backend.grammars[1] == grammar.open_reply(fields=["status"], names=["fix_status_2"]).gbnf()
+    )
     assert "fix_status" in (tmp_path / "cf.py").read_text()
 
 
@@ -252,7 +254,7 @@ def _movie_reply(name: str, lead: str, solved: tuple = ()) -> str:
 
 def test_the_open_form_with_fields_offers_a_function_only_for_them():
     """Issue 32: the goals leave the country alone; the open pass may write for title and year."""
-    form = grammar.open_reply(fields={"title": "fix_title_2", "year": "fix_year"})
+    form = grammar.open_reply(fields=["title", "year"], names=["fix_title_2", "fix_year"])
     solved = [("country: left as it is", True)]
     assert form.accepts(_movie_reply("fix_title_2", "title: ", tuple(solved)))
     assert form.accepts(_movie_reply("fix_year", "title: "))  # the name and the lead are not tied
@@ -265,12 +267,13 @@ def test_the_open_form_with_fields_offers_a_function_only_for_them():
 
 
 def test_the_open_form_with_no_field_to_write_is_clean_only_and_odd_names_lead_nothing():
-    assert grammar.open_reply(fields={}).accepts(CLEAN_REPLY)
-    assert not grammar.open_reply(fields={}).accepts(_movie_reply("fix_title", "title: "))
-    odd = grammar.open_reply(fields={"a<b`\nc": "fix_a_b_c"})  # no tag, backtick or line in text
+    for form in (grammar.open_reply(fields=[]), grammar.open_reply(fields=["title"], names=[])):
+        assert form.accepts(CLEAN_REPLY)
+        assert not form.accepts(_movie_reply("fix_title", "title: "))
+    odd = grammar.open_reply(fields=["a<b`\nc"], names=["fix_a_b_c"])  # no tag, backtick, line
     assert odd.accepts(_movie_reply("fix_a_b_c", ""))
-    quoted = grammar.open_reply(fields={'say "x"\\': "fix_say_x"})  # escaped in the GBNF
+    quoted = grammar.open_reply(fields=['say "x"\\'], names=["fix_say_x"])  # escaped in the GBNF
     assert quoted.accepts(_movie_reply("fix_say_x", 'say "x"\\: '))
     assert '"say \\"x\\"\\\\: "' in quoted.gbnf()
     with pytest.raises(ValueError):
-        grammar.open_reply(fields={"x": 'x" | [^a]* "'})
+        grammar.open_reply(fields=["x"], names=['x" | [^a]* "'])

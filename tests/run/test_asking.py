@@ -236,3 +236,11 @@ def test_a_dry_run_asks_only_about_the_fields_in_scope(tmp_path):
     assert all(not (_shown(p) & LEFT_ALONE) for p in backend.history)
     # the library's own profile (no call) still reports what it sees in every field
     assert {i["field"] for i in result.issues if i.get("field")} > IN_SCOPE
+
+
+def test_with_rich_context_the_open_pass_may_revise_a_function_so_far(tmp_path):
+    backend = MovieModel()
+    result = _run(tmp_path, backend, rich_context=True)
+    opened = [g for g, p in zip(backend.grammars, backend.history) if _open_pass(p)]
+    assert opened and backend.offered == 0 and set(result.functions) >= {"fix_title", "fix_year"}
+    assert all('"fix_title"' in g and '"fix_title_2"' in g for g in opened)
