@@ -266,11 +266,7 @@ class DataCleaner:
         while attempts < self.settings.max_iterations:
             iteration += 1
             focus = self.ctx.focus.next(view)
-            if (
-                focus is None
-                and self.ctx.focus.enabled
-                and clean_by_profile(self.ctx, open_failures, accepted)
-            ):
+            if focus is None and clean_by_profile(self.ctx, open_failures, accepted):
                 return "clean_by_profile"
             at = {"chunk_index": index, "iteration": iteration}
             self._emit("iteration", **at)
@@ -288,14 +284,15 @@ class DataCleaner:
                     prompt_for(self.ctx, view, focus, feedback),
                     index,
                     iteration,
-                    grammar=grammar_for(self.ctx, focus),
+                    grammar=grammar_for(self.ctx, focus, view),
                 )
             )
             try:
                 parsed = hinted or parse_response(last_reply)
             except ParseError as exc:
-                open_failures += focus is None
-                record_failure(self.ctx, focus, feedback, str(exc), "parse_error", **at)
+                open_failures += record_failure(
+                    self.ctx, focus, feedback, str(exc), "parse_error", **at
+                )
                 continue
             if not parsed.has_function:
                 if focus is None:
@@ -308,10 +305,9 @@ class DataCleaner:
             verdict = self.ctx.gate.check(parsed, view, self.state.functions, focus)
             problem = verdict.problem or review(self.ctx, parsed, view, focus, verdict)
             if problem:
-                open_failures += focus is None
                 self.state.rejected.append((parsed.name, clip_text(problem, FEEDBACK_CHARS)))
                 message = f"Function `{parsed.name}` was rejected: {problem}"
-                record_failure(
+                open_failures += record_failure(
                     self.ctx,
                     focus,
                     feedback,

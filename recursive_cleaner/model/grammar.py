@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 __all__ = [
     "Grammar",
@@ -169,15 +170,17 @@ def _function(name: _Node | str, param: str) -> _Node:
     )
 
 
-def _issue(solved: str | None = None) -> _Node:
+def _issue(solved: str | None = None, leads: tuple[str, ...] = ()) -> _Node:
+    """One ``<issue>``; with ``leads``, its text starts with one of them (``title: ...``)."""
     flag = alt("true", "false") if solved is None else lit(solved)
+    text = seq(alt(*(f"{lead}: " for lead in leads)), _TEXT) if leads else _TEXT
     return seq(
         '    <issue id="',
         rep(cls("0123456789"), 1, 2),
         '" solved="',
         flag,
         '">',
-        _TEXT,
+        text,
         "</issue>\n",
     )
 
@@ -199,12 +202,17 @@ def field_reply(name: str, param: str = "record") -> Grammar:
     )
 
 
-def open_reply(param: str = "record") -> Grammar:
+def open_reply(
+    param: str = "record", fields: Sequence[str] | None = None, names: Sequence[str] = ()
+) -> Grammar:
     """The reply to the open-ended pass: the issues, then ONE function (needs_more_work) or clean.
 
     The function comes only after an issue marked ``solved="false"``, and ``clean`` only when
     every issue is solved: a small model otherwise lists everything as solved and then writes
     a function anyway (often the prompt's own example), a call spent on a certain refusal.
+    ``fields``, when given, are the only fields the function may be for: the first unsolved issue
+    names one of them first (``title: ...``) and the function has one of ``names``, so a field the
+    goals leave alone is never offered (no fields: ``clean`` only); None: any issue, any name.
     """
     solved, head = _issue("true"), "  <issues_detected>\n"
     all_solved = seq(
@@ -213,16 +221,27 @@ def open_reply(param: str = "record") -> Grammar:
         "  </issues_detected>\n",
         "  <chunk_status>clean</chunk_status>\n",
     )
+    if fields is not None and not (fields and names):
+        return Grammar(seq("<cleaning_analysis>\n", all_solved, "</cleaning_analysis>"))
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+    if bad:
+        raise ValueError(f"not a Python identifier: {bad[0]!r}")
+    leads = tuple(f for f in dict.fromkeys(fields) if _plain(f)) if fields else ()
     unsolved = seq(
         head,
         rep(solved, 0, MAX_ISSUES - 1),
-        _issue("false"),
+        _issue("false", leads),
         rep(_issue(), 0, MAX_ISSUES - 1),
         "  </issues_detected>\n",
-        _function(_IDENT, param),
+        _function(alt(*dict.fromkeys(names)) if fields else _IDENT, param),
         "  <chunk_status>needs_more_work</chunk_status>\n",
     )
     return Grammar(seq("<cleaning_analysis>\n", alt(all_solved, unsolved), "</cleaning_analysis>"))
+
+
+def _plain(field: str) -> bool:
+    """A field name an issue's text can start with (one line, no tag or backtick, not too long)."""
+    return 0 < len(field) <= 80 and not re.search(r"[<`\r\n]", field)
 
 
 def detect_reply() -> Grammar:

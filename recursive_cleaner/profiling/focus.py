@@ -21,7 +21,7 @@ from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
 from .spec import CleaningSpec, load_spec, read_spec
 
-__all__ = ["FieldFocus", "function_name"]
+__all__ = ["FieldFocus", "function_name", "reason_key"]
 
 
 @dataclass
@@ -48,7 +48,7 @@ class FieldFocus:
     kept: dict[str, frozenset] = field(default_factory=dict)
     # what scope="all" would check in them
     suggested: dict[str, Expectation] = field(default_factory=dict)
-    # field -> refusals seen (``_reason_key``)
+    # field -> refusals seen (``reason_key``)
     reasons: dict[str, set] = field(default_factory=dict)
 
     def learn(
@@ -114,10 +114,17 @@ class FieldFocus:
             if name in self.suggested and p.n_offending
         ]
 
+    @property
+    def left_alone(self) -> set[str]:
+        """The fields no function may write: out of the goals' scope, or to be left as they are."""
+        return self.frozen | self.protected
+
     def profile(self, records: list) -> dict[str, FieldProfile]:
-        """Every field's profile, judged as the source's values are (numbers as text count when it
-        is CSV)."""
-        return profile_records(records, self.expectations, csv_strings=self.csv_strings)
+        """The profile of every field a function may write (never one left alone), judged as the
+        source's values are (numbers as text count when it is CSV)."""
+        profiles = profile_records(records, self.expectations, csv_strings=self.csv_strings)
+        alone = self.left_alone
+        return {f: p for f, p in profiles.items() if f not in alone} if alone else profiles
 
     def counts(self, records: list) -> dict[str, int]:
         """Field → number of values that do not conform (empty when profiling is off)."""
@@ -127,7 +134,10 @@ class FieldFocus:
         """The worst field with an open issue that has attempts left, or None."""
         if not self.enabled:
             return None
+        alone = self.left_alone
         for prof in open_issues(self.profile(records)):
+            if prof.field in alone:
+                continue  # never asked for: no function may write it
             if (
                 prof.expectation is not None
                 and prof.expectation.source == "data"
@@ -159,7 +169,7 @@ class FieldFocus:
             return
         self.failures[target.field] = self.failures.get(target.field, 0) + 1
         said = self.reasons.setdefault(target.field, set())
-        key = _reason_key(reason)
+        key = reason_key(reason)
         if key and key in said:
             self.failures[target.field] = max(self.failures[target.field], self.max_attempts)
         said.add(key)
@@ -191,7 +201,7 @@ class FieldFocus:
 _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+")
 
 
-def _reason_key(reason: str) -> str:
+def reason_key(reason: str) -> str:
     """A refusal without what varies between attempts (names, quoted values, counts): the same
     mistake twice."""
     return " ".join(_QUOTED.sub("_", reason or "").split())[:300]

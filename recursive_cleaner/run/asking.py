@@ -11,10 +11,16 @@ from ..profiling.choose import choose_function
 from ..profiling.example_checks import format_examples
 from ..profiling.focus import function_name
 from ..profiling.profiler import FieldProfile, format_issue_for_prompt
-from .prepare import left_alone
 from .state import RunContext
 
-__all__ = ["prompt_for", "field_name", "grammar_for", "hint_for"]
+__all__ = [
+    "prompt_for",
+    "field_name",
+    "grammar_for",
+    "open_fields",
+    "visible",
+    "hint_for",
+]
 
 
 def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback: list[str]) -> str:
@@ -23,13 +29,8 @@ def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback
     build = build_rich_context if options.rich_context else build_context
     context = build(state.functions, options.context_budget)
     if focus is None:
-        hidden = left_alone(ctx) if options.mode == "structured" else set()
-        records = [
-            {k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) and hidden else r
-            for r in view
-        ]  # the open pass sees only the fields it may change
         shown = format_chunk(
-            records, options.mode, max_chars=options.chunk_chars, view=options.chunk_view
+            visible(ctx, view), options.mode, max_chars=options.chunk_chars, view=options.chunk_view
         )
         return build_prompt(
             options.instructions,
@@ -53,19 +54,50 @@ def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback
     )
 
 
-def field_name(ctx: RunContext, focus: FieldProfile) -> str:
+def visible(ctx: RunContext, records: list) -> list:
+    """The records as an open pass or a dry run shows them: only the fields a function may change
+    (the others are named once in the schema as left alone)."""
+    hidden = ctx.focus.left_alone if ctx.options.mode == "structured" else set()
+    if not hidden:
+        return records
+    return [
+        {k: v for k, v in r.items() if k not in hidden} if isinstance(r, dict) else r
+        for r in records
+    ]
+
+
+def field_name(ctx: RunContext, focus: FieldProfile | str) -> str:
     """The name a function for ``focus``'s field gets (``fix_email``, ``fix_email_2``, ...)."""
-    return function_name(focus.field, {f["name"] for f in ctx.state.functions})
+    field = focus if isinstance(focus, str) else focus.field
+    return function_name(field, {f["name"] for f in ctx.state.functions})
 
 
-def grammar_for(ctx: RunContext, focus: FieldProfile | None) -> str | None:
+def grammar_for(ctx: RunContext, focus: FieldProfile | None, view: list = ()) -> str | None:
     """The GBNF of the reply asked for (``constrained``): one function named as asked, or the
-    open pass; None when replies are not constrained."""
+    open pass (for a field in scope only: ``open_fields``); None when replies are not
+    constrained."""
     if not ctx.options.constrained:
         return None
     param = "text" if ctx.options.mode == "text" else "record"
-    reply = open_reply(param) if focus is None else field_reply(field_name(ctx, focus), param)
-    return reply.gbnf()
+    if focus is not None:
+        return field_reply(field_name(ctx, focus), param).gbnf()
+    fields = open_fields(ctx, view)
+    names = [field_name(ctx, f) for f in fields or ()]
+    if fields and ctx.options.rich_context:  # the functions so far, which it may revise
+        names += [f["name"] for f in ctx.state.functions]
+    return open_reply(param, fields, names).gbnf()
+
+
+def open_fields(ctx: RunContext, view: list) -> list[str] | None:
+    """The fields an open pass may write, when the goals leave some field alone (None: every field
+    may do): the spec's and the view's, but those left alone."""
+    alone = ctx.focus.left_alone
+    if ctx.options.mode != "structured" or not alone:
+        return None
+    spec = ctx.focus.spec
+    seen = list(spec.fields) if spec is not None else []
+    seen += [k for r in view if isinstance(r, dict) for k in r]
+    return [f for f in dict.fromkeys(seen) if f not in alone]
 
 
 def hint_for(

@@ -8,6 +8,7 @@ import logging
 from ..errors import clip_text
 from ..judge.gate import ChunkView, Verdict
 from ..model.response import ParsedResponse
+from ..profiling.focus import reason_key
 from ..profiling.profiler import FieldProfile
 from ..read.sampling import split_holdout
 from .setup import first_issue
@@ -19,6 +20,7 @@ __all__ = [
     "review",
     "accept",
     "clean_by_profile",
+    "nothing_to_write",
     "record_failure",
     "give_up",
 ]
@@ -153,9 +155,14 @@ def clean_by_profile(ctx: RunContext, open_failures: int, accepted: int) -> bool
     chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
     with the file; off with ``call_every_chunk``, the reference design). Field functions do
     not count: the profile finds those issues on every chunk without the open pass. Otherwise
-    after ``open_pass_attempts`` failed open-ended attempts on this chunk.
+    after ``open_pass_attempts`` failed open-ended attempts on this chunk. Never a call when the
+    goals leave every field alone (with or without the profile): nothing could be accepted.
     """
     options, state = ctx.options, ctx.state
+    if nothing_to_write(ctx):
+        return True
+    if not ctx.focus.enabled:
+        return False
     if (
         not options.call_every_chunk
         and accepted == 0
@@ -169,6 +176,17 @@ def clean_by_profile(ctx: RunContext, open_failures: int, accepted: int) -> bool
     return False
 
 
+def nothing_to_write(ctx: RunContext) -> bool:
+    """The goals leave every field alone: an open pass could only be refused."""
+    spec = ctx.focus.spec
+    return (
+        ctx.options.mode == "structured"
+        and spec is not None
+        and bool(spec.fields)
+        and set(spec.fields) <= ctx.focus.left_alone
+    )
+
+
 def record_failure(
     ctx: RunContext,
     focus: FieldProfile | None,
@@ -176,18 +194,23 @@ def record_failure(
     message: str,
     event: str,
     **fields,
-) -> None:
+) -> int:
     """Record a failed attempt: feedback for the next prompt, an event, and the field's failure
-    count.
+    count; what it counts against the chunk's open passes (0 for a field's attempt, 1, or all of
+    them when the open pass was refused for the same reason before: no third call).
 
     The message quotes what the model and the sandboxed code produced: it is clipped
     (``clip_text``).
     """
     message = clip_text(message, FEEDBACK_CHARS)
+    repeated = reason_key(message) in {reason_key(f) for f in feedback}
     feedback.append(message)
     ctx.focus.failed(focus, message)
     ctx.state.unusable_replies += event == "parse_error"
     ctx.emit(event, error=clip_text(fields.pop("error", message), FEEDBACK_CHARS), **fields)
+    if focus is not None:
+        return 0
+    return max(ctx.options.open_pass_attempts, 1) if repeated else 1
 
 
 def give_up(ctx: RunContext, index: int, view: list, asked: set, last_reply: str) -> str:

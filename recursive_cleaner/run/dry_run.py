@@ -9,6 +9,8 @@ from ..model.grammar import detect_reply
 from ..model.prompt import build_detect_prompt, format_chunk
 from ..model.response import parse_issues
 from ..profiling.profiler import open_issues, profile_records
+from .asking import visible
+from .attempts import nothing_to_write
 from .state import RunContext
 
 __all__ = ["detect_issues", "profile_issues", "distinct_issues", "analyze_chunk"]
@@ -52,16 +54,18 @@ def distinct_issues(issues: list[dict]) -> list[dict]:
 
 
 def detect_issues(ctx: RunContext, records: list, index: int) -> list[dict[str, Any]]:
-    """The profile's issues plus the issues the model lists for this chunk; one detection call, no
-    code."""
+    """The profile's issues (every field's: no call) plus the issues the model lists for this
+    chunk, shown only the fields a function may change; one detection call, no code."""
     mode = ctx.options.mode
     found = (
         profile_issues(records, ctx.focus.expectations, chunk_index=index)
         if mode == "structured"
         else []
     )
+    if nothing_to_write(ctx):
+        return found  # the goals leave every field alone: nothing to ask the model about
     shown = format_chunk(
-        records, mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view
+        visible(ctx, records), mode, max_chars=ctx.options.chunk_chars, view=ctx.options.chunk_view
     )
     prompt = build_detect_prompt(
         ctx.state.prefix, shown, mode=mode, records=len(records) if mode == "structured" else None

@@ -110,7 +110,7 @@ def add_conversions(ctx: RunContext, conversions: Iterable[Any]) -> None:
 
 def left_alone(ctx: RunContext) -> set[str]:
     """The fields no function may write: out of the goals' scope, or to be left as they are."""
-    return ctx.focus.frozen | ctx.focus.protected
+    return ctx.focus.left_alone
 
 
 def field_samples(ctx: RunContext, info: dict, records: int = 200) -> dict[str, list]:

@@ -145,7 +145,10 @@ def test_the_cleaner_sends_each_reply_form_its_grammar(tmp_path):
     ).run()
     # the field prompt: its name pinned
     assert backend.grammars[0] == grammar.field_reply("fix_status").gbnf()
-    assert backend.grammars[1] == grammar.open_reply().gbnf()  # then the open pass over the chunk
+    # then the open pass over the chunk: a function for status only, the goals leave id alone
+    assert (
+        backend.grammars[1] == grammar.open_reply(fields=["status"], names=["fix_status_2"]).gbnf()
+    )
     assert "fix_status" in (tmp_path / "cf.py").read_text()
 
 
@@ -242,3 +245,35 @@ def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
     ).run()
     plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
     assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]
+
+
+def _movie_reply(name: str, lead: str, solved: tuple = ()) -> str:
+    code = CODE.replace("fix_phone", name).replace('"phone"', '"title"')
+    return make_reply(name, code, issues=[*solved, (f"{lead}values vary in case", False)])
+
+
+def test_the_open_form_with_fields_offers_a_function_only_for_them():
+    """Issue 32: the goals leave the country alone; the open pass may write for title and year."""
+    form = grammar.open_reply(fields=["title", "year"], names=["fix_title_2", "fix_year"])
+    solved = [("country: left as it is", True)]
+    assert form.accepts(_movie_reply("fix_title_2", "title: ", tuple(solved)))
+    assert form.accepts(_movie_reply("fix_year", "title: "))  # the name and the lead are not tied
+    assert form.accepts(CLEAN_REPLY)
+    assert not form.accepts(_movie_reply("fix_country", "country: "))
+    assert not form.accepts(_movie_reply("fix_title", "title: "))  # taken: the next name
+    assert not form.accepts(_movie_reply("fix_title_2", "country: "))  # the issue names its field
+    assert not form.accepts(_movie_reply("fix_title_2", ""))
+    parse_response(_movie_reply("fix_title_2", "title: "))
+
+
+def test_the_open_form_with_no_field_to_write_is_clean_only_and_odd_names_lead_nothing():
+    for form in (grammar.open_reply(fields=[]), grammar.open_reply(fields=["title"], names=[])):
+        assert form.accepts(CLEAN_REPLY)
+        assert not form.accepts(_movie_reply("fix_title", "title: "))
+    odd = grammar.open_reply(fields=["a<b`\nc"], names=["fix_a_b_c"])  # no tag, backtick, line
+    assert odd.accepts(_movie_reply("fix_a_b_c", ""))
+    quoted = grammar.open_reply(fields=['say "x"\\'], names=["fix_say_x"])  # escaped in the GBNF
+    assert quoted.accepts(_movie_reply("fix_say_x", 'say "x"\\: '))
+    assert '"say \\"x\\"\\\\: "' in quoted.gbnf()
+    with pytest.raises(ValueError):
+        grammar.open_reply(fields=["x"], names=['x" | [^a]* "'])

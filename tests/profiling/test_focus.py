@@ -413,7 +413,7 @@ def test_different_refusals_keep_the_attempts(data, tmp_path):
 
 
 def test_a_reason_key_leaves_out_what_varies_between_attempts():
-    from recursive_cleaner.profiling.focus import _reason_key
+    from recursive_cleaner.profiling.focus import reason_key as _reason_key
 
     one = "Function `fix_a` was rejected: it changed 3 values that were already right ('x' -> 'y')"
     two = (
@@ -454,3 +454,26 @@ def test_the_open_pass_is_shown_only_the_fields_it_may_change(tmp_path):
         # neither in the schema nor the data
         assert "Untied States" not in prompt and "31/03/1999" not in prompt
         assert "write no function for them): country, release_date" in prompt
+
+
+def test_the_focus_never_picks_or_counts_a_field_the_goals_leave_alone():
+    """Issue 32: 'runtime' has values of two forms (the data's own format, a primitive that fits)
+    and 'country' is left alone by name: neither is profiled as work, asked for, or given up."""
+    from recursive_cleaner.profiling.focus import FieldFocus
+
+    rows = [
+        {"title": t, "runtime": r, "country": c}
+        for t, r, c in [("alien", "117 min", "usa"), ("Heat", 117, "USA"), ("Jaws", 124, "U.S.")]
+        * 4
+    ]
+    focus = FieldFocus()
+    focus.learn(
+        "Put the titles in Title Case. Leave the country as it is.",
+        ["title", "runtime", "country"],
+        {f: [r[f] for r in rows] for f in rows[0]},
+    )
+    assert focus.left_alone == {"runtime", "country"} and focus.protected == {"country"}
+    assert set(focus.profile(rows)) == {"title"} and set(focus.counts(rows)) == {"title"}
+    assert focus.next(rows).field == "title"
+    titled = [{**r, "title": r["title"].title()} for r in rows]
+    assert focus.next(titled) is None and not focus.unfixable

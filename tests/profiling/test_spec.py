@@ -411,9 +411,12 @@ def test_no_field_the_goals_do_not_mention_may_change_unless_scope_is_all(named,
 
 
 def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path):
+    """The library's own fix_email first (no call), then the open pass's greedy function: refused.
+    (Before issue 32 both calls asked for 'amount', out of scope, and email was never fixed.)"""
     data = _write(tmp_path, CRM[:30])
     greedy = EMAIL.replace("    return record", '    record["country"] = "ZZ"\n    return record')
-    backend = FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY)
+    greedy = greedy.replace("fix_email", "tidy_email")
+    backend = FakeBackend([make_reply("tidy_email", greedy)], default=CLEAN_REPLY)
     result = DataCleaner(
         backend,
         str(data),
@@ -422,7 +425,8 @@ def test_a_greedy_open_pass_function_cannot_touch_an_unmentioned_field(tmp_path)
         output_path=str(tmp_path / "cf.py"),
         sleep=lambda s: None,
     ).run()
-    assert "fix_email" not in result.functions
+    assert result.functions == ["fix_email"] and backend.calls == 1
+    assert "FIELD TO FIX" not in backend.history[0]  # no field out of scope is asked for
     assert any("'country', which the goals do not ask to change" in r for _, r in result.rejected)
     everything = DataCleaner(
         FakeBackend([make_reply("fix_email", greedy)], default=CLEAN_REPLY),
