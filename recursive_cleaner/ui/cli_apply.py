@@ -6,6 +6,7 @@ import warnings
 
 import click
 
+from ..options import BY_NAME
 from ..read.formats import output_extensions
 from .cli_common import (
     SectionedCommand,
@@ -17,8 +18,11 @@ from .cli_common import (
     progress_option,
 )
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
+from .cli_options import click_option
 
 __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
+
+encoding_option = click_option(BY_NAME["encoding"])  # declared once, in options.Chunking
 
 FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records than --max-failures
 
@@ -112,6 +116,7 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     show_default=True,
     help="With --dask: input lines (records for CSV) per Dask task.",
 )
+@encoding_option
 @progress_option
 @debug_option
 def apply_cmd(
@@ -129,6 +134,7 @@ def apply_cmd(
     allow_drop: bool,
     dask_address: str | None,
     partition_size: int,
+    encoding: str,
     progress: str,
 ) -> None:
     """Apply cleaning functions to a whole file.
@@ -154,6 +160,7 @@ def apply_cmd(
         timeout_per_batch=timeout,
         cross_row=not no_cross_row,
         max_drop=1.0 if allow_drop else MAX_DROP,
+        encoding=encoding,
     )
     with progress_display(progress) as on_progress, warnings.catch_warnings():
         # missing fields: one "warning:" line below instead
@@ -243,8 +250,9 @@ def apply_cmd(
     show_default=True,
     help="The field spec to check against (a run's cleaning_spec.json, edited or not).",
 )
+@encoding_option
 @debug_option
-def validate(file: str, spec_path: str) -> None:
+def validate(file: str, spec_path: str, encoding: str) -> None:
     """Check FILE against a field spec: per field, the values that break it.
 
     Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
@@ -253,7 +261,7 @@ def validate(file: str, spec_path: str) -> None:
 
     need_file(file, "data file")
     need_file(spec_path, "spec file")
-    result = check(file, spec_path)
+    result = check(file, spec_path, encoding=encoding)
     echo(result.summary())
     if not result.ok:
         raise click.exceptions.Exit(1)

@@ -217,7 +217,7 @@ def test_failing_records_go_to_the_reject_file_with_their_error(tmp_path):
 def test_malformed_lines_are_skipped_and_reported_like_parsers_does(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_bytes(
-        b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": "\xff"}\n   \n{"i": 6}\r\n{"i": 7}'
+        b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": 1\n   \n{"i": 6}\r\n{"i": 7}'
     )
     events = []
     result = apply_file(

@@ -49,8 +49,8 @@ JSONL_LINES[22] = json.dumps({"id": 22, "name": "ünïcode \u2028 line sep", "n"
 
 
 def jsonl_bytes() -> bytes:
-    # BOM, a line that is not UTF-8, and no newline after the last line
-    body = "\n".join(JSONL_LINES).encode("utf-8").replace(b"  person 30", b"  person \xff30")
+    # BOM, a raw control character (invalid JSON), and no newline after the last line
+    body = "\n".join(JSONL_LINES).encode("utf-8").replace(b"  person 30", b"  person \x0130")
     return codecs.BOM_UTF8 + body
 
 
