@@ -36,11 +36,11 @@ def invoke(*args: str):
 
 
 def one_error_line(result, code: int = 1) -> str:
-    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines), no
-    traceback."""
+    """The run failed with ``code`` and said so in ONE line on stderr (after any progress lines and
+    the no-goals warning), no traceback."""
     assert result.exit_code == code, (result.exit_code, result.output, result.stderr)
-    # progress lines
-    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
+    said = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
+    lines = [line for line in said if not line.startswith("warning: no goals given")]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("Error: ") and "Traceback" not in result.stderr
     return lines[0]

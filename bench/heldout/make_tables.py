@@ -30,8 +30,10 @@ from pathlib import Path
 
 __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table", "main"]
 
-TABLES = ("lab", "warehouse", "hr", "fleet")  # fleet: session 13, written before its first run
-ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500, "fleet": 1400}
+# fleet: session 13; books: session 15 (two fields asked, the rest left alone); each written before
+# its first run
+TABLES = ("lab", "warehouse", "hr", "fleet", "books")
+ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500, "fleet": 1400, "books": 1300}
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
 
@@ -767,9 +769,90 @@ def build_fleet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- library catalogue (session 15)
+
+BOOK_WORDS = [
+    "River", "Silent", "Garden", "Winter", "Letters", "House", "Memory", "Empire", "Salt",
+    "North", "Glass", "Orchard", "Harbour", "Stone", "Night", "Atlas", "Fire", "Quiet",
+]
+AUTHORS = [
+    ("Okafor", "Chinelo"), ("Lindqvist", "Maja"), ("Barros", "Tiago"), ("Hughes", "Eleanor"),
+    ("Tanaka", "Ren"), ("Dubois", "Claire"), ("Novak", "Petr"), ("Ahmed", "Samira"),
+    ("Walsh", "Declan"), ("Rossi", "Giulia"), ("Kowalski", "Adam"), ("Mensah", "Kofi"),
+]
+PUBLISHERS = ["Harbour Press", "Northlight Books", "Quillon & Sons", "Ferrow House", "Pale Hill"]
+LANGUAGES = ["eng", "eng", "eng", "English", "fre", "FR", "ger", "spa", "en"]
+SHELVES = ["FIC", "FIC", "NF-HIS", "NF-SCI", "REF", "YA", "fic", "Fic.", "nf his"]
+BOOK_NOTES = ["", "", "", "donated", "  gift of the Friends", "DAMAGED spine", "2 copies",
+              "on order: replacement", "signed by author"]
+
+
+def _isbn13(rng: random.Random) -> str:
+    digits = [9, 7, 8] + [rng.randrange(10) for _ in range(9)]
+    check = (10 - sum(d * (3 if i % 2 else 1) for i, d in enumerate(digits)) % 10) % 10
+    return "".join(map(str, digits + [check]))
+
+
+def build_books(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """A branch library's catalogue export: ISBNs and years to fix, the cataloguers' own fields
+    (inconsistent languages, shelf codes, page counts, names) to be left exactly as they are."""
+    cols = [
+        "record_id", "title", "author", "isbn", "pub_year", "publisher", "language", "pages",
+        "shelf", "notes",
+    ]
+    clean, dirty = [], []
+    for i in range(n):
+        last, first = rng.choice(AUTHORS)
+        title = " ".join(rng.sample(BOOK_WORDS, rng.choice([1, 2, 3])))
+        isbn, year = _isbn13(rng), rng.randrange(1952, 2025)
+        pages = rng.randrange(90, 900)
+        row = {
+            "record_id": f"b{100000 + i}",
+            "title": rng.choice([f"The {title}", title, title.lower(), title.upper()]),
+            "author": rng.choice([f"{last}, {first}", f"{first} {last}", f"{last.upper()}, {first}"]),
+            "isbn": isbn,
+            "pub_year": str(year),
+            "publisher": rng.choice(PUBLISHERS + [typo(rng, rng.choice(PUBLISHERS))]),
+            "language": rng.choice(LANGUAGES),
+            "pages": rng.choice([str(pages), f"{pages} p.", f"{pages}p", f"xii, {pages} pages"]),
+            "shelf": rng.choice(SHELVES),
+            "notes": rng.choice(BOOK_NOTES),
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+    for i in dirty_cells(rng, n, 0.25):
+        d = clean[i]["isbn"]
+        dirty[i]["isbn"] = rng.choice(
+            [
+                f"{d[:3]}-{d[3]}-{d[4:6]}-{d[6:12]}-{d[12]}",
+                f"{d[:3]}-{d[3:5]}-{d[5:9]}-{d[9:12]}-{d[12]}",
+                f"ISBN {d}",
+                f"{d[:3]} {d[3:6]} {d[6:9]} {d[9:]}",
+                f"ISBN: {d[:3]}-{d[3:]}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.15):
+        y = clean[i]["pub_year"]
+        dirty[i]["pub_year"] = rng.choice([f"c{y}", f"[{y}]", f"{y}.", f"©{y}", f"c. {y}"])
+    meta = {
+        "id": "record_id",
+        "protect": ["title", "author", "publisher", "language", "pages", "shelf", "notes"],
+        "fix": ["isbn", "pub_year"],
+        "other": ["record_id"],
+        "numeric": ["pub_year"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
-BUILDERS = {"lab": build_lab, "warehouse": build_warehouse, "hr": build_hr, "fleet": build_fleet}
+BUILDERS = {
+    "lab": build_lab,
+    "warehouse": build_warehouse,
+    "hr": build_hr,
+    "fleet": build_fleet,
+    "books": build_books,
+}
 
 
 def build_table(name: str, *, seed: int = SEED, rows: int | None = None):

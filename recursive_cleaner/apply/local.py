@@ -225,12 +225,14 @@ def apply_records(
     cross_row: bool = True,
     audit_path: str | None = None,
     max_drop: float = MAX_DROP,
+    max_failures: int | None = None,
 ) -> Iterator[dict]:
     """Yield clean_data(record) for each record, in order; failed records unchanged (or to
     reject_path).
 
     Then the source's ``CROSS_ROW_STEPS`` unless ``cross_row=False`` (dropped duplicates are not
-    yielded), ``audit_path`` and ``max_drop`` as for :func:`apply_file`.
+    yielded), ``audit_path``, ``max_drop`` and ``max_failures`` as for :func:`apply_file` (past
+    ``max_failures``, ApplyError once every record is yielded).
     """
     check_distinct_paths({}, {"reject_path": reject_path, "audit_path": audit_path})
     run = ApplyRun(
@@ -263,4 +265,4 @@ def apply_records(
                     raise ApplyError("a worker sent output that is not JSON") from None
                 yield from records
         run.close_audit()
-    run.finish()
+    check_failures(run.finish(), max_failures, "the input", reject_path)

@@ -54,12 +54,14 @@ def finish_run(
     (``interrupted``: only the functions and the report of what was accepted, no event)."""
     options, state, stats = ctx.options, ctx.state, ctx.client.stats
     source = None
-    wrap_up = not options.dry_run and not interrupted
+    # no record was read and nothing resumed: nothing to write (the caller says so; no empty files)
+    nothing_read = result.chunks_total == 0 and not state.functions
+    wrap_up = not options.dry_run and not interrupted and not nothing_read
     if wrap_up and options.cross_row and options.mode == "structured":
         plan_cross_row(ctx)
     if wrap_up and options.optimize and len(state.functions) >= options.optimize_threshold:
         optimize(ctx)
-    if not options.dry_run:
+    if not options.dry_run and not nothing_read:
         written = write_functions(ctx)
         result.functions, source, state.order_note = (
             written.written,
@@ -80,7 +82,7 @@ def finish_run(
     result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop
     if state.spec is not None:
         result.spec = state.spec.to_dict()
-        result.spec_path = write_spec(ctx)
+        result.spec_path = None if nothing_read else write_spec(ctx)
     result.reflection = ctx.reviewer.stats.to_dict() if ctx.reviewer else {}
     result.fingerprint = dict(state.fingerprint or {})
     if state.consolidation is not None:
@@ -95,7 +97,11 @@ def finish_run(
     state.improvement = result.improvement = (
         measure_improvement(ctx, source) if options.track_metrics and not interrupted else None
     )
-    result.report_path = write_run_report(ctx, result, time.monotonic() - started)
+    result.report_path = (
+        None
+        if nothing_read
+        else write_run_report(ctx, result, time.monotonic() - started, interrupted=interrupted)
+    )
     if interrupted:
         return result
     totals = dict(

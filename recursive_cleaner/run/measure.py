@@ -63,7 +63,9 @@ def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementRepor
     )
 
 
-def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> ReportData:
+def report_data(
+    ctx: RunContext, result: RunResult, seconds: float | None, *, interrupted: bool = False
+) -> ReportData:
     """Everything the markdown report shows, from the run and its result."""
     llm, options, state = dict(result.llm), ctx.options, ctx.state
     return ReportData(
@@ -100,14 +102,17 @@ def report_data(ctx: RunContext, result: RunResult, seconds: float | None) -> Re
         seconds=seconds,
         cross_row_rows=list(state.cross_row_rows),
         left_alone=left_alone_fields(state.spec),
+        interrupted=interrupted,
     )
 
 
-def write_run_report(ctx: RunContext, result: RunResult, seconds: float | None) -> str | None:
+def write_run_report(
+    ctx: RunContext, result: RunResult, seconds: float | None, *, interrupted: bool = False
+) -> str | None:
     """Write the report to the ``report_path`` option (None: no report), and the HTML report
     beside it (``.html``); returns the markdown report's path."""
     if not ctx.options.report_path:
         return None
-    data = report_data(ctx, result, seconds)
+    data = report_data(ctx, result, seconds, interrupted=interrupted)
     write_html_report(html_report_path(ctx.options.report_path), data)
     return write_report(ctx.options.report_path, data)

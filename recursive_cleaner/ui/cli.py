@@ -231,6 +231,12 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[RESUME] = (state, backend)
     kwargs["dry_run"] = dry_run
+    if not instructions.strip():
+        echo(
+            "warning: no goals given: every field the data check flags may change; pass -i TEXT "
+            "or -i @FILE",
+            err=True,
+        )
     with progress_display(opts.pop("progress")) as on_progress:
         cleaner = DataCleaner(
             llm,
@@ -241,12 +247,6 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
             **kwargs,
         )
         result = cleaner.run()
-    if not instructions.strip():
-        echo(
-            "warning: no goals given: every field the data check flags may change; pass -i TEXT "
-            "or -i @FILE",
-            err=True,
-        )
     print_result(result, dry_run, source=file)
 
 

@@ -117,6 +117,21 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     help="With --dask: input lines (records for CSV) per Dask task.",
 )
 @encoding_option
+@click.option(
+    "--report",
+    "report_path",
+    default=None,
+    metavar="PATH",
+    help="Write an HTML page: per field, wrong values before and after counted on the whole file "
+    "(by the spec), real before → after examples, the cross-row steps.",
+)
+@click.option(
+    "--spec",
+    "spec_path",
+    default=None,
+    metavar="PATH",
+    help="The field spec --report counts by [default: the cleaning_spec.json beside FUNCTIONS].",
+)
 @progress_option
 @debug_option
 def apply_cmd(
@@ -135,6 +150,8 @@ def apply_cmd(
     dask_address: str | None,
     partition_size: int,
     encoding: str,
+    report_path: str | None,
+    spec_path: str | None,
     progress: str,
 ) -> None:
     """Apply cleaning functions to a whole file.
@@ -148,10 +165,12 @@ def apply_cmd(
 
     need_file(functions, "functions file")
     need_file(file, "data file")
+    if spec_path is not None:
+        need_file(spec_path, "spec file")
     distinct(
         check_distinct_paths,
         {"FUNCTIONS": functions, "FILE": file},
-        {"-o": output, "--reject-file": reject_file, "--audit": audit},
+        {"-o": output, "--reject-file": reject_file, "--audit": audit, "--report": report_path},
     )
     options = dict(
         batch_size=batch_size,
@@ -227,6 +246,15 @@ def apply_cmd(
             f"{', '.join(result.dropped_keys)}",
             err=True,
         )
+    if report_path:
+        from ..apply.report import spec_beside, write_apply_report
+
+        spec = spec_path or spec_beside(functions)
+        write_apply_report(
+            functions, file, output, result, report_path, spec=spec, encoding=encoding
+        )
+        counted = f"wrong values counted by {spec}" if spec else "no field spec: nothing counted"
+        echo(f"report {report_path} ({counted})")
     # the output is whole, but not every record was cleaned: past --max-failures, the exit code
     if result.failed:
         where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ..write.report_html import html_report_path
 from .cli_common import PROG, debug_option, echo, need_file, one_line
 
 __all__ = ["print_result", "report", "state_summary"]
@@ -65,7 +66,8 @@ def print_result(result: Any, dry_run: bool, source: str | None = None) -> None:
     if result.improvement is not None:
         echo(str(result.improvement))
     if result.report_path:
-        echo(f"report {result.report_path}")
+        page = html_report_path(result.report_path)
+        echo(f"report {result.report_path}" + (f" and {page}" if page else ""))
 
 
 @click.command()

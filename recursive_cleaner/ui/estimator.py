@@ -123,7 +123,8 @@ class Cleaner:
         A DataFrame gives a DataFrame (same index; a row a dedup step drops is left out), a list
         of dicts a list; a path writes ``output`` (default ``NAME.clean.EXT`` beside it, its
         extension sets the format) and gives its path, read in the ``encoding`` option (unless
-        given here). ``apply_options``: ``apply_file``'s (``workers``, ``max_drop``, ...).
+        given here). ``apply_options``: ``apply_file``'s (``workers``, ``max_drop``,
+        ``max_failures``: past it ApplyError, ...).
         """
         result = self._result()
         where = result.functions_path or "cleaning_functions.py"

@@ -31,6 +31,7 @@ from .report_data import (
     quote_lines,
     issue_groups,
     DEFAULT_TITLE,
+    INTERRUPTED_TEXT,
     WHOLE_RECORD,
 )
 from .report_sections import (
@@ -74,6 +75,8 @@ def _summary(data: ReportData) -> list[str]:
             "chunks, "
             f"{num_text(data.records_seen)} {unit}"
         )
+    if data.interrupted:
+        lines.append(f"- **Interrupted:** {INTERRUPTED_TEXT}")
     if data.dry_run:
         n_fields = len(set(issue_groups(data.issues)) - {WHOLE_RECORD})
         general = sum(1 for i in data.issues if not i.get("field"))

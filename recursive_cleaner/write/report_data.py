@@ -24,6 +24,7 @@ __all__ = [
     "issue_groups",
     "change_text",
     "DEFAULT_TITLE",
+    "INTERRUPTED_TEXT",
     "MAX_REJECTED",
     "REASON_CHARS",
     "MAX_EXAMPLES",
@@ -34,6 +35,10 @@ __all__ = [
 ]
 
 DEFAULT_TITLE = "Cleaning report"
+INTERRUPTED_TEXT = (
+    "the run was stopped (Ctrl-C): these are the functions accepted before it; no cross-row "
+    "steps, optimization or metrics were made. `resume` the state file to carry on."
+)
 MAX_REJECTED = 30
 REASON_CHARS = 200
 MAX_EXAMPLES = 5
@@ -95,6 +100,8 @@ class ReportData:
     cross_row_rows: list[int] = field(default_factory=list)
     left_alone: list[tuple[str, str]] = field(default_factory=list)
     whole_file: dict = field(default_factory=dict)
+    # Ctrl-C: the report of what was accepted before it (no cross-row plan, optimization, metrics)
+    interrupted: bool = False
 
 
 def short_text(text: Any, limit: int) -> str:

@@ -17,7 +17,14 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..escape import html_text, terminal_text
-from .report_data import DEFAULT_TITLE, WHOLE_RECORD, ReportData, example_cell, issue_groups
+from .report_data import (
+    DEFAULT_TITLE,
+    INTERRUPTED_TEXT,
+    WHOLE_RECORD,
+    ReportData,
+    example_cell,
+    issue_groups,
+)
 from .state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +115,8 @@ def field_counts(data: ReportData) -> tuple[dict[str, tuple[int | None, int | No
         records = _count(whole.get("records"))
         size = f"{records:,} records" if records is not None else "every record"
         return counts, f"counted on the whole file ({size}) by apply"
+    if isinstance(data.applied, dict) and data.applied:
+        return {}, "not counted: apply had no field spec (cleaning_spec.json) to count them by"
     imp = data.improvement
     if imp is not None and imp.fields:
         counts = {n: (_wrong(f.before), _wrong(f.after)) for n, f in imp.fields.items()}
@@ -301,11 +310,28 @@ def _summary(data: ReportData, title: str) -> list[str]:
     facts = []
     if data.source:
         facts.append(f"Source <code>{html_text(_cut(data.source, 200))}</code>")
-    if data.records_seen:
+    applied = data.applied if isinstance(data.applied, dict) else {}
+    if applied:  # an apply run: records in and out, not functions
+        n_in, n_out = _count(applied.get("records_in")), _count(applied.get("records_out"))
+        failed = _count(applied.get("failed"))
+        facts.append(f"{_number(n_in)} records in, {_number(n_out)} out")
+        facts.append(f"clean_data failed on {_number(failed)}")
+        if data.output_path:
+            facts.append(f"Output <code>{html_text(_cut(data.output_path, 200))}</code>")
+    elif data.records_seen:
         facts.append(f"{data.records_seen:,} records read")
-    if not data.dry_run:
+    if not data.dry_run and not applied:
         facts += [_plural(len(data.functions), "function"), _plural(len(data.cross_row), "step")]
-    return [f"<h1>{html_text(title)}</h1>", f"<p>{' · '.join(facts)}</p>" if facts else ""]
+    stopped = (
+        f'<p class="rc-basis">Interrupted: {html_text(INTERRUPTED_TEXT.replace("`", ""))}</p>'
+        if data.interrupted
+        else ""
+    )
+    return [
+        f"<h1>{html_text(title)}</h1>",
+        f"<p>{' · '.join(facts)}</p>" if facts else "",
+        stopped,
+    ]
 
 
 def _plural(n: int, noun: str) -> str:

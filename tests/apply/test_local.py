@@ -443,3 +443,12 @@ def test_apply_stops_on_a_byte_that_does_not_decode_writing_nothing(tmp_path, fm
         )
     assert str(info.value).startswith(f"{source}: line {line}: byte 0xe9 at byte offset {offset} ")
     assert "--encoding latin-1" in str(info.value) and not out.exists()
+
+
+def test_max_failures_holds_for_records_too():
+    rows = [{"i": i, "bad": i in (3, 7)} for i in range(10)]
+    assert len(list(apply_records(DOUBLE, rows, workers=1, max_failures=2))) == 10
+    with pytest.raises(ApplyError, match=r"failed on 2 record\(s\) of the input, more than") as e:
+        list(apply_records(DOUBLE, rows, workers=1, max_failures=1))
+    assert e.value.result.failed == 2
+    assert len(list(apply_records(DOUBLE, rows, workers=1))) == 10  # no limit by default

@@ -41,7 +41,9 @@ def test_ctrl_c_writes_what_was_accepted_then_goes_on(tmp_path):
         _cleaner(tmp_path, backend, on_progress=events.append).run()
     code = (tmp_path / "cf.py").read_text()
     assert "def fix_email" in code and "def clean_data" in code
-    assert "fix_email" in (tmp_path / "report.md").read_text()
+    report = (tmp_path / "report.md").read_text()
+    assert "fix_email" in report and "**Interrupted:** the run was stopped (Ctrl-C)" in report
+    assert "Interrupted: the run was stopped (Ctrl-C)" in (tmp_path / "report.html").read_text()
     assert "complete" not in [e["type"] for e in events]
     # no chunk finished: no state file (it is saved per finished chunk; resume redoes the rest)
     assert not (tmp_path / "st.json").exists()
@@ -67,3 +69,22 @@ def test_a_failure_to_write_does_not_hide_the_interrupt(tmp_path, monkeypatch, c
     with pytest.raises(KeyboardInterrupt):
         _cleaner(tmp_path, backend).run()
     assert "could not be written: disk full" in caplog.text
+
+
+def test_a_finished_run_does_not_say_interrupted(tmp_path):
+    clean = make_reply(status="clean", issues=(("Everything handled", True),))
+    backend = FakeBackend([make_reply("fix_email", LOWER), clean, clean, clean])
+    _cleaner(tmp_path, backend, cross_row=False).run()
+    assert "Interrupted" not in (tmp_path / "report.md").read_text()
+    assert "Interrupted" not in (tmp_path / "report.html").read_text()
+
+
+def test_no_records_writes_no_file(tmp_path):
+    backend = FakeBackend([])
+    cleaner = _cleaner(tmp_path, backend)
+    (tmp_path / "data.jsonl").write_text("")
+    result = cleaner.run()
+    assert result.chunks_total == 0 and result.functions == [] and backend.calls == 0
+    assert result.report_path is None and result.spec_path is None
+    written = {"cf.py", "report.md", "report.html", "cleaning_spec.json", "st.json"}
+    assert not written & {p.name for p in tmp_path.iterdir()}

@@ -273,7 +273,9 @@ def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch
             ]
         )
     )
-    line = one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
+    line = one_error_line(
+        invoke("generate", "crm.jsonl", "-i", "email: lower case", "--llm-attempts", "1")
+    )
     assert "pip install 'recursive-data-cleaner[local]'" in line
 
 
@@ -811,6 +813,9 @@ def test_an_empty_input_is_one_error_line_and_exit_1(work, use):
     line = one_error_line(result, 1)
     assert "empty.jsonl has no records (an empty file)" in line
     assert "function(s)" not in result.output
+    # nothing half-made is left behind: no empty functions file, spec or report
+    made = {"cleaning_functions.py", "cleaning_report.md", "cleaning_report.html"}
+    assert not made & {p.name for p in work.iterdir()}
 
 
 def test_an_input_whose_every_line_is_skipped_has_no_records(work, use):
@@ -840,6 +845,24 @@ def test_goals_left_out_are_a_warning(work, use):
     assert "warning: no goals given: every field the data check flags may change; pass -i" in (
         result.stderr
     )
+
+
+def test_goals_left_out_are_said_before_the_run(work, use):
+    use(FakeBackend([BackendError("the server is down")]))
+    result = invoke("generate", "crm.jsonl", "-i", "", "--llm-attempts", "1", "--progress", "off")
+    assert result.exit_code == 1  # the run failed at its first call; the warning came first
+    said = result.stderr
+    assert said.index("warning: no goals given") < said.index("the server is down")
+
+
+def test_the_run_names_both_reports(work, use):
+    use(_scripted())
+    result = invoke(
+        "generate", "crm.jsonl", "-i", "email: lower case", "-b", "ollama:m", "--progress", "off"
+    )
+    assert result.exit_code == 0, result.output
+    assert "report cleaning_report.md and cleaning_report.html" in result.stdout
+    assert (work / "cleaning_report.html").exists()
 
 
 def test_resuming_a_finished_run_says_nothing_was_left(work, use):

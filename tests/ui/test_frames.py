@@ -311,3 +311,18 @@ def test_data_cleaner_takes_a_dataframe_directly(tmp_path, monkeypatch):
         sleep=lambda s: None,
     ).run()
     assert result.chunks_total == 1
+
+
+def test_apply_frame_takes_max_failures(tmp_path):
+    from recursive_cleaner.apply.local import ApplyError
+
+    path = tmp_path / "cf.py"
+    path.write_text(UPPER)
+    df = pd.DataFrame({"name": ["ann", "boom", "cy"]})
+    assert list(apply_frame(str(path), df, workers=1, max_failures=1)["name"]) == [
+        "ANN",
+        "boom",
+        "CY",
+    ]
+    with pytest.raises(ApplyError, match="failed on 1 record"):
+        apply_frame(str(path), df, workers=1, max_failures=0)
