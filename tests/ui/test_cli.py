@@ -917,8 +917,9 @@ def test_encoding_on_every_command_and_one_error_line_for_a_bad_byte(work, use, 
     (work / "cf.py").write_text(ENCODED_CODE)
     for enc, name in (("utf-8", write_encoded(work, fmt).name), ("utf-16", good)):
         out = ("-o", f"out-{enc}.jsonl", "--workers", "1", "--encoding", enc)
-        result = invoke("apply", "cf.py", name, *out)
+        result = invoke("apply", "cf.py", name, *out, "--report", f"page-{enc}.html")
         assert result.exit_code == 0 and "wrote out-" in result.stdout, result.stderr
+        assert "ZÜRICH" in (work / f"page-{enc}.html").read_text(encoding="utf-8")
     assert (work / "out-utf-8.jsonl").read_bytes() == (work / "out-utf-16.jsonl").read_bytes()
     assert said in one_error_line(invoke("apply", "cf.py", bad.name, "-o", "x.jsonl"))
     assert not (work / "x.jsonl").exists()
