@@ -89,6 +89,13 @@ class Chunking(OptionGroup):
         "How FILE is read: by its extension (auto), as records, or as text.",
         choices=("auto", "structured", "text"),
     )
+    encoding: str = option(
+        "utf-8",
+        "Text encoding of the data files read: utf-8, latin-1, cp1252, utf-16... (JSONL, "
+        "CSV/TSV, JSON, text and their .gz; Parquet and Excel take none). A byte that does not "
+        "decode stops the command, naming its line. Outputs are written in UTF-8.",
+        commands=("generate", "analyze", "apply", "validate"),
+    )
     sampling: str = option(
         "sequential",
         "Order in which records reach the model.",

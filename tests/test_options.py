@@ -27,6 +27,7 @@ from recursive_cleaner.option_table import options_table
 from recursive_cleaner.options import BY_NAME, Options
 from recursive_cleaner.read.sampling import STRATEGIES
 from recursive_cleaner.run import checkpoint
+from recursive_cleaner.run.fingerprint import LATER_DEFAULTS
 from recursive_cleaner.run.setup import resolve_backend, saved_backend_options
 from recursive_cleaner.write.state import save_state
 from tests.fakes import CLEAN_REPLY, FakeBackend
@@ -42,6 +43,7 @@ NON_DEFAULT = {
     "validate_runtime": False,
     "schema_sample_size": 4,
     "mode": "structured",
+    "encoding": "latin-1",
     "output_path": "OUT/cf.py",
     "holdout_ratio": 0.3,
     "sampling_strategy": "stratified",
@@ -234,7 +236,7 @@ def old_state(tmp_path, monkeypatch):
 
 
 def test_a_state_file_saved_before_option_groups_resumes_with_every_option(old_state):
-    keys = set(old_state["options"]) | {"chunk_size", "instructions"}
+    keys = set(old_state["options"]) | {"chunk_size", "instructions"} | set(LATER_DEFAULTS)
     assert keys == {f.name for f in fields(Options)}
     resumed = DataCleaner.resume("run.json", FakeBackend(default=CLEAN_REPLY), sleep=lambda s: None)
     assert resumed.settings == Options.from_dict(
@@ -280,6 +282,7 @@ def test_the_same_options_given_again_carry_on_an_old_state_file(old_state, give
     )
     assert cleaner.settings.to_dict() == {
         **flat,
+        **LATER_DEFAULTS,  # options added since: their defaults, outside the fingerprint
         "chunk_size": 6,
         "instructions": GOALS,
         "backend": None,

@@ -99,16 +99,16 @@ class SpecCheck:
         return "\n".join(lines)
 
 
-def _records(data: Any) -> tuple[Iterable[dict], bool | None, list | None]:
-    """(records, csv_strings, index labels) of a path (streamed: only CSV holds text alone), a
-    DataFrame (NaN/NaT read as blanks, its index kept) or records (None: decide from the
-    values)."""
+def _records(data: Any, encoding: str) -> tuple[Iterable[dict], bool | None, list | None]:
+    """(records, csv_strings, index labels) of a path (streamed, in ``encoding``: only CSV holds
+    text alone), a DataFrame (NaN/NaT read as blanks, its index kept) or records (None: decide
+    from the values)."""
     if isinstance(data, (str, os.PathLike)):
         from ..read.formats import detect
         from ..read.parsers import iter_records
 
         path = os.fspath(data)
-        return iter_records(path), detect(path).strings_only, None
+        return iter_records(path, encoding=encoding), detect(path).strings_only, None
     # a pandas DataFrame, without importing pandas
     if hasattr(data, "to_dict") and hasattr(data, "columns") and hasattr(data, "index"):
         return frame_records(data), None, list(data.index)
@@ -144,11 +144,15 @@ def _values(exp: Expectation) -> tuple | None:
 
 
 def validate(
-    data: Any, spec: CleaningSpec | dict | str | os.PathLike, *, shown: int = SHOWN
+    data: Any,
+    spec: CleaningSpec | dict | str | os.PathLike,
+    *,
+    shown: int = SHOWN,
+    encoding: str = "utf-8",
 ) -> SpecCheck:
-    """The cells of ``data`` (a file path, a DataFrame or records) that break ``spec`` (a
-    ``CleaningSpec``, its dict, or a ``cleaning_spec.json`` path), field by field; ``shown``
-    violations are kept per field."""
+    """The cells of ``data`` (a file path, read in ``encoding``; a DataFrame or records) that break
+    ``spec`` (a ``CleaningSpec``, its dict, or a ``cleaning_spec.json`` path), field by field;
+    ``shown`` violations are kept per field."""
     spec = (
         spec
         if isinstance(spec, CleaningSpec)
@@ -157,7 +161,7 @@ def validate(
     checks: dict[str, Expectation] = {
         name: exp for name, exp in spec.expectations().items() if exp.kind != "as_is"
     }
-    records, csv_strings, labels = _records(data)
+    records, csv_strings, labels = _records(data, encoding)
     rows = list(records) if csv_strings is None else records
     if csv_strings is None:  # strings only (a CSV read as records): numbers written as text conform
         csv_strings = all(

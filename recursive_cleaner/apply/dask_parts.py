@@ -59,11 +59,13 @@ class PartResult:
     rejects: list[bytes]
 
 
-def plan_file(item: tuple[str, str], batch_size: int, per_batches: int) -> list[Part]:
-    """The parts of one file (a Dask task): its format's ``plan`` (JSONL and CSV: every
-    ``per_batches`` batches)."""
+def plan_file(
+    item: tuple[str, str], batch_size: int, per_batches: int, encoding: str = "utf-8"
+) -> list[Part]:
+    """The parts of one file (a Dask task): its format's ``plan`` (JSONL and CSV in UTF-8: every
+    ``per_batches`` batches; a file in another ``encoding``: one part)."""
     path, fmt = item
-    return formats.get(fmt).plan(path, batch_size, per_batches)
+    return formats.get(fmt).encoded(encoding).plan(path, batch_size, per_batches)
 
 
 class RejectLines(list):
@@ -105,7 +107,8 @@ def started(items: Iterator[Any]) -> Iterator[Any]:
 def part_batches(part: Part, size: int, run: ApplyRun) -> Iterator[Batch]:
     """The batches of a part, as apply_file cuts the whole file (skipped input lines reported to
     ``run``)."""
-    return part_input_batches(formats.get(part.fmt), part, size, run.skip)
+    kind = formats.get(part.fmt).encoded(part.encoding)
+    return part_input_batches(kind, part, size, run.skip)
 
 
 def renumbered(line: bytes, first: int) -> bytes:

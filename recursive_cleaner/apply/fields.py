@@ -81,7 +81,7 @@ def missing_fields(code: str, records: list[Any]) -> list[str]:
     return sorted(reads - present - made)
 
 
-def sample_records(path: str, fmt: str | None = None) -> list[Any]:
+def sample_records(path: str, fmt: str | None = None, encoding: str = "utf-8") -> list[Any]:
     """The first records of ``path`` (at most 200); empty for text or an unreadable file."""
     kind = formats.detect(path) if fmt is None else formats.find(fmt)
     if kind is not None and not kind.structured:
@@ -89,7 +89,8 @@ def sample_records(path: str, fmt: str | None = None) -> list[Any]:
     try:
         return list(
             itertools.islice(
-                itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt)), _SAMPLE
+                itertools.chain.from_iterable(iter_chunks(path, _SAMPLE, fmt, encoding=encoding)),
+                _SAMPLE,
             )
         )
     except (OSError, ValueError, ImportError):

@@ -115,6 +115,7 @@ def apply_file(
     max_drop: float = MAX_DROP,
     code: str | None = None,
     max_failures: int | None = None,
+    encoding: str = "utf-8",
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the
     format its extension names.
@@ -133,7 +134,10 @@ def apply_file(
     messages): a ``CleanResult`` applies its own code, never what the file holds by then.
     ``max_failures``: None (the default) returns the result whatever the failed count; a number
     raises ApplyError (its ``result`` attribute the ApplyResult) when more records failed, after
-    the output and ``reject_path`` are written (the CLI's ``--max-failures``).
+    the output and ``reject_path`` are written (the CLI's ``--max-failures``). ``encoding``: the
+    input's text encoding (JSONL, CSV/TSV, JSON and their .gz; transcoded to UTF-8 for the
+    workers); a byte that does not decode is an InputEncodingError naming its line. Outputs are
+    UTF-8.
     """
     check_distinct_paths(
         {"functions_path": functions_path, "input_path": input_path},
@@ -153,9 +157,10 @@ def apply_file(
         audit=audit_path is not None,
         max_drop=max_drop,
     )
-    kind = check_input_format("apply_file", str(input_path), fmt)
+    kind = check_input_format("apply_file", str(input_path), fmt).encoded(encoding)
     size = positive_int(batch_size, "batch_size")
-    run.warn_missing(missing_fields(run.code, sample_records(str(input_path), kind.name)))
+    sample = sample_records(str(input_path), kind.name, kind.encoding)
+    run.warn_missing(missing_fields(run.code, sample))
     # JSONL: raw lines the workers parse
     batches = input_batches(kind, str(input_path), size, run.skip)
     try:

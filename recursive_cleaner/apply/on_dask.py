@@ -83,6 +83,7 @@ def apply_dask(
     audit: str | None = None,
     max_drop: float = MAX_DROP,
     reject_path: str | None = None,
+    encoding: str = "utf-8",
 ) -> DaskApplyResult:
     """Write clean_data(record), then the file's cross-row steps, for every input file, one output
     file each, on Dask.
@@ -97,7 +98,8 @@ def apply_dask(
     ``apply_progress`` event (with ``path``) per part written (per file with steps or audit).
     ``CROSS_ROW_STEPS`` run after clean_data, fitted per file, unless ``cross_row=False``;
     ``audit``: apply_file's audit log, the file itself when ``inputs`` is one plain path, else a
-    directory that gets ``<input name>.audit.jsonl``; ``max_drop`` as for apply_file.
+    directory that gets ``<input name>.audit.jsonl``; ``max_drop`` and ``encoding`` as for
+    apply_file (a file in another encoding than UTF-8 is one part).
     """
     dask = require("dask", "apply_dask")
     db = require("dask.bag", "apply_dask")
@@ -122,7 +124,7 @@ def apply_dask(
     # apply's checks, no worker
     start_workers(probe.plan.code, str(functions_path), 0, trusted, timeout_per_batch)
     files = _expand(inputs)
-    fmts = [check_input_format("apply_dask", path, fmt).name for path in files]
+    fmts = [check_input_format("apply_dask", path, fmt).encoded(encoding).name for path in files]
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
     if reject_path is not None and (reject_dir is not None or not single):
@@ -160,7 +162,7 @@ def apply_dask(
 
     per_batches = -(-per // size)
     plan_bag = db.from_sequence(list(zip(files, fmts)), partition_size=1).map(
-        plan_file, size, per_batches
+        plan_file, size, per_batches, encoding
     )
     plans = [list(parts)[0] for parts in _ordered(dask, plan_bag.to_delayed(), client, 2 * threads)]
     everything = [part for parts in plans for part in parts]

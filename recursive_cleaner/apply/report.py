@@ -34,10 +34,10 @@ def spec_beside(functions_path: str | os.PathLike) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def _examples(input_path: str, output_path: str) -> list[dict]:
+def _examples(input_path: str, output_path: str, encoding: str) -> list[dict]:
     """Changed (input, output) record pairs, enough for three per field, in file order."""
     pairs, found = [], {}
-    both = zip(iter_records(input_path), iter_records(output_path))
+    both = zip(iter_records(input_path, encoding=encoding), iter_records(output_path))
     for old, new in itertools.islice(both, PAIRS_SCANNED):
         if not isinstance(old, dict) or not isinstance(new, dict):
             continue
@@ -59,16 +59,19 @@ def write_apply_report(
     *,
     spec: CleaningSpec | dict | str | os.PathLike | None = None,
     code: str | None = None,
+    encoding: str = "utf-8",
 ) -> str:
-    """Write the HTML page of one apply run (``result``) to ``report_path``; returns its path."""
+    """Write the HTML page of one apply run (``result``) to ``report_path``; returns its path
+    (``encoding``: the input's, as apply read it; the output is UTF-8)."""
     source, output = os.fspath(input_path), os.fspath(output_path)
     if spec is not None and not isinstance(spec, CleaningSpec):
         spec = load_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
     whole = {}
     if spec is not None:
-        whole = counts_from_checks(validate(source, spec, shown=0), validate(output, spec, shown=0))
+        before = validate(source, spec, shown=0, encoding=encoding)
+        whole = counts_from_checks(before, validate(output, spec, shown=0))
     in_order = result.records_out == result.records_in and not result.dropped_duplicates
-    examples = _examples(source, output) if in_order else []
+    examples = _examples(source, output, encoding) if in_order else []
     if code is None:
         with open(functions_path, encoding="utf-8") as f:
             code = f.read()

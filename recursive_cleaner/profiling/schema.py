@@ -48,7 +48,9 @@ def empty_schema() -> dict:
     return {"fields": [], "types": {}, "samples": {}, "nullable": {}, "hints": {}}
 
 
-def infer_schema(file_path: str, sample_size: int = 10, fmt: str | None = None) -> dict:
+def infer_schema(
+    file_path: str, sample_size: int = 10, fmt: str | None = None, encoding: str = "utf-8"
+) -> dict:
     """Infer the schema of a file from its first ``sample_size`` records (text files: empty
     schema)."""
     if sample_size < 0:
@@ -56,7 +58,8 @@ def infer_schema(file_path: str, sample_size: int = 10, fmt: str | None = None) 
     fmt = fmt or parsers.detect_format(file_path)
     if fmt == "text" or sample_size == 0:
         return empty_schema()
-    records = list(itertools.islice(parsers.iter_records(file_path, fmt), sample_size))
+    records = parsers.iter_records(file_path, fmt, encoding=encoding)
+    records = list(itertools.islice(records, sample_size))
     return infer_schema_from_records(records)
 
 

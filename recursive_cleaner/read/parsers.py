@@ -4,7 +4,7 @@ The functions here take a path and an optional format name (None: the one its ex
 ``detect_format``) and ask the format registry; each format's module documents its reading:
 
 * JSONL (``formats.jsonl``): bad lines skipped and reported through ``on_skip`` with their 1-based
-  line number (not UTF-8 included); blank lines ignored silently.
+  line number; blank lines ignored silently.
 * CSV/TSV (``formats.delimited``): the header row gives the keys; rows with the wrong number of
   fields and a quote never closed are skipped and reported; ``.tsv`` files use a tab delimiter.
 * JSON (``formats.json_doc``): a top-level array of objects, or an object holding one, streamed;
@@ -14,8 +14,10 @@ The functions here take a path and an optional format name (None: the one its ex
 * Parquet and Excel (``formats.tabular``, optional extras): see ``tables``; without the library
   the call raises ModuleNotFoundError with the pip command.
 
-Bad bytes raise InputEncodingError (an InputError) with ``path``, ``line`` and
-``byte_offset``, except in JSONL, where the line is skipped and reported instead.
+Every text format (JSONL, CSV/TSV, JSON, text, gzipped) is read in ``encoding`` (UTF-8 by
+default; another is transcoded to UTF-8: ``formats.encoding``); bytes that do not decode raise
+InputEncodingError (an InputError) with ``path``, ``line``, ``byte_offset`` and a hint, the same
+in every format. Parquet and Excel take no encoding (ValueError for any but UTF-8).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import os
 from typing import Iterator
 
 from .formats import BLOCK_SIZE, SkipCallback, detect, resolve
+from .formats.encoding import DEFAULT_ENCODING
 from .formats.delimited import UNCLOSED_QUOTE, csv_records
 from .formats.jsonl import jsonl_problem
 from .formats.text import text_chunks
@@ -60,10 +63,11 @@ def iter_records(
     *,
     on_skip: SkipCallback | None = None,
     block_size: int = BLOCK_SIZE,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Iterator[dict]:
     """Yield the records (dicts) of a structured file one at a time; bad records go to
     ``on_skip``."""
-    path, kind = resolve(path, fmt)
+    path, kind = resolve(path, fmt, encoding)
     return kind.records(path, on_skip, block_size)
 
 
@@ -75,6 +79,7 @@ def iter_chunks(
     overlap: int | None = None,
     on_skip: SkipCallback | None = None,
     block_size: int = BLOCK_SIZE,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Iterator[list]:
     """Yield lists of up to ``chunk_size`` records, or for text one-string lists of at most
     ``chunk_size`` chars.
@@ -83,12 +88,17 @@ def iter_chunks(
     sentences from the end of the previous one; None means 200, at most ``chunk_size // 4``.
     """
     _check_size(chunk_size)
-    path, kind = resolve(path, fmt)
+    path, kind = resolve(path, fmt, encoding)
     return kind.chunks(path, chunk_size, overlap, on_skip, block_size)
 
 
 def count_records(
-    path: str, fmt: str | None = None, *, exact: bool = False, block_size: int = BLOCK_SIZE
+    path: str,
+    fmt: str | None = None,
+    *,
+    exact: bool = False,
+    block_size: int = BLOCK_SIZE,
+    encoding: str = DEFAULT_ENCODING,
 ) -> int:
     """Records iter_records would yield (text: the number of characters), streaming.
 
@@ -96,7 +106,7 @@ def count_records(
     number of records unless such a line is malformed (pass ``exact=True`` to parse
     every line instead). Parquet: the row count in the file's metadata.
     """
-    path, kind = resolve(path, fmt)
+    path, kind = resolve(path, fmt, encoding)
     return kind.count(path, exact, block_size)
 
 
@@ -107,6 +117,7 @@ def count_chunks(
     *,
     overlap: int | None = None,
     block_size: int = BLOCK_SIZE,
+    encoding: str = DEFAULT_ENCODING,
 ) -> int:
     """Exactly the number of chunks ``iter_chunks(path, chunk_size, fmt, overlap=overlap)`` yields,
     streaming.
@@ -116,7 +127,7 @@ def count_chunks(
     chunk ends early at a sentence boundary and repeats the overlap.
     """
     _check_size(chunk_size)
-    path, kind = resolve(path, fmt)
+    path, kind = resolve(path, fmt, encoding)
     return kind.count_chunks(path, chunk_size, overlap, block_size)
 
 

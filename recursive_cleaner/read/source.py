@@ -12,7 +12,8 @@ __all__ = ["ChunkSource"]
 
 
 class ChunkSource:
-    """Chunks of one file; ``on_skip(skipped, chunk_index)`` hears of every malformed line.
+    """Chunks of one file in its ``encoding``; ``on_skip(skipped, chunk_index)`` hears of every
+    malformed line.
 
     Sequential chunks stream straight from the parser. Random and stratified orders (and a
     metrics sample, which needs each record's position in the file) go through
@@ -29,8 +30,10 @@ class ChunkSource:
         stratify_field: str | None = None,
         seed: int = 0,
         on_skip: Callable[[parsers.SkippedRecord, int], None] | None = None,
+        encoding: str = "utf-8",
     ) -> None:
         self.path, self.fmt, self.chunk_size = path, fmt, chunk_size
+        self.encoding = encoding
         self.strategy, self.stratify_field, self.seed = strategy, stratify_field, seed
         self._on_skip = on_skip
         self.index = 0
@@ -39,7 +42,9 @@ class ChunkSource:
         """Every chunk once, in order; records also go to ``metrics`` with their position."""
         self.index = 0
         if self.fmt == "text" or (self.strategy == "sequential" and metrics is None):
-            stream = parsers.iter_chunks(self.path, self.chunk_size, self.fmt, on_skip=self._skip)
+            stream = parsers.iter_chunks(
+                self.path, self.chunk_size, self.fmt, on_skip=self._skip, encoding=self.encoding
+            )
         else:
             stream = sample_chunks(
                 self._records(metrics),
@@ -59,7 +64,7 @@ class ChunkSource:
 
     def _records(self, metrics: MetricsSample | None) -> Iterator[Any]:
         for position, record in enumerate(
-            parsers.iter_records(self.path, self.fmt, on_skip=self._skip)
+            parsers.iter_records(self.path, self.fmt, on_skip=self._skip, encoding=self.encoding)
         ):
             if metrics is not None:
                 metrics.add(position, record)
@@ -71,14 +76,14 @@ class ChunkSource:
 
     def count(self) -> int:
         """How many chunks ``chunks()`` yields."""
-        return parsers.count_chunks(self.path, self.chunk_size, self.fmt)
+        return parsers.count_chunks(self.path, self.chunk_size, self.fmt, encoding=self.encoding)
 
     def head(self, limit: int = 20) -> list:
         """The first ``limit`` records in file order (a text file gives a two-sentence sample)."""
         if self.fmt == "text":
             return ["Sample text. With two sentences."]
         sample = []
-        for rec in parsers.iter_records(self.path, self.fmt):
+        for rec in parsers.iter_records(self.path, self.fmt, encoding=self.encoding):
             sample.append(rec)
             if len(sample) >= limit:
                 break

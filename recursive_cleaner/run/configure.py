@@ -14,7 +14,8 @@ from ..model.client import ModelClient
 from ..optimizer.saturation import SaturationWatch
 from ..options import OPTIONS, Options
 from ..profiling.spec import load_spec
-from ..read import parsers
+from ..read import formats, parsers
+from ..read.formats.encoding import check_encoding, is_utf8
 from ..read.documents import is_document, materialize_document
 from ..read.inputs import materialize_input
 from ..read.source import ChunkSource
@@ -22,7 +23,7 @@ from .call_log import CallLog
 from .setup import backend_spec, beside, check_options, check_run_paths, saved_backend_options
 from .state import ChunkFocus, RunContext, RunState
 
-__all__ = ["TEXT_DEFAULT_CHARS", "settings_for", "build_context"]
+__all__ = ["TEXT_DEFAULT_CHARS", "settings_for", "build_context", "input_encoding"]
 
 TEXT_DEFAULT_CHARS = 4000  # a text file's chunk_size when the records default (50) was kept
 
@@ -34,7 +35,8 @@ def settings_for(
 
     ValueError for a value no run could use (``setup.check_options``). Resolved from the path
     alone, as the run will read its input: the mode (a text file or a document is read as text,
-    records otherwise; a DataFrame or a list of dicts becomes JSONL), a text file's chunk_size,
+    records otherwise; a DataFrame or a list of dicts becomes JSONL, read as UTF-8 whatever the
+    ``encoding``), a text file's chunk_size,
     the report beside the functions, metrics on with a ground truth, the backend's spec string.
     """
     v = values
@@ -49,6 +51,7 @@ def settings_for(
         v["chunk_view"],
     )
     path = os.fspath(data) if isinstance(data, (str, os.PathLike)) else "records.jsonl"
+    encoding = input_encoding(data, path, v["encoding"])
     mode = "text" if v["mode"] == "text" or parsers.detect_format(path) == "text" else "structured"
     chunk_size = TEXT_DEFAULT_CHARS if mode == "text" and v["chunk_size"] == 50 else v["chunk_size"]
     reflection = v["reflection"]
@@ -60,6 +63,7 @@ def settings_for(
             **{s.name: v[s.name] for s in OPTIONS if s.saved},
             "mode": mode,
             "chunk_size": chunk_size,
+            "encoding": encoding,
             "track_metrics": v["track_metrics"] or v["ground_truth"] is not None,
             "report_path": beside(v["report_path"], v["output_path"]),
             "reflection": None if reflection is None else asdict(reflection),
@@ -69,6 +73,22 @@ def settings_for(
         }
     )
     return settings, reflection
+
+
+def input_encoding(data: Any, path: str, encoding: Any) -> str:
+    """The encoding the run reads its input in: ``encoding`` for a data file read as text, UTF-8
+    for data the library writes itself; ValueError for an unknown one or one given for a file
+    not read as text (Parquet, Excel, a PDF/Word/HTML document)."""
+    check_encoding(encoding)
+    if not isinstance(data, (str, os.PathLike)):
+        return "utf-8"
+    if not is_utf8(encoding) and is_document(path):
+        raise ValueError(
+            f"encoding={encoding!r} does not apply to {path} (a document is converted to text by "
+            "its own rules): leave it at utf-8"
+        )
+    formats.detect(path).encoded(encoding)  # ValueError for Parquet, Excel
+    return encoding
 
 
 def build_context(
@@ -142,6 +162,7 @@ def build_context(
             stratify_field=options.stratify_field,
             seed=options.seed,
             on_skip=on_skip,
+            encoding="utf-8" if document is not None else options.encoding,
         ),
         gate=Gate(
             focus,

@@ -26,6 +26,7 @@ __all__ = [
     "FINGERPRINT_VERSION",
     "HEAD_BYTES",
     "OPERATIONAL",
+    "LATER_DEFAULTS",
     "generating_options",
     "make_fingerprint",
     "data_identity",
@@ -51,6 +52,9 @@ OPERATIONAL = frozenset(
     }
 )
 """Options that do not change what is generated (or that have a part of their own: goals, spec)."""
+LATER_DEFAULTS = {"encoding": "utf-8"}
+"""Options added after the first fingerprints, left out of the digest at these defaults: a state
+file saved before them still matches the same options given again."""
 
 
 def _digest(value: Any) -> str:
@@ -59,9 +63,14 @@ def _digest(value: Any) -> str:
 
 
 def generating_options(options: Options | dict[str, Any]) -> dict[str, Any]:
-    """The options that change what a run generates (everything but ``OPERATIONAL``)."""
+    """The options that change what a run generates (everything but ``OPERATIONAL``, and
+    ``LATER_DEFAULTS`` at their default)."""
     values = options.to_dict() if isinstance(options, Options) else dict(options)
-    return {k: v for k, v in values.items() if k not in OPERATIONAL}
+    return {
+        k: v
+        for k, v in values.items()
+        if k not in OPERATIONAL and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
+    }
 
 
 def data_identity(path: str | os.PathLike) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..crossrow.steps import CrossRowStep
 from ..judge.sandbox import run_in_sandbox
-from ..read import parsers
+from ..read import formats, parsers
 from ..write.metrics import ImprovementReport, compare_quality
 from ..write.report import ReportData, write_report
 from ..write.report_html import html_report_path, left_alone_fields, write_html_report
@@ -17,10 +17,11 @@ from .state import RunContext
 __all__ = ["measure_improvement", "report_data", "write_run_report"]
 
 
-def _truth_rows(path: str, positions: list[int]) -> list[Any] | None:
+def _truth_rows(path: str, positions: list[int], encoding: str) -> list[Any] | None:
     """The records of the ground-truth file at ``positions`` (file order); None if it is shorter."""
     wanted, found = set(positions), {}
-    for pos, rec in enumerate(parsers.iter_records(path)):
+    encoding = encoding if formats.detect(path).decodes else "utf-8"  # Parquet, Excel: none
+    for pos, rec in enumerate(parsers.iter_records(path, encoding=encoding)):
         if pos in wanted:
             found[pos] = rec
             if len(found) == len(wanted):
@@ -48,7 +49,11 @@ def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementRepor
                 out if err is None else rec
                 for rec, out, err in zip(before, res.outputs, res.errors)
             ]
-    truth = _truth_rows(options.ground_truth, positions) if options.ground_truth else None
+    truth = (
+        _truth_rows(options.ground_truth, positions, options.encoding)
+        if options.ground_truth
+        else None
+    )
     return compare_quality(
         before,
         after,

@@ -22,7 +22,9 @@ def prepare_prompt(ctx: RunContext) -> None:
     options, state = ctx.options, ctx.state
     info = None
     if options.mode == "structured" and options.schema_sample_size > 0:
-        info = schema.infer_schema(ctx.file_path, options.schema_sample_size)
+        info = schema.infer_schema(
+            ctx.file_path, options.schema_sample_size, encoding=ctx.source.encoding
+        )
     if info:
         check = field_samples(ctx, info)
         draft = None

@@ -6,6 +6,7 @@ import warnings
 
 import click
 
+from ..options import BY_NAME
 from ..read.formats import output_extensions
 from .cli_common import (
     SectionedCommand,
@@ -17,8 +18,11 @@ from .cli_common import (
     progress_option,
 )
 from .cli_dask import LOCAL_CLUSTER, apply_on_dask
+from .cli_options import click_option
 
 __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
+
+encoding_option = click_option(BY_NAME["encoding"])  # declared once, in options.Chunking
 
 FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records than --max-failures
 
@@ -112,6 +116,7 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     show_default=True,
     help="With --dask: input lines (records for CSV) per Dask task.",
 )
+@encoding_option
 @click.option(
     "--report",
     "report_path",
@@ -144,6 +149,7 @@ def apply_cmd(
     allow_drop: bool,
     dask_address: str | None,
     partition_size: int,
+    encoding: str,
     report_path: str | None,
     spec_path: str | None,
     progress: str,
@@ -173,6 +179,7 @@ def apply_cmd(
         timeout_per_batch=timeout,
         cross_row=not no_cross_row,
         max_drop=1.0 if allow_drop else MAX_DROP,
+        encoding=encoding,
     )
     with progress_display(progress) as on_progress, warnings.catch_warnings():
         # missing fields: one "warning:" line below instead
@@ -243,7 +250,9 @@ def apply_cmd(
         from ..apply.report import spec_beside, write_apply_report
 
         spec = spec_path or spec_beside(functions)
-        write_apply_report(functions, file, output, result, report_path, spec=spec)
+        write_apply_report(
+            functions, file, output, result, report_path, spec=spec, encoding=encoding
+        )
         counted = f"wrong values counted by {spec}" if spec else "no field spec: nothing counted"
         echo(f"report {report_path} ({counted})")
     # the output is whole, but not every record was cleaned: past --max-failures, the exit code
@@ -269,8 +278,9 @@ def apply_cmd(
     show_default=True,
     help="The field spec to check against (a run's cleaning_spec.json, edited or not).",
 )
+@encoding_option
 @debug_option
-def validate(file: str, spec_path: str) -> None:
+def validate(file: str, spec_path: str, encoding: str) -> None:
     """Check FILE against a field spec: per field, the values that break it.
 
     Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
@@ -279,7 +289,7 @@ def validate(file: str, spec_path: str) -> None:
 
     need_file(file, "data file")
     need_file(spec_path, "spec file")
-    result = check(file, spec_path)
+    result = check(file, spec_path, encoding=encoding)
     echo(result.summary())
     if not result.ok:
         raise click.exceptions.Exit(1)

@@ -122,14 +122,17 @@ class Cleaner:
 
         A DataFrame gives a DataFrame (same index; a row a dedup step drops is left out), a list
         of dicts a list; a path writes ``output`` (default ``NAME.clean.EXT`` beside it, its
-        extension sets the format) and gives its path. ``apply_options``: ``apply_file``'s
-        (``workers``, ``max_drop``, ``max_failures``: past it ApplyError, ...).
+        extension sets the format) and gives its path, read in the ``encoding`` option (unless
+        given here). ``apply_options``: ``apply_file``'s (``workers``, ``max_drop``,
+        ``max_failures``: past it ApplyError, ...).
         """
         result = self._result()
         where = result.functions_path or "cleaning_functions.py"
         if isinstance(X, (str, os.PathLike)):
             source = Path(X)
             out = Path(output) if output is not None else source.with_name(_clean_name(source))
+            encoding = flat_options(self._options, "Cleaner").get("encoding", "utf-8")
+            apply_options.setdefault("encoding", encoding)
             apply_file(where, os.fspath(source), os.fspath(out), code=result.code, **apply_options)
             return os.fspath(out)
         if output is not None:

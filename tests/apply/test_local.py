@@ -18,6 +18,9 @@ from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
 from recursive_cleaner.errors import CleanerError
 from recursive_cleaner.read.parsers import iter_records
 from recursive_cleaner.judge.sandbox import SandboxWorker
+from tests.encoded_files import CODE as ENCODED_CODE
+from tests.encoded_files import RECORD_FORMATS, bad_byte_file
+from tests.encoded_files import write as write_encoded
 
 BENCH_FUNCTIONS = Path(__file__).resolve().parents[2] / "bench" / "crm_functions.py"
 
@@ -217,7 +220,7 @@ def test_failing_records_go_to_the_reject_file_with_their_error(tmp_path):
 def test_malformed_lines_are_skipped_and_reported_like_parsers_does(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_bytes(
-        b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": "\xff"}\n   \n{"i": 6}\r\n{"i": 7}'
+        b'\xef\xbb\xbf{"i": 0}\n{"i": 1\n\n[1, 2]\n{"i": 4, "s": 1\n   \n{"i": 6}\r\n{"i": 7}'
     )
     events = []
     result = apply_file(
@@ -411,6 +414,35 @@ def test_max_failures_raises_past_the_limit_after_writing(tmp_path):
         apply_file(*args, workers=1, max_failures=1, reject_path=rejects)
     assert e.value.result.failed == 2 and len(read_jsonl(rejects)) == 2
     assert len(read_jsonl(out)) == 8
+
+
+@pytest.mark.parametrize(
+    ("fmt", "encoding"),
+    [(f, "utf-16") for f in RECORD_FORMATS] + [("jsonl", "cp1252"), ("csv", "latin-1")],
+)
+def test_apply_with_an_encoding_writes_what_the_utf8_file_gives(tmp_path, fmt, encoding):
+    """The workers see UTF-8 (the parent transcodes); the output is UTF-8 either way."""
+    code = functions(tmp_path, ENCODED_CODE)
+    outputs = []
+    for enc in ("utf-8", encoding):
+        out = tmp_path / f"out-{enc}.{fmt}"
+        source = str(write_encoded(tmp_path, fmt, enc))
+        result = apply_file(code, source, str(out), workers=1, batch_size=2, encoding=enc)
+        assert (result.records_in, result.records_out, result.failed) == (7, 7, 0)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and "ZÜRICH" in list(iter_records(str(out)))[1]["city"]
+
+
+@pytest.mark.parametrize("fmt", RECORD_FORMATS)
+def test_apply_stops_on_a_byte_that_does_not_decode_writing_nothing(tmp_path, fmt):
+    source, line, offset = bad_byte_file(tmp_path, fmt, "utf-8", b"\xe9")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(CleanerError) as info:
+        apply_file(
+            functions(tmp_path, ENCODED_CODE), str(source), str(out), workers=1, batch_size=2
+        )
+    assert str(info.value).startswith(f"{source}: line {line}: byte 0xe9 at byte offset {offset} ")
+    assert "--encoding latin-1" in str(info.value) and not out.exists()
 
 
 def test_max_failures_holds_for_records_too():

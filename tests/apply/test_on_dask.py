@@ -17,6 +17,8 @@ from recursive_cleaner.apply import pool as pool_module
 from recursive_cleaner.apply.local import ApplyError, apply_file
 from recursive_cleaner.apply.on_dask import apply_dask
 from recursive_cleaner.write.module import _cross_row_block
+from tests.encoded_files import CODE as ENCODED_CODE
+from tests.encoded_files import write as write_encoded
 from tests.optional_deps import optional
 
 optional("dask.bag")
@@ -49,8 +51,8 @@ JSONL_LINES[22] = json.dumps({"id": 22, "name": "ünïcode \u2028 line sep", "n"
 
 
 def jsonl_bytes() -> bytes:
-    # BOM, a line that is not UTF-8, and no newline after the last line
-    body = "\n".join(JSONL_LINES).encode("utf-8").replace(b"  person 30", b"  person \xff30")
+    # BOM, a raw control character (invalid JSON), and no newline after the last line
+    body = "\n".join(JSONL_LINES).encode("utf-8").replace(b"  person 30", b"  person \x0130")
     return codecs.BOM_UTF8 + body
 
 
@@ -292,3 +294,16 @@ def test_without_dask_the_error_says_what_to_install(data, monkeypatch):
             str(data / "o.csv"),
         )
     assert str(info.value) == "apply_dask needs dask: pip install 'recursive-data-cleaner[dask]'"
+
+
+@pytest.mark.parametrize(("fmt", "encoding"), [("jsonl", "utf-16"), ("csv", "cp1252")])
+def test_an_encoded_file_on_dask_gives_apply_files_bytes(tmp_path, fmt, encoding):
+    code = tmp_path / "cf.py"
+    code.write_text(ENCODED_CODE)
+    source = str(write_encoded(tmp_path, fmt, encoding))
+    apply_file(str(code), source, str(tmp_path / f"ref.{fmt}"), workers=1, encoding=encoding)
+    result = apply_dask(
+        str(code), source, str(tmp_path / f"dask.{fmt}"), batch_size=2, encoding=encoding
+    )
+    assert result.partitions == 1 and result.records_out == 7  # a transcoded file: one part
+    assert (tmp_path / f"dask.{fmt}").read_bytes() == (tmp_path / f"ref.{fmt}").read_bytes()

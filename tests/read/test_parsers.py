@@ -145,15 +145,13 @@ def test_jsonl_non_object_lines_and_silent_skips(tmp_path):
     assert list(iter_records(path)) == records  # on_skip=None: silent, same records
 
 
-def test_jsonl_invalid_utf8_offset_and_byte(tmp_path):
-    data = b'\xef\xbb\xbf{"a": "caf\xe9"}\n{"a": 1}\r\n{"b": "ok"}\n{"c": "\xc3\x28"}\n'
+def test_jsonl_invalid_utf8_stops_the_reading_naming_line_offset_and_byte(tmp_path):
+    data = b'\xef\xbb\xbf{"a": 1}\r\n{"b": "ok"}\n{"c": "\xc3\x28"}\n{"a": "caf\xe9"}\n'
     path = write(tmp_path, "a.jsonl", data)
-    records, skipped = read_all(path)
-    assert records == [{"a": 1}, {"b": "ok"}]
-    assert [s.line for s in skipped] == [1, 4]
-    first, second = data.index(b"\xe9"), data.index(b"\xc3\x28")
-    assert skipped[0].reason == f"not valid UTF-8: byte 0xe9 at byte offset {first}"
-    assert skipped[1].reason == f"not valid UTF-8: byte 0xc3 at byte offset {second}"
+    with pytest.raises(InputEncodingError) as info:
+        read_all(path)
+    assert (info.value.line, info.value.byte_offset) == (3, data.index(b"\xc3\x28"))
+    assert "byte 0xc3" in str(info.value) and "--encoding latin-1" in str(info.value)
 
 
 def test_jsonl_odd_but_handled_lines(tmp_path):

@@ -22,6 +22,9 @@ from recursive_cleaner.ui import progress as progress_module
 from recursive_cleaner.ui.cli import cli
 from recursive_cleaner.ui.progress import LiveProgress
 from tests.cli_helpers import EMAIL, ROWS, invoke, one_error_line, runner as _runner
+from tests.encoded_files import CODE as ENCODED_CODE
+from tests.encoded_files import FORMATS, bad_byte_file
+from tests.encoded_files import write as write_encoded
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -894,3 +897,35 @@ def test_log_calls_writes_one_json_line_per_model_call(work, use):
     lines = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
     assert lines and all(line["error"] is None and line["prompt"] for line in lines)
     assert f"LLM calls {len(lines)}," in result.output
+
+
+# ---------------------------------------------------------------------------- --encoding
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_encoding_on_every_command_and_one_error_line_for_a_bad_byte(work, use, fmt):
+    use(_scripted())
+    good = write_encoded(work, fmt, "utf-16").name
+    bad, line, offset = bad_byte_file(work, fmt, "utf-8", b"\xe9")
+    said = f"{bad.name}: line {line}: byte 0xe9 at byte offset {offset} is not valid UTF-8; "
+    run = ("-i", "city: upper case", "--progress", "off", "--report", "", "-o", "gen.py")
+    result = invoke("generate", good, "--encoding", "utf-16", *run)
+    assert result.exit_code == 0, result.stderr
+    for command in ("generate", "analyze"):
+        error = one_error_line(invoke(command, bad.name, *run))
+        assert said in error and "--encoding latin-1" in error
+    if fmt == "txt":  # apply and validate read records
+        return
+    (work / "cf.py").write_text(ENCODED_CODE)
+    for enc, name in (("utf-8", write_encoded(work, fmt).name), ("utf-16", good)):
+        out = ("-o", f"out-{enc}.jsonl", "--workers", "1", "--encoding", enc)
+        result = invoke("apply", "cf.py", name, *out, "--report", f"page-{enc}.html")
+        assert result.exit_code == 0 and "wrote out-" in result.stdout, result.stderr
+        assert "ZÜRICH" in (work / f"page-{enc}.html").read_text(encoding="utf-8")
+    assert (work / "out-utf-8.jsonl").read_bytes() == (work / "out-utf-16.jsonl").read_bytes()
+    assert said in one_error_line(invoke("apply", "cf.py", bad.name, "-o", "x.jsonl"))
+    assert not (work / "x.jsonl").exists()
+    city = {"kind": "enum", "allowed": ["Zürich", "Bogotá"], "mentioned": True}
+    spec = {"version": 1, "scope": "mentioned", "keys": [], "fields": {"city": city}}
+    (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    result = invoke("validate", good, "--encoding", "utf-16", "--spec", "spec.json")
+    assert result.exit_code == 0 and "city: 0 of 7 value(s) break" in result.stdout
+    assert said in one_error_line(invoke("validate", bad.name, "--spec", "spec.json"))

@@ -9,7 +9,10 @@ import pytest
 
 from recursive_cleaner import ApplyError, Cleaner, SpecCheck
 from recursive_cleaner.options import Judging
-from tests.fakes import FakeBackend
+from recursive_cleaner.errors import InputEncodingError
+from recursive_cleaner.read.parsers import iter_records
+from tests.encoded_files import write as write_encoded
+from tests.fakes import CLEAN_REPLY, FakeBackend
 from tests.ui.test_entry import GOALS, ROWS, scripted
 
 PHONES = ["+15551234567", "+15559876543", "+15550001111", "+15552223333"]
@@ -152,3 +155,13 @@ def test_transform_runs_the_fitted_cross_row_steps(here):
     assert list(out.index) == [f"r{i}" for i in range(50)] and out.index.name == "rid"
     rows = cleaner.transform(df.to_dict("records"), workers=1)
     assert len(rows) == 50
+
+
+def test_transform_reads_a_path_in_the_encoding_option(here):
+    source = str(write_encoded(here, "csv", "cp1252"))
+    backend = FakeBackend(default=CLEAN_REPLY)
+    cleaner = Cleaner("city: upper case", backend, chunk_size=4, encoding="cp1252")
+    out = cleaner.fit(source).transform(source, "out.jsonl", workers=1)
+    assert [r["city"] for r in iter_records(out)][:2] == ["BOGOTÁ", "ZÜRICH"]
+    with pytest.raises(InputEncodingError, match="byte 0xe9"):
+        cleaner.transform(source, "again.jsonl", workers=1, encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import errno
 import itertools
 import os
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from typing import IO, Any, BinaryIO, Callable, Iterator
 
 from ..rows import SkippedRecord
+from .encoding import DEFAULT_ENCODING, check_encoding, is_utf8, transcoding
 
 __all__ = [
     "Format",
@@ -59,6 +61,7 @@ class Part:
     line: int = 0
     record: int = 0
     keys: tuple[str, ...] | None = None  # CSV: the header, for a part that starts after it
+    encoding: str = DEFAULT_ENCODING  # the file's text encoding (``Format.encoded``)
 
 
 def install_hint(extra: str) -> str:
@@ -72,7 +75,8 @@ class Format:
     A subclass sets the class attributes and overrides what differs; ``register(instance)`` adds it.
     ``extensions`` are lower-case suffixes, one part (``.csv``) or two (``.csv.gz``); ``writes``
     are those apply can write (empty: not an output format). ``module`` / ``extra``: the optional
-    package a format needs and the extra that installs it (``install_hint``).
+    package a format needs and the extra that installs it (``install_hint``). A text format reads
+    UTF-8 bytes from ``opener``; ``encoded(name)`` is the format reading another encoding.
     """
 
     name: str = ""
@@ -83,11 +87,35 @@ class Format:
     strings_only: bool = False  # every value read is a string (CSV): a number's text is not wrong
     module: str = ""
     extra: str = ""
+    decodes: bool = True  # read as text, so a text encoding applies (False: Parquet, Excel)
+    encoding: str = DEFAULT_ENCODING
+    opener: Opener = staticmethod(open)  # opens the file as bytes (``"rb"``) or UTF-8 text
 
     @property
     def install_hint(self) -> str:
         """The pip command for the optional package this format needs ("" when it needs none)."""
         return install_hint(self.extra) if self.extra else ""
+
+    @property
+    def transcodes(self) -> bool:
+        """Whether the file is in another encoding than UTF-8, read through a transcoding opener."""
+        return self.encoding != DEFAULT_ENCODING
+
+    def encoded(self, encoding: str) -> Format:
+        """This format reading files in ``encoding``: itself for UTF-8, else a copy whose opener
+        transcodes to UTF-8; ValueError for an unknown encoding or a format not read as text."""
+        check_encoding(encoding)
+        if is_utf8(encoding):
+            return self
+        if not self.decodes:
+            raise ValueError(
+                f"encoding={encoding!r} does not apply to {self.name} files (they are not read "
+                "as text): leave it at utf-8"
+            )
+        clone = copy.copy(self)
+        clone.encoding = encoding
+        clone.opener = transcoding(self.opener, encoding)
+        return clone
 
     # -- reading (generate, profiling, validate)
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
@@ -122,7 +150,7 @@ class Format:
 
     def plan(self, path: str, batch_size: int, per_batches: int) -> list[Part]:
         """The parts of a file for Dask, ``per_batches`` whole batches each (default: one part)."""
-        return [Part(path, self.name)]
+        return [Part(path, self.name, encoding=self.encoding)]
 
     def part_batches(
         self, part: Part, size: int, on_skip: SkipCallback | None
@@ -222,10 +250,13 @@ def output_format(path: str | os.PathLike) -> Format:
     return fmt
 
 
-def resolve(path: str | os.PathLike, fmt: str | None) -> tuple[str, Format]:
-    """(the path as a string, its format: ``fmt`` if given, else detected); the file must exist."""
+def resolve(
+    path: str | os.PathLike, fmt: str | None, encoding: str = DEFAULT_ENCODING
+) -> tuple[str, Format]:
+    """(the path as a string, its format: ``fmt`` if given, else detected, reading ``encoding``);
+    the file must exist."""
     path = os.fspath(path)
-    kind = detect(path) if fmt is None else get(fmt)
+    kind = (detect(path) if fmt is None else get(fmt)).encoded(encoding)
     if not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, "No such file", path)
     return path, kind

@@ -4,8 +4,9 @@ Quoted newlines, BOM and CRLF are handled; the header row gives the keys (empty 
 ``column_N``, repeats get ``_2``, ``_3``...); values stay strings; blank lines are ignored; rows
 with the wrong number of fields are skipped and reported; a quote never closed (which would take
 every later line into one field) skips and reports its line, and the lines after it are read as
-records; bytes that are not UTF-8 raise InputEncodingError. Dask parts are cut at row boundaries
-every ``per_batches`` whole batches. Output: a header fixed by the first batch (``Header``).
+records; bytes that do not decode raise InputEncodingError (``encoding``). Dask parts are cut at
+row boundaries every ``per_batches`` whole batches. Output: a header fixed by the first batch
+(``Header``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ...errors import InputEncodingError, InputError
 from ..rows import SkippedRecord, unique_header
 from ._base import Format, Opener, Part, SkipCallback
 from .output import Header, TableWriter
-from .text import encoding_error
+from .encoding import encoding_error
 
 __all__ = ["CsvFormat", "CsvWriter", "csv_records", "csv_cell", "open_text", "UNCLOSED_QUOTE"]
 
@@ -256,7 +257,10 @@ class CsvFormat(Format):
         return _iter_csv(path, on_skip, self.delimiter(path), self.opener)
 
     def plan(self, path: str, batch_size: int, per_batches: int) -> list[Part]:
-        """Parts of ``per_batches`` whole batches, cut at row boundaries by the csv parser."""
+        """Parts of ``per_batches`` whole batches, cut at row boundaries by the csv parser (a
+        transcoded file, which cannot seek: one part)."""
+        if self.transcodes:
+            return super().plan(path, batch_size, per_batches)
         per = batch_size * per_batches
         with self.opener(path, "rb") as raw:
             bom = raw.read(3) == _BOM
@@ -292,7 +296,8 @@ class CsvFormat(Format):
     def part_records(self, part: Part, on_skip: SkipCallback | None) -> Iterator[dict]:
         """The records of a part, read as ``records`` reads the whole file."""
         with self.opener(part.path, "rb") as raw:
-            raw.seek(part.start)
+            if part.start:
+                raw.seek(part.start)
             data = raw if part.end < 0 else io.BufferedReader(_Slice(raw, part.end - part.start))
             encoding = "utf-8-sig" if part.start == 0 else "utf-8"
             text = io.TextIOWrapper(data, encoding=encoding, errors="surrogateescape", newline="")

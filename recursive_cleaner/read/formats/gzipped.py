@@ -1,10 +1,11 @@
 """gzip-compressed JSON Lines and CSV/TSV (``.jsonl.gz``, ``.ndjson.gz``, ``.csv.gz``, ``.tsv.gz``).
 
-Read as their plain formats are, through ``gzip.open`` (the same skips and errors; a byte offset
-in a message counts the decompressed bytes); a damaged or cut-off stream is an InputError naming
-the file. A gzip stream can only be read from its start, so Dask gets each such file as one part.
-Written as the plain format into a gzip stream with no name and no time in its header: the same
-records give the same bytes, locally and on Dask. Needs nothing beyond the standard library.
+Read as their plain formats are, through ``gzip.open`` (the same skips and errors, the same
+``encoding``; a byte offset in a message counts the decompressed bytes); a damaged or cut-off
+stream is an InputError naming the file. A gzip stream can only be read from its start, so Dask
+gets each such file as one part. Written as the plain format into a gzip stream with no name and
+no time in its header: the same records give the same bytes, locally and on Dask. Needs nothing
+beyond the standard library.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class _Gzipped:
         return _checked(path, super().batches(path, size, on_skip))  # type: ignore[misc]
 
     def plan(self, path: str, batch_size: int, per_batches: int) -> list[Part]:
-        return [Part(path, self.name)]
+        return [Part(path, self.name, encoding=self.encoding)]
 
     def part_batches(self, part: Part, size: int, on_skip: SkipCallback | None) -> Iterator[Any]:
         return _checked(part.path, super().part_batches(part, size, on_skip))  # type: ignore[misc]

@@ -1,8 +1,9 @@
 """One JSON document (``.json``): a top-level array of objects, or an object holding one, streamed.
 
 Read record by record by ``json_stream.JsonRecordStream`` (see there) over the file's decoded text
-blocks; non-object elements are skipped and reported; syntax errors raise InputError naming line
-and column. Output: one streamed array, one record per line.
+blocks (``text_blocks``: UTF-8, or transcoded to it); non-object elements are skipped and
+reported; syntax errors raise InputError naming line and column. Output: one streamed array, one
+record per line.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class JsonFormat(Format):
             if on_skip is None
             else (lambda line, reason: on_skip(SkippedRecord(path, line, reason)))
         )
-        return JsonRecordStream(text_blocks(path, block_size), path, block_size, report).records()
+        blocks = text_blocks(path, block_size, self.opener)
+        return JsonRecordStream(blocks, path, block_size, report).records()
 
     def writer(self, out: BinaryIO, path: str) -> JsonWriter:
         return JsonWriter(out)

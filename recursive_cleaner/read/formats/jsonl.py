@@ -1,9 +1,12 @@
 """JSON Lines (``.jsonl``, ``.ndjson``): one object per line, read by a binary line scan.
 
-Memory is bounded by the longest line; bad lines (invalid JSON, valid JSON that is not an object,
-not UTF-8) are skipped and reported through ``on_skip`` with their 1-based line number; blank
-lines are ignored silently. apply's workers parse the lines themselves (``Lines``): this process
-only cuts batches, and for Dask parts, at batch boundaries. Output: one JSON text per line.
+Memory is bounded by the longest line; bad lines (invalid JSON, valid JSON that is not an object)
+are skipped and reported through ``on_skip`` with their 1-based line number; blank lines are
+ignored silently. Bytes that do not decode stop the reading, as in every format (``encoding``:
+InputEncodingError naming the line and byte). apply's workers parse the lines themselves
+(``Lines``, UTF-8: this process checks a batch that is not ASCII, and a file in another encoding
+comes transcoded): this process only cuts batches, and for Dask parts, at batch boundaries.
+Output: one JSON text per line.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import codecs
 import itertools
 import json
 import re
-from typing import BinaryIO, Iterator
+from typing import IO, BinaryIO, Iterator
 
 from ..json_stream import json_type_name
 from ..rows import SkippedRecord
 from ._base import Format, Lines, Opener, Part, SkipCallback
+from .encoding import encoding_error, utf8_error
 
 __all__ = ["JsonlFormat", "JsonlWriter", "jsonl_problem", "iter_jsonl", "count_jsonl"]
 
@@ -27,7 +31,8 @@ _LINE_ENDS = ("\n", "\r\n", "")
 
 
 def jsonl_problem(raw: bytes, exc: BaseException, line_offset: int) -> str | None:
-    """Why a JSONL line was skipped, or None for a blank line (ignored silently)."""
+    """Why a JSONL line was skipped, or None for a blank line (ignored silently); a worker's line
+    that is not UTF-8 too (the readers stop on one before: ``encoding``)."""
     if isinstance(exc, UnicodeDecodeError):
         return (
             f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {line_offset + exc.start}"
@@ -65,6 +70,8 @@ def iter_jsonl(
                     end = -1
                 if end < 0 or text[end:] not in _LINE_ENDS:
                     obj = loads(text)  # the general (slow) path; raises the usual error
+            except UnicodeDecodeError as exc:  # stops the reading, as every format does
+                raise _not_utf8(f, path, lineno, raw, exc, start) from None
             except (ValueError, RecursionError) as exc:
                 if on_skip is not None:
                     offset = start if lineno == 1 else f.tell() - len(raw)
@@ -88,6 +95,17 @@ def iter_jsonl(
                 )
     if chunk:
         yield chunk
+
+
+def _not_utf8(
+    f: IO[bytes], path: str, lineno: int, raw: bytes, exc: UnicodeDecodeError, start: int
+) -> Exception:
+    """The encoding error of line ``lineno`` (``raw``, just read from ``f``)."""
+    try:
+        offset = start if lineno == 1 else f.tell() - len(raw)
+    except (OSError, ValueError):  # pragma: no cover - a stream that cannot tell
+        offset = 0
+    return encoding_error(path, lineno, offset + exc.start, raw[exc.start], raw)
 
 
 def count_jsonl(path: str, block_size: int, opener: Opener = open) -> int:
@@ -154,7 +172,10 @@ class JsonlFormat(Format):
         return self.part_batches(Part(path, self.name), size, on_skip)
 
     def plan(self, path: str, batch_size: int, per_batches: int) -> list[Part]:
-        """Parts of ``per_batches`` whole batches of ``batch_size`` lines, cut by a line scan."""
+        """Parts of ``per_batches`` whole batches of ``batch_size`` lines, cut by a line scan (a
+        transcoded file, which cannot seek: one part)."""
+        if self.transcodes:
+            return super().plan(path, batch_size, per_batches)
         cuts, offset, lines, batches = [(0, 0)], 0, 0, 0
         with self.opener(path, "rb") as f:
             while batch := list(itertools.islice(f, batch_size)):
@@ -178,6 +199,9 @@ class JsonlFormat(Format):
                 if offset == 0 and lines[0].startswith(_BOM):
                     lines[0], offset = lines[0][3:], 3
                 data = b"".join(lines)
+                bad = None if self.transcodes else utf8_error(data, part.path, line, offset)
+                if bad is not None:  # the workers would skip it; every format stops
+                    raise bad
                 yield Lines(data if data.endswith(b"\n") else data + b"\n", line, offset)
                 line, offset = line + len(lines), offset + len(data)
 

@@ -3,7 +3,8 @@ formats.
 
 The readers are ``read.tables``, the writers ``table_writers``; both import their library only when
 a file is read or written (a missing one: ModuleNotFoundError with the pip command). ``.xls``, the
-old binary Excel format, is detected as Excel and refused with a hint to save it as .xlsx.
+old binary Excel format, is detected as Excel and refused with a hint to save it as .xlsx. Neither
+is read as text: ``encoding`` does not apply (any but UTF-8 is a ValueError).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class ParquetFormat(Format):
     name = "parquet"
     extensions = writes = (".parquet", ".pq")
     module, extra = "pyarrow", "parquet"
+    decodes = False  # no text encoding applies (``encoded``: UTF-8 only)
 
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
         from .. import tables
@@ -45,6 +47,7 @@ class ExcelFormat(Format):
     extensions = (".xlsx", ".xlsm", ".xls")
     writes = (".xlsx", ".xlsm")
     module, extra = "openpyxl", "excel"
+    decodes = False
 
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:
         from .. import tables

@@ -1,4 +1,5 @@
-"""Plain text: decoded in blocks (UTF-8, BOM dropped, bad bytes an InputEncodingError), chunked.
+"""Plain text: decoded in blocks (UTF-8 or transcoded to it, BOM dropped, bad bytes an
+InputEncodingError: ``encoding``), chunked.
 
 Decoded in blocks (newlines untouched) and cut by ``text_chunker`` into chunks of at most
 ``chunk_size`` characters at sentence boundaries (an over-long sentence at its last whitespace
@@ -12,67 +13,19 @@ chunks. Text has no records: apply does not read it.
 
 from __future__ import annotations
 
-import codecs
 from typing import Iterator
 
-from ...errors import InputEncodingError
 from ..text_chunker import DEFAULT_OVERLAP, TextChunk, iter_overlapped_chunks
-from ._base import BLOCK_SIZE, Format, SkipCallback
+from ._base import BLOCK_SIZE, Format, Opener, SkipCallback
+from .encoding import DEFAULT_ENCODING, decoded_blocks
 
-__all__ = ["TextFormat", "text_blocks", "text_chunks", "encoding_error"]
-
-_BOM = codecs.BOM_UTF8
-
-
-def _encoding_hint(data: bytes) -> str:
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or data[:64].count(0) > 8:
-        return (
-            "the file looks like UTF-16; re-encode it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > "
-            "OUT)"
-        )
-    return (
-        "the file looks like Latin-1/cp1252; re-encode it to UTF-8 (e.g. iconv -f CP1252 -t UTF-8 "
-        "IN > OUT)"
-    )
+__all__ = ["TextFormat", "text_blocks", "text_chunks"]
 
 
-def encoding_error(
-    path: str, line: int, offset: int, byte: int, sample: bytes
-) -> InputEncodingError:
-    message = (
-        f"{path}: line {line}: byte 0x{byte:02x} at byte offset {offset} is not valid UTF-8; "
-        f"{_encoding_hint(sample)}"
-    )
-    return InputEncodingError(message, path, line, offset)
-
-
-def text_blocks(path: str, block_size: int) -> Iterator[str]:
+def text_blocks(path: str, block_size: int, opener: Opener = open) -> Iterator[str]:
     """Decode a file as UTF-8 (BOM dropped) block by block; bad bytes raise InputEncodingError."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    with open(path, "rb") as f:
-        head = f.read(3)
-        consumed = 3 if head == _BOM else 0
-        raw = b"" if head == _BOM else head
-        lines = 0
-        while True:
-            raw += f.read(block_size)
-            final = not raw
-            pending = decoder.getstate()[0]
-            try:
-                text = decoder.decode(raw, final)
-            except UnicodeDecodeError as exc:
-                data = pending + raw
-                line = lines + data.count(b"\n", 0, exc.start) + 1
-                raise encoding_error(
-                    path, line, consumed - len(pending) + exc.start, data[exc.start], data
-                ) from None
-            consumed += len(raw)
-            raw = b""
-            if text:
-                lines += text.count("\n")
-                yield text
-            if final:
-                return
+    with opener(path, "rb") as f:
+        yield from decoded_blocks(f, path, DEFAULT_ENCODING, block_size)
 
 
 def _text_overlap(size: int, overlap: int | None) -> int:
@@ -85,7 +38,9 @@ def _text_overlap(size: int, overlap: int | None) -> int:
     return overlap
 
 
-def text_chunks(path: str, size: int, overlap: int | None, block_size: int) -> Iterator[TextChunk]:
+def text_chunks(
+    path: str, size: int, overlap: int | None, block_size: int, opener: Opener = open
+) -> Iterator[TextChunk]:
     """The chunker's chunks; one that adds only whitespace joins a neighbour when that stays within
     2 * size.
 
@@ -93,7 +48,7 @@ def text_chunks(path: str, size: int, overlap: int | None, block_size: int) -> I
     Checks ``overlap`` at call time; reads the file only when iterated.
     """
     chunks = iter_overlapped_chunks(
-        text_blocks(path, block_size), size, _text_overlap(size, overlap)
+        text_blocks(path, block_size, opener), size, _text_overlap(size, overlap)
     )
     return _join_blank_chunks(chunks, size)
 
@@ -150,11 +105,12 @@ class TextFormat(Format):
         on_skip: SkipCallback | None,
         block_size: int,
     ) -> Iterator[list]:
-        return ([chunk.text] for chunk in text_chunks(path, size, overlap, block_size))
+        chunks = text_chunks(path, size, overlap, block_size, self.opener)
+        return ([chunk.text] for chunk in chunks)
 
     def count(self, path: str, exact: bool, block_size: int) -> int:
         """The number of characters."""
-        return sum(len(block) for block in text_blocks(path, block_size))
+        return sum(len(block) for block in text_blocks(path, block_size, self.opener))
 
     def count_chunks(self, path: str, size: int, overlap: int | None, block_size: int) -> int:
-        return sum(1 for _ in text_chunks(path, size, overlap, block_size))
+        return sum(1 for _ in text_chunks(path, size, overlap, block_size, self.opener))
