@@ -38,7 +38,7 @@ def test_the_same_seed_writes_the_same_files(tmp_path):
 
 def test_truth_and_dirty_have_the_same_shape(built):
     for name, (cols, dirty, clean, meta) in built.items():
-        assert 1400 <= len(dirty) == len(clean) <= 1800
+        assert 1300 <= len(dirty) == len(clean) <= 1800
         assert all(list(r) == cols for r in dirty + clean)
         assert sorted(meta["protect"] + meta["fix"] + meta["other"]) == sorted(cols)
         assert [d[meta["id"]] for d in dirty] == [c[meta["id"]] for c in clean]
@@ -50,15 +50,21 @@ def test_protected_columns_are_the_same_in_dirty_and_truth(built):
         assert meta["protect"], name
         for col in meta["protect"] + meta["other"]:
             assert [d[col] for d in dirty] == [c[col] for c in clean], (name, col)
-        # each table protects values a naive cleaner would "fix": digits with leading zeros
-        assert any(re.fullmatch(r"0\d+", c[col]) for col in meta["protect"] for c in clean), name
+        # each table protects values a naive cleaner would "fix": digits with leading zeros, or
+        # one value spelled several ways (books: "eng" / "English" / "en", "FIC" / "fic")
+        zeros = any(re.fullmatch(r"0\d+", c[col]) for col in meta["protect"] for c in clean)
+        spelled = any(
+            len({c[col] for c in clean}) > len({c[col].lower().strip(". ") for c in clean})
+            for col in meta["protect"]
+        )
+        assert zeros or spelled, name
 
 
-def test_mostly_clean_each_field_to_fix_is_dirty_in_5_to_15_percent(built):
+def test_mostly_clean_each_field_to_fix_is_dirty_in_3_to_25_percent(built):
     for name, (_, dirty, clean, meta) in built.items():
         for col in meta["fix"]:
             share = sum(d[col] != c[col] for d, c in zip(dirty, clean)) / len(clean)
-            assert 0.03 <= share <= 0.15, (name, col, share)
+            assert 0.03 <= share <= 0.25, (name, col, share)  # books' isbn: 25%
         assert meta["dirty_share"] == {
             c: pytest.approx(s, abs=1e-4) for c, s in meta["dirty_share"].items()
         }
