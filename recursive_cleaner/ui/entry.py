@@ -61,6 +61,7 @@ def clean(
         run,
         improvement=cleaner.get_improvement_report() if cleaner.settings.track_metrics else None,
         code=run.code,
+        encoding=cleaner.settings.encoding,
     )
 
 
@@ -86,8 +87,10 @@ class CleanResult:
         code: str | None = None,
         report: str | None = None,
         report_html: str | None = None,
+        encoding: str = "utf-8",
     ) -> None:
         self.run = run
+        self.encoding = encoding  # the run's input encoding: apply(path) reads paths in it
         self.improvement = improvement if improvement is not None else run.improvement
         # a RunResult of its own (not from clean): its code, else its file as it is now
         if code is None:
@@ -163,6 +166,7 @@ class CleanResult:
             "fingerprint": self.fingerprint,
             "report": self._report,
             "report_html": self._report_html,
+            "encoding": self.encoding,
             # a Path given as output_path is kept as text
             "functions_path": os.fspath(self.functions_path) if self.functions_path else None,
         }
@@ -214,7 +218,8 @@ class CleanResult:
             fingerprint=dict(data["fingerprint"]),
         )
         page = data.get("report_html") if isinstance(data.get("report_html"), str) else ""
-        return cls(run, code=data["code"], report=report or "", report_html=page)
+        encoding = data.get("encoding") if isinstance(data.get("encoding"), str) else "utf-8"
+        return cls(run, code=data["code"], report=report or "", report_html=page, encoding=encoding)
 
     def apply(
         self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any
@@ -224,7 +229,8 @@ class CleanResult:
         A DataFrame gives a DataFrame back: the same index and columns, untouched columns with
         their dtype (``apply_frame``; cross-row steps are not run on a DataFrame). A list of dicts
         gives a list back (cross-row steps run). A path needs ``output`` and writes it in the
-        format its extension names (``apply_file``), returning the ``ApplyResult``.
+        format its extension names (``apply_file``), returning the ``ApplyResult``; a path is read
+        in the run's ``encoding`` unless ``encoding=`` says otherwise.
         """
         if not self._code:
             raise ValueError("this result has no functions to apply (a dry run writes none)")
@@ -234,6 +240,7 @@ class CleanResult:
                     "result.apply(path, output): name the output file (its extension sets the "
                     "format)"
                 )
+            apply_options.setdefault("encoding", self.encoding)
             return apply_file(
                 self.functions_path or "cleaning_functions.py",
                 os.fspath(data),

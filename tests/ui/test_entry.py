@@ -227,3 +227,28 @@ def test_the_notebook_shows_the_html_report_and_save_keeps_it(data, tmp_path):
     assert "<!DOCTYPE" not in page and "<body>" not in page  # the page's body only
     again = CleanResult.load(result.save(tmp_path / "result.json"))
     assert again.report_html == result.report_html and 'class="rc-report"' in again._repr_html_()
+
+
+def test_a_result_applies_a_path_in_its_runs_encoding_and_keeps_it_saved(tmp_path, monkeypatch):
+    from recursive_cleaner import CleanResult, clean
+    from recursive_cleaner.read.parsers import iter_records
+    from tests.encoded_files import write as write_encoded
+    from tests.fakes import CLEAN_REPLY
+
+    monkeypatch.chdir(tmp_path)
+    source = str(write_encoded(tmp_path, "csv", "cp1252"))
+    result = clean(
+        source,
+        "city: upper case",
+        FakeBackend(default=CLEAN_REPLY),
+        progress=False,
+        encoding="cp1252",
+        chunk_size=4,
+    )
+    assert result.encoding == "cp1252"
+    result.apply(source, "out.jsonl", workers=1)
+    assert "ZÜRICH" in [r["city"] for r in iter_records("out.jsonl")]
+    again = CleanResult.load(result.save("result.json"))
+    assert again.encoding == "cp1252"
+    again.apply(source, "out2.jsonl", workers=1)
+    assert (tmp_path / "out2.jsonl").read_bytes() == (tmp_path / "out.jsonl").read_bytes()
