@@ -10,6 +10,7 @@ from recursive_cleaner import DataCleaner
 from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.crossrow.discover import discover_steps
 from recursive_cleaner.crossrow.inside import inside_steps
+from recursive_cleaner.crossrow.plan import with_stated
 from recursive_cleaner.crossrow.steps import CrossRowStep
 from recursive_cleaner.write.module import render_module
 from tests.fakes import CLEAN_REPLY, FakeBackend
@@ -117,3 +118,13 @@ def test_apply_dask_runs_them_as_apply_file_does(tmp_path):
     for name in ("{}.jsonl", "{}-audit.jsonl"):
         ref_bytes = (tmp_path / name.format("ref")).read_bytes()
         assert (tmp_path / name.format("dask")).read_bytes() == ref_bytes
+
+
+def test_a_plan_that_leaves_them_out_gets_them_back_once():
+    words, shape = (CrossRowStep(k, fields=("sample",)) for k in ("words", "shape"))
+    majority = CrossRowStep("majority", key=("provider",), fields=("city",))
+    candidates = [majority, words, shape]
+    assert with_stated([], candidates, []) == [words, shape]  # the data shows them
+    assert with_stated([majority, words], candidates, []) == [majority, words, shape]
+    wider = CrossRowStep("words", fields=("sample", "city"))
+    assert with_stated([wider], candidates, []) == [wider, shape]
