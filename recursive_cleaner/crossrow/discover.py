@@ -17,7 +17,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Any, Iterable
 
-from .steps import CrossRowStep
+from .inside import inside_steps
+from .steps import CrossRowStep, apply_steps
 from ..profiling.expectations import loose_kind
 
 __all__ = ["discover_steps", "MIN_AGREEMENT", "STATED_AGREEMENT"]
@@ -178,6 +179,7 @@ def discover_steps(
     max_keys: int = 3,
     stated: Iterable[str] | dict[str, list[str]] = (),
     protected: Iterable[str] = (),
+    frozen: Iterable[str] = (),
 ) -> list[CrossRowStep]:
     """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for
     those keys.
@@ -188,7 +190,8 @@ def discover_steps(
     ``protected`` field (the goals leave it as it is) may be a key, never a field a step writes,
     unless the goals name it with a stated key ("mend the product names with the spelling most lines
     of that SKU have": the stated repair is more specific than a general "leave the product names as
-    they are").
+    they are"). Last, the steps that repair a field's values from its own (``inside``) where the
+    sample needs them after those, on fields neither protected nor ``frozen`` (out of scope).
     """
     named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
     dicts = [r for r in records if isinstance(r, dict)]
@@ -269,4 +272,6 @@ def discover_steps(
     repairable = tuple(s.key[0] for s in steps if s.key[0] not in protected)
     if repairable:
         steps.insert(0, CrossRowStep("vocabulary", fields=repairable))
-    return steps + pairs
+    # what the rules across rows leave for the field's own values
+    inside = inside_steps(apply_steps(steps + pairs, dicts), protected | set(frozen))
+    return steps + pairs + inside

@@ -5,8 +5,9 @@ on the sample.
 key agree on other fields); this module shows them to the model with the user's goals
 (``build_plan_prompt``) and reads its reply (``choose_steps``): the model copies the steps that
 hold and may add a ``dedup`` step when the goals ask for one. A majority step on a *stated key*
-(one the goals name) is kept even if the reply drops it (``with_stated``). ``validate`` keeps a
-step only if, on the sample, it changes something and makes nothing worse.
+(one the goals name) is kept even if the reply drops it (``with_stated``), and so is a repair of a
+field from its own values (``inside``). ``validate`` keeps a step only if, on the sample, it
+changes something and makes nothing worse.
 
 ``discover_steps`` and ``validate_steps`` are importable from here, as before.
 """
@@ -18,6 +19,7 @@ from typing import Iterable
 
 from . import kinds
 from .discover import MIN_AGREEMENT, STATED_AGREEMENT, discover_steps
+from .inside import INSIDE_KINDS
 from .steps import CrossRowStep, kind_of
 from .validate import validate_steps
 from .xml_form import format_steps, parse_steps
@@ -92,11 +94,15 @@ def with_stated(
     chosen: list[CrossRowStep], candidates: list[CrossRowStep], stated: Iterable[str]
 ) -> list[CrossRowStep]:
     """The model's steps plus each candidate majority step on a stated key that the reply
-    dropped."""
+    dropped, and each candidate repairing a field from its own values (``inside``: what the data
+    shows, not a rule the model could judge from its line) on a field the reply left it off."""
     stated = set(stated)
     have = {(s.kind, s.key) for s in chosen if kind_of(s).stated_repair}
-    return list(chosen) + [
-        s
-        for s in candidates
-        if kind_of(s).stated_repair and s.key[0] in stated and (s.kind, s.key) not in have
-    ]
+    own = {(s.kind, f) for s in chosen if s.kind in INSIDE_KINDS for f in s.fields}
+
+    def dropped(s: CrossRowStep) -> bool:
+        if s.kind in INSIDE_KINDS:
+            return not {(s.kind, f) for f in s.fields} <= own
+        return kind_of(s).stated_repair and s.key[0] in stated and (s.kind, s.key) not in have
+
+    return list(chosen) + [s for s in candidates if dropped(s)]

@@ -156,7 +156,9 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields
     }
     dedup = spec.dedup
-    candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected)
+    candidates = discover_steps(
+        sample, stated=stated, protected=ctx.focus.protected, frozen=ctx.focus.frozen
+    )
     if not candidates and not dedup:
         return
     form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None

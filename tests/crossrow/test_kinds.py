@@ -24,8 +24,9 @@ from tests.optional_deps import optional
 
 # --------------------------------------------------------------------------- the registry
 def test_the_built_ins_are_registered_in_the_prompts_order():
-    assert [k.name for k in kinds.registered()] == ["majority", "vocabulary", "dedup"]
-    assert KINDS == ("dedup", "majority", "vocabulary")
+    names = ["majority", "vocabulary", "dedup", "words", "shape"]
+    assert [k.name for k in kinds.registered()] == names
+    assert KINDS == ("dedup", "majority", "shape", "vocabulary", "words")
     assert kinds.get("majority") is kinds.REGISTRY["majority"] and kinds.get("nope") is None
     assert kinds.get(None) is None
     assert kinds.which("drops") == "dedup" and kinds.which("weighs") == "majority"

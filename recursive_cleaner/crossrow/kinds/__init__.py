@@ -16,7 +16,9 @@ its own through the same door (``register(MyKind())``).
 
 - ``majority``: rows sharing a key agree on fields (the value most of the key's rows have);
 - ``vocabulary``: a rare spelling becomes the much more frequent close one (keys too);
-- ``dedup``: a record whose key was seen before is dropped.
+- ``dedup``: a record whose key was seen before is dropped;
+- ``words``: a rare misspelled word inside a field's values becomes the word the field spells often;
+- ``shape``: a value off the field's shape by a character becomes the one held value it can be.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from __future__ import annotations
 from ._base import NO_FIX, REGISTRY, StepKind, get, register, registered, which
 from .dedup import Dedup
 from .majority import Majority
+from .shape import Shape
 from .vocabulary import Vocabulary
+from .words import Words
 
 __all__ = ["StepKind", "REGISTRY", "NO_FIX", "register", "get", "registered", "which"]
 
-for _kind in (Majority(), Vocabulary(), Dedup()):
+for _kind in (Majority(), Vocabulary(), Dedup(), Words(), Shape()):
     register(_kind)
