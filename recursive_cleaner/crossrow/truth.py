@@ -94,8 +94,9 @@ class _Cells:
             values: dict[Any, int] = {}
             spell: list[Counter] = []
             claims = []
-            for source in _order(by_source):
-                for fk in _order(by_source[source]):
+            for source in sorted(by_source, key=index.__getitem__):
+                given_values = by_source[source]
+                for fk in given_values if len(given_values) == 1 else _order(given_values):
                     if fk not in values:
                         values[fk] = len(spell)
                         spell.append(Counter())
@@ -104,13 +105,19 @@ class _Cells:
             self.keys.append(cell)
             self.spellings.append(spell)
             self.claims.append(claims)
+        # a cell two or more sources report: evidence about its sources
+        self.shared = [len({s for s, _, _ in c}) > 1 for c in self.claims]
         pairs = sum(len(c) * (len(c) - 1) // 2 for c in self.claims)
-        self.stride = max(1, math.ceil(pairs / PAIR_BUDGET))  # cells sampled for pair counts
+        stride = max(1, math.ceil(pairs / PAIR_BUDGET))  # cells sampled for pair counts
+        self.sampled = [
+            (i, [(s, v) for s, v, w in self.claims[i] if w == 1.0])
+            for i in range(0, len(self.claims), stride)
+        ]
 
-    def pairs(self) -> Any:
-        """(cell, [(source, value)]) of the sampled cells: the sources giving one value there."""
-        for i in range(0, len(self.claims), self.stride):
-            yield i, sorted((s, v) for s, v, w in self.claims[i] if w == 1.0)
+    def pairs(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """(cell, [(source, value)] by source) of the sampled cells: the sources giving one value
+        there."""
+        return self.sampled
 
 
 def _vote(a: float, n: float) -> float:
@@ -122,23 +129,28 @@ def _vote(a: float, n: float) -> float:
 def _probabilities(
     claims: list[tuple[int, int, float]],
     values: int,
-    accuracy: list[float],
+    votes: list[float],
     n: float,
     copies: dict[tuple[int, int], float],
+    copying: set[int],
 ) -> list[float]:
     """Each value's probability: the softmax of its sources' votes, each discounted by the chance
-    that it copied the value from a more accurate source giving it too."""
+    that it copied the value from a source with a larger vote giving it too (``copying``: the
+    sources in a pair of ``copies``)."""
     conf = [0.0] * values
     by_value: dict[int, list[tuple[int, float]]] = defaultdict(list)
     for s, v, w in claims:
-        by_value[v].append((s, w))
+        if s in copying:
+            by_value[v].append((s, w))
+        else:
+            conf[v] += w * votes[s]
     for v, given in by_value.items():
-        given.sort(key=lambda sw: (-accuracy[sw[0]], sw[0]))
+        given.sort(key=lambda sw: (-votes[sw[0]], sw[0]))
         for k, (s, w) in enumerate(given):
             independent = 1.0
-            for t, _ in given[:k] if copies else ():
+            for t, _ in given[:k]:
                 independent *= 1 - _COPY_RATE * copies.get((min(s, t), max(s, t)), 0.0)
-            conf[v] += w * independent * _vote(accuracy[s], n)
+            conf[v] += w * independent * votes[s]
     top = max(conf)
     weights = [math.exp(c - top) for c in conf]
     total = sum(weights) + max(0.0, n + 1 - values) * math.exp(-top)
@@ -225,8 +237,8 @@ def _accuracy(cells: _Cells, probs: list[list[float]], sources: int) -> list[flo
     """Each source's mean probability of its values, where two or more sources report, shrunk
     towards the prior."""
     sums, counts = [0.0] * sources, [0.0] * sources
-    for claims, p in zip(cells.claims, probs):
-        if len({s for s, _, _ in claims}) < 2:
+    for claims, p, shared in zip(cells.claims, probs, cells.shared):
+        if not shared:
             continue  # a lone report agrees with itself: no evidence about its source
         for s, v, w in claims:
             sums[s] += w * p[v]
@@ -248,8 +260,10 @@ def find_truths(votes: Votes) -> Truths:
     n, detecting, rounds = 1.0, False, 0
     while rounds < 2 * _ROUNDS:
         rounds += 1
+        votes = [_vote(a, n) for a in accuracy]
+        copying = {s for pair in copies for s in pair}
         probs = [
-            _probabilities(claims, len(spell), accuracy, n, copies)
+            _probabilities(claims, len(spell), votes, n, copies, copying)
             for claims, spell in zip(cells.claims, cells.spellings)
         ]
         new_truth, new_accuracy = [_top(p) for p in probs], _accuracy(cells, probs, len(accuracy))
