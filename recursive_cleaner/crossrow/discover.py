@@ -6,13 +6,16 @@ own typos would split their groups); ``plan`` shows them to the model.
 
 A key the goals name ("the times are the same for every row of that flight", "the same
 provider_number always has the same name") is a *stated key*: its fields need only agree
-in most rows (``STATED_AGREEMENT``), since the user vouches for the rule. When a field names
-each row's source (``src``, ``source``, ``site`` …) and each source reports a key once, the
-stated key's votes are weighted by source reliability (``weight_by``).
+in most rows (``STATED_AGREEMENT``), since the user vouches for the rule. When another field's
+values name sources (the rows of one key come from several of its values, each once, and each
+value reports several keys) and the sources are not equally reliable (how often their values
+disagree with their key group differs beyond chance), the key's votes are fitted by truth
+discovery (``weight_by``: ``crossrow.truth``). Nothing in a field's name says it is a source.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from typing import Any, Iterable
@@ -21,16 +24,15 @@ from .inside import inside_steps
 from .steps import CrossRowStep, apply_steps
 from ..profiling.expectations import loose_kind
 
-__all__ = ["discover_steps", "MIN_AGREEMENT", "STATED_AGREEMENT"]
+__all__ = ["discover_steps", "source_field", "MIN_AGREEMENT", "STATED_AGREEMENT", "SOURCE_SPREAD"]
 
 _ID_NAME = re.compile(
     r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I
 )
 MIN_AGREEMENT = 0.9
 STATED_AGREEMENT = 0.5
-_SOURCE_NAME = re.compile(
-    r"(?:^|_)(?:src|sources?|sites?|websites?|origin|feed|reporter|vendor)(?:$|_)", re.I
-)
+# how far (in standard deviations of chance) the sources' disagreement rates must spread
+SOURCE_SPREAD = 5.0
 
 
 def _key_value(value: Any) -> Any:
@@ -144,22 +146,60 @@ def _rows_differ(records: list[dict], key: str, fld: str) -> bool:
     return bool(minority) and sum(v in tops for v in minority) >= 0.5 * len(minority)
 
 
-def _source_field(records: list[dict], key: str, fields: list[str]) -> str | None:
-    """A field named like a source (src, site …) that each key group has at most once per row, for
-    90% of rows."""
+def source_field(
+    records: list[dict], key: str, fields: list[str], candidates: Iterable[str] | None = None
+) -> str | None:
+    """A field whose values name sources of unequal reliability for ``key``'s ``fields``, or None.
+
+    Its values must name sources, not rows or groups: in the key groups of two or more rows, 90%
+    of the rows are their group's only row of their value, and a value reports two keys on
+    average. Its sources must differ in how often their values disagree with their group's most
+    common value, beyond chance, in at least half of ``fields``: a chi-square over the sources
+    ``SOURCE_SPREAD`` standard deviations past chance (a typo that strikes any row alike makes no
+    source less reliable; one field that depends on another, as a state average on the state, is
+    not the sources). The field that spreads most fields most wins; ``candidates``: the fields
+    to try (default: all).
+    """
     grouped, rows = _grouped(records, (key,))
-    for fld in fields:
-        if fld == key or not _SOURCE_NAME.search(fld) or not rows:
+    best: tuple[int, float, str] | None = None
+    if candidates is None:
+        candidates = dict.fromkeys(k for r in records for k in r)
+    for fld in candidates if rows and fields else ():
+        if fld == key or fld in fields:
             continue
-        once = sum(
-            n
-            for g in grouped
-            for v, n in Counter(_key_value(r.get(fld)) for r in g).items()
-            if n == 1 and v is not None
-        )
-        if once >= 0.9 * rows:
-            return fld
-    return None
+        names = [[_key_value(r.get(fld)) for r in g] for g in grouped]
+        once = sum(n for g in names for v, n in Counter(g).items() if n == 1 and v is not None)
+        if once < 0.9 * rows or len({v for g in names for v in g}) > rows / 2:
+            continue
+        spreads = [_spread(grouped, fld, f) for f in fields]
+        spread = sum(z >= SOURCE_SPREAD for z in spreads)
+        ranked = (spread, sum(spreads))
+        if spread and 2 * spread >= len(fields) and (best is None or ranked > best[:2]):
+            best = (*ranked, fld)
+    return best[2] if best else None
+
+
+def _spread(grouped: list[list[dict]], source: str, fld: str) -> float:
+    """How far the sources' rates of disagreeing with their group on ``fld`` spread beyond chance
+    (z)."""
+    cells, wrong = Counter(), Counter()
+    for g in grouped:
+        values = [(_key_value(r.get(fld)), _key_value(r.get(source))) for r in g]
+        counts = Counter(v for v, _ in values if v is not None)
+        if sum(counts.values()) < 3:
+            continue
+        top = counts.most_common(1)[0][0]
+        for v, s in values:
+            if v is not None and s is not None:
+                cells[s] += 1
+                wrong[s] += v != top
+    total, missed = sum(cells.values()), sum(wrong.values())
+    if len(cells) < 2 or not 0 < missed < total:
+        return 0.0
+    rate, df = missed / total, len(cells) - 1
+    chi = sum((wrong[s] - n * rate) ** 2 / (n * rate * (1 - rate)) for s, n in cells.items())
+    # Wilson-Hilferty: the chi-square's cube root is about normal
+    return ((chi / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
 
 
 def _key_like(values: set) -> bool:
@@ -233,8 +273,10 @@ def discover_steps(
         if not todo:
             continue
         alone, by_pair = [], defaultdict(list)
+        # sources of unequal reliability explain the disagreements: no second key is looked for
+        source = source_field(dicts, key, [d for d, _ in todo], fields)
         for d, a in todo:
-            second = _second_key(dicts, key, d, key_like)
+            second = None if source else _second_key(dicts, key, d, key_like)
             (by_pair[second] if second else alone).append(d)
         # the dependencies the goals state
         told = named.get(key) or (list(fields) if key in stated else [])
@@ -250,7 +292,6 @@ def discover_steps(
         }
         by_pair = {second: ds for second, ds in by_pair.items() if ds}
         if alone:
-            source = _source_field(dicts, key, fields) if key in stated else None
             steps.append(
                 CrossRowStep(
                     "majority",

@@ -197,6 +197,10 @@ class Fitted:
                 return None
         return out
 
+    def notes(self) -> list[list[str]]:
+        """Per step, what its fit learned that the report shows (``StepKind.notes``)."""
+        return [kind_of(s).notes(s, self.fits.get(i)) for i, s in enumerate(self.steps)]
+
     def apply_step(self, i: int, out: dict) -> bool:
         """Step ``i`` on ``out`` in place (``transform`` runs them all); False when it drops it."""
         return kind_of(self.steps[i]).transform(self, i, out)

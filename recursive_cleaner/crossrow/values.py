@@ -8,7 +8,7 @@ from typing import Any
 
 from .near import MAX_CHARS, distance, two_values
 
-__all__ = ["NORMALIZERS", "normalized", "hashable", "is_variant"]
+__all__ = ["NORMALIZERS", "normalized", "hashable", "is_variant", "format_key"]
 
 NORMALIZERS = ("exact", "casefold", "digits")
 
@@ -53,3 +53,23 @@ def normalized(value: Any, how: str) -> Any:
 def hashable(value: Any) -> Any:
     """``value`` as a counter key: a plain value as it is, anything else as its ``repr``."""
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+_PARTS = re.compile(r"\d+|[^\W\d_]+")
+_NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*")
+
+
+def format_key(value: Any) -> Any:
+    """``value`` with its format taken away: two values with one key differ only by case, spacing,
+    punctuation or leading zeros ("6:35 a.m.", "06:35 AM"); a number by its value ("12", 12.0)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return hashable(value)
+    if not isinstance(value, str) or _NUMBER.fullmatch(value) and value.isascii():
+        number = float(value)
+        return ("number", number if number == number else "nan")
+    parts = _PARTS.findall(value.casefold())
+    if not parts:
+        return ("text", " ".join(value.split()))
+    digits = tuple(str(int(p)) if p.isascii() else p for p in parts if p[0].isdigit())
+    sign = "-" if value.lstrip().startswith("-") else ""
+    return (sign, digits, "".join(p for p in parts if not p[0].isdigit()))

@@ -13,7 +13,7 @@ import time
 from ..crossrow.discover import discover_steps
 from ..crossrow.plan import build_plan_prompt, choose_steps, with_stated
 from ..crossrow.validate import validate_steps
-from ..crossrow.steps import apply_steps, rows_changed
+from ..crossrow.steps import apply_steps, fit, rows_changed
 from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
@@ -186,6 +186,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
     state.cross_row_rows = rows_changed(kept, records)
+    state.cross_row_notes = fit(kept, records).notes()
     state.rejected += refused + [("cross_row_plan", p) for p in problems]
     ctx.emit(
         "cross_row_planned",

@@ -101,6 +101,7 @@ def report_data(
         suggestions=ctx.focus.suggestions(ctx.source.head(200)) if ctx.focus.suggested else [],
         seconds=seconds,
         cross_row_rows=list(state.cross_row_rows),
+        cross_row_notes=[list(n) for n in state.cross_row_notes],
         left_alone=left_alone_fields(state.spec),
         interrupted=interrupted,
     )

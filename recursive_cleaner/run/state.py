@@ -68,6 +68,8 @@ class RunState:
     # (records the steps drop, records of the planning sample)
     cross_row_drop: tuple[int, int] = (0, 0)
     cross_row_rows: list[int] = field(default_factory=list)  # per step, records it changed there
+    # per step, what its fit learned there (a source-weighted vote's source accuracies)
+    cross_row_notes: list[list[str]] = field(default_factory=list)
     consolidation: ConsolidationResult | None = None
     order_note: str = ""
     metrics_sample: MetricsSample | None = None

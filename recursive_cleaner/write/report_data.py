@@ -85,6 +85,8 @@ class ReportData:
     cross_row: list[str] = field(default_factory=list)
     cross_row_dropped: int = 0  # records those steps drop on the planning sample
     cross_row_sample: int = 0  # records in that sample (0: no plan was made)
+    # per step, what its fit learned on that sample (a source-weighted vote's source accuracies)
+    cross_row_notes: list[list[str]] = field(default_factory=list)
     # the field spec, a line per field (CleaningSpec.summary)
     spec: list[str] = field(default_factory=list)
     spec_path: str = ""  # where cleaning_spec.json was written

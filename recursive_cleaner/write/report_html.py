@@ -289,13 +289,23 @@ def _step_rows(data: ReportData) -> tuple[list[str], str]:
     return ["—"] * len(data.cross_row), "not counted"
 
 
+def _notes(notes: list[str]) -> str:
+    """What a step's fit learned on the planning sample (its sources' accuracy), as a list."""
+    if not notes:
+        return ""
+    items = "".join(f"<li>{html_text(_cut(note, 2000))}</li>" for note in notes)
+    return f'<ul class="rc-notes">{items}<li>(on the planning sample)</li></ul>'
+
+
 def _cross_row_section(data: ReportData) -> list[str]:
     if not data.cross_row:
         return []
     counted, basis = _step_rows(data)
+    notes = data.cross_row_notes if len(data.cross_row_notes) == len(data.cross_row) else []
     body = "".join(
-        f'<tr class="rc-step"><td>{html_text(_cut(text, 300))}</td><td class="rc-n">{n}</td></tr>'
-        for text, n in zip(data.cross_row, counted)
+        f'<tr class="rc-step"><td>{html_text(_cut(text, 300))}{_notes(notes[i] if notes else [])}'
+        f'</td><td class="rc-n">{n}</td></tr>'
+        for i, (text, n) in enumerate(zip(data.cross_row, counted))
     )
     return [
         '<section id="cross-row"><h2>Cross-row steps</h2>',

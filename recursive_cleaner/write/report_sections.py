@@ -38,6 +38,8 @@ __all__ = [
     "cross_row_section",
 ]
 
+NOTE_CHARS = 2000  # a step's note (its sources' accuracies) at most
+
 
 def functions_section(data: ReportData) -> list[str]:
     lines = ["## Functions", ""]
@@ -205,6 +207,19 @@ def refused_steps(data: ReportData) -> list[tuple[str, str]]:
     ]
 
 
+def _steps_with_notes(data: ReportData) -> list[str]:
+    """Each step's line, and under it what its fit learned on the planning sample."""
+    notes = data.cross_row_notes if len(data.cross_row_notes) == len(data.cross_row) else []
+    lines = []
+    for i, step in enumerate(data.cross_row):
+        lines.append(f"- {short_text(step, 300)}")
+        lines += [
+            f"  - {short_text(note, NOTE_CHARS)} (on the planning sample)"
+            for note in (notes[i] if notes else ())
+        ]
+    return lines
+
+
 def cross_row_section(data: ReportData) -> list[str]:
     """The steps written, the records they drop on the sample, and the steps refused with their
     reasons."""
@@ -213,7 +228,7 @@ def cross_row_section(data: ReportData) -> list[str]:
         lines += [
             "Run after `clean_data`, over the whole dataset (two passes):",
             "",
-            *[f"- {short_text(d, 300)}" for d in data.cross_row],
+            *_steps_with_notes(data),
             "",
         ]
     if data.cross_row_sample:

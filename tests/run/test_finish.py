@@ -88,3 +88,25 @@ def test_no_records_writes_no_file(tmp_path):
     assert result.report_path is None and result.spec_path is None
     written = {"cf.py", "report.md", "report.html", "cleaning_spec.json", "st.json"}
     assert not written & {p.name for p in tmp_path.iterdir()}
+
+
+def test_a_source_weighted_vote_is_planned_and_its_sources_accuracy_reported(tmp_path):
+    from tests.crossrow.test_truth import reports
+
+    data = tmp_path / "prices.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in reports(items=60)))
+    DataCleaner(
+        FakeBackend(lambda p: "no rules"),
+        str(data),
+        chunk_size=120,
+        instructions="Several sites report each item: its price and size are the same for every "
+        "row of that item.",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=str(tmp_path / "report.md"),
+        sleep=lambda s: None,
+    ).run()
+    written = (tmp_path / "cf.py").read_text()
+    assert "'weight_by': ['site']" in written and "truth discovery" in written
+    report = (tmp_path / "report.md").read_text()
+    line = next(x for x in report.splitlines() if "estimated accuracy of each site" in x)
+    assert line.index("good 0.9") < line.index("fair") < line.index("bad")

@@ -309,3 +309,16 @@ def test_revised_functions_are_marked():
     text = render_report(data)
     assert "Revised by the model 1 time(s) (chunk 3)" in text
     assert "Revised" not in render_report(ReportData(functions=data.functions))
+
+
+def test_a_steps_notes_are_listed_under_it_escaped():
+    data = ReportData(
+        cross_row=["majority of price by item", "vocabulary of city"],
+        cross_row_notes=[["estimated accuracy of each site: <b>|x</b> 0.95 (40)"], []],
+        cross_row_sample=200,
+    )
+    text = render_report(data)
+    step = text.index("- majority of price by item")
+    note = text.index("  - estimated accuracy of each site: ")
+    assert step < note < text.index("- vocabulary of city")
+    assert "<b>" not in text and "(on the planning sample)" in text

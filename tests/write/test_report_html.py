@@ -322,3 +322,16 @@ def test_the_html_report_may_not_overwrite_the_document_it_reads(tmp_path):
     with pytest.raises(PathConflictError, match="the HTML report .* the document .*notes.html"):
         cleaner.run()
     assert page.read_text() == "<p>a note</p>" and not (tmp_path / "notes.md").exists()
+
+
+def test_a_steps_notes_show_under_it_escaped():
+    page = render_html(
+        ReportData(
+            cross_row=["majority of price by item"],
+            cross_row_notes=[["estimated accuracy of each site: <b>x</b> 0.95 (40)"]],
+            cross_row_rows=[3],
+            cross_row_sample=50,
+        )
+    )
+    assert '<ul class="rc-notes"><li>estimated accuracy of each site: &lt;b&gt;x' in page
+    assert "<b>x</b>" not in page

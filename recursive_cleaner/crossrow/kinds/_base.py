@@ -29,7 +29,8 @@ class StepKind:
       False drops it (counted in ``fitted.dropped`` and ``fitted.dropped_by[i]``);
     - the plan: ``prompt`` / ``task`` (the planning prompt), ``grammar`` (its piece of the
       reply's grammar), ``xml_attrs`` (how the model writes it); ``describe`` (the report and
-      the generated file), ``names`` (the fields its audit label names).
+      the generated file), ``names`` (the fields its audit label names), ``notes`` (what its fit
+      learned, for the report: a source-weighted majority's source accuracies).
 
     A per-field count that may stop at a cap keeps ``summary.counts[i]`` a dict field ->
     ``Counter`` and adds ``(i, field)`` to ``summary.capped``: Dask recounts those cells.
@@ -101,6 +102,10 @@ class StepKind:
     def transform(self, fitted: Any, i: int, out: dict) -> bool:
         """Step ``i`` on the record ``out``, in place; False when it drops the record."""
         return True
+
+    def notes(self, step: Any, state: Any) -> list[str]:
+        """What the fit learned that the report shows (``state``: the step's fitted state)."""
+        return []
 
     def __repr__(self) -> str:
         return f"<cross-row kind {self.name}>"

@@ -3,9 +3,12 @@
 A functional dependency, e.g. ``provider_number -> name, city``: each field takes the value most
 rows of its key group have, when that value holds at least ``min_share`` of the group (and the
 group has at least ``min_count`` rows). Memory: one counter per (key, field) of the values seen.
-With ``weight_by`` (the field naming each row's source), blanks do not vote and each source's
-vote is weighted by how often it agrees with the winners (``weights``); the weighted plurality
-wins. Memory: one counter per (key, field) of the (value, source) pairs seen. With
+With ``weight_by`` (the field naming each row's source) the vote is truth discovery
+(``crossrow.truth``): each source's accuracy and each value's probability fitted together,
+values that differ only by format one value (a row's value of the winner's is left as it is),
+copying sources counted once, blanks not voting; a value more likely than not wins, and
+``notes`` shows each source's accuracy. Memory: one counter per (key, field) of the (value,
+source) pairs seen. With
 ``variants_only`` (a key the goals do not state) only blanks and values that look like variants
 of the winner (``values.is_variant``) are replaced: never one valid value by another.
 
@@ -19,14 +22,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import clip_text
 from ...model.grammar import rep, seq
 from ..near import MAX_WORK, PROBE_WORK, Budget, NearIndex, close_keys
-from ..values import hashable
-from ..weights import weigh_votes
+from ..truth import find_truths
+from ..values import format_key, hashable
 from ._base import StepKind
 
 __all__ = ["Majority", "KeyGroups"]
 
+MAX_SOURCES_SHOWN = 20  # the report names the best and worst sources past this
+NAME_CHARS = 40  # a source's name in the report, at most
 _KEY = "\0key"  # inside a majority group: the raw key values, counted
 _NONE = object()
 
@@ -42,6 +48,10 @@ class KeyGroups:
     # keys first seen by transform
     probed: dict[Any, list] = field(default_factory=dict, repr=False)
     index: NearIndex | None = field(default=None, repr=False)
+    # with ``weight_by``: each source's estimated accuracy, the cells it reports, copying pairs
+    accuracy: dict[Any, float] = field(default_factory=dict)
+    reports: dict[Any, int] = field(default_factory=dict)
+    copies: dict[tuple, float] = field(default_factory=dict)
 
 
 class Majority(StepKind):
@@ -57,8 +67,9 @@ class Majority(StepKind):
         key, fields = "+".join(step.key), ", ".join(step.fields)
         if step.weight_by:
             return (
-                f"for each {key}, set {fields} to the value its rows' sources vote for, each "
-                f"{'+'.join(step.weight_by)} weighted by how often it agrees with the others"
+                f"for each {key}, set {fields} to the value its sources most likely agree on "
+                f"(truth discovery: each {'+'.join(step.weight_by)} weighted by its estimated "
+                "accuracy, values that differ only by format as one, copying sources counted once)"
             )
         return (
             f"for each {key}, set {fields} to the value most of its rows have (at least "
@@ -90,7 +101,7 @@ class Majority(StepKind):
         group = groups.setdefault(tuple(hashable(k) for k in raw_key), {})
         raw = hashable(raw_key[0]) if len(raw_key) == 1 else raw_key
         group.setdefault(_KEY, Counter())[raw] += 1
-        source = hashable(tuple(record.get(k) for k in s.weight_by)) if s.weight_by else None
+        source = _source(record, s.weight_by) if s.weight_by else None
         for fld in s.fields:
             vote = hashable(record.get(fld))
             group.setdefault(fld, Counter())[(vote, source) if s.weight_by else vote] += 1
@@ -113,8 +124,9 @@ class Majority(StepKind):
             target = merged.setdefault(key, {})
             for fld, counts in group.items():
                 target.setdefault(fld, Counter()).update(counts)
+        truths = None
         if s.weight_by:
-            weighted, _ = weigh_votes(
+            truths = find_truths(
                 {
                     (key, fld): group[fld]
                     for key, group in merged.items()
@@ -124,9 +136,42 @@ class Majority(StepKind):
             )
             for key, group in merged.items():
                 for fld in s.fields:
-                    group[fld] = weighted.get((key, fld), Counter())
+                    group[fld] = truths.scores.get((key, fld), Counter())
         near = _near_keys(s, merged, fitted.left_alone, i) if len(s.key) == 1 else None
-        return KeyGroups(merged, near)
+        if truths is None:
+            return KeyGroups(merged, near)
+        return KeyGroups(
+            merged, near, accuracy=truths.accuracy, reports=truths.claims, copies=truths.copies
+        )
+
+    def notes(self, step: Any, state: Any) -> list[str]:
+        """With ``weight_by``: each source's estimated accuracy (best first) and the copying
+        pairs."""
+        if not step.weight_by or not isinstance(state, KeyGroups) or not state.accuracy:
+            return []
+        ranked = sorted(state.accuracy, key=lambda s: (-state.accuracy[s], str(s)))
+        shown = [
+            f"{clip_text(s, NAME_CHARS)} {state.accuracy[s]:.2f} ({state.reports.get(s, 0)})"
+            for s in ranked
+        ]
+        if len(shown) > MAX_SOURCES_SHOWN:
+            cut = MAX_SOURCES_SHOWN // 2
+            shown = shown[:cut] + [f"… {len(shown) - 2 * cut} more …"] + shown[-cut:]
+        lines = [
+            f"estimated accuracy of each {'+'.join(step.weight_by)} (cells it reports): "
+            + ", ".join(shown)
+        ]
+        if state.copies:
+            pairs = sorted(
+                f"{clip_text(a, NAME_CHARS)} ~ {clip_text(b, NAME_CHARS)}" for a, b in state.copies
+            )
+            more = len(pairs) - MAX_SOURCES_SHOWN
+            more = f" and {more} more" if more > 0 else ""
+            lines.append(
+                "sources that share false values (one copies the other, or both a common feed; "
+                f"counted once): {', '.join(pairs[:MAX_SOURCES_SHOWN])}{more}"
+            )
+        return lines
 
     def transform(self, fitted: Any, i: int, out: dict) -> bool:
         step, state = fitted.steps[i], fitted.fits.get(i)
@@ -134,19 +179,29 @@ class Majority(StepKind):
         for fld in step.fields if group else ():
             top = _winner(group.get(fld), step)
             old = out.get(fld)
-            if top is not _NONE and hashable(old) != top and step.may_write(fld, old, top):
+            if top is _NONE or hashable(old) == top or not step.may_write(fld, old, top):
+                continue
+            # a source-weighted vote counts values that differ only by format as one: leave them
+            if not step.weight_by or format_key(old) != format_key(top):
                 out[fld] = top
                 fitted.changed[(i, fld)] += 1
         return True
+
+
+def _source(record: dict, fields: tuple[str, ...]) -> Any:
+    """The row's source: its ``weight_by`` value (a tuple of them for several fields)."""
+    if len(fields) == 1:
+        return hashable(record.get(fields[0]))
+    return hashable(tuple(record.get(k) for k in fields))
 
 
 def _winner(counts: Counter | None, step: Any) -> Any:
     """The value a clear majority of the group has, or _NONE."""
     if not counts:
         return _NONE
-    if step.weight_by:  # already weighted by source reliability: the strict plurality wins
-        ranked = counts.most_common(2)
-        return ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else _NONE
+    if step.weight_by:  # each value's probability (``truth``): one more likely than not wins
+        ((top, p),) = counts.most_common(1)
+        return top if p > 0.5 else _NONE
     total = sum(counts.values())
     ((top, n),) = counts.most_common(1)
     if total >= step.min_count and n / total >= step.min_share and n > total - n:
