@@ -4,13 +4,14 @@ and the harm a reading would do.
 For each goal text of ``bench/instructions``, ``bench/phrasings`` and ``bench/heldout/goals`` (with
 its table's header and the first ``--rows`` rows as the data sample, as ``read_spec`` gets them) one
 line: ``field=kind`` per field, ``kind`` ``-`` for none, the field's mark after it: ``*`` written
-(in scope, not as_is), ``!`` protected (as_is), nothing out of scope. Then the harm, per text:
+(in scope, not as_is), ``~`` written only by one of the goals' unit conversions (the library's
+``convert_unit`` functions), ``!`` protected (as_is), nothing out of scope. Then the harm, per text:
 
 - ``writable-protected``: a field the text asks to leave alone (held-out tables: meta.json's
   ``protect``; the benchmark tables: ``bench/phrasings.py``'s ``KEEP`` / ``as_is`` fields) that the
-  spec lets the cleaning write;
+  spec lets the cleaning write (in scope, or a conversion's field);
 - ``asked-not-written``: a field the text asks to fix (meta.json's ``fix``; the phrasings' fields
-  with an expected kind) that the spec leaves as_is or out of scope.
+  with an expected kind) that the spec leaves as_is or out of scope, and no conversion writes.
 
     python bench/spec_reading.py [--data-dir ../shared/bench-data] [--rows 300] > out.txt
 
@@ -92,13 +93,23 @@ def reading(text: dict[str, Any]) -> tuple[str, list[str], list[str]]:
     from recursive_cleaner.profiling.spec import read_spec
 
     spec = read_spec(text["goals"], text["fields"], text["samples"])
+    converted = {f for c in getattr(spec, "conversions", ()) for f in (c.value, c.unit)}
     parts = []
     for name in text["fields"]:
         f = spec.fields[name]
-        mark = "!" if f.kind == "as_is" else "*" if spec.in_scope(name) else ""
+        mark = (
+            "!"
+            if f.kind == "as_is"
+            else "*"
+            if spec.in_scope(name)
+            else "~"
+            if name in converted
+            else ""
+        )
         parts.append(f"{name}={'as_is' if f.kind == 'as_is' else f.kind or '-'}{mark}")
-    harm = sorted(f for f in text["protect"] if spec.in_scope(f))
-    missed = sorted(f for f in text["asked"] if not spec.in_scope(f))
+    written = {f for f in text["fields"] if spec.in_scope(f)} | converted
+    harm = sorted(f for f in text["protect"] if f in written)
+    missed = sorted(f for f in text["asked"] if f not in written)
     return f"{text['label']:<18} scope={spec.scope} " + " ".join(parts), harm, missed
 
 
