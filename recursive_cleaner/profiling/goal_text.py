@@ -96,8 +96,9 @@ _PATTERNS = [
         ),
         # "Leave beer_name and style as they are"
         ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{AS_IS_WORDS}|alone\b)"),
-        # "leave the comments exactly as the techs typed them"
+        # "leave the comments exactly as the techs typed them"; "... follow house style; leave them"
         ("as_is", r"\bleave\b[^.;]*?\b(?:exactly|just|precisely)\s+as\b"),
+        ("as_is", r"\b(?:leave|keep)\s+(?:them|those|these|it|that)\s*(?=[,.;:!)]|$)"),
         (
             "as_is",
             r"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|"

@@ -257,9 +257,14 @@ def read_goals(
         for field in head:
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
-            for field in head:  # the whole block is about the heading's fields
-                kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(block, reader.holds))
-            changed.update(changed_fields(block, [(-1, -1, head)], reader.holds))
+            # the whole block is about the heading's fields ("leave the rest alone" is not)
+            about = [c for c in clauses if not leaves_rest(c)]
+            about_text = block if len(about) == len(clauses) else " ".join(about)
+            found = detect_kinds(about_text, reader.holds)
+            for field in head:
+                kinds[field].extend((k, a) for k, a, _, _ in found)
+            if not any(k == "as_is" for k, *_ in found):  # "- isbn: 13 digits only"
+                changed.update(head)
             continue
         subject: frozenset = head
         typos_anywhere = typos_anywhere or any(
@@ -295,7 +300,15 @@ def read_goals(
             if not all_groups and not rest:
                 for field in subject:
                     said[field].append(whole)
-            if head and not rest and all(g[2] <= head for g in all_groups):
+            if not rest and not any(k == "as_is" for k, *_ in detect_kinds(whole, reader.holds)):
+                changed.update(reader.heading(whole))  # "pub_year: YYYY (c2001 -> 2001)"
+            # a clause naming no field is the heading's, unless a later field became the subject
+            if (
+                head
+                and not rest
+                and (all_groups or subject <= head)
+                and all(g[2] <= head for g in all_groups)
+            ):
                 for field in head:
                     kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(whole, reader.holds))
                 changed.update(changed_fields(whole, [(-1, -1, head)], reader.holds))

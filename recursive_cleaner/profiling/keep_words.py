@@ -7,8 +7,9 @@ ask for a change (which such words never override).
   verb keeps ("alone", "unchanged", "as it is", "stays", "untouched", "are fine", "leave", "keep",
   or a negated change: "don't touch", "nothing else ... is ours to change", "no changes to"), not
   one that changes ("fix everything else", "lower-case the rest").
-- ``asks_change(text)``: a verb of cleaning or a target ("fix", "convert", "trim", "should be",
-  "one of", "set ... to", "->") that no negation stands before in its part of the sentence.
+- ``asks_change(text)``: a verb of cleaning, a target or a format ("fix", "convert", "trim",
+  "should be", "one of", "set ... to", "->", "13 digits", "no hyphens", "YYYY") that no negation
+  stands before in its part of the sentence.
 - ``list_start(clause, groups, k)``: the first group of the list of field mentions that ends with
   group ``k`` ("the titles, author headings, publisher names, pagination and notes": items joined
   by commas / and / or, each of a few words), for a keep clause pointing back to it ("keep every one
@@ -47,7 +48,13 @@ _CHANGE = re.compile(
     r"|\b(?:take|strip|cut) out\b|\b(?:lower|upper|title)[\s-]?case\b|\bset\b(?=[^.;]*\bto\b)"
     r"|\b(?:make|turn)\b(?!\s+sure\b)|\bone of\b"
     r"|\b(?:should|must|needs? to|has to|have to)\s+(?:be|become|read|look)\b(?!\s+(?:left|kept)\b)"
-    r"|->|→|=>",
+    r"|->|→|=>"
+    # a format the values should have: "13 digits", "four-digit", "no hyphens", "YYYY"
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen)[\s-]"
+    r"(?:digits?|letters?|characters?|decimals?|decimal places?)\b"
+    r"|\b(?:no|without)\s+(?:any\s+)?(?:\w+\s+)?(?:dashes|hyphens|spaces|prefix(?:es)?|"
+    r"suffix(?:es)?|zeros|commas|dots|periods|slashes|brackets|parentheses|quotes|labels?|"
+    r"symbols?|punctuation)\b|(?-i:\b(?:YYYY|YY|MM|DD|HH)\b)",
     re.I,
 )
 _NEGATION = re.compile(

@@ -236,3 +236,26 @@ def test_a_clause_naming_another_field_with_examples_only_one_fields_data_holds_
         ("[1998]", "1998"),
     )
     assert spec.in_scope("code") and spec.protected() == {"ref"}
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        "Item numbers: 7 characters, no dashes. Weights: two decimals.",  # formats
+        "item_no: upper. weight: kg.",  # a heading of its own
+        "Item numbers are 7 characters. Weights have two decimals.",
+    ],
+)
+def test_a_field_given_a_format_the_reader_has_no_kind_for_is_still_asked_for(asks):
+    spec = read_spec(asks + " Leave all other fields alone.", STOCK, STOCK_DATA)
+    assert spec.in_scope("item_no") and spec.in_scope("weight")
+    assert spec.protected() == {"colour", "grade", "depot", "remark", "weight_unit"}
+
+
+def test_a_rest_clause_in_a_headed_block_leaves_the_heading_field_asked():
+    spec = read_spec("- grade: one letter, upper case. Leave the rest alone.", STOCK, STOCK_DATA)
+    assert spec.in_scope("grade") and spec.fields["grade"].kind == "upper"
+    spec = read_spec(
+        "Grade: upper case. Depots and remarks are ours; leave them.", STOCK, STOCK_DATA
+    )
+    assert spec.in_scope("grade") and spec.protected() == {"depot", "remark"}
