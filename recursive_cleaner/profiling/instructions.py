@@ -258,7 +258,7 @@ def read_goals(
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
             # the whole block is about the heading's fields ("leave the rest alone" is not)
-            about = [c for c in clauses if not leaves_rest(c)]
+            about = [c for i, c in enumerate(clauses) if not i or not leaves_rest(c)]
             about_text = block if len(about) == len(clauses) else " ".join(about)
             found = detect_kinds(about_text, reader.holds)
             for field in head:
@@ -323,7 +323,9 @@ def read_goals(
             )
             # each field its own part's reading
             for clause, groups in clause_segments(whole, all_groups, reader.holds):
-                changed.update(changed_fields(clause, groups, reader.holds))
+                # "We need them in international format": the subject
+                about = groups or [(-1, -1, subject)]
+                changed.update(changed_fields(clause, about, reader.holds))
                 # a clause about the fields not asked for is about no subject
                 subject = (
                     _read_segment(
@@ -374,7 +376,7 @@ def read_goals(
             field in named,
             words,
             clauses,
-            field not in firm and (field in changed or any(k != "as_is" for k, _ in own)),
+            field not in firm and (every or field in changed or any(k != "as_is" for k, _ in own)),
             " ".join(dict.fromkeys(rests)),
         )
     return out

@@ -8,12 +8,13 @@ ask for a change (which such words never override).
   or a negated change: "don't touch", "nothing else ... is ours to change", "no changes to"), not
   one that changes ("fix everything else", "lower-case the rest").
 - ``asks_change(text)``: a verb of cleaning, a target or a format ("fix", "convert", "trim",
-  "should be", "one of", "set ... to", "->", "13 digits", "no hyphens", "YYYY") that no negation
-  stands before in its part of the sentence.
-- ``list_start(clause, groups, k)``: the first group of the list of field mentions that ends with
-  group ``k`` ("the titles, author headings, publisher names, pagination and notes": items joined
-  by commas / and / or, each of a few words), for a keep clause pointing back to it ("keep every one
-  of them as it is", "those stay").
+  "should be", "one of", "set ... to", "->", "13 digits", "no hyphens", "YYYY", "ISO", "city
+  without the state") that no negation stands before in its part of the sentence;
+  ``changed_fields``: the fields of a clause it asks a change of (not those inside keep words).
+- ``listed(clause, groups, k)``: ``groups[k]`` with the list of field mentions it ends ("the titles,
+  author headings, publisher names, pagination and notes": items joined by commas / and / or, each
+  of a few words), for a keep clause pointing back to it ("keep every one of them as it is", "those
+  stay").
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ _CHANGE = re.compile(
     r"(?:digits?|letters?|characters?|decimals?|decimal places?)\b"
     r"|\b(?:no|without)\s+(?:any\s+)?(?:\w+\s+)?(?:dashes|hyphens|spaces|prefix(?:es)?|"
     r"suffix(?:es)?|zeros|commas|dots|periods|slashes|brackets|parentheses|quotes|labels?|"
-    r"symbols?|punctuation)\b|(?-i:\b(?:YYYY|YY|MM|DD|HH)\b)",
+    r"symbols?|punctuation)\b|(?-i:\b(?:YYYY|YY|MM|DD|HH|ISO)\b)|\binternational\b"
+    # "city without the state", never "without changing it"
+    r"|\bwithout\b(?!\s+(?:any\s+)?(?:chang|touch|modif|edit|alter))",
     re.I,
 )
 _NEGATION = re.compile(

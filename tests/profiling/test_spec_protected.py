@@ -259,3 +259,27 @@ def test_a_rest_clause_in_a_headed_block_leaves_the_heading_field_asked():
         "Grade: upper case. Depots and remarks are ours; leave them.", STOCK, STOCK_DATA
     )
     assert spec.in_scope("grade") and spec.protected() == {"depot", "remark"}
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        "- depot ISO",  # a format word the reader reads no kind for
+        "- depot without the region",
+        "Depots are a mess. We need them in one spelling.",  # the subject of the next clause
+    ],
+)
+def test_a_format_for_a_field_or_a_change_asked_of_the_subject_is_asked_for(asks):
+    spec = read_spec(asks + "\nEverything else stays as it is.", STOCK, STOCK_DATA)
+    assert spec.in_scope("depot") and "depot" not in spec.protected()
+
+
+def test_typos_asked_of_every_field_leave_no_field_to_the_rest():
+    spec = read_spec("Fix the typos everywhere. Leave the rest alone.", STOCK, STOCK_DATA)
+    assert not spec.protected() and all(spec.in_scope(f) for f in STOCK)
+
+
+def test_a_heading_line_that_also_leaves_the_rest_keeps_its_own_fields():
+    goals = "- grade / remark: leave as is Leave everything else alone\n- depot: upper case"
+    spec = read_spec(goals, STOCK, STOCK_DATA)
+    assert {"grade", "remark"} <= spec.protected() and spec.in_scope("depot")
