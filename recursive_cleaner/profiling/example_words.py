@@ -28,6 +28,8 @@ _TOKEN = re.compile(
     r"|(->|→|=>)"  # arrows
     # a blank line, or a new bullet / heading: a new block
     r"|(\n[ \t\r]*(?:\n|(?=[-*•+#]|\d{1,2}[.)]\s|\*\*)))"
+    # a value in square brackets with no space in it ("[1998]", "[n.d.]"): one value, brackets kept
+    r"|((?<![^\s\"“”,;()\[\]])\[[^\s\"“”,;()\[\]]{1,58}\](?![^\s\"“”,;()\[\].!?:]))"
     r"|([,;()\[\]])"  # separators
     r"|((?:[^\s\"“”,;()\[\]]|,(?=[^\s\"“”,;()\[\]]))+)"
 )  # a bare word ("14,90" keeps its comma)
@@ -135,13 +137,15 @@ def token_sentences(text: str) -> Iterator[tuple[list[Token], int, int, int]]:
             yield toks, start, m.start(), block
             toks, start, block = [], m.end(), m.end()
         elif m.group(6):
-            if m.group(6) == ";":
+            toks.append(Token("value", m.group(6), False, m.start(), m.end()))
+        elif m.group(7):
+            if m.group(7) == ";":
                 yield toks, start, m.start(), block
                 toks, start = [], m.end()
             else:
-                toks.append(Token("sep", m.group(6), start=m.start(), end=m.end()))
+                toks.append(Token("sep", m.group(7), start=m.start(), end=m.end()))
         else:
-            raw = m.group(7)
+            raw = m.group(8)
             word, ends = _bare(raw)
             if word:
                 toks.append(Token("value", word, False, m.start(), m.end()))

@@ -13,10 +13,12 @@ the connecting words gives one pair per input):
 
 A pair belongs to (1) the field whose sample values hold A exactly (every such field when the
 sentence names none of them), else (2) the one field whose values share A's shape (``value_shape``),
-the ones the sentence names when several do ("First and last names: "MARIA" becomes "Maria""), else
-(3) the one field the sentence (or the bullet it stands in) names; otherwise it is dropped, never
-guessed. A bare word without digits or signs (``Germany``) counts only as a value the data holds; a
-bare value glued to another one (``5 kg``, ``12:00 p.m.``) is not read (quote it). Several inputs
+the ones the sentence names when several do ("First and last names: "MARIA" becomes "Maria""), or
+when it names none of them the one whose values have A's exact shape ("c1998": "c1980", not
+"b100000"), else (3) the one field the sentence (or the bullet it stands in) names; otherwise it is
+dropped, never guessed. A bare word without digits or signs (``Germany``) counts only as a value
+the data holds; a bare value glued to another one (``5 kg``, ``12:00 p.m.``) is not read (quote it);
+a value in square brackets (``[1998]``) is one value, brackets kept. Several inputs
 written with their output (``"CUST-01024", "1024" are all 1024``) give no identity pair: only
 identity words and a single ``A -> A`` do, and those protect A's shape (``spec.kept``).
 
@@ -61,10 +63,12 @@ class _Reader:
         self.text, self.fields, self.mentions = text, fields, FieldMentions(fields)
         self.values: dict[str, set[str]] = {}
         self.shapes: dict[str, set[str]] = {}
+        self.exact: dict[str, set[str]] = {}  # the shapes with every character's class
         for name in fields:
             present = [str(v) for v in (samples or {}).get(name) or [] if v is not None and v != ""]
             self.values[name] = set(present)
             self.shapes[name] = {value_shape(v) for v in present}
+            self.exact[name] = {value_shape(v, runs=False) for v in present}
         self.has_data = any(self.values.values())
         self.out: dict[str, list[tuple[str, str]]] = {}
         self.seen = 0
@@ -245,9 +249,16 @@ class _Reader:
             return [f for f in exact if f in named] or exact
         shape = value_shape(a)
         alike = [f for f in self.fields if shape in self.shapes[f]]
+        if len(alike) > 1:
+            # every named field of A's shape; none named: the one field with A's exact shape
+            # ("c1998": "c1980" in pub_year, not "b100000" in record_id)
+            chosen = [f for f in alike if f in named]
+            if not chosen:
+                exact_shape = value_shape(a, runs=False)
+                chosen = [f for f in alike if exact_shape in self.exact[f]]
+            return chosen if len(chosen) == 1 or any(f in named for f in chosen) else []
         if alike:
-            # every named field of A's shape
-            return [f for f in alike if f in named] if len(alike) > 1 else alike
+            return alike
         return list(named) if len(named) == 1 and a not in self.loose else []
 
     def _named(self, at: int, start: int, end: int, block: int) -> frozenset:

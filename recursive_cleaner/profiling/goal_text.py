@@ -17,6 +17,7 @@ __all__ = [
     "paren_enum",
     "ENUM_TRIGGER",
     "AS_IS_WORDS",
+    "clause_segments",
 ]
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
@@ -95,6 +96,9 @@ _PATTERNS = [
         ),
         # "Leave beer_name and style as they are"
         ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{AS_IS_WORDS}|alone\b)"),
+        # "leave the comments exactly as the techs typed them"; "... follow house style; leave them"
+        ("as_is", r"\bleave\b[^.;]*?\b(?:exactly|just|precisely)\s+as\b"),
+        ("as_is", r"\b(?:leave|keep)\s+(?:them|those|these|it|that)\s*(?=[,.;:!)]|$)"),
         (
             "as_is",
             r"\b(?:stays?|remains?|(?:is|are|be) kept)\b(?:\s+(?:exactly|just|"
@@ -354,3 +358,34 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
     return found
+
+
+_CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
+
+
+def clause_segments(clause: str, groups: list, holds=None) -> list[tuple[str, list]]:
+    """A clause naming several fields, cut where a format word stands between two of them: at the
+    last comma / and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a,
+    b or c and tier is x or y": a list cut short by the next field is read there too), so each field
+    gets only its own part's reading."""
+    if len(groups) < 2:
+        return [(clause, groups)]
+    starts = [start for _, _, start, _ in detect_kinds(clause, holds)] + [
+        m.start() for m in ENUM_TRIGGER.finditer(clause)
+    ]
+    cuts = []
+    for before, after in zip(groups, groups[1:]):
+        between = [start for start in starts if before[1] <= start < after[0]]
+        gap = list(_CUT.finditer(clause, max(between), after[0])) if between else []
+        if gap:
+            cuts.append(gap[-1].start())
+    out, start = [], 0
+    for cut in cuts + [len(clause)]:
+        out.append(
+            (
+                clause[start:cut],
+                [(a - start, b - start, f) for a, b, f in groups if start <= a < cut],
+            )
+        )
+        start = cut
+    return out

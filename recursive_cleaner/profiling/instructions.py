@@ -42,9 +42,10 @@ from .expectations import (
     Expectation,
 )
 from .fallback import fallback_expectation
+from .keep_words import BACK_REFERENCE, changed_fields, leaves_rest, listed
 from .mentions import FieldMentions, field_tokens, is_date_name
 from .goal_text import (
-    ENUM_TRIGGER,
+    clause_segments,
     detect_kinds,
     enum_values,
     goal_blocks,
@@ -126,37 +127,6 @@ def _resolve(
     return kind, allowed
 
 
-_CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
-
-
-def _segments(clause: str, groups: list, holds=None) -> list[tuple[str, list]]:
-    """A clause naming several fields, cut where a format word stands between two of them: at the
-    last comma / and / but after it ("dates as YYYY-MM-DD and phones in E.164", "status is one of a,
-    b or c and tier is x or y": a list cut short by the next field is read there too), so each field
-    gets only its own part's reading."""
-    if len(groups) < 2:
-        return [(clause, groups)]
-    starts = [start for _, _, start, _ in detect_kinds(clause, holds)] + [
-        m.start() for m in ENUM_TRIGGER.finditer(clause)
-    ]
-    cuts = []
-    for before, after in zip(groups, groups[1:]):
-        between = [start for start in starts if before[1] <= start < after[0]]
-        gap = list(_CUT.finditer(clause, max(between), after[0])) if between else []
-        if gap:
-            cuts.append(gap[-1].start())
-    out, start = [], 0
-    for cut in cuts + [len(clause)]:
-        out.append(
-            (
-                clause[start:cut],
-                [(a - start, b - start, f) for a, b, f in groups if start <= a < cut],
-            )
-        )
-        start = cut
-    return out
-
-
 def _read_segment(
     clause: str,
     groups: list,
@@ -192,6 +162,8 @@ def _read_segment(
             if g[0] >= start and not any(k == "as_is" and end <= s < g[0] for k, _, s, _ in found)
         ]
         target = after or before[-1:] or later[:1]
+        if kind == "as_is" and not after and before and BACK_REFERENCE.search(clause, start, end):
+            target = [listed(clause, groups, len(before) - 1)]  # "... keep every one of them"
         fields_for, into = (target[0][2] if target else subject), kinds
         paren = clause.rfind("(", 0, start + 1)
         if (
@@ -206,7 +178,7 @@ def _read_segment(
         if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):
             if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1] : start]):
                 continue  # no field just before the verb: not a reading of any field
-            fields_for = before[-1][2]
+            fields_for = listed(clause, groups, len(before) - 1)[2]  # "titles, ... notes stay"
             # "the currency ... whatever is in it stays, even the lower-case ones"
             firm.update(fields_for)
         if not fields_for and ask is not None and tied is not None and kind != "as_is":
@@ -227,6 +199,9 @@ class GoalReading:
     words: str
     # the clauses ``tie`` named it for (their kinds are in ``expectation``): the data must agree
     tied: str = ""
+    asked: bool = False  # the goals ask a change of it: a format, or a verb of cleaning naming it
+    # the goals' clauses that leave every field they do not ask for as it is (the same for each)
+    rest: str = ""
 
 
 def read_goals(
@@ -265,6 +240,8 @@ def read_goals(
     firm: set[str] = set()
     # asked of every field: a flag beside a field's own kind
     every_kinds: list[tuple[str, tuple[str, ...]]] = []
+    changed: set[str] = set()  # fields a verb of cleaning or a target names
+    rests: list[str] = []  # "leave everything else alone"
     for block in goal_blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
         clauses = goal_clauses(block)
@@ -280,8 +257,14 @@ def read_goals(
         for field in head:
             said[field].append(block)
         if head and all(g[2] <= head for groups in mentioned for g in groups):
-            for field in head:  # the whole block is about the heading's fields
-                kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(block, reader.holds))
+            # the whole block is about the heading's fields ("leave the rest alone" is not)
+            about = [c for i, c in enumerate(clauses) if not i or not leaves_rest(c)]
+            about_text = block if len(about) == len(clauses) else " ".join(about)
+            found = detect_kinds(about_text, reader.holds)
+            for field in head:
+                kinds[field].extend((k, a) for k, a, _, _ in found)
+            if not any(k == "as_is" for k, *_ in found):  # "- isbn: 13 digits only"
+                changed.update(head)
             continue
         subject: frozenset = head
         typos_anywhere = typos_anywhere or any(
@@ -289,12 +272,21 @@ def read_goals(
             for clause, groups in zip(clauses, mentioned)
         )
         for whole, all_groups in zip(clauses, mentioned):
+            rest = leaves_rest(whole)
+            if rest:  # "leave all other fields alone": not every field, the ones not asked for
+                rests.append(whole)
+                all_groups = [g for g in all_groups if len(g[2]) < len(fields) or len(fields) == 1]
             # "Test names should be one of Glucose, Sodium, ...": the one
             if not all_groups and not subject:
                 # field whose data holds the list
                 all_groups = [g for g in [_by_list(reader, whole)] if g]
                 named.update(*(g[2] for g in all_groups))
-            if not all_groups and _EVERY_FIELD.search(whole) and not _LEAVE_REST.search(whole):
+            if (
+                not all_groups
+                and _EVERY_FIELD.search(whole)
+                and not _LEAVE_REST.search(whole)
+                and not rest
+            ):
                 every_kinds.extend(
                     (kind, allowed)
                     for kind, allowed, _, _ in detect_kinds(whole, reader.holds)
@@ -305,32 +297,49 @@ def read_goals(
                 for field in group:
                     said[field].append(whole)
             # "Some come in as 03/02/2024 - those are day first": about the last subject
-            if not all_groups:
+            if not all_groups and not rest:
                 for field in subject:
                     said[field].append(whole)
-            if head and all(g[2] <= head for g in all_groups):
+            if not rest and not any(k == "as_is" for k, *_ in detect_kinds(whole, reader.holds)):
+                changed.update(reader.heading(whole))  # "pub_year: YYYY (c2001 -> 2001)"
+            # a clause naming no field is the heading's, unless a later field became the subject
+            if (
+                head
+                and not rest
+                and (all_groups or subject <= head)
+                and all(g[2] <= head for g in all_groups)
+            ):
                 for field in head:
                     kinds[field].extend((k, a) for k, a, _, _ in detect_kinds(whole, reader.holds))
+                changed.update(changed_fields(whole, [(-1, -1, head)], reader.holds))
                 continue
             askable = (
                 tie is not None
+                and not rest
                 and not all_groups
                 and not _EVERY_FIELD.search(whole)
                 and not _LEAVE_REST.search(whole)
                 and not _TYPOS.search(whole)
             )
             # each field its own part's reading
-            for clause, groups in _segments(whole, all_groups, reader.holds):
-                subject = _read_segment(
-                    clause,
-                    groups,
-                    subject,
-                    kinds,
-                    firm,
-                    ask if askable else None,
-                    tied,
-                    reader.last,
-                    reader.holds,
+            for clause, groups in clause_segments(whole, all_groups, reader.holds):
+                # "We need them in international format": the subject
+                about = groups or [(-1, -1, subject)]
+                changed.update(changed_fields(clause, about, reader.holds))
+                # a clause about the fields not asked for is about no subject
+                subject = (
+                    _read_segment(
+                        clause,
+                        groups,
+                        frozenset() if rest else subject,
+                        kinds,
+                        firm,
+                        ask if askable else None,
+                        tied,
+                        reader.last,
+                        reader.holds,
+                    )
+                    or subject
                 )
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(
@@ -361,7 +370,15 @@ def read_goals(
                 Expectation(kind, allowed, "instructions", KIND_PRIMITIVES[kind]) if kind else None
             )
         clauses = " ".join(c for c, answer in asked.items() if answer == field) if guessed else ""
-        out[field] = GoalReading(exp, bool(said[field]) or every, field in named, words, clauses)
+        out[field] = GoalReading(
+            exp,
+            bool(said[field]) or every,
+            field in named,
+            words,
+            clauses,
+            field not in firm and (every or field in changed or any(k != "as_is" for k, _ in own)),
+            " ".join(dict.fromkeys(rests)),
+        )
     return out
 
 

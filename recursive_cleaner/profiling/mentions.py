@@ -32,7 +32,8 @@ __all__ = [
 
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 # "status: ...", "id -> integer"
-_HEAD = re.compile(r"^[\s*_`#]*([^:\n]{1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")
+# (a label, never a sentence: "ISBNs are 13 digits. pub_year: ..." is no heading)
+_HEAD = re.compile(r"^[\s*_`#]*((?:[^:\n.!?]|[.!?](?=\S)){1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")
 _CONNECT = re.compile(
     r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I
 )

@@ -37,7 +37,10 @@ How it is made (``read_spec``):
    Every function for the field must pass them (``examples()``).
 5. Protection: a field read ``as_is`` is ``protected`` (nothing writes it, not even a cross-row
    step on a stated key), and an example whose output equals its input (read from the goals or
-   written by the user) keeps every value of its shape (``kept``).
+   written by the user) keeps every value of its shape (``kept``). Goals that leave "everything
+   else" as it is ("all other columns unchanged", "don't touch anything else", "nothing else is
+   ours to change": ``keep_words.leaves_rest``) make every field they do not ask for ``as_is``,
+   never one they ask for (a format, a verb of cleaning, an example, a conversion, a stated key).
 
 ``CleaningSpec.to_json`` is the text of ``cleaning_spec.json`` (the run writes it beside its
 output); ``load_spec`` accepts it back (a path or a
@@ -182,4 +185,34 @@ def read_spec(
     spec.dedup = asks_dedup(instructions)
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
     spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
+    rest = next((r.rest for r in readings.values() if r.rest), "")
+    if rest:
+        _leave_rest(spec, readings, rest)
     return spec
+
+
+def _leave_rest(spec: CleaningSpec, readings: dict, words: str) -> None:
+    """ "Leave everything else alone": every field the goals do not ask for is ``as_is``; a field is
+    asked for by a format or a verb of cleaning naming it, an example that changes its values, a
+    conversion, or the stated key it is mended by. Goals that ask for no field leave it all as
+    read."""
+    asked = {n for n, r in readings.items() if r.asked}
+    asked |= {
+        n
+        for n, f in spec.fields.items()
+        if any(a != b for a, b in f.examples)
+        or (f.kind not in (None, "as_is") and f.source == "instructions")  # a form they write
+    }
+    asked |= {f for c in spec.conversions for f in (c.value, c.unit)}
+    asked |= {f for fields in spec.key_fields.values() for f in fields}
+    if not asked:
+        return
+    for name, field_spec in spec.fields.items():
+        if name not in asked and field_spec.kind != "as_is":
+            spec.fields[name] = FieldSpec(
+                "as_is",
+                mentioned=True,
+                words=words[:300],
+                source="instructions",
+                note="the goals leave every field they do not ask for as it is",
+            )

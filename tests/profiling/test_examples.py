@@ -245,3 +245,28 @@ def test_case_examples_give_a_shape_over_a_trimming_reading():
         .kind
         == "text"
     )
+
+
+def test_a_value_in_square_brackets_is_one_example_input():
+    fields, data = ["code", "year"], {"code": ["X1", "Y2"], "year": ["[2001]", "1999", "2004"]}
+    assert goal_examples("Years: [1998] or c1998 -> 1998.", fields, data) == {
+        "year": (("[1998]", "1998"), ("c1998", "1998"))
+    }
+    # a bracket glued to a word is no value of its own
+    assert goal_examples("a[1998] -> 1998", fields, data) == {}
+
+
+def test_a_shape_several_fields_share_goes_to_the_one_with_its_exact_shape():
+    fields = ["ref", "year", "size"]
+    data = {
+        "ref": ["b100000", "b100001", "q200417"],
+        "year": ["c1980", "1999", "2004", "[2001]"],
+        "size": ["12", "7"],
+    }
+    # "c1998" is a9 like "b100000" and "c1980"; only the year's values are a9999
+    assert goal_examples("The publication date (c1998 or [1998] is 1998).", fields, data) == {
+        "year": (("c1998", "1998"), ("[1998]", "1998"))
+    }
+    # the exact shape in two fields: dropped, never guessed
+    data["ref"].append("x2000")
+    assert goal_examples("The publication date: c1998 -> 1998.", fields, data) == {}

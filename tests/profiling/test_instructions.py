@@ -296,3 +296,24 @@ def test_a_chat_message_is_one_request_a_line_and_a_wrapped_paragraph_is_one_sen
     ].expectation.allowed == ("Finance", "Sales", "Legal")
     # a bare list after a colon that no field's data holds is no list of values
     assert read_goals("depts: finance team, sales people", fields, data)["dept"].expectation is None
+
+
+def test_a_clause_about_the_other_fields_names_none_of_them_and_is_no_subjects():
+    fields = ["lot", "colour", "grade"]
+    for goals in (
+        "lot: upper case. Leave all other fields alone.",
+        "Upper-case the lot. Leave every other field exactly as it is.",
+    ):
+        readings = read_goals(goals, fields)
+        assert readings["lot"].expectation.kind == "upper" and readings["lot"].asked
+        assert not readings["colour"].mentioned and not readings["colour"].asked
+        assert readings["lot"].rest and readings["lot"].rest == readings["grade"].rest
+    assert not read_goals("lot: upper case. Lower-case everything else.", fields)["lot"].rest
+
+
+def test_leave_exactly_as_keeps_a_field_whatever_follows():
+    readings = read_goals(
+        "Leave the remarks exactly as the drivers typed them, odd spacing included.",
+        ["remark", "depot"],
+    )
+    assert readings["remark"].expectation.kind == "as_is"

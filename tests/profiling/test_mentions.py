@@ -166,3 +166,10 @@ def test_names_is_a_word_for_the_name_fields_unless_it_follows_one():
     reader = FieldMentions(["fname", "l_name", "city", "beer_name"])
     assert reader.groups("Standardise names (Title Case)")[0][2] == {"fname", "l_name", "beer_name"}
     assert [g[2] for g in reader.groups("City names are in Title Case")] == [frozenset({"city"})]
+
+
+def test_a_heading_is_a_label_never_a_sentence():
+    reader = FieldMentions(["grade", "weight"])
+    assert reader.heading("Grade: upper case.") == {"grade"}
+    assert reader.heading("- weight (kg): two decimals") == {"weight"}
+    assert reader.heading("Grades are letters. Weight: two decimals") == frozenset()

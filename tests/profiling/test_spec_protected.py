@@ -14,6 +14,7 @@ from recursive_cleaner.profiling.spec import (
     load_spec,
     read_spec,
 )
+from tests.profiling.test_conversions import lab
 
 FIELDS = ["order_id", "email", "postcode", "country", "currency", "price"]
 SAMPLES = {
@@ -142,3 +143,143 @@ def test_a_user_edited_example_protects_values_and_a_spec_without_examples_still
 def test_examples_that_are_not_pairs_are_refused_naming_the_field(bad):
     with pytest.raises(ValueError, match="'zip'"):
         load_spec({"fields": {"zip": {"kind": "integer", "examples": bad}}})
+
+
+# ---- "leave everything else alone": every field the goals do not ask for, never one they ask for
+STOCK = ["item_no", "colour", "grade", "depot", "remark", "weight", "weight_unit"]
+STOCK_DATA = {
+    "item_no": ["it-0001", "it-0002", "it-0003", "it-0004", "it-0005", "it-0006"],
+    "colour": ["Red", "red ", "BLUE", "Green", "green", "Blue"],
+    "grade": ["A", "b", "A ", "C", "B", "a"],
+    "depot": ["north", "SOUTH", "North", "east", "West", "south"],
+    "remark": ["", "dented", "CHECK", "", "ok", "  recount"],
+    "weight": ["12", "5.5", "20", "3", "7.25", "40"],
+    "weight_unit": ["kg", "kg", "lb", "kg", "lb", "kg"],
+}
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        "Leave all other fields alone.",
+        "Leave every other field exactly as it is.",
+        "All other columns unchanged.",
+        "Nothing else is ours to edit.",
+        "Don't touch anything else.",
+        "Please leave the rest.",
+    ],
+)
+def test_leaving_the_rest_protects_every_field_not_asked_for_and_none_asked_for(rest):
+    goals = "Grade letters are upper case. Tidy the colours (title case). " + rest
+    spec = read_spec(goals, STOCK, STOCK_DATA)
+    assert spec.in_scope("grade") and spec.fields["grade"].kind == "upper"
+    assert spec.in_scope("colour") and spec.fields["colour"].kind == "title_case"
+    assert spec.protected() == {"item_no", "depot", "remark", "weight", "weight_unit"}
+
+
+def test_a_field_asked_for_by_a_verb_or_an_example_is_never_left_by_the_rest():
+    goals = (
+        "Tidy the depot names. Item numbers: it-0001 -> IT-0001. The remarks are the drivers' "
+        "notes. Everything else stays as it is."
+    )
+    spec = read_spec(goals, STOCK, STOCK_DATA)
+    assert spec.in_scope("depot") and spec.in_scope("item_no")
+    # named without a change asked of them, or not named: left as they are
+    assert spec.protected() == {"colour", "grade", "remark", "weight", "weight_unit"}
+
+
+def test_the_fields_of_a_conversion_are_asked_for():
+    goals = (
+        "Take the mg/dL number, divide by 18 and put mmol/L as the unit. Nothing else should "
+        "be modified."
+    )
+    spec = read_spec(goals, list(lab()), check=lab())
+    assert [(c.value, c.unit) for c in spec.conversions] == [("result", "unit")]
+    assert spec.protected() == {"sample_id", "comment"}
+
+
+def test_a_rest_clause_is_not_read_where_the_goals_ask_for_no_field_or_the_rest_is_changed():
+    spec = read_spec("Leave everything else alone.", STOCK, STOCK_DATA)
+    assert not spec.protected()
+    spec = read_spec("Leave the remarks alone, and tidy everything else.", STOCK, STOCK_DATA)
+    assert spec.protected() == {"remark"}
+
+
+@pytest.mark.parametrize(
+    "keep",
+    [
+        "The colours, grade letters, depot names and remarks are the warehouse's own, so please "
+        "keep every one of them exactly as it is.",
+        "Colours, grade letters, depot names and remarks stay as they are.",
+    ],
+)
+def test_a_keep_clause_pointing_back_to_a_list_protects_each_field_of_it(keep):
+    spec = read_spec("Weights are plain numbers. " + keep, STOCK, STOCK_DATA)
+    assert {"colour", "grade", "depot", "remark"} <= spec.protected()
+    assert spec.in_scope("weight")
+
+
+def test_a_clause_naming_another_field_with_examples_only_one_fields_data_holds_names_that_field():
+    fields = ["code", "ref", "printed"]
+    data = {
+        "code": ["ab-10", "AB-11", "cd-20", "AB-12", "CD-21"],
+        "ref": ["b100000", "b100001", "q200417", "b100002", "q200001"],  # a9, as "c1998"
+        "printed": ["c1980", "1999", "[2001]", "2004", "1987."],
+    }
+    goals = (
+        "the codes should be upper case, and the year column should be just the year "
+        "(c1998 or [1998] is 1998). Don't touch anything else."
+    )
+    spec = read_spec(goals, fields, data)
+    assert spec.in_scope("printed") and spec.fields["printed"].examples == (
+        ("c1998", "1998"),
+        ("[1998]", "1998"),
+    )
+    assert spec.in_scope("code") and spec.protected() == {"ref"}
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        "Item numbers: 7 characters, no dashes. Weights: two decimals.",  # formats
+        "item_no: upper. weight: kg.",  # a heading of its own
+        "Item numbers are 7 characters. Weights have two decimals.",
+    ],
+)
+def test_a_field_given_a_format_the_reader_has_no_kind_for_is_still_asked_for(asks):
+    spec = read_spec(asks + " Leave all other fields alone.", STOCK, STOCK_DATA)
+    assert spec.in_scope("item_no") and spec.in_scope("weight")
+    assert spec.protected() == {"colour", "grade", "depot", "remark", "weight_unit"}
+
+
+def test_a_rest_clause_in_a_headed_block_leaves_the_heading_field_asked():
+    spec = read_spec("- grade: one letter, upper case. Leave the rest alone.", STOCK, STOCK_DATA)
+    assert spec.in_scope("grade") and spec.fields["grade"].kind == "upper"
+    spec = read_spec(
+        "Grade: upper case. Depots and remarks are ours; leave them.", STOCK, STOCK_DATA
+    )
+    assert spec.in_scope("grade") and spec.protected() == {"depot", "remark"}
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        "- depot ISO",  # a format word the reader reads no kind for
+        "- depot without the region",
+        "Depots are a mess. We need them in one spelling.",  # the subject of the next clause
+    ],
+)
+def test_a_format_for_a_field_or_a_change_asked_of_the_subject_is_asked_for(asks):
+    spec = read_spec(asks + "\nEverything else stays as it is.", STOCK, STOCK_DATA)
+    assert spec.in_scope("depot") and "depot" not in spec.protected()
+
+
+def test_typos_asked_of_every_field_leave_no_field_to_the_rest():
+    spec = read_spec("Fix the typos everywhere. Leave the rest alone.", STOCK, STOCK_DATA)
+    assert not spec.protected() and all(spec.in_scope(f) for f in STOCK)
+
+
+def test_a_heading_line_that_also_leaves_the_rest_keeps_its_own_fields():
+    goals = "- grade / remark: leave as is Leave everything else alone\n- depot: upper case"
+    spec = read_spec(goals, STOCK, STOCK_DATA)
+    assert {"grade", "remark"} <= spec.protected() and spec.in_scope("depot")
