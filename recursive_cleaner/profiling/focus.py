@@ -134,16 +134,18 @@ class FieldFocus:
         """The worst field with an open issue that has attempts left, or None."""
         if not self.enabled:
             return None
-        alone = self.left_alone
+        alone, shown = self.left_alone, self.shown_changes()
         for prof in open_issues(self.profile(records)):
             if prof.field in alone:
                 continue  # never asked for: no function may write it
             if (
                 prof.expectation is not None
                 and prof.expectation.source == "data"
+                and prof.field not in shown
                 and (not prof.primitive or _typos_of(prof.examples_ok, prof.offending))
             ):
-                # the data's own format, and the rest are typos of it ('3563x'), not another format
+                # the data's own format, and the rest are typos of it ('3563x'), not another format;
+                # unless the goals show how such a value changes (their examples decide: asked)
                 continue
             if self.failures.get(prof.field, 0) < self.max_attempts:
                 return prof
@@ -161,6 +163,13 @@ class FieldFocus:
                 return prof
             self.unfixable.setdefault(prof.field, prof.issue or "")
         return None
+
+    def shown_changes(self) -> frozenset[str]:
+        """The fields whose goals give an example that changes a value ('c1998' -> '1998')."""
+        spec = getattr(self, "spec", None)
+        if spec is None:
+            return frozenset()
+        return frozenset(f for f, ex in spec.examples().items() if any(a != b for a, b in ex))
 
     def failed(self, target: FieldProfile | None, reason: str = "") -> None:
         """Count a failed attempt; the same refusal a second time uses up the field's attempts (no

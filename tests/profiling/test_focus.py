@@ -347,6 +347,32 @@ def test_typos_in_a_field_whose_format_only_the_data_sets_are_not_asked_for():
     assert focus.next(priced).field == "zip"
 
 
+def test_a_field_whose_goals_show_a_change_is_asked_for_though_the_data_sets_its_format():
+    from recursive_cleaner.profiling.focus import FieldFocus
+
+    codes = ["4417", "5208", "3391", "REF 44-17", "52-08", "4417", "5208", "3391", "4417"]
+    rows = [{"code": c, "room": "b2"} for c in codes]
+    focus = FieldFocus()
+    focus.learn(
+        "code: no REF label or dash ('REF 77-30' becomes 7730). Leave room alone.",
+        ["code", "room"],
+        {"code": codes[:3], "room": ["b2"] * 3},
+        check={"code": codes, "room": ["b2"] * 9},
+    )
+    assert focus.expectations["code"].source == "data"
+    assert focus.shown_changes() == {"code"}
+    assert focus.next(rows).field == "code"  # the example shows the change: asked for
+    plain = FieldFocus()
+    plain.learn(
+        "Tidy the code column. Leave room alone.",
+        ["code", "room"],
+        {"code": codes[:3], "room": ["b2"] * 3},
+        check={"code": codes, "room": ["b2"] * 9},
+    )
+    assert plain.expectations["code"].source == "data" and not plain.shown_changes()
+    assert plain.next(rows) is None  # no example, no primitive: the data's own format rules
+
+
 def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functions(tmp_path):
     """Issue 18: the open pass stops once it found nothing on two chunks; field functions come from
     the profile."""
