@@ -8,7 +8,7 @@ from typing import Any
 
 from .near import MAX_CHARS, distance, two_values
 
-__all__ = ["NORMALIZERS", "normalized", "hashable", "is_variant", "format_key"]
+__all__ = ["moves_a_field_in", "NORMALIZERS", "normalized", "hashable", "is_variant", "format_key"]
 
 NORMALIZERS = ("exact", "casefold", "digits")
 
@@ -18,6 +18,20 @@ def _stray_word(a: str, b: str) -> bool:
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
     words = longer.split(" ")
     return len(words) >= 2 and " ".join(words[:-1]) == shorter and 3 * len(words[-1]) <= len(longer)
+
+
+def moves_a_field_in(old: Any, new: Any, record: dict, fld: str) -> bool:
+    """Is ``new`` just ``old`` with a stray last word that another field of ``record`` holds
+    ("Mooresville" -> "Mooresville NC" beside state "NC")? Then the word already has its own column:
+    the longer value is a merged one, not the full one."""
+    a, b = (" ".join(str(v).split()).casefold() for v in (old, new))
+    if len(b) <= len(a) or not _stray_word(b, a):
+        return False
+    word = b.rsplit(" ", 1)[-1]
+    return any(
+        k != fld and isinstance(v, str) and " ".join(v.split()).casefold() == word
+        for k, v in record.items()
+    )
 
 
 def is_variant(old: Any, new: Any, max_distance: int = 2) -> bool:

@@ -8,6 +8,7 @@ import pytest
 from recursive_cleaner.crossrow.plan import choose_steps, discover_steps, validate_steps
 from recursive_cleaner.crossrow.near import two_values
 from recursive_cleaner.crossrow.steps import CrossRowStep, apply_steps, fit, is_variant
+from recursive_cleaner.crossrow.values import moves_a_field_in
 
 POSTCODES = ("01907", "02134", "00501", "10115", "20095", "80331")
 COUNTRY = {"01907": "DE", "02134": "FR", "00501": "IT", "10115": "DE", "20095": "NL", "80331": "AT"}
@@ -297,3 +298,21 @@ def test_a_vocabulary_step_never_replaces_one_measurement_or_code_by_another():
 )
 def test_two_values_are_numbers_or_texts_that_differ_only_in_digits(a, b, two):
     assert two_values(a, b) is two
+
+
+def test_a_winner_that_holds_another_columns_value_is_not_spread():
+    # two rows where the city swallowed the state, one row split right: the majority "Mooresville
+    # NC" is a merged value, not a fuller one; a missing legal suffix ("A/S") is still filled in
+    rows = [
+        {"id": "504", "city": "Mooresville NC", "state": "", "maker": "Hansen & Søn A/S"},
+        {"id": "504", "city": "Mooresville NC", "state": "", "maker": "Hansen & Søn A/S"},
+        {"id": "504", "city": "Mooresville", "state": "NC", "maker": "Hansen & Søn"},
+    ]
+    step = CrossRowStep(
+        "majority", key=("id",), fields=("city", "maker"), min_share=0.5, variants_only=True
+    )
+    out = apply_steps([step], [dict(r) for r in rows])
+    assert out[2]["city"] == "Mooresville" and out[2]["maker"] == "Hansen & Søn A/S"
+    assert moves_a_field_in("Mooresville", "Mooresville NC", rows[2], "city")
+    assert not moves_a_field_in("Mooresville NC", "Mooresville", rows[0], "city")
+    assert not moves_a_field_in("Hansen & Søn", "Hansen & Søn A/S", rows[2], "maker")

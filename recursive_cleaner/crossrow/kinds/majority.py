@@ -26,7 +26,7 @@ from ...errors import clip_text
 from ...model.grammar import rep, seq
 from ..near import MAX_WORK, PROBE_WORK, Budget, NearIndex, close_keys
 from ..truth import find_truths
-from ..values import format_key, hashable
+from ..values import format_key, hashable, moves_a_field_in
 from ._base import StepKind
 
 __all__ = ["Majority", "KeyGroups"]
@@ -181,6 +181,8 @@ class Majority(StepKind):
             old = out.get(fld)
             if top is _NONE or hashable(old) == top or not step.may_write(fld, old, top):
                 continue
+            if step.variants_only and moves_a_field_in(old, top, out, fld):
+                continue  # the winner holds another column's value: a merged value, not a fuller one
             # a source-weighted vote counts values that differ only by format as one: leave them
             if not step.weight_by or format_key(old) != format_key(top):
                 out[fld] = top
