@@ -97,9 +97,11 @@ def with_examples(
     """The field with the examples whose outputs are right values of it; a field with no format
     takes theirs.
 
-    Where the goals read no format (or ``free``) and the examples convert values into outputs of
-    one form the inputs do not have (``ab 1234 -> AB-1234``), that form is the field's kind
-    ``shape`` when at least half its sample values already have it: the data's own convention.
+    Where the goals read no format (or ``free``, or only the data's own guess: the examples are
+    the user's word, the data's kind a reading of the values) and the examples convert values into
+    outputs of one form the inputs do not have (``ab 1234 -> AB-1234``, ``c1998 -> 1998``), that
+    form is the field's kind ``shape`` when at least half its sample values already have it: the
+    data's own convention.
     """
     pairs = fitting_examples(pairs, spec.expectation(), samples)
     if not pairs:
@@ -112,9 +114,11 @@ def with_examples(
     values = [str(v).strip() for v in present_values(samples)]
     # the examples ask for more
     weak = spec.kind == "text" and any(" ".join(a.split()) != b for a, b in changes)
+    guessed = spec.source == "data"  # a kind only the values suggested yields to the examples
     if (
         spec.kind not in (None, "free")
         and not weak
+        and not guessed
         or not changes
         or any(value_shape(a) in shapes for a, _ in changes)
         or len(values) < MIN_CHECKED

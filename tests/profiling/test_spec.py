@@ -604,3 +604,19 @@ def test_an_example_of_a_whole_number_without_its_dot_zero_is_read_as_whole_as_i
         "whole_as_int",
     )
     assert read_spec("abv: a number like 0.05 or 0.066", fields).fields["abv"].allowed == ()
+
+
+def test_the_goals_examples_outrank_a_kind_only_the_data_suggested():
+    # the values read as numbers, but the user's examples show the form: digits, nothing around them
+    years = ["1987", "2001", "1999", "c1980", "[2004]", "1975", "2012.", "1990", "2008", "1969"] * 3
+    codes = ["4417", "5208", "AB 3391", "4417", "52-08", "3391", "4417", "5208", "3391", "7730"] * 3
+    data = {"printed": years, "code": codes}
+    spec = read_spec(
+        "printed: just the year (c1998 or [1998] is 1998). code: a whole number of four digits "
+        "('AB 7730' becomes 7730).",
+        ["printed", "code"],
+        data,
+    )
+    printed = spec.fields["printed"]
+    assert (printed.kind, printed.source, printed.allowed) == ("shape", "examples", ("1998",))
+    assert spec.fields["code"].source == "instructions"  # a kind the goals' words set stays
