@@ -182,7 +182,7 @@ class Majority(StepKind):
             if top is _NONE or hashable(old) == top or not step.may_write(fld, old, top):
                 continue
             if step.variants_only and moves_a_field_in(old, top, out, fld):
-                continue  # the winner holds another column's value: a merged value, not a fuller one
+                continue  # the winner holds another column's value: merged, not fuller
             # a source-weighted vote counts values that differ only by format as one: leave them
             if not step.weight_by or format_key(old) != format_key(top):
                 out[fld] = top
