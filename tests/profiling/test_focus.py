@@ -352,13 +352,24 @@ def test_a_field_whose_goals_show_a_change_is_asked_for_though_the_data_sets_its
 
     codes = ["4417", "5208", "3391", "REF 44-17", "52-08", "4417", "5208", "3391", "4417"]
     rows = [{"code": c, "room": "b2"} for c in codes]
+    # a spec (read, or edited by the user) whose kind for code only the data set, with an example
+    spec = {
+        "version": 1,
+        "scope": "mentioned",
+        "keys": [],
+        "dedup": False,
+        "fields": {
+            "code": {
+                "kind": "number",
+                "source": "data",
+                "mentioned": True,
+                "examples": [["REF 77-30", "7730"]],
+            },
+            "room": {"kind": "as_is", "mentioned": True},
+        },
+    }
     focus = FieldFocus()
-    focus.learn(
-        "code: no REF label or dash ('REF 77-30' becomes 7730). Leave room alone.",
-        ["code", "room"],
-        {"code": codes[:3], "room": ["b2"] * 3},
-        check={"code": codes, "room": ["b2"] * 9},
-    )
+    focus.learn("", ["code", "room"], {"code": codes[:3], "room": ["b2"] * 3}, spec=spec)
     assert focus.expectations["code"].source == "data"
     assert focus.shown_changes() == {"code"}
     assert focus.next(rows).field == "code"  # the example shows the change: asked for
