@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ...model.grammar import seq
+from ..values import hashable
 
-__all__ = ["StepKind", "REGISTRY", "NO_FIX", "register", "get", "registered", "which"]
+__all__ = [
+    "StepKind",
+    "FieldValueCounts",
+    "REGISTRY",
+    "NO_FIX",
+    "register",
+    "get",
+    "registered",
+    "which",
+]
 
 NO_FIX = object()  # ``StepKind.fix``: this step has no fix for the value
 
@@ -109,6 +120,37 @@ class StepKind:
 
     def __repr__(self) -> str:
         return f"<cross-row kind {self.name}>"
+
+
+class FieldValueCounts(StepKind):
+    """A kind whose first pass counts each field's distinct values (``vocabulary``, ``shape``): at
+    most ``max_values()`` per field, a cell past it marked ``capped`` (Dask recounts those)."""
+
+    def max_values(self) -> int:
+        raise NotImplementedError
+
+    def start(self, step: Any) -> dict:
+        return {fld: Counter() for fld in step.fields}
+
+    def add(self, summary: Any, i: int, record: dict) -> None:
+        cap = self.max_values()
+        for fld, counts in summary.counts[i].items():
+            value = hashable(record.get(fld))
+            if value is not None:
+                if value in counts or len(counts) < cap:
+                    counts[value] += 1
+                else:
+                    summary.capped.add((i, fld))
+
+    def merge(self, summary: Any, later: Any, i: int) -> None:
+        cap = self.max_values()
+        for fld, counts in later.counts[i].items():
+            mine = summary.counts[i][fld]
+            for value, n in counts.items():
+                if value in mine or len(mine) < cap:
+                    mine[value] += n
+                else:
+                    summary.capped.add((i, fld))
 
 
 REGISTRY: dict[str, StepKind] = {}

@@ -24,8 +24,7 @@ from typing import Any
 from ...model.grammar import seq
 from ...profiling.profiler import value_shape
 from ..near import MAX_CHARS, MAX_WORK, Budget, NearIndex, two_values
-from ..values import hashable
-from ._base import NO_FIX, StepKind
+from ._base import NO_FIX, FieldValueCounts
 
 __all__ = ["Shape", "ShapeFixes", "shape_fixes", "RATIO", "COMMON", "MAX_VALUES"]
 
@@ -84,7 +83,7 @@ def shape_fixes(counts: Counter, max_distance: int) -> tuple[dict[str, str], int
     return fixes, left_alone
 
 
-class Shape(StepKind):
+class Shape(FieldValueCounts):
     """A value of ``fields`` off the field's shape becomes the one held value it can be."""
 
     name, needs_fields, fixes_keys, value_map = "shape", True, True, True
@@ -106,26 +105,8 @@ class Shape(StepKind):
     def grammar(self, listed: Any) -> Any:
         return seq('<cross_row_step kind="shape" fields="', listed, '"/>\n')
 
-    def start(self, step: Any) -> dict[str, Counter]:
-        return {fld: Counter() for fld in step.fields}
-
-    def add(self, summary: Any, i: int, record: dict) -> None:
-        for fld, counts in summary.counts[i].items():
-            value = hashable(record.get(fld))
-            if value is not None:
-                if value in counts or len(counts) < MAX_VALUES:
-                    counts[value] += 1
-                else:
-                    summary.capped.add((i, fld))
-
-    def merge(self, summary: Any, later: Any, i: int) -> None:
-        for fld, counts in later.counts[i].items():
-            mine = summary.counts[i][fld]
-            for value, n in counts.items():
-                if value in mine or len(mine) < MAX_VALUES:
-                    mine[value] += n
-                else:
-                    summary.capped.add((i, fld))
+    def max_values(self) -> int:
+        return MAX_VALUES  # read at call time: a test may lower it
 
     def fit(self, summary: Any, i: int, fitted: Any) -> ShapeFixes:
         state, step = ShapeFixes(), summary.steps[i]

@@ -17,7 +17,7 @@ from typing import Any
 from ...model.grammar import seq
 from ..near import closest_spellings
 from ..values import hashable
-from ._base import NO_FIX, StepKind
+from ._base import NO_FIX, FieldValueCounts
 
 __all__ = ["Vocabulary", "Spellings"]
 
@@ -44,7 +44,7 @@ class Spellings:
     by_field: dict[str, _Vocabulary] = field(default_factory=dict)
 
 
-class Vocabulary(StepKind):
+class Vocabulary(FieldValueCounts):
     """Rare misspellings of ``fields`` become the common spelling."""
 
     name, needs_fields, fixes_keys, value_map = "vocabulary", True, True, True
@@ -65,26 +65,8 @@ class Vocabulary(StepKind):
     def grammar(self, listed: Any) -> Any:
         return seq('<cross_row_step kind="vocabulary" fields="', listed, '"/>\n')
 
-    def start(self, step: Any) -> dict[str, Counter]:
-        return {fld: Counter() for fld in step.fields}
-
-    def add(self, summary: Any, i: int, record: dict) -> None:
-        for fld, counts in summary.counts[i].items():
-            value = hashable(record.get(fld))
-            if value is not None:
-                if value in counts or len(counts) < _MAX_VOCAB:
-                    counts[value] += 1
-                else:
-                    summary.capped.add((i, fld))
-
-    def merge(self, summary: Any, later: Any, i: int) -> None:
-        for fld, counts in later.counts[i].items():
-            mine = summary.counts[i][fld]
-            for value, n in counts.items():
-                if value in mine or len(mine) < _MAX_VOCAB:
-                    mine[value] += n
-                else:
-                    summary.capped.add((i, fld))
+    def max_values(self) -> int:
+        return _MAX_VOCAB  # read at call time: a test may lower it
 
     def fit(self, summary: Any, i: int, fitted: Any) -> Spellings:
         state = Spellings()
