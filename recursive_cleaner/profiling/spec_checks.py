@@ -32,8 +32,6 @@ __all__ = [
     "checked_reading",
     "tied_reading",
     "against_convention",
-    "with_examples",
-    "with_written_form",
 ]
 
 _CASE_WORDS = re.compile(r"upper|lower|capital|caps", re.I)
