@@ -46,6 +46,8 @@ class FieldFocus:
     protected: set[str] = field(default_factory=set)
     # field -> value shapes an example keeps as they are
     kept: dict[str, frozenset] = field(default_factory=dict)
+    # fields whose goals give an example that changes a value: asked for whatever the data sets
+    shown: frozenset[str] = frozenset()
     # what scope="all" would check in them
     suggested: dict[str, Expectation] = field(default_factory=dict)
     # field -> refusals seen (``reason_key``)
@@ -86,6 +88,9 @@ class FieldFocus:
         self.frozen = self.spec.frozen()
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
+        self.shown = frozenset(
+            f for f, ex in self.spec.examples().items() if any(a != b for a, b in ex)
+        )
         # seen there, reported as suggestions, never changed: what the fields' names and data
         if self.frozen:
             # suggest (the spec, maybe edited, is the one reading of the goals; they are not read
@@ -134,7 +139,7 @@ class FieldFocus:
         """The worst field with an open issue that has attempts left, or None."""
         if not self.enabled:
             return None
-        alone, shown = self.left_alone, self.shown_changes()
+        alone, shown = self.left_alone, self.shown
         for prof in open_issues(self.profile(records)):
             if prof.field in alone:
                 continue  # never asked for: no function may write it
@@ -166,10 +171,7 @@ class FieldFocus:
 
     def shown_changes(self) -> frozenset[str]:
         """The fields whose goals give an example that changes a value ('c1998' -> '1998')."""
-        spec = getattr(self, "spec", None)
-        if spec is None:
-            return frozenset()
-        return frozenset(f for f, ex in spec.examples().items() if any(a != b for a, b in ex))
+        return self.shown
 
     def failed(self, target: FieldProfile | None, reason: str = "") -> None:
         """Count a failed attempt; the same refusal a second time uses up the field's attempts (no
