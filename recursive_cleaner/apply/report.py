@@ -20,7 +20,7 @@ from ..write.report_data import ReportData
 from ..write.report_html import counts_from_checks, left_alone_fields, write_html_report
 from .check import validate
 from .functions_plan import read_plan
-from .result import ApplyResult
+from .result import ApplyResult, read_functions
 
 __all__ = ["write_apply_report", "spec_beside", "PAIRS_SCANNED"]
 
@@ -73,8 +73,7 @@ def write_apply_report(
     in_order = result.records_out == result.records_in and not result.dropped_duplicates
     examples = _examples(source, output, encoding) if in_order else []
     if code is None:
-        with open(functions_path, encoding="utf-8") as f:
-            code = f.read()
+        code = read_functions(functions_path)  # decoded as Python's import decodes it
     try:
         steps = read_plan(code, os.fspath(functions_path)).steps
     except ValueError:
