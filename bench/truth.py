@@ -16,7 +16,11 @@ functions ``bench/functions/flights.py`` (``clean_data`` in the sandbox, then th
 (``bench/scoring.py``). For ``truth`` it prints each source's estimated accuracy beside its real
 one (non-blank cells), the copying pairs found, and sorts the cells still wrong: left blank, a
 format other than the truth's, a wrong winner (the right value a lone report, or more), no row
-right, a right cell broken.
+right, a right cell broken. Then what no vote can pass (``ceilings``): the F1 of an oracle
+that gives every cell the right value whenever some row of its key holds it (keeping the step's
+output elsewhere, or leaving the dirty value there), of one that trusts the source named by the
+key's first word (the entity's own publisher: ``ua`` for ``UA-…``), and, of the cells no row holds
+right, how many hold another field's value of the same row in the clean file.
 
     python bench/truth.py --data-dir ../shared/bench-data
 
@@ -173,7 +177,46 @@ def compare(
     print(f"  cells still wrong after truth ({sum(kinds.values())}):")
     for kind, n in kinds.most_common():
         print(f"    {n:6d} {kind}")
+    ceilings(dirty, clean, before, [keys] + after, kcol, src, fields)
     return f1s
+
+
+def ceilings(
+    dirty: list, clean: list, before: list, after: list, key: int, source: int, fields: list[int]
+) -> None:
+    """Print what no vote among the rows can pass: oracles that know the right value."""
+    group: dict[str, list[int]] = defaultdict(list)
+    for i, row in enumerate(before[1:], 1):
+        group[row[key]].append(i)
+    held, held_abstain, owner = ([r[:] for r in after] for _ in range(3))
+    other_field = 0
+    for i in range(1, len(after)):
+        rows = group[before[i][key]]
+        first = before[i][key].replace("-", " ").split()[:1]
+        for j in fields:
+            right = clean[i][j]
+            holders = [k for k in rows if format_key(before[k][j]) == format_key(right)]
+            if holders:
+                held[i][j] = held_abstain[i][j] = right
+            elif after[i][j] != right:
+                held_abstain[i][j] = dirty[i][j]
+                other_field += bool(right) and any(
+                    clean[i][f] == right for f in range(len(clean[i])) if f != j
+                )
+            own = [
+                b[j] for b in (before[k] for k in rows) if first and b[source] == first[0].lower()
+            ]
+            if own and own[0]:
+                owner[i][j] = own[0]
+    print("  ceilings (oracles; no vote among the rows can pass the first two):")
+    for label, table in (
+        ("every cell some row of the key holds right, the step's output elsewhere", held),
+        ("the same, the dirty value left elsewhere", held_abstain),
+        ("the source the key's first word names (the entity's own) trusted", owner),
+    ):
+        score = scoring.score_tables(dirty, clean, table, header=True)
+        print(f"    F1 {score.f1:.4f} (P {score.precision:.4f} R {score.recall:.4f}) {label}")
+    print(f"    cells no row holds right, right value another field of the row: {other_field}")
 
 
 def synthetic(seed: int, entities: int, old: Callable | None) -> dict[str, float]:
