@@ -1,11 +1,13 @@
 """The cross-row steps as the XML the model writes and reads: ``<cross_row_step kind=... .../>``.
 
 ``plan_reply`` is the plan's reply form as a grammar (``model.grammar``): each registered kind's
-``<cross_row_step .../>`` line (``StepKind.grammar``), naming only the data's fields.
+``<cross_row_step .../>`` line (``StepKind.grammar``), naming only the data's fields, and as the
+fields a step writes only those it may write.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Iterable
 
@@ -69,17 +71,45 @@ def format_steps(steps: Iterable[CrossRowStep]) -> str:
     return "\n".join(f"<cross_row_step {' '.join(kind_of(s).xml_attrs(s))}/>" for s in steps)
 
 
-def plan_reply(fields: list[str], *, dedup: bool = False) -> Grammar:
+def _usable(fields: Iterable[str]) -> list[str]:
+    """The names that can stand inside an attribute (no quote, ``<``, line break)."""
+    return [f for f in dict.fromkeys(fields) if f and not any(c in f for c in '"<>\n\r`')]
+
+
+def _listed(names: list[str]) -> object:
+    name = alt(*names)
+    return seq(name, rep(seq(", ", name), 0, 11))
+
+
+def _line(kind: kinds.StepKind, listed: object, written: object) -> object:
+    """``kind``'s grammar line; a kind whose ``grammar`` takes no ``written`` names any field."""
+    if "written" in inspect.signature(kind.grammar).parameters:
+        return kind.grammar(listed, written=written)
+    return kind.grammar(listed)
+
+
+def plan_reply(
+    fields: list[str], *, dedup: bool = False, writable: Iterable[str] | None = None
+) -> Grammar:
     """The cross-row plan: ``<cross_row_step .../>`` lines naming only the data's fields.
 
     ``dedup``: whether the goals ask to remove duplicates; without it no kind that ``drops`` records
-    is offered. Field names that could not stand inside an attribute (a quote, ``<``, a line break)
-    are left out of the grammar; with no usable field the plan can only be empty.
+    is offered. ``writable``: the fields a step may write (default all): a field the goals leave
+    alone may still be a key, never a step's ``fields``; a kind that writes with none writable is
+    not offered. Field names that could not stand inside an attribute (a quote, ``<``, a line
+    break) are left out of the grammar; with no usable field the plan can only be empty.
     """
-    names = [f for f in dict.fromkeys(fields) if f and not any(c in f for c in '"<>\n\r`')]
+    names = _usable(fields)
+    written_names = names if writable is None else [f for f in _usable(writable) if f in names]
     if not names:
         return Grammar(lit("<cross_row_plan>\n</cross_row_plan>"))
-    name = alt(*names)
-    listed = seq(name, rep(seq(", ", name), 0, 11))
-    lines = [kind.grammar(listed) for kind in kinds.registered() if dedup or not kind.drops]
+    listed = _listed(names)
+    written = _listed(written_names) if written_names else None
+    lines = [
+        _line(kind, listed, written)
+        for kind in kinds.registered()
+        if (dedup or not kind.drops) and (written is not None or not kind.needs_fields)
+    ]
+    if not lines:
+        return Grammar(lit("<cross_row_plan>\n</cross_row_plan>"))
     return Grammar(seq("<cross_row_plan>\n", rep(alt(*lines), 0, MAX_STEPS), "</cross_row_plan>"))

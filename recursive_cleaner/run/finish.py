@@ -161,7 +161,20 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     )
     if not candidates and not dedup:
         return
-    form = plan_reply(fields, dedup=dedup).gbnf() if ctx.options.constrained else None
+    # a field the goals leave alone may be a key but is never offered as one a step writes, unless
+    # the goals name it with a stated key (that key's majority mends it); one they do not ask
+    # about, only when a key is stated (validate_steps' rules)
+    mended = {f for named in stated.values() for f in named}
+    writable = [
+        f
+        for f in fields
+        if (f not in ctx.focus.protected or f in mended) and (stated or f not in ctx.focus.frozen)
+    ]
+    form = (
+        plan_reply(fields, dedup=dedup, writable=writable).gbnf()
+        if ctx.options.constrained
+        else None
+    )
     reply = ctx.call(
         build_plan_prompt(state.prefix, candidates, len(sample), dedup=dedup),
         max(state.last_completed_chunk, 0),

@@ -218,6 +218,47 @@ def test_the_plan_form_names_only_the_data_fields_and_dedup_only_when_asked():
     assert xml_form.plan_reply(['a"b', "x\ny"]).accepts("<cross_row_plan>\n</cross_row_plan>")
 
 
+def test_the_plan_form_writes_only_the_writable_fields_and_keys_by_any():
+    """Issue 32: a field the goals leave alone may be a key, never a field a step writes."""
+    fields = ["provider", "name", "city"]
+    form = xml_form.plan_reply(fields, writable=["city"])
+    step = '<cross_row_step kind="majority" key="{}" fields="{}"/>\n'
+    plan = "<cross_row_plan>\n{}</cross_row_plan>"
+    assert form.accepts(plan.format(step.format("provider", "city")))
+    assert form.accepts(plan.format(step.format("name", "city")))  # a key is only read
+    assert not form.accepts(plan.format(step.format("provider", "name")))
+    assert not form.accepts(plan.format(step.format("provider", "city, name")))
+    assert not form.accepts(plan.format('<cross_row_step kind="vocabulary" fields="name"/>\n'))
+    assert form.accepts(plan.format('<cross_row_step kind="vocabulary" fields="city"/>\n'))
+    # nothing writable: only an empty plan, or a dedup when the goals ask for one
+    none = xml_form.plan_reply(fields, writable=[])
+    assert none.accepts(plan.format("")) and not none.accepts(
+        plan.format('<cross_row_step kind="vocabulary" fields="city"/>\n')
+    )
+    dedup = '<cross_row_step kind="dedup" key="provider" normalize="casefold"/>\n'
+    assert xml_form.plan_reply(fields, dedup=True, writable=[]).accepts(plan.format(dedup))
+
+
+def test_a_kind_whose_grammar_takes_no_written_names_still_plans():
+    """A registered kind written before ``written`` (``grammar(listed)``) names any field."""
+    from recursive_cleaner.crossrow import kinds
+    from recursive_cleaner.model.grammar import seq
+
+    class Old(kinds.StepKind):
+        name, needs_fields = "oldkind", True
+
+        def grammar(self, listed):
+            return seq('<cross_row_step kind="oldkind" fields="', listed, '"/>\n')
+
+    kinds.register(Old())
+    try:
+        form = xml_form.plan_reply(["a", "b"], writable=["a"])
+        line = '<cross_row_plan>\n<cross_row_step kind="oldkind" fields="b"/>\n</cross_row_plan>'
+        assert form.accepts(line)
+    finally:
+        kinds.REGISTRY.pop("oldkind", None)
+
+
 def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
     rows = [
         {"provider": p, "city": c}
@@ -245,6 +286,38 @@ def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
     ).run()
     plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
     assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]
+
+
+def test_the_plan_grammar_never_offers_a_field_left_alone_to_write(tmp_path):
+    """Issue 32: the goals leave ``name`` as it is; the plan's grammar cannot write it."""
+    rows = [
+        {"provider": p, "city": c, "name": n}
+        for p, c, n in [
+            ("1", "mobile", "Ann"),
+            ("1", "mobile", "Ann"),
+            ("1", "mobxle", "Anne"),
+            ("2", "dothan", "Bo"),
+            ("2", "dothan", "Bo"),
+            ("2", "dothan", "Bob"),
+        ]
+        * 3
+    ]
+    backend = GrammarFakeBackend(
+        lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY
+    )
+    DataCleaner(
+        backend,
+        _crm(tmp_path, rows),
+        chunk_size=18,
+        instructions="The same provider has the same city. Leave the name as it is.",
+        output_path=str(tmp_path / "cf.py"),
+        report_path=None,
+        sleep=lambda s: None,
+    ).run()
+    plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
+    fields = ["provider", "city", "name"]
+    assert plans == [xml_form.plan_reply(fields, writable=["provider", "city"]).gbnf()]
+    assert plans[0] != xml_form.plan_reply(fields).gbnf()
 
 
 def _movie_reply(name: str, lead: str, solved: tuple = ()) -> str:

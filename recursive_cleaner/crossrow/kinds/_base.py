@@ -85,11 +85,16 @@ class StepKind:
                 attrs.append(f'{attr}="{", ".join(getattr(step, attr))}"')
         return attrs
 
-    def grammar(self, listed: Any) -> Any:
-        """This kind's ``<cross_row_step .../>`` line in the plan's grammar (``listed``: names)."""
+    def grammar(self, listed: Any, written: Any = None) -> Any:
+        """This kind's ``<cross_row_step .../>`` line in the plan's grammar (``listed``: names of
+        any field, for keys; ``written``: names of the fields a step may write, default the same).
+        """
         parts: list[Any] = [f'<cross_row_step kind="{self.name}"']
-        for attr, wanted in (("key", self.needs_key), ("fields", self.needs_fields)):
-            parts += [f' {attr}="', listed, '"'] if wanted else []
+        for attr, names, wanted in (
+            ("key", listed, self.needs_key),
+            ("fields", listed if written is None else written, self.needs_fields),
+        ):
+            parts += [f' {attr}="', names, '"'] if wanted else []
         return seq(*parts, "/>\n")
 
     def start(self, step: Any) -> Any:

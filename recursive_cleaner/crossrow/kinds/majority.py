@@ -81,12 +81,12 @@ class Majority(StepKind):
             )
         )
 
-    def grammar(self, listed: Any) -> Any:
+    def grammar(self, listed: Any, written: Any = None) -> Any:
         return seq(
             '<cross_row_step kind="majority" key="',
             listed,
             '" fields="',
-            listed,
+            listed if written is None else written,
             '"',
             rep(seq(' weight_by="', listed, '"'), 0, 1),
             "/>\n",

@@ -102,8 +102,9 @@ class Shape(FieldValueCounts):
     def names(self, step: Any) -> tuple[str, ...]:
         return tuple(step.fields)
 
-    def grammar(self, listed: Any) -> Any:
-        return seq('<cross_row_step kind="shape" fields="', listed, '"/>\n')
+    def grammar(self, listed: Any, written: Any = None) -> Any:
+        names = listed if written is None else written
+        return seq('<cross_row_step kind="shape" fields="', names, '"/>\n')
 
     def max_values(self) -> int:
         return MAX_VALUES  # read at call time: a test may lower it

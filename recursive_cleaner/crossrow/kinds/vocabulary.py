@@ -62,8 +62,9 @@ class Vocabulary(FieldValueCounts):
     def names(self, step: Any) -> tuple[str, ...]:
         return tuple(step.fields)
 
-    def grammar(self, listed: Any) -> Any:
-        return seq('<cross_row_step kind="vocabulary" fields="', listed, '"/>\n')
+    def grammar(self, listed: Any, written: Any = None) -> Any:
+        names = listed if written is None else written
+        return seq('<cross_row_step kind="vocabulary" fields="', names, '"/>\n')
 
     def max_values(self) -> int:
         return _MAX_VOCAB  # read at call time: a test may lower it

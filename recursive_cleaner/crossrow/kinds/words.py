@@ -211,8 +211,9 @@ class Words(StepKind):
     def names(self, step: Any) -> tuple[str, ...]:
         return tuple(step.fields)
 
-    def grammar(self, listed: Any) -> Any:
-        return seq('<cross_row_step kind="words" fields="', listed, '"/>\n')
+    def grammar(self, listed: Any, written: Any = None) -> Any:
+        names = listed if written is None else written
+        return seq('<cross_row_step kind="words" fields="', names, '"/>\n')
 
     def start(self, step: Any) -> dict[str, WordCounts]:
         return {fld: WordCounts() for fld in step.fields}
