@@ -5,6 +5,7 @@ lists a clause names (``detect_kinds``, ``enum_values``). ``instructions`` ties 
 
 from __future__ import annotations
 
+import bisect
 import re
 
 
@@ -29,6 +30,32 @@ _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
 _KEEP_DATE = re.compile(
     r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I
 )
+
+_COUNTS = (
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
+_COUNT_WORDS = "|".join(_COUNTS)
+# formats whose digits come in parts ("two-digit minutes", "a four-digit year" of a date)
+_HAS_DIGIT_PARTS = ("time12", "time", "date", "datetime", "phone_e164", "number")
 
 AS_IS_WORDS = (
     r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|"
@@ -55,6 +82,13 @@ _PATTERNS = [
         ),
         ("yesno", r"[\"'“]?\byes[\"'”]?\s*(?:/|or)\s*[\"'“]?no\b[\"'”]?"),  # yes/no, "yes" or "no"
         ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
+        # "13 digits", "the four-digit year", "a 5-digit code": a value of exactly so many digits
+        # (leading zeros kept); never "2 digits after the point" (rounding)
+        (
+            "digits",
+            rf"\b(?:\d{{1,2}}|{_COUNT_WORDS})[\s-]digits?\b"
+            r"(?!\s+(?:after|past|behind|following|of precision|decimal))",
+        ),
         (
             "integer",
             r"\bintegers?\b|whole numbers?|\bint\b|\b(?:digits|numbers) only\b|\bonly (?:digits|"
@@ -157,6 +191,7 @@ _CONVERTED = re.compile(
     re.I,
 )
 
+_QUOTED_VALUE = re.compile(r'"[^"\n]{1,80}"|“[^”\n]{1,80}”')  # a value, short, on one line
 _QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
 _ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
 
@@ -168,10 +203,14 @@ _NOT_ITEM = re.compile(
 
 
 def goal_clauses(block: str) -> list[str]:
-    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ...)."""
+    """Sentences and ';' parts (not after 'e.g.', 'p.m.', ..., nor inside a double-quoted value:
+    '"c. 1994" -> 1994')."""
     out, start = [], 0
+    quoted = [q.span() for q in _QUOTED_VALUE.finditer(block)]  # sorted, never overlapping
+    starts = [a for a, _ in quoted]
     for m in _CLAUSE_END.finditer(block):
-        if (
+        k = bisect.bisect_left(starts, m.start()) - 1  # the last quote opened before it
+        if not (k >= 0 and m.start() < quoted[k][1]) and (
             not block[max(0, m.start() - _LONGEST_ABBREVIATION) : m.start()]
             .lower()
             .endswith(_ABBREVIATIONS)
@@ -329,11 +368,16 @@ def paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     return None
 
 
+_DIGITS = next(rx for kind, rx in _PATTERNS if kind == "digits")
+
+
 def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
     """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
     (``holds``: see ``paren_enum``)."""
     found: list[tuple[str, tuple[str, ...], int, int]] = []
     for kind, rx in _PATTERNS:
+        if kind == "digits":
+            continue  # after the others: a "don't touch" clause may describe the digits
         for m in rx.finditer(text):
             if any(m.start() < e and s < m.end() for _, _, s, e in found):
                 continue
@@ -346,6 +390,7 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
                 )
             else:
                 found.append((kind, (), m.start(), m.end()))
+    found = _with_digits(text, found)
     kinds = {k for k, *_ in found}
     # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date
     # is kept alone
@@ -357,6 +402,24 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
+    return found
+
+
+def _with_digits(text: str, found: list) -> list:
+    """``found`` with "13 digits" / "a four-digit year" read as a shape of so many digits: in place
+    of an overlapping "digits only" (integer), never inside another reading ("don't touch the
+    six-digit code") nor where the clause names a format with digits in parts ("two-digit
+    minutes" of a 12-hour time)."""
+    if any(k in _HAS_DIGIT_PARTS for k, *_ in found):
+        return found
+    for m in _DIGITS.finditer(text):
+        over = [f for f in found if m.start() < f[3] and f[2] < m.end()]
+        if any(k != "integer" for k, *_ in over):
+            continue
+        count = m.group().lower().replace("-", " ").split()[0]
+        n = int(count) if count.isdigit() else _COUNTS.index(count) + 1
+        if n:
+            found = [f for f in found if f not in over] + [("shape", ("9" * n,), *m.span())]
     return found
 
 

@@ -38,7 +38,8 @@ _REST = re.compile(
 _KEEP = re.compile(
     r"\b(?:as[\s-]is|as (?:it|they) (?:is|are|stands?|was|were|came)|unchanged|untouched|intact|"
     r"alone|stays?|remains?|(?:is|are|looks?|seems?) (?:fine|ok|okay|good|correct|right)|leave|"
-    r"keep)\b",
+    # the words the reader also takes as a field's own "leave it" (goal_text's as_is)
+    r"keep|read[\s-]only|out of scope|hands[\s-]off)\b",
     re.I,
 )
 # a verb of cleaning or a target: what asks a change of the fields it names
@@ -60,8 +61,11 @@ _CHANGE = re.compile(
     r"|\bwithout\b(?!\s+(?:any\s+)?(?:chang|touch|modif|edit|alter))",
     re.I,
 )
+# "don't", "can’t", "dont", "cannot"; never the "nt" that ends "want", "current" or "amount"
 _NEGATION = re.compile(
-    r"\b(?:not|never|no|nothing|none|nobody|neither|nor|without)\b|n'?t\b|\bdont\b", re.I
+    r"\b(?:not|never|no|nothing|none|nobody|neither|nor|without|cannot)\b|\Bn[’']t\b"
+    r"|\b(?:do|does|did|is|are|was|were|ca|wo|should|must|need|have|has)nt\b",
+    re.I,
 )
 # where a negation stops reaching: a comma, a colon, "and", "but", "so", "then"
 _PART = re.compile(r"[,:;]|\b(?:and|but|so|then|while|whereas)\b", re.I)

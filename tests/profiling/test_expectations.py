@@ -291,7 +291,9 @@ def test_name_fallback_only_when_instructions_are_silent():
     assert all(e.source == "field name" for e in result.values())
     # the instructions contradict the name: no fallback
     assert infer_expectations("Keep phones as they are.", ["phone"])["phone"].kind == "as_is"
-    assert "phone" not in infer_expectations("phone: 10 digits like 5551234567", ["phone"])
+    # "10 digits" is the goals' own format (a shape of ten digits), not the name's E.164
+    ten = infer_expectations("phone: 10 digits like 5551234567", ["phone"])["phone"]
+    assert (ten.kind, ten.allowed, ten.source) == ("shape", ("9999999999",), "instructions")
     assert "dob" not in infer_expectations("dob: dates as MM/DD/YYYY please", ["dob"])
     # an explicit statement wins over the name
     assert infer_expectations("email: Title Case", ["email"])["email"].kind == "title_case"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from recursive_cleaner.profiling.goal_text import detect_kinds, goal_clauses
 from recursive_cleaner.profiling.instructions import read_goals
 from recursive_cleaner.profiling.mentions import FieldMentions
 from recursive_cleaner.profiling.spec import read_spec
@@ -317,3 +318,54 @@ def test_leave_exactly_as_keeps_a_field_whatever_follows():
         ["remark", "depot"],
     )
     assert readings["remark"].expectation.kind == "as_is"
+
+
+@pytest.mark.parametrize(
+    "clause, allowed",
+    [
+        ("they want the 13 digits and nothing else.", ("9" * 13,)),
+        ("pub_year: four digits.", ("9999",)),
+        ("the year column should be just the four-digit year", ("9999",)),
+        ("isbn: 13 digits only (strip hyphens)", ("9" * 13,)),  # in place of "digits only"
+        ("a 5-digit zip", ("99999",)),
+    ],
+)
+def test_so_many_digits_is_a_shape_of_that_many_digits(clause, allowed):
+    assert [(k, a) for k, a, *_ in detect_kinds(clause) if k == "shape"] == [("shape", allowed)]
+    assert "integer" not in {k for k, *_ in detect_kinds(clause)}
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "hour without a leading zero, colon, two-digit minutes, a space and a.m. or p.m.",
+        "Please don't touch the sample number: it's a six-digit code with leading zeros",
+        "round to 2 digits after the point",
+        "dates as YYYY-MM-DD with a four-digit year",
+    ],
+)
+def test_digits_that_are_a_part_or_inside_a_keep_clause_are_no_shape(clause):
+    assert "shape" not in {k for k, *_ in detect_kinds(clause)}
+
+
+def test_a_sentence_never_ends_inside_a_quoted_value():
+    text = 'pub_year: brackets and a full stop all go ("c. 1994" -> 1994). Out of scope: the rest.'
+    assert goal_clauses(text) == [
+        'pub_year: brackets and a full stop all go ("c. 1994" -> 1994).',
+        "Out of scope: the rest.",
+    ]
+
+
+def test_a_ticket_asking_for_so_many_digits_and_nothing_else_reads_both_fields():
+    """Session 16's books ticket, first read as all fields left alone (F1 0.000)."""
+    goals = (
+        "Their loader rejects our file on two columns:\n"
+        '- isbn: they want the 13 digits and nothing else. Drop the "ISBN" prefix.\n'
+        '- pub_year: four digits. Brackets and the c in front go ("c. 1994" -> 1994).\n\n'
+        "Out of scope: every other column. Titles and notes must come out byte-for-byte."
+    )
+    fields = ["record_id", "title", "isbn", "pub_year", "notes"]
+    spec = read_spec(goals, fields)
+    assert (spec.fields["isbn"].kind, spec.fields["isbn"].allowed) == ("shape", ("9" * 13,))
+    assert spec.fields["pub_year"].kind == "shape"
+    assert {f for f in fields if spec.fields[f].kind == "as_is"} == {"record_id", "title", "notes"}

@@ -24,6 +24,8 @@ from recursive_cleaner.profiling.mentions import FieldMentions
         "Everything else, leave as it is.",
         "Sort the codes out and keep the rest.",
         "the rest of the table stays untouched",
+        "Out of scope: every other column.",  # the reader's own "leave it" words keep too
+        "All other columns are read-only",
     ],
 )
 def test_a_scope_word_for_the_other_fields_with_a_keep_word_leaves_the_rest(clause):
@@ -36,6 +38,8 @@ def test_a_scope_word_for_the_other_fields_with_a_keep_word_leaves_the_rest(clau
         "Leave the codes alone, and correct everything else",
         "Upper-case everything else.",
         "Grade must be A, B or C and nothing else",  # the values, not the fields
+        "isbn: they want the 13 digits and nothing else.",  # "want" is no "n't"
+        "the current amount should be cents and nothing else",
         "drop the prefix but leave the rest of the code alone",  # the rest of a value
         "nearly every other row says the same",
         "Don't trim the codes but do tidy everything else",
@@ -69,3 +73,22 @@ def test_a_list_of_mentions_is_the_fields_a_keep_clause_points_back_to():
     clause = "Weights come in grams. The remarks are the drivers'; keep them."
     groups = reader.groups(clause)
     assert listed(clause, groups, len(groups) - 1)[2] == {"remark"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "they want the 13 digits",
+        "the current amount should be cents",
+        "the front label should be upper case",
+    ],
+)
+def test_a_word_ending_in_nt_is_no_negation(text):
+    assert asks_change(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["don't fix it", "don’t fix it", "dont fix it", "we cannot fix it", "it isnt fixed"]
+)
+def test_a_negation_stands_before_the_change(text):
+    assert not asks_change(text)

@@ -23,7 +23,10 @@ from recursive_cleaner.profiling.spec import SPEC_KINDS, load_spec
 def test_every_table_of_kinds_is_read_from_the_registry():
     assert KINDS == tuple(kinds.REGISTRY) and SPEC_KINDS == KINDS + ("free",)
     assert KIND_PRIMITIVES == {name: kind.primitive for name, kind in kinds.REGISTRY.items()}
-    assert KIND_PRIORITY[0] == "phone_e164" and KIND_PRIORITY[-2:] == ("shape", "as_is")
+    assert KIND_PRIORITY[0] == "phone_e164" and KIND_PRIORITY[-2:] == ("text", "as_is")
+    # "5 digits" is the whole format: a shape wins over number, case and text
+    assert KIND_PRIORITY.index("integer") < KIND_PRIORITY.index("shape")
+    assert KIND_PRIORITY.index("shape") < KIND_PRIORITY.index("number")
     assert sorted(KIND_PRIORITY) == sorted(KINDS)
     for name, kind in kinds.REGISTRY.items():
         assert kind.name == name and (kind.menu.split(" ")[0] == name or not kind.menu), name

@@ -43,7 +43,7 @@ class Kind:
 
     name: str = ""
     primitive: str = ""  # the toolkit call that turns values into this kind ("" for none)
-    priority: int = 100  # when one field collects several kinds, the lowest wins
+    priority: float = 100  # when one field collects several kinds, the lowest wins
     # how the model's draft menu shows it ("date (YYYY-MM-DD)"); "" keeps it off the menu
     menu: str = ""
     noun: str = "values"  # what the profile calls the values ("dates")

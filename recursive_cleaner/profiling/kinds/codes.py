@@ -104,7 +104,8 @@ class Shape(Kind):
     (letters as a/A, digits as 9). Not on the draft's menu: a shape comes from the goals'
     examples."""
 
-    name, primitive, priority = "shape", "to_shape", 16
+    # above number, case and text: "5 digits" is the whole format, "0042" keeps its zeros
+    name, primitive, priority = "shape", "to_shape", 10.5
 
     def describe(self, allowed, csv_strings=False) -> str:
         return "the form of the goals' examples (" + ", ".join(repr(a) for a in allowed[:3]) + ")"
