@@ -355,7 +355,12 @@ def _library() -> dict[str, str]:
         "import recursive_cleaner as r, recursive_cleaner.backends as b; print(r.__file__); "
         "print(b.__file__)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # from an empty folder, as the CLI runs (cwd is the run's folder): with ``-c`` the current
+    # folder comes first on sys.path, so the harness's checkout would hide $PYTHONPATH's
+    with tempfile.TemporaryDirectory() as empty:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=empty
+        )
     lines = done.stdout.split()
     return (
         {"library": lines[0], "backends": lines[1]}

@@ -131,13 +131,34 @@ def _refines(value: str, example: str) -> bool:
     return k == len(runs)
 
 
-def _shape(value, example):
+_LEAD_LABEL = _re.compile(r"^\s*[^\W\d_]+[\s.:#]*")  # "ISBN: 978…", "c1998", "c. 1994"
+_TAIL_LABEL = _re.compile(r"[\s.:#]*[^\W\d_]+\s*$")  # "1998 AD": only where the example
+# has no letter at that end
+
+
+def _unlabelled(value, example):
+    """``value`` without a word of letters in front or behind where ``example`` has none."""
+    alnum = [c for c in example if c.isalnum()]
+    if alnum and not alnum[0].isalpha():
+        value = _LEAD_LABEL.sub("", value, count=1)
+    if alnum and not alnum[-1].isalpha():
+        value = _TAIL_LABEL.sub("", value, count=1)
+    return value
+
+
+def _shape(value, example, label=False):
     """``value``'s letters and digits in the form of ``example``: case and separators from it, slot
-    by slot."""
+    by slot; with ``label``, a word in front or behind that the example has no letters for is
+    dropped first ("ISBN: 978-…", "c1998")."""
     if not isinstance(value, str) or not isinstance(example, str) or len(value) > _MAX_SHAPE:
         return value
-    chars = [c for c in value if c.isalnum()]
     slots = [c for c in example if c.isalnum()]
+    if label and len([c for c in value if c.isalnum()]) != len(slots):
+        bare = _unlabelled(value, example)
+        if bare != value:
+            shaped = _shape(bare, example)
+            return value if shaped is bare else shaped
+    chars = [c for c in value if c.isalnum()]
     if not slots or len(chars) != len(slots):
         return value
     if any(not c.isalnum() for c in value.strip()) and not _refines(value, example):

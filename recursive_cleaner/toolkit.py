@@ -246,11 +246,13 @@ def convert_unit(
         return value, unit
 
 
-def to_shape(value, example):
+def to_shape(value, example, label=False):
     """``value``'s letters and digits in the form of ``example`` (case and separators slot by slot):
     with example "AB-1234", "ab 1234", "AB_1234" and "ab1234" give "AB-1234"; a value with other
-    letters/digits stays unchanged."""
-    return _stable(_shape, value, example)
+    letters/digits stays unchanged. ``label=True`` first drops a word of letters in front or behind
+    that the example has none for: with example "9781861978769", "ISBN: 978-1-86-197876-9" gives
+    "9781861978769"; with "1998", "c1998" and "c. 1998" give "1998"."""
+    return _stable(_shape, value, example, bool(label))
 
 
 def infer_decimal(values):

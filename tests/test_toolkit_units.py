@@ -104,6 +104,27 @@ def test_to_shape_leaves_other_forms_unchanged(value, example):
 
 
 @pytest.mark.parametrize(
+    "value, example, expected",
+    [
+        ("ISBN: 978-1-86-197876-9", "9781861978769", "9781861978769"),
+        ("ISBN 9781861978769", "9781861978769", "9781861978769"),
+        ("c1998", "1998", "1998"),
+        ("c. 1994", "1998", "1994"),
+        ("1994 AD", "1998", "1994"),
+        ("ab 1234", "1998", "1234"),  # a label is any word of letters: the caller chooses
+        ("ab 1234", "AB-1234", "AB-1234"),  # the example has letters there: nothing dropped
+        ("ISBN 12", "1998", "ISBN 12"),  # still not the example's digits: unchanged
+        ("1998", "1998", "1998"),
+    ],
+)
+def test_to_shape_with_label_drops_a_word_the_example_has_no_letters_for(value, example, expected):
+    assert to_shape(value, example, label=True) == expected
+    assert to_shape(expected, example, label=True) == expected
+    if value != expected and not any(c.isalpha() for c in example):
+        assert to_shape(value, example) == value  # only when asked
+
+
+@pytest.mark.parametrize(
     "values, dayfirst",
     [
         (["25/03/2023", "03/04/2023"], True),

@@ -104,6 +104,26 @@ def test_a_sku_in_the_form_of_the_goals_example():
     assert chosen.candidate == Candidate("to_shape", ("AB-1234",)) and chosen.fixed == 3
 
 
+def test_so_many_digits_with_a_label_in_front_drops_the_label():
+    """Session 16's books ticket: "13 digits" and values with "ISBN:" in front; no example."""
+    values = [
+        "9780306406157", "ISBN: 978-0306406157", "978-0-306-40615-7", "ISBN 9780306406157",
+        "9781861978769", "978 1 86 197876 9", "9780140449136", "9780140449136",
+    ]  # fmt: skip
+    chosen, spec = _choose("isbn: the 13 digits and nothing else", "isbn", values)
+    assert (spec.fields["isbn"].kind, spec.fields["isbn"].allowed) == ("shape", ("9" * 13,))
+    assert chosen.candidate == Candidate("to_shape", ("9" * 13,), (("label", True),))
+    assert chosen.fixed == 4
+    assert "to_shape(record.get('isbn'), '9999999999999', label=True)" in chosen.code
+
+
+def test_a_year_with_a_letter_in_front_by_the_examples_shape():
+    values = ["1998", "c1998", "[2001]", "c. 1994", "©2014", "1987.", "2003", "1975"]
+    chosen, spec = _choose('pub_year: four digits ("c. 1994" -> 1994)', "pub_year", values)
+    assert spec.fields["pub_year"].kind == "shape"
+    assert chosen.candidate.kwargs == (("label", True),) and chosen.fixed == 5
+
+
 def test_an_example_refuses_a_call_the_profile_alone_would_take():
     # to_country_code fixes every value, but the goals want "Holland" as NL-H (a made-up house
     # rule): no call passes

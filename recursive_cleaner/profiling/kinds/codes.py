@@ -117,6 +117,8 @@ class Shape(Kind):
 
     def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
         out = [Candidate("to_shape", (b,)) for b in allowed]
+        # a word of letters around a value whose form has none there: a label ("ISBN", "c")
+        out += [Candidate("to_shape", (b,), (("label", True),)) for b in allowed]
         # words: their case, the examples
         if examples and not any(c.isdigit() for a, b in examples for c in a + b):
             # decide
