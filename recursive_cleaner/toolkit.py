@@ -34,8 +34,9 @@ CATALOGUE = (
     "divide=None, places=None) -> (v, unit) for a number field and its unit field: v converted "
     'where unit spells source ("gal", "US gal"), unit then target; a spelling of target ("ltr") '
     "becomes target\n"
-    "to_shape(v, example) -> v's letters and digits in the example's form: to_shape(\"ab 1234\", "
-    '"AB-1234") -> "AB-1234" (same count of letters and digits, else unchanged)\n'
+    "to_shape(v, example, label=False) -> v's letters and digits in the example's form: to_shape("
+    '"ab 1234", "AB-1234") -> "AB-1234" (same count of letters and digits, else unchanged); '
+    'label=True first drops a word of letters the example has none for ("ISBN: 978-…", "c1998")\n'
     "closest_value(v, allowed, *, cutoff=0.6, default=None, aliases=None) -> the allowed spelling "
     'for case/space/punctuation variants, short forms of one entry ("HR": "Human Resources", '
     '"Eng": "Engineering", "high": "H") and typos ("actve", "CHURNED ", "Pendin g"); '
@@ -247,11 +248,9 @@ def convert_unit(
 
 
 def to_shape(value, example, label=False):
-    """``value``'s letters and digits in the form of ``example`` (case and separators slot by slot):
-    with example "AB-1234", "ab 1234", "AB_1234" and "ab1234" give "AB-1234"; a value with other
-    letters/digits stays unchanged. ``label=True`` first drops a word of letters in front or behind
-    that the example has none for: with example "9781861978769", "ISBN: 978-1-86-197876-9" gives
-    "9781861978769"; with "1998", "c1998" and "c. 1998" give "1998"."""
+    """``value``'s letters and digits in ``example``'s form, slot by slot ("ab 1234", "AB-1234" ->
+    "AB-1234"; other counts unchanged); ``label=True`` first drops a word of letters in front or
+    behind that the example has none for ("ISBN: 978-…", "c. 1998")."""
     return _stable(_shape, value, example, bool(label))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from .digit_counts import with_digits
 
 __all__ = [
     "goal_sentences",
@@ -31,31 +32,6 @@ _KEEP_DATE = re.compile(
     r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I
 )
 
-_COUNTS = (
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-)
-_COUNT_WORDS = "|".join(_COUNTS)
-# formats whose digits come in parts ("two-digit minutes", "a four-digit year" of a date)
-_HAS_DIGIT_PARTS = ("time12", "time", "date", "datetime", "phone_e164", "number")
 
 AS_IS_WORDS = (
     r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|"
@@ -82,13 +58,6 @@ _PATTERNS = [
         ),
         ("yesno", r"[\"'“]?\byes[\"'”]?\s*(?:/|or)\s*[\"'“]?no\b[\"'”]?"),  # yes/no, "yes" or "no"
         ("bool", r"\bboolean\b|\btrue\s*(?:/|or)\s*false\b"),
-        # "13 digits", "the four-digit year", "a 5-digit code": a value of exactly so many digits
-        # (leading zeros kept); never "2 digits after the point" (rounding)
-        (
-            "digits",
-            rf"\b(?:\d{{1,2}}|{_COUNT_WORDS})[\s-]digits?\b"
-            r"(?!\s+(?:after|past|behind|following|of precision|decimal))",
-        ),
         (
             "integer",
             r"\bintegers?\b|whole numbers?|\bint\b|\b(?:digits|numbers) only\b|\bonly (?:digits|"
@@ -368,16 +337,11 @@ def paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     return None
 
 
-_DIGITS = next(rx for kind, rx in _PATTERNS if kind == "digits")
-
-
 def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
     """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
     (``holds``: see ``paren_enum``)."""
     found: list[tuple[str, tuple[str, ...], int, int]] = []
     for kind, rx in _PATTERNS:
-        if kind == "digits":
-            continue  # after the others: a "don't touch" clause may describe the digits
         for m in rx.finditer(text):
             if any(m.start() < e and s < m.end() for _, _, s, e in found):
                 continue
@@ -390,7 +354,7 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
                 )
             else:
                 found.append((kind, (), m.start(), m.end()))
-    found = _with_digits(text, found)
+    found = with_digits(text, found)  # after the others: "don't touch the six-digit code"
     kinds = {k for k, *_ in found}
     # "datetime" words alone only upgrade a date statement ("ISO 8601 timestamp"), unless the date
     # is kept alone
@@ -402,24 +366,6 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
-    return found
-
-
-def _with_digits(text: str, found: list) -> list:
-    """``found`` with "13 digits" / "a four-digit year" read as a shape of so many digits: in place
-    of an overlapping "digits only" (integer), never inside another reading ("don't touch the
-    six-digit code") nor where the clause names a format with digits in parts ("two-digit
-    minutes" of a 12-hour time)."""
-    if any(k in _HAS_DIGIT_PARTS for k, *_ in found):
-        return found
-    for m in _DIGITS.finditer(text):
-        over = [f for f in found if m.start() < f[3] and f[2] < m.end()]
-        if any(k != "integer" for k, *_ in over):
-            continue
-        count = m.group().lower().replace("-", " ").split()[0]
-        n = int(count) if count.isdigit() else _COUNTS.index(count) + 1
-        if n:
-            found = [f for f in found if f not in over] + [("shape", ("9" * n,), *m.span())]
     return found
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..crossrow.steps import CrossRowStep
 from ..judge.sandbox import run_in_sandbox
+from ..profiling.expectations import Expectation
 from ..read import formats, parsers
 from ..write.metrics import ImprovementReport, compare_quality
 from ..write.report import ReportData, write_report
@@ -54,10 +55,13 @@ def measure_improvement(ctx: RunContext, source: str | None) -> ImprovementRepor
         if options.ground_truth
         else None
     )
+    # a field the goals leave alone is measured as such: no wrong values by a kind the data
+    # suggests (nothing was asked of it)
+    kept = Expectation("as_is", source="instructions")
     return compare_quality(
         before,
         after,
-        expectations=ctx.focus.expectations,
+        expectations={**ctx.focus.expectations, **dict.fromkeys(ctx.focus.left_alone, kept)},
         truth=truth,
         csv_strings=ctx.focus.csv_strings,
     )

@@ -9,7 +9,7 @@ import pytest
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.write.state import load_state
-from tests.fakes import FakeBackend, make_reply
+from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
 from tests.run.test_attempts import LOWER
 
 ROWS = [{"id": i, "email": e} for i, e in enumerate(["A@X.COM", "b@x.com", "C@x.com", "d@x.com"])]
@@ -110,3 +110,33 @@ def test_a_source_weighted_vote_is_planned_and_its_sources_accuracy_reported(tmp
     report = (tmp_path / "report.md").read_text()
     line = next(x for x in report.splitlines() if "estimated accuracy of each site" in x)
     assert line.index("good 0.9") < line.index("fair") < line.index("bad")
+
+
+def test_track_metrics_measures_a_field_left_alone_as_left_alone(tmp_path):
+    """Issue 32: the quality table counts no wrong values in a field the goals leave alone."""
+    rows = [
+        {"id": i, "email": e, "joined": d}
+        for i, (e, d) in enumerate(
+            [("A@X.COM", "2024-01-02"), ("b@x.com", "03/04/2024"), ("C@x.com", "5 May 2024")] * 2
+        )
+    ]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = (
+        DataCleaner(
+            FakeBackend([make_reply("fix_email", LOWER)], default=CLEAN_REPLY),
+            str(data),
+            chunk_size=6,
+            instructions="email: all lower case (A@X.COM -> a@x.com). Leave everything else alone.",
+            holdout_ratio=0,
+            track_metrics=True,
+            output_path=str(tmp_path / "cf.py"),
+            report_path=None,
+            sleep=lambda s: None,
+        )
+        .run()
+        .improvement
+    )
+    joined = report.fields["joined"]
+    assert joined.before.conformity == joined.after.conformity == 1.0
+    assert report.fields["email"].before.conformity < report.fields["email"].after.conformity

@@ -1,0 +1,40 @@
+"""A count of digits in the goals ("13 digits", "the four-digit year", "a 5-digit zip"): the
+format of a value of exactly that many digits (a ``shape`` of nines: leading zeros kept)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["with_digits", "DIGITS", "HAS_DIGIT_PARTS"]
+
+_COUNTS = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+)  # fmt: skip
+# never "2 digits after the point" (rounding)
+DIGITS = re.compile(
+    rf"\b(?:\d{{1,2}}|{'|'.join(_COUNTS)})[\s-]digits?\b"
+    r"(?!\s+(?:after|past|behind|following|of precision|decimal))",
+    re.I,
+)
+# formats whose digits come in parts ("two-digit minutes", "a four-digit year" of a date)
+HAS_DIGIT_PARTS = ("time12", "time", "date", "datetime", "phone_e164", "number")
+
+
+def with_digits(text: str, found: list) -> list:
+    """``found`` (``detect_kinds``' (kind, allowed, start, end)) with each count of digits in
+    ``text`` read as a shape of that many digits: in place of an overlapping "digits only"
+    (integer), never inside another reading ("don't touch the six-digit code") nor where the
+    clause names a format with digits in parts ("two-digit minutes" of a 12-hour time)."""
+    if any(k in HAS_DIGIT_PARTS for k, *_ in found):
+        return found
+    for m in DIGITS.finditer(text):
+        over = [f for f in found if m.start() < f[3] and f[2] < m.end()]
+        if any(k != "integer" for k, *_ in over):
+            continue
+        count = m.group().lower().replace("-", " ").split()[0]
+        n = int(count) if count.isdigit() else _COUNTS.index(count) + 1
+        if n:
+            found = [f for f in found if f not in over] + [("shape", ("9" * n,), *m.span())]
+    return found
