@@ -128,7 +128,8 @@ def score(
             d, t, c = d_row.get(col, ""), t_row.get(col, ""), c_row.get(col, "")
             c = "" if c is None else str(c)
             was_right, now_right = same(d, t), same(c, t)
-            changed = not same(c, d)  # by number where the dirty value is a plain number
+            # by number where either is a plain number ("2012." -> "2012" is no change of a number)
+            changed = not (same(c, d) or same(d, c))
             n = per[col]
             n["to_fix"] += not was_right
             n["changed"] += changed

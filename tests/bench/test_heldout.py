@@ -147,6 +147,14 @@ def test_score_counts_a_fixed_a_broken_and_a_protected_break():
     assert s["per_column"]["kg"] == {"to_fix": 1, "changed": 1, "fixed": 1, "broken": 0}
 
 
+def test_a_number_written_the_same_by_value_is_no_change_either_way():
+    """A dirty "1998." the truth "1998" counts as right by value; cleaning it to "1998" is then
+    no change (it was counted as a change that fixed nothing)."""
+    truth, dirty = rows(("001", "Ann", "1998")), rows(("001", "Ann", "1998."))
+    s = heldout.score(dirty, truth, rows(("001", "Ann", "1998")), COLS)
+    assert (s["to_fix"], s["changed"], s["broken"]) == (0, 0, 0)
+
+
 def test_score_of_doing_nothing_and_of_a_wrong_fix():
     truth = rows(("001", "Maria", "12.5"))
     dirty = rows(("001", "MARIA", "12,5"))
