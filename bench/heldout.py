@@ -128,8 +128,9 @@ def score(
             d, t, c = d_row.get(col, ""), t_row.get(col, ""), c_row.get(col, "")
             c = "" if c is None else str(c)
             was_right, now_right = same(d, t), same(c, t)
-            # by number where either is a plain number ("2012." -> "2012" is no change of a number)
-            changed = not (same(c, d) or same(d, c))
+            # by number where the dirty value is a plain number; right before and after by the
+            # truth's rule is no change ("2012." -> "2012" where the truth is 2012)
+            changed = not same(c, d) and not (was_right and now_right)
             n = per[col]
             n["to_fix"] += not was_right
             n["changed"] += changed
