@@ -18,6 +18,11 @@ DIGITS = re.compile(
     r"(?!\s+(?:after|past|behind|following|of precision|decimal))",
     re.I,
 )
+# a count that is one part of a code's form ("two capitals, a hyphen and four digits")
+_PARTS = r"(?:letters?|capitals?|hyphens?|dash(?:es)?|colons?|slash(?:es)?|dots?|underscores?)"
+_JOIN = r"(?:,|\band\b|\bthen\b|\bfollowed by\b|\bplus\b)"
+_PART_BEFORE = re.compile(rf"{_PARTS}\s*{_JOIN}\s*(?:(?:a|an|then)\s+)?$", re.I)
+_PART_AFTER = re.compile(rf"\s*{_JOIN}\s*(?:(?:a|an|then)\s+)?(?:\w+\s+)?{_PARTS}", re.I)
 # formats whose digits come in parts ("two-digit minutes", "a four-digit year" of a date)
 HAS_DIGIT_PARTS = ("time12", "time", "date", "datetime", "phone_e164", "number")
 
@@ -26,10 +31,15 @@ def with_digits(text: str, found: list) -> list:
     """``found`` (``detect_kinds``' (kind, allowed, start, end)) with each count of digits in
     ``text`` read as a shape of that many digits: in place of an overlapping "digits only"
     (integer), never inside another reading ("don't touch the six-digit code") nor where the
-    clause names a format with digits in parts ("two-digit minutes" of a 12-hour time)."""
+    clause names a format with digits in parts ("two-digit minutes" of a 12-hour time), nor where
+    the digits are one part of a code ("two capitals, a hyphen and four digits")."""
     if any(k in HAS_DIGIT_PARTS for k, *_ in found):
         return found
     for m in DIGITS.finditer(text):
+        if _PART_BEFORE.search(text[max(0, m.start() - 40) : m.start()]) or _PART_AFTER.match(
+            text, m.end()
+        ):
+            continue
         over = [f for f in found if m.start() < f[3] and f[2] < m.end()]
         if any(k != "integer" for k, *_ in over):
             continue

@@ -342,6 +342,8 @@ def test_so_many_digits_is_a_shape_of_that_many_digits(clause, allowed):
         "Please don't touch the sample number: it's a six-digit code with leading zeros",
         "round to 2 digits after the point",
         "dates as YYYY-MM-DD with a four-digit year",
+        "Item codes are two capital letters, a hyphen and four digits.",
+        "four digits followed by two letters",
     ],
 )
 def test_digits_that_are_a_part_or_inside_a_keep_clause_are_no_shape(clause):
