@@ -182,10 +182,11 @@ class FieldMentions:
             # the last item and the word after it name a field: a shared word
             if spelled and spelled[-1][2]:
                 hits += [(a, b, fields, False) for a, b, fields in spelled if len(fields) == 1]
-        # "ids should be integers": the one field ending in "id"
+        # "ids should be integers", "the year column": the one field ending in "id" / "year"
         for word, field in self.short.items():
             for m in re.finditer(
-                rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b)|"
+                rf"\b{re.escape(word)}s?(?=\s+(?:should|must|need|needs|is|are|=|:|->)\b"
+                r"|\s+(?:column|field)s?\b)|"
                 # or opening
                 rf"^[\s*•-]*(?P<w>(?:the\s+)?\b{re.escape(word)}s?\b)",
                 text,

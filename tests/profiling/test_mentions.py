@@ -8,6 +8,7 @@ import time
 import pytest
 
 from recursive_cleaner.profiling.mentions import FieldMentions, abbreviation_links, name_parts
+from recursive_cleaner.profiling.spec import read_spec
 
 
 def linked(field: str, text: str, others: tuple[str, ...] = ()) -> list[str]:
@@ -173,3 +174,14 @@ def test_a_heading_is_a_label_never_a_sentence():
     assert reader.heading("Grade: upper case.") == {"grade"}
     assert reader.heading("- weight (kg): two decimals") == {"weight"}
     assert reader.heading("Grades are letters. Weight: two decimals") == frozenset()
+
+
+def test_the_column_named_by_the_last_word_of_one_field_is_that_field():
+    """Session 16 (books chat with the model): "the year column" is pub_year, the one field whose
+    name ends in "year"; "four-digit" had gone to the ISBN named before it."""
+    fields = ["isbn", "pub_year", "pages", "record_id"]
+    text = "the ISBNs should be plain, and the year column should be just the four-digit year"
+    assert [g[2] for g in FieldMentions(fields).groups(text)] == [{"isbn"}, {"pub_year"}]
+    spec = read_spec(text.replace("plain", "plain 13 digits"), fields)
+    assert spec.fields["pub_year"].allowed == ("9999",)
+    assert spec.fields["isbn"].allowed == ("9" * 13,)
