@@ -272,6 +272,12 @@ def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
         ]
         * 3
     ]
+    plans = _plan_grammars(tmp_path, rows, "The same provider has the same city.")
+    assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]
+
+
+def _plan_grammars(tmp_path, rows: list, goals: str) -> list:
+    """The grammars a run on ``rows`` sent with its cross-row plan prompt."""
     backend = GrammarFakeBackend(
         lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY
     )
@@ -279,13 +285,12 @@ def test_the_cleaner_sends_the_plan_its_grammar(tmp_path):
         backend,
         _crm(tmp_path, rows),
         chunk_size=18,
-        instructions="The same provider has the same city.",
+        instructions=goals,
         output_path=str(tmp_path / "cf.py"),
         report_path=None,
         sleep=lambda s: None,
     ).run()
-    plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
-    assert plans == [xml_form.plan_reply(["provider", "city"]).gbnf()]
+    return [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
 
 
 def test_the_plan_grammar_never_offers_a_field_left_alone_to_write(tmp_path):
@@ -302,19 +307,8 @@ def test_the_plan_grammar_never_offers_a_field_left_alone_to_write(tmp_path):
         ]
         * 3
     ]
-    backend = GrammarFakeBackend(
-        lambda p: "<cross_row_plan>\n</cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY
-    )
-    DataCleaner(
-        backend,
-        _crm(tmp_path, rows),
-        chunk_size=18,
-        instructions="The same provider has the same city. Leave the name as it is.",
-        output_path=str(tmp_path / "cf.py"),
-        report_path=None,
-        sleep=lambda s: None,
-    ).run()
-    plans = [g for p, g in zip(backend.history, backend.grammars) if "RULES ACROSS ROWS" in p]
+    goals = "The same provider has the same city. Leave the name as it is."
+    plans = _plan_grammars(tmp_path, rows, goals)
     fields = ["provider", "city", "name"]
     assert plans == [xml_form.plan_reply(fields, writable=["provider", "city"]).gbnf()]
     assert plans[0] != xml_form.plan_reply(fields).gbnf()
