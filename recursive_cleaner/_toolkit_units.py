@@ -131,9 +131,9 @@ def _refines(value: str, example: str) -> bool:
     return k == len(runs)
 
 
-_LEAD_LABEL = _re.compile(r"^\s*[^\W\d_]+[\s.:#]*")  # "ISBN: 978…", "c1998", "c. 1994"
-_TAIL_LABEL = _re.compile(r"[\s.:#]*[^\W\d_]+\s*$")  # "1998 AD": only where the example
-# has no letter at that end
+# a word of letters in front ("ISBN: 978…", "c1998", "c. 1994") or behind ("1998 AD")
+_LEAD_LABEL = _re.compile(r"^\s*[^\W\d_]+[\s.:#]*")
+_TAIL_LABEL = _re.compile(r"[\s.:#]*[^\W\d_]+\s*$")
 
 
 def _unlabelled(value, example):

@@ -17,7 +17,7 @@ from ..profiling.example_checks import maps_example
 from .guard import dedup_key_problem, harm
 from ..profiling.improvement import judge_holdout
 
-__all__ = ["validate_steps"]
+__all__ = ["validate_steps", "writable_fields"]
 
 
 def _changed(before: list[dict], after: list[dict]) -> set[str]:
@@ -27,6 +27,24 @@ def _changed(before: list[dict], after: list[dict]) -> set[str]:
         for k in old.keys() | new.keys()
         if old.get(k) != new.get(k)
     }
+
+
+def writable_fields(
+    fields: Iterable[str],
+    stated: Mapping[str, Iterable[str]],
+    protected: Iterable[str],
+    frozen: Iterable[str],
+) -> list[str]:
+    """The fields some step could be allowed to write by ``validate_steps``' rules (what the plan's
+    grammar offers): a ``protected`` one only when a ``stated`` key names it, a ``frozen`` one only
+    when a key is stated."""
+    mended = {f for named in stated.values() for f in named}
+    protected, frozen = set(protected), set(frozen)
+    return [
+        f
+        for f in fields
+        if (f not in protected or f in mended) and (bool(stated) or f not in frozen)
+    ]
 
 
 def _guarded(

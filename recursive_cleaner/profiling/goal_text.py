@@ -32,7 +32,6 @@ _KEEP_DATE = re.compile(
     r"keep only the date|date only|only the date|drop the time|without (?:the )?time", re.I
 )
 
-
 AS_IS_WORDS = (
     r"as[\s-]is|as (?:they|it) (?:are|is)|unchanged|don'?t (?:change|touch|reformat|alter)|(?:keep|"
     r"leave) (?:\w+ ){0,2}alone"

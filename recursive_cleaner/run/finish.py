@@ -12,7 +12,7 @@ import time
 
 from ..crossrow.discover import discover_steps
 from ..crossrow.plan import build_plan_prompt, choose_steps, with_stated
-from ..crossrow.validate import validate_steps
+from ..crossrow.validate import validate_steps, writable_fields
 from ..crossrow.steps import apply_steps, fit, rows_changed
 from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
@@ -161,15 +161,8 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     )
     if not candidates and not dedup:
         return
-    # a field the goals leave alone may be a key but is never offered as one a step writes, unless
-    # the goals name it with a stated key (that key's majority mends it); one they do not ask
-    # about, only when a key is stated (validate_steps' rules)
-    mended = {f for named in stated.values() for f in named}
-    writable = [
-        f
-        for f in fields
-        if (f not in ctx.focus.protected or f in mended) and (stated or f not in ctx.focus.frozen)
-    ]
+    # a field the goals leave alone may be a key, never offered as a field a step writes
+    writable = writable_fields(fields, stated, ctx.focus.protected, ctx.focus.frozen)
     form = (
         plan_reply(fields, dedup=dedup, writable=writable).gbnf()
         if ctx.options.constrained

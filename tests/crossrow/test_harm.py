@@ -316,3 +316,18 @@ def test_a_winner_that_holds_another_columns_value_is_not_spread():
     assert moves_a_field_in("Mooresville", "Mooresville NC", rows[2], "city")
     assert not moves_a_field_in("Mooresville NC", "Mooresville", rows[0], "city")
     assert not moves_a_field_in("Hansen & Søn", "Hansen & Søn A/S", rows[2], "maker")
+
+
+def test_the_fields_a_plan_may_offer_to_write_follow_validate_steps_rules():
+    from recursive_cleaner.crossrow.validate import writable_fields
+
+    fields = ["provider", "city", "name", "notes"]
+    # name protected, notes not asked about: with no stated key neither may be written
+    assert writable_fields(fields, {}, ["name"], ["notes"]) == ["provider", "city"]
+    # a stated key unlocks fields not asked about, and a protected field it names
+    assert writable_fields(fields, {"provider": ["name"]}, ["name"], ["notes"]) == fields
+    assert writable_fields(fields, {"provider": ["city"]}, ["name"], ["notes"]) == [
+        "provider",
+        "city",
+        "notes",
+    ]
