@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 # ticket, chat: written in session 12 before their first runs
-WORDINGS = ("email", "terse", "ticket", "chat")
+WORDINGS = ("email", "terse", "ticket", "chat", "memo")
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"

@@ -27,7 +27,7 @@ __all__ = ["leaves_rest", "asks_change", "changed_fields", "listed", "BACK_REFER
 
 _REST = re.compile(
     r"\b(?:(?:every|any|no)thing|all|none)\s+else\b"
-    r"|\b(?:all|every|each|any|the)\s+(?:of\s+the\s+)?(?:other|remaining)\s+"
+    r"|\b(?:all|every|each|any|the|no)\s+(?:of\s+the\s+)?(?:other|remaining)\s+"
     r"(?:fields?|columns?|ones|attributes)\b"
     r"|\b(?:all|the)\s+others\b|\b(?:other|remaining)\s+(?:fields|columns)\b"
     # "the rest", "the rest of the file", never "the rest of the number"

@@ -26,6 +26,7 @@ from recursive_cleaner.profiling.mentions import FieldMentions
         "the rest of the table stays untouched",
         "Out of scope: every other column.",  # the reader's own "leave it" words keep too
         "All other columns are read-only",
+        "No other column is to be altered in any way.",  # session 16's books memo
     ],
 )
 def test_a_scope_word_for_the_other_fields_with_a_keep_word_leaves_the_rest(clause):
