@@ -13,6 +13,10 @@ it is shown.
   longest run inside (code spans show ``<`` and ``&`` as they are, so only ``|`` is escaped, in a
   table cell).
 * ``html_text``: HTML text or attribute value (``& < > " '`` as entities), controls removed.
+* ``code_comment``: the text of one ``#`` comment line in generated Python (cleaning_functions.py):
+  one line, no control or line-break character of any kind, so it cannot end its comment and
+  write code. Values and names that are *data* in generated code are written with ``repr`` (a
+  literal) instead; a name that becomes a Python name is checked with ``str.isidentifier``.
 
 Each first removes the terminal controls (a report is also read with ``cat``).
 """
@@ -23,7 +27,7 @@ import html
 import re
 from typing import Any
 
-__all__ = ["terminal_text", "md_text", "md_lines", "md_code", "html_text"]
+__all__ = ["terminal_text", "md_text", "md_lines", "md_code", "html_text", "code_comment"]
 
 # ESC sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ST", DCS/APC/PM/SOS "... ST", two-byte
 # "ESC x"), the 8-bit C1 forms of CSI/OSC/DCS, other control characters but tab and newline,
@@ -98,3 +102,16 @@ def md_code(text: Any, limit: int | None = None, cell: bool = False) -> str:
 def html_text(text: Any) -> str:
     """HTML text (or a quoted attribute value) showing ``text`` as it is."""
     return html.escape(terminal_text(text), quote=True)
+
+
+# Python ends a line at \n, \r\n or \r only; every other break (U+2028, \x85, \f, ...) is also
+# folded, so the comment reads as one line in every editor too.
+_CODE_BREAKS = re.compile(r"[\r\n]")
+
+
+def code_comment(text: Any, limit: int | None = 200) -> str:
+    """``text`` as the body of one ``#`` comment line of generated Python: it cannot leave it."""
+    flat = _cut(_one_line(text), limit)
+    if _CODE_BREAKS.search(flat):  # cannot happen after _one_line; never write one
+        flat = _CODE_BREAKS.sub(" ", flat)
+    return flat

@@ -13,6 +13,7 @@ format the data set (not the goals) is not asked for when no primitive fits its 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from ..errors import clip_text
@@ -242,7 +243,12 @@ def _char_shape(value: object) -> str:
 
 def function_name(field_name: str, taken: set[str]) -> str:
     """``fix_<field>``, numbered if that name is taken."""
-    base = "fix_" + (re.sub(r"\W+", "_", field_name).strip("_").lower() or "field")
+    # only characters a Python name may hold (a field name is data: "²", "\n" and the rest go)
+    text = unicodedata.normalize("NFKC", str(field_name))  # as Python reads a name
+    word = "".join(c if ("a" + c).isidentifier() else "_" for c in text)
+    base = "fix_" + (re.sub(r"_+", "_", word).strip("_").lower() or "field")
+    if not base.isidentifier():  # NFKC-changing letters and the like: the plain name
+        base = "fix_field"
     n, name = 1, base
     while name in taken:
         n += 1

@@ -5,13 +5,15 @@ from __future__ import annotations
 import ast
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from ..crossrow.steps import CrossRowStep
+from ..errors import OutputValidationError, clip_text
+from ..escape import code_comment
 from .dependencies import DependencyCycleError, order_functions
 from .names import name_problems
-from ..errors import OutputValidationError
 from .state import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -122,9 +124,13 @@ def _select(functions: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
     for f in functions:
         name = f["name"]
         try:
-            ast.parse(f["code"])
+            tree = ast.parse(f["code"])
         except SyntaxError as exc:
             rejected.append((name, f"invalid Python: {exc.msg} (line {exc.lineno})"))
+            continue
+        if not _defines(tree, name):
+            # the name is written into clean_data()'s calls: only a function the code defines
+            rejected.append((name, "the name is not a function its code defines"))
             continue
         if any(k["name"] == name for k in kept):
             rejected.append((name, "duplicate name; the first function with this name is kept"))
@@ -149,11 +155,93 @@ def clean_dataset(records):
     return apply_steps([CrossRowStep.from_dict(s) for s in CROSS_ROW_STEPS], [clean_data(r) for r in records])'''  # noqa: E501 - the generated file's lines
 
 
+def _defines(tree: ast.Module, name: Any) -> bool:
+    """Does the code's module define a function named ``name`` (a Python name)?"""
+    return (
+        isinstance(name, str)
+        and name.isidentifier()
+        and any(
+            isinstance(node, ast.FunctionDef)
+            and node.name == unicodedata.normalize("NFKC", name)  # as the parser reads it
+            for node in tree.body
+        )
+    )
+
+
 def _cross_row_block(steps: list[dict]) -> str:
     """CROSS_ROW_STEPS as literal dicts, each under a comment saying what it does, and
-    clean_dataset()."""
-    entries = "\n".join(f"    # {CrossRowStep.from_dict(d).describe()}\n    {d!r}," for d in steps)
+    clean_dataset().
+
+    The comment is data (field names, values): ``escape.code_comment`` keeps it on its line; the
+    dict is written by ``repr``, a literal.
+    """
+    entries = "\n".join(
+        f"    # {code_comment(CrossRowStep.from_dict(d).describe())}\n    {d!r}," for d in steps
+    )
     return CROSS_ROW_TEMPLATE.format(steps=f"CROSS_ROW_STEPS = [\n{entries}\n]")
+
+
+def _expected_names(functions: list[dict], mode: str, cross_row: list[dict] | None) -> list[str]:
+    """The module-level names the rendered file binds, in order, besides its imports."""
+    names: list[str] = []
+    for f in functions:
+        for node in ast.parse(f["code"]).body:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.extend(_bound(node))
+    names.append("clean_data")
+    if cross_row and mode != "text":
+        names += ["CROSS_ROW_STEPS", "clean_dataset"]
+    return names
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return [type(node).__name__]  # any other statement: its kind, compared as it is
+
+
+def check_structure(
+    source: str, functions: list[dict], *, mode: str, cross_row: list[dict] | None
+) -> None:
+    """The rendered file is exactly what was rendered: the functions' own statements, imports,
+    clean_data and the cross-row block, and CROSS_ROW_STEPS the literal steps; else
+    OutputValidationError (no text from data, goals or the model wrote a statement of its own)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise OutputValidationError(f"rendered output is not valid Python: {exc}") from exc
+    found = [
+        name
+        for node in tree.body
+        if not isinstance(node, (ast.Import, ast.ImportFrom))
+        and not (isinstance(node, ast.Expr) and node is tree.body[0])  # the module docstring
+        for name in (
+            ["CROSS_ROW_STEPS"]
+            if isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["CROSS_ROW_STEPS"]
+            else _bound(node)
+        )
+    ]
+    expected = _expected_names(functions, mode, cross_row)
+    if found != expected:
+        raise OutputValidationError(
+            "rendered output holds other statements than its functions and steps "
+            f"({len(found)} top-level names, {len(expected)} expected); nothing written"
+        )
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and node.targets and getattr(
+            node.targets[0], "id", None
+        ) == "CROSS_ROW_STEPS":
+            try:
+                steps = ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise OutputValidationError(
+                    "rendered CROSS_ROW_STEPS is not a literal; nothing written"
+                ) from exc
+            if steps != list(cross_row or []):
+                raise OutputValidationError(
+                    "rendered CROSS_ROW_STEPS differ from the planned steps; nothing written"
+                )
 
 
 def render_module(
@@ -164,6 +252,10 @@ def render_module(
     if mode != "text":
         functions, _ = dependency_order(functions)
     unit, param = ("str", "text") if mode == "text" else ("record (a dict)", "record")
+    for f in functions:
+        if not (isinstance(f["name"], str) and f["name"].isidentifier()):
+            # clean_data() calls each function by its name: never text that is not a name
+            raise OutputValidationError(f"function name {clip_text(f['name'], 60)!r} is no name")
     imports: list[ast.stmt] = []
     bodies: list[str] = []
     for f in functions:
@@ -209,6 +301,15 @@ def write_output(
     """
     kept, rejected = _select(functions)
     unverified: list[tuple[str, str]] = []
+    checked: dict[str, str | None] = {}
+
+    def checked_source(source: str) -> str | None:
+        """``check`` of the source, run once per distinct text."""
+        if check is None:
+            return None
+        if source not in checked:
+            checked[source] = check(source)
+        return checked[source]
 
     def trouble(funcs: list[dict]) -> tuple[str | None, dict[str, str]]:
         """(why the file as a whole fails, or None; {function: why its outputs differ})."""
@@ -217,7 +318,7 @@ def write_output(
             ast.parse(source)
         except SyntaxError as exc:
             return f"combined file is invalid Python: {exc.msg} (line {exc.lineno})", {}
-        reason = check(source) if check else None
+        reason = checked_source(source)
         if reason is not None or verify is None:
             return reason, {}
         skip = {name for name, _ in unverified}
@@ -267,10 +368,14 @@ def write_output(
                 good.append(f)
         kept = good
     source = render_module(kept, mode=mode, cross_row=cross_row)
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:  # only an internal bug can get here
-        raise OutputValidationError(f"rendered output is not valid Python: {exc}") from exc
+    check_structure(source, kept, mode=mode, cross_row=cross_row)
+    final = checked_source(source)
+    if final is not None:
+        # the file as it would be written fails its own sandbox check: never written
+        raise OutputValidationError(
+            f"cleaning functions not written to {path}: the file fails its own check in the "
+            f"sandbox ({clip_text(final, 200)})"
+        )
     atomic_write_text(path, source)
     ordered, note = dependency_order(kept) if mode != "text" else (kept, "")
     return OutputResult(

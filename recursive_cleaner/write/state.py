@@ -161,4 +161,6 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
             raise StateFileError(
                 f"state file {p}: functions[{i}] needs string name, docstring and code"
             )
+        if not f["name"].isidentifier():  # it is written into clean_data() as a call
+            raise StateFileError(f"state file {p}: functions[{i}]'s name is not a Python name")
     return data
