@@ -1,5 +1,5 @@
 """Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export,
-a fleet's fuel log.
+a fleet's fuel log, a library catalogue, a container terminal's gate log.
 
 Standard library only, seeded and deterministic: the same seed writes byte-identical files.
 Per table, in ``OUT/<table>/``:
@@ -30,10 +30,18 @@ from pathlib import Path
 
 __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table", "main"]
 
-# fleet: session 13; books: session 15 (two fields asked, the rest left alone); each written before
+# fleet: session 13; books: session 15 (two fields asked, the rest left alone); containers: a
+# container terminal's gate log, with goals written blind (see goals/BLIND.md); each written before
 # its first run
-TABLES = ("lab", "warehouse", "hr", "fleet", "books")
-ROWS = {"lab": 1600, "warehouse": 1700, "hr": 1500, "fleet": 1400, "books": 1300}
+TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers")
+ROWS = {
+    "lab": 1600,
+    "warehouse": 1700,
+    "hr": 1500,
+    "fleet": 1400,
+    "books": 1300,
+    "containers": 1500,
+}
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
 
@@ -844,6 +852,244 @@ def build_books(rng: random.Random, n: int) -> tuple[list[str], list[dict], list
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- container terminal gate log
+
+# carrier as the terminal's master data writes it -> its owner prefixes (ISO 6346, "U" = freight)
+CARRIERS = {
+    "Maersk": ["MAEU", "MRKU", "MSKU"],
+    "MSC": ["MSCU", "MEDU"],
+    "Hapag-Lloyd": ["HLXU", "HLBU"],
+    "CMA CGM": ["CMAU", "CGMU"],
+    "COSCO": ["CSNU", "CBHU"],
+    "Evergreen": ["EGHU", "EISU"],
+    "ONE": ["ONEU"],
+}
+CARRIER_SLIPS = {
+    "Maersk": ["MAERSK", "maersk", "Maersk Line", "Mærsk", "Maersk "],
+    "MSC": ["msc", "M.S.C.", "MSC ", "Mediterranean Shipping Co"],
+    "Hapag-Lloyd": ["Hapag Lloyd", "HAPAG-LLOYD", "hapag-lloyd", "Hapag-Loyd", "Hapag"],
+    "CMA CGM": ["CMA-CGM", "cma cgm", "CMACGM", "CMA  CGM", "Cma Cgm"],
+    "COSCO": ["Cosco", "cosco", "COSCO Shipping", "Cosc0"],
+    "Evergreen": ["EVERGREEN", "evergreen", "Evergreen Line", "Evergrean"],
+    "ONE": ["one", "O.N.E.", "Ocean Network Express", "ONE "],
+}
+ISO_TYPES = [  # ISO size-type code, tare range in kg, reefer, max gross in kg
+    ("22G1", 2150, 2350, False, 30480),
+    ("42G1", 3700, 3900, False, 30480),
+    ("45G1", 3800, 4000, False, 30480),
+    ("22R1", 2900, 3100, True, 30480),
+    ("45R1", 4600, 4850, True, 32500),
+]
+PORTS = ["NLRTM", "DEHAM", "BEANR", "GBFXT", "ESVLC", "USNYC", "CNSHA", "SGSIN", "BRSSZ", "ZADUR"]
+HS_DRY = ["0901.21", "2204.21", "8471.30", "6109.10", "4011.10", "9403.60", "3901.10",
+          "1006.30", "0409.00", "7208.51", "8708.99", "4819.10"]
+HS_REEFER = ["0303.89", "0806.10", "0803.90", "0201.30", "0207.14", "0805.10", "0810.10",
+             "0304.87", "3002.20"]
+SETPOINTS = [-25, -23, -20, -18, -18, -18, -0.5, 0, 1, 2, 4, 4, 6, 8, 13, 13.5]
+SEAL_PREFIX = {
+    "Maersk": "ML-", "MSC": "FX", "Hapag-Lloyd": "HLB", "CMA CGM": "C", "COSCO": "CS",
+    "Evergreen": "EMC", "ONE": "ONE",
+}
+GATE_REMARKS = [
+    "  DMG: dent left side panel, photos taken",
+    "customs hold - DO NOT release",
+    "PTI ok",
+    "seal checked vs B/L",
+    "Genset attached",
+    "reposition empty to DEHAM",
+    "VGM recd late",
+    "OOG? no - std",
+    "door handle bent",
+    "driver w/o ID, called dispatch 14:05",
+    "re-stowed 2x",
+    "HAZ cl. 3 label removed",
+    "seal # on paper differs, see email",
+    "Temp log printed",
+    "X-ray scan req. by customs",
+    "TRUCK 02 late",
+]
+F_PER_C = 9 / 5
+
+
+def _iso6346(owner: str, serial: int) -> str:
+    """Owner code + 6-digit serial + the check digit (ISO 6346; a check of 10 is written 0)."""
+    values, v = {}, 10
+    for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        if v % 11 == 0:
+            v += 1
+        values[ch] = v
+        v += 1
+    body = f"{owner}{serial:06d}"
+    total = sum((values[c] if c.isalpha() else int(c)) * 2**k for k, c in enumerate(body))
+    return f"{body}{total % 11 % 10}"
+
+
+def _seal(rng: random.Random, carrier: str) -> str:
+    """Seal numbers as printed on the seals: leading zeros, carriers' own prefixes and casing."""
+    digits = rng.choice([6, 7, 7, 8])
+    number = f"{rng.randrange(0, 10**digits):0{digits}d}"
+    kind = rng.random()
+    if kind < 0.45:
+        return number if number[0] == "0" else f"00{number[2:]}"
+    if kind < 0.9:
+        return f"{SEAL_PREFIX[carrier]}{number}"
+    return rng.choice([f"{SEAL_PREFIX[carrier].lower()}{number}", f"Tt{number}", f"{number}/A"])
+
+
+def build_containers(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """A container terminal's gate log (trucks in and out): container numbers, carriers, weights,
+    reefer set points and full/empty keyed by clerks or sent by hauliers' systems; seal numbers,
+    HS codes and remarks copied from the papers, to be left exactly as they are."""
+    cols = [
+        "visit_id",
+        "gate_time",
+        "move",
+        "container_no",
+        "iso_type",
+        "line_operator",
+        "fe",
+        "gross_kg",
+        "reefer_temp",
+        "seal_no",
+        "hs_code",
+        "pod",
+        "remarks",
+    ]
+    boxes = []
+    seen = set()
+    while len(boxes) < 480:
+        carrier = rng.choice(list(CARRIERS) + ["Maersk", "MSC", "MSC", "CMA CGM"])
+        number = _iso6346(rng.choice(CARRIERS[carrier]), rng.randrange(0, 10**6))
+        if number in seen:
+            continue
+        seen.add(number)
+        iso, tare_lo, tare_hi, reefer, max_gross = rng.choice(ISO_TYPES + ISO_TYPES[:3])
+        boxes.append(
+            {
+                "no": number,
+                "carrier": carrier,
+                "iso": iso,
+                "tare": rng.randrange(tare_lo, tare_hi + 1, 10),
+                "reefer": reefer,
+                "max": max_gross,
+            }
+        )
+    when = dt.datetime(2024, 5, 6, 5, 30)
+    clean, dirty = [], []
+    for i in range(n):
+        when += dt.timedelta(minutes=rng.randrange(1, 14))
+        if when.hour >= 22:
+            when = (when + dt.timedelta(days=1)).replace(hour=5, minute=rng.randrange(30, 60))
+        if when.weekday() == 6:
+            when += dt.timedelta(days=1)
+        box = rng.choice(boxes)
+        full = rng.random() < 0.7
+        if full:
+            gross = rng.randrange(box["tare"] + 1500, box["max"] - 400, 10)
+            hs = rng.choice(HS_REEFER if box["reefer"] else HS_DRY)
+            hs = rng.choice([hs] * 6 + [hs.replace(".", ""), f"{hs}.00"])
+            temp = fmt_num(rng.choice(SETPOINTS), 1) if box["reefer"] else ""
+            seal = _seal(rng, box["carrier"])
+        else:
+            gross, hs, temp, seal = box["tare"], "", "", ""
+        row = {
+            "visit_id": f"GV{240500000 + i * 7 + rng.randrange(7)}",
+            "gate_time": when.strftime("%Y-%m-%d %H:%M"),
+            "move": rng.choice(["IN", "IN", "OUT"]),
+            "container_no": box["no"],
+            "iso_type": box["iso"],
+            "line_operator": box["carrier"],
+            "fe": "F" if full else "E",
+            "gross_kg": str(gross),
+            "reefer_temp": temp,
+            "seal_no": seal,
+            "hs_code": hs,
+            "pod": rng.choice(PORTS),
+            "remarks": rng.choice(GATE_REMARKS) if rng.random() < 0.2 else "",
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for i in dirty_cells(rng, n, 0.10):
+        no = clean[i]["container_no"]
+        owner, serial, check = no[:4], no[4:10], no[10]
+        dirty[i]["container_no"] = rng.choice(
+            [
+                no.lower(),
+                f"{owner} {serial} {check}",
+                f"{owner} {serial}{check}",
+                f"{owner}-{serial}-{check}",
+                f"{owner}{serial}-{check}",
+                f"{owner.lower()} {serial}-{check}",
+                f" {no}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.10):
+        t = dt.datetime.strptime(clean[i]["gate_time"], "%Y-%m-%d %H:%M")
+        hour12 = f"{(t.hour - 1) % 12 + 1}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+        dirty[i]["gate_time"] = rng.choice(
+            [
+                f"{t:%d/%m/%Y %H:%M}",
+                f"{t:%d/%m/%Y %H:%M}",
+                f"{t:%d.%m.%Y %H:%M}",
+                f"{t.day}.{t.month}.{t.year} {t.hour}:{t.minute:02d}",
+                t.strftime("%Y-%m-%dT%H:%M:%S"),
+                f"{t.day} {MONTHS[t.month - 1]} {t.year} {t:%H:%M}",
+                f"{t:%d/%m/%Y} {hour12}",
+                f"{t:%Y%m%d %H%M}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["line_operator"] = rng.choice(CARRIER_SLIPS[clean[i]["line_operator"]])
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["fe"] = rng.choice(
+            {
+                "F": ["Full", "FULL", "full", "f", "FCL", "laden"],
+                "E": ["Empty", "EMPTY", "empty", "e", "MT", "MTY"],
+            }[clean[i]["fe"]]
+        )
+    for i in dirty_cells(rng, n, 0.12):
+        kg = int(clean[i]["gross_kg"])
+        tonnes = fmt_num(kg / 1000, 3)
+        dirty[i]["gross_kg"] = rng.choice(
+            [
+                f"{kg:,}",
+                f"{kg:,}",
+                f"{kg:,}".replace(",", " "),
+                f"{kg} kg",
+                f"{kg}KG",
+                f"{tonnes} t",
+                f"{comma_decimal(tonnes)} t",
+                f"{tonnes}t",
+            ]
+        )
+    reefers = [i for i, r in enumerate(clean) if r["reefer_temp"]]
+    for i in rng.sample(reefers, round(0.45 * len(reefers))):
+        text = clean[i]["reefer_temp"]
+        c = float(text)
+        plus = "+" if c > 0 else ""
+        forms = [
+            f"{text} °C",
+            f"{text}°C",
+            f"{plus}{text}C",
+            f"{plus}{text}",
+            text.replace("-", "\u2212") if c < 0 else f"+{c:.1f}",
+            f"{c:.1f}".replace(".", ","),
+        ]
+        f_val = round(c * F_PER_C + 32, 1)
+        if round((f_val - 32) / F_PER_C, 1) == c:
+            forms += [f"{fmt_num(f_val, 1)} °F", f"{fmt_num(f_val, 1)}F"]
+        dirty[i]["reefer_temp"] = rng.choice([f for f in forms if f != text])
+    meta = {
+        "id": "visit_id",
+        "protect": ["seal_no", "hs_code", "remarks"],
+        "fix": ["gate_time", "container_no", "line_operator", "fe", "gross_kg", "reefer_temp"],
+        "other": ["visit_id", "move", "iso_type", "pod"],
+        "numeric": ["gross_kg", "reefer_temp"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
 BUILDERS = {
@@ -852,6 +1098,7 @@ BUILDERS = {
     "hr": build_hr,
     "fleet": build_fleet,
     "books": build_books,
+    "containers": build_containers,
 }
 
 
