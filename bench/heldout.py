@@ -64,7 +64,11 @@ __all__ = [
 ]
 
 # ticket, chat: written in session 12 before their first runs
-WORDINGS = ("email", "terse", "ticket", "chat", "memo")
+# the blind_* wordings (session 17, bench/heldout/goals/BLIND.md): written before any run by writers
+# who had read only make_tables.py and the tables
+BLIND = ("blind_email", "blind_ticket", "blind_chat", "blind_terse", "blind_spec", "blind_slack",
+         "blind_meeting")
+WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"

@@ -100,8 +100,12 @@ def test_fleet_conversions_follow_the_goals_factors(built):
 
 def test_every_table_has_two_goal_texts():
     for name in make_tables.TABLES:
-        for wording in ("email", "terse"):
-            assert (heldout.GOALS / f"{name}_{wording}.txt").read_text(encoding="utf-8").strip()
+        texts = [
+            (heldout.GOALS / f"{name}_{wording}.txt").read_text(encoding="utf-8").strip()
+            for wording in heldout.WORDINGS
+            if (heldout.GOALS / f"{name}_{wording}.txt").is_file()
+        ]
+        assert len([t for t in texts if t]) >= 2, name
     for path in heldout.GOALS.glob("*.txt"):
         table, _, wording = path.stem.partition("_")
         assert table in make_tables.TABLES and wording in heldout.WORDINGS, path.name
