@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..errors import clip_text
 from .expectations import Expectation
+from .harm import HarmCheck, harm_check
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
 from .spec import CleaningSpec, load_spec, read_spec
@@ -53,6 +54,8 @@ class FieldFocus:
     suggested: dict[str, Expectation] = field(default_factory=dict)
     # field -> refusals seen (``reason_key``)
     reasons: dict[str, set] = field(default_factory=dict)
+    # the judge that needs no reading: each field's portrait (its data) and licence (its evidence)
+    harm: HarmCheck | None = None
 
     def learn(
         self,
@@ -92,6 +95,7 @@ class FieldFocus:
         self.shown = frozenset(
             f for f, ex in self.spec.examples().items() if any(a != b for a, b in ex)
         )
+        self.harm = harm_check(self.spec, check or samples or {})
         # seen there, reported as suggestions, never changed: what the fields' names and data
         if self.frozen:
             # suggest (the spec, maybe edited, is the one reading of the goals; they are not read
@@ -206,6 +210,7 @@ class FieldFocus:
             csv_strings=self.csv_strings,
             frozen=frozenset(self.frozen),
             kept=self.kept,
+            harm=self.harm,
         )
         return verdict.problem, verdict.credited
 

@@ -387,7 +387,8 @@ def test_a_field_whose_goals_show_a_change_is_asked_for_though_the_data_sets_its
 def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functions(tmp_path):
     """Issue 18: the open pass stops once it found nothing on two chunks; field functions come from
     the profile."""
-    rows = [{"id": i, "email": f" User{i}@X.com"} for i in range(12)]
+    # one dirty email per chunk of three: the usual form (lower case) is the goals' target
+    rows = [{"id": i, "email": f" User{i}@X.com" if i % 3 == 0 else f"user{i}@x.com"} for i in range(12)]
     path = tmp_path / "data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     fix = textwrap.dedent("""\

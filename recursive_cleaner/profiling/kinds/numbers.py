@@ -150,6 +150,7 @@ def _number_candidates(
 
 
 class _Numeric(Kind):
+    changes = frozenset({"labels", "trimmed", "converted", "zeros", "unknown"})
     pattern = PLAIN_NUMBER
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
@@ -201,6 +202,7 @@ class Integer(_Numeric):
 
 
 class Bool(Kind):
+    changes = frozenset({"labels", "words", "added", "spelling"})
     name, primitive, priority, menu, words = "bool", "to_bool", 9, "bool", "booleans (true/false)"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
