@@ -756,15 +756,18 @@ def test_generate_writes_the_spec_and_takes_it_back_with_spec(work, use):
     use(_scripted())
     result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
     assert result.exit_code == 0, result.stderr
-    assert "field spec cleaning_spec.json (edit it and pass it back with --spec)" in result.stdout
-    spec = json.loads((work / "cleaning_spec.json").read_text())
+    assert (
+        "field spec cleaning_functions.spec.json (edit it and pass it back with --spec)"
+        in result.stdout
+    )
+    spec = json.loads((work / "cleaning_functions.spec.json").read_text())
     assert spec["fields"]["email"]["mentioned"] and spec["scope"] == "mentioned"
     use(_scripted())
     again = invoke(
         "generate",
         "crm.jsonl",
         "--spec",
-        "cleaning_spec.json",
+        "cleaning_functions.spec.json",
         "--scope",
         "all",
         "--chunk-size",
