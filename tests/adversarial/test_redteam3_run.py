@@ -250,7 +250,9 @@ def test_a_spec_written_for_other_code_is_said_so_and_not_counted_by(data, use):
     work = data.parent
     _csv_rows(work)
     use(FakeBackend(default=CLEAN_REPLY))
-    made = invoke("generate", "in.jsonl", "-i", "status: one of active, pending", "--progress", "off")
+    made = invoke(
+        "generate", "in.jsonl", "-i", "status: one of active, pending", "--progress", "off"
+    )
     assert made.exit_code == 0, made.stderr
     functions = work / "cleaning_functions.py"
     functions.write_text(functions.read_text() + "\n# edited by hand\n")

@@ -364,7 +364,9 @@ def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
     use(fake)
     line = one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"), code=130)
     assert fake.calls == 1
-    assert line == "Error: interrupted"  # no chunk finished: nothing to resume
+    # no chunk finished, yet the state is saved at the first chunk's start (issue 43)
+    hint = "carry on with: recursive-cleaner resume st.json"
+    assert line == f"Error: interrupted; progress is saved, {hint}"
 
 
 def test_debug_shows_the_traceback(work, use):
