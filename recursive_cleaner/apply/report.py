@@ -62,14 +62,26 @@ def _written_for(stamp: dict, functions: str) -> bool:
         return False
 
 
+def _linked(path: str) -> SpecLookup | None:
+    """A spec path that is a symbolic link: never read (a run writes none), said so."""
+    if not os.path.islink(path):
+        return None
+    return SpecLookup(
+        None, f"{path} is a symbolic link: not read; pass --spec to use the file it names"
+    )
+
+
 def find_spec(functions_path: str | os.PathLike) -> SpecLookup:
     """The field spec the run that wrote ``functions_path`` wrote beside it
     (``<stem>.spec.json``, ``run.sidecar``), when its ``written_for`` entry matches the file's
-    code; a spec written for other code is left unused, with a note. Without one, the
-    ``cleaning_spec.json`` earlier versions wrote there, with a note (``analyze`` wrote that name
-    too)."""
+    code; a spec written for other code, or a symbolic link, is left unused, with a note. Without
+    one, the ``cleaning_spec.json`` earlier versions wrote there, with a note (``analyze`` wrote
+    that name too)."""
     functions = os.path.abspath(functions_path)
     own = spec_path_for(functions)
+    linked = _linked(own)
+    if linked is not None:
+        return linked
     if os.path.isfile(own):
         stamp = _stamp(own)
         if stamp is None or not os.path.exists(functions) or _written_for(stamp, functions):
@@ -82,6 +94,9 @@ def find_spec(functions_path: str | os.PathLike) -> SpecLookup:
             f"written again since): not used; pass --spec {own} to use it anyway",
         )
     legacy = os.path.join(os.path.dirname(functions), LEGACY_SPEC)
+    linked = _linked(legacy)
+    if linked is not None:
+        return linked
     if os.path.isfile(legacy):
         stamp = _stamp(legacy)
         if stamp is not None and not _written_for(stamp, functions):

@@ -12,6 +12,7 @@ from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
 from ..write.report_html import html_report_path
 from ..write.state import check_output_path
+from .lock import lock_path
 from .sidecar import spec_path_for
 
 BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
@@ -141,12 +142,20 @@ def check_run_paths(
         "log_calls": "log_calls",
         **(names or {}),
     }
+    inputs = {
+        name["file_path"]: file_path,
+        name["ground_truth"]: ground_truth,
+        "the document": document,
+    }
+    lock = lock_path(state_file) if state_file else None
+    for what, path in inputs.items():  # the lock is truncated to a pid line and removed at the end
+        if lock and path and same_file(lock, path):
+            raise PathConflictError(
+                f"{name['state_file']} {state_file} is locked through {lock}, which is {what} "
+                f"{path}: the lock would overwrite it; choose another state file"
+            )
     check_distinct_paths(
-        {
-            name["file_path"]: file_path,
-            name["ground_truth"]: ground_truth,
-            "the document": document,
-        },
+        inputs,
         {
             name["output_path"]: output_path,
             name["report_path"]: report_path,

@@ -409,3 +409,107 @@ def test_sigterm_in_the_first_chunk_saves_the_state_too(data, use):
     assert saved["last_completed_chunk"] == -1
     assert [f["name"] for f in saved["functions"]] == ["fix_email"]
     assert not (data.parent / "cleaning_functions.py").exists()
+
+
+# ---------------------------------------------------------------------------- a pass of our own
+# Attacks on the same files not in the issue's lists, each asserting what happens now.
+def test_a_state_file_whose_lock_is_the_input_is_refused_before_the_lock_takes_it(tmp_path):
+    """Before: a text input named ``st.json.lock`` holding one number passed as a lock file left
+    by a killed run: it was truncated to the pid line and removed at the end."""
+    data = tmp_path / "st.json.lock"
+    data.write_text("12\n")
+    fake = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(PathConflictError, match="is locked through .* which is file_path"):
+        DataCleaner(
+            fake,
+            str(data),
+            mode="text",
+            output_path=str(tmp_path / "cf.py"),
+            state_file=str(tmp_path / "st.json"),
+        ).run()
+    assert fake.calls == 0 and data.read_text() == "12\n"
+
+
+def test_the_reports_html_page_over_an_input_document_is_refused(tmp_path):
+    """``page.html`` cleaned with ``report_path="page.md"``: the page's HTML report is the input."""
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><p>Mine. All of it.</p></body></html>")
+    fake = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(PathConflictError, match="the HTML report .* the document"):
+        DataCleaner(
+            fake,
+            str(page),
+            output_path=str(tmp_path / "cf.py"),
+            report_path=str(tmp_path / "page.md"),
+        ).run()
+    assert fake.calls == 0 and "Mine. All of it." in page.read_text()
+
+
+def test_a_dry_runs_spec_over_the_input_is_refused(tmp_path):
+    data = tmp_path / "look.spec.json"
+    data.write_text(json.dumps([{"a": 1}]))
+    fake = FakeBackend(default="no issues")
+    with pytest.raises(PathConflictError, match="the field spec"):
+        DataCleaner(
+            fake,
+            str(data),
+            dry_run=True,
+            output_path=str(tmp_path / "cf.py"),
+            report_path=str(tmp_path / "look.md"),
+        ).run()
+    assert fake.calls == 0
+
+
+@posix
+def test_a_call_log_hard_linked_to_the_input_is_refused(data):
+    os.link(data, data.parent / "calls.jsonl")
+    fake = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(PathConflictError, match="log_calls"):
+        _cleaner(fake, data, log_calls=str(data.parent / "calls.jsonl")).run()
+    assert fake.calls == 0
+
+
+def test_a_call_log_over_the_ground_truth_is_refused(data):
+    truth = data.parent / "truth.jsonl"
+    truth.write_text(data.read_text())
+    fake = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(PathConflictError, match="log_calls .* ground_truth"):
+        _cleaner(fake, data, log_calls=str(truth), ground_truth=str(truth)).run()
+    assert fake.calls == 0
+
+
+@linux
+def test_resume_checks_its_paths_before_any_call(data):
+    state = str(data.parent / "st.json")
+    with pytest.raises(KeyboardInterrupt):
+        _cleaner(FakeBackend([KeyboardInterrupt()]), data, state_file=state).run()
+    fake = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(OutputError, match="output_path: /proc/self/cf.py is under /proc"):
+        DataCleaner.resume(state, fake, output_path="/proc/self/cf.py").run()
+    with pytest.raises(PathConflictError, match="log_calls .*another output"):
+        DataCleaner.resume(
+            state, fake, output_path=str(data.parent / "cf.py"), log_calls=state
+        ).run()
+    assert fake.calls == 0
+
+
+@posix
+def test_a_spec_file_planted_as_a_link_beside_the_functions_is_never_read(tmp_path):
+    functions = tmp_path / "cleaning_functions.py"
+    functions.write_text("def clean_data(record):\n    return record\n")
+    private = tmp_path / "private.json"
+    private.write_text(json.dumps({"fields": {"secret": {"kind": "free"}}}))
+    (tmp_path / "cleaning_functions.spec.json").symlink_to(private)
+    found = find_spec(functions)
+    assert found.path is None and "is a symbolic link: not read" in found.note
+    (tmp_path / "cleaning_functions.spec.json").unlink()
+    (tmp_path / "cleaning_spec.json").symlink_to(private)  # the old name too
+    assert find_spec(functions).path is None
+
+
+@posix
+def test_a_fifo_named_like_the_spec_is_passed_over_without_blocking(tmp_path):
+    functions = tmp_path / "cleaning_functions.py"
+    functions.write_text("def clean_data(record):\n    return record\n")
+    os.mkfifo(tmp_path / "cleaning_functions.spec.json")
+    assert find_spec(functions).path is None  # never opened: no reader would ever come
