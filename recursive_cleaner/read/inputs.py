@@ -117,8 +117,8 @@ def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> st
     JSONL.
 
     The file is named by its content (``input-<sha256 prefix>.jsonl`` in ``workdir``, default
-    ``<tempdir>/recursive_cleaner_inputs-UID``, this user's only), so the same data gives the same path again and
-    a state file written for it can be resumed. The file is not deleted afterwards.
+    ``<tempdir>/recursive_cleaner_inputs-UID``, this user's only), so the same data gives the same
+    path again and a state file written for it can be resumed. The file is not deleted afterwards.
     """
     if isinstance(data, (str, os.PathLike)):
         return os.fspath(data)
