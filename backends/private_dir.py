@@ -9,9 +9,9 @@ private file to the model, or a state that llama.cpp reads with no checks of its
 used only through ``private_folder``: made with mode 0o700, or, when it exists, a real folder (not a
 symbolic link) owned by this user, narrowed to 0o700 through a descriptor (no path is followed
 twice); anything else is a ``PermissionError`` naming the folder. A file in it is reused only when
-``owned_file`` says it is a regular file (not a link) owned by this user, and read through
-``open_owned`` (``O_NOFOLLOW``, then the same check on the open descriptor, so a FIFO never blocks
-the reader).
+``owned_file`` says it is a regular file (not a symbolic or hard link) owned by this user, and read
+through ``open_owned`` (``O_NOFOLLOW``, then the same check on the open descriptor, so a FIFO never
+blocks the reader).
 
 It lives in ``backends`` because that package may import nothing else of the library, and the
 readers may import it (tests/test_architecture.py).
@@ -87,12 +87,14 @@ def private_folder(path: str | os.PathLike, *, parents: bool = True) -> Path:
 
 
 def _owned(info: os.stat_result) -> bool:
+    """A regular file of this user's with one name: a hard link to another file is not one."""
     uid = _uid()
-    return stat.S_ISREG(info.st_mode) and (uid is None or info.st_uid == uid)
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and (uid is None or info.st_uid == uid)
 
 
 def owned_file(path: str | os.PathLike) -> bool:
-    """True for a regular file (a symbolic link is not followed) owned by this user."""
+    """True for a regular file (a symbolic link is not followed) owned by this user, with no other
+    name (a hard link planted to a private file is not one)."""
     try:
         return _owned(os.lstat(path))
     except OSError:

@@ -18,13 +18,13 @@ path that is shown or read, and never chooses where data is sent or files are wr
 
 from __future__ import annotations
 
-import codecs
 import os
 import warnings
 from typing import Any
 
 from ..errors import clip_text
 from ..options import DEFAULTS
+from ..read.formats.encoding import check_encoding
 from ..run.result import RunResult
 from ..write.report_json import report_from_dict
 
@@ -130,7 +130,7 @@ def loaded_run(data: Any, where: str, functions_path: str | os.PathLike) -> tupl
     )
     encoding = data.get("encoding") if isinstance(data.get("encoding"), str) else "utf-8"
     try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ValueError(f"{where}: 'encoding' {clip_text(encoding, 60)!r} is unknown") from None
+        check_encoding(encoding)  # a text codec: never base64, rot13 or a name Python lacks
+    except ValueError as exc:
+        raise ValueError(f"{where}: {clip_text(exc, 200)}") from None
     return run, encoding

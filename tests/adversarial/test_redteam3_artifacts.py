@@ -162,8 +162,9 @@ def test_a_loaded_result_names_its_own_file_not_the_path_it_holds(saved, here):
     assert loaded.functions_path == str(here / "r.json")
     assert "/etc/cron.d" not in loaded._repr_html_() and "/etc/cron.d" not in repr(loaded)
     assert loaded.apply([dict(ROWS[0])]) == [{"id": 1, "phone": "+15551234567"}]
-    with pytest.raises(ValueError, match=r"'encoding' 'no-such-codec' is unknown"):
-        CleanResult.load(_write(here / "e.json", saved | {"encoding": "no-such-codec"}))
+    for codec in ("no-such-codec", "rot13", "base64"):  # a name Python lacks; not a text codec
+        with pytest.raises(ValueError, match=rf"^result file e\.json: encoding '{codec}' is not a"):
+            CleanResult.load(_write(Path("e.json"), saved | {"encoding": codec}))
 
 
 # ---------------------------------------------------------------------------- 2. a Cleaner file
@@ -341,6 +342,17 @@ def test_a_planted_link_for_a_documents_text_never_sends_its_target(temp):
     path = materialize_document(doc)
     assert path == str(cached) and not os.path.islink(path)
     assert Path(path).read_text() == "The document's own text\n"
+    assert secret.read_text() == "PRIVATE KEY\n"
+
+
+@posix
+def test_a_planted_hard_link_for_a_documents_text_is_replaced(temp):
+    """A hard link keeps its target's owner: one to this user's private file is not reused."""
+    secret = temp / "id_rsa"
+    secret.write_text("PRIVATE KEY\n")
+    doc, cached = _doc(temp)
+    os.link(secret, cached)
+    assert Path(materialize_document(doc)).read_text() == "The document's own text\n"
     assert secret.read_text() == "PRIVATE KEY\n"
 
 

@@ -65,6 +65,9 @@ def test_files_are_opened_only_as_this_users_regular_files(tmp_path, monkeypatch
     os.mkfifo(tmp_path / "fifo")
     assert owned_file(real) and not owned_file(tmp_path / "link")
     assert not owned_file(tmp_path / "fifo") and not owned_file(tmp_path / "none")
+    os.link(real, tmp_path / "hard")
+    assert not owned_file(real) and not owned_file(tmp_path / "hard")  # two names: not private
+    (tmp_path / "hard").unlink()
     with os.fdopen(open_owned(real)) as f:
         assert f.read() == "data"
     with pytest.raises(PermissionError, match="symbolic link"):
