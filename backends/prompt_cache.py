@@ -15,16 +15,21 @@ a damaged one is found before the runtime reads it; a file the runtime refuses i
 most ``keep`` files stay. Every failure here is swallowed and recorded in ``failures``: the
 cache can only save time.
 
-The runtime reads a state file with no checks of its own, so only files this cache named are
-touched (issue 28): a state is handed to llama.cpp only if its name is ``KEY-HASH.slot`` and it
-is a regular file (not a symlink) owned by this user; pruning deletes only such files and this
-cache's own temporary files (``KEY.PID-RANDOM.tmp``), never another ``*.slot`` or ``*.tmp``; the
-folder is created readable by this user only (0o700).
+The runtime reads a state file with no checks of its own, so only files this cache wrote are
+touched (issues 28 and 43): the folder is a private one (``private_dir.private_folder``: 0o700,
+this user's, not a symbolic link; else the cache is off); a state is handed to llama.cpp only if
+its name is ``KEY-MAC.slot``, it is a regular file (not a symlink) owned by this user, and MAC is
+the start of the HMAC-SHA256 of its content under this folder's own random key (``slot-key``,
+0o600, written once): a file planted there, even one named by its content's sha256, is deleted
+unread. Pruning deletes only such files and this cache's own temporary files
+(``KEY.PID-RANDOM.tmp``), never another ``*.slot`` or ``*.tmp``. (A process of the same user that
+reads the key can still sign a state: nothing on disk stops the same user.)
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -35,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .model_files import cache_dir, sha256_of
+from .model_files import cache_dir
+from .private_dir import open_owned, owned_file, private_folder
 
 __all__ = [
     "PROMPT_CACHE_ENV",
@@ -54,6 +60,10 @@ SUFFIX = ".slot"
 _STATE_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{16}\.slot")
 # KEY.PID-RANDOM.tmp: one it is writing
 _TEMP_NAME = re.compile(r"[0-9a-f]{32}\.\d+-[0-9a-f]{8}\.tmp")
+# the folder's own signing key: 32 random bytes, 0o600
+KEY_FILE = "slot-key"
+_KEY_BYTES = 32
+_CHUNK = 1 << 20
 
 # action(name, filename) -> the runtime's JSON answer; name is "save" or "restore".
 SlotAction = Callable[[str, str], dict]
@@ -101,10 +111,11 @@ class PromptCache:
     """Saved prompt states in ``folder`` under ``key``; ``restore`` once on load, ``save`` after a
     call.
 
-    A state's file is named ``KEY-HASH.slot``, HASH being the start of its sha256: files are
-    only ever renamed into place whole, so a file whose content does not match its name is
-    damaged and is deleted before the runtime sees it (llama.cpp aborts the process on a
-    truncated state).
+    A state's file is named ``KEY-MAC.slot``, MAC being the start of the HMAC-SHA256 of its content
+    under the folder's key: files are only ever renamed into place whole, so a file whose content
+    does not match its name is damaged or was not written by this cache, and is deleted before
+    the runtime sees it (llama.cpp aborts the process on a truncated state, and reads a crafted one
+    with no checks).
     """
 
     folder: Path
@@ -114,6 +125,7 @@ class PromptCache:
     restored_tokens: int = 0
     saved_tokens: int = 0
     failures: list[str] = field(default_factory=list)
+    _secret: bytes | None = field(default=None, init=False, repr=False)
 
     def states(self) -> list[Path]:
         """This key's state files, newest first."""
@@ -122,7 +134,7 @@ class PromptCache:
             found = [
                 p
                 for p in self.folder.glob(f"{self.key}-*{SUFFIX}")
-                if mine.fullmatch(p.name) and _ours(p)
+                if mine.fullmatch(p.name) and owned_file(p)
             ]
         except OSError:
             return []
@@ -131,9 +143,15 @@ class PromptCache:
     def restore(self, action: SlotAction) -> int:
         """Load the newest intact state into the runtime's slot; the tokens restored (0 when none or
         refused)."""
-        for path in self.states():
-            if path.stem.rpartition("-")[2] != _digest(path):
-                self.failures.append(f"restore: {path.name} is damaged; deleted")
+        if not os.path.lexists(self.folder) or not self._private():
+            return 0
+        states = self.states()
+        secret = self._signing_key(create=False) if states else None
+        for path in states:
+            if secret is None or path.stem.rpartition("-")[2] != _mac(path, secret):
+                self.failures.append(
+                    f"restore: {path.name} is damaged or was not saved by this cache; deleted"
+                )
                 _remove(path)
                 continue
             answer = self._act(action, "restore", path.name)
@@ -147,24 +165,28 @@ class PromptCache:
         return 0
 
     def save(self, action: SlotAction) -> int:
-        """Write the slot's state under a temporary name, then rename it to its content's name; the
-        tokens saved."""
-        try:
-            if not self.folder.is_dir():
-                self.folder.mkdir(parents=True, mode=0o700)
-                # the umask may have taken bits the mode asked for; never more
-                os.chmod(self.folder, 0o700)
-        except OSError as exc:
-            self.failures.append(f"cannot create {self.folder}: {exc.strerror or exc}")
+        """Write the slot's state under a temporary name, then rename it to its content's signed
+        name; the tokens saved."""
+        if not self._private():
             return 0
         temp = self.folder / f"{self.key}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
         answer = self._act(action, "save", temp.name)
         tokens = answer.get("n_saved") if answer else None
         written = answer.get("n_written") if answer else None
-        if not isinstance(tokens, int) or tokens <= 0 or not _ours(temp) or _size(temp) != written:
+        if (
+            not isinstance(tokens, int)
+            or tokens <= 0
+            or not owned_file(temp)
+            or _size(temp) != written
+        ):
             _remove(temp)
             return 0
-        final = self.folder / f"{self.key}-{_digest(temp)}{SUFFIX}"
+        secret = self._signing_key(create=True)
+        mac = _mac(temp, secret) if secret is not None else ""
+        if not mac:
+            _remove(temp)
+            return 0
+        final = self.folder / f"{self.key}-{mac}{SUFFIX}"
         try:
             os.replace(temp, final)
         except OSError as exc:
@@ -178,6 +200,42 @@ class PromptCache:
         self.prune()
         return tokens
 
+    def _private(self) -> bool:
+        """The folder made or checked as this user's only (0o700, not a link); a failure
+        recorded."""
+        try:
+            private_folder(self.folder)
+        except OSError as exc:
+            self.failures.append(f"cannot create or use {self.folder}: {exc.strerror or exc}")
+            return False
+        return True
+
+    def _signing_key(self, *, create: bool) -> bytes | None:
+        """The folder's key (written once when ``create``); None, the failure recorded, when it
+        is missing or is not a 0o600 regular file of this user's holding 32 bytes."""
+        if self._secret is not None:
+            return self._secret
+        path = self.folder / KEY_FILE
+        if create and not os.path.lexists(path):
+            _write_key(path)
+        try:
+            fd = open_owned(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self.failures.append(f"key: {exc.strerror or exc}")
+            return None
+        try:
+            shared = stat.S_IMODE(os.fstat(fd).st_mode) & 0o077
+            data = os.read(fd, _KEY_BYTES + 1)
+        finally:
+            os.close(fd)
+        if shared or len(data) != _KEY_BYTES:
+            self.failures.append(f"key: {path} is not this cache's key (mode or size); not used")
+            return None
+        self._secret = data
+        return data
+
     def prune(self) -> None:
         """Keep the ``keep`` newest states; remove temporary files older than an hour (a killed
         writer's)."""
@@ -186,7 +244,7 @@ class PromptCache:
         except OSError:
             return
         states = sorted(
-            (p for p in entries if _STATE_NAME.fullmatch(p.name) and _ours(p)),
+            (p for p in entries if _STATE_NAME.fullmatch(p.name) and owned_file(p)),
             key=_mtime,
             reverse=True,
         )
@@ -194,7 +252,9 @@ class PromptCache:
             _remove(old)
         cutoff = self.clock() - 3600
         for temp in (
-            p for p in entries if _TEMP_NAME.fullmatch(p.name) and _ours(p) and _mtime(p) < cutoff
+            p
+            for p in entries
+            if _TEMP_NAME.fullmatch(p.name) and owned_file(p) and _mtime(p) < cutoff
         ):
             _remove(temp)
 
@@ -211,23 +271,34 @@ class PromptCache:
         return answer
 
 
-def _digest(path: Path) -> str:
-    """The first 16 hex digits of the file's sha256 ("" if it cannot be read)."""
+def _mac(path: Path, secret: bytes) -> str:
+    """The first 16 hex digits of the HMAC-SHA256 of the file's content under ``secret`` ("" if
+    it is not a regular file of this user's or cannot be read)."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
     try:
-        return sha256_of(path)[:16]
+        with os.fdopen(open_owned(path), "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                mac.update(chunk)
     except OSError:
         return ""
+    return mac.hexdigest()[:16]
 
 
-def _ours(path: Path) -> bool:
-    """A regular file (a symlink is not followed) owned by this user: one this cache may read, hand
-    on or delete."""
+def _write_key(path: Path) -> None:
+    """A new random key at ``path``, 0o600, linked into place whole (a key another process wrote
+    first is kept)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}")
     try:
-        info = os.lstat(path)
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(_KEY_BYTES))
+        os.link(temp, path)
     except OSError:
-        return False
-    owner = getattr(os, "geteuid", None)
-    return stat.S_ISREG(info.st_mode) and (owner is None or info.st_uid == owner())
+        pass  # another process linked its key first, or the folder is read-only: read what is there
+    finally:
+        _remove(temp)
 
 
 def _remove(path: Path) -> None:

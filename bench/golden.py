@@ -4,7 +4,7 @@ Each line is ``NAME sha256`` of bytes a user gets, so ``diff`` of two runs shows
 
 - ``heldout/TABLE-WORDING/FILE``: ``bench/heldout.py --library-only`` on every held-out table and
   wording (generate + apply through the CLI; the library's own functions and cross-row steps):
-  ``cleaning_functions.py``, ``cleaning_spec.json``, ``cleaned.csv``;
+  ``cleaning_functions.py``, ``cleaning_spec.json`` (the spec; ``_written``), ``cleaned.csv``;
 - ``saved/TABLE/cleaned.csv``: the saved model functions of ``bench/functions/`` applied to the
   benchmark table's ``dirty.csv`` with ``apply_file`` (needs ``--data-dir``; skipped if absent);
 - ``scripted/LABEL/...``: two ``DataCleaner`` runs (the defaults; no hint functions, no
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import sys
@@ -54,6 +55,26 @@ def _stable(data: bytes) -> bytes:
     return text.encode("utf-8")
 
 
+def _written(folder: Path, name: str) -> bytes | None:
+    """A file a run wrote, as the line ``name`` hashes it. ``cleaning_spec.json``: the spec, named
+    after the functions since issue 43 (``cleaning_functions.spec.json``), without its
+    ``written_for`` stamp (the functions' digest: already a line of its own), so the line is
+    comparable with a run of an older checkout."""
+    path = folder / name
+    if name == "cleaning_spec.json":
+        named = folder / "cleaning_functions.spec.json"
+        if named.is_file():
+            spec = json.loads(named.read_text(encoding="utf-8"))
+            spec.pop("written_for", None)
+            return (json.dumps(spec, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return path.read_bytes() if path.is_file() else None
+
+
+def _line(folder: Path, name: str) -> str:
+    data = _written(folder, name)
+    return _sha(_stable(data)) if data is not None else "missing"
+
+
 def heldout() -> list[str]:
     import heldout as bench_heldout
     import make_tables
@@ -72,8 +93,7 @@ def heldout() -> list[str]:
                     keep=Path(keep),
                 )
                 for name in _KEEP:
-                    path = Path(keep) / f"{table}-{wording}" / name
-                    digest = _sha(_stable(path.read_bytes())) if path.is_file() else "missing"
+                    digest = _line(Path(keep) / f"{table}-{wording}", name)
                     lines.append(f"heldout/{table}-{wording}/{name} {digest}")
     return lines
 
@@ -123,9 +143,7 @@ def scripted() -> list[str]:
                     f"scripted/{label}/prompt-{i:02d} {_sha(_stable(prompt.encode('utf-8')))}"
                 )
             for name in ("cleaning_functions.py", "cleaning_spec.json"):
-                path = Path(work) / name
-                digest = _sha(_stable(path.read_bytes())) if path.is_file() else "missing"
-                lines.append(f"scripted/{label}/{name} {digest}")
+                lines.append(f"scripted/{label}/{name} {_line(Path(work), name)}")
     return lines
 
 

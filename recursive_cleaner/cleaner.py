@@ -205,6 +205,8 @@ class DataCleaner:
         try:
             self._chunk_loop(result)
         except KeyboardInterrupt as exc:  # Ctrl-C: what was accepted is written, then re-raised
+            # the state at the chunk's start, the first chunk's too: resume carries on from it
+            checkpoint.save_interrupted(self.ctx, self.state_file)
             if type(exc) is KeyboardInterrupt:  # not a subclass: the CLI's SIGTERM exits at once
                 finish_interrupted(self.ctx, result, started)
             raise

@@ -7,8 +7,10 @@ ModuleNotFoundError with that command. A file that cannot be read as what its na
 raises InputError naming the file.
 
 ``materialize_document(path)`` writes the text to ``doc-<sha256 of the file>.txt`` in the
-inputs folder (the same one DataFrames are written to), so the same document gives the
-same text file and a state file written for it can be resumed. DataCleaner does this for
+inputs folder (the same one DataFrames are written to: this user's only, ``inputs_folder``), so
+the same document gives the same text file and a state file written for it can be resumed. A
+text there is reused only when it is a regular file of this user's (never through a link);
+anything else under that name is replaced by the document's own text. DataCleaner does this for
 any path ``is_document`` accepts, and then reads the text file in text mode.
 """
 
@@ -24,7 +26,7 @@ from typing import Callable
 
 from .._extras import require
 from ..errors import InputError
-from .inputs import INPUT_DIR
+from .inputs import inputs_folder
 from .rows import check_zip_expansion
 
 __all__ = ["DOCUMENT_SUFFIXES", "is_document", "to_text", "materialize_document"]
@@ -49,9 +51,17 @@ def _docx_text(path: str) -> str:
 
 
 class _TextOfHTML(HTMLParser):
-    """Visible text; block elements end a line; script, style and head are left out."""
+    """Visible text; block elements end a line; script, style and the head are left out.
 
-    SKIP = {"script", "style", "head", "noscript", "template"}
+    The head is the document's first ``<head>`` until ``</head>``, ``<body>``, an element that
+    cannot be in a head or text outside its title (as a browser reads it): a ``<head>`` after
+    that is ignored, so a stray one inside the body drops nothing.
+    """
+
+    SKIP = {"script", "style", "noscript", "template"}
+    # what a head may hold; any other element ends it
+    HEAD_ONLY = {"title", "meta", "link", "base", "basefont", "bgsound", "style", "script"}
+    HEAD_ONLY |= {"noscript", "template", "html", "head"}
     BLOCKS = {
         "p",
         "div",
@@ -82,8 +92,17 @@ class _TextOfHTML(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skipping = 0
+        self._in_head = False
+        self._title = False  # inside the head's <title>
+        self._head_over = False  # the head ended, or the body started: no head after this
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "head":
+            self._in_head = not self._head_over
+            return
+        if tag == "body" or (tag not in self.HEAD_ONLY and not self._skipping):
+            self._in_head, self._head_over = False, True
+        self._title = self._title or (tag == "title" and self._in_head)
         if tag in self.SKIP:
             self._skipping += 1
         elif tag in self.BLOCKS:
@@ -92,14 +111,21 @@ class _TextOfHTML(HTMLParser):
             self.parts.append("\t")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.SKIP:
+        if tag == "head":
+            self._in_head, self._head_over = False, True
+        elif tag == "title":
+            self._title = False
+        elif tag in self.SKIP:
             self._skipping = max(0, self._skipping - 1)
         elif tag in self.BLOCKS:
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
+        if self._skipping or (self._in_head and (self._title or not data.strip())):
+            return
+        if data.strip():
+            self._in_head, self._head_over = False, True
+        self.parts.append(data)
 
     def text(self) -> str:
         lines = (
@@ -157,7 +183,8 @@ def to_text(path: str | os.PathLike) -> str:
 
 
 def materialize_document(path: str | os.PathLike, workdir: str | os.PathLike | None = None) -> str:
-    """The document's text written to a content-named ``.txt`` file (reused when it exists)."""
+    """The document's text written to a content-named ``.txt`` file (reused when it exists as a
+    regular file of this user's)."""
     path = os.fspath(path)
     digest = hashlib.sha256()
     try:
@@ -166,10 +193,11 @@ def materialize_document(path: str | os.PathLike, workdir: str | os.PathLike | N
                 digest.update(block)
     except FileNotFoundError:
         raise FileNotFoundError(f"data file not found: {path}") from None
-    folder = Path(workdir) if workdir is not None else Path(tempfile.gettempdir()) / INPUT_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+    from ..backends.private_dir import owned_file  # not loaded by ``import recursive_cleaner``
+
+    folder = inputs_folder(workdir)
     final = folder / f"doc-{digest.hexdigest()[:16]}.txt"
-    if final.is_file():
+    if owned_file(final):  # a link, a FIFO or another user's file is never reused: replaced
         return str(final)
     text = to_text(path)
     if not text.strip():

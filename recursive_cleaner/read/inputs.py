@@ -18,14 +18,34 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..errors import OutputError
 from .json_stream import dump_json
 from .tables import plain_value
 
-__all__ = ["materialize_input", "frame_records", "column_labels", "INPUT_DIR"]
+__all__ = ["materialize_input", "frame_records", "column_labels", "inputs_folder", "INPUT_DIR"]
 
 
 INPUT_DIR = "recursive_cleaner_inputs"
-"""Folder under the system temp dir where ``materialize_input`` writes when no workdir is given."""
+"""The start of the folder's name under the system temp dir where ``materialize_input`` writes when
+no workdir is given (``recursive_cleaner_inputs-UID``: one per user, ``inputs_folder``)."""
+
+
+def inputs_folder(workdir: str | os.PathLike | None = None) -> Path:
+    """Where inputs are written: ``workdir`` as given (made if missing), else this user's private
+    folder under the temp dir (0o700, owned, not a link: ``backends.private_dir``); OutputError
+    naming it when another user's folder or a link stands there."""
+    # imported here: the backends package is not loaded by ``import recursive_cleaner`` (0.4 s)
+    from ..backends.private_dir import private_folder, user_suffix
+
+    if workdir is not None:
+        folder = Path(workdir)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    folder = Path(tempfile.gettempdir()) / (INPUT_DIR + user_suffix())
+    try:
+        return private_folder(folder, parents=False)
+    except PermissionError as exc:
+        raise OutputError(f"inputs folder: {exc}") from None
 
 
 _SLICE = 10_000  # DataFrame rows converted at a time
@@ -97,13 +117,12 @@ def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> st
     JSONL.
 
     The file is named by its content (``input-<sha256 prefix>.jsonl`` in ``workdir``, default
-    ``<tempdir>/recursive_cleaner_inputs``), so the same data gives the same path again and
-    a state file written for it can be resumed. The file is not deleted afterwards.
+    ``<tempdir>/recursive_cleaner_inputs-UID``, this user's only), so the same data gives the same
+    path again and a state file written for it can be resumed. The file is not deleted afterwards.
     """
     if isinstance(data, (str, os.PathLike)):
         return os.fspath(data)
-    folder = Path(workdir) if workdir is not None else Path(tempfile.gettempdir()) / INPUT_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = inputs_folder(workdir)
     digest = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(prefix=".input-", suffix=".tmp", dir=folder)
     try:

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import StateFileError
 from ..model.llm import LLMStats
-from ..write.state import load_state
+from ..write.state import load_state, save_state
 from .fingerprint import changes, describe_changes, make_fingerprint
 from .state import RunContext
 
@@ -18,6 +19,7 @@ __all__ = [
     "restore",
     "load_matching_state",
     "check_input",
+    "save_interrupted",
     "FUNCTION_KEYS",
     "CONTRACT_OPTIONS",
 ]
@@ -25,6 +27,8 @@ __all__ = [
 FUNCTION_KEYS = ("name", "docstring", "code")
 _FUNCTION_EXTRAS = ("field", "issue", "issues_before", "issues_after", "chunk_index", "examples")
 CONTRACT_OPTIONS = ("chunk_size", "instructions")  # top-level fields of the state file (spec 01)
+
+log = logging.getLogger("recursive_cleaner")
 
 
 def snapshot(ctx: RunContext) -> dict[str, Any]:
@@ -171,3 +175,20 @@ def check_input(ctx: RunContext, state_file: str | None, saved_chunks: int) -> N
                 f"{again}"
             )
     state.input_size = size
+
+
+def save_interrupted(ctx: RunContext, state_file: str | None) -> bool:
+    """Ctrl-C or SIGTERM inside a chunk, the first included: the state file written atomically with
+    what was accepted so far and the position at that chunk's start (``last_completed_chunk`` is the
+    chunk before), so ``resume`` does that chunk again with the functions it already has.
+
+    True when it was written; a failure is warned about and never hides the interrupt.
+    """
+    if not state_file:
+        return False
+    try:
+        save_state(state_file, snapshot(ctx))
+    except Exception as exc:  # noqa: BLE001 - the interrupt goes on; what failed is said once
+        log.warning("interrupted: the state file %s could not be written: %s", state_file, exc)
+        return False
+    return True

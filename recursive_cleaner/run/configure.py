@@ -114,7 +114,8 @@ def build_context(
 
     ``backend`` is resolved; ``mode`` is the mode asked for (``options.mode``: as resolved).
     ValueError for structured reading of a text file or a spec that cannot be used;
-    PathConflictError / OutputError for a path the run may not write.
+    PathConflictError / OutputError for a path the run may not write (``log_calls`` too): all
+    before the first model call.
     """
     file_path = materialize_input(data)  # a DataFrame or list of dicts becomes a JSONL file
     document = None
@@ -136,6 +137,8 @@ def build_context(
         state_file,
         options.ground_truth,
         document=document,
+        log_calls=log_calls,
+        dry_run=options.dry_run,
     )
     focus = ChunkFocus(
         enabled=options.profile_fields

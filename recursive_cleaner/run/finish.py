@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 from ..crossrow.discover import discover_steps
@@ -18,11 +17,12 @@ from ..crossrow.xml_form import plan_reply
 from ..judge.assembly import example_mismatches, fill_examples
 from ..judge.sandbox import run_in_sandbox
 from ..optimizer.grouping import optimize_functions
-from ..profiling.spec import SPEC_FILE, read_spec
+from ..profiling.spec import read_spec
 from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
 from .result import RunResult
+from .sidecar import spec_path_for, spec_stamp, stamped_spec
 from .state import RunContext
 
 __all__ = [
@@ -82,7 +82,7 @@ def finish_run(
     result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop
     if state.spec is not None:
         result.spec = state.spec.to_dict()
-        result.spec_path = None if nothing_read else write_spec(ctx)
+        result.spec_path = None if nothing_read else write_spec(ctx, source)
     result.reflection = ctx.reviewer.stats.to_dict() if ctx.reviewer else {}
     result.fingerprint = dict(state.fingerprint or {})
     if state.consolidation is not None:
@@ -135,11 +135,18 @@ def finish_run(
     return result
 
 
-def write_spec(ctx: RunContext) -> str:
-    """``cleaning_spec.json`` beside the output (also in a dry run): the reading of the goals,
-    editable."""
-    path = os.path.join(os.path.dirname(ctx.options.output_path), SPEC_FILE)
-    atomic_write_text(path, ctx.state.spec.to_json())
+def write_spec(ctx: RunContext, source: str | None = None) -> str:
+    """The reading of the goals, editable: ``<functions stem>.spec.json`` beside the functions
+    (their code's digest in it: ``source``, as written), or in a dry run beside its report
+    (``run.sidecar``)."""
+    options = ctx.options
+    path = spec_path_for(options.output_path, options.report_path, dry_run=options.dry_run)
+    stamp = (
+        spec_stamp(report_path=options.report_path)
+        if options.dry_run
+        else spec_stamp(functions_path=options.output_path, source=source)
+    )
+    atomic_write_text(path, stamped_spec(ctx.state.spec.to_dict(), stamp))
     return path
 
 

@@ -115,9 +115,9 @@ def write_run_report(
     ctx: RunContext, result: RunResult, seconds: float | None, *, interrupted: bool = False
 ) -> str | None:
     """Write the report to the ``report_path`` option (None: no report), and the HTML report
-    beside it (``.html``); returns the markdown report's path."""
+    beside it (``.html``), both from ``result.report_data``; returns the markdown report's path."""
     if not ctx.options.report_path:
         return None
-    data = report_data(ctx, result, seconds, interrupted=interrupted)
+    data = result.report_data = report_data(ctx, result, seconds, interrupted=interrupted)
     write_html_report(html_report_path(ctx.options.report_path), data)
     return write_report(ctx.options.report_path, data)

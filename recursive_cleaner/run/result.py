@@ -48,3 +48,6 @@ class RunResult:
     code: str = ""
     # what the result depends on (run.fingerprint)
     fingerprint: dict[str, Any] = field(default_factory=dict)
+    # what the report shows (write.report_data.ReportData; None when no report was written): a
+    # CleanResult renders its report from it, and saves it as data, never as markup
+    report_data: Any = None

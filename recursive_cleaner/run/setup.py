@@ -8,11 +8,12 @@ from typing import Any
 
 from ..errors import OutputError, PathConflictError
 from ..model.response import ParsedResponse
-from ..profiling.spec import SPEC_FILE
 from ..read.sampling import STRATEGIES
 from ..types import BackendLike, as_backend
 from ..write.report_html import html_report_path
 from ..write.state import check_output_path
+from .lock import lock_path
+from .sidecar import spec_path_for
 
 BACKEND_ENV = "RECURSIVE_CLEANER_BACKEND"
 """Environment variable naming the backend used when none is given (``clean``, ``resume`` and the
@@ -120,12 +121,16 @@ def check_run_paths(
     *,
     names: dict[str, str] | None = None,
     document: str | None = None,
+    log_calls: str | None = None,
+    dry_run: bool = False,
 ) -> None:
-    """PathConflictError when a file a run writes (functions, report, field spec, state) is its data
-    or another one.
+    """PathConflictError when a file a run writes (functions, report, its HTML page, field spec,
+    state, call log) is its data or another one; OutputError when one cannot be a regular file
+    (a link, a FIFO, a device, under /proc, /sys or /dev): before the first model call.
 
     ``names`` renames the paths in the message (the CLI's ``-o``, ``--report``...); ``document``:
-    the PDF/Word/HTML file ``file_path`` holds the text of (an input too).
+    the PDF/Word/HTML file ``file_path`` holds the text of (an input too); ``dry_run``: the spec
+    is named after the report (``run.sidecar.spec_path_for``).
     """
     name = {
         "file_path": "file_path",
@@ -134,21 +139,30 @@ def check_run_paths(
         "report_path": "report_path",
         "spec": "the field spec",
         "state_file": "state_file",
+        "log_calls": "log_calls",
         **(names or {}),
     }
-    spec = os.path.join(os.path.dirname(output_path), SPEC_FILE)
+    inputs = {
+        name["file_path"]: file_path,
+        name["ground_truth"]: ground_truth,
+        "the document": document,
+    }
+    lock = lock_path(state_file) if state_file else None
+    for what, path in inputs.items():  # the lock is truncated to a pid line and removed at the end
+        if lock and path and same_file(lock, path):
+            raise PathConflictError(
+                f"{name['state_file']} {state_file} is locked through {lock}, which is {what} "
+                f"{path}: the lock would overwrite it; choose another state file"
+            )
     check_distinct_paths(
-        {
-            name["file_path"]: file_path,
-            name["ground_truth"]: ground_truth,
-            "the document": document,
-        },
+        inputs,
         {
             name["output_path"]: output_path,
             name["report_path"]: report_path,
             "the HTML report": html_report_path(report_path),
             name["state_file"]: state_file,
-            name["spec"]: spec,
+            name["spec"]: spec_path_for(output_path, report_path, dry_run=dry_run),
+            name["log_calls"]: log_calls,
         },
     )
 

@@ -86,6 +86,7 @@ _RUN_NAMES = {
     "output_path": "-o",
     "report_path": "--report",
     "state_file": "--state",
+    "log_calls": "--log-calls",
 }
 
 
@@ -226,6 +227,8 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         state,
         kwargs.get("ground_truth"),
         names=_RUN_NAMES,
+        log_calls=kwargs.get("log_calls"),
+        dry_run=dry_run,
     )
     instructions = _instructions(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))

@@ -130,7 +130,8 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     "spec_path",
     default=None,
     metavar="PATH",
-    help="The field spec --report counts by [default: the cleaning_spec.json beside FUNCTIONS].",
+    help="The field spec --report counts by [default: the one the run that wrote FUNCTIONS "
+    "wrote beside them, FUNCTIONS-STEM.spec.json].",
 )
 @progress_option
 @debug_option
@@ -247,9 +248,12 @@ def apply_cmd(
             err=True,
         )
     if report_path:
-        from ..apply.report import spec_beside, write_apply_report
+        from ..apply.report import find_spec, write_apply_report
 
-        spec = spec_path or spec_beside(functions)
+        found = find_spec(functions) if spec_path is None else None
+        spec = spec_path or found.path
+        if found is not None and found.note:
+            echo(f"note: {found.note}", err=True)
         write_apply_report(
             functions, file, output, result, report_path, spec=spec, encoding=encoding
         )
@@ -274,20 +278,34 @@ def apply_cmd(
 @click.option(
     "--spec",
     "spec_path",
-    default="cleaning_spec.json",
-    show_default=True,
-    help="The field spec to check against (a run's cleaning_spec.json, edited or not).",
+    default=None,
+    metavar="PATH",
+    help="The field spec to check against (a run's NAME.spec.json, edited or not) [default: "
+    "cleaning_functions.spec.json, the one generate writes here].",
 )
 @encoding_option
 @debug_option
-def validate(file: str, spec_path: str, encoding: str) -> None:
+def validate(file: str, spec_path: str | None, encoding: str) -> None:
     """Check FILE against a field spec: per field, the values that break it.
 
     Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
     """
     from ..apply.check import validate as check
+    from ..apply.report import find_spec
+    from ..run.resume import DEFAULT_OUTPUT
 
     need_file(file, "data file")
+    if spec_path is None:  # the spec of the functions generate writes here by default
+        found = find_spec(DEFAULT_OUTPUT)
+        if found.path is None:
+            raise click.UsageError(
+                found.note
+                or "no field spec here: pass --spec PATH (generate writes NAME.spec.json beside "
+                "its functions, analyze REPORT.spec.json beside its report)"
+            )
+        if found.note:
+            echo(f"note: {found.note}", err=True)
+        spec_path = found.path
     need_file(spec_path, "spec file")
     result = check(file, spec_path, encoding=encoding)
     echo(result.summary())

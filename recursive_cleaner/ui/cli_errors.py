@@ -70,18 +70,19 @@ class OneLineErrors(click.Group):
             )
             fail(
                 ctx,
-                what + (f"; finished chunks are saved, carry on with: {hint}" if hint else ""),
+                what + (f"; progress is saved, carry on with: {hint}" if hint else ""),
                 143 if isinstance(exc, Terminated) else 130,
             )
         except Exception as exc:  # noqa: BLE001 - the one place that reports any error to the shell
             message, hint = error_message(exc), _resume_hint(ctx)
             if isinstance(exc, LLMCallError) and hint:
-                message += f" (finished chunks are saved; carry on with: {hint})"
+                message += f" (progress is saved; carry on with: {hint})"
             fail(ctx, message, 1)
 
 
 def _resume_hint(ctx: click.Context) -> str | None:
-    """The command that carries on this run, once its state file holds a finished chunk."""
+    """The command that carries on this run, once it has a state file (saved after each chunk and
+    on Ctrl-C / SIGTERM inside one)."""
     import shlex
 
     from ..errors import StateFileError

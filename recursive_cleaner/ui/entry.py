@@ -24,8 +24,11 @@ from ..cleaner import DataCleaner, RunResult
 from ..crossrow.steps import CrossRowStep
 from ..escape import html_text
 from ..write.metrics import ImprovementReport
-from ..write.report_html import html_fragment, html_report_path
+from ..write.report import render_report
+from ..write.report_html import html_fragment, html_report_path, render_html
 from ..write.state import atomic_write_text
+from ..write.report_json import report_to_dict
+from .artifact import RESULT_FORMAT, RESULT_VERSION, loaded_run
 from .cli_options import BACKEND_ENV, default_backend
 from .frames import CleaningReport, apply_frame
 from .progress import LiveProgress
@@ -65,10 +68,6 @@ def clean(
     )
 
 
-RESULT_FORMAT = "recursive_cleaner.result"
-RESULT_VERSION = 1
-
-
 class CleanResult:
     """What ``clean`` made: the functions (code and names), cross-row steps, spec and report; it
     applies itself.
@@ -76,7 +75,9 @@ class CleanResult:
     The code, steps, spec and report are captured when the run ends and held in memory: ``apply``
     runs this result's own code, whatever ``cleaning_functions.py`` holds by then (another
     ``clean()`` in the same folder rewrites it). ``save(path)`` / ``CleanResult.load(path)`` keep
-    the result as one JSON file (code, steps, spec, functions, report, fingerprint, version).
+    the result as one JSON file (code, steps, spec, functions, the report's data, fingerprint,
+    version). A loaded file is data (``ui.artifact``): its report is rendered again from its
+    checked data, escaped; no path in it is read, and its functions' path is the file's own.
     """
 
     def __init__(
@@ -99,6 +100,11 @@ class CleanResult:
                 path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""
             )
         self._code = code
+        data = run.report_data
+        if data is not None:  # the run's own report, rendered as its files were
+            report = render_report(data) if report is None else report
+            report_html = render_html(data) if report_html is None else report_html
+        # a RunResult made by hand: the files its own run wrote
         if report is None and run.report_path and Path(run.report_path).is_file():
             report = Path(run.report_path).read_text(encoding="utf-8")
         self._report = report
@@ -145,7 +151,7 @@ class CleanResult:
     def report(self) -> CleaningReport | None:
         """The markdown cleaning report as this run wrote it (renders inline in a notebook); None
         when none."""
-        return CleaningReport(self._report) if self._report else None
+        return CleaningReport.of_text(self._report) if self._report else None
 
     @property
     def report_html(self) -> str | None:
@@ -164,8 +170,10 @@ class CleanResult:
             "cross_row_steps": self.cross_row_steps,
             "spec": self.spec,
             "fingerprint": self.fingerprint,
-            "report": self._report,
-            "report_html": self._report_html,
+            # the report as data: a loaded file renders it again (never markup from the file)
+            "report_data": (
+                report_to_dict(self.run.report_data) if self.run.report_data is not None else None
+            ),
             "encoding": self.encoding,
             # a Path given as output_path is kept as text
             "functions_path": os.fspath(self.functions_path) if self.functions_path else None,
@@ -181,45 +189,20 @@ class CleanResult:
     def load(cls, path: str | os.PathLike) -> "CleanResult":
         """A result saved with ``save``; ValueError naming the file and what is wrong. It applies
         its own code."""
-        return cls.from_dict(read_json(path, "result file"), f"result file {os.fspath(path)}")
+        where = f"result file {os.fspath(path)}"
+        return cls.from_dict(read_json(path, "result file"), where, functions_path=path)
 
     @classmethod
-    def from_dict(cls, data: Any, where: str = "result") -> "CleanResult":
-        """A result from ``to_dict``'s dict; ValueError naming ``where`` and what is wrong."""
-        if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
-            raise ValueError(f'{where} is not a saved CleanResult (no "format": "{RESULT_FORMAT}")')
-        if not isinstance(data.get("version"), int) or data["version"] > RESULT_VERSION:
-            raise ValueError(
-                f"{where} has version {data.get('version')!r}; this library reads up to "
-                f"{RESULT_VERSION}"
-            )
-        kinds = {
-            "code": str,
-            "functions": list,
-            "cross_row_steps": list,
-            "spec": dict,
-            "fingerprint": dict,
-        }
-        for key, kind in kinds.items():
-            if not isinstance(data.get(key), kind):
-                raise ValueError(f"{where} is missing '{key}' (or it is not a {kind.__name__})")
-        if not all(isinstance(n, str) for n in data["functions"]) or not all(
-            isinstance(s, dict) for s in data["cross_row_steps"]
-        ):
-            raise ValueError(f"{where}: 'functions' must be names and 'cross_row_steps' objects")
-        report = data.get("report") if isinstance(data.get("report"), str) else None
-        run = RunResult(
-            output_path=str(data.get("functions_path") or ""),
-            functions=list(data["functions"]),
-            chunks_total=0,
-            cross_row=list(data["cross_row_steps"]),
-            spec=dict(data["spec"]),
-            code=data["code"],
-            fingerprint=dict(data["fingerprint"]),
-        )
-        page = data.get("report_html") if isinstance(data.get("report_html"), str) else ""
-        encoding = data.get("encoding") if isinstance(data.get("encoding"), str) else "utf-8"
-        return cls(run, code=data["code"], report=report or "", report_html=page, encoding=encoding)
+    def from_dict(
+        cls, data: Any, where: str = "result", *, functions_path: str | os.PathLike = ""
+    ) -> "CleanResult":
+        """A result from ``to_dict``'s dict; ValueError naming ``where`` and what is wrong.
+
+        Its report is rendered again from its data (a version-1 file's report text is not shown);
+        ``functions_path`` names where its code came from (``load``: the file), never the path the
+        dict holds."""
+        run, encoding = loaded_run(data, where, functions_path)
+        return cls(run, code=data["code"], encoding=encoding)
 
     def apply(
         self, data: Any, output: str | os.PathLike | None = None, **apply_options: Any

@@ -10,13 +10,16 @@ module's source ``code_``, the cross-row steps ``cross_row_steps_`` and the fiel
 cross-row steps for a DataFrame, ``apply_records`` for a list of dicts, ``apply_file`` for a path).
 ``save(path)`` / ``Cleaner.load(path)``: one JSON file with the goals, the plain options, the
 backend's spec string (never an object) and the fitted result; loading reads JSON only, the code
-runs nowhere but in the sandbox's workers when ``transform`` applies it.
+runs nowhere but in the sandbox's workers when ``transform`` applies it. A loaded file never
+chooses the backend nor a path to write or read (``ui.artifact``): those are given again or the
+defaults apply, and a warning names what the file held.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,8 @@ from ..given_options import flat_options
 from ..options import BY_NAME, GROUPS
 from ..profiling.spec import CleaningSpec, load_spec
 from ..write.state import atomic_write_text
+from .artifact import STEERING_OPTIONS, left_out_message, steering_left_out
+from .cli_options import default_backend
 from .entry import CleanResult, clean, is_frame, read_json
 from .frames import apply_frame
 
@@ -199,7 +204,12 @@ class Cleaner:
     @classmethod
     def load(cls, path: str | os.PathLike, **params: Any) -> "Cleaner":
         """A cleaner saved with ``save``, fitted; ``params`` set or replace its parameters
-        (``backend=`` to fit again). ValueError naming the file and what is wrong."""
+        (``backend=`` to fit again). ValueError naming the file and what is wrong.
+
+        The file is data: its backend and the options naming a file (``output_path``,
+        ``report_path``, ``log_calls``, ``ground_truth``, a ``spec`` file, ``state_file``) are not
+        restored, the defaults apply until ``params`` give them again; a UserWarning names what
+        the file chose that was left out."""
         where = f"cleaner file {os.fspath(path)}"
         data = read_json(path, "cleaner file")
         if not isinstance(data, dict) or data.get("format") != CLEANER_FORMAT:
@@ -215,18 +225,28 @@ class Cleaner:
             raise ValueError(f"{where}: 'goals' must be text and 'options' an object")
         if backend is not None and not isinstance(backend, str):
             raise ValueError(f"{where}: 'backend' must be a spec string or null")
-        unknown = [name for name in options if not _known(name)]
+        # flat names only (what save writes): a group's plain value would name a path unseen
+        unknown = [n for n in options if not _known(n) or (n in GROUPS and n not in BY_NAME)]
         if unknown:
             raise ValueError(f"{where}: {unknown[0]!r} is not a DataCleaner option")
-        result = CleanResult.from_dict(data.get("result"), f"{where}: its result")
+        result = CleanResult.from_dict(
+            data.get("result"), f"{where}: its result", functions_path=path
+        )
         try:
             if result.spec:
                 load_spec(result.spec)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
-        cleaner = cls(goals, backend, **options)
+        left_out = steering_left_out(backend, options, default_backend())
+        kept = {k: v for k, v in options.items() if k not in STEERING_OPTIONS}
+        if isinstance(options.get("spec"), dict):  # a spec held in the file is data
+            kept["spec"] = options["spec"]
+        cleaner = cls(goals, None, **kept)
         cleaner.set_params(**params)
         cleaner._fitted(result)
+        unsaid = {k: v for k, v in left_out.items() if k not in params}
+        if unsaid:
+            warnings.warn(left_out_message(where, unsaid), UserWarning, stacklevel=2)
         return cleaner
 
 

@@ -185,6 +185,13 @@ class CleaningReport:
         else:
             self.text = str(source)
 
+    @classmethod
+    def of_text(cls, text: str) -> "CleaningReport":
+        """The report holding ``text`` itself, never read as a path (a ``CleanResult``'s)."""
+        report = cls.__new__(cls)
+        report.path, report.text = None, str(text)
+        return report
+
     def _repr_markdown_(self) -> str:
         return self.text
 

@@ -223,7 +223,7 @@ def check_structure(
         )
     ]
     expected = _expected_names(functions, mode, cross_row)
-    if found != expected:
+    if sorted(found) != sorted(expected):  # the functions in dependency order, any order here
         raise OutputValidationError(
             "rendered output holds other statements than its functions and steps "
             f"({len(found)} top-level names, {len(expected)} expected); nothing written"

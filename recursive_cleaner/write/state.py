@@ -19,6 +19,7 @@ __all__ = [
     "atomic_write_text",
     "new_file_mode",
     "check_output_path",
+    "system_folder",
     "make_parent",
 ]
 
@@ -43,10 +44,34 @@ def new_file_mode(target: str | os.PathLike) -> int:
         return 0o666 & ~umask
 
 
+# pseudo-file systems: their "files" are the kernel's (/proc/self/environ, a device), never output;
+# /dev/shm holds ordinary files in memory
+_SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+_SYSTEM_EXCEPT = ("/dev/shm",)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def system_folder(path: str | os.PathLike) -> str | None:
+    """The pseudo-file system ``path`` lies under (``/proc``, ``/sys``, ``/dev``), links resolved;
+    None for any other path."""
+    if os.name != "posix":
+        return None
+    real = os.path.realpath(os.fspath(path))
+    if any(_under(real, f) for f in _SYSTEM_EXCEPT):
+        return None
+    return next((f for f in _SYSTEM_FOLDERS if _under(real, f)), None)
+
+
 def check_output_path(path: str | os.PathLike) -> None:
     """OutputError unless ``path`` can be written as a regular file: it is absent or a regular file
-    (not a symlink, folder, FIFO or device), and the nearest existing folder above it is a folder,
-    not a plain file."""
+    (not a symlink, folder, FIFO, socket or device), not under ``/proc``, ``/sys`` or ``/dev``, and
+    the nearest existing folder above it is a folder, not a plain file.
+
+    It only looks (``lstat``, never ``open``): a FIFO is refused without blocking on it.
+    """
     target = Path(path)
     try:
         info = os.lstat(target)
@@ -62,6 +87,12 @@ def check_output_path(path: str | os.PathLike) -> None:
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(
             f"{target} is not a regular file: it is not written (choose another path)"
+        )
+    system = system_folder(target)
+    if system is not None:
+        raise OutputError(
+            f"{target} is under {system}, the system's own files: it is not written "
+            "(choose another path)"
         )
     folder = target.absolute().parent
     while True:
@@ -96,7 +127,10 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """
     target = Path(path)
     make_parent(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:  # a folder that takes no new file (read-only, full, not ours)
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         os.chmod(fd, new_file_mode(target))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:

@@ -301,10 +301,7 @@ def test_sigterm_during_generate_cleans_up_and_keeps_the_finished_chunks(tmp_pat
     proc = start(["-c", GENERATE.format(root=str(ROOT), code=code)], tmp_path)
     code_, err, child = sigterm_while_sleeping(proc)
     assert code_ == 143, err
-    assert (
-        "terminated; finished chunks are saved, carry on with: recursive-cleaner resume st.json"
-        in err
-    )
+    assert "terminated; progress is saved, carry on with: recursive-cleaner resume st.json" in err
     assert json.loads((tmp_path / "st.json").read_text())["last_completed_chunk"] == 0
     assert not alive(child)
     assert leftovers(tmp_path) == []

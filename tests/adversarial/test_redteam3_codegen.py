@@ -130,6 +130,20 @@ def test_a_function_name_that_is_not_its_defined_python_name_is_left_out(tmp_pat
     assert not any(isinstance(n, ast.Import) for n in ast.parse(out.read_text()).body)
 
 
+def test_functions_reordered_writers_first_pass_the_structure_check(tmp_path):
+    reader = (
+        "def flag(record):\n    record = dict(record)\n    record['f'] = record.get('d')\n    "
+        "return record\n"
+    )
+    writer = (
+        "def add_d(record):\n    record = dict(record)\n    record['d'] = 1\n    return record\n"
+    )
+    functions = [{"name": "flag", "code": reader}, {"name": "add_d", "code": writer}]
+    out = tmp_path / "cleaning_functions.py"
+    result = write_output(functions, str(out))
+    assert result.written == ["add_d", "flag"]  # the writer first
+
+
 def test_render_refuses_a_name_that_is_not_a_python_name():
     with pytest.raises(OutputValidationError, match="is no name"):
         render_module([dict(FUNC, name="x)\nimport os\n#")])

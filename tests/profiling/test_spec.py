@@ -301,8 +301,10 @@ def test_the_spec_is_written_beside_the_output_and_accepted_back(tmp_path):
         output_path=str(tmp_path / "cf.py"),
         sleep=lambda s: None,
     ).run()
-    written = json.loads((tmp_path / "cleaning_spec.json").read_text())
-    assert result.spec_path == str(tmp_path / "cleaning_spec.json") and written == result.spec
+    written = json.loads((tmp_path / "cf.spec.json").read_text())  # named after cf.py (issue 43)
+    stamp = written.pop("written_for")  # what it was written for: the functions' file and code
+    assert result.spec_path == str(tmp_path / "cf.spec.json") and written == result.spec
+    assert stamp["command"] == "generate" and stamp["functions"] == "cf.py"
     assert written["fields"]["status"]["mentioned"] and not written["fields"]["phone"]["mentioned"]
     # the user corrects the reading
     written["fields"]["status"].update(kind="enum", allowed=list(STATUS))

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from recursive_cleaner import DataCleaner
+from recursive_cleaner.errors import OutputError
 from recursive_cleaner.run.call_log import CallLog
 from tests.fakes import CLEAN_REPLY, FakeBackend
 
@@ -55,13 +56,22 @@ def test_off_by_default(tmp_path):
     assert not list(tmp_path.glob("*calls*"))
 
 
-def test_a_log_that_cannot_be_written_warns_once_and_the_run_goes_on(tmp_path, caplog):
-    caplog.set_level(logging.WARNING, "recursive_cleaner")
+def test_a_log_path_that_is_no_regular_file_is_refused_before_the_first_call(tmp_path):
+    """Issue 43: checked with the other outputs (a folder, a FIFO, a device: never opened)."""
     folder = tmp_path / "a-folder"
     folder.mkdir()
-    result = _run(tmp_path, str(folder))
-    assert (tmp_path / "cf.py").exists() and result.chunks_processed == 2
-    assert caplog.text.count("cannot be written") == 1
+    with pytest.raises(OutputError, match="log_calls: .*a-folder is not a regular file"):
+        _run(tmp_path, str(folder))
+    assert not (tmp_path / "cf.py").exists()
+
+
+def test_a_log_that_cannot_be_written_warns_once_and_the_run_goes_on(tmp_path, caplog):
+    """A log that fails after the check (its folder made a file, the disk full): one warning."""
+    caplog.set_level(logging.WARNING, "recursive_cleaner")
+    log = CallLog(tmp_path / "gone" / "calls.jsonl")  # no such folder: the open fails
+    log({"x": 1})
+    log({"x": 2})
+    assert log.failed and caplog.text.count("cannot be written") == 1
 
 
 def test_a_symlink_is_not_followed(tmp_path):

@@ -45,8 +45,11 @@ def test_ctrl_c_writes_what_was_accepted_then_goes_on(tmp_path):
     assert "fix_email" in report and "**Interrupted:** the run was stopped (Ctrl-C)" in report
     assert "Interrupted: the run was stopped (Ctrl-C)" in (tmp_path / "report.html").read_text()
     assert "complete" not in [e["type"] for e in events]
-    # no chunk finished: no state file (it is saved per finished chunk; resume redoes the rest)
-    assert not (tmp_path / "st.json").exists()
+    # issue 43: no chunk finished, yet the state is saved at the first chunk's start with what
+    # was accepted, so resume carries on (it was saved only per finished chunk)
+    saved = load_state(str(tmp_path / "st.json"))
+    assert saved["last_completed_chunk"] == -1
+    assert [f["name"] for f in saved["functions"]] == ["fix_email"]
 
 
 def test_ctrl_c_on_a_later_chunk_keeps_the_state_of_the_finished_ones(tmp_path):
@@ -86,7 +89,7 @@ def test_no_records_writes_no_file(tmp_path):
     result = cleaner.run()
     assert result.chunks_total == 0 and result.functions == [] and backend.calls == 0
     assert result.report_path is None and result.spec_path is None
-    written = {"cf.py", "report.md", "report.html", "cleaning_spec.json", "st.json"}
+    written = {"cf.py", "report.md", "report.html", "cf.spec.json", "cleaning_spec.json", "st.json"}
     assert not written & {p.name for p in tmp_path.iterdir()}
 
 

@@ -102,7 +102,8 @@ def test_a_stated_repair_of_a_protected_field_is_made_and_an_edited_spec_changes
     write_csv(data, rows)
 
     result, cleaned = _run(tmp_path / "goals", data)
-    written = json.loads((tmp_path / "goals" / "cleaning_spec.json").read_text())
+    written = json.loads(open(result.spec_path, encoding="utf-8").read())
+    assert result.spec_path.endswith(".spec.json")
     assert written["keys"] == [
         {"key": "sku", "fields": ["product_name"], "words": GOALS.split(". ")[1] + "."}
     ]

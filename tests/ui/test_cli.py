@@ -364,7 +364,9 @@ def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
     use(fake)
     line = one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"), code=130)
     assert fake.calls == 1
-    assert line == "Error: interrupted"  # no chunk finished: nothing to resume
+    # no chunk finished, yet the state is saved at the first chunk's start (issue 43)
+    hint = "carry on with: recursive-cleaner resume st.json"
+    assert line == f"Error: interrupted; progress is saved, {hint}"
 
 
 def test_debug_shows_the_traceback(work, use):
@@ -756,15 +758,18 @@ def test_generate_writes_the_spec_and_takes_it_back_with_spec(work, use):
     use(_scripted())
     result = invoke("generate", "crm.jsonl", "-i", "email: lower case", "--chunk-size", "3")
     assert result.exit_code == 0, result.stderr
-    assert "field spec cleaning_spec.json (edit it and pass it back with --spec)" in result.stdout
-    spec = json.loads((work / "cleaning_spec.json").read_text())
+    assert (
+        "field spec cleaning_functions.spec.json (edit it and pass it back with --spec)"
+        in result.stdout
+    )
+    spec = json.loads((work / "cleaning_functions.spec.json").read_text())
     assert spec["fields"]["email"]["mentioned"] and spec["scope"] == "mentioned"
     use(_scripted())
     again = invoke(
         "generate",
         "crm.jsonl",
         "--spec",
-        "cleaning_spec.json",
+        "cleaning_functions.spec.json",
         "--scope",
         "all",
         "--chunk-size",

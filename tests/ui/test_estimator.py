@@ -90,16 +90,20 @@ def test_save_and_load_is_one_json_file_and_loading_runs_nothing(here):
     }
     assert data["options_left_out"] == ["on_progress"]
     assert data["result"]["code"] == cleaner.code_ and data["result"]["spec"] == cleaner.spec_
-    loaded = Cleaner.load(path)
+    # the file's output path is not restored: the default applies until it is given again
+    with pytest.warns(UserWarning, match=r"not restored: output_path '.*cf\.py'"):
+        loaded = Cleaner.load(path)
     assert loaded.__sklearn_is_fitted__() and loaded.goals == GOALS and loaded.backend is None
-    assert loaded.get_params()["chunk_size"] == 4
+    assert loaded.get_params()["chunk_size"] == 4 and "output_path" not in loaded.get_params()
     assert [r["phone"] for r in loaded.transform(ROWS, workers=1)] == PHONES
-    assert Cleaner.load(path, backend="ollama:x").backend == "ollama:x"
+    again = Cleaner.load(path, backend="ollama:x", output_path=here / "cf.py")
+    assert again.backend == "ollama:x" and again.get_params()["output_path"] == here / "cf.py"
 
     # a hostile file: code that would write a file when imported is never run by load
     data["result"]["code"] = "open('pwned', 'w').write('x')\n" + data["result"]["code"]
     (here / "evil.json").write_text(json.dumps(data))
-    evil = Cleaner.load(here / "evil.json")
+    with pytest.warns(UserWarning, match="not restored"):
+        evil = Cleaner.load(here / "evil.json")
     assert not os.path.exists("pwned")
     with pytest.raises(ApplyError, match="refused by the safety policy"):
         evil.transform(ROWS, workers=1)

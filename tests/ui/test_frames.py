@@ -19,6 +19,7 @@ from recursive_cleaner.ui.frames import (
     improvement_frame,
     plot_improvement,
 )
+from recursive_cleaner.backends.private_dir import user_suffix
 from recursive_cleaner.read.inputs import frame_records, materialize_input
 from recursive_cleaner.write.metrics import compare_quality
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
@@ -105,7 +106,8 @@ def test_materialize_input_writes_jsonl_named_by_content(tmp_path):
 def test_materialize_input_takes_lists_of_dicts_and_passes_paths_through(tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     path = materialize_input([{"a": np.int64(1), "b": float("nan"), 3: "x"}, {"a": 2}])
-    assert Path(path).parent == tmp_path / "recursive_cleaner_inputs"
+    # one folder per user, this user's only (tests/adversarial/test_redteam3_artifacts.py)
+    assert Path(path).parent == tmp_path / f"recursive_cleaner_inputs{user_suffix()}"
     assert Path(path).read_text() == '{"a": 1, "b": null, "3": "x"}\n{"a": 2}\n'
     assert materialize_input("data.jsonl") == "data.jsonl"
     assert materialize_input(Path("dir") / "data.csv") == str(Path("dir") / "data.csv")
