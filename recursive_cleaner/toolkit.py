@@ -18,10 +18,10 @@ CATALOGUE = (
     '"+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped\n'
     "to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int if "
     'integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) '
-    'from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" '
+    'from "$1,234.50", "USD 1,234.50", "1.234,50 €", "5.5%" -> 5.5, "12.0 oz" '
     '-> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped); decimal="," reads "1,234" as '
     '1.234 and "14,90" as 14.9 (decimal="." reads "1,234" as 1234); scaled=True reads "52k" as '
-    "52000 (else unchanged)\n"
+    '52000, accounting=True "(12.50)" as -12.5 (else unchanged); a code ("ORD-5000") stays\n'
     'to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly '
     "one run of digits)\n"
     'strip_units(v) -> the number\'s text without currency, unit or %: "12.0 oz" -> "12.0", '
@@ -186,15 +186,22 @@ def to_e164(value, *, default_country: str = "1"):
 # ---- numbers, counts, units and shapes (parsers in _toolkit_numbers.py and _toolkit_units.py)
 # -----
 def to_number(
-    value, *, integer: bool = False, whole_as_int: bool = False, decimal=None, scaled: bool = False
+    value,
+    *,
+    integer: bool = False,
+    whole_as_int: bool = False,
+    decimal=None,
+    scaled: bool = False,
+    accounting: bool = False,
 ):
     """float from numbers decorated with currency, units, %, grouping, without float noise;
     integer=True: int, and only whole values convert; whole_as_int=True: whole values as int (12),
     others as float (16.9); decimal="," or ".": the decimal mark (the other groups thousands), None:
     read from each value; "1.5k" or "2M" stay unless scaled=True ("52k" -> 52000, "$1.5M" ->
-    1500000)."""
+    1500000); "(12)" stays unless accounting=True (-12); a code's hyphen is no minus ("ORD-5000"
+    stays)."""
     mode = "integer" if integer else "whole" if whole_as_int else "float"
-    return _stable(_scaled_number if scaled else _number, value, mode, decimal)
+    return _stable(_scaled_number if scaled else _number, value, mode, decimal, accounting)
 
 
 def to_int(value):

@@ -24,8 +24,8 @@ names what the change did to its content (``changes``; ``CHANGES`` lists them):
   of a shape the goals write as a target, given another shape (``'2025-01-06'`` ->
   ``'2025-01-06T00:00:00'``, ``'Aisha'`` -> ``'aisha'``, ``'OUT'`` -> ``'out'``).
 
-A change is harm unless the field's ``Licence`` — made from the spec's evidence, never from a guess —
-allows each of its changes: the kind a clause binds it to (each kind declares what its writing
+A change is harm unless the field's ``Licence`` — made from the spec's evidence, never from a guess
+— allows each of its changes: the kind a clause binds it to (each kind declares what its writing
 does, ``Kind.changes``), an example pair making the same changes, an allowed-values list the new
 value is on and the old one is not, a conversion or a stated key whose clause names the field, or a
 near spelling of a value many rows hold. A usual shape is rewritten only where an example's input
@@ -83,10 +83,23 @@ _WORD = re.compile(r"[^\W\d_]+")
 _DIGIT_RUN = re.compile(r"\d+")
 _ZERO_CODE = re.compile(r"(?<![\d.,])0\d{2,}")
 _UNIT_MARK = re.compile(r"[^\W\d_]|[°%‰′″µ$€£¥₹]")
-# a minus that is a sign: at the start or after a space, bracket, "=" or currency sign, before a
-# number; never a hyphen after a letter or a digit ("ORD-5000", "2024-05-06")
-_SIGNED = re.compile(r"(?:^|[\s(\[=:$€£¥₹])[-−‒–]\s?[$€£¥₹]?\s?\.?\d")
+# a minus that is the value's sign: first, after brackets, a currency code or sign at most, before
+# its number; never a hyphen after a letter or a digit ("ORD-5000", "2024-05-06", "555 - 1234")
+_LEADING_SIGN = re.compile(r"[\s(\[]*(?:[A-Za-z]{3}\s)?[$€£¥₹]?\s?[-−‒–]\s?[$€£¥₹]?\s?\.?\d")
 _MIN_SAMPLE = 8  # fewer values than this: no usual shape, no established value, no label
+# ISO 4217 currency codes: written around an amount, a label like a unit
+_CURRENCIES = frozenset(
+    (
+        "aed afn all amd ang aoa ars aud awg azn bam bbd bdt bgn bhd bif bmd bnd bob brl bsd btn "
+        "bwp byn bzd cad cdf chf clp cny cop crc cuc cup cve czk djf dkk dop dzd egp ern etb eur "
+        "fjd fkp gbp gel ghs gip gmd gnf gtq gyd hkd hnl hrk htg huf idr ils inr iqd irr isk jmd "
+        "jod jpy kes kgs khr kmf kpw krw kwd kyd kzt lak lbp lkr lrd lsl lyd mad mdl mga mkd mmk "
+        "mnt mop mru mur mvr mwk mxn myr mzn nad ngn nio nok npr nzd omr pab pen pgk php pkr pln "
+        "pyg qar ron rsd rub rwf sar sbd scr sdg sek sgd shp sll sos srd ssp stn svc syp szl thb "
+        "tjs tmt tnd top try ttd twd tzs uah ugx usd uyu uzs ves vnd vuv wst xaf xcd xof xpf yer "
+        "zar zmw zwl"
+    ).split()
+)
 
 
 def _text(value: Any) -> str:
@@ -138,6 +151,12 @@ def _number(value: Any) -> float | None:
     return number if number - number == 0 else None  # not inf or nan
 
 
+def _negative(text: str, number: float | None) -> bool:
+    """Does the value write a negative number: a minus sign before its first digits (after a
+    currency at most), never a hyphen inside a code or a date?"""
+    return number < 0 if number is not None else bool(_LEADING_SIGN.match(text))
+
+
 def _near(a: str, b: str) -> bool:
     """A near spelling: at most one edit in four characters (at least one)."""
     limit = max(1, min(len(a), len(b)) // 4)
@@ -161,6 +180,8 @@ class Portrait:
 
     count: int = 0
     usual: str | None = None  # the shape most values (more than half) have
+    uniform: bool = False  # nearly every value (97%) has the usual shape
+    shapes: frozenset[str] = frozenset()  # every shape the values have
     established: frozenset[str] = frozenset()  # values (stripped text) many rows hold
     labels: frozenset[str] = frozenset()  # casefolded words written around many other values
     coded: bool = False  # some values are codes with leading zeros ("01067")
@@ -169,6 +190,7 @@ class Portrait:
         return {
             "count": self.count,
             "usual": self.usual,
+            "uniform": self.uniform,
             "established": sorted(self.established)[:50],
             "labels": sorted(self.labels)[:50],
             "coded": self.coded,
@@ -181,7 +203,8 @@ def portrait(values: Iterable[Any]) -> Portrait:
     n = len(texts)
     if n < _MIN_SAMPLE:
         return Portrait(count=n)
-    shape, top = Counter(value_shape(t) for t in texts).most_common(1)[0]
+    shapes = Counter(value_shape(t) for t in texts)
+    shape, top = shapes.most_common(1)[0]
     floor = max(3.0, 0.02 * n)
     established = frozenset(v for v, c in Counter(texts).items() if c >= floor)
     seen: Counter = Counter()
@@ -198,6 +221,8 @@ def portrait(values: Iterable[Any]) -> Portrait:
     return Portrait(
         count=n,
         usual=shape if top * 2 > n else None,
+        uniform=top >= 0.97 * n,
+        shapes=frozenset(shapes),
         established=established,
         labels=labels,
         coded=zero_led >= 2 and zero_led >= 0.02 * n,
@@ -220,10 +245,8 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
     found: set[str] = set()
     num_a, num_b = _number(a), _number(b)
     same_number = num_a is not None and num_a == num_b
-    if (num_b is not None and num_b < 0 or _SIGNED.search(" " + b)) and not _SIGNED.search(
-        " " + a
-    ):
-        found.add("sign")
+    if _negative(b, num_b) != _negative(a, num_a):
+        found.add("sign")  # a minus invented, or one lost
     zeros = {m.group() for m in _ZERO_CODE.finditer(a)}
     if zeros and not all(z in b for z in zeros):
         found.add("zeros")
@@ -242,7 +265,9 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
             added.remove(near)
             found.add("spelling")
     if dropped:
-        label = all(w in p.labels or unit_dimension(w) is not None for w in dropped)
+        label = all(
+            w in p.labels or w in _CURRENCIES or unit_dimension(w) is not None for w in dropped
+        )
         found.add("labels" if label else "words")
     if added:
         found.add("added")
@@ -284,7 +309,8 @@ def written_shapes(words: str) -> frozenset[str]:
 @dataclass(frozen=True)
 class Licence:
     """What the field's evidence asks a change to do: the changes its bound kind and its examples
-    make, its allowed values, the shapes it writes as targets and the shapes its examples name as
+    make, its allowed values, the shapes it writes as targets (its examples' outputs and the
+    templates of its clauses: literal forms, never a kind's) and the shapes its examples name as
     wrong; ``everything``: a conversion or a stated key's repair writes the field."""
 
     allows: frozenset[str] = frozenset()
@@ -321,8 +347,6 @@ class Licence:
                 allows |= made
                 zeros = zeros or "zeros" in made
                 reshapes.add(value_shape(a))
-        if kind in ("enum", "shape"):
-            targets |= {value_shape(v.strip()) for v in listed}
         targets |= written_shapes(words)
         return cls(
             frozenset(allows),
@@ -359,7 +383,17 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         shape = value_shape(a)
         presumed = shape in lic.targets or shape == p.usual
         other_target = bool(lic.targets) and shape not in lic.targets
-        if presumed and not (shape in lic.reshapes or other_target or corrected or lic.everything):
+        # every value in one form, none in the one written: a whole column the goals convert
+        # (never a listed value's case: the data's spelling of the goals' list stays)
+        converts = (
+            p.uniform
+            and value_shape(b) not in p.shapes
+            and shape not in lic.targets
+            and not _on_list(a, lic.allowed)
+        )
+        if presumed and not (
+            shape in lic.reshapes or other_target or corrected or converts or lic.everything
+        ):
             allowed.discard("reshape")
         else:
             allowed.add("reshape")
@@ -425,12 +459,15 @@ def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:
     and its licence from the spec's evidence (``profiling.spec.CleaningSpec``)."""
     portraits = {name: portrait(vals) for name, vals in values.items()}
     converted = {f for c in getattr(spec, "conversions", ()) for f in (c.value, c.unit)}
+    # scope "all" (goals that name no field, or the user's option): every field's reading is the
+    # run's own, guesses included
+    trusted = EVIDENCE_SOURCES | ({"data", "field name"} if spec.scope == "all" else set())
     licences = {}
     for name, fs in spec.fields.items():
-        bound = fs.kind if fs.source in EVIDENCE_SOURCES and fs.kind != "as_is" else None
+        bound = fs.kind if fs.source in trusted and fs.kind != "as_is" else None
         licences[name] = Licence.of(
             bound,
-            allowed=fs.allowed if bound == "enum" or fs.source in EVIDENCE_SOURCES else (),
+            allowed=fs.allowed if fs.source in trusted else (),
             examples=fs.examples,
             words=fs.words,
             everything=name in converted,

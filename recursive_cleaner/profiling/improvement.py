@@ -185,6 +185,8 @@ def _harmful(
         for old, new in zip(before, after):
             if not isinstance(old, dict) or not isinstance(new, dict):
                 continue
+            if name not in old:
+                continue  # a field the record did not have: no value of it was right before
             was, now = old.get(name), new.get(name)
             if _same(was, now, csv_strings):
                 continue

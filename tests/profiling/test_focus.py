@@ -388,7 +388,9 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
     """Issue 18: the open pass stops once it found nothing on two chunks; field functions come from
     the profile."""
     # one dirty email per chunk of three: the usual form (lower case) is the goals' target
-    rows = [{"id": i, "email": f" User{i}@X.com" if i % 3 == 0 else f"user{i}@x.com"} for i in range(12)]
+    rows = [
+        {"id": i, "email": f" User{i}@X.com" if i % 3 == 0 else f"user{i}@x.com"} for i in range(12)
+    ]
     path = tmp_path / "data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     fix = textwrap.dedent("""\
