@@ -181,13 +181,17 @@ def validate_steps(
             continue
         asked = step.asked or (kind.stated_repair and bool(stated & set(step.key)))
         touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
-        keyed = bool(stated & set(step.key)) or (kind.fixes_keys and set(step.fields) <= stated)
-        if touched and not keyed:
+        # a field the goals do not ask for: only a stated key's rule whose clause names it writes
+        # it ("the same clinic id has the same clinic name": the name, never a yes/no beside it)
+        named_by_key = {f for k in step.key if k in stated for f in [k, *named.get(k, ())]}
+        keys_fixed = kind.fixes_keys and set(step.fields) <= stated
+        unnamed = [f for f in touched if f not in named_by_key and not keys_fixed]
+        if unnamed:
             refused.append(
                 (
                     format_steps([step]),
-                    f"it changes {', '.join(touched)}, which the goals do not ask "
-                    "to change (and its key is not one the goals state)",
+                    f"it changes {', '.join(unnamed)}, which the goals do not ask "
+                    "to change (no key they state names it)",
                 )
             )
             continue

@@ -56,6 +56,8 @@ class FieldFocus:
     reasons: dict[str, set] = field(default_factory=dict)
     # the judge that needs no reading: each field's portrait (its data) and licence (its evidence)
     harm: HarmCheck | None = None
+    # fields a rule across rows may not write either (not asked for at all)
+    rows_frozen: set[str] = field(default_factory=set)
 
     def learn(
         self,
@@ -90,6 +92,7 @@ class FieldFocus:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
+        self.rows_frozen = self.spec.frozen(rows=True)
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
         self.shown = frozenset(

@@ -44,6 +44,7 @@ from typing import Any, Iterable, Mapping
 
 from ..toolkit import unit_dimension
 from .kinds import get as kind_of
+from .spec_file import EVIDENCE_SOURCES
 from .kinds._values import PLAIN_NUMBER, is_placeholder, value_shape
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "harm",
     "written_shapes",
     "harm_check",
-    "EVIDENCE_SOURCES",
 ]
 
 CHANGES = frozenset(
@@ -380,19 +380,14 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
     if "spelling" in found and b in p.established and a not in p.established:
         allowed.add("spelling")  # a rare spelling of a value many rows hold
     if "reshape" in found:
-        shape = value_shape(a)
-        presumed = shape in lic.targets or shape == p.usual
-        other_target = bool(lic.targets) and shape not in lic.targets
-        # every value in one form, none in the one written: a whole column the goals convert
-        # (never a listed value's case: the data's spelling of the goals' list stays)
-        converts = (
-            p.uniform
-            and value_shape(b) not in p.shapes
-            and shape not in lic.targets
-            and not _on_list(a, lic.allowed)
-        )
-        if presumed and not (
-            shape in lic.reshapes or other_target or corrected or converts or lic.everything
+        shape, new_shape = value_shape(a), value_shape(b)
+        # the goals write the new value's form (a template, an example's output) and not the old
+        written = new_shape in lic.targets and shape not in lic.targets
+        # every value in one form, none in the new one: a whole column the goals convert (never a
+        # listed value's case: the data's spelling of the goals' list stays)
+        converts = p.uniform and new_shape not in p.shapes and not _on_list(a, lic.allowed)
+        if shape == p.usual and not (
+            shape in lic.reshapes or written or corrected or converts or lic.everything
         ):
             allowed.discard("reshape")
         else:
@@ -447,11 +442,6 @@ class HarmCheck:
 
     def check(self, name: str, old: Any, new: Any) -> str | None:
         return harm(old, new, self.portraits.get(name), self.licences.get(name))
-
-
-EVIDENCE_SOURCES = frozenset({"instructions", "user", "model"})
-"""Where a field's kind is evidence (a clause of the goals, the user's spec, the model's draft the
-data agreed with); a kind from the field's name or its data is a guess, never a licence."""
 
 
 def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:

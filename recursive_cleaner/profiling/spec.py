@@ -185,17 +185,19 @@ def read_spec(
     spec.dedup = asks_dedup(instructions)
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
     spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
+    asked = _asked(spec, readings)
+    for name in asked:
+        if spec.fields[name].kind != "as_is":
+            spec.fields[name] = replace(spec.fields[name], asked=True)
     rest = next((r.rest for r in readings.values() if r.rest), "")
     if rest:
-        _leave_rest(spec, readings, rest)
+        _leave_rest(spec, asked, rest)
     return spec
 
 
-def _leave_rest(spec: CleaningSpec, readings: dict, words: str) -> None:
-    """ "Leave everything else alone": every field the goals do not ask for is ``as_is``; a field is
-    asked for by a format or a verb of cleaning naming it, an example that changes its values, a
-    conversion, or the stated key it is mended by. Goals that ask for no field leave it all as
-    read."""
+def _asked(spec: CleaningSpec, readings: dict) -> set[str]:
+    """The fields the goals ask a change of: a format or a verb of cleaning naming it, an example
+    that changes its values, a conversion, or the stated key it is mended by."""
     asked = {n for n, r in readings.items() if r.asked}
     asked |= {
         n
@@ -205,6 +207,12 @@ def _leave_rest(spec: CleaningSpec, readings: dict, words: str) -> None:
     }
     asked |= {f for c in spec.conversions for f in (c.value, c.unit)}
     asked |= {f for fields in spec.key_fields.values() for f in fields}
+    return asked & set(spec.fields)
+
+
+def _leave_rest(spec: CleaningSpec, asked: set[str], words: str) -> None:
+    """ "Leave everything else alone": every field the goals do not ask for is ``as_is``. Goals that
+    ask for no field leave it all as read."""
     if not asked:
         return
     for name, field_spec in spec.fields.items():

@@ -163,13 +163,14 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields
     }
     dedup = spec.dedup
-    candidates = discover_steps(
-        sample, stated=stated, protected=ctx.focus.protected, frozen=ctx.focus.frozen
-    )
+    # a rule across rows may also mend a field the goals ask for with no format ("fix the typos
+    # in the city")
+    frozen = ctx.focus.rows_frozen
+    candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected, frozen=frozen)
     if not candidates and not dedup:
         return
     # a field the goals leave alone may be a key, never offered as a field a step writes
-    writable = writable_fields(fields, stated, ctx.focus.protected, ctx.focus.frozen)
+    writable = writable_fields(fields, stated, ctx.focus.protected, frozen)
     form = (
         plan_reply(fields, dedup=dedup, writable=writable).gbnf()
         if ctx.options.constrained
@@ -189,7 +190,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         ctx.focus.expectations,
         allow_dedup=dedup,
         stated=stated,
-        frozen=ctx.focus.frozen,
+        frozen=frozen,
         csv_strings=ctx.focus.csv_strings,
         protected=ctx.focus.protected,
         kept=ctx.focus.kept,

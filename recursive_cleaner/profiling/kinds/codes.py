@@ -105,6 +105,7 @@ class Shape(Kind):
     """``allowed``: the goals' example outputs; a value conforms when it has the shape of one
     (letters as a/A, digits as 9). Not on the draft's menu: a shape comes from the goals'
     examples."""
+
     changes = frozenset({"labels", "unknown"})
 
     # above number, case and text: "5 digits" is the whole format, "0042" keeps its zeros

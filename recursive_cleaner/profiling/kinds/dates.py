@@ -73,6 +73,7 @@ class Date(Kind):
 class DateTime(Kind):
     """ISO 8601 timestamps; with ``allowed = (form,)`` exactly that strftime form ("%Y-%m-%d
     %H:%M")."""
+
     changes = _DATE_CHANGES
 
     name, primitive, priority = "datetime", "to_iso_datetime", 1
