@@ -62,14 +62,22 @@ import errno
 import itertools
 import json
 from contextlib import nullcontext
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
+from .out_types import column_types, output_spec
 from .cross_row import spool
 from .batch import Batch, input_batches
 from .pipeline import KEEP_SKIPS, ApplyRun
 from .pool import start_workers
-from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
+from .result import (
+    ApplyError,
+    ApplyResult,
+    check_input_format,
+    no_records,
+    positive_int,
+    read_functions,
+)
 from .writers import AtomicFile, output_writer
 from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
@@ -81,6 +89,7 @@ __all__ = [
     "apply_file",
     "apply_records",
     "check_failures",
+    "unread",
     # shared with apply.on_dask, which runs the same batches on a cluster (their homes: pipeline,
     # pool, batch, result)
     "ApplyRun",
@@ -116,6 +125,7 @@ def apply_file(
     code: str | None = None,
     max_failures: int | None = None,
     encoding: str = "utf-8",
+    spec: Any = None,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the
     format its extension names.
@@ -137,13 +147,19 @@ def apply_file(
     the output and ``reject_path`` are written (the CLI's ``--max-failures``). ``encoding``: the
     input's text encoding (JSONL, CSV/TSV, JSON and their .gz; transcoded to UTF-8 for the
     workers); a byte that does not decode is an InputEncodingError naming its line. Outputs are
-    UTF-8.
+    UTF-8. ``spec``: the field spec that types the output (``apply.out_types``: blanks of number
+    and date fields as nulls, Parquet columns of their real type): a ``CleaningSpec``, its dict or
+    a path; None (the default) reads the ``cleaning_spec.json`` beside ``functions_path`` (unless
+    ``code`` is given); False: none. An input with no record is an InputError, nothing written.
+    Input rows that cannot be read (malformed) go to ``reject_path`` with their file and line, are
+    counted in ``skipped_input`` and, like failed records, against ``max_failures``.
     """
     check_distinct_paths(
         {"functions_path": functions_path, "input_path": input_path},
         {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path},
     )
     out_fmt = output_format(output_path)
+    types = column_types(output_spec(spec, functions_path, code))
     source = read_functions(functions_path) if code is None else code
     run = ApplyRun(
         source,
@@ -162,7 +178,7 @@ def apply_file(
     sample = sample_records(str(input_path), kind.name, kind.encoding)
     run.warn_missing(missing_fields(run.code, sample))
     # JSONL: raw lines the workers parse
-    batches = input_batches(kind, str(input_path), size, run.skip)
+    batches = input_batches(kind, str(input_path), size)
     try:
         with (
             AtomicFile(output_path) as out,
@@ -171,7 +187,7 @@ def apply_file(
             spool(output_path, bool(run.steps)) as spooled,
         ):
             run.open_audit(audit, str(audit_path))
-            writer = output_writer(out_fmt, out, output_path)
+            writer = output_writer(out_fmt, out, output_path, types)
             try:
                 for payload, count in run.output(batches, rejects, spooled, size):
                     try:
@@ -179,6 +195,8 @@ def apply_file(
                     # a record the output format cannot hold (see table_writers)
                     except ValueError as exc:
                         raise ApplyError(f"{output_path}: {exc}") from None
+                if not run.result.records_in:  # nothing written: an empty input is an error
+                    raise no_records(str(input_path), run.result)
                 writer.finish()
                 run.close_audit()
             except BaseException:
@@ -200,16 +218,29 @@ def apply_file(
 def check_failures(
     result: ApplyResult, max_failures: int | None, input_path: str, reject_path: str | None
 ) -> ApplyResult:
-    """The result, or ApplyError when more records failed than ``max_failures`` (None: no limit)."""
-    if max_failures is None or result.failed <= max_failures:
+    """The result, or ApplyError when more input rows were not cleaned (``result.rejected``:
+    malformed, or clean_data failed) than ``max_failures`` (None: no limit)."""
+    if max_failures is None or result.rejected <= max_failures:
         return result
     where = f"in {reject_path}" if reject_path else "written unchanged to the output"
-    error = ApplyError(
-        f"clean_data failed on {result.failed:,} record(s) of {input_path}, more than "
-        f"max_failures={max_failures} ({where})"
-    )
+    failed = f"clean_data failed on {result.failed:,} record(s) of {input_path}"
+    if result.skipped_input:
+        failed = unread(result, input_path, reject_path) + (
+            f" and {failed} ({where})" if result.failed else ""
+        )
+        where = f"{result.rejected:,} in all"
+    error = ApplyError(f"{failed}, more than max_failures={max_failures} ({where})")
     error.result = result
     raise error
+
+
+def unread(result: ApplyResult, input_path: str, reject_path: str | None) -> str:
+    """'3 input row(s) of x.csv could not be read (in rejects.jsonl, the first at line 5)'."""
+    first = f", the first at line {result.skipped[0].line}" if result.skipped else ""
+    kept = f"in {reject_path}" if reject_path else "left out of the output"
+    return (
+        f"{result.skipped_input:,} input row(s) of {input_path} could not be read ({kept}{first})"
+    )
 
 
 def apply_records(
