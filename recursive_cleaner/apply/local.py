@@ -3,12 +3,16 @@
 The input is cut into batches of ``batch_size`` records and sent round-robin to N persistent
 workers; replies are collected in the order the batches were sent, so the output keeps the input
 order without sorting, and at most ``2 × workers`` batches are in flight: memory depends on the
-batch size, never on the file size. JSONL batches are raw lines, parsed by the workers (this process
-only cuts lines, so it is not the bottleneck); lines that are not UTF-8, not JSON or not an object
-are skipped and reported with the reasons and line numbers ``parsers.iter_records`` gives. Every
-format gives its batches (``read.formats``, ``Format.batches``): CSV, JSON, Parquet and Excel as
-parsed records. Output goes to a temporary file beside the target, renamed over it at the end: a
-failed run leaves nothing at the target (and an existing target untouched).
+batch size, never on the file size. JSONL batches are raw lines, parsed by the workers (this
+process only cuts lines, so it is not the bottleneck). Every format gives its batches
+(``read.formats``, ``Format.batches``): CSV, JSON, Parquet and Excel as parsed records. Input rows
+that cannot be read (not UTF-8, not JSON or not an object; a CSV row with the wrong number of
+fields...) ride on the batch they were met in: counted (``skipped_input``, the first 100 in
+``skipped``, reasons and lines as ``parsers.iter_records`` gives them) and, with ``reject_path``,
+written there in file order (``{"path", "line", "error"}``, JSONL's raw line as ``"text"``); they
+count against ``max_failures`` with the failed records (``ApplyResult.rejected``). An input with no
+record is an InputError. Output goes to a temporary file beside the target, renamed over it at the
+end: a failed run leaves nothing at the target (and an existing target untouched).
 
 Workers. By default (``trusted=False``) the file must pass the AST policy
 (``validation.check_code_safety``) and every worker is a
@@ -33,12 +37,13 @@ Output is in the format its extension names (``apply.fields.output_format``, the
 ``Format.writer``; any other extension is refused before anything runs), whatever the input's
 format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per line, always valid JSON (a float
 NaN or infinity, in a returned record or a failed input line, is written as null); JSON, one
-streamed array; CSV (TSV for ``.tsv``), whose header is the first output record's keys followed by
-any new keys of the rest of the first batch, in order of first appearance. Keys first seen after the
-first batch are left out of the CSV and listed in ``ApplyResult.dropped_keys``; cells: None → empty,
-str as is, int/float via str(), bool, list and dict as JSON. Parquet and Excel (optional extras
-``parquet`` / ``excel``) follow the same header rule; Parquet column types are fixed by the first
-batch, and a later value that does not fit fails the run (ApplyError): see ``table_writers``.
+streamed array; CSV (TSV for ``.tsv``), Parquet and Excel (optional extras ``parquet`` /
+``excel``) with a column for every key in order of first appearance (a key first seen in a later
+batch too: ``read.formats.output``); cells: None → empty, str as is, int/float via str(), bool,
+list and dict as JSON. Parquet column types are decided on every value (``table_writers``). With
+a field spec (``spec``: ``apply.out_types``) blanks of number and date fields are written as nulls
+and such Parquet columns get their real type. A record whose JSON names a key twice (keys 1 and
+"1" of a nested dict) fails like one clean_data raised on.
 
 Cross-row steps (``CROSS_ROW_STEPS`` in the file, read as a literal, never run here; off with
 ``cross_row=False``): two passes. Pass 1 is the above, written to a temporary JSONL file beside the

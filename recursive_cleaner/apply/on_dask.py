@@ -50,14 +50,8 @@ from .local import MAX_DROP
 from .out_types import column_types, output_spec
 from .pipeline import ApplyRun
 from .pool import start_workers
-from .result import (
-    ApplyError,
-    ApplyResult,
-    check_input_format,
-    no_records,
-    positive_int,
-    read_functions,
-)
+from .result import ApplyError, ApplyResult, check_input_format, no_records
+from .result import positive_int, read_functions
 from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]

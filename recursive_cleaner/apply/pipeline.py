@@ -8,7 +8,7 @@ import warnings
 from collections import deque
 from typing import Any, BinaryIO, Callable, Iterator
 
-from .audit import AuditLog
+from .audit import AuditLog, named_twice
 from .batch import Batch, Malformed
 from .cross_row import step_label, two_passes
 from .functions_plan import FunctionsPlan, read_plan
@@ -167,10 +167,11 @@ class ApplyRun:
             payload, count, rows = reply.payload, reply.n, range(first, first + reply.n)
             if self.plan.audited and reply.n:  # each text is {"record", "trail"}: log the trail
                 payload = AuditLog.unwrap(payload, first, self.plan.names, self.audit)
-            if reply.failed:
-                result.failed += len(reply.failed)
+            failures = list(reply.failed) + _named_twice(batch, reply, payload)
+            if failures:
+                result.failed += len(failures)
                 texts: list[bytes | None] = list(payload.split(b"\n"))
-                for failed in reply.failed:
+                for failed in sorted(failures, key=lambda item: item[0]):
                     if rejects is None:
                         texts[failed[0]] = _json_out(batch.original(failed))
                     else:
@@ -246,6 +247,20 @@ class ApplyRun:
         if not reply.ok:
             raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
         return batch, reply
+
+
+def _named_twice(batch: Batch, reply: BatchReply, payload: bytes) -> list[list]:
+    """Failures for the records whose JSON names a key twice (``audit.named_twice``), as a worker
+    reports one: [index, error] (+ the line of a raw JSONL batch)."""
+    if not reply.n or payload.count(b"{") <= reply.n:  # no nested object anywhere
+        return []
+    found = [[k, error] for k, error in named_twice(payload.split(b"\n"))]
+    if found and batch.records is None:  # the line of each record: not skipped, not blank
+        skipped = set(reply.skipped)
+        lines = [o for o, raw in enumerate(batch.lines) if o not in skipped and raw.strip()]
+        for item in found:
+            item.append(lines[item[0]])
+    return found
 
 
 def malformed_entry(row: Malformed) -> dict:
