@@ -23,6 +23,7 @@ import datetime as dt
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,14 +123,20 @@ def output_spec(
 ) -> CleaningSpec | None:
     """The spec that types an apply's output: ``spec`` (a ``CleaningSpec``, its dict or a path;
     False: none), else the ``cleaning_spec.json`` beside ``functions_path`` when the functions are
-    read from that file (``code`` None: a caller holding its own code passes its own spec)."""
+    read from that file (``code`` None: a caller holding its own code passes its own spec); a
+    found one that cannot be read is a UserWarning and no spec (a given one: its ValueError)."""
     if spec is False or (spec is not None and not spec):  # False, or an empty spec
         return None
     if spec is None:
-        if code is not None or functions_path is None:
+        found = None if code is not None or functions_path is None else spec_beside(functions_path)
+        if found is None:
             return None
-        spec = spec_beside(functions_path)
-        if spec is None:
+        try:  # found, not given: one that cannot be read types nothing, with a warning
+            return load_spec(found)
+        except ValueError as exc:
+            warnings.warn(
+                f"{found} is not used to type the output: {exc}", UserWarning, stacklevel=3
+            )
             return None
     if isinstance(spec, CleaningSpec):
         return spec

@@ -167,6 +167,7 @@ def apply_cmd(
     and writes the records in order to OUTPUT, in the format its extension names.
     """
     from ..apply.local import MAX_DROP, apply_file
+    from ..apply.report import spec_beside, write_apply_report
     from ..run.setup import check_distinct_paths
 
     need_file(functions, "functions file")
@@ -186,7 +187,8 @@ def apply_cmd(
         cross_row=not no_cross_row,
         max_drop=1.0 if allow_drop else MAX_DROP,
         encoding=encoding,
-        spec=spec_path,  # None: the cleaning_spec.json beside FUNCTIONS, if any
+        # the field spec types the output; one that cannot be read is an error, named
+        spec=spec_path or spec_beside(functions) or False,
     )
     with progress_display(progress) as on_progress, warnings.catch_warnings():
         # missing fields: one "warning:" line below instead
@@ -262,8 +264,6 @@ def apply_cmd(
             err=True,
         )
     if report_path:
-        from ..apply.report import spec_beside, write_apply_report
-
         spec = spec_path or spec_beside(functions)
         write_apply_report(
             functions, file, output, result, report_path, spec=spec, encoding=encoding
