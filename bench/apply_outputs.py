@@ -44,6 +44,7 @@ SPEC = {
 CHILD = textwrap.dedent(
     """
     import json, os, sys, time
+    import recursive_cleaner
     from recursive_cleaner.apply.local import apply_file
     from recursive_cleaner.read.parsers import iter_records
     folder, fmt = sys.argv[1], sys.argv[2]
@@ -59,7 +60,8 @@ CHILD = textwrap.dedent(
         blank += record.get("amount") is None
     rejects = sum(1 for _ in open(os.path.join(folder, "r.jsonl")))
     print(json.dumps({"seconds": seconds, "bytes": os.path.getsize(out), "late": late,
-                      "null_amounts": blank, "rejects": rejects}))
+                      "null_amounts": blank, "rejects": rejects,
+                      "library": os.path.dirname(os.path.dirname(recursive_cleaner.__file__))}))
     """
 )
 
@@ -80,8 +82,13 @@ def make_input(folder: str, rows: int) -> None:
 
 def run(checkout: str, folder: str, fmt: str) -> dict:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
+    # run in the data's folder: ``-c`` puts the working folder first on sys.path
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, folder, fmt], env=env, capture_output=True, text=True
+        [sys.executable, "-c", CHILD, folder, fmt],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=folder,
     )
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
@@ -96,6 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--formats", nargs="+", default=["csv", "jsonl", "parquet"])
     args = parser.parse_args(argv)
     sides = ([("before", args.before)] if args.before else []) + [("after", args.after)]
+    for side, checkout in sides:
+        print(f"{side}: {os.path.abspath(checkout)}")
     print(
         f"{args.rows:,} rows, 2 ragged; columns: side, format, seconds, bytes, rows with the late"
     )
@@ -106,6 +115,8 @@ def main(argv: list[str] | None = None) -> None:
             with tempfile.TemporaryDirectory() as folder:
                 make_input(folder, args.rows)
                 got = seen[side] = run(checkout, folder, fmt)
+            if "library" in got and got["library"] != os.path.abspath(checkout):
+                got = {"error": f"ran {got['library']}, not {checkout}"}
             if "error" in got:
                 print(f"{side:>6} {fmt:>8}  error: {got['error']}")
                 continue

@@ -8,6 +8,7 @@ The writers themselves live with their formats (``read.formats``: JSONL, JSON, C
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import tempfile
@@ -25,7 +26,8 @@ __all__ = ["AtomicFile", "WRITERS", "csv_cell", "output_writer", "BlankNulls"]
 
 # a JSON string that may be blank once decoded: nothing but whitespace, escapes or non-ASCII bytes
 # (str.strip's whitespace); a batch without one is written as it came
-_MAYBE_BLANK = re.compile(rb'"(?:\s|\\[tnrfb]|\\u[0-9a-fA-F]{4}|[\x80-\xff])*"')
+_BLANKISH = rb'"(?:\s|\\[tnrfb]|\\u[0-9a-fA-F]{4}|[\x80-\xff])*"'
+_MAYBE_BLANK = re.compile(_BLANKISH)
 
 
 class AtomicFile:
@@ -92,21 +94,47 @@ def output_writer(
 
 
 class BlankNulls:
-    """A writer of JSON texts (JSONL, JSON) whose batches have the blanks of ``fields`` made null:
-    a batch is parsed only when it may hold a blank string."""
+    """A writer of JSON texts (JSONL, JSON) whose batches have the blanks of ``fields`` made null.
+
+    A batch is read only when it may hold a blank string. One with no nested object (each ``{``
+    starts a record: no other can be outside a string) has each field's value found by its key,
+    as the workers write it, when it may be blank, and a blank one replaced by ``null``; another
+    is parsed and written again.
+    """
 
     def __init__(self, writer: Any, fields: list[str]) -> None:
         self.writer, self.fields = writer, fields
+        self.values = [
+            re.compile(re.escape(dump_json(name)) + rb": (" + _BLANKISH + rb")") for name in fields
+        ]
 
     def write(self, payload: bytes, count: int) -> None:
         if count and _MAYBE_BLANK.search(payload):
-            records = load_batch(payload)
-            if null_blanks(records, self.fields):
-                payload = b"\n".join(dump_json(record) for record in records)
+            if payload.count(b"{") == count:  # flat records: the fields' values by their keys
+                for value in self.values:
+                    payload = _nulled(value, payload)
+            else:
+                records = load_batch(payload)
+                if null_blanks(records, self.fields):
+                    payload = b"\n".join(dump_json(record) for record in records)
         self.writer.write(payload, count)
 
     def __getattr__(self, name: str) -> Any:  # finish, abort, dropped: the writer's own
         return getattr(self.writer, name)
+
+
+def _nulled(value: re.Pattern, payload: bytes) -> bytes:
+    """``payload`` with each blank string ``value`` finds made ``null``: a key's, after ``{`` or
+    ``, `` (a quote inside a string is escaped, so no string holds that)."""
+    pieces, last = [], 0
+    for match in value.finditer(payload):
+        start = match.start()
+        if start and payload[start - 1] in b"{ ":
+            text = match.group(1)
+            if len(text) == 2 or not json.loads(text).strip():
+                pieces += (payload[last : match.start(1)], b"null")
+                last = match.end(1)
+    return b"".join(pieces) + payload[last:] if pieces else payload
 
 
 class _Writers(Mapping):

@@ -395,3 +395,31 @@ def test_a_nested_key_written_twice_fails_the_record(here, audit):
     assert b'"1"' not in (here / "out.jsonl").read_bytes() and result.records_out == 3
     out = list(apply_records(NESTED_TWICE, [{"id": i} for i in range(4)], workers=1))
     assert out[2] == {"id": 2}  # failed: unchanged, as every failed record
+
+
+def test_blanks_become_null_only_in_the_typed_field_whatever_its_neighbours_hold():
+    """The JSONL path finds the typed field's value by its key: a key's look-alike inside another
+    string, a longer key ending with the name, nested records and non-ASCII spaces are read
+    right (the result equals parsing every record)."""
+    from recursive_cleaner.read.formats.output import null_blanks
+
+    values = ["", " ", "\u00a0", "\\t", 1.5, 'a"b', "日本", "\t", None, "\u3000x"]
+    records = [
+        {
+            "name": 'x", "amount": ""' if i % 3 else "n",
+            "x amount": "",
+            "amount": values[i % len(values)],
+            **({"nested": {"amount": ""}} if i % 50 == 7 else {}),
+        }
+        for i in range(400)
+    ]
+    expected = [json.loads(json.dumps(r)) for r in records]
+    null_blanks(expected, ["amount"])
+    out = io.BytesIO()
+    writer = output_writer("jsonl", out, "x.jsonl", {"amount": object()})
+    for start in range(0, 400, 40):  # batches with and without a nested record
+        batch = records[start : start + 40]
+        writer.write(b"\n".join(json.dumps(r, ensure_ascii=False).encode() for r in batch), 40)
+    writer.finish()
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == expected
+    assert expected[0]["amount"] is None and expected[7]["nested"] == {"amount": ""}
