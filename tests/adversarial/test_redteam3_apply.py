@@ -423,3 +423,45 @@ def test_blanks_become_null_only_in_the_typed_field_whatever_its_neighbours_hold
     writer.finish()
     assert [json.loads(line) for line in out.getvalue().splitlines()] == expected
     assert expected[0]["amount"] is None and expected[7]["nested"] == {"amount": ""}
+
+
+def test_unread_rows_with_cross_row_steps_on_dask_match_apply_file(here):
+    """The Dask path with CROSS_ROW_STEPS (spooled parts, ``dask_fit``): the same reject lines."""
+    optional("dask.bag")
+    from recursive_cleaner.apply.on_dask import apply_dask
+
+    steps = "\n\nCROSS_ROW_STEPS = [{'kind': 'dedup', 'key': ['name'], 'asked': True}]\n"
+    (here / "cleaning_functions.py").write_text(AMOUNTS + steps)
+    ragged_csv(here / "in.csv", rows=30, ragged=(2, 11, 29))
+    options = dict(batch_size=4, max_drop=1.0)
+    local = apply_file(
+        "cleaning_functions.py", "in.csv", "a.csv", reject_path="ra.jsonl", **options
+    )
+    dask = apply_dask(
+        "cleaning_functions.py", "in.csv", "b.csv", reject_path="rb.jsonl", partition_size=8,
+        **options,
+    )  # fmt: skip
+    mine, ref = rejects(here / "rb.jsonl"), rejects(here / "ra.jsonl")
+    assert [dict(e, path="in.csv") for e in mine] == ref and [e["line"] for e in ref] == [4, 13, 31]
+    assert (here / "a.csv").read_bytes() == (here / "b.csv").read_bytes()
+    assert dask.skipped_input == local.skipped_input == 3 and local.cross_row_steps
+
+
+def test_generate_then_apply_to_parquet_as_a_new_user_does(work, use):
+    """The new user's path (the fake backend): ``generate`` skips the two ragged rows with their
+    lines; ``apply`` used to say "37 of 37 records", exit 0 with an empty reject file, and write
+    the amounts as text, which the project's own ``validate`` then failed, value by value."""
+    optional("pyarrow")
+    use(FakeBackend(default=CLEAN_REPLY))
+    ragged_csv(work / "in.csv")
+    made = invoke("generate", "in.csv", "-i", "amount is a number. id is an integer.",
+                  "--progress", "off")  # fmt: skip
+    assert made.exit_code == 0 and "skipped input lines 2" in made.stdout
+    applied = invoke("apply", "cleaning_functions.py", "in.csv", "-o", "out.parquet",
+                     "--reject-file", "r.jsonl", "--progress", "off")  # fmt: skip
+    assert applied.exit_code == 1 and "37 of 39 records, 2 malformed input row(s)" in (
+        applied.stdout
+    )
+    assert [e["line"] for e in rejects(work / "r.jsonl")] == [7, 22]
+    checked = invoke("validate", "out.parquet", "--spec", "cleaning_spec.json")
+    assert checked.exit_code == 0 and "amount: 0 of 31 value(s) break" in checked.stdout
