@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import shutil
 import zlib
 from typing import Any, BinaryIO, Callable, Iterator
 
@@ -19,6 +20,7 @@ from ...errors import InputError
 from ._base import Part, SkipCallback
 from .delimited import CsvFormat, CsvWriter
 from .jsonl import JsonlFormat, JsonlWriter
+from .output import spool_file
 
 __all__ = ["GzipWriter", "GzipJsonlFormat", "GzipCsvFormat"]
 
@@ -38,11 +40,18 @@ def _checked(path: str, items: Iterator[Any]) -> Iterator[Any]:
 
 
 class GzipWriter:
-    """A plain format's writer over a gzip stream into ``out``; ``finish`` ends the stream only."""
+    """A plain format's writer over a gzip stream into ``out``; ``finish`` ends the stream only.
 
-    def __init__(self, out: BinaryIO, make: Callable[[BinaryIO], Any]) -> None:
+    ``spooled``: the plain writer writes a spool file beside ``out`` (a CSV that may widen its
+    header rewrites what it wrote), compressed into the stream at ``finish``.
+    """
+
+    def __init__(
+        self, out: BinaryIO, make: Callable[[BinaryIO], Any], spooled: bool = False
+    ) -> None:
         self.stream = gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=6, mtime=0)
-        self.inner = make(self.stream)
+        self.plain = spool_file(out) if spooled else None
+        self.inner = make(self.stream if self.plain is None else self.plain)
 
     @property
     def dropped(self) -> set[str]:
@@ -54,6 +63,10 @@ class GzipWriter:
 
     def finish(self) -> None:
         self.inner.finish()
+        if self.plain is not None:
+            self.plain.seek(0)
+            shutil.copyfileobj(self.plain, self.stream, 1 << 20)
+            self.plain.close()
         self.stream.close()
 
     def abort(self) -> None:
@@ -61,6 +74,8 @@ class GzipWriter:
         getattr(self.inner, "abort", lambda: None)()
         with contextlib.suppress(Exception):
             self.stream.close()
+        if self.plain is not None:
+            self.plain.close()
 
 
 class _Gzipped:
@@ -118,4 +133,4 @@ class GzipCsvFormat(_Gzipped, CsvFormat):
 
     def writer(self, out: BinaryIO, path: str) -> GzipWriter:
         delimiter = self.delimiter(path)
-        return GzipWriter(out, lambda stream: CsvWriter(stream, delimiter))
+        return GzipWriter(out, lambda plain: CsvWriter(plain, delimiter), spooled=True)
