@@ -463,5 +463,5 @@ def test_generate_then_apply_to_parquet_as_a_new_user_does(work, use):
         applied.stdout
     )
     assert [e["line"] for e in rejects(work / "r.jsonl")] == [7, 22]
-    checked = invoke("validate", "out.parquet", "--spec", "cleaning_spec.json")
+    checked = invoke("validate", "out.parquet", "--spec", "cleaning_functions.spec.json")
     assert checked.exit_code == 0 and "amount: 0 of 31 value(s) break" in checked.stdout
