@@ -27,6 +27,7 @@ __all__ = [
     "PARQUET_RATIO",
     "PARQUET_MB",
     "PARQUET_BATCH_MB",
+    "size_text",
 ]
 
 
@@ -68,10 +69,17 @@ SHEET_RATIO, SHEET_CELLS = 100, 1_000_000
 """A worksheet is refused once its records hold more than SHEET_CELLS cells (keys, blanks included)
 and more than SHEET_RATIO times the cells holding a value: every record has every column up to the
 header's last one, so two cells in columns A and XFD make 16,384 keys a row."""
-PARQUET_RATIO, PARQUET_MB, PARQUET_BATCH_MB = 100, 64, 64
+PARQUET_RATIO, PARQUET_MB, PARQUET_BATCH_MB = 100, 64, 16
 """A Parquet file is refused when its values (as its metadata declares them, then as read) come to
 more than PARQUET_RATIO times its size and more than PARQUET_MB; it is read in batches of about
 PARQUET_BATCH_MB of values."""
+
+
+def size_text(nbytes: int) -> str:
+    """A file's size for a message: "433 bytes", "21 KB", "3 MB"."""
+    if nbytes < 1 << 10:
+        return f"{nbytes} bytes"
+    return f"{nbytes >> 10} KB" if nbytes < 1 << 20 else f"{nbytes >> 20} MB"
 
 
 def check_zip_expansion(path: str) -> None:

@@ -86,7 +86,7 @@ class BoundedGzip(io.RawIOBase):
         if self.out - self.line_start > self.line_limit:
             raise InputError(
                 f"{self.path}: line {self.line} is longer than {self.line_limit >> 20} MB once "
-                f"decompressed, from a {_size(self.size)} file (a gzip bomb?); it is not read "
+                f"decompressed, from a {rows.size_text(self.size)} file (a gzip bomb?); it is not read "
                 f"(bound: rows.GZIP_LINE_MB)",
                 self.path,
                 self.line,
@@ -94,7 +94,7 @@ class BoundedGzip(io.RawIOBase):
         if self.out > self.limit:
             raise InputError(
                 f"{self.path}: expands to more than {self.limit >> 20} MB, over "
-                f"{rows.GZIP_RATIO} times its {_size(self.size)} (a gzip bomb?); it is not read "
+                f"{rows.GZIP_RATIO} times its {rows.size_text(self.size)} (a gzip bomb?); it is not read "
                 "(bound: rows.GZIP_RATIO)",
                 self.path,
                 self.line,
@@ -106,10 +106,6 @@ class BoundedGzip(io.RawIOBase):
                 self.stream.close()
             self.file.close()
         super().close()
-
-
-def _size(size: int) -> str:
-    return f"{size >> 10} KB" if size >= 1 << 10 else f"{size} B"
 
 
 def open_gzip(path: str | os.PathLike, mode: str = "rb", **text: Any) -> IO[Any]:
