@@ -184,8 +184,8 @@ class ParquetPlan:
         if nbytes > self.limit:
             raise InputError(
                 f"{self.path}: its values come to more than {self.limit >> 20} MB {how}, over "
-                f"{rows.PARQUET_RATIO} times its {rows.size_text(self.size)} (a compression bomb?); it "
-                "is not read (bound: rows.PARQUET_RATIO)",
+                f"{rows.PARQUET_RATIO} times its {rows.size_text(self.size)} (a compression "
+                "bomb?); it is not read (bound: rows.PARQUET_RATIO)",
                 self.path,
             )
 
@@ -365,7 +365,8 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
 
 
 def _too_sparse(path: str, row: int, cells: int, values: int, columns: int) -> Exception:
-    """The refusal of a sheet whose records would be mostly blanks filled in (``rows.SHEET_RATIO``)."""
+    """The refusal of a sheet whose records would be mostly blanks filled in
+    (``rows.SHEET_RATIO``)."""
     from ..errors import InputError
 
     return InputError(

@@ -86,16 +86,16 @@ class BoundedGzip(io.RawIOBase):
         if self.out - self.line_start > self.line_limit:
             raise InputError(
                 f"{self.path}: line {self.line} is longer than {self.line_limit >> 20} MB once "
-                f"decompressed, from a {rows.size_text(self.size)} file (a gzip bomb?); it is not read "
-                f"(bound: rows.GZIP_LINE_MB)",
+                f"decompressed, from a {rows.size_text(self.size)} file (a gzip bomb?); it is not "
+                "read (bound: rows.GZIP_LINE_MB)",
                 self.path,
                 self.line,
             )
         if self.out > self.limit:
             raise InputError(
                 f"{self.path}: expands to more than {self.limit >> 20} MB, over "
-                f"{rows.GZIP_RATIO} times its {rows.size_text(self.size)} (a gzip bomb?); it is not read "
-                "(bound: rows.GZIP_RATIO)",
+                f"{rows.GZIP_RATIO} times its {rows.size_text(self.size)} (a gzip bomb?); it is "
+                "not read (bound: rows.GZIP_RATIO)",
                 self.path,
                 self.line,
             )
