@@ -32,23 +32,15 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import os
 from typing import Any, Callable, Iterator
 
 from .._extras import require
 from . import rows
+from .parquet_plan import ParquetPlan, decoded, value_bytes
 from .rows import SkippedRecord, check_zip_expansion, unique_header
 
-__all__ = [
-    "plain_value",
-    "iter_parquet",
-    "count_parquet",
-    "ParquetPlan",
-    "value_bytes",
-    "iter_excel",
-]
+__all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel"]
 
-_READ_BATCH = 8192
 # pandas.NA and pandas.NaT, recognised without importing pandas
 _MISSING_TYPES = ("NAType", "NaTType")
 
@@ -135,134 +127,8 @@ def _batches(source: Any, path: str, size: int, group: int) -> Iterator[Any]:
 
     try:
         yield from source.iter_batches(batch_size=size, row_groups=[group])
-    except NotImplementedError as exc:  # e.g. nested dictionaries it cannot give in one chunk
+    except (NotImplementedError, OSError, ValueError) as exc:  # ArrowInvalid, a damaged page...
         raise InputError(f"{path}: row group {group + 1} cannot be read: {exc}", path) from None
-
-
-_WIDTHS = {"INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
-
-
-class ParquetPlan:
-    """How a Parquet file is read within ``rows.PARQUET_*``: the bound, the leaf columns read as
-    dictionaries, the rows of a batch per row group; an InputError when the metadata declares more.
-
-    A column chunk declares its values as its uncompressed size, at least their fixed width (a
-    dictionary of one value makes a million rows of a few bytes); a string column in a dictionary
-    is read as one and measured before it is decoded (``value_bytes``); in a prefix encoding
-    (DELTA_BYTE_ARRAY) a value is at most its chunk's size, so its batches are that much smaller.
-    """
-
-    def __init__(self, metadata: Any, path: str) -> None:
-        self.path, self.size = path, os.path.getsize(path)
-        self.limit = max(rows.PARQUET_MB << 20, rows.PARQUET_RATIO * self.size)
-        budget = rows.PARQUET_BATCH_MB << 20
-        leaves: set[int] = set()
-        declared, self.batch_rows = 0, []
-        for g in range(metadata.num_row_groups):
-            group = metadata.row_group(g)
-            group_bytes, cap = 0, _READ_BATCH
-            for i in range(group.num_columns):
-                chunk = group.column(i)
-                width = metadata.schema.column(i).length if chunk.physical_type in _FIXED else 0
-                nbytes = _chunk_bytes(chunk, width)
-                group_bytes += nbytes
-                if chunk.physical_type == "BYTE_ARRAY":
-                    if chunk.has_dictionary_page or any("DICT" in e for e in chunk.encodings):
-                        leaves.add(i)
-                    if "DELTA_BYTE_ARRAY" in chunk.encodings:
-                        cap = min(cap, max(1, budget // max(nbytes, 1)))
-            declared += group_bytes
-            fits = budget * group.num_rows // max(group_bytes, 1)
-            self.batch_rows.append(max(1, min(cap, fits)))
-        self.dictionaries = sorted(leaves)
-        self.check(declared, "as its metadata declares them")
-
-    def check(self, nbytes: int, how: str) -> None:
-        """InputError when ``nbytes`` of values pass the bound."""
-        from ..errors import InputError
-
-        if nbytes > self.limit:
-            raise InputError(
-                f"{self.path}: its values come to more than {self.limit >> 20} MB {how}, over "
-                f"{rows.PARQUET_RATIO} times its {rows.size_text(self.size)} (a compression "
-                "bomb?); it is not read (bound: rows.PARQUET_RATIO)",
-                self.path,
-            )
-
-
-_FIXED = ("FIXED_LEN_BYTE_ARRAY",)
-
-
-def _chunk_bytes(chunk: Any, width: int) -> int:
-    """A column chunk's values as declared: its uncompressed size, at least their fixed width."""
-    kind, count = chunk.physical_type, chunk.num_values
-    if kind == "BOOLEAN":
-        fixed = (count + 7) // 8
-    elif kind in _FIXED:
-        fixed = count * max(width or 0, 0)
-    else:  # a string's offset: 4 bytes
-        fixed = count * _WIDTHS.get(kind, 4)
-    return max(chunk.total_uncompressed_size, fixed)
-
-
-def value_bytes(batch: Any) -> int:
-    """The bytes a record batch's values take decoded; dictionaries measured without decoding."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    total, stack = 0, list(batch.columns)
-    while stack:  # no recursion: a schema may nest deeply
-        array = stack.pop()
-        kind = array.type
-        if pa.types.is_dictionary(kind):
-            lengths = pc.binary_length(array.dictionary).take(array.indices)
-            total += (pc.sum(lengths).as_py() or 0) + 4 * len(array)
-        elif pa.types.is_map(kind):
-            stack += [array.keys, array.items]
-            total += 4 * len(array)
-        elif isinstance(array, (pa.ListArray, pa.LargeListArray, pa.FixedSizeListArray)):
-            stack.append(array.flatten())
-            total += 4 * len(array)
-        elif pa.types.is_struct(kind):
-            stack += array.flatten()
-        else:
-            total += array.nbytes
-    return total
-
-
-def _decoded(column: Any) -> Any:
-    """A column read with dictionaries (``ParquetPlan``), measured, in its plain type."""
-    import pyarrow as pa
-
-    plain = _plain_type(column.type)
-    if plain == column.type:
-        return column
-    try:
-        return column.cast(plain)
-    except (NotImplementedError, pa.ArrowInvalid):  # to_pylist decodes it too (slower)
-        return column
-
-
-def _plain_type(kind: Any) -> Any:
-    """``kind`` with every dictionary replaced by its value type (fields keep their names)."""
-    import pyarrow as pa
-
-    def field(f: Any) -> Any:
-        return f.with_type(_plain_type(f.type))
-
-    if pa.types.is_dictionary(kind):
-        return _plain_type(kind.value_type)
-    if pa.types.is_map(kind):
-        return pa.map_(field(kind.key_field), field(kind.item_field))
-    if pa.types.is_large_list(kind):
-        return pa.large_list(field(kind.value_field))
-    if pa.types.is_fixed_size_list(kind):
-        return pa.list_(field(kind.value_field), kind.list_size)
-    if pa.types.is_list(kind):
-        return pa.list_(field(kind.value_field))
-    if pa.types.is_struct(kind):
-        return pa.struct([field(kind.field(i)) for i in range(kind.num_fields)])
-    return kind
 
 
 def _arrow_values(column: Any) -> list:
@@ -271,7 +137,7 @@ def _arrow_values(column: Any) -> list:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    column = _decoded(column)
+    column = decoded(column)
     kind, values = column.type, column.to_pylist()
     if (
         pa.types.is_string(kind)

@@ -21,6 +21,7 @@ from recursive_cleaner import DataCleaner, clean
 from recursive_cleaner.errors import InputEncodingError, InputError, StateFileError
 from recursive_cleaner.read import rows, tables, text_chunker
 from recursive_cleaner.read.formats import gzipped
+from recursive_cleaner.read.parquet_plan import ParquetPlan
 from recursive_cleaner.read.parsers import iter_chunks, iter_records
 from recursive_cleaner.write.state import load_state, save_state
 from tests.cli_helpers import invoke, one_error_line
@@ -145,7 +146,7 @@ def test_a_prefix_encoded_column_is_read_in_batches_a_value_of_its_chunk_cannot_
     )
     metadata = pq.ParquetFile(path).metadata
     chunk = metadata.row_group(0).column(0).total_uncompressed_size
-    plan = tables.ParquetPlan(metadata, str(path))
+    plan = ParquetPlan(metadata, str(path))
     assert plan.batch_rows == [(rows.PARQUET_BATCH_MB << 20) // chunk] and plan.dictionaries == []
     with pytest.raises(InputError, match="as read"):
         list(iter_records(str(path)))
