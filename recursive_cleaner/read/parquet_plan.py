@@ -27,11 +27,13 @@ _WIDTHS = {"INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
 
 class ParquetPlan:
     """How a Parquet file is read within ``rows.PARQUET_*``: the bound, the leaf columns read as
-    dictionaries, the rows of a batch per row group; an InputError when the metadata declares more.
+    dictionaries, the rows of a batch per row group and the row groups each iterator reads
+    (``reads``); an InputError when the metadata declares more.
 
     A column chunk declares its values as its uncompressed size, at least their fixed width (a
     dictionary of one value makes a million rows of a few bytes); a string column in a dictionary
-    is read as one and measured before it is decoded (``value_bytes``); in a prefix encoding
+    is read as one and measured before it is decoded (``value_bytes``), unless no value of a row
+    group's dictionaries could make them more than ``PARQUET_BATCH_MB``; in a prefix encoding
     (DELTA_BYTE_ARRAY) a value is at most its chunk's size, so its batches are that much smaller.
     """
 
@@ -43,7 +45,7 @@ class ParquetPlan:
         declared, self.batch_rows = 0, []
         for g in range(metadata.num_row_groups):
             group = metadata.row_group(g)
-            group_bytes, cap = 0, READ_BATCH
+            group_bytes, cap, worst, dictionary = 0, READ_BATCH, 0, set()
             for i in range(group.num_columns):
                 chunk = group.column(i)
                 width = metadata.schema.column(i).length if chunk.physical_type in _FIXED else 0
@@ -51,14 +53,28 @@ class ParquetPlan:
                 group_bytes += nbytes
                 if chunk.physical_type == "BYTE_ARRAY":
                     if chunk.has_dictionary_page or any("DICT" in e for e in chunk.encodings):
-                        leaves.add(i)
+                        # each value at most the whole dictionary
+                        dictionary.add(i)
+                        worst += chunk.num_values * nbytes
                     if "DELTA_BYTE_ARRAY" in chunk.encodings:
                         cap = min(cap, max(1, budget // max(nbytes, 1)))
+            if worst > budget:  # else decoded they cannot overfill a batch: read as they are
+                leaves |= dictionary
             declared += group_bytes
             fits = budget * group.num_rows // max(group_bytes, 1)
             self.batch_rows.append(max(1, min(cap, fits)))
         self.dictionaries = sorted(leaves)
         self.check(declared, "as its metadata declares them")
+        # row groups read by one iterator (one per group costs ~1 ms): consecutive ones with the
+        # same batch size, unless a nested column is read as a dictionary (pyarrow cannot give
+        # one that changes between groups inside a batch)
+        alone = bool(leaves & _nested_leaves(metadata))
+        self.reads: list[tuple[list[int], int]] = []
+        for g, size in enumerate(self.batch_rows):
+            if self.reads and not alone and self.reads[-1][1] == size:
+                self.reads[-1][0].append(g)
+            else:
+                self.reads.append(([g], size))
 
     def check(self, nbytes: int, how: str) -> None:
         """InputError when ``nbytes`` of values pass the bound."""
@@ -74,6 +90,33 @@ class ParquetPlan:
 
 
 _FIXED = ("FIXED_LEN_BYTE_ARRAY",)
+
+
+def _nested_leaves(metadata: Any) -> set[int]:
+    """The leaf columns under a list, struct or map (all of them if the schema cannot be read)."""
+    import pyarrow as pa
+
+    try:
+        fields = list(metadata.schema.to_arrow_schema())
+    except (NotImplementedError, ValueError, TypeError):  # pragma: no cover - pyarrow refuses it
+        return set(range(metadata.num_columns))
+    nested, at = set(), 0
+    for field in fields:
+        count, stack = 0, [field.type]
+        while stack:  # no recursion: a schema may nest deeply
+            kind = stack.pop()
+            if pa.types.is_map(kind):
+                stack += [kind.key_type, kind.item_type]
+            elif pa.types.is_struct(kind):
+                stack += [kind.field(i).type for i in range(kind.num_fields)]
+            elif hasattr(kind, "value_type") and not pa.types.is_dictionary(kind):  # lists
+                stack.append(kind.value_type)
+            else:
+                count += 1
+        if pa.types.is_nested(field.type):
+            nested.update(range(at, at + count))
+        at += count
+    return nested
 
 
 def _chunk_bytes(chunk: Any, width: int) -> int:

@@ -112,8 +112,8 @@ def _parquet_records(pq: Any, path: str) -> Iterator[dict]:
     with _open_parquet(pq, path, metadata=metadata, read_dictionary=plan.dictionaries) as source:
         names = unique_header([str(n) for n in source.schema_arrow.names])
         read = 0
-        for group, size in enumerate(plan.batch_rows):
-            for batch in _batches(source, path, size, group):
+        for groups, size in plan.reads:
+            for batch in _batches(source, path, size, groups):
                 read += value_bytes(batch)
                 plan.check(read, "as read")
                 columns = [_arrow_values(column) for column in batch.columns]
@@ -121,14 +121,15 @@ def _parquet_records(pq: Any, path: str) -> Iterator[dict]:
                     yield dict(zip(names, row))
 
 
-def _batches(source: Any, path: str, size: int, group: int) -> Iterator[Any]:
-    """The record batches of one row group; what pyarrow cannot read that way an InputError."""
+def _batches(source: Any, path: str, size: int, groups: list[int]) -> Iterator[Any]:
+    """The record batches of some row groups; what pyarrow cannot read an InputError."""
     from ..errors import InputError
 
     try:
-        yield from source.iter_batches(batch_size=size, row_groups=[group])
+        yield from source.iter_batches(batch_size=size, row_groups=groups)
     except (NotImplementedError, OSError, ValueError) as exc:  # ArrowInvalid, a damaged page...
-        raise InputError(f"{path}: row group {group + 1} cannot be read: {exc}", path) from None
+        where = f"row group {groups[0] + 1}" + (f" to {groups[-1] + 1}" if groups[1:] else "")
+        raise InputError(f"{path}: {where} cannot be read: {exc}", path) from None
 
 
 def _arrow_values(column: Any) -> list:
