@@ -504,6 +504,7 @@ def _freeze_modules(protected: set) -> None:
         __slots__ = ()
         __setattr__ = __delattr__ = lambda self, name, *_: refuse_module(name)
         __dict__ = property(lambda self: proxy(dict_of(self)))
+        __dir__ = lambda self: list(dict_of(self))  # noqa: E731 (dir() wants the real dict)
 
     frozen_classes: dict = {}
 
@@ -557,8 +558,11 @@ def _make_store_guard(protected: set):
     """guard(obj, name) -> obj, or a recorded refusal when obj is a module, a class, a function (or
     anything callable) or an object an allowed module holds: what every record shares."""
     type_, issubclass_, callable_, id_ = type, issubclass, callable, id
-    module_type, tname, audit, perm_error = type(sys), type.__dict__["__name__"].__get__, sys.audit, (
-        PermissionError
+    module_type, tname, audit, perm_error = (
+        type(sys),
+        type.__dict__["__name__"].__get__,
+        sys.audit,
+        (PermissionError),
     )
     str_, len_ = str, len
 
@@ -577,7 +581,9 @@ def _make_store_guard(protected: set):
         if type_(name) is not str_ or len_(name) > 80:
             name = "?"
         audit("sandbox.frozen", what, name)
-        raise perm_error("sandbox: setting the attribute " + name + " of " + what + " is not allowed")
+        raise perm_error(
+            "sandbox: setting the attribute " + name + " of " + what + " is not allowed"
+        )
 
     real_setattr, real_delattr = setattr, delattr
 

@@ -7,8 +7,9 @@ are kept with it (``pick_examples``, in the function's dict under ``"examples"``
 file). ``example_mismatches`` calls every function by name inside the assembled file, in the
 sandbox, on its examples (all of them twice, in one call: the sandbox puts module state back
 between calls, so within that call state one function leaves behind reaches the others' second
-round, as it would within one record) and says which functions now give other outputs. ``write.module.write_output``
-uses it to leave out a function that changes what the others return.
+round, as it would within one record) and says which functions now give other outputs.
+``write.module.write_output`` uses it to leave out a function that changes what the others
+return.
 """
 
 from __future__ import annotations
