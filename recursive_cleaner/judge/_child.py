@@ -566,16 +566,16 @@ def _make_store_guard(protected: set):
     )
     str_, len_ = str, len
 
-    def guard(obj, name):
+    def guard(obj, name, functions=True):
         kind = type_(obj)
         if issubclass_(kind, module_type):
             what = "a module"
         elif issubclass_(kind, type_):
             what = "the class " + tname(obj)[:60]
-        elif callable_(obj):
-            what = "a function"
         elif id_(obj) in protected:
             what = "an object of an allowed module"
+        elif functions and callable_(obj):
+            what = "a function"
         else:
             return obj
         if type_(name) is not str_ or len_(name) > 80:
@@ -594,6 +594,29 @@ def _make_store_guard(protected: set):
         return real_delattr(guard(obj, name), name)
 
     return guard, guarded_setattr, guarded_delattr
+
+
+def _guard_helpers(guard) -> None:
+    """``functools.update_wrapper`` (and so ``wraps``) and ``total_ordering`` set attributes on
+    what they are given: given a module, a class or an allowed module's object, they refuse (a new
+    wrapper, such as ``lru_cache``'s, is still theirs to set)."""
+    import functools
+
+    update_wrapper, total_ordering = functools.update_wrapper, functools.total_ordering
+
+    def guarded_update_wrapper(wrapper, *args, **kwargs):
+        return update_wrapper(guard(wrapper, "update_wrapper", False), *args, **kwargs)
+
+    def guarded_total_ordering(cls):
+        return total_ordering(guard(cls, "total_ordering", False))
+
+    for name, value in (
+        ("update_wrapper", guarded_update_wrapper),
+        ("total_ordering", guarded_total_ordering),
+    ):
+        value.__name__ = value.__qualname__ = name
+        value.__module__, value.__doc__ = "functools", getattr(functools, name).__doc__
+        vars(functools)[name] = value
 
 
 def _guarded_code(code: str, filename: str, guard):
@@ -853,6 +876,7 @@ def main() -> None:
     namespace = {"__name__": "cleaning_code", "__builtins__": builtins_ns}
     hook = _make_hook(out_fd, permits)
     _lock_down(memory_mb, cpu_seconds, max(out_fd, in_fd))
+    _guard_helpers(guard)
     _freeze_modules(protected)
     import decimal
 
