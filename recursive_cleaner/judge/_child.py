@@ -654,7 +654,8 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
 
     The names themselves, and in place every list, dict, set and bytearray they reach (through
     tuples, containers, the defaults of the code's functions, their ``__dict__`` and closure
-    cells), and the decimal context. Returns (reset, None), or (None, why) when a module-level
+    cells), and, when the code reaches the decimal module, the decimal context (as ``template``,
+    taken before the code ran). Returns (reset, None), or (None, why) when a module-level
     name holds an object whose state cannot be put back (an iterator, an instance): the code is
     then refused. Runs after the code is loaded, reading functions' defaults under a permit.
     """
@@ -669,6 +670,7 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
     tname = type.__dict__["__name__"].__get__
     snapshot = dict(namespace)
     lists, dicts, sets, arrays, cells, seen = [], [], [], [], [], set()
+    decimal_ids, reaches_decimal = {id(v) for v in vars(decimal).values()}, False
     todo = [(name, value) for name, value in snapshot.items() if name != "__builtins__"]
     was_enabled = gc.isenabled()
     gc.disable()  # no untrusted __del__ runs while the permit is open
@@ -694,6 +696,7 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
             elif kind is bytearray:
                 arrays.append((obj, bytes(obj)))
             elif issubclass(kind, module_type) or id(obj) in protected:
+                reaches_decimal = reaches_decimal or obj is decimal or id(obj) in decimal_ids
                 continue
             elif kind is function_type and obj.__globals__ is namespace:
                 todo.extend((where, item) for item in obj.__defaults__ or ())
@@ -739,9 +742,13 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
     sets_full, sets_empty = full(sets), empty(sets)
     setcontext, context_copy = decimal.setcontext, decimal.Context.copy
 
+    names, count, list_, len_ = list(snapshot), len(snapshot), list, len
+
     def reset() -> None:
-        ns_clear()
-        ns_update(snapshot)
+        ns_update(snapshot)  # values put back in place: the globals' lookup caches stay valid
+        if len_(namespace) != count or list_(namespace) != names:
+            ns_clear()
+            ns_update(snapshot)
         for obj, items in lists_full:
             list_set(obj, whole, items)
         for obj in lists_empty:
@@ -763,7 +770,8 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
             array_set(obj, whole, data)
         for cell, value in cells:
             cell_set(cell, value)
-        setcontext(context_copy(template))
+        if reaches_decimal:  # only the decimal module changes the decimal context
+            setcontext(context_copy(template))
 
     return reset, None
 
