@@ -12,7 +12,8 @@ each run in its own process, the checkouts interleaved, the fastest of ``--repea
 
     python bench/sandbox_reset.py --before ../wt/old-checkout --after .
 
-Prints microseconds per record for each checkout and the ratio after / before.
+Prints microseconds per record for each checkout and the ratio after / before, then
+``sandbox_reset identity=X crm=X tables=X`` (the ratios).
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"{'workload':10} {'before us/rec':>14} {'after us/rec':>13} {'ratio':>6}")
+    ratios = []
     for workload in ("identity", "crm", "tables"):
         best = {"before": float("inf"), "after": float("inf")}
         for _ in range(args.repeat):
@@ -118,6 +120,8 @@ def main() -> None:
                 best[side] = min(best[side], seconds)
         before, after = best["before"] * 1e6, best["after"] * 1e6
         print(f"{workload:10} {before:14.2f} {after:13.2f} {after / before:6.2f}")
+        ratios.append(f"{workload}={after / before:.2f}")
+    print("sandbox_reset " + " ".join(ratios))
 
 
 if __name__ == "__main__":

@@ -599,7 +599,7 @@ def _make_store_guard(protected: set):
 def _guard_helpers(guard) -> None:
     """``functools.update_wrapper`` (and so ``wraps``) and ``total_ordering`` set attributes on
     what they are given: given a module, a class or an allowed module's object, they refuse (a new
-    wrapper, such as ``lru_cache``'s, is still theirs to set)."""
+    wrapper, such as ``lru_cache``'s, is still theirs to set). ``ABCMeta.register`` refuses."""
     import functools
 
     update_wrapper, total_ordering = functools.update_wrapper, functools.total_ordering
@@ -617,6 +617,11 @@ def _guard_helpers(guard) -> None:
         value.__name__ = value.__qualname__ = name
         value.__module__, value.__doc__ = "functools", getattr(functools, name).__doc__
         vars(functools)[name] = value
+    # an abstract class's registry (`collections.abc.Sequence.register(dict)`) is shared by
+    # every record: every module registered what it needed when it was imported
+    import abc
+
+    abc.ABCMeta.register = _make_blocker()("abc.ABCMeta.register")
 
 
 def _guarded_code(code: str, filename: str, guard):

@@ -338,6 +338,13 @@ BOMBS: dict[str, tuple[str, str | None]] = {
         _bomb("", "decimal.getcontext().prec -= 1", "30 - decimal.getcontext().prec"),
         "`decimal.getcontext` is not allowed",
     ),
+    "an abstract class's registry through an alias": (
+        "import collections.abc\n\n\ndef clean(record):\n    record = dict(record)\n"
+        "    if isinstance(record, collections.abc.Sequence):\n"
+        '        record["status"] = "deleted"\n'
+        "    s = collections.abc.Sequence\n    s.register(dict)\n    return record\n",
+        "`s.register` changes a registry every function shares",
+    ),
     "sys.modules (reached through typing)": (
         _bomb(
             "",
