@@ -740,13 +740,36 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
         set.update,
     )
     array_set, cell_set = bytearray.__setitem__, cell_type.cell_contents.__set__
-    full = lambda pairs: [(o, p) for o, p in pairs if p]  # noqa: E731
-    empty = lambda pairs: [o for o, p in pairs if not p]  # noqa: E731
-    lists_full, lists_empty = full(lists), empty(lists)
-    dicts_full, dicts_empty = full(dicts), empty(dicts)
-    sets_full, sets_empty = full(sets), empty(sets)
-    setcontext, context_copy = decimal.setcontext, decimal.Context.copy
 
+    def refill_list(obj, items) -> None:
+        list_set(obj, whole, items)
+
+    def refill_dict(obj, items) -> None:
+        dict_clear(obj)
+        dict_update(obj, items)
+
+    def refill_set(obj, items) -> None:
+        set_clear(obj)
+        set_update(obj, items)
+
+    def refill_array(obj, data) -> None:
+        array_set(obj, whole, data)
+
+    # (refill, container, its contents at load), and the containers that were empty (cleared)
+    refills, empties = [], []
+    for refill, clear, pairs in (
+        (refill_list, list_clear, lists),
+        (refill_dict, dict_clear, dicts),
+        (refill_set, set_clear, sets),
+        (refill_array, None, arrays),
+    ):
+        for obj, items in pairs:
+            if items or clear is None:
+                refills.append((refill, obj, items))
+            else:
+                empties.append((clear, obj))
+    refills += [(cell_set, cell, value) for cell, value in cells]
+    setcontext, context_copy = decimal.setcontext, decimal.Context.copy
     names, count, list_, len_ = list(snapshot), len(snapshot), list, len
 
     def reset() -> None:
@@ -754,27 +777,11 @@ def _make_state_reset(namespace: dict, protected: set, permits: list, template):
         if len_(namespace) != count or list_(namespace) != names:
             ns_clear()
             ns_update(snapshot)
-        for obj, items in lists_full:
-            list_set(obj, whole, items)
-        for obj in lists_empty:
+        for refill, obj, items in refills:
+            refill(obj, items)
+        for clear, obj in empties:
             if obj:
-                list_clear(obj)
-        for obj, items in dicts_full:
-            dict_clear(obj)
-            dict_update(obj, items)
-        for obj in dicts_empty:
-            if obj:
-                dict_clear(obj)
-        for obj, items in sets_full:
-            set_clear(obj)
-            set_update(obj, items)
-        for obj in sets_empty:
-            if obj:
-                set_clear(obj)
-        for obj, data in arrays:
-            array_set(obj, whole, data)
-        for cell, value in cells:
-            cell_set(cell, value)
+                clear(obj)
         if reaches_decimal:  # only the decimal module changes the decimal context
             setcontext(context_copy(template))
 
