@@ -49,9 +49,15 @@ Order of lock-down: read the request, load ``toolkit.py`` and its ``_toolkit_*.p
 holds nothing else (the real package is never imported), pre-import every allowed module (importing
 opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
 and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
-os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only then
-compile and run the untrusted code. Everything the trusted code uses after arming is bound to locals
-first, so the untrusted code cannot monkeypatch it into leaking the nonce or widening the hook.
+os.pidfd_open or os.write, raise no audit event), make the allowed modules read-only, compile the
+untrusted code with every attribute store guarded, arm the default-deny audit hook, and only then
+run it. Everything the trusted code uses after arming is bound to locals first, so the untrusted
+code cannot monkeypatch it into leaking the nonce or widening the hook.
+
+No record sees an earlier one (issue 43): once the code is loaded, its module-level state (names,
+the containers they reach, its functions' defaults) is noted, and put back before every record
+(``_make_state_reset``); modules, classes, functions and the allowed modules' objects cannot be
+changed through an attribute (``_freeze_modules``, ``_make_store_guard``, ``_guarded_code``).
 """
 
 from __future__ import annotations
@@ -475,11 +481,14 @@ _FROZEN_EXTRA = ("builtins", "recursive_cleaner")
 def _refusal(what: str):
     """refuse(obj, name) -> never returns: a recorded refusal (the hook raises), else
     PermissionError."""
-    audit, perm_error = sys.audit, PermissionError
+    audit, perm_error, type_, str_ = sys.audit, PermissionError, type, str
 
     def refuse(name, *_):
+        name = name[:80] if type_(name) is str_ else "?"
         audit("sandbox.frozen", what, name)
-        raise perm_error("sandbox: setting the attribute of " + what + " is not allowed")
+        raise perm_error(
+            "sandbox: setting the attribute " + name + " of " + what + " is not allowed"
+        )
 
     return refuse
 
@@ -505,6 +514,8 @@ def _freeze_modules(protected: set) -> None:
         __setattr__ = __delattr__ = lambda self, name, *_: refuse_module(name)
         __dict__ = property(lambda self: proxy(dict_of(self)))
         __dir__ = lambda self: list(dict_of(self))  # noqa: E731 (dir() wants the real dict)
+
+    FrozenModule.__name__ = FrozenModule.__qualname__ = "module"  # messages read as before
 
     frozen_classes: dict = {}
 
@@ -558,12 +569,8 @@ def _make_store_guard(protected: set):
     """guard(obj, name) -> obj, or a recorded refusal when obj is a module, a class, a function (or
     anything callable) or an object an allowed module holds: what every record shares."""
     type_, issubclass_, callable_, id_ = type, issubclass, callable, id
-    module_type, tname, audit, perm_error = (
-        type(sys),
-        type.__dict__["__name__"].__get__,
-        sys.audit,
-        (PermissionError),
-    )
+    module_type, tname = type(sys), type.__dict__["__name__"].__get__
+    audit, perm_error = sys.audit, PermissionError
     str_, len_ = str, len
 
     def guard(obj, name, functions=True):
