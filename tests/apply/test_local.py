@@ -345,18 +345,19 @@ def test_output_permissions_follow_the_umask(tmp_path):
 # --- the persistent worker itself ---------------------------------------------------------
 
 
-def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
+def test_worker_puts_state_back_between_records_and_reports_per_record_errors():
+    """The code loads once; its module state is put back before every record (issue 43)."""
     code = (
         "SEEN = []\ndef clean(r):\n    SEEN.append(1)\n    return {'n': len(SEEN), 'x': 1 / "
         "r['a']}\n"
     )
     with SandboxWorker(code, "clean") as worker:
         assert worker.start().ok
-        first = worker.run_batch([{"a": 1}, {"a": 0}])
+        first = worker.run_batch([{"a": 1}, {"a": 0}, {"a": 4}])
         second = worker.run_batch([{"a": 2}])
-    assert first.ok and first.outputs == [{"n": 1, "x": 1.0}, None]
+    assert first.ok and first.outputs == [{"n": 1, "x": 1.0}, None, {"n": 1, "x": 0.25}]
     assert first.errors[1].startswith("ZeroDivisionError")
-    assert second.ok and second.outputs == [{"n": 3, "x": 0.5}]
+    assert second.ok and second.outputs == [{"n": 1, "x": 0.5}]
 
 
 def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):
