@@ -21,9 +21,48 @@ from .writers import csv_cell
 from ..crossrow.steps import Fitted
 from ..read.json_stream import dump_json
 
-__all__ = ["AUDIT_FIELDS", "AuditLog"]
+__all__ = ["AUDIT_FIELDS", "AuditLog", "named_twice"]
 
 AUDIT_FIELDS = ("row", "field", "old", "new", "step", "kind")
+
+
+class _Twice(ValueError):
+    """A JSON object with a key written twice."""
+
+
+def _once(pairs: list) -> dict:
+    record = dict(pairs)
+    if len(record) < len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Twice(key)
+            seen.add(key)
+    return record
+
+
+def named_twice(texts: list[bytes]) -> list[tuple[int, str]]:
+    """(position, error) of each JSON text (a worker's record) with an object that names a key
+    twice: keys 1 and "1" of a nested dict are written as one name, and reading it back keeps one
+    value. Only texts with a nested object are parsed (the worker refuses a clash at the top)."""
+    out = []
+    for k, text in enumerate(texts):
+        if text.count(b"{") < 2:
+            continue
+        try:
+            json.loads(text, object_pairs_hook=_once)
+        except _Twice as clash:
+            out.append(
+                (
+                    k,
+                    f"ValueError: the returned record has two fields named {str(clash)[:80]!r} "
+                    "once written as JSON, which turns a key that is not a string into one; "
+                    "return one, with string keys",
+                )
+            )
+        except (ValueError, RecursionError):
+            continue
+    return out
 
 
 def _same(old: Any, new: Any) -> bool:

@@ -73,6 +73,8 @@ def run_file(
     max_drop: float,
     started: float,
     on_progress: Callable[[dict], None] | None,
+    *,
+    column_types: dict | None = None,
 ) -> ApplyResult:
     """One input file with cross-row steps and/or an audit log (see the module docstring); its
     ApplyResult.
@@ -155,6 +157,7 @@ def run_file(
             total,
             started,
             on_progress,
+            column_types,
         )
     # a task still running after a failure finds no folder to write in: nothing is left behind
     finally:

@@ -105,10 +105,10 @@ def started(items: Iterator[Any]) -> Iterator[Any]:
 
 
 def part_batches(part: Part, size: int, run: ApplyRun) -> Iterator[Batch]:
-    """The batches of a part, as apply_file cuts the whole file (skipped input lines reported to
-    ``run``)."""
+    """The batches of a part, as apply_file cuts the whole file (rows that cannot be read ride on
+    them to ``run``'s counts and reject lines)."""
     kind = formats.get(part.fmt).encoded(part.encoding)
-    return part_input_batches(kind, part, size, run.skip)
+    return part_input_batches(kind, part, size)
 
 
 def renumbered(line: bytes, first: int) -> bytes:
@@ -117,6 +117,8 @@ def renumbered(line: bytes, first: int) -> bytes:
     if line.startswith(_INDEX) and number.isdigit():
         return _INDEX + b"%d, " % (int(number) + first) + rest
     entry = json.loads(line)  # not as apply writes it today: the same, the slow way
+    if "index" not in entry:  # a malformed input row: its line is the file's already
+        return line
     entry["index"] += first
     return dump_json(entry) + b"\n"
 

@@ -17,7 +17,7 @@ from .cross_row import step_label
 from .dask_keys import with_owners
 from .dask_parts import add_counts, renumbered
 from .dask_spool import CrossRowJob, Spooled, spooled_records
-from .result import ApplyError, ApplyResult
+from .result import ApplyError, ApplyResult, no_records
 from .writers import AtomicFile, output_writer
 from ..crossrow.steps import Fitted
 from ..read.json_stream import dump_json
@@ -115,6 +115,7 @@ def write_output(
     total: ApplyResult,
     started: float,
     on_progress: Callable[[dict], None] | None,
+    column_types: dict | None = None,
 ) -> None:
     """The output, rejects and audit log of one file, from its parts in order; the counts into
     ``done`` and ``total``."""
@@ -135,7 +136,7 @@ def write_output(
         AtomicFile(reject) if reject else nullcontext() as rejects,
         AtomicFile(audit_path) if audit_path else nullcontext() as audit,
     ):
-        writer = output_writer(fmt, out, path)
+        writer = output_writer(fmt, out, path, column_types)
         try:
             for payload, count in _batches(counted(), job.size):
                 try:
@@ -143,6 +144,11 @@ def write_output(
                 # a record the output format cannot hold (see table_writers)
                 except ValueError as exc:
                     raise ApplyError(f"{target}: {exc}") from None
+            if not sum(s.result.records_in for s in stats):  # as apply_file: an error
+                counts = ApplyResult()
+                for s in stats:
+                    add_counts(counts, s.result)
+                raise no_records(path, counts)
             writer.finish()
         except BaseException:
             getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file

@@ -33,6 +33,8 @@ STEPS_NAME = "CROSS_ROW_STEPS"
 # written: a dict subclass whose items() changes from call to call cannot write a cell the log
 # does not show. A record JSON cannot hold is snapshot instead (deep copies of all but plain
 # values), so a later in-place change cannot alter what the log says an earlier function wrote.
+# A record whose JSON would name a key twice (keys 1 and "1", at any depth: the copy would keep one
+# value) fails, as the worker fails such a record at the top level.
 _WRAPPER = """
 
 
@@ -70,31 +72,56 @@ def _rc_audit_diff(step, before, after, trail):
             trail.append([step, key, "removed", _rc_audit_plain(before[key]), None])
 
 
+def _rc_audit_once(pairs):
+    record = dict(pairs)
+    if len(record) < len(pairs):
+        seen = set()
+        for key, value in pairs:
+            if key in seen:
+                raise ValueError("the returned record has two fields named " + repr(key)[:80] + \
+" once written as JSON, which turns a key that is not a string into one; return one, with string \
+keys")
+            seen.add(key)
+    return record
+
+
 def _rc_audit_json_copy(record):
     try:  # one read of the record (a dict subclass may answer items() differently each time), NaN \
 as null
-        return _rc_audit_json.loads(_rc_audit_json.dumps(record), parse_constant=lambda constant: \
-None)
+        text = _rc_audit_json.dumps(record)
     except Exception:
+        return None
+    try:  # a key written twice (1 and "1", at any depth) is a ValueError: one value would be lost
+        return _rc_audit_json.loads(text, object_pairs_hook=_rc_audit_once, \
+parse_constant=lambda constant: None)
+    except RecursionError:
         return None
 
 
 def _rc_audit_clean_data(record):
     trail = []
-    last = plain = None
+    last = plain = twice = None
     if isinstance(record, dict):
-        plain = _rc_audit_json_copy(record)
+        try:
+            plain = _rc_audit_json_copy(record)
+        except ValueError:
+            plain = None
         last = plain if type(plain) is dict else _rc_audit_snapshot(record)
     for step, function in (STEPS):
         record = function(record)
         if isinstance(record, dict):
-            plain = _rc_audit_json_copy(record)
+            try:
+                plain, twice = _rc_audit_json_copy(record), None
+            except ValueError as clash:
+                plain, twice = None, str(clash)
             snap = plain if type(plain) is dict else _rc_audit_snapshot(record)
             if last is not None:
                 _rc_audit_diff(step, last, snap, trail)
             last = snap
     if not isinstance(record, dict):
         raise TypeError("returned " + repr(type(record))[8:-2] + ", expected a dict")
+    if twice is not None:
+        raise ValueError(twice)
     return {"record": plain if type(plain) is dict else record, "trail": trail}
 """
 

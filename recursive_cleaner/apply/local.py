@@ -3,12 +3,16 @@
 The input is cut into batches of ``batch_size`` records and sent round-robin to N persistent
 workers; replies are collected in the order the batches were sent, so the output keeps the input
 order without sorting, and at most ``2 × workers`` batches are in flight: memory depends on the
-batch size, never on the file size. JSONL batches are raw lines, parsed by the workers (this process
-only cuts lines, so it is not the bottleneck); lines that are not UTF-8, not JSON or not an object
-are skipped and reported with the reasons and line numbers ``parsers.iter_records`` gives. Every
-format gives its batches (``read.formats``, ``Format.batches``): CSV, JSON, Parquet and Excel as
-parsed records. Output goes to a temporary file beside the target, renamed over it at the end: a
-failed run leaves nothing at the target (and an existing target untouched).
+batch size, never on the file size. JSONL batches are raw lines, parsed by the workers (this
+process only cuts lines, so it is not the bottleneck). Every format gives its batches
+(``read.formats``, ``Format.batches``): CSV, JSON, Parquet and Excel as parsed records. Input rows
+that cannot be read (not UTF-8, not JSON or not an object; a CSV row with the wrong number of
+fields...) ride on the batch they were met in: counted (``skipped_input``, the first 100 in
+``skipped``, reasons and lines as ``parsers.iter_records`` gives them) and, with ``reject_path``,
+written there in file order (``{"path", "line", "error"}``, JSONL's raw line as ``"text"``); they
+count against ``max_failures`` with the failed records (``ApplyResult.rejected``). An input with no
+record is an InputError. Output goes to a temporary file beside the target, renamed over it at the
+end: a failed run leaves nothing at the target (and an existing target untouched).
 
 Workers. By default (``trusted=False``) the file must pass the AST policy
 (``validation.check_code_safety``) and every worker is a
@@ -33,12 +37,13 @@ Output is in the format its extension names (``apply.fields.output_format``, the
 ``Format.writer``; any other extension is refused before anything runs), whatever the input's
 format: JSONL, one ``json.dumps(record, ensure_ascii=False)`` per line, always valid JSON (a float
 NaN or infinity, in a returned record or a failed input line, is written as null); JSON, one
-streamed array; CSV (TSV for ``.tsv``), whose header is the first output record's keys followed by
-any new keys of the rest of the first batch, in order of first appearance. Keys first seen after the
-first batch are left out of the CSV and listed in ``ApplyResult.dropped_keys``; cells: None → empty,
-str as is, int/float via str(), bool, list and dict as JSON. Parquet and Excel (optional extras
-``parquet`` / ``excel``) follow the same header rule; Parquet column types are fixed by the first
-batch, and a later value that does not fit fails the run (ApplyError): see ``table_writers``.
+streamed array; CSV (TSV for ``.tsv``), Parquet and Excel (optional extras ``parquet`` /
+``excel``) with a column for every key in order of first appearance (a key first seen in a later
+batch too: ``read.formats.output``); cells: None → empty, str as is, int/float via str(), bool,
+list and dict as JSON. Parquet column types are decided on every value (``table_writers``). With
+a field spec (``spec``: ``apply.out_types``) blanks of number and date fields are written as nulls
+and such Parquet columns get their real type. A record whose JSON names a key twice (keys 1 and
+"1" of a nested dict) fails like one clean_data raised on.
 
 Cross-row steps (``CROSS_ROW_STEPS`` in the file, read as a literal, never run here; off with
 ``cross_row=False``): two passes. Pass 1 is the above, written to a temporary JSONL file beside the
@@ -62,14 +67,22 @@ import errno
 import itertools
 import json
 from contextlib import nullcontext
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
+from .out_types import column_types, output_spec
 from .cross_row import spool
 from .batch import Batch, input_batches
 from .pipeline import KEEP_SKIPS, ApplyRun
 from .pool import start_workers
-from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
+from .result import (
+    ApplyError,
+    ApplyResult,
+    check_input_format,
+    no_records,
+    positive_int,
+    read_functions,
+)
 from .writers import AtomicFile, output_writer
 from ..crossrow.guard import MAX_DROP_SHARE as MAX_DROP
 from ..errors import CleanerError
@@ -81,6 +94,7 @@ __all__ = [
     "apply_file",
     "apply_records",
     "check_failures",
+    "unread",
     # shared with apply.on_dask, which runs the same batches on a cluster (their homes: pipeline,
     # pool, batch, result)
     "ApplyRun",
@@ -116,6 +130,7 @@ def apply_file(
     code: str | None = None,
     max_failures: int | None = None,
     encoding: str = "utf-8",
+    spec: Any = None,
 ) -> ApplyResult:
     """Write clean_data(record) for every record of input_path to output_path, in order, in the
     format its extension names.
@@ -137,13 +152,19 @@ def apply_file(
     the output and ``reject_path`` are written (the CLI's ``--max-failures``). ``encoding``: the
     input's text encoding (JSONL, CSV/TSV, JSON and their .gz; transcoded to UTF-8 for the
     workers); a byte that does not decode is an InputEncodingError naming its line. Outputs are
-    UTF-8.
+    UTF-8. ``spec``: the field spec that types the output (``apply.out_types``: blanks of number
+    and date fields as nulls, Parquet columns of their real type): a ``CleaningSpec``, its dict or
+    a path; None (the default) reads the ``cleaning_spec.json`` beside ``functions_path`` (unless
+    ``code`` is given); False: none. An input with no record is an InputError, nothing written.
+    Input rows that cannot be read (malformed) go to ``reject_path`` with their file and line, are
+    counted in ``skipped_input`` and, like failed records, against ``max_failures``.
     """
     check_distinct_paths(
         {"functions_path": functions_path, "input_path": input_path},
         {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path},
     )
     out_fmt = output_format(output_path)
+    types = column_types(output_spec(spec, functions_path, code))
     source = read_functions(functions_path) if code is None else code
     run = ApplyRun(
         source,
@@ -162,7 +183,7 @@ def apply_file(
     sample = sample_records(str(input_path), kind.name, kind.encoding)
     run.warn_missing(missing_fields(run.code, sample))
     # JSONL: raw lines the workers parse
-    batches = input_batches(kind, str(input_path), size, run.skip)
+    batches = input_batches(kind, str(input_path), size)
     try:
         with (
             AtomicFile(output_path) as out,
@@ -171,7 +192,7 @@ def apply_file(
             spool(output_path, bool(run.steps)) as spooled,
         ):
             run.open_audit(audit, str(audit_path))
-            writer = output_writer(out_fmt, out, output_path)
+            writer = output_writer(out_fmt, out, output_path, types)
             try:
                 for payload, count in run.output(batches, rejects, spooled, size):
                     try:
@@ -179,6 +200,8 @@ def apply_file(
                     # a record the output format cannot hold (see table_writers)
                     except ValueError as exc:
                         raise ApplyError(f"{output_path}: {exc}") from None
+                if not run.result.records_in:  # nothing written: an empty input is an error
+                    raise no_records(str(input_path), run.result)
                 writer.finish()
                 run.close_audit()
             except BaseException:
@@ -200,16 +223,29 @@ def apply_file(
 def check_failures(
     result: ApplyResult, max_failures: int | None, input_path: str, reject_path: str | None
 ) -> ApplyResult:
-    """The result, or ApplyError when more records failed than ``max_failures`` (None: no limit)."""
-    if max_failures is None or result.failed <= max_failures:
+    """The result, or ApplyError when more input rows were not cleaned (``result.rejected``:
+    malformed, or clean_data failed) than ``max_failures`` (None: no limit)."""
+    if max_failures is None or result.rejected <= max_failures:
         return result
     where = f"in {reject_path}" if reject_path else "written unchanged to the output"
-    error = ApplyError(
-        f"clean_data failed on {result.failed:,} record(s) of {input_path}, more than "
-        f"max_failures={max_failures} ({where})"
-    )
+    failed = f"clean_data failed on {result.failed:,} record(s) of {input_path}"
+    if result.skipped_input:
+        failed = unread(result, input_path, reject_path) + (
+            f" and {failed} ({where})" if result.failed else ""
+        )
+        where = f"{result.rejected:,} in all"
+    error = ApplyError(f"{failed}, more than max_failures={max_failures} ({where})")
     error.result = result
     raise error
+
+
+def unread(result: ApplyResult, input_path: str, reject_path: str | None) -> str:
+    """'3 input row(s) of x.csv could not be read (in rejects.jsonl, the first at line 5)'."""
+    first = f", the first at line {result.skipped[0].line}" if result.skipped else ""
+    kept = f"in {reject_path}" if reject_path else "left out of the output"
+    return (
+        f"{result.skipped_input:,} input row(s) of {input_path} could not be read ({kept}{first})"
+    )
 
 
 def apply_records(

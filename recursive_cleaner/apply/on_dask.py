@@ -47,9 +47,11 @@ from .dask_fit import run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
 from .dask_spool import CrossRowJob
 from .local import MAX_DROP
+from .out_types import column_types, output_spec
 from .pipeline import ApplyRun
 from .pool import start_workers
-from .result import ApplyError, ApplyResult, check_input_format, positive_int, read_functions
+from .result import ApplyError, ApplyResult, check_input_format, no_records
+from .result import positive_int, read_functions
 from ..run.setup import check_distinct_paths
 
 __all__ = ["DaskApplyResult", "apply_dask"]
@@ -84,6 +86,7 @@ def apply_dask(
     max_drop: float = MAX_DROP,
     reject_path: str | None = None,
     encoding: str = "utf-8",
+    spec: Any = None,
 ) -> DaskApplyResult:
     """Write clean_data(record), then the file's cross-row steps, for every input file, one output
     file each, on Dask.
@@ -98,13 +101,15 @@ def apply_dask(
     ``apply_progress`` event (with ``path``) per part written (per file with steps or audit).
     ``CROSS_ROW_STEPS`` run after clean_data, fitted per file, unless ``cross_row=False``;
     ``audit``: apply_file's audit log, the file itself when ``inputs`` is one plain path, else a
-    directory that gets ``<input name>.audit.jsonl``; ``max_drop`` and ``encoding`` as for
-    apply_file (a file in another encoding than UTF-8 is one part).
+    directory that gets ``<input name>.audit.jsonl``; ``max_drop``, ``encoding`` and ``spec`` as
+    for apply_file (a file in another encoding than UTF-8 is one part). Input rows that cannot be
+    read go to the reject file with their line; a file with no record is an InputError.
     """
     dask = require("dask", "apply_dask")
     db = require("dask.bag", "apply_dask")
     started = time.monotonic()
     code = read_functions(functions_path)
+    types = column_types(output_spec(spec, functions_path, None))
     size, per = (
         positive_int(batch_size, "batch_size"),
         positive_int(partition_size, "partition_size"),
@@ -202,6 +207,7 @@ def apply_dask(
                 max_drop,
                 started,
                 on_progress,
+                column_types=types,
             )
             done.seconds = time.monotonic() - started
             result.files[path], result.outputs[path] = done, target
@@ -215,7 +221,7 @@ def apply_dask(
             for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
                 results = (list(next(cleaned))[0] for _ in parts)
                 done = _write_file(
-                    path, kind, results, target, reject, result, started, on_progress
+                    path, kind, results, target, reject, result, started, on_progress, types
                 )
                 done.seconds = time.monotonic() - started
                 result.files[path], result.outputs[path] = done, target
@@ -347,11 +353,13 @@ def _write_file(
     total: DaskApplyResult,
     started: float,
     on_progress: Callable[[dict], None] | None,
+    types: dict | None = None,
 ) -> ApplyResult:
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
     with AtomicFile(target) as out, AtomicFile(reject) if reject else nullcontext() as rejects:
-        writer = output_writer(fmt, out, path)  # the input's format, tabs for a .tsv input
+        # the input's format, tabs for a .tsv input
+        writer = output_writer(fmt, out, path, types)
         try:
             for part in parts:
                 for payload, count in part.payloads:
@@ -376,6 +384,8 @@ def _write_file(
                             "seconds": time.monotonic() - started,
                         }
                     )
+            if not done.records_in:  # as apply_file: an input with no record is an error
+                raise no_records(path, done)
             writer.finish()
         except BaseException:
             getattr(writer, "abort", lambda: None)()  # Parquet/Excel: release the half-written file

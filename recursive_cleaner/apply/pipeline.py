@@ -8,8 +8,8 @@ import warnings
 from collections import deque
 from typing import Any, BinaryIO, Callable, Iterator
 
-from .audit import AuditLog
-from .batch import Batch
+from .audit import AuditLog, named_twice
+from .batch import Batch, Malformed
 from .cross_row import step_label, two_passes
 from .functions_plan import FunctionsPlan, read_plan
 from .pool import start_workers, worker_count
@@ -18,7 +18,7 @@ from ..read.json_stream import dump_json
 from ..read.rows import SkippedRecord
 from ..judge.sandbox import BatchReply, SandboxWorker
 
-__all__ = ["ApplyRun", "KEEP_SKIPS"]
+__all__ = ["ApplyRun", "KEEP_SKIPS", "malformed_entry"]
 
 KEEP_SKIPS = 100
 _FINAL_COUNTS = (
@@ -26,6 +26,8 @@ _FINAL_COUNTS = (
     "records_out",
     "failed",
     "skipped_input",
+    "rows_in",
+    "rejected",
     "dropped_duplicates",
     "cross_row_changed",
     "changes_by_step",
@@ -155,17 +157,21 @@ class ApplyRun:
         some were rejected)."""
         result = self.result
         for batch, reply in self._replies(batches):
-            for record in batch.skipped(self.path, reply.skipped) if reply.skipped else ():
-                self.skip(record)
+            # rows that could not be read: counted, reported, and kept in the reject file
+            for row in batch.malformed(self.path, reply.skipped):
+                self.skip(row.skipped)
+                if rejects is not None:
+                    rejects.write(_json_out(malformed_entry(row)) + b"\n")
             first = result.records_in
             result.records_in += reply.n
             payload, count, rows = reply.payload, reply.n, range(first, first + reply.n)
             if self.plan.audited and reply.n:  # each text is {"record", "trail"}: log the trail
                 payload = AuditLog.unwrap(payload, first, self.plan.names, self.audit)
-            if reply.failed:
-                result.failed += len(reply.failed)
+            failures = list(reply.failed) + _named_twice(batch, reply, payload)
+            if failures:
+                result.failed += len(failures)
                 texts: list[bytes | None] = list(payload.split(b"\n"))
-                for failed in reply.failed:
+                for failed in sorted(failures, key=lambda item: item[0]):
                     if rejects is None:
                         texts[failed[0]] = _json_out(batch.original(failed))
                     else:
@@ -213,6 +219,9 @@ class ApplyRun:
             for number, batch in enumerate(batches):
                 if len(pending) >= 2 * n:
                     yield self._collect(*pending.popleft())
+                if batch.empty:  # only the rows skipped after the last record: nothing to send
+                    pending.append((batch, None, first))
+                    continue
                 worker = pool[number % n]
                 try:
                     batch.submit(worker)
@@ -229,11 +238,42 @@ class ApplyRun:
             for worker in pool:
                 worker.close(kill=not done)
 
-    def _collect(self, batch: Batch, worker: SandboxWorker, first: int) -> tuple[Batch, BatchReply]:
+    def _collect(
+        self, batch: Batch, worker: SandboxWorker | None, first: int
+    ) -> tuple[Batch, BatchReply]:
+        if worker is None:
+            return batch, BatchReply()
         reply = worker.receive(self.timeout)
         if not reply.ok:
             raise ApplyError(f"{self.path}: {batch.where(first)}: {reply.error}")
         return batch, reply
+
+
+def _named_twice(batch: Batch, reply: BatchReply, payload: bytes) -> list[list]:
+    """Failures for the records whose JSON names a key twice (``audit.named_twice``), as a worker
+    reports one: [index, error] (+ the line of a raw JSONL batch)."""
+    if not reply.n or payload.count(b"{") <= reply.n:  # no nested object anywhere
+        return []
+    found = [[k, error] for k, error in named_twice(payload.split(b"\n"))]
+    if found and batch.records is None:  # the line of each record: not skipped, not blank
+        skipped = set(reply.skipped)
+        lines = [o for o, raw in enumerate(batch.lines) if o not in skipped and raw.strip()]
+        for item in found:
+            item.append(lines[item[0]])
+    return found
+
+
+def malformed_entry(row: Malformed) -> dict:
+    """The reject file's line for an input row that could not be read: ``path``, ``line`` (1-based),
+    ``error`` (why), and ``text``, the raw line, when apply holds it (JSONL)."""
+    entry: dict[str, Any] = {
+        "path": row.skipped.path,
+        "line": row.skipped.line,
+        "error": f"malformed input row: {row.skipped.reason}",
+    }
+    if row.text is not None:
+        entry["text"] = row.text
+    return entry
 
 
 def _json_out(value: Any) -> bytes:

@@ -10,11 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CleanerError
+from ..errors import CleanerError, InputError
 from ..read import formats
 from ..read.rows import SkippedRecord
 
-__all__ = ["ApplyError", "ApplyResult", "read_functions", "check_input_format", "positive_int"]
+__all__ = [
+    "ApplyError",
+    "ApplyResult",
+    "read_functions",
+    "check_input_format",
+    "positive_int",
+    "no_records",
+]
 
 
 class ApplyError(CleanerError):
@@ -47,7 +54,8 @@ class ApplyResult:
     seconds: float = 0.0
     workers: int = 0
     trusted: bool = False
-    skipped: list[SkippedRecord] = field(default_factory=list)  # the first 100 malformed inputs
+    # the first 100 input rows that could not be read (all are in the reject file)
+    skipped: list[SkippedRecord] = field(default_factory=list)
     # CSV/Parquet/Excel: keys first seen after the first batch
     dropped_keys: list[str] = field(default_factory=list)
     # the cross-row steps run: "cross_row[0]:dedup(email)"
@@ -60,6 +68,23 @@ class ApplyResult:
     audit_rows: int = 0  # rows written to audit_path
     # fields the functions read that the data lacks
     missing_fields: list[str] = field(default_factory=list)
+
+    @property
+    def rows_in(self) -> int:
+        """Input rows: the records read and the rows that could not be read (``skipped_input``)."""
+        return self.records_in + self.skipped_input
+
+    @property
+    def rejected(self) -> int:
+        """Input rows not cleaned: malformed (``skipped_input``: in the reject file, never in the
+        output) and those clean_data failed on (``failed``: in the reject file, else unchanged in
+        the output). ``max_failures`` / ``--max-failures`` count these."""
+        return self.failed + self.skipped_input
+
+    @property
+    def cleaned(self) -> int:
+        """Records clean_data returned a record for."""
+        return self.records_in - self.failed
 
     @property
     def records_per_s(self) -> float:
@@ -81,3 +106,19 @@ def positive_int(value: Any, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
+
+
+def no_records(path: str, result: ApplyResult) -> InputError:
+    """The error of an input with no record to clean (as generate's: an empty input is an error);
+    raised before the output is written, so none is."""
+    if result.skipped_input:
+        first = result.skipped[0] if result.skipped else None
+        detail = f"all {result.skipped_input:,} rows skipped" + (
+            f"; line {first.line}: {first.reason}" if first else ""
+        )
+    else:
+        try:
+            detail = "an empty file" if os.path.getsize(path) == 0 else "no record read"
+        except OSError:
+            detail = "no record read"
+    return InputError(f"{path} has no records ({detail}): nothing to clean", path)

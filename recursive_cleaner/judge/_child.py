@@ -49,9 +49,15 @@ Order of lock-down: read the request, load ``toolkit.py`` and its ``_toolkit_*.p
 holds nothing else (the real package is never imported), pre-import every allowed module (importing
 opens files), drop root to ``nobody``, set rlimits, replace the os/posix/_signal/resource functions
 and _imp's module loaders by stand-ins whose every call is a recorded refusal (some, such as
-os.pidfd_open or os.write, raise no audit event), arm the default-deny audit hook, and only then
-compile and run the untrusted code. Everything the trusted code uses after arming is bound to locals
-first, so the untrusted code cannot monkeypatch it into leaking the nonce or widening the hook.
+os.pidfd_open or os.write, raise no audit event), make the allowed modules read-only, compile the
+untrusted code with every attribute store guarded, arm the default-deny audit hook, and only then
+run it. Everything the trusted code uses after arming is bound to locals first, so the untrusted
+code cannot monkeypatch it into leaking the nonce or widening the hook.
+
+No record sees an earlier one (issue 43): once the code is loaded, its module-level state (names,
+the containers they reach, its functions' defaults) is noted, and put back before every record
+(``_make_state_reset``); modules, classes, functions and the allowed modules' objects cannot be
+changed through an attribute (``_freeze_modules``, ``_make_store_guard``, ``_guarded_code``).
 """
 
 from __future__ import annotations
@@ -169,7 +175,7 @@ _IMP_DROP = (
     "_override_frozen_modules_for_tests",
     "_override_multi_interp_extensions_check",
 )
-_PEEK_ATTRS = frozenset({"tb_frame", "f_code"})
+_PEEK_ATTRS = frozenset({"tb_frame", "f_code", "__defaults__", "__kwdefaults__"})
 TRUSTED_ENVIRONMENT = (
     "PATH",
     "HOME",
@@ -281,6 +287,7 @@ def _preload(toolkit_dir: str | None = None) -> None:
     for encoding in _CODECS:
         codecs.lookup(encoding)
     import datetime, decimal, hashlib, html, time, unicodedata  # noqa: E401 (already loaded)
+    import ast  # noqa: F401 (the child compiles the code with it: _guarded_code)
 
     datetime.datetime.strptime("2000-01-31 12:30:00", "%Y-%m-%d %H:%M:%S")
     time.strptime("2000", "%Y")
@@ -408,6 +415,9 @@ def _make_hook(out_fd: int, permits: list):
             and type_(args[1]) is tuple_
         ):
             return args[0] + "(" + ", ".join([safe(a) for a in args[1][:4]]) + ")"
+        if event == "sandbox.frozen" and len_(args) == 2 and type_(args[0]) is str_:
+            name = args[1][:80] if type_(args[1]) is str_ else "?"
+            return "setting the attribute " + repr_(name) + " of " + args[0][:120]
         if event == "object.__getattr__" and len_(args) == 2:
             return "access to attribute " + safe(args[1]) + " of a " + tname(type_(args[0]))
         return event + "(" + ", ".join([safe(a) for a in args[:4]]) + ")"
@@ -457,6 +467,332 @@ def _make_import_guard():
         return real_import(name, globals, locals, fromlist, level)
 
     return guarded_import
+
+
+# ---- isolation between records: frozen modules, guarded attribute stores, state put back ----
+# The code's module-level names and what they hold, its functions' defaults and the decimal
+# context are put back before every record (_make_state_reset); modules, classes, functions and
+# the allowed modules' own objects cannot be changed through an attribute (_freeze_modules,
+# _make_store_guard, _guarded_code); the allowed modules' public lists, dicts and sets are
+# read-only. So no record's output depends on the records before it.
+_FROZEN_EXTRA = ("builtins", "recursive_cleaner")
+
+
+def _refusal(what: str):
+    """refuse(obj, name) -> never returns: a recorded refusal (the hook raises), else
+    PermissionError."""
+    audit, perm_error, type_, str_ = sys.audit, PermissionError, type, str
+
+    def refuse(name, *_):
+        name = name[:80] if type_(name) is str_ else "?"
+        audit("sandbox.frozen", what, name)
+        raise perm_error(
+            "sandbox: setting the attribute " + name + " of " + what + " is not allowed"
+        )
+
+    return refuse
+
+
+def _freeze_modules(protected: set) -> None:
+    """Make every allowed module (and the toolkit, the interpreter's helpers, builtins) read-only.
+
+    Each module becomes an instance of a ModuleType subclass whose ``__setattr__`` /
+    ``__delattr__`` refuse and whose ``__dict__`` is a read-only view; its public lists, dicts and
+    sets are replaced by a tuple, a read-only view of the same dict and a frozenset; each object of
+    a Python class it holds (``calendar.c``, ``json._default_encoder``) becomes an instance of a
+    subclass that refuses attribute stores too (where the class allows it). The ids of every
+    module and every object the modules hold go into ``protected``: the store guard refuses them.
+    """
+    import types
+
+    module_type, proxy = types.ModuleType, types.MappingProxyType
+    dict_of = module_type.__dict__["__dict__"].__get__
+    refuse_module = _refusal("a module")
+
+    class FrozenModule(module_type):
+        __slots__ = ()
+        __setattr__ = __delattr__ = lambda self, name, *_: refuse_module(name)
+        __dict__ = property(lambda self: proxy(dict_of(self)))
+        __dir__ = lambda self: list(dict_of(self))  # noqa: E731 (dir() wants the real dict)
+
+    FrozenModule.__name__ = FrozenModule.__qualname__ = "module"  # messages read as before
+
+    frozen_classes: dict = {}
+
+    def frozen_class(kind):
+        if kind not in frozen_classes:
+            refuse = _refusal("an object of the module " + str(kind.__module__)[:60])
+            try:
+                frozen_classes[kind] = type(
+                    kind.__name__,
+                    (kind,),
+                    {
+                        "__slots__": (),
+                        "__module__": kind.__module__,
+                        "__qualname__": kind.__qualname__,
+                        "__setattr__": lambda self, name, *_: refuse(name),
+                        "__delattr__": lambda self, name: refuse(name),
+                    },
+                )
+            except BaseException:  # final classes, enumerations with members, odd layouts
+                frozen_classes[kind] = None
+        return frozen_classes[kind]
+
+    names = sorted(ALLOWED_MODULES | _INTERNAL_MODULES | frozenset(_FROZEN_EXTRA))
+    modules = [sys.modules[n] for n in names if type(sys.modules.get(n)) is module_type]
+    protected.update(id(m) for m in modules)
+    read_only = {list: tuple, dict: proxy, set: frozenset}
+    for module in modules:
+        namespace = dict_of(module)
+        public = module.__name__ in ALLOWED_MODULES  # the helpers (warnings) keep their lists
+        for name, value in list(namespace.items()):
+            kind = type(value)
+            if kind in read_only and public and not name.startswith("_"):
+                value = namespace[name] = read_only[kind](value)
+            protected.add(id(value))
+            if (
+                kind.__flags__ & 512  # a heap type: a class written in Python
+                and not isinstance(value, (type, module_type, types.FunctionType))
+                and kind not in read_only
+            ):
+                frozen = frozen_class(kind)
+                if frozen is not None:
+                    try:
+                        value.__class__ = frozen
+                    except BaseException:
+                        pass
+    for module in modules:
+        module.__class__ = FrozenModule
+
+
+def _make_store_guard(protected: set):
+    """guard(obj, name) -> obj, or a recorded refusal when obj is a module, a class, a function (or
+    anything callable) or an object an allowed module holds: what every record shares."""
+    type_, issubclass_, callable_, id_ = type, issubclass, callable, id
+    module_type, tname = type(sys), type.__dict__["__name__"].__get__
+    audit, perm_error = sys.audit, PermissionError
+    str_, len_ = str, len
+
+    def guard(obj, name, functions=True):
+        kind = type_(obj)
+        if issubclass_(kind, module_type):
+            what = "a module"
+        elif issubclass_(kind, type_):
+            what = "the class " + tname(obj)[:60]
+        elif id_(obj) in protected:
+            what = "an object of an allowed module"
+        elif functions and callable_(obj):
+            what = "a function"
+        else:
+            return obj
+        if type_(name) is not str_ or len_(name) > 80:
+            name = "?"
+        audit("sandbox.frozen", what, name)
+        raise perm_error(
+            "sandbox: setting the attribute " + name + " of " + what + " is not allowed"
+        )
+
+    real_setattr, real_delattr = setattr, delattr
+
+    def guarded_setattr(obj, name, value):
+        return real_setattr(guard(obj, name), name, value)
+
+    def guarded_delattr(obj, name):
+        return real_delattr(guard(obj, name), name)
+
+    return guard, guarded_setattr, guarded_delattr
+
+
+def _guard_helpers(guard) -> None:
+    """``functools.update_wrapper`` (and so ``wraps``) and ``total_ordering`` set attributes on
+    what they are given: given a module, a class or an allowed module's object, they refuse (a new
+    wrapper, such as ``lru_cache``'s, is still theirs to set). ``ABCMeta.register`` refuses."""
+    import functools
+
+    update_wrapper, total_ordering = functools.update_wrapper, functools.total_ordering
+
+    def guarded_update_wrapper(wrapper, *args, **kwargs):
+        return update_wrapper(guard(wrapper, "update_wrapper", False), *args, **kwargs)
+
+    def guarded_total_ordering(cls):
+        return total_ordering(guard(cls, "total_ordering", False))
+
+    for name, value in (
+        ("update_wrapper", guarded_update_wrapper),
+        ("total_ordering", guarded_total_ordering),
+    ):
+        value.__name__ = value.__qualname__ = name
+        value.__module__, value.__doc__ = "functools", getattr(functools, name).__doc__
+        vars(functools)[name] = value
+    # an abstract class's registry (`collections.abc.Sequence.register(dict)`) is shared by
+    # every record: every module registered what it needed when it was imported
+    import abc
+
+    abc.ABCMeta.register = _make_blocker()("abc.ABCMeta.register")
+
+
+def _guarded_code(code: str, filename: str, guard):
+    """Compile ``code`` with every attribute store and delete (``x.a = v``, ``del x.a``,
+    ``x.a += 1``, ``for x.a in ...``) going through ``guard(x, "a")`` first.
+
+    The guard is a constant of the code objects, not a name, so the code cannot shadow it. Runs
+    before the hook is armed (compiling runs nothing).
+    """
+    import ast
+
+    marker = "rc-guard-" + os.urandom(8).hex()
+    tree = ast.parse(code, filename)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            target = node.value
+            call = ast.Call(ast.Constant(marker), [target, ast.Constant(node.attr)], [])
+            for part in (call, call.func, call.args[1]):
+                ast.copy_location(part, target)
+            node.value = call
+    code_type = type(_guarded_code.__code__)
+
+    def swap(code_obj):
+        consts = tuple(
+            guard if type(c) is str and c == marker else swap(c) if type(c) is code_type else c
+            for c in code_obj.co_consts
+        )
+        return code_obj.replace(co_consts=consts)
+
+    return swap(compile(tree, filename, "exec", dont_inherit=True))
+
+
+def _make_state_reset(namespace: dict, protected: set, permits: list, template):
+    """reset() puts back, before each record, what the code's module-level names held at load.
+
+    The names themselves, and in place every list, dict, set and bytearray they reach (through
+    tuples, containers, the defaults of the code's functions, their ``__dict__`` and closure
+    cells), and, when the code reaches the decimal module, the decimal context (as ``template``,
+    taken before the code ran). Returns (reset, None), or (None, why) when a module-level
+    name holds an object whose state cannot be put back (an iterator, an instance): the code is
+    then refused. Runs after the code is loaded, reading functions' defaults under a permit.
+    """
+    import decimal
+    import types
+    import re
+
+    atoms = frozenset(
+        {type(None), bool, int, float, complex, str, bytes, type(...), re.Pattern, range}
+    )
+    module_type, function_type, cell_type = types.ModuleType, types.FunctionType, types.CellType
+    tname = type.__dict__["__name__"].__get__
+    snapshot = dict(namespace)
+    lists, dicts, sets, arrays, cells, seen = [], [], [], [], [], set()
+    decimal_ids, reaches_decimal = {id(v) for v in vars(decimal).values()}, False
+    todo = [(name, value) for name, value in snapshot.items() if name != "__builtins__"]
+    was_enabled = gc.isenabled()
+    gc.disable()  # no untrusted __del__ runs while the permit is open
+    permits[2] = 1
+    try:
+        while todo:
+            where, obj = todo.pop()
+            kind = type(obj)
+            if kind in atoms or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if kind is tuple or kind is frozenset:
+                todo.extend((where, item) for item in obj)
+            elif kind is list:
+                lists.append((obj, list(obj)))
+                todo.extend((where, item) for item in obj)
+            elif kind is dict:
+                dicts.append((obj, dict(obj)))
+                todo.extend((where, item) for pair in obj.items() for item in pair)
+            elif kind is set:
+                sets.append((obj, frozenset(obj)))
+                todo.extend((where, item) for item in obj)
+            elif kind is bytearray:
+                arrays.append((obj, bytes(obj)))
+            elif issubclass(kind, module_type) or id(obj) in protected:
+                reaches_decimal = reaches_decimal or obj is decimal or id(obj) in decimal_ids
+                continue
+            elif kind is function_type and obj.__globals__ is namespace:
+                todo.extend((where, item) for item in obj.__defaults__ or ())
+                kwdefaults = obj.__kwdefaults__
+                if kwdefaults is not None:
+                    todo.append((where, kwdefaults))
+                todo.append((where, obj.__dict__))
+                for cell in obj.__closure__ or ():
+                    try:
+                        value = cell.cell_contents
+                    except ValueError:  # empty cell
+                        continue
+                    cells.append((cell, value))
+                    todo.append((where, value))
+            else:
+                return None, (
+                    "ValueError: the module-level name "
+                    + repr(where)[:80]
+                    + " holds a "
+                    + tname(kind)[:60]
+                    + " object, whose state would carry from one record to the next; create it "
+                    "inside the function"
+                )
+    finally:
+        permits[2] = 0
+        if was_enabled:
+            gc.enable()
+    whole = slice(None)
+    ns_clear, ns_update = namespace.clear, namespace.update
+    list_set, list_clear, dict_clear, dict_update, set_clear, set_update = (
+        list.__setitem__,
+        list.clear,
+        dict.clear,
+        dict.update,
+        set.clear,
+        set.update,
+    )
+    array_set, cell_set = bytearray.__setitem__, cell_type.cell_contents.__set__
+
+    def refill_list(obj, items) -> None:
+        list_set(obj, whole, items)
+
+    def refill_dict(obj, items) -> None:
+        dict_clear(obj)
+        dict_update(obj, items)
+
+    def refill_set(obj, items) -> None:
+        set_clear(obj)
+        set_update(obj, items)
+
+    def refill_array(obj, data) -> None:
+        array_set(obj, whole, data)
+
+    # (refill, container, its contents at load), and the containers that were empty (cleared)
+    refills, empties = [], []
+    for refill, clear, pairs in (
+        (refill_list, list_clear, lists),
+        (refill_dict, dict_clear, dicts),
+        (refill_set, set_clear, sets),
+        (refill_array, None, arrays),
+    ):
+        for obj, items in pairs:
+            if items or clear is None:
+                refills.append((refill, obj, items))
+            else:
+                empties.append((clear, obj))
+    refills += [(cell_set, cell, value) for cell, value in cells]
+    setcontext, context_copy = decimal.setcontext, decimal.Context.copy
+    names, count, list_, len_ = list(snapshot), len(snapshot), list, len
+
+    def reset() -> None:
+        ns_update(snapshot)  # values put back in place: the globals' lookup caches stay valid
+        if len_(namespace) != count or list_(namespace) != names:
+            ns_clear()
+            ns_update(snapshot)
+        for refill, obj, items in refills:
+            refill(obj, items)
+        for clear, obj in empties:
+            if obj:
+                clear(obj)
+        if reaches_decimal:  # only the decimal module changes the decimal context
+            setcontext(context_copy(template))
+
+    return reset, None
 
 
 def _make_describer(permits: list, filename: str):
@@ -531,10 +867,9 @@ def main() -> None:
     os.close(null_fd)
 
     # Everything used after arming, bound now: the untrusted code may rewrite module globals.
-    write, exit_, compile_, exec_, callable_, repr_ = (
+    write, exit_, exec_, callable_, repr_ = (
         os.write,
         os._exit,
-        compile,
         exec,
         callable,
         repr,
@@ -545,10 +880,13 @@ def main() -> None:
         MEMORY_EXIT,
         CODE_FILENAME,
     )
-    permits = [1, 1, 0, 0]  # one compile, one exec (ours), the traceback peek switch, one setrlimit
+    # no compile (the code is compiled before arming), one exec (ours), the peek switch (traceback,
+    # functions' defaults), one setrlimit
+    permits = [0, 1, 0, 0]
     describe_exception = _make_describer(permits, filename)
     memory_text = "memory limit " + str(memory_mb) + " MB exceeded"
-    run_records = _make_runner(describe_exception, memory_text, dict_only, max_chars)
+    resets: list = [None]  # the state reset, once the code is loaded
+    run_records = _make_runner(describe_exception, memory_text, dict_only, max_chars, resets)
     serve = _make_server(
         _make_frame_reader(in_fd),
         out_fd,
@@ -557,27 +895,46 @@ def main() -> None:
         _make_cpu_budget(cpu_seconds, permits),
     )
 
+    protected: set = set()  # ids of what every record shares: filled by _freeze_modules
+    guard, guarded_setattr, guarded_delattr = _make_store_guard(protected)
     builtins_ns = dict(vars(builtins))
     builtins_ns["__import__"] = _make_import_guard()
+    builtins_ns["setattr"], builtins_ns["delattr"] = guarded_setattr, guarded_delattr
     namespace = {"__name__": "cleaning_code", "__builtins__": builtins_ns}
     hook = _make_hook(out_fd, permits)
     _lock_down(memory_mb, cpu_seconds, max(out_fd, in_fd))
+    _guard_helpers(guard)
+    _freeze_modules(protected)
+    import decimal
+
+    decimal_template = decimal.getcontext().copy()
+    load_error = code_object = function = None
+    try:  # compiled before arming (compiling runs nothing): the guard goes in as a constant
+        code_object = _guarded_code(code, filename, guard)
+    except base_exc:
+        load_error, is_memory = describe_exception()
+        if is_memory:
+            load_error = memory_text
     write(out_fd, b"A\n")
     sys.addaudithook(hook)
     del hook
 
     # ---- armed: from here on the hook refuses anything outside the permits ----
-    load_error = function = None
     try:
         try:
-            exec_(compile_(code, filename, "exec", dont_inherit=True), namespace)
-            function = namespace.get(function_name)
-            if function is None:
-                load_error = "NameError: the code does not define a function named " + repr_(
-                    function_name
-                )
-            elif not callable_(function):
-                load_error = "TypeError: " + repr_(function_name) + " is not a function"
+            if load_error is None:
+                exec_(code_object, namespace)
+                function = namespace.get(function_name)
+                if function is None:
+                    load_error = "NameError: the code does not define a function named " + repr_(
+                        function_name
+                    )
+                elif not callable_(function):
+                    load_error = "TypeError: " + repr_(function_name) + " is not a function"
+                else:
+                    resets[0], load_error = _make_state_reset(
+                        namespace, protected, permits, decimal_template
+                    )
         except base_exc:
             load_error, is_memory = describe_exception()
             if is_memory:
@@ -590,14 +947,21 @@ def main() -> None:
     exit_(0)
 
 
-def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = MAX_OUTPUT_CHARS):
+def _make_runner(
+    describe,
+    memory_text: str,
+    dict_only: bool,
+    max_chars: int = MAX_OUTPUT_CHARS,
+    resets: list | None = None,
+):
     """run(function, records) -> (JSON texts, [[index, error], ...], run_error); "" where a record
     failed.
 
     A return value is sent only as JSON of at most ``max_chars`` characters nested at most
     ``MAX_DEPTH`` deep (otherwise the record fails), NaN and infinities as null (see the module
-    docstring).
+    docstring). ``resets[0]``, when set, runs before each record (``_make_state_reset``).
     """
+    resets = resets if resets is not None else [None]
     str_, type_, len_, range_, isinstance_, dict_ = str, type, len, range, isinstance, dict
     tname, base_exc, exc_info = type.__dict__["__name__"].__get__, BaseException, sys.exc_info
     recursion_error, value_error, type_error, memory_error = (
@@ -663,7 +1027,14 @@ def _make_runner(describe, memory_text: str, dict_only: bool, max_chars: int = M
     def run(function, records: list) -> tuple:
         texts, failed, run_error = [], [], None
         append, fail = texts.append, failed.append
+        reset = resets[0]
         for index in range_(len_(records)):
+            if reset is not None:
+                try:
+                    reset()
+                except base_exc:  # the state could not be put back: no further record runs
+                    run_error = describe()[0]
+                    break
             try:
                 value = function(records[index])
             except base_exc:

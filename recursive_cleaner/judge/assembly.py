@@ -5,15 +5,18 @@ A function is validated alone, in its own sandbox; in the written file it shares
 (and one process) with every other function. When accepted, a few of its (input, output) pairs
 are kept with it (``pick_examples``, in the function's dict under ``"examples"`` and in the state
 file). ``example_mismatches`` calls every function by name inside the assembled file, in the
-sandbox, on its examples (all of them twice, so state one function leaves behind reaches the
-others' second round) and says which functions now give other outputs. ``write.module.write_output``
-uses it to leave out a function that changes what the others return.
+sandbox, on its examples (all of them twice, in one call: the sandbox puts module state back
+between calls, so within that call state one function leaves behind reaches the others' second
+round, as it would within one record) and says which functions now give other outputs.
+``write.module.write_output`` uses it to leave out a function that changes what the others
+return.
 """
 
 from __future__ import annotations
 
 import json
 
+from ..errors import clip_text
 from .sandbox import run_in_sandbox
 
 __all__ = ["EXAMPLES_KEY", "pick_examples", "example_mismatches", "fill_examples"]
@@ -29,8 +32,14 @@ _DISPATCH = """
 _RC_ASSEMBLY_FUNCTIONS = {{{table}}}
 
 
-def _rc_assembly_check(item):
-    return {{"output": _RC_ASSEMBLY_FUNCTIONS[item["name"]](item["input"])}}
+def _rc_assembly_check(batch):
+    answers = []
+    for item in batch["items"]:
+        try:
+            answers.append({{"output": _RC_ASSEMBLY_FUNCTIONS[item["name"]](item["input"])}})
+        except Exception as exc:
+            answers.append({{"error": (type(exc).__name__ + ": " + str(exc))[:300]}})
+    return {{"answers": answers}}
 """
 
 
@@ -84,20 +93,27 @@ def example_mismatches(
     code = source.rstrip("\n") + _DISPATCH.format(table=table)
     # each function ran on its examples (and more) within ``timeout`` when accepted; here all run,
     # twice
-    res = run_in_sandbox(code, _CHECK, items, timeout=min(timeout * rounds * len(checked), 600.0))
-    if not res.ok:
+    # one call for all of them: the sandbox puts module state back before each call (record), so
+    # this is where state one function leaves behind reaches the others, as within a record
+    res = run_in_sandbox(
+        code, _CHECK, [{"items": items}], timeout=min(timeout * rounds * len(checked), 600.0)
+    )
+    answers = res.outputs[0].get("answers") if res.ok and isinstance(res.outputs[0], dict) else None
+    if not isinstance(answers, list) or len(answers) != len(items):
         return {
             "": res.error
             or "; ".join(res.violations[:3])
+            or (res.errors[0] if res.errors else None)
             or "the assembled file failed in the sandbox"
         }
     found: dict[str, str] = {}
-    for item, want, got, err in zip(items, expected, res.outputs, res.errors):
+    for item, want, got in zip(items, expected, answers):
         name = item["name"]
         if name in found:
             continue
+        err = got.get("error") if isinstance(got, dict) else None
         if err is not None:
-            found[name] = f"it now fails with {err} on {_short(item['input'])}"
+            found[name] = f"it now fails with {clip_text(str(err), 300)} on {_short(item['input'])}"
         elif not isinstance(got, dict) or _text(got.get("output")) != _text(want):
             now = got.get("output") if isinstance(got, dict) else got
             found[name] = (

@@ -54,6 +54,7 @@ from .policy_rules import (
     is_constant_value,
 )
 from .policy_scope import Scope
+from .policy_state import SharedState
 
 __all__ = ["ALLOWED_IMPORTS", "FORBIDDEN_NAMES", "RESTRICTED_ATTRS", "check_code_safety"]
 
@@ -85,6 +86,7 @@ def _shared_state() -> list[tuple[object, str]]:
     state)."""
     import calendar
     import decimal
+    import functools
 
     why = (
         "it is the decimal context every function shares; use `with decimal.localcontext() as "
@@ -107,6 +109,14 @@ def _shared_state() -> list[tuple[object, str]]:
             "it changes the calendar of every function; pass `firstweekday=` instead",
         )
     )
+    out.append(
+        (
+            calendar.c,
+            "it is the calendar every function shares; make one: `calendar.Calendar(...)`",
+        )
+    )
+    why = "it sets attributes on the function or class you pass, which every record shares"
+    out += [(functools.update_wrapper, why), (functools.wraps, why)]
     return out
 
 
@@ -135,8 +145,9 @@ def _problems(tree: ast.Module) -> list[str]:
         if problem:
             problems.append(f"Line {stmt.lineno}: {problem}.")
     scope = Scope(tree, _evaluators(), _computed_getters(), _shared_state())
+    state = SharedState(tree, scope)
     for node in ast.walk(tree):
-        problem = _node_problem(node) or scope.problem(node)
+        problem = _node_problem(node) or scope.problem(node) or state.problem(node)
         if problem:
             problems.append(f"Line {getattr(node, 'lineno', '?')}: {problem}.")
     return list(dict.fromkeys(problems))

@@ -145,7 +145,7 @@ class Scope:
             self._resolved[link] = value
         return value
 
-    def _shared_root(self, root: ast.AST) -> bool:
+    def shared_root(self, root: ast.AST) -> bool:
         """Whether ``root`` names something every function shares: an import or a module-level
         name."""
         return isinstance(root, ast.Name) and (
@@ -230,7 +230,7 @@ class Scope:
             and node.func.attr in MUTATORS
         ):
             root = node_root(node.func.value)
-            if self._shared_root(root) and not (
+            if self.shared_root(root) and not (
                 isinstance(root, ast.Name) and root.id in self.imported and node.func.value is root
             ):
                 return (
@@ -242,8 +242,7 @@ class Scope:
             isinstance(node, ast.Attribute)
             and node.attr == "register"
             and isinstance(node.ctx, ast.Load)
-            and self.resolve(node.value) is not UNKNOWN
-        ):
+        ):  # whatever it is called on: `s = collections.abc.Sequence; s.register(dict)` too
             return (
                 f"`{shown_code(node)}` changes a registry every function shares; it is not allowed"
             )
@@ -367,7 +366,7 @@ class Scope:
     def _store_problem(self, node: ast.Attribute | ast.Subscript) -> str | None:
         """Assigning to (or deleting) a part of something every function shares."""
         root = node_root(node.value)
-        if not self._shared_root(root):
+        if not self.shared_root(root):
             return None
         return (
             f"changing `{shown_code(node)}` is not allowed: it belongs to a module or to the whole "

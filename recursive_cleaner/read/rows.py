@@ -1,5 +1,11 @@
-"""What every reader shares: the record of a skipped input line, and how header names are made
-unique."""
+"""What every reader shares: the record of a skipped input line, how header names are made unique,
+and the bounds on what a small file may become (declared here once; docs/formats.md lists them).
+
+A compressed file may hold far more than its size: a 26 KB workbook read as 2,000 records of
+16,384 keys, a 4 KB Parquet file holding 240 MB of values, a 199 KB ``.jsonl.gz`` whose first
+line is 200 MB. Each reader checks its bound and stops with one ``InputError`` naming the file
+and the bound; a file within the bounds reads as before.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,22 @@ from dataclasses import dataclass
 
 from ..errors import InputError, clip_text
 
-__all__ = ["SkippedRecord", "unique_header", "check_zip_expansion", "ZIP_RATIO", "ZIP_MEMBER_MB"]
+__all__ = [
+    "SkippedRecord",
+    "unique_header",
+    "check_zip_expansion",
+    "ZIP_RATIO",
+    "ZIP_MEMBER_MB",
+    "GZIP_RATIO",
+    "GZIP_MB",
+    "GZIP_LINE_MB",
+    "SHEET_RATIO",
+    "SHEET_CELLS",
+    "PARQUET_RATIO",
+    "PARQUET_MB",
+    "PARQUET_BATCH_MB",
+    "size_text",
+]
 
 
 @dataclass(frozen=True)
@@ -40,6 +61,25 @@ def unique_header(names: list[str]) -> list[str]:
 ZIP_RATIO, ZIP_MEMBER_MB = 100, 64
 """A member of a .docx/.xlsx (a zip) that expands more than ZIP_RATIO times to over ZIP_MEMBER_MB is
 refused."""
+GZIP_RATIO, GZIP_MB, GZIP_LINE_MB = 100, 64, 16
+"""A gzip stream is refused once it has expanded to more than GZIP_RATIO times the file's size and
+more than GZIP_MB, or once one line is longer than GZIP_LINE_MB and the file (text compresses 3 to
+30 times; a line cannot be longer than an uncompressed file)."""
+SHEET_RATIO, SHEET_CELLS = 100, 1_000_000
+"""A worksheet is refused once its records hold more than SHEET_CELLS cells (keys, blanks included)
+and more than SHEET_RATIO times the cells holding a value: every record has every column up to the
+header's last one, so two cells in columns A and XFD make 16,384 keys a row."""
+PARQUET_RATIO, PARQUET_MB, PARQUET_BATCH_MB = 100, 64, 16
+"""A Parquet file is refused when its values (as its metadata declares them, then as read) come to
+more than PARQUET_RATIO times its size and more than PARQUET_MB; it is read in batches of about
+PARQUET_BATCH_MB of values."""
+
+
+def size_text(nbytes: int) -> str:
+    """A file's size for a message: "433 bytes", "21 KB", "3 MB"."""
+    if nbytes < 1 << 10:
+        return f"{nbytes} bytes"
+    return f"{nbytes >> 10} KB" if nbytes < 1 << 20 else f"{nbytes >> 20} MB"
 
 
 def check_zip_expansion(path: str) -> None:

@@ -10,11 +10,18 @@ into Python ones; keys are the column names (empty ones ``column_N``, repeats ``
 for CSV).
 
 * Parquet: streamed by record batches (``ParquetFile.iter_batches``). A timestamp column
-  gives full ISO strings; ``count_parquet`` reads the row count from the metadata.
+  gives full ISO strings; ``count_parquet`` reads the row count from the metadata. A few KB of
+  Parquet can hold hundreds of MB (a value repeated through a dictionary or a prefix, zstd): the
+  values its metadata declares are checked before anything is read, then each batch's as read
+  (dictionary columns are read as dictionaries and measured before they are decoded), against
+  ``rows.PARQUET_RATIO`` times the file's size (at least ``rows.PARQUET_MB``); a batch holds
+  about ``rows.PARQUET_BATCH_MB`` of values as declared.
 * Excel: the first worksheet, in openpyxl's read-only mode with cached formula values
   (``data_only=True``; a formula never calculated reads as None). The first non-blank row
   is the header; blank rows are ignored; a row with cells beyond the header's last column
-  is skipped and reported (``on_skip``, with its sheet row as the line). A date cell at
+  is skipped and reported (``on_skip``, with its sheet row as the line). Every record has
+  every column up to the header's last: a sheet whose records would be mostly blanks filled in
+  (``rows.SHEET_RATIO``, past ``rows.SHEET_CELLS``) is refused. A date cell at
   midnight reads as "YYYY-MM-DD", any other date-time as "YYYY-MM-DDTHH:MM:SS". The old
   binary ``.xls`` format is refused with a hint to save it as .xlsx.
 
@@ -28,11 +35,12 @@ import decimal
 from typing import Any, Callable, Iterator
 
 from .._extras import require
+from . import rows
+from .parquet_plan import ParquetPlan, decoded, value_bytes
 from .rows import SkippedRecord, check_zip_expansion, unique_header
 
 __all__ = ["plain_value", "iter_parquet", "count_parquet", "iter_excel"]
 
-_READ_BATCH = 8192
 # pandas.NA and pandas.NaT, recognised without importing pandas
 _MISSING_TYPES = ("NAType", "NaTType")
 
@@ -81,11 +89,11 @@ def iter_parquet(path: str) -> Iterator[dict]:
     return _parquet_records(pq, path)
 
 
-def _open_parquet(pq: Any, path: str) -> Any:
+def _open_parquet(pq: Any, path: str, **options: Any) -> Any:
     from ..errors import InputError
 
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, **options)
     except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError, ArrowIOError an OSError
         raise InputError(f"{path}: not a readable Parquet file: {exc}", path) from None
 
@@ -98,13 +106,30 @@ def count_parquet(path: str) -> int:
 
 
 def _parquet_records(pq: Any, path: str) -> Iterator[dict]:
-
-    with _open_parquet(pq, path) as source:
+    with _open_parquet(pq, path) as probe:
+        metadata = probe.metadata
+    plan = ParquetPlan(metadata, path)
+    with _open_parquet(pq, path, metadata=metadata, read_dictionary=plan.dictionaries) as source:
         names = unique_header([str(n) for n in source.schema_arrow.names])
-        for batch in source.iter_batches(batch_size=_READ_BATCH):
-            columns = [_arrow_values(column) for column in batch.columns]
-            for row in zip(*columns):
-                yield dict(zip(names, row))
+        read = 0
+        for groups, size in plan.reads:
+            for batch in _batches(source, path, size, groups):
+                read += value_bytes(batch)
+                plan.check(read, "as read")
+                columns = [_arrow_values(column) for column in batch.columns]
+                for row in zip(*columns):
+                    yield dict(zip(names, row))
+
+
+def _batches(source: Any, path: str, size: int, groups: list[int]) -> Iterator[Any]:
+    """The record batches of some row groups; what pyarrow cannot read an InputError."""
+    from ..errors import InputError
+
+    try:
+        yield from source.iter_batches(batch_size=size, row_groups=groups)
+    except (NotImplementedError, OSError, ValueError) as exc:  # ArrowInvalid, a damaged page...
+        where = f"row group {groups[0] + 1}" + (f" to {groups[-1] + 1}" if groups[1:] else "")
+        raise InputError(f"{path}: {where} cannot be read: {exc}", path) from None
 
 
 def _arrow_values(column: Any) -> list:
@@ -113,6 +138,7 @@ def _arrow_values(column: Any) -> list:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    column = decoded(column)
     kind, values = column.type, column.to_pylist()
     if (
         pa.types.is_string(kind)
@@ -174,9 +200,14 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
         sheet = book.worksheets[0]
         sheet.reset_dimensions()  # do not trust the stored dimension: some writers get it wrong
         keys: list[str] | None = None
+        cells = values_seen = 0  # cells read (blanks filled in included) and those with a value
         for number, row in enumerate(sheet.iter_rows(values_only=True), 1):
-            values = [_excel_value(v) for v in row]
+            values = [None if v is None else _excel_value(v) for v in row]
             filled = [i for i, v in enumerate(values) if v is not None and v != ""]
+            cells += max(len(values), len(keys or ()))
+            values_seen += len(filled)
+            if cells > rows.SHEET_CELLS and cells > rows.SHEET_RATIO * values_seen:
+                raise _too_sparse(path, number, cells, values_seen, len(keys or values))
             if not filled:
                 continue  # blank row
             if keys is None:
@@ -198,3 +229,17 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
                 yield dict(zip(keys, values))
     finally:
         book.close()
+
+
+def _too_sparse(path: str, row: int, cells: int, values: int, columns: int) -> Exception:
+    """The refusal of a sheet whose records would be mostly blanks filled in
+    (``rows.SHEET_RATIO``)."""
+    from ..errors import InputError
+
+    return InputError(
+        f"{path}: by sheet row {row} the records hold {cells:,} cells for {values:,} values "
+        f"({columns:,} columns a row), more than {rows.SHEET_RATIO} cells per value (bound: "
+        "rows.SHEET_RATIO); delete the empty columns between the used ones and save it again",
+        path,
+        row,
+    )

@@ -149,17 +149,26 @@ def _line_start(buf: str, low: int, at: int, low_is_start: bool) -> bool:
     return before[-1] in _BREAKS if before else low_is_start
 
 
-def _find_end(buf: str, pos: int, scan: int, final: bool) -> tuple[int | None, int, int]:
+def _find_end(
+    buf: str, pos: int, scan: int, final: bool, size: int | None = None
+) -> tuple[int | None, int, int]:
     """(end, _, _) of the sentence starting at ``pos``, or (None, lower bound of its end, where to
     rescan).
 
     Candidates before ``scan`` are known not to end the sentence. Without ``final``, a candidate
     is decided only once the text after it is in ``buf``, so the answer never depends on how the
-    text was split into blocks.
+    text was split into blocks. With ``size``, only ``buf[scan:pos + size + 1]`` is scanned: an
+    end past ``pos + size`` cuts the sentence wherever it is, so looking further is wasted (and
+    rescanning the rest of the text after every cut made text with no sentence end quadratic).
     """
     n = len(buf)
-    for match in _CANDIDATE.finditer(buf, scan):
+    limit = n if size is None else min(n, pos + size + 1)
+    # a candidate found in the window is the one a scan of the whole text finds (its runs stop
+    # before the window's edge), unless it reaches the edge: then it ends after pos + size
+    for match in _CANDIDATE.finditer(buf, scan, limit):
         start, end = match.span()
+        if end == limit < n:
+            return None, limit, start  # the sentence is longer than size
         if end == n:  # the run (or the terminator run) may go on in the next block
             return (n, n, n) if final else (None, n, start)
         cjk = not buf[start].isspace()
@@ -171,6 +180,8 @@ def _find_end(buf: str, pos: int, scan: int, final: bool) -> tuple[int | None, i
             return None, end, start
         if _ends_sentence(buf, start, end):
             return end, end, end
+    if limit < n:
+        return None, limit, limit  # no end within pos + size: the sentence is longer than size
     if final:
         return n, n, n
     # a trailing whitespace run may still become a candidate (a line break may follow): rescan from
@@ -199,14 +210,14 @@ def _splits(buf: str, cut: int) -> bool:
 def _cut(buf: str, pos: int, size: int) -> int:
     """Where to cut a sentence longer than ``size`` (buf holds more than ``size`` chars after
     pos)."""
-    stop = pos + size
-    while stop > pos:
-        match = _UP_TO_LAST_SPACE.match(buf, pos, stop)
-        if match is None:
-            break
-        if not _splits(buf, match.end()):
-            return match.end()
-        stop = match.end() - 1
+    # the last whitespace before the limit that splits nothing, looked for backwards once (a
+    # ".*\s" match per try was quadratic in size before a run of whitespace + combining mark)
+    match = _UP_TO_LAST_SPACE.match(buf, pos, pos + size)
+    at = match.end() if match else pos
+    while at > pos:
+        if buf[at - 1].isspace() and not _splits(buf, at):
+            return at
+        at -= 1
     cut = pos + size
     while cut > pos + 1 and _splits(buf, cut):
         cut -= 1
@@ -231,7 +242,7 @@ def _sentence_units(blocks: Iterable[str], size: int | None) -> Iterator[tuple[s
         elif not final:
             continue
         while pos < len(buf):
-            end, lower, resume = _find_end(buf, pos, scan, final)
+            end, lower, resume = _find_end(buf, pos, scan, final, size)
             if end is not None and (size is None or end - pos <= size):
                 yield buf[pos:end], not in_cut
                 pos = scan = end

@@ -24,7 +24,9 @@ __all__ = ["FAILED_RECORDS_EXIT", "apply_cmd", "validate"]
 
 encoding_option = click_option(BY_NAME["encoding"])  # declared once, in options.Chunking
 
-FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records than --max-failures
+# apply finished, but more input rows than --max-failures were not cleaned (malformed, or clean_data
+# failed on them)
+FAILED_RECORDS_EXIT = 1
 
 
 @click.command("apply", cls=SectionedCommand)
@@ -55,7 +57,8 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     "--reject-file",
     default=None,
     metavar="PATH",
-    help="Write records clean_data fails on here (JSONL) instead of unchanged to the output.",
+    help="Write records clean_data fails on here (JSONL) instead of unchanged to the output, and "
+    "input rows that cannot be read (with their line).",
 )
 @click.option(
     "--max-failures",
@@ -63,7 +66,8 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     default=0,
     show_default=True,
     metavar="N",
-    help="Exit 0 (with a warning) when clean_data fails on at most N records; exit 1 past N.",
+    help="Exit 0 (with a warning) when at most N input rows are not cleaned (malformed, or "
+    "clean_data failed); exit 1 past N.",
 )
 @click.option(
     "--batch-size",
@@ -130,8 +134,9 @@ FAILED_RECORDS_EXIT = 1  # apply finished, but clean_data failed on more records
     "spec_path",
     default=None,
     metavar="PATH",
-    help="The field spec --report counts by [default: the one the run that wrote FUNCTIONS "
-    "wrote beside them, FUNCTIONS-STEM.spec.json].",
+    help="The field spec: blanks of its number and date fields are written as nulls, Parquet "
+    "columns get their types, --report counts by it [default: the one the run that wrote "
+    "FUNCTIONS wrote beside them, FUNCTIONS-STEM.spec.json].",
 )
 @progress_option
 @debug_option
@@ -162,12 +167,19 @@ def apply_cmd(
     and writes the records in order to OUTPUT, in the format its extension names.
     """
     from ..apply.local import MAX_DROP, apply_file
+    from ..apply.report import find_spec, write_apply_report
     from ..run.setup import check_distinct_paths
 
     need_file(functions, "functions file")
     need_file(file, "data file")
+    found_spec = None
     if spec_path is not None:
         need_file(spec_path, "spec file")
+    else:  # the spec the run that wrote FUNCTIONS wrote for them; a stale one is said so
+        found = find_spec(functions)
+        found_spec = found.path
+        if found.note:
+            echo(f"note: {found.note}", err=True)
     distinct(
         check_distinct_paths,
         {"FUNCTIONS": functions, "FILE": file},
@@ -181,6 +193,8 @@ def apply_cmd(
         cross_row=not no_cross_row,
         max_drop=1.0 if allow_drop else MAX_DROP,
         encoding=encoding,
+        # the field spec types the output; one that cannot be read is an error, named
+        spec=spec_path or found_spec or False,
     )
     with progress_display(progress) as on_progress, warnings.catch_warnings():
         # missing fields: one "warning:" line below instead
@@ -214,6 +228,14 @@ def apply_cmd(
             "reads; were the functions written for other data?",
             err=True,
         )
+    malformed = (
+        f", {result.skipped_input:,} malformed input row(s) "
+        f"({f'in {reject_file}' if reject_file else 'left out'}; line(s) "
+        f"{', '.join(str(s.line) for s in result.skipped[:5])}"
+        f"{', ...' if result.skipped_input > 5 else ''})"
+        if result.skipped_input
+        else ""
+    )
     failed = f", {result.failed} failed" + (
         f" (in {reject_file})"
         if reject_file and result.failed
@@ -222,8 +244,8 @@ def apply_cmd(
         else ""
     )
     echo(
-        f"wrote {output}: {result.records_out:,} of {result.records_in:,} records{failed}, "
-        f"skipped input lines {result.skipped_input}, {result.seconds:.1f}s "
+        f"wrote {output}: {result.records_out:,} of {result.rows_in:,} records{malformed}{failed}, "
+        f"{result.seconds:.1f}s "
         f"({result.records_per_s:,.0f} records/s, {result.workers} "
         f"{'trusted' if result.trusted else 'sandboxed'} worker(s)"
         + ("" if dask_address is None else f" on Dask {dask_address}")
@@ -248,24 +270,24 @@ def apply_cmd(
             err=True,
         )
     if report_path:
-        from ..apply.report import find_spec, write_apply_report
-
-        found = find_spec(functions) if spec_path is None else None
-        spec = spec_path or found.path
-        if found is not None and found.note:
-            echo(f"note: {found.note}", err=True)
+        spec = spec_path or found_spec
         write_apply_report(
             functions, file, output, result, report_path, spec=spec, encoding=encoding
         )
         counted = f"wrong values counted by {spec}" if spec else "no field spec: nothing counted"
         echo(f"report {report_path} ({counted})")
-    # the output is whole, but not every record was cleaned: past --max-failures, the exit code
-    if result.failed:
+    # the output is whole, but not every input row was cleaned (malformed, or clean_data failed):
+    # past --max-failures, the exit code
+    if result.rejected:
         where = f"in {reject_file}" if reject_file else f"written unchanged to {output}"
-        over = result.failed > max_failures
+        what = f"clean_data failed on {result.failed:,} record(s), {where}"
+        if result.skipped_input:
+            from ..apply.local import unread
+
+            what = unread(result, file, reject_file) + (f"; {what}" if result.failed else "")
+        over = result.rejected > max_failures
         echo(
-            f"{'error' if over else 'warning'}: clean_data failed on {result.failed:,} record(s), "
-            f"{where} (--max-failures {max_failures}"
+            f"{'error' if over else 'warning'}: {what} (--max-failures {max_failures}"
             + (f": exit {FAILED_RECORDS_EXIT})" if over else ")"),
             err=True,
         )

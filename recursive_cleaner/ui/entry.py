@@ -224,6 +224,7 @@ class CleanResult:
                     "format)"
                 )
             apply_options.setdefault("encoding", self.encoding)
+            apply_options.setdefault("spec", self.spec or None)  # types the output (out_types)
             return apply_file(
                 self.functions_path or "cleaning_functions.py",
                 os.fspath(data),
@@ -244,6 +245,7 @@ class CleanResult:
                     UserWarning,
                     stacklevel=2,
                 )
+            apply_options.setdefault("spec", self.spec or None)  # typed columns (out_types)
             return apply_frame(
                 self.functions_path or "cleaning_functions.py",
                 data,

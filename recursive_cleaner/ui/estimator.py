@@ -138,12 +138,14 @@ class Cleaner:
             out = Path(output) if output is not None else source.with_name(_clean_name(source))
             encoding = flat_options(self._options, "Cleaner").get("encoding", "utf-8")
             apply_options.setdefault("encoding", encoding)
+            apply_options.setdefault("spec", result.spec or None)  # types the output (out_types)
             apply_file(where, os.fspath(source), os.fspath(out), code=result.code, **apply_options)
             return os.fspath(out)
         if output is not None:
             raise TypeError("output is for a path; a DataFrame or a list of dicts comes back")
         if is_frame(X):
             apply_options.setdefault("cross_row", True)
+            apply_options.setdefault("spec", result.spec or None)  # typed columns (out_types)
             return apply_frame(where, X, code=result.code, **apply_options)
         return list(apply_records(result.code, [dict(r) for r in X], **apply_options))
 

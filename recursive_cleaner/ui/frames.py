@@ -32,9 +32,10 @@ from ..apply.cross_row import loss_message, step_label
 from ..apply.functions_plan import read_plan
 from ..apply.frames import kept_rows, rows_frame
 from ..apply.local import MAX_DROP, apply_records, read_functions
+from ..apply.out_types import column_types, output_spec, typed_frame
 from ..crossrow.steps import fit, unasked_drops
 from ..errors import DataLossError
-from ..read.inputs import INPUT_DIR, frame_records, materialize_input
+from ..read.inputs import INPUT_DIR, column_labels, frame_records, materialize_input
 from ..write.metrics import ImprovementReport
 
 
@@ -50,7 +51,12 @@ __all__ = [
 
 
 def apply_frame(
-    functions_path: str | os.PathLike, df: Any, *, code: str | None = None, **apply_options: Any
+    functions_path: str | os.PathLike,
+    df: Any,
+    *,
+    code: str | None = None,
+    spec: Any = None,
+    **apply_options: Any,
 ) -> Any:
     """``clean_data`` over every row of ``df`` (``apply_records`` options): a new DataFrame, same
     index.
@@ -61,7 +67,11 @@ def apply_frame(
     in ``result.attrs["apply"]`` (records_in, records_out, failed). ``code``: the module's source,
     used instead of reading ``functions_path`` (a ``CleanResult``'s own). A column no function
     changed is the input's own (its dtype and values); changed columns come back as JSON types:
-    dates as ISO strings (``pd.to_datetime`` to convert).
+    dates as ISO strings. ``spec``: the field spec (a ``CleaningSpec``, its dict or a path; None:
+    the ``cleaning_spec.json`` beside ``functions_path`` unless ``code`` is given; False: none):
+    a column it names a number, a whole number, a date or a timestamp has its blanks missing and,
+    when every value conforms, its real dtype (``Int64``, ``float64``, ``datetime64``:
+    ``apply.out_types``).
     """
     require("pandas", "apply_frame")
     if apply_options.get("reject_path") is not None:
@@ -75,6 +85,7 @@ def apply_frame(
             "apply_records (or apply_file) for a log that has the steps' too"
         )
     max_drop = apply_options.pop("max_drop", MAX_DROP)
+    types = column_types(output_spec(spec, functions_path, code))
     if not len(df):
         return df.copy()
     code = read_functions(functions_path) if code is None else code
@@ -107,6 +118,8 @@ def apply_frame(
             )
         counts["records_out"] = len(rows)
     result = rows_frame(df, originals, kept, rows)
+    if types:
+        typed_frame(result, types, column_labels(df))
     result.attrs["apply"] = counts
     return result
 

@@ -15,7 +15,7 @@ import pytest
 
 from recursive_cleaner.apply import pool as pool_module
 from recursive_cleaner.apply.local import ApplyError, apply_file, apply_records
-from recursive_cleaner.errors import CleanerError
+from recursive_cleaner.errors import CleanerError, InputError
 from recursive_cleaner.read.parsers import iter_records
 from recursive_cleaner.judge.sandbox import SandboxWorker
 from tests.encoded_files import CODE as ENCODED_CODE
@@ -124,7 +124,7 @@ def test_trusted_workers_give_the_same_output_as_the_sandbox(tmp_path):
     assert all(isinstance(r["customer_id"], int) for r in cleaned)
 
 
-def test_csv_in_csv_out_with_the_header_rule(tmp_path):
+def test_csv_in_csv_out_with_every_key_as_a_column(tmp_path):
     source = tmp_path / "in.csv"
     source.write_text("i,name\n" + "".join(f"{i},n{i}\n" for i in range(10)), encoding="utf-8")
     code = """
@@ -138,18 +138,21 @@ def clean_data(record):
         record["flag"] = True
         record["none"] = None
     if i == 8:
-        record["late"] = "dropped"
+        record["late"] = "kept, padded before"
     return record
 """
     result = apply_file(
         functions(tmp_path, code), str(source), str(tmp_path / "out.csv"), workers=2, batch_size=4
     )
     rows = list(csv.reader((tmp_path / "out.csv").open(encoding="utf-8", newline="")))
-    assert rows[0] == ["i", "name", "first_batch_extra", "flag", "none"]
-    assert rows[2] == ["1", "n1", '[1, "a"]', "", ""]
-    assert rows[3] == ["2", "n2", "", "true", ""]
+    # a key first seen after the first batch has its column (it used to be dropped: issue 43)
+    assert rows[0] == ["i", "name", "first_batch_extra", "flag", "none", "late"]
+    assert rows[2] == ["1", "n1", '[1, "a"]', "", "", ""]
+    assert rows[3] == ["2", "n2", "", "true", "", ""]
+    assert rows[9] == ["8", "n8", "", "", "", "kept, padded before"]
     assert [r[0] for r in rows[1:]] == [str(i) for i in range(10)]
-    assert result.dropped_keys == ["late"] and result.records_out == 10
+    assert {len(r) for r in rows} == {6}
+    assert result.dropped_keys == [] and result.records_out == 10
 
 
 def test_json_in_json_out(tmp_path):
@@ -162,11 +165,13 @@ def test_json_in_json_out(tmp_path):
     )
     out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert out == [{"i": i, "twice": 2 * i} for i in range(25)]
-    assert (result.records_in, result.skipped_input) == (25, 1)
+    assert (result.records_in, result.skipped_input, result.rejected) == (25, 1, 1)
     empty = tmp_path / "empty.json"
     empty.write_text("[]")
-    apply_file(functions(tmp_path), str(empty), str(tmp_path / "empty_out.json"), workers=1)
-    assert json.loads((tmp_path / "empty_out.json").read_text()) == []
+    # no record is an error (as generate's), nothing written (issue 43)
+    with pytest.raises(InputError, match=r"empty.json has no records \(no record read\)"):
+        apply_file(functions(tmp_path), str(empty), str(tmp_path / "empty_out.json"), workers=1)
+    assert not (tmp_path / "empty_out.json").exists()
 
 
 def test_apply_records_in_memory():
@@ -340,18 +345,19 @@ def test_output_permissions_follow_the_umask(tmp_path):
 # --- the persistent worker itself ---------------------------------------------------------
 
 
-def test_worker_keeps_state_between_batches_and_reports_per_record_errors():
+def test_worker_puts_state_back_between_records_and_reports_per_record_errors():
+    """The code loads once; its module state is put back before every record (issue 43)."""
     code = (
         "SEEN = []\ndef clean(r):\n    SEEN.append(1)\n    return {'n': len(SEEN), 'x': 1 / "
         "r['a']}\n"
     )
     with SandboxWorker(code, "clean") as worker:
         assert worker.start().ok
-        first = worker.run_batch([{"a": 1}, {"a": 0}])
+        first = worker.run_batch([{"a": 1}, {"a": 0}, {"a": 4}])
         second = worker.run_batch([{"a": 2}])
-    assert first.ok and first.outputs == [{"n": 1, "x": 1.0}, None]
+    assert first.ok and first.outputs == [{"n": 1, "x": 1.0}, None, {"n": 1, "x": 0.25}]
     assert first.errors[1].startswith("ZeroDivisionError")
-    assert second.ok and second.outputs == [{"n": 3, "x": 0.5}]
+    assert second.ok and second.outputs == [{"n": 1, "x": 0.5}]
 
 
 def test_worker_refusal_is_loud_and_caught_refusals_count(shared_dir):

@@ -25,7 +25,7 @@ optional("dask.bag")
 distributed = optional("distributed")
 
 # Pure, raises on one record, and adds keys: "nick" in the first batch (kept in the CSV header),
-# "late" only from record 20 on (dropped from the CSV, listed in dropped_keys).
+# "late" only from record 20 on (its CSV column added when first seen: the file rewritten once).
 CODE = '''
 def clean_data(record):
     """Trim and title-case the name; raise on the record named boom."""
@@ -155,9 +155,10 @@ def test_jsonl_and_csv_outputs_are_byte_identical_to_apply_file(data, client):
     assert [result.records_in, result.records_out, result.failed, result.skipped_input] == totals
     # 3 JSONL lines (+ the blank one, silent), 1 CSV row
     assert result.failed == 2 and result.skipped_input == 4
-    # the CSV header is fixed by the first batch, as in apply_file
-    assert result.dropped_keys == ["late"]
+    # a key first seen late has its CSV column, as in apply_file (issue 43: it was dropped)
+    assert result.dropped_keys == []
     assert b'"late": true' in (data / "out" / "people.jsonl").read_bytes()
+    assert (data / "out" / "people.csv").read_bytes().splitlines()[0].endswith(b",late")
 
 
 def test_rejects_match_apply_file_with_file_wide_indices(data, client):
@@ -178,7 +179,12 @@ def test_rejects_match_apply_file_with_file_wide_indices(data, client):
         assert target.read_bytes() == expected
         rejects = (data / "rejects" / f"{name}.rejects.jsonl").read_bytes()
         assert rejects == (data / "ref" / f"{name}.rejects").read_bytes()
-        assert json.loads(rejects)["index"] > 3  # counted over the file, not over the part
+        entries = [json.loads(line) for line in rejects.splitlines()]
+        # counted over the file, not over the part
+        assert [e["index"] for e in entries if "index" in e][0] > 3
+        # the rows that could not be read are there too, with their file's line (issue 43)
+        lines = [e["line"] for e in entries if "line" in e]
+        assert lines == [s.line for s in ref.skipped] and len(lines) == ref.skipped_input > 0
         assert (result.records_out, result.failed) == (ref.records_out, ref.failed)
     assert events and all(e["type"] == "apply_progress" for e in events)
 

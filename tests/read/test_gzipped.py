@@ -123,7 +123,7 @@ def test_apply_file_csv_gz_round_trip_matches_the_plain_csv(work):
     assert packed[:2] == b"\x1f\x8b" and gzip.decompress(packed) == (work / "out.csv").read_bytes()
     assert (
         (result.records_in, result.records_out, result.dropped_keys)
-        == (11, 11, ["late"])
+        == (11, 11, [])  # "late", first seen after the first batch, has its column (issue 43)
         == (plain.records_in, plain.records_out, plain.dropped_keys)
     )
     back = list(iter_records(str(work / "out.csv.gz")))

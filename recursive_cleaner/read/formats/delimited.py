@@ -5,8 +5,8 @@ Quoted newlines, BOM and CRLF are handled; the header row gives the keys (empty 
 with the wrong number of fields are skipped and reported; a quote never closed (which would take
 every later line into one field) skips and reports its line, and the lines after it are read as
 records; bytes that do not decode raise InputEncodingError (``encoding``). Dask parts are cut at
-row boundaries every ``per_batches`` whole batches. Output: a header fixed by the first batch
-(``Header``).
+row boundaries every ``per_batches`` whole batches. Output: a header of every key, in order of
+first appearance (``CsvWriter``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import IO, Any, BinaryIO, Iterable, Iterator
 from ...errors import InputEncodingError, InputError
 from ..rows import SkippedRecord, unique_header
 from ._base import Format, Opener, Part, SkipCallback
-from .output import Header, TableWriter
+from .output import Header, TableWriter, widen_csv
 from .encoding import encoding_error
 
 __all__ = ["CsvFormat", "CsvWriter", "csv_records", "csv_cell", "open_text", "UNCLOSED_QUOTE"]
@@ -209,16 +209,35 @@ class _Slice(io.RawIOBase):
 
 # ---------------------------------------------------------------------------- output
 class CsvWriter(TableWriter):
-    """CSV rows under a header fixed by the first batch; keys first seen later are dropped,
-    listed."""
+    """CSV rows under a header of every key in order of first appearance.
+
+    Keys first seen after the first batch get their columns at the end: the rows go on with the
+    wider header, and ``finish`` rewrites the file once (``output.widen_csv``: the whole header, the
+    earlier rows padded with empty cells). An output that cannot be read back (a stream) keeps the
+    first batch's header and lists the later keys in ``dropped``.
+    """
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
+        self.out, self.delimiter = out, delimiter
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
         self.csv = csv.writer(self.text, delimiter=delimiter)
         self.header = Header()
+        self.widths: list[tuple[int, int]] = []  # (byte offset, width) where rows of a width begin
+
+    @property
+    def widens(self) -> bool:
+        try:
+            return self.out.seekable() and self.out.readable()
+        except (AttributeError, ValueError):
+            return False
 
     def start(self, records: list[dict]) -> None:
         self.csv.writerow(self.header.keys)
+        if self.widens:
+            self.widths = [(self.out.tell(), len(self.header.keys))]
+
+    def widen(self, keys: list[str]) -> None:
+        self.widths.append((self.out.tell(), len(self.header.keys)))
 
     def rows(self, records: list[dict]) -> None:
         for record in records:
@@ -227,6 +246,16 @@ class CsvWriter(TableWriter):
     def finish(self) -> None:
         self.text.flush()
         self.text.detach()
+        if len(self.widths) > 1:
+            header = io.StringIO(newline="")
+            csv.writer(header, delimiter=self.delimiter).writerow(self.header.keys)
+            widen_csv(
+                self.out,
+                self.widths[0][0],
+                self.widths,
+                header.getvalue().encode("utf-8"),
+                self.delimiter.encode("ascii"),
+            )
 
 
 def csv_cell(value: Any) -> str:

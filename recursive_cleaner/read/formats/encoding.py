@@ -6,7 +6,9 @@ and handed on as UTF-8 bytes, so JSONL, CSV/TSV, JSON, text and their gzip varia
 they read UTF-8, and apply's workers see UTF-8. Bytes that do not decode, in any format and any
 encoding, stop the reading with one ``InputEncodingError`` naming the file, the line, the byte
 and its offset, and a hint (``--encoding cp1252``, ``--encoding utf-16``, or iconv). A UTF-8 BOM
-is dropped; a UTF-16 BOM is read by its codec.
+is dropped; a UTF-16 BOM is read by its codec. A file that is not text at all (the magic number of
+a common binary format, zero bytes not in UTF-16's pattern, control bytes) is named a binary file
+instead (``binary_kind``): no encoding reads it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "check_encoding",
     "is_utf8",
     "encoding_hint",
+    "binary_kind",
     "encoding_error",
     "utf8_error",
     "decoded_blocks",
@@ -58,8 +61,51 @@ def is_utf8(encoding: str) -> bool:
     return codecs.lookup(encoding).name in _UTF8
 
 
+_HEAD = 4096  # bytes of a sample judged
+# the first bytes of common binary formats (a text file that is not UTF-8 never starts so)
+_MAGIC = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"PK\x03\x04", "a zip archive (.zip, .xlsx, .docx...)"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"\xfd7zXZ\x00", "xz data"),
+    (b"(\xb5/\xfd", "zstd data"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"Rar!\x1a", "a RAR archive"),
+    (b"%PDF-", "a PDF document"),
+    (b"PAR1", "a Parquet file"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file (.xls, .doc)"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\x7fELF", "an executable"),
+    (b"\xcf\xfa\xed\xfe", "an executable"),
+)
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\x0b\x0c\x1b")
+
+
 def _looks_utf16(sample: bytes) -> bool:
-    return sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or sample[:64].count(0) > 8
+    """A UTF-16 BOM, or zero bytes nearly all on one side of the byte pairs (Latin text in
+    UTF-16)."""
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True
+    head = sample[:_HEAD]
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    return max(even, odd) > 8 and 8 * min(even, odd) <= max(even, odd)
+
+
+def binary_kind(sample: bytes) -> str | None:
+    """What a sample that is not text looks like ("a PNG image", "binary data"), or None for
+    text."""
+    for magic, kind in _MAGIC:
+        if sample.startswith(magic):
+            return kind
+    head = sample[:_HEAD]
+    if _looks_utf16(head):
+        return None
+    controls = len(head) - len(head.translate(None, _CONTROL))
+    return "binary data" if b"\x00" in head or 10 * controls > len(head) else None
 
 
 def _single_byte_guess(sample: bytes) -> str:
@@ -92,12 +138,19 @@ def encoding_error(
     sample: bytes,
     encoding: str = DEFAULT_ENCODING,
 ) -> InputEncodingError:
-    """The one error of every format for a byte that does not decode: file, line, byte, hint."""
+    """The one error of every format for a byte that does not decode: file, line, byte, hint (a
+    binary file is named one: no encoding reads it)."""
     name = "UTF-8" if is_utf8(encoding) else encoding
-    message = (
-        f"{path}: line {line}: byte 0x{byte:02x} at byte offset {offset} is not valid {name}; "
-        f"{encoding_hint(sample, encoding)}"
-    )
+    where = f"byte 0x{byte:02x} at byte offset {offset} is not valid {name}"
+    kind = binary_kind(sample)
+    if kind is not None:
+        message = (
+            f"{path} is a binary file, not text (it looks like {kind}): line {line}: {where}; "
+            "give a JSON Lines, CSV, JSON or text file, or a format its extension names "
+            "(docs/formats.md)"
+        )
+    else:
+        message = f"{path}: line {line}: {where}; {encoding_hint(sample, encoding)}"
     return InputEncodingError(message, path, line, offset)
 
 

@@ -1,11 +1,23 @@
-"""apply's batches (JSON texts joined by newlines) and the header every tabular writer shares."""
+"""apply's batches (JSON texts joined by newlines) and what every tabular writer shares: the header,
+blanks as nulls in typed columns, a spool file beside the output, a CSV body widened in place."""
 
 from __future__ import annotations
 
 import json
-from typing import Iterable
+import os
+import shutil
+import tempfile
+from typing import IO, Any, BinaryIO, Iterable, Mapping
 
-__all__ = ["load_batch", "Header", "TableWriter"]
+__all__ = [
+    "load_batch",
+    "Header",
+    "TableWriter",
+    "is_blank",
+    "null_blanks",
+    "spool_file",
+    "widen_csv",
+]
 
 
 def load_batch(payload: bytes) -> list:
@@ -13,10 +25,37 @@ def load_batch(payload: bytes) -> list:
     return [json.loads(text) for text in payload.split(b"\n")]
 
 
-class Header:
-    """A tabular output's columns: the first batch's keys in order of first appearance.
+def is_blank(value: Any) -> bool:
+    """None, or a string of nothing but whitespace (a CSV's empty cell)."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
-    Keys first seen in a later batch have no column: they are left out and listed in ``dropped``.
+
+def null_blanks(records: Iterable[dict], fields: Iterable[str]) -> int:
+    """Blank strings of ``fields`` (a typed column: a number, a date) made None, in place; how
+    many."""
+    names, n = tuple(fields), 0
+    for record in records:
+        for name in names:
+            value = record.get(name)
+            if isinstance(value, str) and not value.strip():
+                record[name] = None
+                n += 1
+    return n
+
+
+def spool_file(out: IO[bytes]) -> IO[bytes]:
+    """A temporary binary file, removed when closed: beside ``out`` when it names its file (an
+    output may be larger than the temporary folder), else in the temporary folder."""
+    name = getattr(out, "name", None)
+    folder = os.path.dirname(os.path.abspath(name)) if isinstance(name, str) else None
+    return tempfile.TemporaryFile(dir=folder)
+
+
+class Header:
+    """A tabular output's columns: every key of the records in order of first appearance.
+
+    ``start`` fixes the first batch's keys; ``add`` appends keys first seen later (a writer that
+    can place them) or lists them in ``dropped`` (one that cannot: a CSV written to a stream).
     """
 
     def __init__(self) -> None:
@@ -30,39 +69,96 @@ class Header:
         self.keys = {key: None for record in records for key in record}
         return True
 
-    def note(self, records: Iterable[dict]) -> None:
-        """Remember the keys of ``records`` that have no column."""
+    def add(self, records: Iterable[dict], keep: bool = True) -> list[str]:
+        """The keys of ``records`` that have no column yet, in order: appended (``keep``) or listed
+        in ``dropped``."""
+        new: dict[str, None] = {}
         for record in records:
             if not record.keys() <= self.keys.keys():
-                self.dropped.update(record.keys() - self.keys.keys())
+                new.update((k, None) for k in record if k not in self.keys)
+        if keep:
+            self.keys.update(new)
+        else:
+            self.dropped.update(new)
+        return list(new)
 
 
 class TableWriter:
-    """A tabular writer: columns from the first batch (``Header``); ``start`` writes the header,
-    ``rows`` the records.
+    """A tabular writer: columns from every batch (``Header``); ``start`` writes the header,
+    ``rows`` the records, ``widen`` hears of columns first seen after the first batch.
 
     Subclasses set ``self.header = Header()`` and define ``start(records)`` and ``rows(records)``.
+    ``column_types`` (set by apply from the field spec: name -> its type, see
+    ``apply.out_types``): blanks of those columns are written as nulls.
     """
 
     header: Header
+    column_types: Mapping[str, Any] = {}
 
     @property
     def dropped(self) -> set[str]:
-        """Keys first seen after the first batch: they have no column."""
+        """Keys first seen after the first batch that have no column (only a writer that cannot
+        rewrite what it wrote drops them)."""
         return self.header.dropped
+
+    @property
+    def widens(self) -> bool:
+        """Whether a column first seen after the first batch can be added."""
+        return True
 
     def write(self, payload: bytes, count: int) -> None:
         """Write ``count`` records given as JSON texts joined by b"\\n"."""
         if not count:
             return
         records = load_batch(payload)
+        if self.column_types:
+            null_blanks(records, self.column_types)
         if self.header.start(records):
             self.start(records)
+        else:
+            new = self.header.add(records, self.widens)
+            if new and self.widens:
+                self.widen(new)
         self.rows(records)
-        self.header.note(records)
 
     def start(self, records: list[dict]) -> None:
         raise NotImplementedError
 
     def rows(self, records: list[dict]) -> None:
         raise NotImplementedError
+
+    def widen(self, keys: list[str]) -> None:
+        """Columns first seen in this batch, appended to ``header.keys`` (nothing to do for a
+        writer that writes at ``finish``)."""
+
+
+def widen_csv(
+    out: BinaryIO, body: int, widths: list[tuple[int, int]], header: bytes, delimiter: bytes
+) -> None:
+    """Rewrite a CSV written with a growing header: ``header`` (the last, whole row), then every
+    row from byte ``body`` on, padded with empty cells to its width.
+
+    ``widths``: (byte offset, width) where rows of each width begin, in order. Rows are found by
+    their ``\\r\\n`` outside quotes: in ``csv.writer``'s output every ``"`` opens, closes or is
+    doubled inside a quoted field, so the parity of the quotes before a line end says whether it
+    ends a row. The body is copied to a spool file first (the rewrite is longer than it).
+    """
+    final = widths[-1][1]
+    with spool_file(out) as copy:
+        out.flush()
+        out.seek(body)
+        shutil.copyfileobj(out, copy, 1 << 20)
+        copy.seek(0)
+        out.seek(0)
+        out.truncate()
+        out.write(header)
+        position, quoted, segment = body, False, 0
+        for line in copy:
+            while segment + 1 < len(widths) and position >= widths[segment + 1][0]:
+                segment += 1
+            position += len(line)
+            quoted ^= line.count(b'"') & 1
+            missing = final - widths[segment][1]
+            if missing and not quoted and line.endswith(b"\r\n"):
+                line = line[:-2] + delimiter * missing + b"\r\n"
+            out.write(line)

@@ -1,40 +1,59 @@
-"""Parquet (pyarrow) and Excel .xlsx (openpyxl): apply's writers for the optional formats, in
-batches.
+"""Parquet (pyarrow) and Excel .xlsx (openpyxl): apply's writers for the optional formats.
 
 Both libraries are imported only when such a file is read or written (``_extras.require``:
 a missing one raises ModuleNotFoundError with the pip command).
 
-Writing (``apply_file``): the column order is the first batch's keys in order of first
-appearance; keys first seen later are left out and listed (``dropped``), as for CSV.
+Writing (``apply_file``): the batches are spooled (their JSON texts, in a temporary file beside the
+output, removed when it closes) and the file is written at ``finish``, when every record has been
+seen: the columns are every key in order of first appearance (a key first seen in a later batch
+has its column, null before it), and each column's type is decided on all of its values.
 
-* Parquet: each column's type is inferred by pyarrow from the first batch (ints, floats,
-  strings, bools, lists, structs; ints mixed with floats give double). A column that is
-  all null in the first batch, or whose values pyarrow cannot give one type, is a string
-  column: strings as they are, other values as JSON text. A later value that does not fit
-  its column's type (a string or a fraction in an int column, a new key inside a struct:
-  pyarrow would truncate or drop it silently) fails the run with a ValueError naming the
-  column. Rows are gathered into row groups of at least ``ROW_GROUP_ROWS`` rows (or the rest).
+* Parquet: a column's type is the one pyarrow infers for its values, batch by batch (ints,
+  floats, strings, bools, lists, structs), when every batch gives the same one (ints in some
+  batches and floats in others give double). A column all null, or whose values have no one type
+  (ints and strings, structs with other keys), is a string column: strings as they are, other
+  values as JSON text; nothing is dropped or truncated. A column with a type from the field spec
+  (``column_types``, set by apply: a number, a whole number, an ISO date or timestamp) is of that
+  type (double, int64, date32, timestamp) when every value converts (``convert(value)`` ->
+  (value, type name)), blanks as nulls; otherwise as above. Rows are written in row groups of
+  ``ROW_GROUP_ROWS`` rows.
 * Excel: one sheet "Sheet1"; None is an empty cell; bool, int and float are cells of
   that type (NaN and infinities: empty); lists and dicts are JSON text. Strings are always
   text cells, also when they start with "=" (no formula injection); the control
   characters a sheet cannot hold are replaced by U+FFFD. More than 1,048,576 rows (the
-  sheet limit, header included) fail the run with a ValueError.
+  sheet limit, header included) fail the run with a ValueError as soon as they are counted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 from typing import Any, BinaryIO
 
 from ..._extras import require
-from .output import Header, TableWriter
+from .output import Header, TableWriter, load_batch, null_blanks, spool_file
 
-__all__ = ["ParquetWriter", "ExcelWriter", "ROW_GROUP_ROWS", "EXCEL_MAX_ROWS"]
+__all__ = ["ParquetWriter", "ExcelWriter", "ROW_GROUP_ROWS", "EXCEL_MAX_ROWS", "ARROW_TYPES"]
 
 ROW_GROUP_ROWS = 65536
 EXCEL_MAX_ROWS = 1_048_576
+# the type names a ``column_types`` entry converts to -> the pyarrow type
+ARROW_TYPES = {
+    "int64": lambda pa: pa.int64(),
+    "double": lambda pa: pa.float64(),
+    "date32": lambda pa: pa.date32(),
+    "timestamp": lambda pa: pa.timestamp("us"),
+    "timestamp_utc": lambda pa: pa.timestamp("us", tz="UTC"),
+}
+
+
+def _too_many() -> str:
+    return (
+        f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
+        "write JSONL, CSV or Parquet instead"
+    )
 
 
 def _cell_text(value: Any) -> str:
@@ -42,99 +61,140 @@ def _cell_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+class _Spooled(TableWriter):
+    """A writer that keeps every batch in a spool file and writes the output at ``finish``."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.header = Header()
+        self.spool: Any = None
+        self.count = 0
+        self.batches: list[int] = []  # records per batch spooled
+
+    def write(self, payload: bytes, count: int) -> None:
+        if not count:
+            return
+        super().write(payload, count)
+        if self.spool is None:
+            self.spool = spool_file(self.out)
+        self.spool.write(payload + b"\n")
+        self.count += count
+        self.batches.append(count)
+
+    def start(self, records: list[dict]) -> None:
+        """Nothing yet: the header is written at ``finish``, when every key is known."""
+
+    def spooled(self, size: int) -> Any:
+        """The spooled records again, whole batches gathered up to at least ``size`` (or the rest),
+        blanks of typed columns as nulls."""
+        self.spool.seek(0)
+        counts = iter(self.batches)
+        while True:
+            n = 0
+            for count in counts:
+                n += count
+                if n >= size:
+                    break
+            if not n:
+                return
+            records = [json.loads(line) for line in itertools.islice(self.spool, n)]
+            if self.column_types:
+                null_blanks(records, self.column_types)
+            yield records
+
+    def close_spool(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+
+
 # ---------------------------------------------------------------------------- Parquet
 
 
-class ParquetWriter(TableWriter):
-    """Records to a Parquet file, column types fixed by the first batch (see the module
+class ParquetWriter(_Spooled):
+    """Records to a Parquet file, each column's type decided on all its values (see the module
     docstring)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
+        super().__init__(out)
         self.pa = require("pyarrow", "writing .parquet")
         self.pq = require("pyarrow.parquet", "writing .parquet")
-        self.out = out
-        self.header = Header()
-        self.schema: Any = None
-        self.text: set[str] = set()  # string columns holding other values as JSON text
-        # columns with an int or struct inside: pyarrow would drop data silently
-        self.checked: set[str] = set()
-        self.writer: Any = None
-        self.pending: list = []
-        self.pending_rows = 0
+        self.seen: dict[str, set] = {}  # column -> the types its batches infer (None: no one type)
+        self.converted: dict[str, set | None] = {}  # typed column -> type names (None: one failed)
 
     def rows(self, records: list[dict]) -> None:
-        arrays = []
-        for field in self.schema:
-            values = [record.get(field.name) for record in records]
-            if field.name in self.text:
-                values = [None if v is None else _cell_text(v) for v in values]
-            arrays.append(self._array(field, values))
-        self.pending.append(self.pa.record_batch(arrays, schema=self.schema))
-        self.pending_rows += len(records)
-        if self.pending_rows >= ROW_GROUP_ROWS:
-            self._flush()
-
-    def finish(self) -> None:
-        if self.header.keys is None:  # no records: a valid file with no columns
-            self.pq.write_table(self.pa.table({}), self.out)
-            return
-        self._flush()
-        self.writer.close()
-
-    def abort(self) -> None:
-        """The run failed: close the half-written file quietly."""
-        if self.writer is not None:
-            with contextlib.suppress(Exception):
-                self.writer.close()
-
-    def start(self, records: list[dict]) -> None:
         pa = self.pa
-        fields = []
         for name in self.header.keys:
             values = [record.get(name) for record in records]
+            kinds = self.seen.setdefault(name, set())
             try:
-                kind = pa.array(values).type
+                kinds.add(pa.array(values).type)
             except (pa.ArrowException, ValueError, TypeError, OverflowError):
-                kind = None
-            if kind is None or _unsettled(pa, kind):
-                kind = pa.string()
-                self.text.add(name)
-            elif _needs_check(pa, kind):
-                self.checked.add(name)
-            fields.append(pa.field(name, kind))
-        self.schema = pa.schema(fields)
-        self.writer = self.pq.ParquetWriter(self.out, self.schema)
+                kinds.add(None)
+            typed = self.column_types.get(name)
+            if typed is not None and self.converted.get(name, set()) is not None:
+                self.converted[name] = _converted(typed, values, self.converted.get(name, set()))
+
+    def finish(self) -> None:
+        pa = self.pa
+        if self.header.keys is None:  # no records: a valid file with no columns
+            self.pq.write_table(pa.table({}), self.out)
+            return
+        schema = pa.schema([pa.field(name, self._type(name)) for name in self.header.keys])
+        writer = self.pq.ParquetWriter(self.out, schema)
+        try:
+            for records in self.spooled(ROW_GROUP_ROWS):
+                arrays = [self._array(f, [r.get(f.name) for r in records]) for f in schema]
+                writer.write_table(pa.Table.from_batches([pa.record_batch(arrays, schema=schema)]))
+        finally:
+            writer.close()
+            self.close_spool()
+
+    def abort(self) -> None:
+        """The run failed: drop the spooled records."""
+        self.close_spool()
+
+    def _type(self, name: str) -> Any:
+        """A column's type: the spec's when every value converts, else the one its values have, else
+        text."""
+        pa, names = self.pa, self.converted.get(name)
+        typed = self.column_types.get(name)
+        if typed is not None and names is not None:
+            if names <= {"int64", "double"} and len(names) == 2:
+                names = {"double"}
+            if len(names) <= 1:
+                return ARROW_TYPES[next(iter(names), typed.default)](pa)
+        kinds = {k for k in self.seen.get(name, ()) if k is None or not pa.types.is_null(k)}
+        if kinds == {pa.int64(), pa.float64()}:
+            return pa.float64()
+        if len(kinds) == 1 and None not in kinds and not _unsettled(pa, next(iter(kinds))):
+            return next(iter(kinds))
+        return pa.string()
 
     def _array(self, field: Any, values: list) -> Any:
         pa = self.pa
-        try:
-            array = pa.array(values, type=field.type)
-        except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
-            raise ValueError(
-                f"column {field.name!r} is {field.type} (set by the first batch of records) but a "
-                f"later record holds a value that does not fit: {exc}; a Parquet column has one "
-                "type, "
-                f"so make clean_data return one type per field (or raise batch_size)"
-            ) from None
-        if field.name in self.checked:
-            lost = next((v for v in values if _loses(pa, v, field.type)), None)
-            if lost is not None:
-                raise ValueError(
-                    f"column {field.name!r} is {field.type} (set by the first batch of records) "
-                    "but a "
-                    f"later record holds a value that does not fit (a fraction in an int, or a key "
-                    f"the struct has no place for): {str(lost)[:200]}"
-                )
-        return array
+        typed = self.column_types.get(field.name)
+        if typed is not None and self.converted.get(field.name) is not None:
+            values = [None if v is None else typed.convert(v)[0] for v in values]
+        elif pa.types.is_string(field.type):
+            values = [None if v is None else _cell_text(v) for v in values]
+        return pa.array(values, type=field.type)
 
-    def _flush(self) -> None:
-        if self.pending:
-            self.writer.write_table(self.pa.Table.from_batches(self.pending, schema=self.schema))
-            self.pending, self.pending_rows = [], 0
+
+def _converted(typed: Any, values: list, names: set) -> set | None:
+    """The type names ``typed.convert`` gives ``values`` added to ``names``; None when one fails."""
+    for value in values:
+        if value is None:
+            continue
+        try:
+            names.add(typed.convert(value)[1])
+        except (ValueError, TypeError, OverflowError):
+            return None
+    return names
 
 
 def _unsettled(pa: Any, kind: Any) -> bool:
-    """A type with null inside (all values None, empty lists...): later batches could not fit it."""
+    """A type with null inside (all values None, empty lists...): other batches could not fit it."""
     if pa.types.is_null(kind):
         return True
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
@@ -146,62 +206,44 @@ def _unsettled(pa: Any, kind: Any) -> bool:
     return False
 
 
-def _needs_check(pa: Any, kind: Any) -> bool:
-    if pa.types.is_integer(kind) or pa.types.is_struct(kind):
-        return True
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return _needs_check(pa, kind.value_type)
-    return False
-
-
-def _loses(pa: Any, value: Any, kind: Any) -> bool:
-    """True if pyarrow would silently change ``value`` converting it to ``kind``: 1.5 -> 1 in an
-    int, or a dict key the struct type has no field for (dropped)."""
-    if value is None:
-        return False
-    if pa.types.is_integer(kind):
-        # NaN and infinities are not integers
-        return isinstance(value, float) and not value.is_integer()
-    if pa.types.is_struct(kind) and isinstance(value, dict):
-        fields = {kind.field(i).name: kind.field(i).type for i in range(kind.num_fields)}
-        return any(k not in fields or _loses(pa, v, fields[k]) for k, v in value.items())
-    if (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and isinstance(value, list):
-        return any(_loses(pa, v, kind.value_type) for v in value)
-    return False
-
-
 # ---------------------------------------------------------------------------- Excel
 
 
-class ExcelWriter(TableWriter):
-    """Records to one sheet of an .xlsx workbook, written row by row (openpyxl's write-only
-    mode)."""
+class ExcelWriter(_Spooled):
+    """Records to one sheet of an .xlsx workbook, written row by row at ``finish`` (openpyxl's
+    write-only mode)."""
 
     def __init__(self, out: BinaryIO, delimiter: str = ",") -> None:
+        super().__init__(out)
         openpyxl = require("openpyxl", "writing .xlsx")
         from openpyxl.cell import WriteOnlyCell
         from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
         self.cell_type, self.illegal = WriteOnlyCell, ILLEGAL_CHARACTERS_RE
-        self.out = out
         self.book = openpyxl.Workbook(write_only=True)
         self.sheet = self.book.create_sheet("Sheet1")
-        self.header = Header()
         self.sheet_rows = 0
 
-    def start(self, records: list[dict]) -> None:
-        self._append([self._cell(key) for key in self.header.keys])
-
     def rows(self, records: list[dict]) -> None:
-        for record in records:
-            self._append([self._cell(record.get(key)) for key in self.header.keys])
+        if self.count + len(records) + 1 > EXCEL_MAX_ROWS:  # the header row included
+            raise ValueError(_too_many())
 
     def finish(self) -> None:
-        self.book.save(self.out)
+        try:
+            if self.header.keys is not None:
+                keys = list(self.header.keys)
+                self._append([self._cell(key) for key in keys])
+                for records in self.spooled(4096):
+                    for record in records:
+                        self._append([self._cell(record.get(key)) for key in keys])
+            self.book.save(self.out)
+        finally:
+            self.close_spool()
 
     def abort(self) -> None:
         """The run failed: end the sheet's temporary file (openpyxl would complain when it is
-        collected)."""
+        collected) and drop the spooled records."""
+        self.close_spool()
         with contextlib.suppress(Exception):
             self.sheet.close()
             self.sheet._writer.cleanup()
@@ -209,10 +251,7 @@ class ExcelWriter(TableWriter):
     def _append(self, cells: list) -> None:
         self.sheet_rows += 1
         if self.sheet_rows > EXCEL_MAX_ROWS:
-            raise ValueError(
-                f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
-                "write JSONL, CSV or Parquet instead"
-            )
+            raise ValueError(_too_many())
         self.sheet.append(cells)
 
     def _cell(self, value: Any) -> Any:
