@@ -12,7 +12,10 @@ names what the change did to its content (``changes``; ``CHANGES`` lists them):
 - ``labels`` / ``words``: letter words dropped. A *label* is a word the field's own data writes
   around many other values (a unit, a currency, ``ORD``, ``ISBN``); any other word is content
   (``'1252 AD'`` -> 1252 drops ``AD``);
-- ``spelling``: a word replaced by a near spelling; ``added``: letters the old value does not hold;
+- ``spelling``: a word replaced by a near spelling (``typo`` when the new word is one many values
+  hold and the old one is not: a typo mended, always allowed); ``added``: letters the old value
+  does not hold; ``repair``: a value outside the field's usual shape put into it by replacing a few
+  characters in place (``'1?0%'`` -> ``'100%'``), allowed with the changes it makes;
 - ``trimmed``: digits dropped or added, the one value's digits inside the other's in order
   (``'52k'`` -> 52000, a timestamp cut to its date); ``digits``: digits changed or reordered;
   ``converted``: digits changed where the old value carries a unit or words (a conversion may do
@@ -66,6 +69,8 @@ CHANGES = frozenset(
         "labels",
         "words",
         "spelling",
+        "typo",
+        "repair",
         "added",
         "trimmed",
         "digits",
@@ -158,18 +163,21 @@ def _negative(text: str, number: float | None) -> bool:
 
 
 def _near(a: str, b: str) -> bool:
-    """A near spelling: at most one edit in four characters (at least one)."""
+    """A near spelling: at most one edit in four characters (at least one); two letters swapped
+    are one edit ("Germnay")."""
     limit = max(1, min(len(a), len(b)) // 4)
     if abs(len(a) - len(b)) > limit or len(a) > 60 or len(b) > 60:
         return False
-    prev = list(range(len(b) + 1))
+    before, prev = None, list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i] + [0] * len(b)
         for j, cb in enumerate(b, 1):
             cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if before is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], before[j - 2] + 1)  # a transposition
         if min(cur) > limit:
             return False
-        prev = cur
+        before, prev = prev, cur
     return prev[-1] <= limit
 
 
@@ -185,6 +193,7 @@ class Portrait:
     established: frozenset[str] = frozenset()  # values (stripped text) many rows hold
     labels: frozenset[str] = frozenset()  # casefolded words written around many other values
     coded: bool = False  # some values are codes with leading zeros ("01067")
+    common: frozenset[str] = frozenset()  # casefolded words many values hold (labels among them)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -216,7 +225,8 @@ def portrait(values: Iterable[Any]) -> Portrait:
             rest = rests.setdefault(w, set())
             if len(rest) < 3:
                 rest.add(folded.replace(w, "", 1))
-    labels = frozenset(w for w, c in seen.items() if c >= max(3.0, 0.01 * n) and len(rests[w]) >= 3)
+    common = frozenset(w for w, c in seen.items() if c >= max(3.0, 0.01 * n))
+    labels = frozenset(w for w in common if len(rests[w]) >= 3)
     zero_led = sum(1 for t in texts if _ZERO_CODE.search(t))
     return Portrait(
         count=n,
@@ -226,6 +236,7 @@ def portrait(values: Iterable[Any]) -> Portrait:
         established=established,
         labels=labels,
         coded=zero_led >= 2 and zero_led >= 0.02 * n,
+        common=common,
     )
 
 
@@ -263,7 +274,8 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
         if near is not None:
             dropped.remove(w)
             added.remove(near)
-            found.add("spelling")
+            # a rare spelling of a word many values hold is a typo mended
+            found.add("typo" if near in p.common and w not in p.common else "spelling")
     if dropped:
         label = all(
             w in p.labels or w in _CURRENCIES or unit_dimension(w) is not None for w in dropped
@@ -275,7 +287,22 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
         found.add("merge")
     if not same_number and value_shape(a) != value_shape(b):
         found.add("reshape")
+        if _repaired(a, b, p):
+            found.add("repair")
     return frozenset(found)
+
+
+def _repaired(a: str, b: str, p: Portrait) -> bool:
+    """A value outside the field's usual shape put into it by replacing a few of its characters in
+    place (``'1?0%'`` -> ``'100%'``, ``'3x233'`` -> ``'35233'``): nothing dropped or added."""
+    if (
+        p.usual is None
+        or value_shape(b) != p.usual
+        or value_shape(a) == p.usual
+        or len(a) != len(b)
+    ):
+        return False
+    return sum(x != y for x, y in zip(a, b)) <= max(1, len(a) // 4)
 
 
 # a date or time template: runs of one repeated letter (YYYY, MM, dd, hh, mm, ss) joined by
@@ -379,6 +406,9 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         allowed |= CHANGES - {"sign", "zeros"}
     if "spelling" in found and b in p.established and a not in p.established:
         allowed.add("spelling")  # a rare spelling of a value many rows hold
+    allowed.add("typo")  # a rare spelling of a word many values hold
+    if "repair" in found:  # a few characters put right, into the usual shape: their content
+        allowed |= {"repair", "trimmed", "digits", "words", "added", "spelling"}
     if "reshape" in found:
         shape, new_shape = value_shape(a), value_shape(b)
         # the goals write the new value's form (a template, an example's output) and not the old
@@ -399,6 +429,8 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
 
 
 _ORDER = [
+    "typo",
+    "repair",
     "sign",
     "zeros",
     "words",
@@ -420,6 +452,8 @@ _WHY = {
     "labels": "it drops a word written around the values",
     "words": "it drops letters that are part of the value",
     "spelling": "it respells a word",
+    "typo": "it mends a typo",
+    "repair": "it mends a few characters",
     "added": "it adds letters the value does not have",
     "trimmed": "it drops or adds digits",
     "digits": "it changes the value's digits",

@@ -22,6 +22,7 @@ from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
 from .result import RunResult
+from .review import unmet_goals
 from .sidecar import spec_path_for, spec_stamp, stamped_spec
 from .state import RunContext
 
@@ -75,6 +76,7 @@ def finish_run(
     result.skipped_records, result.skipped = state.skip_count, list(state.skipped)
     result.llm = stats.to_dict()
     result.unfixable = dict(ctx.focus.unfixable)
+    result.unmet = unmet_goals(state.spec, state.functions, state.cross_row_steps, result.unfixable)
     result.issues = list(state.issues)
     result.unusable_replies = state.unusable_replies
     result.modifications = list(state.modifications)
@@ -195,6 +197,7 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         protected=ctx.focus.protected,
         kept=ctx.focus.kept,
         examples=ctx.focus.spec.examples() if ctx.focus.spec else None,
+        content=ctx.focus.harm,
     )
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]

@@ -241,16 +241,92 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
             err=True,
         )
     with progress_display(opts.pop("progress")) as on_progress:
+        cleaner: Any = None
+
+        def events(event: dict) -> None:
+            # on a terminal, the goals' reading before the first model call (issue 42 point 5)
+            spec = cleaner.ctx.state.spec if cleaner is not None else None
+            if event.get("type") == "spec_ready" and spec is not None:
+                from ..run.review import plan_lines
+
+                echo("\n".join(plan_lines(spec)))
+            if on_progress is not None:
+                on_progress(event)
+
         cleaner = DataCleaner(
             llm,
             file,
             instructions=instructions,
             state_file=state,
-            on_progress=on_progress,
+            on_progress=events if sys.stdout.isatty() and not dry_run else on_progress,
             **kwargs,
         )
         result = cleaner.run()
     print_result(result, dry_run, source=file)
+
+
+@cli.command(cls=SectionedCommand)
+@click.argument("file")
+@click.option(
+    "-i",
+    "--instructions",
+    "goals",
+    required=True,
+    metavar="TEXT|@FILE",
+    help="The goals, inline or @FILE.",
+)
+@click.option(
+    "-o",
+    "--output",
+    default="cleaning_functions.py",
+    show_default=True,
+    metavar="PATH",
+    help="Where generate would write the functions: the plan's spec goes beside it, "
+    "PATH-STEM.plan.spec.json.",
+)
+@click.option("--spec", default=None, metavar="PATH", help="Read this field spec instead.")
+@click.option(
+    "--scope",
+    type=click.Choice(["mentioned", "all"]),
+    default="mentioned",
+    show_default=True,
+    help="'all': every field not left alone may be written, guesses from names and data too.",
+)
+@click.option("--encoding", default=None, metavar="NAME", help="The data file's text encoding.")
+@debug_option
+def plan(
+    file: str, goals: str, output: str, spec: str | None, scope: str, encoding: str | None
+) -> None:
+    """Print how the goals are read, before any model call.
+
+    For each field: what it will become, the clause that binds it (the evidence) and its examples;
+    the fields left as they are and why; the rules across rows; what the goals ask that nothing
+    binds. No model is called. The spec is written beside -o, PATH-STEM.plan.spec.json: edit it
+    and give it to generate with --spec.
+
+    \b
+    Examples:
+      recursive-cleaner plan orders.csv -i "order_date as YYYY-MM-DD; leave postcode alone"
+      recursive-cleaner plan test_cases/crm_customers.jsonl -i @test_cases/crm_instructions.txt
+    """
+    from ..cleaner import DataCleaner
+
+    need_file(file, "data file")
+    if spec:
+        need_file(spec, "spec file")
+    text = _instructions(goals)
+
+    def no_model(prompt: str) -> str:
+        raise RuntimeError("plan makes no model call")
+
+    options: dict[str, Any] = {"output_path": output, "scope": scope, "report_path": None}
+    if spec:
+        options["spec"] = spec
+    if encoding:
+        options["encoding"] = encoding
+    reading = DataCleaner(no_model, file, instructions=text, **options).plan()
+    echo("\n".join(reading.lines()))
+    echo(f"spec written to {reading.spec_path}")
 
 
 @cli.command(cls=SectionedCommand)
