@@ -96,33 +96,12 @@ from ._toolkit_text import (
     _whitespace,
 )
 
-PRIMITIVES: tuple[str, ...] = (
-    "to_iso_date",
-    "to_iso_datetime",
-    "to_time_24h",
-    "to_time_12h",
-    "to_e164",
-    "to_number",
-    "to_int",
-    "strip_units",
-    "words_to_number",
-    "to_count",
-    "to_unit",
-    "convert_unit",
-    "to_shape",
-    "closest_value",
-    "to_bool",
-    "null_if_placeholder",
-    "is_null_like",
-    "normalize_whitespace",
-    "title_case_name",
-    "normalize_email",
-    "to_lower",
-    "to_upper",
-    "to_country_code",
-    "to_country_name",
-    "to_us_state_code",
-    "to_us_state_name",
+PRIMITIVES: tuple[str, ...] = tuple(
+    "to_iso_date to_iso_datetime to_time_24h to_time_12h to_e164 to_number to_int strip_units "
+    "words_to_number to_count to_unit convert_unit to_shape closest_value to_bool "
+    "null_if_placeholder is_null_like normalize_whitespace title_case_name normalize_email "
+    "to_lower to_upper to_country_code to_country_name to_us_state_code to_us_state_name"
+    .split()
 )
 __all__ = [
     "CATALOGUE",
@@ -183,8 +162,7 @@ def to_e164(value, *, default_country: str = "1"):
     return _stable(_e164, value, default_country)
 
 
-# ---- numbers, counts, units and shapes (parsers in _toolkit_numbers.py and _toolkit_units.py)
-# -----
+# ---- numbers, counts, units, shapes (parsers in _toolkit_numbers.py, _toolkit_units.py) -----
 def to_number(
     value,
     *,
@@ -195,11 +173,9 @@ def to_number(
     accounting: bool = False,
 ):
     """float from numbers decorated with currency, units, %, grouping, without float noise;
-    integer=True: int, and only whole values convert; whole_as_int=True: whole values as int (12),
-    others as float (16.9); decimal="," or ".": the decimal mark (the other groups thousands), None:
-    read from each value; "1.5k" or "2M" stay unless scaled=True ("52k" -> 52000, "$1.5M" ->
-    1500000); "(12)" stays unless accounting=True (-12); a code's hyphen is no minus ("ORD-5000"
-    stays)."""
+    integer=True: int (only whole values convert); whole_as_int=True: whole values as int, others
+    as float; decimal="," or ".": the decimal mark, None: read from each value; scaled=True reads
+    "52k" as 52000, accounting=True "(12)" as -12 (else both stay); "ORD-5000" stays."""
     mode = "integer" if integer else "whole" if whole_as_int else "float"
     return _stable(_scaled_number if scaled else _number, value, mode, decimal, accounting)
 

@@ -1,12 +1,12 @@
 """Does a candidate function move the field profile? The library's own check, no model call.
 
-A function aimed at one field is accepted only if it lowers that field's count of
-non-conforming values, leaves the values that were already right exactly as they were (a small
-model's lookup table otherwise "corrects" every other spelling), and leaves every other field
-exactly as it was. A function with no
-target (from the open-ended pass) must lower some field's count of wrong values and must not
-add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
-prompt's example for a field the data does not have).
+A function aimed at one field is accepted only if it lowers that field's count of non-conforming
+values, leaves the values that were already right exactly as they were (a small model's lookup
+table otherwise "corrects" every other spelling), and leaves every other field exactly as it was. A
+function with no target (from the open-ended pass) must lower some field's count of wrong values and
+must not add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
+prompt's example for a field the data does not have). Then the judge that needs no reading
+(``harm``): no change may lose or invent content its field's evidence does not ask.
 The reasons go back to the model with numbers and the values still wrong.
 
 The model may choose its issue: a function asked for one field that instead fixes another
@@ -183,10 +183,9 @@ def _harmful(
     for name in sorted(changed):
         hurt = []
         for old, new in zip(before, after):
-            if not isinstance(old, dict) or not isinstance(new, dict):
+            # a field the record did not have: no value of it was right before
+            if not isinstance(old, dict) or not isinstance(new, dict) or name not in old:
                 continue
-            if name not in old:
-                continue  # a field the record did not have: no value of it was right before
             was, now = old.get(name), new.get(name)
             if _same(was, now, csv_strings):
                 continue

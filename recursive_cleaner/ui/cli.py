@@ -22,6 +22,7 @@ import click
 
 from .._version import __version__
 from .cli_apply import FAILED_RECORDS_EXIT, apply_cmd, validate
+from .cli_plan import plan
 from .cli_common import (
     PROG,
     RESUME,
@@ -29,6 +30,7 @@ from .cli_common import (
     debug_option,
     distinct,
     echo,
+    goals_text,
     need_file,
     one_line,
     progress_display,
@@ -88,20 +90,6 @@ _RUN_NAMES = {
     "state_file": "--state",
     "log_calls": "--log-calls",
 }
-
-
-def _instructions(value: str) -> str:
-    """Inline text, or ``@path`` to read it from a file."""
-    if not value.startswith("@"):
-        return value
-    need_file(value[1:], "instructions file")
-    try:
-        return Path(value[1:]).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise click.UsageError(
-            f"instructions file {value[1:]} is not UTF-8 text ({exc.reason} at byte "
-            f"{exc.start}); re-encode it to UTF-8"
-        ) from None
 
 
 class _StderrNow:
@@ -230,7 +218,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         log_calls=kwargs.get("log_calls"),
         dry_run=dry_run,
     )
-    instructions = _instructions(kwargs.pop("instructions"))
+    instructions = goals_text(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[RESUME] = (state, backend)
     kwargs["dry_run"] = dry_run
@@ -263,70 +251,6 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         )
         result = cleaner.run()
     print_result(result, dry_run, source=file)
-
-
-@cli.command(cls=SectionedCommand)
-@click.argument("file")
-@click.option(
-    "-i",
-    "--instructions",
-    "goals",
-    required=True,
-    metavar="TEXT|@FILE",
-    help="The goals, inline or @FILE.",
-)
-@click.option(
-    "-o",
-    "--output",
-    default="cleaning_functions.py",
-    show_default=True,
-    metavar="PATH",
-    help="Where generate would write the functions: the plan's spec goes beside it, "
-    "PATH-STEM.plan.spec.json.",
-)
-@click.option("--spec", default=None, metavar="PATH", help="Read this field spec instead.")
-@click.option(
-    "--scope",
-    type=click.Choice(["mentioned", "all"]),
-    default="mentioned",
-    show_default=True,
-    help="'all': every field not left alone may be written, guesses from names and data too.",
-)
-@click.option("--encoding", default=None, metavar="NAME", help="The data file's text encoding.")
-@debug_option
-def plan(
-    file: str, goals: str, output: str, spec: str | None, scope: str, encoding: str | None
-) -> None:
-    """Print how the goals are read, before any model call.
-
-    For each field: what it will become, the clause that binds it (the evidence) and its examples;
-    the fields left as they are and why; the rules across rows; what the goals ask that nothing
-    binds. No model is called. The spec is written beside -o, PATH-STEM.plan.spec.json: edit it
-    and give it to generate with --spec.
-
-    \b
-    Examples:
-      recursive-cleaner plan orders.csv -i "order_date as YYYY-MM-DD; leave postcode alone"
-      recursive-cleaner plan test_cases/crm_customers.jsonl -i @test_cases/crm_instructions.txt
-    """
-    from ..cleaner import DataCleaner
-
-    need_file(file, "data file")
-    if spec:
-        need_file(spec, "spec file")
-    text = _instructions(goals)
-
-    def no_model(prompt: str) -> str:
-        raise RuntimeError("plan makes no model call")
-
-    options: dict[str, Any] = {"output_path": output, "scope": scope, "report_path": None}
-    if spec:
-        options["spec"] = spec
-    if encoding:
-        options["encoding"] = encoding
-    reading = DataCleaner(no_model, file, instructions=text, **options).plan()
-    echo("\n".join(reading.lines()))
-    echo(f"spec written to {reading.spec_path}")
 
 
 @cli.command(cls=SectionedCommand)
@@ -425,6 +349,7 @@ def resume(
 
 cli.add_command(apply_cmd)
 cli.add_command(validate)
+cli.add_command(plan)
 cli.add_command(report)
 
 
