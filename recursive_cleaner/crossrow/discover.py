@@ -12,11 +12,9 @@ value reports several keys) and the sources are not equally reliable (how often 
 disagree with their key group differs beyond chance), the key's votes are fitted by truth
 discovery (``weight_by``: ``crossrow.truth``). Nothing in a field's name says it is a source.
 
-Checking every field against every key is quadratic in the fields; the rows visited are counted
-(``MAX_WORK``, a unit a row): keys are tried stated first, then those named like an identifier,
-then in the order of the columns, and past the bound the rest (keys, their fields, sources,
-second keys) are not looked at and counted (``left_out``). Ordinary tables spend a few percent of
-it; 300 columns of codes would otherwise take minutes.
+Every field checked against every key is quadratic in the fields: the rows visited are counted
+(``MAX_WORK``); keys are tried stated first, then named like an identifier, then in column order,
+and past the bound the rest is not looked at but counted (``left_out``; 300 columns: minutes).
 """
 
 from __future__ import annotations
@@ -50,7 +48,6 @@ STATED_AGREEMENT = 0.5
 # how far (in standard deviations of chance) the sources' disagreement rates must spread
 SOURCE_SPREAD = 5.0
 MAX_WORK = 4_000_000  # rows discovery visits (a row read once for a key and a field: one unit)
-_ENDLESS = Budget(1 << 62)
 
 
 def _key_value(value: Any) -> Any:
@@ -99,7 +96,7 @@ def _dependents(
     fields: list[str],
     min_agreement: float,
     varied: set[str],
-    work: Budget = _ENDLESS,
+    work: Budget,
 ) -> list[tuple[str, float]] | None:
     """(field, agreement) for each field that agrees with its key group's majority in >=
     ``min_agreement`` of its grouped rows (``varied``: the fields that are not constant); None
@@ -138,7 +135,7 @@ def _majorities(grouped: list[list[dict]], fld: str) -> dict[int, Any]:
 
 
 def _second_key(
-    records: list[dict], key: str, fld: str, others: list[str], work: Budget = _ENDLESS
+    records: list[dict], key: str, fld: str, others: list[str], work: Budget
 ) -> str | None:
     """A field that, added to ``key``, explains ``fld``'s disagreements (state_average by state +
     measure_code).
@@ -181,7 +178,7 @@ def _second_key(
     return best[1] if best else None
 
 
-def _rows_differ(records: list[dict], key: str, fld: str, work: Budget = _ENDLESS) -> bool:
+def _rows_differ(records: list[dict], key: str, fld: str, work: Budget) -> bool:
     """Whether most values that disagree with their key group are another group's usual value.
 
     A misspelling or a stray suffix is rare in the field ("Mooresville NC", "birminghxm"); a
@@ -207,7 +204,7 @@ def source_field(
     key: str,
     fields: list[str],
     candidates: Iterable[str] | None = None,
-    work: Budget = _ENDLESS,
+    work: Budget | None = None,
 ) -> str | None:
     """A field whose values name sources of unequal reliability for ``key``'s ``fields``, or None.
 
@@ -218,8 +215,10 @@ def source_field(
     ``SOURCE_SPREAD`` standard deviations past chance (a typo that strikes any row alike makes no
     source less reliable; one field that depends on another, as a state average on the state, is
     not the sources). The field that spreads most fields most wins; ``candidates``: the fields
-    to try (default: all). None too when ``work`` runs out before every candidate is tried.
+    to try (default: all). None too when ``work`` (default: ``MAX_WORK`` rows) runs out before
+    every candidate is tried.
     """
+    work = Budget(MAX_WORK) if work is None else work
     grouped, rows = _grouped(records, (key,))
     best: tuple[int, float, str] | None = None
     if candidates is None:
