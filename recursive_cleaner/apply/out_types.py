@@ -169,11 +169,12 @@ def typed_frame(frame: Any, types: dict[str, ColumnType], labels: dict | None = 
         elif names <= {"int64", "double"}:
             column = pd.array([math.nan if v is None else float(v) for v in converted], "float64")
         elif names in ({"date32"}, {"timestamp"}):
-            column = pd.to_datetime(pd.Series(converted, dtype=object))
+            column = pd.to_datetime(pd.Series(converted, dtype=object)).array
         elif names == {"timestamp_utc"}:
-            column = pd.to_datetime(pd.Series(converted, dtype=object), utc=True)
+            column = pd.to_datetime(pd.Series(converted, dtype=object), utc=True).array
         else:
             continue
+        # by position: a Series here would be aligned on its own index (0..n-1), not the frame's
         frame.isetitem(position, pd.Series(column, index=frame.index).array)
     return frame
 

@@ -11,6 +11,10 @@ values name sources (the rows of one key come from several of its values, each o
 value reports several keys) and the sources are not equally reliable (how often their values
 disagree with their key group differs beyond chance), the key's votes are fitted by truth
 discovery (``weight_by``: ``crossrow.truth``). Nothing in a field's name says it is a source.
+
+Every field checked against every key is quadratic in the fields: the rows visited are counted
+(``MAX_WORK``); keys are tried stated first, then named like an identifier, then in column order,
+and past the bound the rest is not looked at but counted (``left_out``; 300 columns: minutes).
 """
 
 from __future__ import annotations
@@ -21,10 +25,20 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable
 
 from .inside import inside_steps
+from .near import Budget
 from .steps import CrossRowStep, apply_steps
+from .validate import MAX_STEPS
 from ..profiling.expectations import loose_kind
 
-__all__ = ["discover_steps", "source_field", "MIN_AGREEMENT", "STATED_AGREEMENT", "SOURCE_SPREAD"]
+__all__ = [
+    "discover_steps",
+    "source_field",
+    "MIN_AGREEMENT",
+    "STATED_AGREEMENT",
+    "SOURCE_SPREAD",
+    "MAX_WORK",
+    "MAX_STEPS",
+]
 
 _ID_NAME = re.compile(
     r"(?:^|_)(?:id|no|num|number|code|key|sku|ref)(?:$|_)|(?:id|code|number)$", re.I
@@ -33,6 +47,7 @@ MIN_AGREEMENT = 0.9
 STATED_AGREEMENT = 0.5
 # how far (in standard deviations of chance) the sources' disagreement rates must spread
 SOURCE_SPREAD = 5.0
+MAX_WORK = 4_000_000  # rows discovery visits (a row read once for a key and a field: one unit)
 
 
 def _key_value(value: Any) -> Any:
@@ -53,29 +68,58 @@ def _grouped(records: list[dict], key: tuple[str, ...]) -> tuple[list[list[dict]
     return grouped, sum(len(g) for g in grouped)
 
 
-def _agreement(grouped: list[list[dict]], rows: int, fld: str) -> float:
-    """Share of the grouped rows whose ``fld`` is their group's most common value."""
-    return (
-        sum(Counter(_key_value(r.get(fld)) for r in g).most_common(1)[0][1] for g in grouped) / rows
-    )
+class _Columns:
+    """Each field's values (``_key_value``) in row order, read from the records once."""
+
+    def __init__(self, records: list[dict]) -> None:
+        self.records, self.read = records, {}
+
+    def __getitem__(self, fld: str) -> list:
+        column = self.read.get(fld)
+        if column is None:
+            column = self.read[fld] = [_key_value(r.get(fld)) for r in self.records]
+        return column
+
+    def varied(self, fields: list[str]) -> set[str]:
+        """The fields that are not constant (nor almost: one value in more than 98% of rows)."""
+        out = set()
+        for fld in fields:
+            overall = Counter(self[fld])
+            if len(overall) >= 2 and max(overall.values()) <= 0.98 * len(self.records):
+                out.add(fld)
+        return out
 
 
 def _dependents(
-    records: list[dict], key: str, fields: list[str], min_agreement: float
-) -> list[tuple[str, float]]:
+    columns: _Columns,
+    key: str,
+    fields: list[str],
+    min_agreement: float,
+    varied: set[str],
+    work: Budget,
+) -> list[tuple[str, float]] | None:
     """(field, agreement) for each field that agrees with its key group's majority in >=
-    ``min_agreement`` of rows."""
-    grouped, rows = _grouped(records, (key,))
-    if len(grouped) < 2 or rows < max(6, len(records) // 4):
+    ``min_agreement`` of its grouped rows (``varied``: the fields that are not constant); None
+    when ``work`` ran out."""
+    n = len(columns.records)
+    if not work.spend(n):
+        return None
+    at: dict[Any, list[int]] = defaultdict(list)
+    for row, value in enumerate(columns[key]):
+        if value is not None:
+            at[value].append(row)
+    grouped = [g for g in at.values() if len(g) >= 2]
+    rows = sum(len(g) for g in grouped)
+    if len(grouped) < 2 or rows < max(6, n // 4):
         return []
     found = []
     for fld in fields:
-        if fld == key:
-            continue
-        overall = Counter(_key_value(r.get(fld)) for r in records)
-        if len(overall) < 2 or overall.most_common(1)[0][1] > 0.98 * len(records):
+        if fld == key or fld not in varied:
             continue  # constant (or almost): nothing to learn
-        agree = _agreement(grouped, rows, fld)
+        if not work.spend(rows):
+            return None
+        column = columns[fld]
+        agree = sum(max(Counter(map(column.__getitem__, g)).values()) for g in grouped) / rows
         if agree >= min_agreement:
             found.append((fld, agree))
     return found
@@ -90,7 +134,9 @@ def _majorities(grouped: list[list[dict]], fld: str) -> dict[int, Any]:
     return out
 
 
-def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> str | None:
+def _second_key(
+    records: list[dict], key: str, fld: str, others: list[str], work: Budget
+) -> str | None:
     """A field that, added to ``key``, explains ``fld``'s disagreements (state_average by state +
     measure_code).
 
@@ -98,8 +144,11 @@ def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> s
     second field agrees with its (key, second) group, or is alone in it (the only hospital of
     its state). A blank value, or a blank second field, explains nothing. The second field is
     the one that explains the most disagreements: at least 3, a third of them, and three times
-    the share of rows the pair leaves alone; its groups must keep 80% of the grouped rows.
+    the share of rows the pair leaves alone; its groups must keep 80% of the grouped rows. None
+    too when ``work`` runs out before every field is tried.
     """
+    if not work.spend(2 * len(records)):
+        return None
     grouped, base_rows = _grouped(records, (key,))
     alone = _majorities(grouped, fld)
     wrong = [r for g in grouped for r in g if _key_value(r.get(fld)) != alone[id(r)]]
@@ -109,6 +158,8 @@ def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> s
     for other in others:
         if other in (key, fld):
             continue
+        if not work.spend(2 * len(records)):
+            return None
         pair_groups, rows = _grouped(records, (key, other))
         if rows < 0.8 * base_rows:
             continue
@@ -127,14 +178,16 @@ def _second_key(records: list[dict], key: str, fld: str, others: list[str]) -> s
     return best[1] if best else None
 
 
-def _rows_differ(records: list[dict], key: str, fld: str) -> bool:
+def _rows_differ(records: list[dict], key: str, fld: str, work: Budget) -> bool:
     """Whether most values that disagree with their key group are another group's usual value.
 
     A misspelling or a stray suffix is rare in the field ("Mooresville NC", "birminghxm"); a
     value that many other groups settle on ("16" ounces where the brewery mostly makes 12) is
     the row being different, not wrong, so a majority would overwrite right values. Blanks are
-    left out: filling them is what a majority is for.
+    left out: filling them is what a majority is for. Past ``work``: True (nothing is written).
     """
+    if not work.spend(2 * len(records)):
+        return True
     grouped, _ = _grouped(records, (key,))
     tops, minority = set(), []
     for g in grouped:
@@ -147,7 +200,11 @@ def _rows_differ(records: list[dict], key: str, fld: str) -> bool:
 
 
 def source_field(
-    records: list[dict], key: str, fields: list[str], candidates: Iterable[str] | None = None
+    records: list[dict],
+    key: str,
+    fields: list[str],
+    candidates: Iterable[str] | None = None,
+    work: Budget | None = None,
 ) -> str | None:
     """A field whose values name sources of unequal reliability for ``key``'s ``fields``, or None.
 
@@ -158,8 +215,10 @@ def source_field(
     ``SOURCE_SPREAD`` standard deviations past chance (a typo that strikes any row alike makes no
     source less reliable; one field that depends on another, as a state average on the state, is
     not the sources). The field that spreads most fields most wins; ``candidates``: the fields
-    to try (default: all).
+    to try (default: all). None too when ``work`` (default: ``MAX_WORK`` rows) runs out before
+    every candidate is tried.
     """
+    work = Budget(MAX_WORK) if work is None else work
     grouped, rows = _grouped(records, (key,))
     best: tuple[int, float, str] | None = None
     if candidates is None:
@@ -167,6 +226,8 @@ def source_field(
     for fld in candidates if rows and fields else ():
         if fld == key or fld in fields:
             continue
+        if not work.spend(rows * (1 + len(fields))):
+            return None
         names = [[_key_value(r.get(fld)) for r in g] for g in grouped]
         once = sum(n for g in names for v, n in Counter(g).items() if n == 1 and v is not None)
         if once < 0.9 * rows or len({v for g in names for v in g}) > rows / 2:
@@ -220,6 +281,7 @@ def discover_steps(
     stated: Iterable[str] | dict[str, list[str]] = (),
     protected: Iterable[str] = (),
     frozen: Iterable[str] = (),
+    left_out: Counter | None = None,
 ) -> list[CrossRowStep]:
     """Candidate steps from a sample: majority steps for the strongest keys, then vocabulary for
     those keys.
@@ -232,26 +294,39 @@ def discover_steps(
     of that SKU have": the stated repair is more specific than a general "leave the product names as
     they are"). Last, the steps that repair a field's values from its own (``inside``) where the
     sample needs them after those, on fields neither protected nor ``frozen`` (out of scope).
+    At most ``MAX_STEPS``, and ``MAX_WORK`` rows visited: what is not looked at is counted in
+    ``left_out`` (``keys``: key candidates; ``checks``: sources, second keys and the like;
+    ``steps``: candidate steps past ``MAX_STEPS``).
     """
     named = {k: list(v) for k, v in stated.items()} if isinstance(stated, dict) else {}
     dicts = [r for r in records if isinstance(r, dict)]
     if len(dicts) < 6:
         return []
+    left_out = Counter() if left_out is None else left_out
     fields = list(dict.fromkeys(k for r in dicts for k in r))
+    place = {f: j for j, f in enumerate(fields)}
     stated, protected = set(stated), set(protected)
-    n = len(dicts)
-    keys, key_like = [], []
+    n, work = len(dicts), Budget(MAX_WORK)
+    key_like = []
     for fld in fields:
         values = {_key_value(r.get(fld)) for r in dicts} - {None}
-        if not 2 <= len(values) <= n // 2 or not _key_like(values):
-            continue
-        key_like.append(fld)
+        if 2 <= len(values) <= n // 2 and _key_like(values):
+            key_like.append(fld)
+    columns = _Columns(dicts)
+    varied, keys = columns.varied(fields), []
+    # the keys most likely to matter first: past the work bound, the rest are not looked at
+    for fld in sorted(key_like, key=lambda f: (f not in stated, not _ID_NAME.search(f), place[f])):
         deps = _dependents(
-            dicts,
+            columns,
             fld,
             fields,
             min(min_agreement, STATED_AGREEMENT) if fld in stated else min_agreement,
+            varied,
+            work,
         )
+        if deps is None:
+            left_out["keys"] += 1
+            continue
         # "rows with the same measure code agree on the condition": not on emergency_service
         if named.get(fld):
             deps = [(d, a) for d, a in deps if d in named[fld] or a >= min_agreement]
@@ -262,7 +337,7 @@ def discover_steps(
             kd[0] not in stated,
             -len(kd[1]),
             not _ID_NAME.search(kd[0]),
-            fields.index(kd[0]),
+            place[kd[0]],
         )
     )
     steps, pairs, covered = [], [], set()
@@ -274,14 +349,15 @@ def discover_steps(
             continue
         alone, by_pair = [], defaultdict(list)
         # sources of unequal reliability explain the disagreements: no second key is looked for
-        source = source_field(dicts, key, [d for d, _ in todo], fields)
+        source = source_field(dicts, key, [d for d, _ in todo], fields, work=work)
         for d, a in todo:
-            second = None if source else _second_key(dicts, key, d, key_like)
+            second = None if source else _second_key(dicts, key, d, key_like, work)
             (by_pair[second] if second else alone).append(d)
         # the dependencies the goals state
         told = named.get(key) or (list(fields) if key in stated else [])
         # the others must look like one
-        alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d)]
+        alone = [d for d in alone if d in told or not _rows_differ(dicts, key, d, work)]
+        left_out["checks"] += work.left < 0
         # a protected field the goals name with this stated key: its repair is asked
         mend = set(named.get(key, ()))
         # the rest found and covered, never written
@@ -302,7 +378,9 @@ def discover_steps(
             )
         pairs += [
             CrossRowStep(
-                "majority", key=tuple(sorted((key, second), key=fields.index)), fields=tuple(ds)
+                "majority",
+                key=tuple(sorted((key, second), key=place.__getitem__)),
+                fields=tuple(ds),
             )
             for second, ds in by_pair.items()
         ]
@@ -315,4 +393,6 @@ def discover_steps(
         steps.insert(0, CrossRowStep("vocabulary", fields=repairable))
     # what the rules across rows leave for the field's own values
     inside = inside_steps(apply_steps(steps + pairs, dicts), protected | set(frozen))
-    return steps + pairs + inside
+    found = steps + pairs + inside
+    left_out["steps"] += max(0, len(found) - MAX_STEPS)
+    return found[:MAX_STEPS]

@@ -14,10 +14,14 @@ Here instead:
   segment at most, and k edits leave one of k + 1 segments whole), so looking the probe's
   substrings up by (length, segment, text) finds every string within k edits, and few others;
   shorter strings are always candidates;
-* a ``Budget`` of work units (one per candidate looked up, ``cost`` per distance: about 16 cells of
-  its band each) that a step spends in a fixed order, and ``MAX_CHARS``: what is longer, or what
-  comes after the budget ran out, is left alone and counted. Ordinary data never reaches either:
-  only work the old pairwise scan would have taken many seconds for is cut.
+* a ``Budget`` of work units that a step spends in a fixed order, each unit about one step of
+  Python (a few tenths of a microsecond): one per candidate looked up, ``look`` per candidate
+  compared character by character (``two_values``, a shape's or a word's letters), and per
+  distance the cells of its band it computed (``measured``); and ``MAX_CHARS``: what is longer, or
+  what comes after the budget ran out, is left alone and counted. Ordinary data never reaches
+  either: only work the old pairwise scan would have taken many seconds for is cut. (Until issue
+  43 a unit of distance was 16 cells, so 3,000 keys of 250 characters two edits apart took tens of
+  seconds within the budget.)
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ __all__ = [
     "Budget",
     "NearIndex",
     "cost",
+    "look",
+    "measured",
     "distance",
     "closest_spellings",
     "close_keys",
@@ -42,8 +48,10 @@ MAX_CHARS = 256
 """Values (and keys) longer than this are never matched to a close spelling: left alone and
 counted."""
 MAX_WORK = 2_000_000
-"""Work units one step (one vocabulary field, one majority step's keys) may spend while fitting."""
+"""Work units one step (one vocabulary field, one majority step's keys) may spend while fitting:
+about half a second."""
 PROBE_WORK = 20_000
+_CALL = 8  # the work units of a call that compares two strings, before its characters
 """Work units for one key first seen while transforming (a key an earlier step wrote)."""
 # above this distance the index keeps lengths only (few segments would be too short)
 _MAX_SEGMENTED = 6
@@ -85,24 +93,36 @@ def _common_ends(a: str, b: str) -> tuple[int, int]:
 
 
 def cost(a: str, b: str, limit: int) -> int:
-    """The work units ``distance(a, b, limit)`` is charged: its band's cells at most, 16 to a unit,
-    plus two."""
-    return 2 + (2 * limit + 1) * min(len(a), len(b)) // 16
+    """The work units ``distance(a, b, limit)`` may take at most: its band's cells, plus two."""
+    return _CALL + max(len(a), len(b)) // 32 + (2 * limit + 1) * min(len(a), len(b))
+
+
+def look(a: str, b: str) -> int:
+    """The work units of comparing ``a`` and ``b`` character by character (``two_values``, a
+    shape's classes, a word's letters), at most: a call, and four characters a unit."""
+    return _CALL + min(len(a), len(b)) // 4
 
 
 def distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` when it is more than ``limit``."""
+    return measured(a, b, limit)[0]
+
+
+def measured(a: str, b: str, limit: int) -> tuple[int, int]:
+    """(``distance(a, b, limit)``, the work units it took: a call, the common ends cut, and the
+    band's cells it computed: a row or two when the strings differ early, ``cost`` at most)."""
     if abs(len(a) - len(b)) > limit:
-        return limit + 1
+        return limit + 1, 1
     if a == b:
-        return 0
+        return 0, 1
     prefix, suffix = _common_ends(a, b)
+    call = _CALL + max(len(a), len(b)) // 32
     a, b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     if len(a) > len(b):
         a, b = b, a
     n, m, over, width = len(a), len(b), limit + 1, 2 * limit + 1
     if n == 0:
-        return m if m <= limit else over
+        return (m if m <= limit else over), call
     # Row i holds the cells j = i - limit + d for d in range(width) (the band); cells outside it
     # count as over.
     prev = [over] * width
@@ -129,10 +149,10 @@ def distance(a: str, b: str, limit: int) -> int:
             if value < best:
                 best = value
         if best > limit:
-            return over
+            return over, call + i * width
         prev = cur
     result = prev[m - n + limit]
-    return result if result <= limit else over
+    return (result if result <= limit else over), call + n * width
 
 
 class NearIndex:
@@ -206,10 +226,14 @@ def two_values(a: str, b: str) -> bool:
     a, b = a.strip(), b.strip()
     if _NUMBER.fullmatch(a) and _NUMBER.fullmatch(b):
         return True
-    return (
-        len(a) == len(b)
-        and any(c.isdigit() for c in a)
-        and all(x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a, b))
+    if len(a) != len(b):
+        return False
+    if a == b:
+        return any(c.isdigit() for c in a)
+    prefix, suffix = _common_ends(a, b)  # between them: the first and last characters that differ
+    end = len(a) - suffix
+    return all(
+        x == y or (x.isdigit() and y.isdigit()) for x, y in zip(a[prefix:end], b[prefix:end])
     )
 
 
@@ -259,12 +283,17 @@ def closest_spellings(
         near = index.near(value, limit, budget) if len(value) <= MAX_CHARS else None
         best: list[tuple[int, int, str]] | None = []
         for other, m in near or ():
-            if m < ratio * n or other == value or two_values(value, other):
+            if m < ratio * n or other == value:
                 continue
-            if not budget.spend(cost(value, other, limit)):
+            if not budget.spend(look(value, other)):
                 best = None
                 break
-            d = distance(value, other, limit)
+            if two_values(value, other):
+                continue
+            d, work = measured(value, other, limit)
+            if not budget.spend(work):
+                best = None
+                break
             if d <= limit:
                 best.append((d, -m, other))
         if near is None or best is None:
@@ -291,8 +320,9 @@ def close_keys(text: str, index: NearIndex, max_distance: int, budget: Budget) -
     for other, other_text in found:
         if text.isdigit() and other_text.isdigit():
             continue  # two well-formed numbers are two keys, not a typo
-        if not budget.spend(cost(text, other_text, max_distance)):
+        d, work = measured(text, other_text, max_distance)
+        if not budget.spend(work):
             return None
-        if distance(text, other_text, max_distance) <= max_distance:
+        if d <= max_distance:
             out.append(other)
     return out

@@ -22,8 +22,16 @@ solved?", VLDB 2013):
   chance that it copied it from a more accurate source giving it too; re-voted until it settles.
 
 Blank values do not vote. Sources and cells are visited in a sorted order, so the fit of merged
-parts (Dask) is the fit of the whole. Work per round: the claims, plus the source pairs of at most
-``PAIR_BUDGET`` (cells sampled evenly past it).
+parts (Dask) is the fit of the whole.
+
+Bounded work: each round costs the claims, plus pairs of sources. The pairs are chosen once: the
+cells whose source pairs are counted are sampled evenly past ``PAIR_BUDGET`` pairs; of the pairs
+seen together in ``_MIN_SHARED`` of those cells (fewer can never be found to copy), the
+``MAX_PAIRS`` most often seen together are the ones looked at for copying, the others left out
+(``Truths.pairs_left_out``); every pair step of the fit (counting, copy statistics, discounts)
+is counted, and past ``PAIR_WORK`` of them the rounds stop where they are (``Truths.stopped``).
+Ordinary tables (a few dozen sources) reach none of these: 250 sources that copy one another
+would otherwise cost tens of seconds.
 """
 
 from __future__ import annotations
@@ -31,15 +39,26 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, Hashable
 
 from .values import format_key
 
-__all__ = ["Truths", "find_truths", "MAX_FALSE_VALUES", "PRIOR_ACCURACY", "PAIR_BUDGET"]
+__all__ = [
+    "Truths",
+    "find_truths",
+    "MAX_FALSE_VALUES",
+    "PRIOR_ACCURACY",
+    "PAIR_BUDGET",
+    "MAX_PAIRS",
+    "PAIR_WORK",
+]
 
 MAX_FALSE_VALUES = 10.0  # n when no two false claims agree
 PRIOR_ACCURACY = 0.8  # every source's accuracy before the data says otherwise
-PAIR_BUDGET = 2_000_000  # source pairs compared per round, at most
+PAIR_BUDGET = 250_000  # source pairs counted, once, to choose the pairs (cells sampled past it)
+MAX_PAIRS = 1_000  # source pairs looked at for copying, at most: the most often seen together
+PAIR_WORK = 2_000_000  # pair steps of one fit, every round together; past it the rounds stop
 _PRIOR_WEIGHT = 2.0  # ... worth this many claims
 _MIN_A, _MAX_A = 0.01, 0.99
 _COPY_RATE = 0.8  # c: the share of its values a copier copies
@@ -47,6 +66,8 @@ _COPY_PRIOR = 0.1  # the prior chance that one source copies another (each way)
 _MIN_SHARED = 5  # cells two sources must share before they may be found to copy
 _MIN_DUPLICATE = 10  # disputed cells two sources must share, never differing, to be duplicates
 _ROUNDS = 20  # rounds at most before copying is looked for, and after
+# a vote is discounted for copying from at most this many sources giving its value before it
+_EARLIER = 64
 
 Votes = dict[Hashable, Counter]  # (group key, field) -> Counter of (value, source) -> rows
 
@@ -62,6 +83,9 @@ class Truths:
     # (source, source) -> chance that one copies the other (the pairs above one half)
     copies: dict[tuple, float] = field(default_factory=dict)
     false_values: float = MAX_FALSE_VALUES  # n, as the data showed it
+    # source pairs seen together often enough to copy, past ``MAX_PAIRS``: never looked at
+    pairs_left_out: int = 0
+    stopped: bool = False  # the rounds stopped at ``PAIR_WORK``, before they settled
 
 
 def _blank(value: Any) -> bool:
@@ -74,7 +98,8 @@ def _order(items: Any) -> list:
 
 
 class _Cells:
-    """The claims, indexed: per cell, its values (by format key) and which source gives which."""
+    """The claims, indexed: per cell, its values (by format key) and which source gives which;
+    the source pairs looked at for copying, and where they are seen together."""
 
     def __init__(self, votes: Votes) -> None:
         self.keys: list = []
@@ -109,15 +134,50 @@ class _Cells:
         self.shared = [len({s for s, _, _ in c}) > 1 for c in self.claims]
         pairs = sum(len(c) * (len(c) - 1) // 2 for c in self.claims)
         stride = max(1, math.ceil(pairs / PAIR_BUDGET))  # cells sampled for pair counts
+        # (cell, [(source, value)] by source) of the sampled cells: the sources giving one value
         self.sampled = [
             (i, [(s, v) for s, v, w in self.claims[i] if w == 1.0])
             for i in range(0, len(self.claims), stride)
         ]
+        self.work = 0  # pair steps so far (``PAIR_WORK``)
+        self.left_out = 0
+        self._pair_up()
 
-    def pairs(self) -> list[tuple[int, list[tuple[int, int]]]]:
-        """(cell, [(source, value)] by source) of the sampled cells: the sources giving one value
-        there."""
-        return self.sampled
+    def _pair_up(self) -> None:
+        """The pairs looked at (seen together in ``_MIN_SHARED`` sampled cells: the ``MAX_PAIRS``
+        most often seen, then the closest in the sources' order) and, per sampled cell, (source,
+        value, source, value) of each."""
+        together: Counter = Counter()
+        for _, given in self.sampled:
+            together.update(combinations([s for s, _ in given], 2))
+        self.work += sum(together.values())
+        often = sorted(
+            (pair for pair, k in together.items() if k >= _MIN_SHARED),
+            key=lambda pair: (-together[pair], pair[1] - pair[0], pair),
+        )
+        self.left_out = max(0, len(often) - MAX_PAIRS)
+        looked = sorted(often[:MAX_PAIRS])
+        every, wanted = len(looked) == len(together), set(looked)
+        # sampled cell -> (s, v, t, u) of each pair looked at
+        self.seen: list[list[tuple[int, int, int, int]]] = []
+        # pair -> (sampled cell, v, u) where it is seen together
+        self.where: dict[tuple[int, int], list[tuple[int, int, int]]] = defaultdict(list)
+        for i, given in self.sampled:
+            pairs = len(given) * (len(given) - 1) // 2
+            if pairs <= len(looked):  # the cell's pairs, or the pairs looked at: the fewer
+                seen = [
+                    (s, v, t, u)
+                    for (s, v), (t, u) in combinations(given, 2)
+                    if every or (s, t) in wanted
+                ]
+            else:
+                value = dict(given)
+                seen = [(s, value[s], t, value[t]) for s, t in looked if s in value and t in value]
+            self.work += min(pairs, len(looked))
+            for s, v, t, u in seen:
+                self.where[(s, t)].append((i, v, u))
+            self.seen.append(seen)
+        self.pair_steps = sum(len(seen) for seen in self.seen)  # one pass over them
 
 
 def _vote(a: float, n: float) -> float:
@@ -126,30 +186,45 @@ def _vote(a: float, n: float) -> float:
     return max(0.0, math.log(n * a / (1 - a)))
 
 
+def _partners(copies: dict[tuple[int, int], float]) -> dict[int, dict[int, float]]:
+    """Each source in a pair of ``copies`` -> the sources it may copy or be copied by."""
+    out: dict[int, dict[int, float]] = defaultdict(dict)
+    for (s, t), p in copies.items():
+        out[s][t] = out[t][s] = p
+    return out
+
+
 def _probabilities(
     claims: list[tuple[int, int, float]],
     values: int,
     votes: list[float],
     n: float,
-    copies: dict[tuple[int, int], float],
-    copying: set[int],
+    partners: dict[int, dict[int, float]],
 ) -> list[float]:
     """Each value's probability: the softmax of its sources' votes, each discounted by the chance
-    that it copied the value from a source with a larger vote giving it too (``copying``: the
-    sources in a pair of ``copies``)."""
+    that it copied the value from a source with a larger vote giving it too (``partners``: the
+    sources in a pair of copies; the ``_EARLIER`` largest votes before it at most)."""
     conf = [0.0] * values
     by_value: dict[int, list[tuple[int, float]]] = defaultdict(list)
     for s, v, w in claims:
-        if s in copying:
+        if s in partners:
             by_value[v].append((s, w))
         else:
             conf[v] += w * votes[s]
     for v, given in by_value.items():
         given.sort(key=lambda sw: (-votes[sw[0]], sw[0]))
+        place = {s: k for k, (s, _) in enumerate(given)}
         for k, (s, w) in enumerate(given):
-            independent = 1.0
-            for t, _ in given[:k]:
-                independent *= 1 - _COPY_RATE * copies.get((min(s, t), max(s, t)), 0.0)
+            independent, near, before = 1.0, partners[s], min(k, _EARLIER)
+            if len(near) < before:  # its partners before it, in the order they come
+                ahead = (place.get(t, before) for t in near)
+                for _, p in sorted((at, p) for at, p in zip(ahead, near.values()) if at < before):
+                    independent *= 1 - _COPY_RATE * p
+            else:
+                for t, _ in given[:before]:
+                    p = near.get(t)
+                    if p is not None:
+                        independent *= 1 - _COPY_RATE * p
             conf[v] += w * independent * votes[s]
     top = max(conf)
     weights = [math.exp(c - top) for c in conf]
@@ -161,13 +236,23 @@ def _false_values(cells: _Cells, truth: list[int | None], copies: dict) -> float
     """``n`` as the data shows it: two false claims of one cell, by sources not found to copy each
     other, agree once in ``n`` pairs."""
     pairs = agree = 0
-    for i, given in cells.pairs():
-        wrong = [(s, v) for s, v in given if v != truth[i]]
-        for a, (s, v) in enumerate(wrong):
-            for t, u in wrong[a + 1 :]:
-                if (s, t) not in copies:
-                    pairs += 1
-                    agree += v == u
+    for i, given in cells.sampled:
+        right = truth[i]
+        wrong = [v for _, v in given if v != right]
+        w = len(wrong)
+        pairs += w * (w - 1) // 2
+        if w > 1 and len(set(wrong)) < w:  # each run of one value: its pairs
+            wrong.sort()
+            run = 0
+            for a, b in zip(wrong, wrong[1:]):
+                run = run + 1 if a == b else 0
+                agree += run
+    for pair in copies:  # the pairs of copies among them do not count
+        for i, v, u in cells.where.get(pair, ()):
+            if v != truth[i] and u != truth[i]:
+                pairs -= 1
+                agree -= v == u
+        cells.work += len(cells.where.get(pair, ()))
     return min(MAX_FALSE_VALUES, max(1.0, pairs / agree)) if agree else MAX_FALSE_VALUES
 
 
@@ -176,14 +261,14 @@ def _duplicates(cells: _Cells) -> dict[tuple[int, int], float]:
     sources disagree: independent ones would (a truth-free sign of copying, looked for first)."""
     shared: Counter = Counter()
     differ: set = set()
-    for i, given in cells.pairs():
+    for (_, given), seen in zip(cells.sampled, cells.seen):
         if len({v for _, v in given}) < 2:
             continue  # every source agrees: no evidence
-        for a, (s, v) in enumerate(given):
-            for t, u in given[a + 1 :]:
-                shared[(s, t)] += 1
-                if v != u:
-                    differ.add((s, t))
+        for s, v, t, u in seen:
+            shared[(s, t)] += 1
+            if v != u:
+                differ.add((s, t))
+    cells.work += cells.pair_steps
     return {pair: 1.0 for pair, k in shared.items() if k >= _MIN_DUPLICATE and pair not in differ}
 
 
@@ -193,15 +278,15 @@ def _copying(
     """(source, source) -> the chance that one copies the other, over the cells both report."""
     # per pair: the same value (counted by its chance of being true, and false), other values
     shared: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for i, given in cells.pairs():
-        for a, (s, v) in enumerate(given):
-            for t, u in given[a + 1 :]:
-                counts = shared[(s, t)]
-                if v == u:
-                    counts[0] += probs[i][v]
-                    counts[1] += 1 - probs[i][v]
-                else:
-                    counts[2] += 1
+    for (i, _), seen in zip(cells.sampled, cells.seen):
+        for s, v, t, u in seen:
+            counts = shared[(s, t)]
+            if v == u:
+                counts[0] += probs[i][v]
+                counts[1] += 1 - probs[i][v]
+            else:
+                counts[2] += 1
+    cells.work += cells.pair_steps
     out = {}
     c, alpha = _COPY_RATE, _COPY_PRIOR
     for (s, t), (kt, kf, kd) in shared.items():
@@ -255,15 +340,14 @@ def find_truths(votes: Votes) -> Truths:
     accuracy = [PRIOR_ACCURACY] * len(cells.sources)
     truth: list[int | None] = []
     probs: list[list[float]] = []
-    duplicates = _duplicates(cells)
-    copies = dict(duplicates)
-    n, detecting, rounds = 1.0, False, 0
+    copies = _duplicates(cells)
+    n, detecting, rounds, stopped = 1.0, False, 0, False
     while rounds < 2 * _ROUNDS:
         rounds += 1
         votes = [_vote(a, n) for a in accuracy]
-        copying = {s for pair in copies for s in pair}
+        partners = _partners(copies)
         probs = [
-            _probabilities(claims, len(spell), votes, n, copies, copying)
+            _probabilities(claims, len(spell), votes, n, partners)
             for claims, spell in zip(cells.claims, cells.spellings)
         ]
         new_truth, new_accuracy = [_top(p) for p in probs], _accuracy(cells, probs, len(accuracy))
@@ -275,8 +359,13 @@ def find_truths(votes: Votes) -> Truths:
         if settled and detecting:
             break
         if settled or detecting or rounds == _ROUNDS:
+            if cells.work + cells.pair_steps > PAIR_WORK:
+                stopped = True  # the pair work is spent: the fit stays where it is
+                break
             detecting, copies = True, _copying(cells, probs, accuracy, n)
-    return _result(cells, probs, accuracy, copies, n)
+    out = _result(cells, probs, accuracy, copies, n)
+    out.pairs_left_out, out.stopped = cells.left_out, stopped
+    return out
 
 
 def _result(

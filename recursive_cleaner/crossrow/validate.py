@@ -18,7 +18,10 @@ from .guard import dedup_key_problem, harm
 from ..profiling.harm import HarmCheck, changes
 from ..profiling.improvement import judge_holdout
 
-__all__ = ["validate_steps", "writable_fields"]
+__all__ = ["validate_steps", "writable_fields", "MAX_STEPS"]
+
+# steps checked at most: each is fitted with those before it on the sample (the rest are refused)
+MAX_STEPS = 32
 
 
 def _changed(before: list[dict], after: list[dict]) -> set[str]:
@@ -202,7 +205,10 @@ def validate_steps(
     named = {k: list(v) for k, v in stated.items()} if isinstance(stated, Mapping) else {}
     stated, frozen, protected = set(stated), set(frozen) | set(protected), set(protected)
     current = [r for r in sample if isinstance(r, dict)]
-    for given in steps:
+    for at, given in enumerate(steps):
+        if at >= MAX_STEPS:
+            refused.append((format_steps([given]), f"more than {MAX_STEPS} steps: not checked"))
+            continue
         step, why = _guarded(given, stated, protected, kept or {}, named, frozen - protected)
         if why:
             refused.append((format_steps([given]), why))

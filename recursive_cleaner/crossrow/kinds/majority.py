@@ -13,7 +13,11 @@ source) pairs seen. With
 of the winner (``values.is_variant``) are replaced: never one valid value by another.
 
 A row whose one-field key is seen too rarely joins the full group of a key within
-``max_distance`` edits whose values it matches (``near``), and its key is repaired.
+``max_distance`` edits whose values it matches (``near``), and its key is repaired. Bounded work:
+the close keys are found within ``near.MAX_WORK`` (a key first seen while transforming, one an
+earlier step wrote: ``near.PROBE_WORK`` each, ``MAX_WORK`` for them all), and a group's winners
+are worked out once, not for each of its rows (3,000 rows of one key and 3,000 distinct values
+were 9 million counts).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 from ...errors import clip_text
 from ...model.grammar import rep, seq
 from ..near import MAX_WORK, PROBE_WORK, Budget, NearIndex, close_keys
-from ..truth import find_truths
+from ..truth import MAX_PAIRS, find_truths
 from ..values import format_key, hashable, moves_a_field_in
 from ._base import StepKind
 
@@ -35,6 +39,7 @@ MAX_SOURCES_SHOWN = 20  # the report names the best and worst sources past this
 NAME_CHARS = 40  # a source's name in the report, at most
 _KEY = "\0key"  # inside a majority group: the raw key values, counted
 _NONE = object()
+_MISSING = object()
 
 
 @dataclass
@@ -48,10 +53,16 @@ class KeyGroups:
     # keys first seen by transform
     probed: dict[Any, list] = field(default_factory=dict, repr=False)
     index: NearIndex | None = field(default=None, repr=False)
+    probing: Budget | None = field(default=None, repr=False, compare=False)  # theirs, together
     # with ``weight_by``: each source's estimated accuracy, the cells it reports, copying pairs
     accuracy: dict[Any, float] = field(default_factory=dict)
     reports: dict[Any, int] = field(default_factory=dict)
     copies: dict[tuple, float] = field(default_factory=dict)
+    # source pairs never looked at for copying (``truth.MAX_PAIRS``); the fit stopped at its work
+    pairs_left_out: int = 0
+    stopped: bool = False
+    # (key, field) -> its winner, (key, None) -> the group's rows: worked out once, when first asked
+    known: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 class Majority(StepKind):
@@ -140,8 +151,16 @@ class Majority(StepKind):
         near = _near_keys(s, merged, fitted.left_alone, i) if len(s.key) == 1 else None
         if truths is None:
             return KeyGroups(merged, near)
+        if truths.pairs_left_out:
+            fitted.left_alone[(i, "+".join(s.weight_by))] += truths.pairs_left_out
         return KeyGroups(
-            merged, near, accuracy=truths.accuracy, reports=truths.claims, copies=truths.copies
+            merged,
+            near,
+            accuracy=truths.accuracy,
+            reports=truths.claims,
+            copies=truths.copies,
+            pairs_left_out=truths.pairs_left_out,
+            stopped=truths.stopped,
         )
 
     def notes(self, step: Any, state: Any) -> list[str]:
@@ -171,13 +190,19 @@ class Majority(StepKind):
                 "sources that share false values (one copies the other, or both a common feed; "
                 f"counted once): {', '.join(pairs[:MAX_SOURCES_SHOWN])}{more}"
             )
+        bound = [
+            f"the {MAX_PAIRS} pairs of sources seen together most often were looked at, "
+            f"{state.pairs_left_out} more left out"
+        ] * bool(state.pairs_left_out) + ["the fit stopped before it settled"] * state.stopped
+        if bound:
+            lines.append("copying looked for within a work bound: " + "; ".join(bound))
         return lines
 
     def transform(self, fitted: Any, i: int, out: dict) -> bool:
         step, state = fitted.steps[i], fitted.fits.get(i)
-        group = _group(fitted, i, state, out) if state is not None else None
-        for fld in step.fields if group else ():
-            top = _winner(group.get(fld), step)
+        key = _group(fitted, i, state, out) if state is not None else None
+        for fld in step.fields if key is not None else ():
+            top = _known(state, step, key, fld)
             old = out.get(fld)
             if top is _NONE or hashable(old) == top or not step.may_write(fld, old, top):
                 continue
@@ -211,51 +236,66 @@ def _winner(counts: Counter | None, step: Any) -> Any:
     return _NONE
 
 
-def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> dict[str, Counter] | None:
-    """The record's key group; a key seen too rarely is repaired to the close key whose group it
-    matches."""
+def _known(state: KeyGroups, step: Any, key: Any, fld: str | None) -> Any:
+    """The winner of ``fld`` in ``key``'s group (``None``: the group's rows), worked out once: a
+    group of many distinct values is not counted again for each of its rows."""
+    found = state.known.get((key, fld), _MISSING)
+    if found is _MISSING:
+        group = state.groups[key]
+        found = sum(group[_KEY].values()) if fld is None else _winner(group.get(fld), step)
+        state.known[(key, fld)] = found
+    return found
+
+
+def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> Any:
+    """The key of the record's group (None: no group); a key seen too rarely is repaired to the
+    close key whose group it matches."""
     step, groups = fitted.steps[i], state.groups
     key = fitted.key(i, record)
-    group = groups.get(key)
-    if (
-        group is not None
-        and sum(group[_KEY].values()) >= step.min_count
-        or key is None
-        or len(step.key) != 1
-    ):
-        return group
+    seen = key in groups
+    if seen and _known(state, step, key, None) >= step.min_count or key is None:
+        return key
+    if len(step.key) != 1:
+        return key if seen else None
     scored = []
-    for other in _close(state, step, key, group is not None):
-        candidate = groups[other]
+    for other in _close(fitted, i, state, key, seen):
         agree = sum(
-            1
-            for fld in step.fields
-            if _winner(candidate.get(fld), step) == hashable(record.get(fld))
+            1 for fld in step.fields if _known(state, step, other, fld) == hashable(record.get(fld))
         )
         scored.append((agree, other))
     scored.sort(key=lambda s: -s[0])
     # the row must look like that group, not just share a field
     needed = max(1, len(step.fields) // 2)
     if not scored or scored[0][0] < needed or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return group
-    best = groups[scored[0][1]]
-    raw = _winner(best[_KEY], step)
+        return key if seen else None
+    best = scored[0][1]
+    raw = _known(state, step, best, _KEY)
     if raw is not _NONE and record.get(step.key[0]) != raw and step.key[0] not in step.protected:
         record[step.key[0]] = raw
         fitted.changed[(i, step.key[0])] += 1
     return best
 
 
-def _close(state: KeyGroups, step: Any, key: tuple, fitted: bool) -> list:
+def _close(fitted: Any, i: int, state: KeyGroups, key: tuple, seen: bool) -> list:
     """The full groups' keys within ``max_distance`` edits of a rare ``key`` (found by ``fit``, else
     now)."""
-    if fitted and state.near is not None:
+    if seen and state.near is not None:
         return state.near.get(key, [])
-    # a key an earlier step wrote: its own budget, the same on every worker
+    # a key an earlier step wrote: its own budget, out of ``MAX_WORK`` for them all (past it, a
+    # new key is left alone and counted; on Dask, each part's transform has its own)
     if key not in state.probed:
+        step = fitted.steps[i]
         if state.index is None:
             state.index = _key_index(step, state.groups)
-        found = close_keys(str(key[0]), state.index, step.max_distance, Budget(PROBE_WORK))
+        if state.probing is None:
+            state.probing = Budget(MAX_WORK)
+        found = None
+        if state.probing.left > 0:
+            budget = Budget(PROBE_WORK)
+            found = close_keys(str(key[0]), state.index, step.max_distance, budget)
+            state.probing.spend(PROBE_WORK - budget.left)
+        if found is None:
+            fitted.left_alone[(i, step.key[0])] += 1
         state.probed[key] = found or []
     return state.probed[key]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...model.grammar import seq
 from ...profiling.profiler import value_shape
-from ..near import MAX_CHARS, MAX_WORK, Budget, NearIndex, two_values
+from ..near import MAX_CHARS, MAX_WORK, Budget, NearIndex, look, two_values
 from ._base import NO_FIX, FieldValueCounts
 
 __all__ = ["Shape", "ShapeFixes", "shape_fixes", "RATIO", "COMMON", "MAX_VALUES"]
@@ -48,8 +48,13 @@ def _restores(old: str, new: str, limit: int) -> bool:
     """Same length, 1..``limit`` characters differ, each one of another class in ``old``."""
     if len(old) != len(new) or old == new:
         return False
-    diff = [(a, b) for a, b in zip(old, new) if a != b]
-    return len(diff) <= limit and all(_cls(a) != _cls(b) for a, b in diff)
+    differ = 0
+    for a, b in zip(old, new):
+        if a != b:
+            differ += 1
+            if differ > limit or _cls(a) == _cls(b):
+                return False
+    return True
 
 
 def shape_fixes(counts: Counter, max_distance: int) -> tuple[dict[str, str], int]:
@@ -77,7 +82,16 @@ def shape_fixes(counts: Counter, max_distance: int) -> tuple[dict[str, str], int
         if near is None:
             left_alone += 1
             continue
-        found = [u for u in near if _restores(v, u, limit)]
+        found: list[str] | None = []
+        for u in near:
+            if not budget.spend(look(v, u)):
+                found = None
+                break
+            if _restores(v, u, limit):
+                found.append(u)
+        if found is None:
+            left_alone += 1
+            continue
         if len(found) == 1 and strings[found[0]] >= RATIO * n and not two_values(v, found[0]):
             fixes[v] = found[0]
     return fixes, left_alone

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...model.grammar import seq
-from ..near import MAX_CHARS, MAX_WORK, Budget, NearIndex
+from ..near import MAX_CHARS, MAX_WORK, Budget, NearIndex, look
 from ._base import StepKind
 
 __all__ = [
@@ -110,8 +110,13 @@ def _letters_apart(a: str, b: str, limit: int) -> bool:
     """Same length, 1..``limit`` letters differ, and none by case alone."""
     if len(a) != len(b) or a == b:
         return False
-    diff = [(x, y) for x, y in zip(a, b) if x != y]
-    return len(diff) <= limit and all(x.casefold() != y.casefold() for x, y in diff)
+    differ = 0
+    for x, y in zip(a, b):
+        if x != y:
+            differ += 1
+            if differ > limit or x.casefold() == y.casefold():
+                return False
+    return True
 
 
 def _limit(word: str, max_distance: int) -> int:
@@ -170,7 +175,16 @@ def word_fixes(
         if near is None:
             left_alone += 1
             continue
-        close = [w for w in near if _letters_apart(word, w, limit)]
+        close: list[str] | None = []
+        for w in near:
+            if not budget.spend(look(word, w)):
+                close = None
+                break
+            if _letters_apart(word, w, limit):
+                close.append(w)
+        if close is None:
+            left_alone += 1
+            continue
         if len(close) != 1 or words[close[0]] < RATIO * n:
             continue  # none, or two words the field spells often: ambiguous
         new = close[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._base import Candidate, Kind
+from ._base import Candidate, Kind, members, read_once
 from ._values import COUNTRY_CODES, US_STATE_CODES, value_shape
 
 __all__ = ["PhoneE164", "Email", "Enum", "CountryAlpha2", "UsState", "Shape"]
@@ -49,7 +49,7 @@ class Enum(Kind):
         return f"one of {shown}"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
-        return isinstance(value, str) and value in allowed
+        return isinstance(value, str) and value in members(allowed)
 
     def values(self, allowed) -> tuple[str, ...]:
         return tuple(allowed)
@@ -58,7 +58,8 @@ class Enum(Kind):
         if not allowed:
             return []
         out = [Candidate("closest_value", (list(allowed),))]
-        aliases = {a: b for a, b in examples if b in allowed and a not in allowed}
+        known = set(allowed)
+        aliases = {a: b for a, b in examples if b in known and a not in known}
         # the goals' examples as spellings of the values: "high" is H, "Ops" is Operations
         if aliases:
             out.append(Candidate("closest_value", (list(allowed),), (("aliases", aliases),)))
@@ -115,9 +116,8 @@ class Shape(Kind):
         return "the form of the goals' examples (" + ", ".join(repr(a) for a in allowed[:3]) + ")"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
-        return value_shape(value if isinstance(value, str) else str(value)) in {
-            value_shape(a) for a in allowed
-        }
+        shapes = read_once(allowed, "shapes", lambda v: frozenset(map(value_shape, v)))
+        return value_shape(value if isinstance(value, str) else str(value)) in shapes
 
     def candidates(self, allowed, strings, words, examples) -> list[Candidate]:
         out = [Candidate("to_shape", (b,)) for b in allowed]

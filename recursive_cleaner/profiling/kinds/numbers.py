@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from ... import toolkit
-from ._base import Candidate, Kind
+from ._base import Candidate, Kind, members
 from ._values import PLAIN_NUMBER, noisy
 
 __all__ = ["Number", "Integer", "Bool", "target_units", "decimals_said"]
@@ -161,10 +161,11 @@ class _Numeric(Kind):
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
         if isinstance(value, bool):
             return False
-        if "whole_as_int" in allowed and _WHOLE_WITH_FRACTION.fullmatch(str(value)):
+        marks = members(allowed)
+        if "whole_as_int" in marks and _WHOLE_WITH_FRACTION.fullmatch(str(value)):
             return False  # 12.0 or "12.0" where the goals want 12
         if (
-            "no_leading_zeros" in allowed
+            "no_leading_zeros" in marks
             and isinstance(value, str)
             and _LEADING_ZERO.fullmatch(value.strip())
         ):
