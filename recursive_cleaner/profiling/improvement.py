@@ -96,8 +96,7 @@ _ZERO_LED = re.compile(r"[-+]?0\d")
 
 
 def _decimal(value: Any) -> Decimal | None:
-    """A finite number's exact value (a float by its shortest repr), a plain numeric text's, or
-    None."""
+    """A finite number's exact value (a float by its repr), a plain numeric text's, or None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, float):
