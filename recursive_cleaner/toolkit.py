@@ -100,8 +100,7 @@ PRIMITIVES: tuple[str, ...] = tuple(
     "to_iso_date to_iso_datetime to_time_24h to_time_12h to_e164 to_number to_int strip_units "
     "words_to_number to_count to_unit convert_unit to_shape closest_value to_bool "
     "null_if_placeholder is_null_like normalize_whitespace title_case_name normalize_email "
-    "to_lower to_upper to_country_code to_country_name to_us_state_code to_us_state_name"
-    .split()
+    "to_lower to_upper to_country_code to_country_name to_us_state_code to_us_state_name".split()
 )
 __all__ = [
     "CATALOGUE",

@@ -70,6 +70,7 @@ class FieldFocus:
         draft: dict | None = None,
         check: dict[str, list] | None = None,
         tie=None,
+        ask=None,
     ) -> CleaningSpec:
         """The field spec (given, or read from the goals and checked on the samples) and the formats
         it sets; ``tie``: ``read_spec``'s model guess for a clause the rules tie to no field."""
@@ -87,6 +88,7 @@ class FieldFocus:
                 csv_strings=self.csv_strings,
                 check=check,
                 tie=tie,
+                ask=ask,
             )
         else:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)

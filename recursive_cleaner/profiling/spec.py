@@ -61,6 +61,7 @@ from .instructions import goal_sentences, read_goals
 from .row_rules import asks_dedup, stated_fields, stated_keys
 from .spec_checks import (
     against_convention,
+    asked_reading,
     checked_reading,
     fit_score,
     one_shape,
@@ -104,6 +105,7 @@ def read_spec(
     csv_strings: bool | None = None,
     check: dict[str, list] | None = None,
     tie=None,
+    ask=None,
 ) -> CleaningSpec:
     """The spec of ``fields`` from the goals (rules, and the model's ``draft`` when given), checked
     on the data.
@@ -113,7 +115,9 @@ def read_spec(
     ``tie(clause) -> field | None`` guesses the field of a clause with a format word the rules tie
     to no field (``model.field_tie``); the guess stands only if at least half the field's sample
     values fit the clause's reading or are turned into fitting ones by its primitive, and some are
-    turned.
+    turned. ``ask({field: words}) -> {field: kind | None}`` guesses, in one call, the format the
+    goals ask of each field they mention but bind to none (``model.kind_ask``): kept only where the
+    data agrees (``spec_checks.asked_reading``).
     """
 
     if scope not in SCOPES:
@@ -189,10 +193,51 @@ def read_spec(
     for name in asked:
         if spec.fields[name].kind != "as_is":
             spec.fields[name] = replace(spec.fields[name], asked=True)
+    if ask is not None and spec.scope == "mentioned":  # the model where the rules bind nothing
+        unbound = _addressed(
+            {n: f.words for n, f in spec.fields.items() if f.kind != "as_is" and not f.bound()},
+            {n: f.words for n, f in spec.fields.items()},
+        )
+        for name, kind in (ask(unbound) if unbound else {}).items():
+            if kind == "keep" and name in unbound:  # a protection the rules did not read
+                spec.fields[name] = replace(
+                    spec.fields[name],
+                    kind="as_is",
+                    source="model",
+                    asked=False,
+                    note="the model read the goals as leaving it as it is",
+                )
+            elif kind and name in unbound:
+                spec.fields[name] = asked_reading(
+                    spec.fields[name], kind, check.get(name), csv_strings
+                )
     rest = next((r.rest for r in readings.values() if r.rest), "")
     if rest:
         _leave_rest(spec, asked, rest)
     return spec
+
+
+_CLAUSE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
+_ADDRESSED = 3  # a clause naming more fields than this lists them ("Columns: a, b, c, d")
+
+
+def _addressed(unbound: dict[str, str], words: dict[str, str]) -> dict[str, str]:
+    """The unbound fields a clause speaks to, each with those clauses: a clause that names at most
+    ``_ADDRESSED`` fields (a list of the columns describes them, it asks nothing of each)."""
+    named: dict[str, set[str]] = {}
+    for name, said in words.items():
+        for clause in filter(None, (c.strip() for c in _CLAUSE_END.split(said or ""))):
+            named.setdefault(clause, set()).add(name)
+    out = {}
+    for name, said in unbound.items():
+        own = [
+            c
+            for c in dict.fromkeys(filter(None, (c.strip() for c in _CLAUSE_END.split(said or ""))))
+            if len(named.get(c, ())) <= _ADDRESSED
+        ]
+        if own:
+            out[name] = " ".join(own)
+    return out
 
 
 def _asked(spec: CleaningSpec, readings: dict) -> set[str]:

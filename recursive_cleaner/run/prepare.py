@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from ..judge.validation import ALLOWED_IMPORTS
 from ..model.field_tie import make_tie
+from ..model.kind_ask import make_kind_ask
 from ..model.prompt import static_prefix
 from ..model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
 from ..optimizer.grouping import TAGS_INSTRUCTION
@@ -67,6 +68,17 @@ def learn_spec(ctx: RunContext, info: dict, *, ties: bool = True) -> None:
             constrained=options.constrained,
         )
     )
+    ask = (
+        None
+        if options.spec is not None or not ties
+        else make_kind_ask(  # a field asked for with no format the rules bind (issue 42 point 6)
+            ctx.client.backend,
+            check,
+            call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
+            known=state.spec_kinds,
+            constrained=options.constrained,
+        )
+    )
     state.spec = ctx.focus.learn(
         options.instructions,
         info["fields"],
@@ -76,6 +88,7 @@ def learn_spec(ctx: RunContext, info: dict, *, ties: bool = True) -> None:
         check=check,
         draft=draft,
         tie=tie,
+        ask=ask,
     )
 
 

@@ -54,6 +54,8 @@ class Licence:
     reshapes: frozenset[str] = frozenset()
     examples_drop_zeros: bool = False
     everything: bool = False
+    # a clause or the user bound the kind (not the model's guess): it may convert a whole column
+    firm: bool = True
 
     @classmethod
     def of(
@@ -65,6 +67,7 @@ class Licence:
         words: str = "",
         everything: bool = False,
         shape_of: Portrait | None = None,
+        firm: bool = True,
     ) -> "Licence":
         """The licence of a field from its evidence (``kind``: the kind a clause or the user bound
         it to, never a guess; ``words``: the clauses that bind it, for the templates they write)."""
@@ -90,6 +93,7 @@ class Licence:
             frozenset(reshapes),
             zeros,
             everything,
+            firm,
         )
 
 
@@ -123,7 +127,9 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         written = new_shape in lic.targets and shape not in lic.targets
         # every value in one form, none in the new one: a whole column the goals convert (never a
         # listed value's case: the data's spelling of the goals' list stays)
-        converts = p.uniform and new_shape not in p.shapes and not _on_list(a, lic.allowed)
+        converts = (
+            lic.firm and p.uniform and new_shape not in p.shapes and not _on_list(a, lic.allowed)
+        )
         if shape == p.usual and not (
             shape in lic.reshapes or written or corrected or converts or lic.everything
         ):
@@ -204,5 +210,6 @@ def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:
             words=fs.words,
             everything=name in converted,
             shape_of=portraits.get(name),
+            firm=fs.source in ("instructions", "user"),
         )
     return HarmCheck(portraits, licences)
