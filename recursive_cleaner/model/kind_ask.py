@@ -38,8 +38,8 @@ KIND_KEEP = "keep"  # the goals say to leave the field as it is: it becomes prot
 MAX_ASKED = 40  # fields in one call at most (the prompt and the grammar grow with them)
 # what a clause can ask without values the library must learn from it
 _NEEDS_MORE = ("enum", "shape", "as_is")
-_PROMPT = """A user wrote goals for cleaning a table. For each field below, the sentences of the goals
-that mention it and a few of its values:
+_PROMPT = """A user wrote goals for cleaning a table. For each field below, the sentences of the \
+goals that mention it and a few of its values:
 
 {fields}
 
