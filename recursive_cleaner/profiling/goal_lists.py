@@ -139,9 +139,7 @@ _PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
 # items of bounded length: a search starts after every "'" or "-" of a word, and each start read
 # the rest of it
 _SLASH_ITEM = rf"[A-Za-z][A-Za-z'-]{{1,{MAX_SLASH_ITEM - 1}}}"
-_SLASHES = re.compile(
-    rf"(?<![\w/]){_SLASH_ITEM}(?:/{_SLASH_ITEM}){{1,{MAX_SLASH_ITEMS}}}(?![\w/])"
-)
+_SLASHES = re.compile(rf"(?<![\w/]){_SLASH_ITEM}(?:/{_SLASH_ITEM}){{1,{MAX_SLASH_ITEMS}}}(?![\w/])")
 # true/false: a bool, held by the data or not
 _NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)
 # "H / L / N": one-letter codes

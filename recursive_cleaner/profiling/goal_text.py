@@ -11,6 +11,7 @@ import re
 
 from .digit_counts import with_digits
 from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
+from .scans import LeadThen
 
 __all__ = [
     "goal_sentences",
@@ -40,7 +41,7 @@ AS_IS_WORDS = (
 )
 
 _PATTERNS = [
-    (kind, re.compile(rx, re.I))
+    (kind, rx if isinstance(rx, LeadThen) else re.compile(rx, re.I))
     for kind, rx in (
         ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
         ("phone_e164", r"\be\.?\s?164\b"),
@@ -98,10 +99,13 @@ _PATTERNS = [
             r"single spaces?|"
             r"double spaces|whitespace",
         ),
+        # a word that leaves, then the nearest word that says how, in its part of the sentence
+        # ("lead[^.;]*?target" read by ``scans.LeadThen``: as a pattern, every lead read on to the
+        # end of its part)
         # "Leave beer_name and style as they are"
-        ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{AS_IS_WORDS}|alone\b)"),
+        ("as_is", LeadThen(r"\b(?:leave|keep)\b", rf"\b(?:{AS_IS_WORDS}|alone\b)", re.I)),
         # "leave the comments exactly as the techs typed them"; "... follow house style; leave them"
-        ("as_is", r"\bleave\b[^.;]*?\b(?:exactly|just|precisely)\s+as\b"),
+        ("as_is", LeadThen(r"\bleave\b", r"\b(?:exactly|just|precisely)\s+as\b", re.I)),
         ("as_is", r"\b(?:leave|keep)\s+(?:them|those|these|it|that)\s*(?=[,.;:!)]|$)"),
         (
             "as_is",

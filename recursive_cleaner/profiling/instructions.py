@@ -44,6 +44,7 @@ from .expectations import (
 from .fallback import fallback_expectation
 from .keep_words import BACK_REFERENCE, changed_fields, leaves_rest, listed
 from .mentions import FieldMentions, field_tokens, is_date_name
+from .scans import LeadThen
 from .goal_text import (
     clause_segments,
     detect_kinds,
@@ -61,11 +62,16 @@ _EVERY_FIELD = re.compile(
     r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b",
     re.I,
 )
-_LEAVE_REST = re.compile(
-    r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
-    r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
-    re.I,
-)  # "leave everything else as it is": not a request about every field
+# "leave everything else as it is": not a request about every field (``scans.LeadThen``: as one
+# pattern, "leave[^.;]*else", every "leave" read to the end of its part)
+_LEAVE_REST = (
+    LeadThen(r"\b(?:leave|keep|don'?t|do not|never|no need)\b", r"\b(?:else|other|rest)\b", re.I),
+    LeadThen(
+        r"\b(?:else|other|rest)\b",
+        r"\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
+        re.I,
+    ),
+)
 _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 _EXCEPT = re.compile(
@@ -83,6 +89,11 @@ _SUBJECT_GAP = re.compile(
     re.I,
 )
 _KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
+
+
+def _about_rest(text: str) -> bool:
+    """Words about the fields not named: "leave everything else as it is", "the rest as is"."""
+    return any(words.search(text) is not None for words in _LEAVE_REST)
 
 
 def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
@@ -284,7 +295,7 @@ def read_goals(
             if (
                 not all_groups
                 and _EVERY_FIELD.search(whole)
-                and not _LEAVE_REST.search(whole)
+                and not _about_rest(whole)
                 and not rest
             ):
                 every_kinds.extend(
@@ -318,7 +329,7 @@ def read_goals(
                 and not rest
                 and not all_groups
                 and not _EVERY_FIELD.search(whole)
-                and not _LEAVE_REST.search(whole)
+                and not _about_rest(whole)
                 and not _TYPOS.search(whole)
             )
             # each field its own part's reading
@@ -343,7 +354,7 @@ def read_goals(
                 )
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(
-        _EVERY_FIELD.search(c) and not _LEAVE_REST.search(c) for c in goal_sentences(instructions)
+        _EVERY_FIELD.search(c) and not _about_rest(c) for c in goal_sentences(instructions)
     )
     out: dict[str, GoalReading] = {}
     for field in fields:
