@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 __all__ = [
     "field_tokens",
@@ -81,6 +82,7 @@ _NAMED_BY = {
 }
 
 
+@lru_cache(maxsize=1 << 16)  # pure; a long goals text asks the same pieces of the same words
 def _piece(piece: str, word: str) -> str:
     """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
     forms = singulars(word)

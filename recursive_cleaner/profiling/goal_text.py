@@ -11,7 +11,7 @@ import re
 
 from .digit_counts import with_digits
 from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
-from .scans import LeadThen
+from .scans import LeadThen, Spans
 
 __all__ = [
     "goal_sentences",
@@ -211,13 +211,15 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
     (``holds``: see ``paren_enum``)."""
     found: list[tuple[str, tuple[str, ...], int, int]] = []
+    taken = Spans()  # where ``found`` stands (each word was compared with every one before it)
     for kind, rx in _PATTERNS:
         for m in rx.finditer(text):
-            if any(m.start() < e and s < m.end() for _, _, s, e in found):
+            if taken.overlapping(m.start(), m.end()):
                 continue
             if _PART_OF.match(text, m.end()):
                 # "the state code, an underscore and the measure code": only a part of the value
                 continue
+            taken.add(m.start(), m.end())
             if kind == "yesno":
                 found.append(
                     ("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end())

@@ -2,7 +2,9 @@
 
 ``LeadThen(lead, target)`` finds what ``lead[^.;]*?target`` finds ("leave ... alone"): from each
 lead word, the nearest target after it in its part of the sentence (``leads``: what
-``lead(?=[^.;]*target)`` finds, "set ... to"). As one pattern, every lead read
+``lead(?=[^.;]*target)`` finds, "set ... to"). ``Spans``: stretches of text that never overlap,
+asked which of them a new one overlaps by bisection (each format word of a long clause was checked
+against every one found before it). As one pattern, every lead read
 on to the end of its part when no target stands there (the goals "leave leave leave ...": 16 KB in
 minutes). Here every lead and every place a target starts is found once, and each lead takes its
 target by bisection.
@@ -15,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-__all__ = ["LeadThen", "Span"]
+__all__ = ["LeadThen", "Span", "Spans"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +79,37 @@ class LeadThen:
     def leads(self, text: str) -> Iterator[re.Match]:
         """The leads a target follows in their part: ``lead(?=[^.;]*target)``."""
         return (lead for lead, end in self._found(text) if end is not None)
+
+
+class Spans:
+    """Stretches ``[start, end)`` of one text that never overlap one another, in order."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, int]] = []
+        self.ends: list[int] = []  # in the same order: stretches that never overlap end in order
+
+    @classmethod
+    def of(cls, spans) -> Spans:
+        """The stretches ``spans`` (that never overlap) in order."""
+        out = cls()
+        out.items = sorted(spans)
+        out.ends = [end for _, end in out.items]
+        return out
+
+    def overlapping(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The stretches that overlap ``[start, end)`` (``a < end and start < b``)."""
+        out = []
+        k = bisect.bisect_right(self.ends, start)  # the first one ending after ``start``
+        while k < len(self.items) and self.items[k][0] < end:
+            out.append(self.items[k])
+            k += 1
+        return out
+
+    def add(self, start: int, end: int) -> None:
+        k = bisect.bisect_left(self.items, (start, end))
+        self.items.insert(k, (start, end))
+        self.ends.insert(k, end)
+
+    def remove(self, start: int, end: int) -> None:
+        k = bisect.bisect_left(self.items, (start, end))
+        del self.items[k], self.ends[k]
