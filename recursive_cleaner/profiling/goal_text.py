@@ -251,22 +251,22 @@ def clause_segments(clause: str, groups: list, holds=None) -> list[tuple[str, li
     gets only its own part's reading."""
     if len(groups) < 2:
         return [(clause, groups)]
-    starts = [start for _, _, start, _ in detect_kinds(clause, holds)] + [
-        m.start() for m in ENUM_TRIGGER.finditer(clause)
-    ]
+    starts = sorted(
+        [start for _, _, start, _ in detect_kinds(clause, holds)]
+        + [m.start() for m in ENUM_TRIGGER.finditer(clause)]
+    )
     cuts = []
     for before, after in zip(groups, groups[1:]):
-        between = [start for start in starts if before[1] <= start < after[0]]
-        gap = list(_CUT.finditer(clause, max(between), after[0])) if between else []
-        if gap:
-            cuts.append(gap[-1].start())
+        # the last format word between the two (by bisection: each pair looked at every word)
+        k = bisect.bisect_left(starts, after[0]) - 1
+        if k >= 0 and starts[k] >= before[1]:
+            gap = list(_CUT.finditer(clause, starts[k], after[0]))
+            if gap:
+                cuts.append(gap[-1].start())
+    firsts = [a for a, _, _ in groups]  # in order
     out, start = [], 0
     for cut in cuts + [len(clause)]:
-        out.append(
-            (
-                clause[start:cut],
-                [(a - start, b - start, f) for a, b, f in groups if start <= a < cut],
-            )
-        )
+        part = groups[bisect.bisect_left(firsts, start) : bisect.bisect_left(firsts, cut)]
+        out.append((clause[start:cut], [(a - start, b - start, f) for a, b, f in part]))
         start = cut
     return out

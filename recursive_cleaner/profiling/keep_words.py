@@ -193,14 +193,21 @@ def _list_start(clause: str, groups: list, k: int) -> int:
 def changed_fields(text: str, groups: list, holds=None) -> frozenset:
     """The fields of ``groups`` that a change in ``text`` is asked of: a verb of cleaning or a
     target outside the words that leave fields as they are, a group not inside those words."""
-    spans = [(s, e) for kind, _, s, e in detect_kinds(text, holds) if kind == "as_is"]
-    plain = text
+    # the keep words never overlap: blanked in one pass, each group looked up by bisection
+    spans = sorted((s, e) for kind, _, s, e in detect_kinds(text, holds) if kind == "as_is")
+    pieces, at = [], 0
     for s, e in spans:
-        plain = plain[:s] + " " * (e - s) + plain[e:]
-    if not asks_change(plain):
+        pieces += [text[at:s], " " * (e - s)]
+        at = e
+    if not asks_change("".join(pieces) + text[at:]):
         return frozenset()
-    outside = [g[2] for g in groups if not any(s <= g[0] and g[1] <= e for s, e in spans)]
-    return frozenset().union(*outside)
+    starts = [s for s, _ in spans]
+
+    def inside(g: tuple) -> bool:
+        k = bisect.bisect_right(starts, g[0]) - 1
+        return k >= 0 and g[1] <= spans[k][1]
+
+    return frozenset().union(*(g[2] for g in groups if not inside(g)))
 
 
 def listed(clause: str, groups: list, k: int) -> tuple:
