@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 
 from .digit_counts import with_digits
 from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
@@ -210,6 +211,11 @@ def goal_blocks(text: str, is_head) -> list[str]:
 def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
     """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
     (``holds``: see ``paren_enum``)."""
+    return list(_kinds_of(text, holds))
+
+
+@lru_cache(maxsize=32)  # the reader asks it of one clause several times (its parts, its keep words)
+def _kinds_of(text: str, holds) -> tuple[tuple[str, tuple[str, ...], int, int], ...]:
     found: list[tuple[str, tuple[str, ...], int, int]] = []
     taken = Spans()  # where ``found`` stands (each word was compared with every one before it)
     for kind, rx in _PATTERNS:
@@ -238,7 +244,7 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
-    return found
+    return tuple(found)
 
 
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)

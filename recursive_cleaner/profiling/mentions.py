@@ -104,6 +104,7 @@ class FieldMentions:
                     (re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1)
                 )
         self.tokens = {field: field_tokens(field) or [field.lower()] for field in fields}
+        self._spells: dict[tuple[str, str], frozenset] = {}
         # last word -> [(other words, field)]
         self.heads: dict[str, list[tuple[list[str], str]]] = {}
         for field, toks in self.tokens.items():
@@ -132,6 +133,15 @@ class FieldMentions:
             for t in others
             if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t))
         )
+
+    def _spelled(self, word: str, head: str) -> frozenset:
+        """The fields ``word`` and ``head`` spell ("first" "name": fname), asked once a pair."""
+        key = (word, head)
+        if key not in self._spells:
+            self._spells[key] = frozenset(
+                f for f in self.tokens if abbreviation_links(f, [word, head]) == 2
+            )
+        return self._spells[key]
 
     def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
         """Words before a field's last word: "the beer, style and brewery names", "names of beers or
@@ -168,13 +178,7 @@ class FieldMentions:
             items.append((m.start(2), m.end(2), m.group(2)))
             head = singulars(m.group(3))[-1]
             spelled = [
-                (
-                    a,
-                    b,
-                    frozenset(
-                        f for f in self.tokens if abbreviation_links(f, [w.lower(), head]) == 2
-                    ),
-                )
+                (a, b, self._spelled(w.lower(), head))
                 for a, b, w in items
                 if w.lower() not in STOP_WORDS
             ]
