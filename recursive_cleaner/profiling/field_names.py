@@ -52,7 +52,12 @@ def field_tokens(field: str) -> list[str]:
 def name_parts(field: str) -> list[str]:
     """A field name's parts: its words (snake, kebab, camel case) with digits apart ("address1":
     address, 1)."""
-    return [p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t)]
+    return list(_name_parts(field))
+
+
+@lru_cache(maxsize=1 << 12)  # asked at every word of the goals that may abbreviate a field
+def _name_parts(field: str) -> tuple[str, ...]:
+    return tuple(p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t))
 
 
 STOP_WORDS = frozenset("a an and at by for from in of on or per the to with".split())
@@ -139,7 +144,7 @@ def abbreviation_links(
     birth"); the field links when some piece is strong: a word itself, a prefix or skeleton of three
     letters or more, or three initials of one part.
     """
-    parts = name_parts(field)
+    parts = _name_parts(field)
     if not parts or sum(map(len, parts)) < 2:
         return 0
     stop = len(words) if stop is None else stop

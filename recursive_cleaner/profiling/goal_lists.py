@@ -64,21 +64,22 @@ def _list_words(rest: str) -> str:
 
 
 def _triggers(clause: str):
-    """The colon of a label, then the clause's first ``MAX_TRIGGERS`` list words."""
+    """(a label's colon?, match): the colon of a label, then the clause's first ``MAX_TRIGGERS``
+    list words."""
     colon = _COLON.match(clause)
     if colon:
-        yield colon
+        yield True, colon
     for k, trig in enumerate(ENUM_TRIGGER.finditer(clause)):
         if k == MAX_TRIGGERS:
             return
-        yield trig
+        yield False, trig
 
 
 def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts;
     after a colon, quoted, or bare when ``holds(items)``: most of them are values of one field
     ("match our list: Finance, ...")."""
-    for trig in _triggers(clause):
+    for colon, trig in _triggers(clause):
         rest, items, pos = clause[trig.end() :], [], 0
         while True:
             m = _QUOTED.match(rest, pos)
@@ -90,7 +91,7 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
-        if not items and trig.re is _COLON and holds is not None and not ENUM_TRIGGER.search(rest):
+        if not items and colon and holds is not None and not ENUM_TRIGGER.search(rest):
             words = _list_words(rest)
             bare = [
                 i.strip()
@@ -103,7 +104,7 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
                 and holds(bare)
             ):
                 items = bare
-        if not items and trig.re is ENUM_TRIGGER:
+        if not items and not colon:
             # "...: fix typos" is no value
             words = _NOTHING_ELSE.sub("", _list_words(rest))
             # "active, pending or churned and nothing else"
