@@ -21,6 +21,7 @@ from .._extras import require
 from ..profiling import kinds
 from ..profiling.expectations import Expectation, conforms, is_placeholder
 from ..profiling.spec import CleaningSpec, load_spec
+from ..profiling.spec_file import check_forms
 from ..read.inputs import frame_records
 
 __all__ = ["validate", "SpecCheck", "Violation", "break_reason"]
@@ -154,7 +155,7 @@ def validate(
     ``spec`` (a ``CleaningSpec``, its dict, or a ``cleaning_spec.json`` path), field by field;
     ``shown`` violations are kept per field."""
     spec = (
-        spec
+        check_forms(spec)  # a spec made in Python: the forms load_spec checks
         if isinstance(spec, CleaningSpec)
         else load_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
     )

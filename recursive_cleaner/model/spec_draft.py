@@ -9,11 +9,17 @@ an unknown field or kind. A backend that can hold its reply to a JSON schema
 with a known kind for every field, in order; the parser reads that JSON too. The draft is a second
 opinion beside the rule reader: ``profiling.spec.read_spec(draft=...)`` lets the data decide where
 the two disagree.
+
+A reply is read in bounded work: at most ``MAX_REPLY_CHARS`` of lines, a JSON answer of at most
+``MAX_JSON_CHARS`` nested at most ``MAX_JSON_DEPTH`` deep (json's decoder recurses: 5,000 levels
+were a RecursionError); a reply past a bound is refused like any unusable reply, no draft, with one
+warning line naming the bound.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Any
 
@@ -21,7 +27,19 @@ from ..profiling.kinds import REGISTRY
 from ..profiling.spec import SPEC_KINDS
 from .response import MAX_REPLY_CHARS
 
-__all__ = ["build_spec_prompt", "parse_spec_draft", "spec_schema", "MENU"]
+__all__ = [
+    "build_spec_prompt",
+    "parse_spec_draft",
+    "spec_schema",
+    "MENU",
+    "MAX_JSON_CHARS",
+    "MAX_JSON_DEPTH",
+]
+
+log = logging.getLogger("recursive_cleaner")
+
+MAX_JSON_CHARS = 200_000  # a JSON answer longer than this is not read
+MAX_JSON_DEPTH = 16  # the schema's answer is 3 deep (object, field, values)
 
 MENU = ", ".join(
     [kind.menu for kind in REGISTRY.values() if kind.menu]
@@ -46,9 +64,11 @@ Reply with exactly these lines, nothing else, each field's kind after its colon 
 _JSON_ANSWER = """Reply with one JSON object: for every field, in this order ({names}), an object
 {{"kind": KIND}}, or for an enum {{"kind": "enum", "values": [VALUE, VALUE, ...]}}.
 """
+# the bullet's marks taken whole (a look-ahead and its copy: never given back one by one, which
+# tried every field start with every mark prefix, quadratic in a line of "- - - ...")
 _LINE = re.compile(
-    r"^(?:[\s*>#-]|\d+[.)])*[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*(?::|=|->|—|-)\s*[`*\"']*"
-    r"(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$"
+    r"^(?=(?P<mark>(?:[\s*>#-]|\d+[.)])*))(?P=mark)[`*\"']*(?P<field>[^:`*\"']+?)[`*\"']*\s*"
+    r"(?::|=|->|—|-)\s*[`*\"']*(?P<kind>[A-Za-z_0-9]+)[`*\"']*\s*(?::\s*(?P<values>.+))?$"
 )
 _SHOWN = 4
 # a spec line ("field: enum: A | B | C") is short; _LINE is quadratic in a line's spaces
@@ -126,16 +146,41 @@ def parse_spec_draft(
 
 
 def _json_answer(reply: str) -> dict | None:
-    """The reply as a JSON object (a constrained answer, maybe in a code fence), or None."""
+    """The reply as a JSON object (a constrained answer, maybe in a code fence), or None (also for
+    one past a bound: warned once)."""
     text = (reply or "").strip()
     start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start or len(text) > 200_000:
+    if start < 0 or end <= start:
+        return None
+    if len(text) > MAX_JSON_CHARS:
+        log.warning("spec draft reply refused: longer than %d characters", MAX_JSON_CHARS)
+        return None
+    if _depth(text[start : end + 1]) > MAX_JSON_DEPTH:
+        log.warning("spec draft reply refused: JSON nested more than %d deep", MAX_JSON_DEPTH)
         return None
     try:
         data = json.loads(text[start : end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of ``text`` nest, strings aside (one pass)."""
+    depth = deepest = 0
+    for m in _BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+# "a | b, c": the spaces before a separator read from where their run starts ("\s*[|,/]" read a
+# run of spaces once from each of its places)
+_VALUE_SEP = re.compile(r"(?:(?<!\s)\s+)?[|,/]\s*")
 
 
 def _reading(kind: str, values: str) -> tuple[str | None, tuple[str, ...]] | bool:
@@ -147,9 +192,7 @@ def _reading(kind: str, values: str) -> tuple[str | None, tuple[str, ...]] | boo
     allowed: tuple[Any, ...] = ()
     if kind == "enum":
         allowed = tuple(
-            dict.fromkeys(
-                v.strip().strip("\"'`") for v in re.split(r"\s*[|,/]\s*", values) if v.strip()
-            )
+            dict.fromkeys(v.strip().strip("\"'`") for v in _VALUE_SEP.split(values) if v.strip())
         )
         if len(allowed) < 2:
             return False

@@ -27,13 +27,16 @@ MOST_WRONG = 0.5  # more than this share of the sample values wrong under the re
 ONE_FORM = 0.75  # ... and at least this share of them of one form
 _MIN_VALUES = 5
 _QUOTED = re.compile(r"\"([^\"\n]{1,60})\"|“([^”\n]{1,60})”|(?<!\w)'([^'\n]{1,60})'(?!\w)")
+# (parts bounded: a search starts after every separator of a chain, and each start read the rest
+# of it: "MM-MM-MM-..." or "###..." quadratic in the goals, read whole for a guess from a name)
 _TEMPLATE = re.compile(
-    r"(?<!\w)(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?:[-/.: T](?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss))+(?!\w)"
+    r"(?<!\w)(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?:[-/.: T](?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)){1,7}"
+    r"(?!\w)"
 )
 _TEMPLATE_CHARS = str.maketrans("N9#XA", "000AA")
 # NNN-NNN-NNNN
 _LETTERS_TEMPLATE = re.compile(
-    r"(?<![\w/])(?=[NXA9#]*[NXA9#]{2})[NXA9#]+(?:[-/.](?:[NXA9#]+))+(?![\w/])"
+    r"(?<![\w/])(?=[NXA9#]{2})[NXA9#]{1,16}(?:[-/.][NXA9#]{1,16}){1,7}(?![\w/])"
 )
 _VALUE = re.compile(
     r"(?<![\w.])(?:[A-Za-z]{1,6}[-_]?)?\d[\w\-/.:]*(?: \d[\d\-/.:]*)?|(?<!\w)[A-Z]{1,4}(?!\w)"

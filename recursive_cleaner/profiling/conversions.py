@@ -59,7 +59,8 @@ _UNIT_PARTS = re.compile(
 )
 _MIN_UNIT_SHARE = 0.8  # of a unit field's present values that are units
 _MAX_UNIT_CHARS = 12
-# characters either side of a factor read for its units and rounding (hostile goals: linear time)
+# characters either side of a factor (after an equation) read for its units and rounding (hostile
+# goals: linear time; each "1 gal = 3.785 L" read the rest of its sentence: quadratic)
 _NEAR = 240
 
 
@@ -341,7 +342,7 @@ def _equals(
                         _written(target, values),
                         op,
                         by,
-                        _places(sentence[m.end() :]),
+                        _places(sentence[m.end() : m.end() + _NEAR]),
                         sentence[:300],
                     )
                 )

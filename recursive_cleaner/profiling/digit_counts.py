@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .scans import Spans
+
 __all__ = ["with_digits", "DIGITS", "HAS_DIGIT_PARTS"]
 
 _COUNTS = (
@@ -35,16 +37,26 @@ def with_digits(text: str, found: list) -> list:
     the digits are one part of a code ("two capitals, a hyphen and four digits")."""
     if any(k in HAS_DIGIT_PARTS for k, *_ in found):
         return found
+    # what ``found`` holds where, by bisection (every count was compared with every reading)
+    spans = Spans.of((s, e) for _, _, s, e in found)
+    kind_at = {(s, e): k for k, _, s, e in found}
+    removed: set[tuple[int, int]] = set()
+    shapes = []
     for m in DIGITS.finditer(text):
         if _PART_BEFORE.search(text[max(0, m.start() - 40) : m.start()]) or _PART_AFTER.match(
             text, m.end()
         ):
             continue
-        over = [f for f in found if m.start() < f[3] and f[2] < m.end()]
-        if any(k != "integer" for k, *_ in over):
+        over = spans.overlapping(*m.span())
+        if any(kind_at[span] != "integer" for span in over):
             continue
         count = m.group().lower().replace("-", " ").split()[0]
         n = int(count) if count.isdigit() else _COUNTS.index(count) + 1
         if n:
-            found = [f for f in found if f not in over] + [("shape", ("9" * n,), *m.span())]
-    return found
+            for span in over:
+                spans.remove(*span)
+                removed.add(span)
+            spans.add(*m.span())
+            kind_at[m.span()] = "shape"
+            shapes.append(("shape", ("9" * n,), *m.span()))
+    return [f for f in found if (f[2], f[3]) not in removed] + shapes

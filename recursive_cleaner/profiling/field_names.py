@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 __all__ = [
     "field_tokens",
@@ -51,7 +52,12 @@ def field_tokens(field: str) -> list[str]:
 def name_parts(field: str) -> list[str]:
     """A field name's parts: its words (snake, kebab, camel case) with digits apart ("address1":
     address, 1)."""
-    return [p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t)]
+    return list(_name_parts(field))
+
+
+@lru_cache(maxsize=1 << 12)  # asked at every word of the goals that may abbreviate a field
+def _name_parts(field: str) -> tuple[str, ...]:
+    return tuple(p for t in field_tokens(field) for p in re.findall(r"[a-z]+|\d+", t))
 
 
 STOP_WORDS = frozenset("a an and at by for from in of on or per the to with".split())
@@ -81,6 +87,7 @@ _NAMED_BY = {
 }
 
 
+@lru_cache(maxsize=1 << 16)  # pure; a long goals text asks the same pieces of the same words
 def _piece(piece: str, word: str) -> str:
     """How ``piece`` spells ``word``: "word", "prefix", "skeleton", "initial" or ""."""
     forms = singulars(word)
@@ -137,7 +144,7 @@ def abbreviation_links(
     birth"); the field links when some piece is strong: a word itself, a prefix or skeleton of three
     letters or more, or three initials of one part.
     """
-    parts = name_parts(field)
+    parts = _name_parts(field)
     if not parts or sum(map(len, parts)) < 2:
         return 0
     stop = len(words) if stop is None else stop

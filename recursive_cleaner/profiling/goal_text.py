@@ -1,14 +1,18 @@
 """The goals' text, by rules: blocks (a bullet with its continuation lines, a heading line, a
 paragraph), clauses (sentences and ``;`` parts: ``goal_sentences``), and the format words and value
-lists a clause names (``detect_kinds``, ``enum_values``). ``instructions`` ties them to fields.
+lists a clause names (``detect_kinds``; the lists in ``goal_lists``: ``enum_values``,
+``paren_enum``). ``instructions`` ties them to fields.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 
 from .digit_counts import with_digits
+from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
+from .scans import LeadThen, Spans
 
 __all__ = [
     "goal_sentences",
@@ -38,7 +42,7 @@ AS_IS_WORDS = (
 )
 
 _PATTERNS = [
-    (kind, re.compile(rx, re.I))
+    (kind, rx if isinstance(rx, LeadThen) else re.compile(rx, re.I))
     for kind, rx in (
         ("datetime", r"yyyy-mm-dd[t ]hh:mm(?::ss)?|\bdate[\s-]?times?\b|\btimestamps?\b"),
         ("phone_e164", r"\be\.?\s?164\b"),
@@ -96,10 +100,13 @@ _PATTERNS = [
             r"single spaces?|"
             r"double spaces|whitespace",
         ),
+        # a word that leaves, then the nearest word that says how, in its part of the sentence
+        # ("lead[^.;]*?target" read by ``scans.LeadThen``: as a pattern, every lead read on to the
+        # end of its part)
         # "Leave beer_name and style as they are"
-        ("as_is", rf"\b(?:leave|keep)\b[^.;]*?\b(?:{AS_IS_WORDS}|alone\b)"),
+        ("as_is", LeadThen(r"\b(?:leave|keep)\b", rf"\b(?:{AS_IS_WORDS}|alone\b)", re.I)),
         # "leave the comments exactly as the techs typed them"; "... follow house style; leave them"
-        ("as_is", r"\bleave\b[^.;]*?\b(?:exactly|just|precisely)\s+as\b"),
+        ("as_is", LeadThen(r"\bleave\b", r"\b(?:exactly|just|precisely)\s+as\b", re.I)),
         ("as_is", r"\b(?:leave|keep)\s+(?:them|those|these|it|that)\s*(?=[,.;:!)]|$)"),
         (
             "as_is",
@@ -136,38 +143,7 @@ _PART_OF = re.compile(
     re.I,
 )
 
-_COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
-
-ENUM_TRIGGER = re.compile(
-    r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
-    r"possible values(?: are)?\s*:?|(?P<be>(?:must|should|can|may|has to|have to|"
-    r"needs? to) (?:only )?be|is always|"
-    r"(?:is|are) only))|(?P<eq>(?<![=<>!])=(?![=>])))\s*"
-    r"(?:the following\s*)?:?\s*",
-    re.I,
-)
-
-_NOTHING_ELSE = re.compile(
-    r"\s*,?\s*(?:and\s+)?(?:nothing else|no other (?:values?|options?)|none other|only)\s*$", re.I
-)
-
-_CONVERTED = re.compile(
-    r"\s*(?:->|→|=>|(?:becomes?|become|turns?|stays?|remains?|(?:is|are|should|"
-    r"must)\s+be(?:come)?)\b)",
-    # '"MARIA" or "  maria" becomes "Maria"': example inputs, not a list of
-    # values
-    re.I,
-)
-
 _QUOTED_VALUE = re.compile(r'"[^"\n]{1,80}"|“[^”\n]{1,80}”')  # a value, short, on one line
-_QUOTED = re.compile(r"\s*(?:\"([^\"]*)\"|“([^”]*)”|'([^']*)')\s*")
-_ITEM_SEP = re.compile(r"\s*(?:,\s*(?:or|and)?|/|\bor\b|\band\b)\s*", re.I)
-
-_NOT_ITEM = re.compile(
-    r"^(?:a|an|the)\b|\b(?:case|numbers?|numeric|integers?|dates?|codes?|format|digits?|text|"
-    r"letters?|null|empty|blank|missing|strings?|spaces?)\b",
-    re.I,
-)
 
 
 def goal_clauses(block: str) -> list[str]:
@@ -232,121 +208,24 @@ def goal_blocks(text: str, is_head) -> list[str]:
     return out
 
 
-def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
-    """Allowed values listed after 'one of' / 'valid:' / 'must be' ..., and where the list starts;
-    after a colon, quoted, or bare when ``holds(items)``: most of them are values of one field
-    ("match our list: Finance, ...")."""
-    for trig in [m for m in [_COLON.match(clause)] if m] + list(ENUM_TRIGGER.finditer(clause)):
-        rest, items, pos = clause[trig.end() :], [], 0
-        while True:
-            m = _QUOTED.match(rest, pos)
-            if not m:
-                break
-            items.append(next(g for g in m.groups() if g is not None))
-            pos = m.end()
-            sep = _ITEM_SEP.match(rest, pos)
-            if not sep or not sep.group().strip():
-                break
-            pos = sep.end()
-        if not items and trig.re is _COLON and holds is not None and not ENUM_TRIGGER.search(rest):
-            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
-            bare = [
-                i.strip() for i in _ITEM_SEP.split(_NOTHING_ELSE.sub("", words)) if i and i.strip()
-            ]
-            if (
-                len(bare) >= 2
-                and not any(_NOT_ITEM.search(i) or len(i.split()) > 4 for i in bare)
-                and holds(bare)
-            ):
-                items = bare
-        if not items and trig.re is ENUM_TRIGGER:
-            # "...: fix typos" is no value
-            words = re.split(r"[().;:]|\s[-–—]\s", rest, maxsplit=1)[0].strip()
-            words = _NOTHING_ELSE.sub("", words)  # "active, pending or churned and nothing else"
-            items = [i.strip() for i in _ITEM_SEP.split(words) if i and i.strip()]
-            # "flag = H, L or N"
-            strict = trig.group("be") is not None or trig.group("eq") is not None
-            bad = [
-                k
-                for k, i in enumerate(items)
-                if _NOT_ITEM.search(i) or len(i.split()) > (1 if strict else 4)
-            ]
-            if (
-                bad
-                and bad[0] >= 2
-                and re.search(
-                    r",\s*(?:so|to|and then|then|which|because)\b",
-                    words[len(", ".join(items[: bad[0]])) - 1 :],
-                )
-            ):
-                items = items[: bad[0]]  # "active, pending or churned, so fix the misspellings"
-            elif bad:
-                items = []
-        if len(items) >= 2 and not _CONVERTED.match(rest, pos):
-            return tuple(dict.fromkeys(items)), trig.start()
-    return None
-
-
-_PAREN = re.compile(r"\(([^()]{3,120})\)")
-_PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
-# a word start only (the look-behind): from inside a long word the search would rescan its rest,
-# quadratic
-_PIPES = re.compile(r"(?<![\w'-])[A-Za-z][\w'-]*(?:\s*\|\s*[A-Za-z][\w'-]*)+")
-_SLASHES = re.compile(r"(?<![\w/])[A-Za-z][A-Za-z'-]+(?:/[A-Za-z][A-Za-z'-]+)+(?![\w/])")
-# true/false: a bool, held by the data or not
-_NOT_SLASH_ITEM = re.compile(r"^(?:true|false)$", re.I)
-# "H / L / N": one-letter codes
-_LETTER_CODES = re.compile(r"(?<![\w/])[A-Z](?:\s*/\s*[A-Z]){2,}(?![\w/])")
-
-
-def paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
-    """A list of words in parentheses, "(active/pending/churned)", "(low, medium or high)", "a | b |
-    c", or one-letter codes with slashes ("H / L / N"); a slash list ("status
-    active/pending/churned", "fuel types Diesel/Regular/Premium") only when ``holds(items)``: most
-    of them are values of one field (never a date order such as MM/DD/YYYY or month/day/year, never
-    "and/or")."""
-    codes = _LETTER_CODES.search(text)
-    if codes:
-        return tuple(dict.fromkeys(c.strip() for c in codes.group().split("/"))), codes.start()
-    for slashes in _SLASHES.finditer(text):  # "status should be active/pending/churned"
-        items = slashes.group().split("/")
-        if (
-            holds is not None
-            and holds(items)
-            and not any(_NOT_ITEM.search(i) or _NOT_SLASH_ITEM.match(i) for i in items)
-        ):
-            return tuple(dict.fromkeys(items)), slashes.start()
-    pipes = _PIPES.search(text)
-    if pipes:
-        items = [i.strip() for i in pipes.group().split("|")]
-        if not any(_NOT_ITEM.search(i) for i in items):
-            return tuple(dict.fromkeys(items)), pipes.start()
-    for m in _PAREN.finditer(text):
-        # "(mmol/L, umol/L or g/L)": commas and "or" first; a slash only in a list of neither
-        inner = m.group(1)
-        seps = r"\s*(?:,|\||\bor\b)\s*" if re.search(r",|\||\bor\b", inner) else r"\s*/\s*"
-        items = [i.strip().strip("\"'“”") for i in re.split(seps, inner)]
-        items = [i for i in items if i]
-        if (
-            len(items) >= 2
-            and all(_PAREN_ITEM.fullmatch(i) and not _NOT_ITEM.search(i) for i in items)
-            and re.search(r"/|,|\bor\b", m.group(1))
-        ):
-            return tuple(dict.fromkeys(items)), m.start()
-    return None
-
-
 def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int, int]]:
     """Format keywords in ``text``: [(kind, allowed, start, end)], overlapping weaker ones dropped
     (``holds``: see ``paren_enum``)."""
+    return list(_kinds_of(text, holds))
+
+
+@lru_cache(maxsize=32)  # the reader asks it of one clause several times (its parts, its keep words)
+def _kinds_of(text: str, holds) -> tuple[tuple[str, tuple[str, ...], int, int], ...]:
     found: list[tuple[str, tuple[str, ...], int, int]] = []
+    taken = Spans()  # where ``found`` stands (each word was compared with every one before it)
     for kind, rx in _PATTERNS:
         for m in rx.finditer(text):
-            if any(m.start() < e and s < m.end() for _, _, s, e in found):
+            if taken.overlapping(m.start(), m.end()):
                 continue
             if _PART_OF.match(text, m.end()):
                 # "the state code, an underscore and the measure code": only a part of the value
                 continue
+            taken.add(m.start(), m.end())
             if kind == "yesno":
                 found.append(
                     ("enum", tuple(re.findall(r"yes|no", m.group(), re.I)), m.start(), m.end())
@@ -365,7 +244,7 @@ def detect_kinds(text: str, holds=None) -> list[tuple[str, tuple[str, ...], int,
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
-    return found
+    return tuple(found)
 
 
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)
@@ -378,22 +257,22 @@ def clause_segments(clause: str, groups: list, holds=None) -> list[tuple[str, li
     gets only its own part's reading."""
     if len(groups) < 2:
         return [(clause, groups)]
-    starts = [start for _, _, start, _ in detect_kinds(clause, holds)] + [
-        m.start() for m in ENUM_TRIGGER.finditer(clause)
-    ]
+    starts = sorted(
+        [start for _, _, start, _ in detect_kinds(clause, holds)]
+        + [m.start() for m in ENUM_TRIGGER.finditer(clause)]
+    )
     cuts = []
     for before, after in zip(groups, groups[1:]):
-        between = [start for start in starts if before[1] <= start < after[0]]
-        gap = list(_CUT.finditer(clause, max(between), after[0])) if between else []
-        if gap:
-            cuts.append(gap[-1].start())
+        # the last format word between the two (by bisection: each pair looked at every word)
+        k = bisect.bisect_left(starts, after[0]) - 1
+        if k >= 0 and starts[k] >= before[1]:
+            gap = list(_CUT.finditer(clause, starts[k], after[0]))
+            if gap:
+                cuts.append(gap[-1].start())
+    firsts = [a for a, _, _ in groups]  # in order
     out, start = [], 0
     for cut in cuts + [len(clause)]:
-        out.append(
-            (
-                clause[start:cut],
-                [(a - start, b - start, f) for a, b, f in groups if start <= a < cut],
-            )
-        )
+        part = groups[bisect.bisect_left(firsts, start) : bisect.bisect_left(firsts, cut)]
+        out.append((clause[start:cut], [(a - start, b - start, f) for a, b, f in part]))
         start = cut
     return out

@@ -42,8 +42,10 @@ from .expectations import (
     Expectation,
 )
 from .fallback import fallback_expectation
-from .keep_words import BACK_REFERENCE, changed_fields, leaves_rest, listed
+from .keep_words import changed_fields, leaves_rest
 from .mentions import FieldMentions, field_tokens, is_date_name
+from .scans import LeadThen
+from .segments import read_segment
 from .goal_text import (
     clause_segments,
     detect_kinds,
@@ -61,28 +63,23 @@ _EVERY_FIELD = re.compile(
     r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b",
     re.I,
 )
-_LEAVE_REST = re.compile(
-    r"\b(?:leave|keep|don'?t|do not|never|no need)\b[^.;]*\b(?:else|other|rest)\b|"
-    r"\b(?:else|other|rest)\b[^.;]*\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
-    re.I,
-)  # "leave everything else as it is": not a request about every field
+# "leave everything else as it is": not a request about every field (``scans.LeadThen``: as one
+# pattern, "leave[^.;]*else", every "leave" read to the end of its part)
+_LEAVE_REST = (
+    LeadThen(r"\b(?:leave|keep|don'?t|do not|never|no need)\b", r"\b(?:else|other|rest)\b", re.I),
+    LeadThen(
+        r"\b(?:else|other|rest)\b",
+        r"\b(?:as[\s-]is|alone|unchanged|as (?:it|they) (?:is|are))",
+        re.I,
+    ),
+)
 _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every field can ask of each
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
-_EXCEPT = re.compile(
-    r"\b(?:otherwise|else|apart from|aside from|besides|other than|except|but)\b", re.I
-)
-_FOR_NEXT = re.compile(r"\s*(?:for|in|of|on)\s+(?:the\s+)?$", re.I)
-# between a subject and its verb: closed-class words only ("the currency column -
-_SUBJECT_GAP = re.compile(
-    r"(?:[\s,\-–—]|\b(?:it|its|they|them|their|what|whatever|which|that|is|are|in|of|the|a|an|"
-    r"column|columns|"
-    r"field|fields|values?|entries|entry|must|should|shall|will|has|have|to|always|all|exactly|"
-    r"just|also|too|"
-    # whatever is in it stays"); "city without the state. Names stay": no
-    r"as|well|both)\b){0,30}",
-    re.I,
-)
-_KEPT_SUBJECT = re.compile(r"(?:stays?|remains?|(?:is|are|be) kept)\b", re.I)
+
+
+def _about_rest(text: str) -> bool:
+    """Words about the fields not named: "leave everything else as it is", "the rest as is"."""
+    return any(words.search(text) is not None for words in _LEAVE_REST)
 
 
 def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] | None:
@@ -125,67 +122,6 @@ def _resolve(
             ("no_leading_zeros",) if "nolead" in names else ()
         )
     return kind, allowed
-
-
-def _read_segment(
-    clause: str,
-    groups: list,
-    subject: frozenset,
-    kinds: dict,
-    firm: set,
-    ask=None,
-    tied: dict | None = None,
-    last=None,
-    holds=None,
-) -> frozenset:
-    """The kinds one clause (or its part about one field) gives the fields it names, else its
-    subject, else (into ``tied``) the field ``ask(clause)`` names: the model's guess; the next
-    clause's subject. A format in parentheses right after a list of fields is the last one's
-    ("names, units, flags (H/L/N)": the flags)."""
-    found = detect_kinds(clause, holds)
-    for kind, allowed, start, end in found:
-        inside = [g for g in groups if start <= g[0] and g[1] <= end]
-        # "keep the style and brewery names as they are": those fields
-        if kind == "as_is" and inside:
-            for field in frozenset().union(*(g[2] for g in inside)):
-                kinds[field].append((kind, allowed))
-                # named inside the words that leave it alone: no other
-                if not _EXCEPT.search(clause):
-                    firm.add(field)  # kind overrides that ("... as they are otherwise" leaves room)
-            continue
-        after = [g for g in groups if g[0] >= end and _FOR_NEXT.fullmatch(clause[end : g[0]])]
-        before = [g for g in groups if g[0] < start]
-        # "keep it lower case, and don't reformat the phone": not the phone
-        later = [
-            g
-            for g in groups
-            if g[0] >= start and not any(k == "as_is" and end <= s < g[0] for k, _, s, _ in found)
-        ]
-        target = after or before[-1:] or later[:1]
-        if kind == "as_is" and not after and before and BACK_REFERENCE.search(clause, start, end):
-            target = [listed(clause, groups, len(before) - 1)]  # "... keep every one of them"
-        fields_for, into = (target[0][2] if target else subject), kinds
-        paren = clause.rfind("(", 0, start + 1)
-        if (
-            last is not None
-            and paren >= 0
-            and ")" not in clause[paren:start]
-            and before
-            and not clause[before[-1][1] : paren].strip()
-        ):
-            fields_for = last(clause[before[-1][0] : before[-1][1]]) or fields_for
-        # "X stays ...": X is its subject
-        if kind == "as_is" and _KEPT_SUBJECT.match(clause, start):
-            if not before or not _SUBJECT_GAP.fullmatch(clause[before[-1][1] : start]):
-                continue  # no field just before the verb: not a reading of any field
-            fields_for = listed(clause, groups, len(before) - 1)[2]  # "titles, ... notes stay"
-            # "the currency ... whatever is in it stays, even the lower-case ones"
-            firm.update(fields_for)
-        if not fields_for and ask is not None and tied is not None and kind != "as_is":
-            fields_for, into = ask(clause), tied
-        for field in fields_for:
-            into.setdefault(field, []).append((kind, allowed))
-    return groups[-1][2] if groups else subject
 
 
 @dataclass(frozen=True)
@@ -284,7 +220,7 @@ def read_goals(
             if (
                 not all_groups
                 and _EVERY_FIELD.search(whole)
-                and not _LEAVE_REST.search(whole)
+                and not _about_rest(whole)
                 and not rest
             ):
                 every_kinds.extend(
@@ -318,7 +254,7 @@ def read_goals(
                 and not rest
                 and not all_groups
                 and not _EVERY_FIELD.search(whole)
-                and not _LEAVE_REST.search(whole)
+                and not _about_rest(whole)
                 and not _TYPOS.search(whole)
             )
             # each field its own part's reading
@@ -328,7 +264,7 @@ def read_goals(
                 changed.update(changed_fields(clause, about, reader.holds))
                 # a clause about the fields not asked for is about no subject
                 subject = (
-                    _read_segment(
+                    read_segment(
                         clause,
                         groups,
                         frozenset() if rest else subject,
@@ -343,7 +279,7 @@ def read_goals(
                 )
     # "fix typos everywhere", or typos in a sentence that names no field: every field is in scope
     every = typos_anywhere or any(
-        _EVERY_FIELD.search(c) and not _LEAVE_REST.search(c) for c in goal_sentences(instructions)
+        _EVERY_FIELD.search(c) and not _about_rest(c) for c in goal_sentences(instructions)
     )
     out: dict[str, GoalReading] = {}
     for field in fields:

@@ -19,9 +19,11 @@ ask for a change (which such words never override).
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .goal_text import detect_kinds
+from .scans import LeadThen
 
 __all__ = ["leaves_rest", "asks_change", "changed_fields", "listed", "BACK_REFERENCE"]
 
@@ -47,7 +49,7 @@ _CHANGE = re.compile(
     r"\b(?:chang|touch|modif|edit|alter|rewrit|reformat|format|fix|clean|correct|tid[yi]|"
     r"normali[sz]|standardi[sz]|canonicali[sz]|convert|map|updat|replac|trim|strip|remov|round|"
     r"capitali[sz]|repair|mend|unif|spell|pad)\w*"
-    r"|\b(?:take|strip|cut) out\b|\b(?:lower|upper|title)[\s-]?case\b|\bset\b(?=[^.;]*\bto\b)"
+    r"|\b(?:take|strip|cut) out\b|\b(?:lower|upper|title)[\s-]?case\b"
     r"|\b(?:make|turn)\b(?!\s+sure\b)|\bone of\b"
     r"|\b(?:should|must|needs? to|has to|have to)\s+(?:be|become|read|look)\b(?!\s+(?:left|kept)\b)"
     r"|->|→|=>"
@@ -61,6 +63,8 @@ _CHANGE = re.compile(
     r"|\bwithout\b(?!\s+(?:any\s+)?(?:chang|touch|modif|edit|alter))",
     re.I,
 )
+# "set ... to" (as "\bset\b(?=[^.;]*\bto\b)" in _CHANGE, every "set" read to the end of its part)
+_SET_TO = LeadThen(r"\bset\b", r"\bto\b", re.I)
 # "don't", "can’t", "dont", "cannot"; never the "nt" that ends "want", "current" or "amount"
 _NEGATION = re.compile(
     r"\b(?:not|never|no|nothing|none|nobody|neither|nor|without|cannot)\b|\Bn[’']t\b"
@@ -77,38 +81,97 @@ _LIST_SEPARATOR = re.compile(r",|/|&|\b(?:and|or|as well as|plus)\b", re.I)
 _ITEM_WORDS = 3  # words of a list item that is no field mention ("pagination", "author headings")
 
 
+def _changes(text: str) -> list[tuple[int, int]]:
+    """Where a verb of cleaning or a target stands: ``_CHANGE`` and "set ... to", in order (a "set"
+    inside another one, "no set prefixes", is negated and never nearer than it)."""
+    return sorted(
+        [m.span() for m in _CHANGE.finditer(text)] + [m.span() for m in _SET_TO.leads(text)]
+    )
+
+
+class _Negations:
+    """Where a negation stands in one text: ``before(at)``, a negation before ``at`` in its part
+    of the sentence (the parts and negations found once: asked at every verb of a long text, each
+    question read the text from its start)."""
+
+    def __init__(self, text: str) -> None:
+        self.cuts = [m.end() for m in _PART.finditer(text)]
+        found = [m.span() for m in _NEGATION.finditer(text)]  # whole words: never overlapping
+        self.starts, self.ends = [a for a, _ in found], [b for _, b in found]
+
+    def before(self, at: int) -> bool:
+        # the last cut ending at or before ``at`` (a part of "_PART" ends before ``at``)
+        k = bisect.bisect_right(self.cuts, at) - 1
+        cut = self.cuts[k] if k >= 0 else 0
+        i = bisect.bisect_left(self.starts, cut)
+        return i < len(self.starts) and self.ends[i] <= at
+
+
 def _negated(text: str, at: int) -> bool:
     """Does a negation stand before ``at`` in its part of the sentence?"""
-    cuts = [m.end() for m in _PART.finditer(text, 0, at)]
-    return bool(_NEGATION.search(text, cuts[-1] if cuts else 0, at))
+    return _Negations(text).before(at)
 
 
 def asks_change(text: str) -> bool:
     """A verb of cleaning or a target in ``text`` with no negation before it in its part."""
-    return any(not _negated(text, m.start()) for m in _CHANGE.finditer(text))
+    negations = _Negations(text)
+    return any(not negations.before(start) for start, _ in _changes(text))
 
 
 def leaves_rest(clause: str) -> bool:
     """Does the clause leave every field the goals do not ask for as it is (module docstring)?"""
-    for rest in _REST.finditer(clause):
-        # the verb nearest the scope words decides: a keep word or a negated change keeps, a
-        # change changes ("leave the dates alone, fix everything else")
-        words = [(m.start(), m.end(), True) for m in _KEEP.finditer(clause)]
-        kept = [(a, b) for a, b, _ in words]
-        words += [
-            (m.start(), m.end(), _negated(clause, m.start()))
-            for m in _CHANGE.finditer(clause)
-            if not any(a <= m.start() < b for a, b in kept)
-        ]
-        if not words:
-            continue
-        nearest = min(
-            words,
-            key=lambda w: rest.start() - w[1] if w[1] <= rest.start() else w[0] - rest.end(),
-        )
-        if nearest[2]:
-            return True
-    return False
+    rests = list(_REST.finditer(clause))
+    if not rests:
+        return False
+    # the verb nearest the scope words decides: a keep word or a negated change keeps, a change
+    # changes ("leave the dates alone, fix everything else")
+    words = [(m.start(), m.end(), True) for m in _KEEP.finditer(clause)]
+    kept = [(a, b) for a, b, _ in words]
+    kept_starts = [a for a, _ in kept]
+    negations = _Negations(clause)
+    for start, end in _changes(clause):
+        k = bisect.bisect_right(kept_starts, start) - 1  # keep words never overlap
+        if not (k >= 0 and start < kept[k][1]):
+            words.append((start, end, negations.before(start)))
+    if not words:
+        return False
+    nearest = _Nearest(words)
+    return any(nearest.keeps(rest.start(), rest.end()) for rest in rests)
+
+
+class _Nearest:
+    """The word nearest a stretch of text: the first of ``words`` (start, end, keeps) with the
+    least distance (before it: from the word's end to its start; else from its end to the word's
+    start), found by bisection."""
+
+    def __init__(self, words: list[tuple[int, int, bool]]) -> None:
+        self.words = words
+        order = sorted(range(len(words)), key=lambda i: (words[i][1], i))
+        self.ends = [words[i][1] for i in order]
+        # ending at or before a place: the one ending last (the first listed of those)
+        self.last: list[int] = []
+        for n, i in enumerate(order):
+            same = n and self.ends[n - 1] == words[i][1]
+            self.last.append(self.last[-1] if same else i)
+        # ending after it: the one starting first (the first listed of those)
+        self.first: list[int] = [0] * len(order)
+        for n in range(len(order) - 1, -1, -1):
+            i = order[n]
+            later = self.first[n + 1] if n + 1 < len(order) else None
+            self.first[n] = (
+                i if later is None or (words[i][0], i) < (words[later][0], later) else later
+            )
+
+    def keeps(self, start: int, end: int) -> bool:
+        n = bisect.bisect_right(self.ends, start)
+        found = []
+        if n:
+            i = self.last[n - 1]
+            found.append((start - self.words[i][1], i))
+        if n < len(self.ends):
+            i = self.first[n]
+            found.append((self.words[i][0] - end, i))
+        return self.words[min(found)[1]][2]
 
 
 def _list_gap(gap: str) -> bool:
@@ -130,14 +193,21 @@ def _list_start(clause: str, groups: list, k: int) -> int:
 def changed_fields(text: str, groups: list, holds=None) -> frozenset:
     """The fields of ``groups`` that a change in ``text`` is asked of: a verb of cleaning or a
     target outside the words that leave fields as they are, a group not inside those words."""
-    spans = [(s, e) for kind, _, s, e in detect_kinds(text, holds) if kind == "as_is"]
-    plain = text
+    # the keep words never overlap: blanked in one pass, each group looked up by bisection
+    spans = sorted((s, e) for kind, _, s, e in detect_kinds(text, holds) if kind == "as_is")
+    pieces, at = [], 0
     for s, e in spans:
-        plain = plain[:s] + " " * (e - s) + plain[e:]
-    if not asks_change(plain):
+        pieces += [text[at:s], " " * (e - s)]
+        at = e
+    if not asks_change("".join(pieces) + text[at:]):
         return frozenset()
-    outside = [g[2] for g in groups if not any(s <= g[0] and g[1] <= e for s, e in spans)]
-    return frozenset().union(*outside)
+    starts = [s for s, _ in spans]
+
+    def inside(g: tuple) -> bool:
+        k = bisect.bisect_right(starts, g[0]) - 1
+        return k >= 0 and g[1] <= spans[k][1]
+
+    return frozenset().union(*(g[2] for g in groups if not inside(g)))
 
 
 def listed(clause: str, groups: list, k: int) -> tuple:

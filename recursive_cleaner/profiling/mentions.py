@@ -20,6 +20,7 @@ from .field_names import (
     name_parts,
     singulars,
 )
+from .labels import label
 
 __all__ = [
     "FieldMentions",
@@ -31,9 +32,6 @@ __all__ = [
 ]
 
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
-# "status: ...", "id -> integer"
-# (a label, never a sentence: "ISBNs are 13 digits. pub_year: ..." is no heading)
-_HEAD = re.compile(r"^[\s*_`#]*((?:[^:\n.!?]|[.!?](?=\S)){1,60}?)[*_`]*\s*(?::|->|=>|→)(?:\s|$)")
 _CONNECT = re.compile(
     r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I
 )
@@ -106,6 +104,7 @@ class FieldMentions:
                     (re.compile(rf"(?<![\w]){rx}(?![\w])", re.I), hit, len(hit) > 1)
                 )
         self.tokens = {field: field_tokens(field) or [field.lower()] for field in fields}
+        self._spells: dict[tuple[str, str], frozenset] = {}
         # last word -> [(other words, field)]
         self.heads: dict[str, list[tuple[list[str], str]]] = {}
         for field, toks in self.tokens.items():
@@ -135,6 +134,15 @@ class FieldMentions:
             if t in forms or (len(t) >= 3 and t.isalpha() and forms[0].startswith(t))
         )
 
+    def _spelled(self, word: str, head: str) -> frozenset:
+        """The fields ``word`` and ``head`` spell ("first" "name": fname), asked once a pair."""
+        key = (word, head)
+        if key not in self._spells:
+            self._spells[key] = frozenset(
+                f for f in self.tokens if abbreviation_links(f, [word, head]) == 2
+            )
+        return self._spells[key]
+
     def _distributed(self, text: str) -> list[tuple[int, int, frozenset, bool]]:
         """Words before a field's last word: "the beer, style and brewery names", "names of beers or
         breweries", "every departure and arrival time" (a word shared by several fields names them
@@ -142,11 +150,12 @@ class FieldMentions:
         hits = []
         for head in self.heads:
             heads = rf"{re.escape(head)}(?:e?s)?"
+            # (", and": "\s*(?:,\s*)?", never "\s*,?\s*", which splits a run of spaces every way)
             for rx in (
-                rf"(?<![\w-])((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|or|"
+                rf"(?<![\w-])((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*(?:,\s*)?(?:and|or|"
                 rf"&)\s+{_WORD})?)\s+{heads}\b",
-                rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*,?\s*(?:and|"
-                rf"or|&)\s+{_WORD})?)",
+                rf"\b{heads}\s+of\s+(?:the\s+)?((?:{_WORD}\s*,\s*){{0,8}}{_WORD}(?:\s*(?:,\s*)?"
+                rf"(?:and|or|&)\s+{_WORD})?)",
             ):
                 for m in re.finditer(rx, text, re.I):
                     for item in re.finditer(_WORD, m.group(1)):
@@ -169,13 +178,7 @@ class FieldMentions:
             items.append((m.start(2), m.end(2), m.group(2)))
             head = singulars(m.group(3))[-1]
             spelled = [
-                (
-                    a,
-                    b,
-                    frozenset(
-                        f for f in self.tokens if abbreviation_links(f, [w.lower(), head]) == 2
-                    ),
-                )
+                (a, b, self._spelled(w.lower(), head))
                 for a, b, w in items
                 if w.lower() not in STOP_WORDS
             ]
@@ -331,11 +334,13 @@ class FieldMentions:
         return self.holding(values, 0, 0) is not None
 
     def heading(self, body: str) -> frozenset:
-        m = _HEAD.match(body)
-        if not m or len(m.group(1).split()) > 8:
+        # "status: ...", "id -> integer" (a label, never a sentence: "ISBNs are 13 digits. pub_year:
+        # ..." is no heading)
+        head = label(body)
+        if head is None or len(head.split()) > 8:
             return frozenset()
-        named = frozenset().union(*(g[2] for g in self.groups(m.group(1))))
-        word = m.group(1).strip().lower()
+        named = frozenset().union(*(g[2] for g in self.groups(head)))
+        word = head.strip().lower()
         # "- id -> integer": the one field with that word
         if not named and re.fullmatch(r"[a-z][a-z0-9]*", word):
             owners = [f for f, toks in self.tokens.items() if word in toks]

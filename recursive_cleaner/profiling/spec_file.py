@@ -25,6 +25,7 @@ __all__ = [
     "FieldSpec",
     "CleaningSpec",
     "load_spec",
+    "check_forms",
     "SPEC_KINDS",
     "SCOPES",
     "SPEC_FILE",
@@ -284,6 +285,9 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
                 f"{where}: field {name!r} is a shape and needs allowed values of that shape "
                 "(AB-1234)"
             )
+        problem = _form_problem(kind, tuple(str(a) for a in allowed))
+        if problem:
+            raise ValueError(f"{where}: field {clip_text(repr(name), 80)}: {problem}")
         out.fields[str(name)] = FieldSpec(
             kind,
             tuple(str(a) for a in allowed),
@@ -295,6 +299,22 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             bool(d.get("asked", False)),
         )
     return out
+
+
+def _form_problem(kind: str | None, allowed: tuple[str, ...]) -> str:
+    """What makes a field's ``allowed`` unusable for its kind ("" for nothing: ``Kind.problem``)."""
+    found = kinds.get(kind) if kind not in (None, "free") else None
+    return found.problem(allowed) if found is not None and allowed else ""
+
+
+def check_forms(spec: CleaningSpec, where: str = "spec") -> CleaningSpec:
+    """``spec`` itself; ValueError naming the first field whose form its kind cannot use (a spec
+    made in Python, not loaded by ``load_spec``, which checks the same)."""
+    for name, field_spec in spec.fields.items():
+        problem = _form_problem(field_spec.kind, tuple(field_spec.allowed))
+        if problem:
+            raise ValueError(f"{where}: field {clip_text(repr(name), 80)}: {problem}")
+    return spec
 
 
 def _load_keys(out: CleaningSpec, keys: Any, where: str) -> None:

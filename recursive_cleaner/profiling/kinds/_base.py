@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ... import toolkit
+from ...errors import clip_text
 
 __all__ = [
     "Kind",
@@ -82,6 +84,17 @@ class Kind:
     def regex_for(self, allowed: tuple[str, ...]) -> str:
         """The regex every conforming value fully matches ("" when none says it; schemas use it)."""
         return self.regex
+
+    def problem(self, allowed: tuple[str, ...]) -> str:
+        """What makes ``allowed`` unusable for this kind ("" for nothing): a spec file is loaded
+        only without one (the file is untrusted: users edit it). Here: its regex must compile."""
+        try:
+            pattern = self.regex_for(allowed)
+            if pattern:
+                re.compile(pattern)
+        except (re.error, ValueError, TypeError, RecursionError) as exc:
+            return f"allowed {clip_text(repr(list(allowed)), 80)} gives no pattern ({exc})"
+        return ""
 
     def values(self, allowed: tuple[str, ...]) -> tuple[str, ...] | None:
         """Every conforming value, when they are a known list (an enumeration, codes); else None."""

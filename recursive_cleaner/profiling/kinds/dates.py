@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ... import toolkit
+from ...errors import clip_text
 from ._base import Candidate, Kind
 from ._values import form_template, real_date
 
@@ -82,6 +83,19 @@ class DateTime(Kind):
 
     def regex_for(self, allowed) -> str:
         return "" if allowed else self.regex  # written another way: strptime's form says it
+
+    def problem(self, allowed) -> str:
+        """A form must be one ``strptime`` reads back what ``strftime`` writes with it ("%Y%Y"
+        named a group twice: a raw ``re.error`` in every check)."""
+        if not allowed:
+            return ""
+        form = str(allowed[0])
+        try:
+            probe = _dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=_dt.timezone.utc)
+            _dt.datetime.strptime(probe.strftime(form), form)
+        except (re.error, ValueError, TypeError, OverflowError) as exc:
+            return f"the datetime form {clip_text(repr(form), 80)} cannot be read ({exc})"
+        return ""
 
     def describe(self, allowed, csv_strings=False) -> str:
         if allowed:
