@@ -138,6 +138,7 @@ class GoalReading:
     asked: bool = False  # the goals ask a change of it: a format, or a verb of cleaning naming it
     # the goals' clauses that leave every field they do not ask for as it is (the same for each)
     rest: str = ""
+    said: tuple[str, ...] = ()  # the clauses that mention it, one by one (``words`` joins them)
 
 
 def read_goals(
@@ -314,6 +315,7 @@ def read_goals(
             clauses,
             field not in firm and (every or field in changed or any(k != "as_is" for k, _ in own)),
             " ".join(dict.fromkeys(rests)),
+            tuple(dict.fromkeys(said[field])),
         )
     return out
 

@@ -57,6 +57,7 @@ from dataclasses import replace
 from .convention import form_owner
 from .examples import goal_examples
 from .conversions import read_conversions
+from .goal_text import detect_kinds
 from .instructions import goal_sentences, read_goals
 from .row_rules import asks_dedup, stated_fields, stated_keys
 from .spec_checks import (
@@ -214,7 +215,25 @@ def read_spec(
     rest = next((r.rest for r in readings.values() if r.rest), "")
     if rest:
         _leave_rest(spec, asked, rest)
+    fields_of: dict[str, set[str]] = {}  # each clause -> the fields it mentions
+    for name, reading in readings.items():
+        for clause in reading.said:
+            fields_of.setdefault(clause, set()).add(name)
+    for name, field_spec in spec.fields.items():
+        if spec.in_scope(name) or field_spec.kind == "as_is" or field_spec.asked:
+            found = _evidence(field_spec, readings[name].said, fields_of)
+            spec.fields[name] = replace(field_spec, evidence=found)
     return spec
+
+
+def _evidence(field_spec: FieldSpec, said: tuple[str, ...], fields_of: dict) -> str:
+    """The clause that binds a field (or leaves it alone): of the clauses that mention it, those
+    naming at most a few fields that write a format word or an example's input; else those naming
+    few fields; else the first that mention it."""
+    few = [c for c in said if len(fields_of.get(c, ())) <= _ADDRESSED] or list(said)
+    inputs = [a for a, b in field_spec.examples if a != b]
+    binding = [c for c in few if detect_kinds(c) or any(a and a in c for a in inputs)]
+    return " ".join(" ".join(c.split()) for c in (binding or few)[:2])[:300]
 
 
 _CLAUSE_END = re.compile(r"(?<=[.;!?])\s+|\n+")

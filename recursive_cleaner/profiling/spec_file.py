@@ -56,6 +56,8 @@ class FieldSpec:
     # the goals ask a change of it (a format, a verb of cleaning, typos, an example, a conversion,
     # a stated key): bound to a target or not (``bound``); asked and unbound is an unmet goal
     asked: bool = False
+    # the clause that binds it (quoted in the spec, the report and ``plan``)
+    evidence: str = ""
 
     def bound(self) -> bool:
         """Do the goals bind the field to a target: a kind a clause (or the user) gives it, or an
@@ -140,7 +142,7 @@ class CleaningSpec:
         target the library can check (no format, example, list or conversion): left as they are,
         said so (a rule across rows may still mend them)."""
         return {
-            name: spec.words
+            name: spec.evidence or spec.words
             for name, spec in self.fields.items()
             if spec.asked and spec.kind != "as_is" and not self.in_scope(name)
         }
@@ -175,8 +177,9 @@ class CleaningSpec:
                 d["allowed"] = list(d["allowed"])
             if "examples" in d:
                 d["examples"] = [list(pair) for pair in d["examples"]]
-            if not d.get("asked"):
-                d.pop("asked", None)  # files written before it existed stay the same
+            for optional in ("asked", "evidence"):  # files written before them stay the same
+                if not d.get(optional):
+                    d.pop(optional, None)
             fields_out[name] = d
         keys = [
             {"key": k, "fields": list(self.key_fields.get(k, []))}
@@ -224,13 +227,14 @@ class CleaningSpec:
             shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
             lines.append(
                 f"{name}: {what} (from {spec.source or 'nothing'})"
+                + (f'; evidence: "{clip_text(spec.evidence, 160)}"' if spec.evidence else "")
                 + (f"; {spec.note}" if spec.note else "")
                 + (f"; examples {shown}" if shown else "")
             )
         for key, named in self.stated().items():
             lines.append(
                 f"rows with the same {key} agree on "
-                f"{', '.join(named) if named else 'every other field'} "
+                f"{', '.join(named) if named else 'no field named: none written'} "
                 "(a stated key)"
             )
         lines += [f"conversion: {c.describe()}" for c in self.conversions]
@@ -297,6 +301,7 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             str(d.get("note", "")),
             _loaded_examples(d.get("examples"), where, name),
             bool(d.get("asked", False)),
+            str(d.get("evidence", "")),
         )
     return out
 

@@ -61,7 +61,7 @@ def plan_lines(spec: CleaningSpec) -> list[str]:
         fs = spec.fields[name]
         source = "the user's spec" if fs.source == "user" else fs.source or "the goals"
         row = f"  {name}: {_target(spec, name)}  [from {source}]"
-        evidence = _quote(fs.words)
+        evidence = _quote(fs.evidence or fs.words)
         if evidence:
             row += f"\n      evidence: {evidence}"
         if fs.examples:
@@ -74,7 +74,8 @@ def plan_lines(spec: CleaningSpec) -> list[str]:
     for name in alone:
         fs = spec.fields[name]
         if fs.kind == "as_is":
-            why = "the goals say to leave it" + (f": {_quote(fs.words)}" if fs.words else "")
+            said = fs.evidence or fs.words
+            why = "the goals say to leave it" + (f": {_quote(said)}" if said else "")
         elif fs.asked:
             why = "asked, but no format, example, list or conversion binds it (see unmet)"
         elif fs.mentioned and spec.scope != "all":
