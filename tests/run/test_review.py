@@ -153,3 +153,16 @@ def test_an_unmet_goal_is_said_in_the_result_the_report_and_the_cli(tmp_path, mo
     shown = CliRunner().invoke(cli, ["generate", "orders.csv", "-i", goals, "--progress", "off"])
     assert shown.exit_code == 0, shown.output
     assert "unmet goals (1)" in shown.output and "order_id: asked" in shown.output
+
+
+def test_a_cleaner_plans_before_it_fits(tmp_path):
+    from recursive_cleaner import Cleaner
+
+    cleaner = Cleaner(
+        "Order dates as YYYY-MM-DD please.",
+        backend=FakeBackend(default=CLEAN_REPLY),
+        output_path=str(tmp_path / "cf.py"),
+    )
+    reading = cleaner.plan(shop())  # a list of dicts, as fit takes it
+    assert "order_date: ISO dates (YYYY-MM-DD)" in str(reading)
+    assert cleaner.backend.calls == 0
