@@ -57,6 +57,9 @@ NOT_ITEM = re.compile(
 )
 
 
+_LEAD = re.compile(r"^(?:only|just|always)\s+", re.I)
+
+
 def _list_words(rest: str) -> str:
     """The words of a list: up to the first ``(``, ``)``, ``.``, ``;``, ``:`` or dash."""
     end = _LIST_END.search(rest)
@@ -91,8 +94,8 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
-        if not items and colon and holds is not None and not ENUM_TRIGGER.search(rest):
-            words = _list_words(rest)
+        words = _LEAD.sub("", _list_words(rest))  # "status: only a, b or c"
+        if not items and colon and holds is not None and not ENUM_TRIGGER.search(words):
             bare = [
                 i.strip()
                 for i in _ITEM_SPLIT.split(_NOTHING_ELSE.sub("", words))

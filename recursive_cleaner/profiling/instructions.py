@@ -96,9 +96,21 @@ def resolve_kind(
     return _resolve(field, kinds)
 
 
+def _held(allowed: tuple[str, ...], values: list | None) -> int:
+    """How many of the field's values a list of allowed values holds (case aside)."""
+    listed = {str(v).strip().casefold() for v in allowed}
+    return sum(str(v).strip().casefold() in listed for v in values or ())
+
+
 def _resolve(
-    field: str, kinds: list[tuple[str, tuple[str, ...]]]
+    field: str, kinds: list[tuple[str, tuple[str, ...]]], values: list | None = None
 ) -> tuple[str, tuple[str, ...]] | None:
+    # two lists for one field ("only Actual or Smart; the letters A/S are the same"): the one its
+    # data holds most is the target, the other its variants
+    lists = [(k, a) for k, a in kinds if k == "enum" and a]
+    if len(lists) > 1 and values:
+        best = max(lists, key=lambda ka: _held(ka[1], values))
+        kinds = [ka for ka in kinds if ka not in lists or ka == best]
     toks = field_tokens(field) or [field.lower()]
     names = {k for k, _ in kinds}
     resolved = []
@@ -302,8 +314,13 @@ def read_goals(
         if {"upper", "lower"} <= {k for k, _ in own}:
             # values' cases, neither one the target
             own = [(k, a) for k, a in own if k not in ("upper", "lower")]
+        values = ((samples if data is None else data) or {}).get(field)
         best = (
-            ("as_is", ()) if field in firm else _resolve(field, own + every_kinds) if own else None
+            ("as_is", ())
+            if field in firm
+            else _resolve(field, own + every_kinds, values)
+            if own
+            else None
         )
         exp = (
             Expectation(best[0], best[1], "instructions", KIND_PRIMITIVES[best[0]])

@@ -146,3 +146,28 @@ def test_a_kind_from_the_data_or_the_name_licenses_nothing_where_the_goals_name_
     assert harm_check(spec, values).licences["amount"].allows  # scope "all": the run's own reading
     spec = read_spec("city: upper case", ["amount", "city"], values)
     assert harm_check(spec, values).licences["amount"].allows == frozenset()
+
+
+def test_a_decimal_point_invented_among_the_same_digits_is_a_digits_change():
+    assert "digits" in changes("225", "2.25")
+    assert "digits" not in changes("1.234", "1234")  # a separator read as thousands: not invented
+    readings = portrait([str(100 + i) for i in range(40)])
+    assert harm("225", "2.25", readings, Licence.of("number", shape_of=readings))
+
+
+def test_a_list_never_turns_a_value_many_rows_hold_into_one_few_hold():
+    types = portrait(["Smart"] * 30 + ["Actual"] * 20 + ["S", "A"])
+    letters = Licence.of("enum", allowed=["A", "E", "C", "S"], shape_of=types)
+    assert harm("Smart", "S", types, letters)  # the reading's list, not the data's
+    words = Licence.of("enum", allowed=["Actual", "Smart"], shape_of=types)
+    assert harm("S", "Smart", types, words) is None
+
+
+def test_of_two_lists_for_one_field_the_one_its_data_holds_is_the_target():
+    goals = (
+        "read_type: only Actual, Estimated, Customer or Smart. AMR = Smart, and the single "
+        "letters A/E/C/S are the same four."
+    )
+    values = ["Smart"] * 30 + ["Actual"] * 20 + ["Estimated"] * 5 + ["S", "AMR"]
+    spec = read_spec(goals, ["read_id", "read_type"], {"read_type": values})
+    assert spec.fields["read_type"].allowed == ("Actual", "Estimated", "Customer", "Smart")

@@ -64,6 +64,9 @@ _CURRENCIES = frozenset(
 )
 
 
+_SEPARATORS = re.compile(r"(?<=\d)[.,](?=\d)")
+
+
 def _negative(text: str, number: float | None) -> bool:
     """Does the value write a negative number: a minus sign before its first digits (after a
     currency at most), never a hyphen inside a code or a date?"""
@@ -111,7 +114,10 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
     if zeros and not all(z in b for z in zeros):
         found.add("zeros")
     da, db = digits_of(a), digits_of(b)
-    if da != db and not same_number:
+    if da == db and num_a is not None and num_b is not None and not same_number:
+        if len(_SEPARATORS.findall(b)) > len(_SEPARATORS.findall(a)):
+            found.add("digits")  # a decimal point invented among the same digits: 225 -> 2.25
+    elif da != db and not same_number:
         if sorted(da) != sorted(db) and (inside(da, db) or inside(db, da)):
             found.add("trimmed")
         else:

@@ -113,7 +113,13 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
     allowed = set(lic.allows)
     if lic.everything:
         allowed |= CHANGES - {"sign"}
-    corrected = bool(lic.allowed) and _on_list(b, lic.allowed) and not _on_list(a, lic.allowed)
+    corrected = (
+        bool(lic.allowed)
+        and _on_list(b, lic.allowed)
+        and not _on_list(a, lic.allowed)
+        # a value many rows hold made one few hold: the list is the reading's, not the data's
+        and not (a in p.established and b not in p.established)
+    )
     if corrected:  # the goals' list says the old value is wrong and the new one right
         allowed |= CHANGES - {"sign", "zeros"}
     if "spelling" in found and b in p.established and a not in p.established:
