@@ -1,6 +1,6 @@
 """Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export,
 a fleet's fuel log, a library catalogue, a container terminal's gate log, electricity meter
-readings.
+readings, a veterinary practice's visits.
 
 Standard library only, seeded and deterministic: the same seed writes byte-identical files.
 Per table, in ``OUT/<table>/``:
@@ -33,9 +33,10 @@ __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table"
 
 # fleet: session 13; books: session 15 (two fields asked, the rest left alone); containers: a
 # container terminal's gate log, with goals written blind (see goals/BLIND.md); meters: an
-# electricity network's meter readings, goals written blind (see goals/BLIND_BNEW.md); each written
-# before its first run
-TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers", "meters")
+# electricity network's meter readings, goals written blind (see goals/BLIND_BNEW.md); vet: a
+# veterinary practice's visits, goals written blind (see goals/BLINDC.md); each written before its
+# first run
+TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers", "meters", "vet")
 ROWS = {
     "lab": 1600,
     "warehouse": 1700,
@@ -44,6 +45,7 @@ ROWS = {
     "books": 1300,
     "containers": 1500,
     "meters": 1450,
+    "vet": 1350,
 }
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
@@ -1286,6 +1288,214 @@ def build_meters(rng: random.Random, n: int) -> tuple[list[str], list[dict], lis
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- veterinary clinic visits
+
+# species as the practice system's picklist writes it -> as receptionists and old imports wrote it
+SPECIES_SLIPS = {
+    "Dog": ["dog", "DOG", "Canine", "canine", "K9", "Dgo", "dog "],
+    "Cat": ["cat", "CAT", "Feline", "feline", "Fel.", "Cta", " Cat"],
+    "Rabbit": ["rabbit", "RABBIT", "Rabit", "Bunny", "Lapine"],
+    "Guinea Pig": ["guinea pig", "Guinea pig", "G. Pig", "Guinea-pig", "Guniea Pig", "GP"],
+    "Ferret": ["ferret", "FERRET", "Ferrit", "Ferret "],
+    "Bird": ["bird", "BIRD", "Avian", "Brid", "Budgie"],
+}
+# sex codes: M / F entire, MN male neutered, FS female spayed
+SEX_SLIPS = {
+    "M": ["male", "Male", "m", "M (entire)", "Male entire", "M/E"],
+    "F": ["female", "Female", "f", "F (entire)", "Female entire", "F/E"],
+    "MN": ["mn", "M/N", "Male neutered", "neutered male", "MC", "M(N)", "Male - castrated"],
+    "FS": ["fs", "F/S", "Female spayed", "spayed female", "FN", "F(S)", "Female neutered"],
+}
+VET_SPECIES = [  # species, weight range in kg, decimals, share chipped
+    ("Dog", 2.5, 48.0, 1, 0.95),
+    ("Cat", 2.6, 7.8, 2, 0.8),
+    ("Rabbit", 1.1, 5.5, 2, 0.4),
+    ("Guinea Pig", 0.7, 1.3, 3, 0.0),
+    ("Ferret", 0.6, 2.0, 3, 0.5),
+    ("Bird", 0.03, 0.45, 3, 0.0),
+]
+PET_NAMES = (
+    "Bella Max Luna Charlie Poppy Teddy Milo Daisy Alfie Willow Bear Rosie Ozzy Nala Biscuit "
+    "Pepper Mabel Toby Coco Ziggy Hazel Archie Smudge Kiwi Pip Dexter Maisie Buster Sooty Olive"
+).split()
+VISIT_FEES = {  # visit type -> (lowest fee, highest fee) in GBP; equal ends are a fixed price
+    "Consultation": (48.0, 48.0),
+    "Vaccination": (62.5, 62.5),
+    "Repeat prescription": (18.5, 96.0),
+    "Nail clip": (15.0, 15.0),
+    "Dental": (285.0, 690.0),
+    "Surgery": (340.0, 2450.0),
+    "Follow-up": (0.0, 0.0),
+}
+VISIT_MIX = (  # how often each visit type comes
+    ["Consultation"] * 6
+    + ["Vaccination"] * 3
+    + ["Repeat prescription"] * 2
+    + ["Nail clip", "Dental", "Surgery", "Follow-up", "Follow-up"]
+)
+VET_NOTES = [
+    "  BCS 7/9 - diet advice given",
+    "wt 12.4kg (prev 13.1)",
+    "Rx meloxicam 1.5mg/ml, 0.5ml SID x5/7",
+    "owner declined bloods",
+    "NPO from midnight",
+    "CAUTION - bites!! muzzle",
+    "vacc DHP+L4, batch 0042A",
+    "lump L flank 2x3cm, FNA sent",
+    "recheck 2/52",
+    "ref. to Dr Shah (ortho)",
+    "ins. claim - PetPlan #00871234",
+    "O/E NAD",
+    "dental: XS 104, 204",
+    "temp 39.4C, ?pyrexia",
+    "paid on acct",
+    "chip scanned - reads OK",
+    "Rabies vacc for travel, PASSPORT no. GB52-0001234",
+]
+
+
+def _microchip(rng: random.Random) -> str:
+    """Microchip numbers as the scanners and old paper records give them: 15 digits (now and
+    then grouped in threes), an old AVID chip's starred groups, a 10-digit FDX-A code."""
+    kind = rng.random()
+    if kind < 0.8:
+        chip = f"{rng.choice(['985', '900', '956', '826'])}{rng.randrange(0, 10**12):012d}"
+        return chip if rng.random() < 0.85 else " ".join(chip[k : k + 3] for k in range(0, 15, 3))
+    if kind < 0.92:
+        return "AVID*" + "*".join(f"{rng.randrange(0, 1000):03d}" for _ in range(3))
+    return f"000{rng.randrange(0, 10**7):07d}"
+
+
+def _lb_form(kg: float, places: int) -> str | None:
+    """The weight in pounds, only where the usual factors (x 0.4536, / 2.2046) give back the same
+    kilograms, rounded to the column's places or to two."""
+    places = max(places, 2)
+    for lb_places in (1, 2):
+        lb = round(kg / LB_TO_KG, lb_places)
+        if all(round(lb * f, places) == round(kg, places) for f in (LB_TO_KG, 0.4536, 1 / 2.2046)):
+            return fmt_num(lb, lb_places)
+    return None
+
+
+def build_vet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """A small-animal veterinary practice's visit export for 2024 (two branches merged, one
+    weighing in pounds): visit dates, species, sex codes, weights and fees as receptionists and
+    the old system wrote them; chart numbers, microchip numbers and the vets' clinical notes as
+    keyed, to be left exactly as they are."""
+    cols = [
+        "visit_id",
+        "visit_date",
+        "chart_no",
+        "pet_name",
+        "species",
+        "sex",
+        "microchip",
+        "visit_type",
+        "weight_kg",
+        "fee",
+        "clinical_notes",
+    ]
+    animals, charts = [], set()
+    while len(animals) < 520:
+        chart = f"{rng.randrange(1, 60000):06d}"
+        if chart in charts:
+            continue
+        charts.add(chart)
+        species, lo, hi, places, chipped = rng.choice(
+            VET_SPECIES[:2] * 6 + VET_SPECIES[2:3] * 2 + VET_SPECIES[3:]
+        )
+        if species in ("Guinea Pig", "Bird"):
+            sex = rng.choice(["M", "F"])
+        else:
+            sex = rng.choice(["MN", "MN", "FS", "FS", "M", "F"])
+        animals.append(
+            {
+                "chart_no": chart,
+                "pet_name": rng.choice(PET_NAMES),
+                "species": species,
+                "sex": sex,
+                "microchip": _microchip(rng) if rng.random() < chipped else "",
+                "kg": rng.uniform(lo, hi),
+                "places": places,
+            }
+        )
+    day = dt.date(2024, 1, 2)
+    clean, dirty = [], []
+    for i in range(n):
+        if rng.random() < 0.2:
+            day += dt.timedelta(days=1 if day.weekday() < 5 else 2)
+        pet = rng.choice(animals)
+        kind = rng.choice(VISIT_MIX)
+        lo, hi = VISIT_FEES[kind]
+        fee = lo if lo == hi else round(rng.uniform(lo, hi) * 2) / 2
+        kg = round(pet["kg"] * rng.uniform(0.96, 1.04), pet["places"])
+        notes = ""
+        if rng.random() < 0.35:
+            notes = rng.choice(VET_NOTES)
+        row = {
+            "visit_id": f"VV{24000 + i * 3 + rng.randrange(3):06d}",
+            "visit_date": day.isoformat(),
+            "chart_no": pet["chart_no"],
+            "pet_name": pet["pet_name"],
+            "species": pet["species"],
+            "sex": pet["sex"],
+            "microchip": pet["microchip"],
+            "visit_type": kind,
+            "weight_kg": fmt_num(kg, pet["places"]),
+            "fee": f"{fee:.2f}",
+            "clinical_notes": notes,
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for i in dirty_cells(rng, n, 0.10):
+        d = dt.date.fromisoformat(clean[i]["visit_date"])
+        dirty[i]["visit_date"] = rng.choice(
+            [
+                day_first(rng, d),
+                day_first(rng, d, long_forms=False),
+                f"{d.day}-{MONTHS[d.month - 1]}-{d:%y}",
+                f"{d:%Y-%m-%d} 00:00:00",
+                f"{d:%d/%m/%y}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["species"] = rng.choice(SPECIES_SLIPS[clean[i]["species"]])
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["sex"] = rng.choice(SEX_SLIPS[clean[i]["sex"]])
+    for i in dirty_cells(rng, n, 0.12):
+        text = clean[i]["weight_kg"]
+        kg = float(text)
+        places = len(text.partition(".")[2])
+        forms = [f"{text} kg", f"{text}kg", f"{text} kgs"]
+        if "." in text and (places < 3 or kg < 1):  # never '1,058': read as a thousands mark
+            forms += [comma_decimal(text), comma_decimal(text)]
+        if kg < 2:
+            forms += [f"{round(kg * 1000)} g", f"{round(kg * 1000)}g"]
+        lb = _lb_form(kg, places)
+        if lb is not None:
+            forms += [f"{lb} lb", f"{lb} lb", f"{lb}lbs", f"{lb} lbs"]
+        dirty[i]["weight_kg"] = rng.choice(forms)
+    for i in dirty_cells(rng, n, 0.10):
+        text = clean[i]["fee"]
+        fee = float(text)
+        grouped = f"{fee:,.2f}"
+        forms = [f"£{grouped}", f"£{grouped}", f"£ {text}", f"{text} GBP", f"GBP {grouped}"]
+        if fee >= 1000:
+            forms += [grouped, grouped]
+        if fee == int(fee):
+            forms += [f"£{int(fee)}"]
+        dirty[i]["fee"] = rng.choice([f for f in forms if f != text])
+    meta = {
+        "id": "visit_id",
+        "protect": ["chart_no", "microchip", "clinical_notes"],
+        "fix": ["visit_date", "species", "sex", "weight_kg", "fee"],
+        "other": ["visit_id", "pet_name", "visit_type"],
+        "numeric": ["weight_kg", "fee"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
 BUILDERS = {
@@ -1296,6 +1506,7 @@ BUILDERS = {
     "books": build_books,
     "containers": build_containers,
     "meters": build_meters,
+    "vet": build_vet,
 }
 
 
