@@ -74,7 +74,15 @@ BLIND_B = tuple(
     f"blindb_{w}"
     for w in ("email", "ticket", "chat", "terse", "spec", "voice", "handover", "nonnative")
 )
-WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND + BLIND_B
+# blind set C (session 18, bench/heldout/goals/BLINDC.md): written before any run, with the vet table
+BLIND_C = tuple(
+    f"blindc_{w}"
+    for w in (
+        "email", "ticket", "chat", "terse", "spec", "voice", "nonnative", "memo", "slack",
+        "sms", "letter", "notes", "volunteer",
+    )
+)
+WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND + BLIND_B + BLIND_C
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"
