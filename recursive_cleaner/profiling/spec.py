@@ -53,13 +53,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from .convention import form_owner
 from .examples import goal_examples
 from .conversions import read_conversions
+from .expectations import conforms
 from .goal_text import detect_kinds
-from .instructions import goal_sentences, read_goals
-from .row_rules import asks_dedup, stated_fields, stated_keys
+from .instructions import goal_sentences, read_goals, resolve_kind
+from .keep_words import asks_change, leaves_rest
+from .kinds import get as kinds_get
+from .mentions import FieldMentions
+from .row_rules import asks_dedup, mended_fields, stated_fields, stated_keys
 from .spec_checks import (
     against_convention,
     asked_reading,
@@ -167,6 +172,15 @@ def read_spec(
         spec.fields[name] = with_examples(spec.fields[name], pairs, check.get(name))
     for name in fields:
         spec.fields[name] = with_written_form(spec.fields[name], check.get(name))
+    fields_of: dict[str, set[str]] = {}  # each clause -> the fields it mentions
+    for name, reading in readings.items():
+        for clause in reading.said:
+            fields_of.setdefault(clause, set()).add(name)
+    mentions = FieldMentions(fields, check)
+    for name in fields:  # a guess its own clause confirms: the clause is its evidence
+        spec.fields[name] = _confirmed(
+            name, spec.fields[name], readings[name].said, mentions, fields_of
+        )
     # a code the words write for one field that only another field's data has: that field's
     for name in fields:
         field_spec = spec.fields[name]
@@ -191,9 +205,17 @@ def read_spec(
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
     spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
     asked = _asked(spec, readings)
-    for name in asked:
+    mended = {n for n, r in readings.items() if r.typos} | mended_fields(
+        {n: r.said for n, r in readings.items()},
+        lambda c: (
+            not asks_change(c) or leaves_rest(c) or any(k == "as_is" for k, *_ in detect_kinds(c))
+        ),
+    )
+    for name in asked | mended:
         if spec.fields[name].kind != "as_is":
-            spec.fields[name] = replace(spec.fields[name], asked=True)
+            spec.fields[name] = replace(
+                spec.fields[name], asked=name in asked or name in mended, mend=name in mended
+            )
     if ask is not None and spec.scope == "mentioned":  # the model where the rules bind nothing
         unbound = _addressed(
             {n: f.words for n, f in spec.fields.items() if f.kind != "as_is" and not f.bound()},
@@ -215,15 +237,71 @@ def read_spec(
     rest = next((r.rest for r in readings.values() if r.rest), "")
     if rest:
         _leave_rest(spec, asked, rest)
-    fields_of: dict[str, set[str]] = {}  # each clause -> the fields it mentions
-    for name, reading in readings.items():
-        for clause in reading.said:
-            fields_of.setdefault(clause, set()).add(name)
     for name, field_spec in spec.fields.items():
         if spec.in_scope(name) or field_spec.kind == "as_is" or field_spec.asked:
             found = _evidence(field_spec, readings[name].said, fields_of)
             spec.fields[name] = replace(field_spec, evidence=found)
     return spec
+
+
+_TOKEN = re.compile(r"\+?[\w@.:/\-]*\w")
+_PART_END = re.compile(r"[,;:]\s|\s[-–—]\s|\.\s")
+_KIND_WORD = re.compile(r"[^\W\d_]{3,}")
+_PLAIN_WORDS = frozenset({"values", "with", "without", "spaces", "single", "the", "and", "case"})
+
+
+def _kind_words(kind: Any) -> frozenset[str]:
+    """The words a kind declares for itself (its description, noun, name): "iso", "dates" for a
+    date."""
+    text = " ".join((getattr(kind, "words", ""), getattr(kind, "noun", ""), kind.name))
+    return frozenset(w.casefold() for w in _KIND_WORD.findall(text)) - _PLAIN_WORDS
+
+
+def _confirmed(
+    name: str,
+    field_spec: FieldSpec,
+    said: tuple[str, ...],
+    mentions: FieldMentions,
+    fields_of: dict[str, set[str]],
+) -> FieldSpec:
+    """A kind guessed from the field's name or data that a part of a clause about it confirms: the
+    part names it and at most a few fields, asks a change and leaves nothing alone, and holds a
+    format word that reads as that kind for the field ("lowercase emails"), a value of the kind's
+    form ("international format, e.g. +14155550123", "ISO like 2024-03-01") or one of the kind's
+    own words ("signup_date ISO"). The part binds it."""
+    if field_spec.kind in (None, "free", "as_is") or field_spec.source not in (
+        "field name",
+        "data",
+    ):
+        return field_spec
+    kind = kinds_get(field_spec.kind)
+    if kind is None:
+        return field_spec
+    exp, own = field_spec.expectation(), _kind_words(kind)
+    for clause in said:
+        for part in filter(None, (p.strip() for p in _PART_END.split(clause))):
+            # a part naming no field speaks of the clause's subject: this field's alone
+            named = {f for *_, group in mentions.groups(part) for f in group} or set(
+                fields_of.get(clause, ())
+            )
+            if name not in named or len(named) > _ADDRESSED or not asks_change(part):
+                continue
+            found = detect_kinds(part)
+            if any(k == "as_is" for k, *_ in found) or leaves_rest(part):
+                continue
+            read = resolve_kind(name, [(k, a) for k, a, _, _ in found]) if found else None
+            written = kind.regex and any(
+                conforms(t, exp) for t in _TOKEN.findall(part) if any(c.isdigit() for c in t)
+            )
+            worded = own & {w.casefold() for w in _KIND_WORD.findall(part)}
+            if (read and read[0] == field_spec.kind) or written or worded:
+                return replace(
+                    field_spec,
+                    source="instructions",
+                    note=(field_spec.note + "; " if field_spec.note else "")
+                    + f"the goals confirm the {field_spec.kind} its {field_spec.source} suggested",
+                )
+    return field_spec
 
 
 def _evidence(field_spec: FieldSpec, said: tuple[str, ...], fields_of: dict) -> str:

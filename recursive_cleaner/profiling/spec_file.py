@@ -58,6 +58,9 @@ class FieldSpec:
     asked: bool = False
     # the clause that binds it (quoted in the spec, the report and ``plan``)
     evidence: str = ""
+    # a clause asks a rule across rows to mend it (typos, variants, consistency): the spelling
+    # most rows have may be written though no format binds it
+    mend: bool = False
 
     def bound(self) -> bool:
         """Do the goals bind the field to a target: a kind a clause (or the user) gives it, or an
@@ -128,13 +131,13 @@ class CleaningSpec:
 
     def frozen(self, rows: bool = False) -> set[str]:
         """Fields no function may change (out of scope); ``rows``: those a rule across rows may not
-        change either (not asked for at all: "fix the typos in the city" asks a rule across rows,
-        the spelling most rows have, and binds no format) but a repair on a key the goals state
-        with them."""
+        change either (no clause asks it to mend them: "fix the typos in the city" asks the
+        spelling most rows have and binds no format) but a repair on a key the goals state with
+        them."""
         return {
             name
             for name, spec in self.fields.items()
-            if not self.in_scope(name) and not (rows and spec.asked and spec.kind != "as_is")
+            if not self.in_scope(name) and not (rows and spec.mend and spec.kind != "as_is")
         }
 
     def unmet(self) -> dict[str, str]:
@@ -177,7 +180,8 @@ class CleaningSpec:
                 d["allowed"] = list(d["allowed"])
             if "examples" in d:
                 d["examples"] = [list(pair) for pair in d["examples"]]
-            for optional in ("asked", "evidence"):  # files written before them stay the same
+            # files written before them stay the same
+            for optional in ("asked", "evidence", "mend"):
                 if not d.get(optional):
                     d.pop(optional, None)
             fields_out[name] = d
@@ -302,6 +306,7 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             _loaded_examples(d.get("examples"), where, name),
             bool(d.get("asked", False)),
             str(d.get("evidence", "")),
+            bool(d.get("mend", False)),
         )
     return out
 

@@ -626,3 +626,25 @@ def test_the_goals_examples_outrank_a_kind_only_the_data_suggested():
     printed = spec.fields["printed"]
     assert (printed.kind, printed.source, printed.allowed) == ("shape", "examples", ("1998",))
     assert spec.fields["code"].source == "instructions"  # a kind the goals' words set stays
+
+
+def test_a_rule_across_rows_mends_only_fields_a_clause_asks_it_to():
+    fields = ["code", "line", "author", "pages", "seal"]
+    goals = (
+        "line: the short trading name. Abbreviations and misspellings map to these.\n"
+        "Author, pages and seal stay as entered. I know they're inconsistent (authors sometimes "
+        "surname first), but I don't want any of it normalised."
+    )
+    spec = read_spec(goals, fields, {})
+    # the misspellings sentence follows the line's: its subject, not every field's
+    assert spec.fields["line"].mend and not spec.frozen(rows=True) & {"line"}
+    # a sentence that names inconsistency but asks no change mends nothing
+    assert {"author", "pages", "seal", "code"} <= spec.frozen(rows=True)
+    assert not any(spec.fields[f].mend for f in ("author", "pages", "seal", "code"))
+
+
+def test_mend_is_kept_in_the_spec_file():
+    spec = read_spec("city: fix the typos.", ["city", "zip"], {})
+    assert spec.fields["city"].mend
+    again = load_spec(json.loads(json.dumps(spec.to_dict())))
+    assert again.fields["city"].mend and not again.fields["zip"].mend
