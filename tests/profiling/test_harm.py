@@ -171,3 +171,14 @@ def test_of_two_lists_for_one_field_the_one_its_data_holds_is_the_target():
     values = ["Smart"] * 30 + ["Actual"] * 20 + ["Estimated"] * 5 + ["S", "AMR"]
     spec = read_spec(goals, ["read_id", "read_type"], {"read_type": values})
     assert spec.fields["read_type"].allowed == ("Actual", "Estimated", "Customer", "Smart")
+
+
+def test_the_case_most_values_write_is_not_made_one_few_write():
+    names = ["Brennan Supplies Ltd"] * 20 + ["Iberplast S.L."] * 15 + ["Nordic Fasteners AB"] * 10
+    suppliers = portrait(names + ["brennan supplies ltd", "IBERPLAST S.L."])
+    lower = Licence.of("lower", shape_of=suppliers)  # "caps, lowercase" read as the target
+    assert harm("Brennan Supplies Ltd", "brennan supplies ltd", suppliers, lower)
+    assert harm("IBERPLAST S.L.", "iberplast s.l.", suppliers, lower) is None
+    statuses = portrait(["active"] * 30 + ["pending"] * 20)
+    upper = Licence.of("upper", shape_of=statuses)  # a whole uniform column the goals convert
+    assert harm("active", "ACTIVE", statuses, upper) is None

@@ -13,6 +13,7 @@ from .portrait import (
     ZERO_CODE,
     Portrait,
     blank,
+    case_of,
     digits_of,
     folded,
     inside,
@@ -40,6 +41,7 @@ CHANGES = frozenset(
         "erased",
         "unknown",
         "merge",
+        "recase",
         "reshape",
     }
 )
@@ -140,6 +142,8 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
         found.add("added")
     if a in p.established and b in p.established and folded(a).split() != folded(b).split():
         found.add("merge")
+    if p.case and case_of(a) == p.case != case_of(b) and folded(a).split() == folded(b).split():
+        found.add("recase")  # the case most values write made one few write
     if not same_number and value_shape(a) != value_shape(b):
         found.add("reshape")
         if _repaired(a, b, p):

@@ -142,6 +142,8 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
             allowed.discard("reshape")
         else:
             allowed.add("reshape")
+    if "recase" in found and lic.firm and p.uniform:  # a whole column the goals write anew
+        allowed.add("recase")
     if "zeros" in found and p.coded and not (lic.examples_drop_zeros or lic.everything):
         allowed.discard("zeros")
     left = sorted(found - allowed, key=_ORDER.index)
@@ -156,6 +158,7 @@ _ORDER = [
     "words",
     "digits",
     "merge",
+    "recase",
     "reshape",
     "converted",
     "trimmed",
@@ -182,6 +185,7 @@ _WHY = {
     "erased": "it blanks a value",
     "unknown": "it blanks a value",
     "merge": "it turns one value many rows hold into another",
+    "recase": "it writes a value in a case few of the field's values have",
     "reshape": "it rewrites a value of the field's usual form into another form",
 }
 

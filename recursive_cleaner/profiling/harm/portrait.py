@@ -14,6 +14,7 @@ from ..kinds._values import PLAIN_NUMBER, value_shape
 __all__ = [
     "Portrait",
     "portrait",
+    "case_of",
     "value_text",
     "blank",
     "folded",
@@ -92,6 +93,7 @@ class Portrait:
     labels: frozenset[str] = frozenset()  # casefolded words written around many other values
     coded: bool = False  # some values are codes with leading zeros ("01067")
     common: frozenset[str] = frozenset()  # casefolded words many values hold (labels among them)
+    case: str = ""  # the case most values with letters write: "upper", "lower" or "mixed"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +103,7 @@ class Portrait:
             "established": sorted(self.established)[:50],
             "labels": sorted(self.labels)[:50],
             "coded": self.coded,
+            "case": self.case,
         }
 
 
@@ -135,4 +138,24 @@ def portrait(values: Iterable[Any]) -> Portrait:
         labels=labels,
         coded=zero_led >= 2 and zero_led >= 0.02 * n,
         common=common,
+        case=_usual_case(texts),
     )
+
+
+def case_of(text: str) -> str:
+    """How a value writes its letters: "upper", "lower", "mixed", or "" for none."""
+    letters = [c for c in text if c.isalpha() and c.lower() != c.upper()]
+    if not letters:
+        return ""
+    if all(c.isupper() for c in letters):
+        return "upper"
+    return "lower" if all(c.islower() for c in letters) else "mixed"
+
+
+def _usual_case(texts: list[str]) -> str:
+    """The case more than half the values with letters write, or ""."""
+    cases = Counter(c for c in map(case_of, texts) if c)
+    if not cases:
+        return ""
+    case, count = cases.most_common(1)[0]
+    return case if count * 2 > sum(cases.values()) else ""
