@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .digit_counts import with_digits
 from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
-from .negation import Negations
+from .negation import REFUSAL, Negations
 from .scans import LeadThen, Spans
 
 __all__ = [
@@ -135,6 +135,13 @@ _PATTERNS = [
         ),
         # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the
         # phone" has both
+        # a negated change in any tense: "are not to be altered", "should never be changed"
+        (
+            "as_is",
+            r"\b(?:not|never)\s+(?!just|only|merely|simply)(?:\w+\s+){0,2}?(?:changed|altered|touched|modified|edited|"
+            r"rewritten|reformatted|normali[sz]ed|standardi[sz]ed|corrected|cleaned|fixed)\b"
+            r"(?:\s*:[^.;]*)?",
+        ),
     )
 ]
 
@@ -245,6 +252,9 @@ def _kinds_of(text: str, holds) -> tuple[tuple[str, tuple[str, ...], int, int], 
     if found:  # a format word a negation stands before asks nothing ("no trimming", "not a number")
         negations = Negations(text)
         found = [f for f in found if f[0] == "as_is" or not _negated(text, f, negations)]
+        refusal = REFUSAL.search(text)  # "the lower-case marks - do NOT normalise them": described
+        if refusal:
+            found = [f for f in found if f[0] == "as_is" or f[2] >= refusal.start()]
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))

@@ -23,10 +23,17 @@ import bisect
 import re
 
 from .goal_text import detect_kinds
-from .negation import Negations
+from .negation import REFUSAL, Negations
 from .scans import LeadThen
 
-__all__ = ["leaves_rest", "asks_change", "changed_fields", "listed", "BACK_REFERENCE"]
+__all__ = [
+    "leaves_rest",
+    "asks_change",
+    "holds_keep",
+    "changed_fields",
+    "listed",
+    "BACK_REFERENCE",
+]
 
 _REST = re.compile(
     r"\b(?:(?:every|any|no)thing|all|none)\s+else\b"
@@ -91,6 +98,15 @@ def asks_change(text: str) -> bool:
     """A verb of cleaning or a target in ``text`` with no negation before it in its part."""
     negations = Negations(text)
     return any(not negations.before(start) for start, _ in _changes(text))
+
+
+def holds_keep(text: str) -> bool:
+    """Does the text hold a keep word ("left exactly as", "stays", "alone", "read-only") or refuse
+    a change of what it describes ("do not normalise them")?"""
+    return bool(_KEEP.search(text) or _KEPT.search(text) or REFUSAL.search(text))
+
+
+_KEPT = re.compile(r"\b(?:left|kept|preserved|retained)\b", re.I)
 
 
 def leaves_rest(clause: str) -> bool:

@@ -8,12 +8,20 @@ from __future__ import annotations
 import bisect
 import re
 
-__all__ = ["Negations", "NEGATION", "PART"]
+__all__ = ["Negations", "NEGATION", "PART", "REFUSAL"]
 
 # "don't", "can’t", "dont", "cannot"; never the "nt" that ends "want", "current" or "amount"
 NEGATION = re.compile(
     r"\b(?:not|never|no|nothing|none|nobody|neither|nor|without|cannot)\b|\Bn[’']t\b"
     r"|\b(?:do|does|did|is|are|was|were|ca|wo|should|must|need|have|has)nt\b",
+    re.I,
+)
+# a change refused of what the words before it describe: "... the lower-case shelf marks - do NOT
+# normalise them now", "those are fine, don't fix them"
+REFUSAL = re.compile(
+    r"(?:\b(?:not|never)|n[’']t|\b(?:do|does|should|must)nt)\s+(?:\w+\s+){0,2}?"
+    r"(?:chang|touch|modif|edit|alter|rewrit|reformat|fix|clean|correct|tid[yi]|normali[sz]|"
+    r"standardi[sz]|convert|map|unif|mend)\w*\s+(?:any\s+of\s+)?(?:them|those|these|it|this|that)\b",
     re.I,
 )
 # where a negation stops reaching: a comma, a colon, "and", "but", "so", "then"

@@ -168,6 +168,10 @@ def read_segment(
             firm.update(fields_for)
         if not fields_for and ask is not None and tied is not None and kind != "as_is":
             fields_for, into = ask(clause), tied
+        if kind == "as_is" and (after or (later and not before)) and not at.excepted():
+            # "not to be altered: emp_id (the six-digit number)": left alone, whatever the words
+            # after describe
+            firm.update(fields_for)
         for field in fields_for:
             into.setdefault(field, []).append((kind, allowed))
     return groups[-1][2] if groups else subject

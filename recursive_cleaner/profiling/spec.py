@@ -61,7 +61,7 @@ from .conversions import read_conversions
 from .expectations import conforms
 from .goal_text import detect_kinds
 from .instructions import goal_sentences, read_goals, resolve_kind
-from .keep_words import asks_change, leaves_rest
+from .keep_words import asks_change, holds_keep, leaves_rest
 from .kinds import get as kinds_get
 from .mentions import FieldMentions
 from .row_rules import asks_dedup, mended_fields, stated_fields, stated_keys
@@ -208,7 +208,10 @@ def read_spec(
     mended = {n for n, r in readings.items() if r.typos} | mended_fields(
         {n: r.said for n, r in readings.items()},
         lambda c: (
-            not asks_change(c) or leaves_rest(c) or any(k == "as_is" for k, *_ in detect_kinds(c))
+            not asks_change(c)
+            or holds_keep(c)
+            or leaves_rest(c)
+            or any(k == "as_is" for k, *_ in detect_kinds(c))
         ),
     )
     for name in asked | mended:

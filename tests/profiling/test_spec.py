@@ -648,3 +648,34 @@ def test_mend_is_kept_in_the_spec_file():
     assert spec.fields["city"].mend
     again = load_spec(json.loads(json.dumps(spec.to_dict())))
     assert again.fields["city"].mend and not again.fields["zip"].mend
+
+
+def test_format_words_a_refused_change_describes_bind_nothing():
+    fields = ["isbn", "language", "shelf"]
+    goals = (
+        "isbn -> 13 digits. (We know about the mixed language codes and the lower-case shelf "
+        "marks - parked, do NOT normalise them now.)"
+    )
+    spec = read_spec(goals, fields, {})
+    assert spec.fields["language"].kind != "lower" and not spec.in_scope("language")
+
+
+def test_a_negated_change_in_any_tense_leaves_the_fields_after_it_alone():
+    fields = ["emp_id", "name", "notes"]
+    goals = (
+        "Names in title case. The following fields are not to be altered under any "
+        "circumstances: emp_id (the six-digit employee number) and notes."
+    )
+    spec = read_spec(goals, fields, {})
+    assert spec.fields["emp_id"].kind == "as_is"  # the six digits describe it: no target
+    assert not spec.in_scope("notes") and spec.in_scope("name")
+
+
+def test_a_clause_that_keeps_fields_mends_none_of_them():
+    fields = ["isbn", "title", "publisher"]
+    goals = (
+        "ISBN: 13 digits only. Titles and publishers are to be left exactly as entered, "
+        "including the inconsistent capitalisation and the spelling of publishers' names."
+    )
+    spec = read_spec(goals, fields, {})
+    assert {"title", "publisher"} <= spec.frozen(rows=True)
