@@ -58,6 +58,7 @@ from .goal_text import (
 
 __all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences", "resolve_kind"]
 
+_VALUE_WORDS = re.compile(r"\b(?:values?|cells?)\b", re.I)
 _EVERY_FIELD = re.compile(
     r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
     r"values|cells|data|text)|the whole (?:table|file|data(?:set)?))\b",
@@ -163,6 +164,28 @@ class GoalReading:
     typos: bool = False
 
 
+_BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
+
+
+def _kept_bullets(text: str, reader: FieldMentions) -> set[str]:
+    """The fields that lead the bullets under a line that leaves them alone ("Out of scope / do not
+    modify:" then "- bin (5 digits ...)"): each bullet's first field, until a line that is none."""
+    kept: set[str] = set()
+    under = False
+    for line in text.splitlines():
+        bullet = _BULLET.match(line)
+        if bullet and under:
+            groups = reader.groups(line)
+            if groups and groups[0][0] <= bullet.end() + 1:
+                kept.update(groups[0][2])
+            continue
+        stripped = line.strip()
+        under = stripped.endswith(":") and any(
+            k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
+        )
+    return kept
+
+
 def read_goals(
     instructions: str,
     fields: list[str],
@@ -231,6 +254,12 @@ def read_goals(
             if rest:  # "leave all other fields alone": not every field, the ones not asked for
                 rests.append(whole)
                 all_groups = [g for g in all_groups if len(g[2]) < len(fields) or len(fields) == 1]
+            if subject and len(fields) > 1:  # "currency (...; leave every value as it is)":
+                all_groups = [  # the subject's values, not every field's
+                    (a, b, subject) if len(g) == len(fields) and _VALUE_WORDS.search(whole, a, b)
+                    else (a, b, g)
+                    for a, b, g in all_groups
+                ]
             # "Test names should be one of Glucose, Sodium, ...": the one
             if not all_groups and not subject:
                 # field whose data holds the list
@@ -304,6 +333,9 @@ def read_goals(
     every = typos_anywhere or any(
         _EVERY_FIELD.search(c) and not _about_rest(c) for c in goal_sentences(instructions)
     )
+    for field in _kept_bullets(instructions or "", reader):  # "Out of scope / do not modify:"
+        firm.add(field)
+        kinds[field].append(("as_is", ()))
     out: dict[str, GoalReading] = {}
     for field in fields:
         words = " ".join(dict.fromkeys(said[field]))

@@ -15,7 +15,7 @@ import bisect
 import re
 
 from .goal_text import detect_kinds
-from .keep_words import BACK_REFERENCE, listed
+from .keep_words import BACK_REFERENCE, leaves_rest, listed
 
 __all__ = ["read_segment", "MAX_FORMATS"]
 
@@ -132,6 +132,7 @@ def read_segment(
         first = sorted(range(len(found)), key=lambda i: (found[i][2], i))[:MAX_FORMATS]
         found = [found[i] for i in sorted(first)]
     at = _Clause(clause, groups, found)
+    given: dict[str, set[str]] = {}  # each field this clause reads: the kinds it gives it
     for kind, allowed, start, end in found:
         inside = at.inside(start, end)
         # "keep the style and brewery names as they are": those fields
@@ -174,4 +175,7 @@ def read_segment(
             firm.update(fields_for)
         for field in fields_for:
             into.setdefault(field, []).append((kind, allowed))
+            given.setdefault(field, set()).add(kind)
+    if not at.excepted() and not leaves_rest(clause):  # "bin (5 digits) must stay as it is": kept,
+        firm.update(f for f, ks in given.items() if "as_is" in ks and len(ks) > 1)  # described
     return groups[-1][2] if groups else subject

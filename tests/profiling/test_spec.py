@@ -679,3 +679,17 @@ def test_a_clause_that_keeps_fields_mends_none_of_them():
     )
     spec = read_spec(goals, fields, {})
     assert {"title", "publisher"} <= spec.frozen(rows=True)
+
+
+def test_the_bullets_under_a_line_that_leaves_them_alone_are_kept():
+    fields = ["booking_date", "bin", "currency"]
+    goals = (
+        "Please normalise:\n- booking_date: ISO format YYYY-MM-DD\n\n"
+        "Out of scope / do not modify:\n"
+        "- bin (bin codes, 5 digits with leading zeros - must stay text exactly as they are)\n"
+        "- currency (the mix of EUR / eur is known; leave every value as it is)\n"
+    )
+    spec = read_spec(goals, fields, {})
+    # "every value" under a field's bullet is that field's values, never every field's
+    assert spec.fields["booking_date"].kind == "date" and spec.in_scope("booking_date")
+    assert spec.fields["bin"].kind == "as_is" and spec.fields["currency"].kind == "as_is"
