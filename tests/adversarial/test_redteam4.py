@@ -1,0 +1,471 @@
+"""The fourth red-team pass (after issue 43): each break it found, asserting what should happen.
+
+1. Tabular outputs: records that each bring a key of their own make a table of empty cells (a
+   126 KB JSONL took 32 s and 683 MB writing Parquet; 266 KB became a 256 MB CSV).
+2. ``apply`` wrote its report, audit or output over the field spec it read (``--spec``, or the
+   ``NAME.spec.json`` beside the functions).
+3. Cross-record state past both layers: a class-level table of an allowed module's class
+   (``textwrap.TextWrapper.unicode_whitespace_trans``, ``calendar.HTMLCalendar.cssclasses``).
+4. Cross-record state past the child alone (the policy refuses): the public tables of the allowed
+   packages' submodules (``html.entities.html5``, ``json.decoder.BACKSLASH``).
+5. Model code holding terminal escapes or bidirectional overrides was written as is into
+   cleaning_functions.py (``cat`` erases lines, OSC 52 sets the clipboard, Trojan Source).
+6. A state file's optional entries of the wrong type: raw TypeError / AttributeError on resume.
+7. Excel output cut a text past 32,767 characters and rounded ints past 2**53, exit 0.
+8. ``apply --dask`` wrote the input's format whatever the output's extension (JSONL in .parquet).
+9. A control character in a field name (a CSV header) made every constrained call's grammar
+   unreadable to llama.cpp ("failed to parse grammar"): the run stopped after three attempts.
+10. ``unique_header`` was quadratic in repeated names (a 64 KB CSV header: 78 s in apply).
+11. ``CROSS_ROW_STEPS`` entries of the wrong type: a raw TypeError, or a string key read as its
+    letters.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from recursive_cleaner import DataCleaner, apply_file
+from recursive_cleaner.apply.local import ApplyError, apply_records
+from recursive_cleaner.apply.writers import output_writer
+from recursive_cleaner.errors import StateFileError
+from recursive_cleaner.judge.policy import check_code_safety
+from recursive_cleaner.judge.sandbox import run_in_sandbox
+from recursive_cleaner.model.grammar import open_reply
+from recursive_cleaner.read import rows as rows_module
+from recursive_cleaner.write.state import load_state
+from tests.cli_helpers import invoke
+from tests.fakes import CLEAN_REPLY, FakeBackend, GrammarFakeBackend, make_reply
+from tests.optional_deps import optional
+
+POSIX = pytest.mark.skipif(sys.platform == "win32", reason="the sandbox is POSIX only")
+IDENTITY = "def clean_data(record):\n    return record\n"
+
+
+def BREAK(why: str):  # noqa: N802 - reads as a mark
+    return pytest.mark.xfail(strict=True, reason=f"redteam4: {why}")
+
+
+# ---------------------------------------------------------------------------- 1. sparse tables
+def _sparse(n: int) -> tuple[bytes, int]:
+    """A batch of ``n`` records, each with one key no other record has."""
+    return b"\n".join(json.dumps({f"k{i}": i}).encode() for i in range(n)), n
+
+
+@BREAK("sparse records make a table of empty cells")
+@pytest.mark.parametrize("name", ["o.csv", "o.parquet", "o.xlsx"])
+def test_records_with_keys_of_their_own_cannot_make_a_table_of_empty_cells(tmp_path, name):
+    """2,000 records x 2,000 columns: 4,000,000 cells for 2,000 values, refused by the bound the
+    readers use (``read.rows.SHEET_RATIO`` / ``SHEET_CELLS``), before the table is built."""
+    if not name.endswith(".csv"):
+        optional("pyarrow" if name.endswith(".parquet") else "openpyxl")
+    payload, n = _sparse(2000)
+    fmt = {"csv": "csv", "parquet": "parquet", "xlsx": "excel"}[name.rsplit(".", 1)[1]]
+    with open(tmp_path / name, "w+b") as out:
+        writer = output_writer(fmt, out, str(tmp_path / name))
+        with pytest.raises(ValueError, match="cells for 2,000 values"):
+            writer.write(payload, n)
+            writer.finish()
+
+
+def test_records_with_some_keys_missing_still_make_their_table(tmp_path):
+    """Ordinary sparse data (optional fields) is far from the bound: written as before."""
+    records = [{"id": i, **({"note": "x"} if i % 3 else {}), f"k{i % 7}": 1} for i in range(3000)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = apply_file(_functions(tmp_path), str(path), str(tmp_path / "out.csv"), workers=1)
+    assert result.records_out == 3000
+
+
+@BREAK("sparse records make a table of empty cells")
+def test_apply_of_a_sparse_file_is_one_error_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    payload, _ = _sparse(3000)
+    (tmp_path / "in.jsonl").write_bytes(payload + b"\n")
+    _functions(tmp_path)
+    result = invoke("apply", "cf.py", "in.jsonl", "-o", "out.csv", "--progress", "off")
+    assert result.exit_code == 1 and "cells for" in result.stderr, result.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+def _functions(folder, code: str = IDENTITY) -> str:
+    path = folder / "cf.py"
+    path.write_text(code)
+    return str(path)
+
+
+# ---------------------------------------------------------------------------- 2. the spec is input
+SPEC = {"version": 1, "fields": {"a": {"kind": "integer", "mentioned": True}}}
+
+
+@pytest.fixture
+def spec_beside(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _functions(tmp_path)
+    (tmp_path / "cf.spec.json").write_text(json.dumps(SPEC))
+    (tmp_path / "given.json").write_text(json.dumps(SPEC))
+    (tmp_path / "in.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
+    return tmp_path
+
+
+@BREAK("apply writes over the spec it reads")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "out.jsonl", "--report", "cf.spec.json"],
+        ["-o", "cf.spec.json"],
+        ["-o", "out.jsonl", "--audit", "given.json", "--spec", "given.json"],
+        ["-o", "out.jsonl", "--report", "given.json", "--spec", "given.json"],
+    ],
+)
+def test_apply_never_writes_over_the_spec_it_reads(spec_beside, args):
+    result = invoke("apply", "cf.py", "in.jsonl", *args, "--progress", "off")
+    assert result.exit_code == 2 and "spec" in result.stderr, (result.exit_code, result.stderr)
+    for name in ("cf.spec.json", "given.json"):
+        assert json.loads((spec_beside / name).read_text()) == SPEC
+
+
+@BREAK("apply writes over the spec it reads")
+def test_apply_file_refuses_an_audit_over_its_spec(spec_beside):
+    with pytest.raises(ValueError, match="spec"):
+        apply_file("cf.py", "in.jsonl", "out.jsonl", spec="given.json", audit_path="given.json")
+    assert json.loads((spec_beside / "given.json").read_text()) == SPEC
+
+
+# ---------------------------------------------------------------------------- 3/4. shared tables
+RECORDS = [{"id": i} for i in range(5)]
+
+
+def _counter(setup: str, count: str, seen: str) -> str:
+    """clean(record): ``count`` adds one to a table something shares, ``seen`` reads it back."""
+    return (
+        f"{setup}\n\n\ndef clean(record):\n    {count}\n    record = dict(record)\n"
+        f"    record['seen'] = repr({seen})\n    return record\n"
+    )
+
+
+PAST_BOTH = {
+    "textwrap.TextWrapper.unicode_whitespace_trans": _counter(
+        "import textwrap",
+        "t = textwrap.TextWrapper().unicode_whitespace_trans\n    t[7] = t.get(7, 0) + 1",
+        "textwrap.TextWrapper().unicode_whitespace_trans.get(7)",
+    ),
+    "calendar.HTMLCalendar.cssclasses": _counter(
+        "import calendar",
+        "c = calendar.HTMLCalendar()\n    c.cssclasses.append('x')",
+        "len(calendar.HTMLCalendar().cssclasses)",
+    ),
+}
+CHILD_ONLY = {
+    "html.entities.html5": _counter(
+        "import html",
+        "html.entities.html5['rcn'] = html.entities.html5.get('rcn', 0) + 1",
+        "html.entities.html5.get('rcn')",
+    ),
+    "json.decoder.BACKSLASH": _counter(
+        "import json",
+        "json.decoder.BACKSLASH['n'] = json.decoder.BACKSLASH.get('n', '') + 'x'",
+        "json.decoder.BACKSLASH.get('n')",
+    ),
+}
+
+
+def _alone(code: str) -> list:
+    """What each record gets when it is the only one (a fresh child each)."""
+    outs = []
+    for record in RECORDS:
+        result = run_in_sandbox(code, "clean", [record])
+        outs.append(result.outputs[0] if result.ok else None)
+    return outs
+
+
+def _no_record_sees_another(code: str) -> None:
+    result = run_in_sandbox(code, "clean", RECORDS)
+    if result.ok:  # each record as it would be alone, or failed on its own
+        together = [o if e is None else None for o, e in zip(result.outputs, result.errors)]
+        alone = _alone(code)
+        assert [o for o in together if o] == [o for o, t in zip(alone, together) if t], result
+    else:
+        assert result.error or result.violations, result
+
+
+@BREAK("class-level tables carry state")
+@POSIX
+@pytest.mark.parametrize("name", sorted(PAST_BOTH))
+def test_a_class_level_table_of_an_allowed_module_keeps_no_state_between_records(name):
+    assert check_code_safety(PAST_BOTH[name]) == []  # pinned: the policy does not see it
+    _no_record_sees_another(PAST_BOTH[name])
+
+
+@BREAK("submodule tables carry state in the child")
+@POSIX
+@pytest.mark.parametrize("name", sorted(CHILD_ONLY))
+def test_a_submodules_table_keeps_no_state_between_records_without_the_policy(name):
+    assert check_code_safety(CHILD_ONLY[name])  # the policy refuses it
+    _no_record_sees_another(CHILD_ONLY[name])
+
+
+# ---------------------------------------------------------------------------- 5. controls in code
+ESCAPES = {
+    "erase lines (CSI)": "\x1b[2K\x1b[1A\x1b[2K",
+    "set the clipboard (OSC 52)": "\x1b]52;c;ZWNobw==\x07",
+    "8-bit CSI": "\x9b2K",
+    "right-to-left override": "\u202e",
+    "isolates (Trojan Source)": "\u2066\u2069",
+    "backspace": "\x08\x08\x08",
+}
+
+
+def _with(control: str) -> str:
+    return (
+        "def fix_status(record):\n    record = dict(record)\n"
+        f'    role = "user{control}"  # admin{control}\n'
+        '    record["status"] = str(record.get("status", "")).strip().lower()\n'
+        "    return record"
+    )
+
+
+@BREAK("controls in model code")
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_code_holding_a_terminal_or_bidi_control_is_refused_naming_it(name):
+    problems = check_code_safety(_with(ESCAPES[name]))
+    assert any("control character" in p for p in problems), problems
+
+
+def test_ordinary_code_with_escapes_written_as_escapes_passes():
+    code = 'def f(record):\n    return {"s": "\\x1b" + "\\u202e", "t": "a\\tb"}\n'
+    assert check_code_safety(code) == []
+
+
+@BREAK("controls in model code")
+def test_no_control_from_a_reply_reaches_cleaning_functions_py(tmp_path):
+    data = tmp_path / "s.jsonl"
+    statuses = ["active", "Active ", "pending", "PENDING", "active", "churned"]
+    data.write_text(
+        "".join(json.dumps({"id": i, "status": s}) + "\n" for i, s in enumerate(statuses))
+    )
+    replies = [make_reply("fix_status", _with("".join(ESCAPES.values())))]
+    DataCleaner(
+        FakeBackend(replies, default=CLEAN_REPLY),
+        str(data),
+        instructions="Lower-case the status; keep every record.",
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+        chunk_size=6,
+        profile_fields=False,
+        holdout_ratio=0.0,
+        cross_row=False,
+    ).run()
+    text = (tmp_path / "cf.py").read_text(encoding="utf-8")
+    assert not [c for c in text if c in "".join(ESCAPES.values())]
+
+
+# ---------------------------------------------------------------------------- 6. state file types
+BAD_ENTRIES = {
+    "rejected": [1, 2],
+    "issues": [1, 2],
+    "llm": [1],
+    "unusable_replies": "x",
+    "total_chunks": "x",
+    "skipped_records": "many",
+    "options": [1],
+    "early_termination": [1],
+}
+
+
+def _state(tmp_path, **entries) -> str:
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"a": 1}\n')
+    state = {
+        "version": "0.2.0",
+        "file_path": str(data),
+        "instructions": "trim",
+        "chunk_size": 50,
+        "last_completed_chunk": -1,
+        "functions": [],
+        **entries,
+    }
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    return str(path)
+
+
+@BREAK("state entry types")
+@pytest.mark.parametrize("key", sorted(BAD_ENTRIES))
+def test_a_state_entry_of_the_wrong_type_is_a_state_file_error_naming_it(tmp_path, key):
+    path = _state(tmp_path, **{key: BAD_ENTRIES[key]})
+    with pytest.raises(StateFileError, match=key):
+        load_state(path)
+
+
+@BREAK("state entry types")
+@pytest.mark.parametrize("examples", [[[1, 2, 3], "x"], {"a": 1}, 5])
+def test_a_functions_examples_of_the_wrong_form_are_a_state_file_error(tmp_path, examples):
+    fn = {"name": "f", "docstring": "d", "code": IDENTITY, "examples": examples}
+    with pytest.raises(StateFileError, match="examples"):
+        load_state(_state(tmp_path, functions=[fn]))
+
+
+@BREAK("state entry types")
+@pytest.mark.parametrize(
+    "options", [{"holdout_ratio": "lots"}, {"max_iterations": "99"}, {"cross_row": "yes"}]
+)
+def test_a_saved_option_of_the_wrong_type_is_a_state_file_error_naming_it(tmp_path, options):
+    path = _state(tmp_path, options=options)
+    with pytest.raises(StateFileError, match=next(iter(options))):
+        DataCleaner.resume(path, FakeBackend(default=CLEAN_REPLY))
+
+
+@BREAK("state entry types")
+def test_the_cli_resume_names_the_state_file_and_the_entry(tmp_path, use):
+    use(FakeBackend(default=CLEAN_REPLY))
+    path = _state(tmp_path, rejected=[1, 2])
+    result = invoke("resume", path, "-b", "fake", "--progress", "off")
+    assert result.exit_code == 1 and path in result.stderr and "rejected" in result.stderr
+
+
+@BREAK("Excel output cuts or rounds")
+# ---------------------------------------------------------------------------- 7. Excel limits
+def test_an_excel_output_never_cuts_a_long_text(tmp_path):
+    optional("openpyxl")
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": 1, "note": "y" * 40_000}) + "\n")
+    with pytest.raises(ApplyError, match="32,767"):
+        apply_file(_functions(tmp_path), str(source), str(tmp_path / "o.xlsx"), workers=1)
+    assert not (tmp_path / "o.xlsx").exists()
+
+
+@BREAK("Excel output cuts or rounds")
+def test_an_excel_output_keeps_every_digit_of_a_big_int(tmp_path):
+    openpyxl = optional("openpyxl")
+    source = tmp_path / "in.jsonl"
+    big = 2**70 + 1
+    source.write_text(json.dumps({"id": big, "small": 12}) + "\n")
+    apply_file(_functions(tmp_path), str(source), str(tmp_path / "o.xlsx"), workers=1)
+    rows = list(openpyxl.load_workbook(tmp_path / "o.xlsx").active.iter_rows(values_only=True))
+    assert str(rows[1][0]) == str(big) and rows[1][1] == 12
+
+
+@BREAK("Dask writes the input's format")
+# ---------------------------------------------------------------------------- 8. Dask's output
+@pytest.mark.parametrize("target", ["out.csv", "out.parquet"])
+def test_apply_dask_writes_the_format_its_output_names(tmp_path, target):
+    optional("dask.bag")
+    from recursive_cleaner.apply.on_dask import apply_dask
+    from recursive_cleaner.read.parsers import iter_records
+
+    if target.endswith(".parquet"):
+        optional("pyarrow")
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"a": 1, "b": "x"}\n{"a": 2, "b": "y"}\n')
+    apply_dask(_functions(tmp_path), str(source), str(tmp_path / target))
+    local = tmp_path / f"local.{target.rsplit('.', 1)[1]}"
+    apply_file(str(tmp_path / "cf.py"), str(source), str(local), workers=1)
+    assert (tmp_path / target).read_bytes() == local.read_bytes()
+    assert list(iter_records(str(tmp_path / target))) == [
+        {"a": "1" if target.endswith(".csv") else 1, "b": "x"},
+        {"a": "2" if target.endswith(".csv") else 2, "b": "y"},
+    ]
+
+
+# ---------------------------------------------------------------------------- 9. the grammar
+CONTROLS = ["a\x00b", "a\x01b", "a\x1bb", "a\x7fb"]
+
+
+@BREAK("control chars in the grammar")
+@pytest.mark.parametrize("field", CONTROLS)
+def test_a_control_character_in_a_field_name_never_reaches_the_grammar_raw(field):
+    gbnf = open_reply(fields=[field, "status"], names=["fix_status"]).gbnf()
+    assert not [c for c in gbnf[:-1] if ord(c) < 0x20 or ord(c) == 0x7F], gbnf
+
+
+class _LlamaLike(GrammarFakeBackend):
+    """llama.cpp's reading of a grammar: a raw NUL ends it (``failed to parse grammar``)."""
+
+    def generate_grammar(self, prompt: str, grammar: str) -> str:
+        if "\x00" in grammar:
+            self.grammars.append(grammar)
+            self.history.append(prompt)
+            raise RuntimeError("the local model failed: failed to parse grammar")
+        return super().generate_grammar(prompt, grammar)
+
+
+@BREAK("control chars in the grammar")
+def test_a_nul_in_a_csv_header_leaves_a_constrained_run_to_finish(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("id,sta\x00tus,name\n" + "".join(f"{i},Active ,bob\n" for i in range(20)))
+    backend = _LlamaLike(default=CLEAN_REPLY)
+    DataCleaner(
+        backend,
+        str(data),
+        instructions="Leave the id alone. Clean everything else.",
+        scope="all",
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+        chunk_size=10,
+        holdout_ratio=0.0,
+    ).run()
+    assert not any("\x00" in (g or "") for g in backend.grammars)
+
+
+# ---------------------------------------------------------------------------- 10. unique_header
+class _Counted(str):
+    """A header name that counts how often a candidate name is made from it."""
+
+    made = 0
+
+    def __format__(self, spec: str) -> str:
+        _Counted.made += 1
+        return str.__format__(self, spec)
+
+
+@BREAK("unique_header is quadratic")
+def test_repeated_header_names_are_renamed_in_linear_work():
+    _Counted.made = 0
+    n = 2000
+    names = rows_module.unique_header([_Counted("a") for _ in range(n)])
+    assert names[:3] == ["a", "a_2", "a_3"] and len(set(names)) == n
+    assert _Counted.made <= 4 * n, _Counted.made  # was n * n (4,000,000 here)
+
+
+def test_renaming_keeps_its_old_answers():
+    names = ["a", "a", "a_2", "", "a", " ", "b", "b_2", "b"]
+    assert rows_module.unique_header(names) == [
+        "a",
+        "a_3",
+        "a_2",
+        "column_4",
+        "a_4",
+        "column_6",
+        "b",
+        "b_2",
+        "b_3",
+    ]
+
+
+@BREAK("step entry types")
+# ---------------------------------------------------------------------------- 11. steps' types
+@pytest.mark.parametrize(
+    "step, named",
+    [
+        ({"kind": "majority", "key": [1], "fields": ["b"]}, "key"),
+        ({"kind": "words", "fields": [["b"]]}, "fields"),
+        ({"kind": "majority", "key": "ab", "fields": ["c"]}, "key"),
+        ({"kind": "majority", "key": ["a"], "fields": "c"}, "fields"),
+        ({"kind": "majority", "key": ["a"], "fields": ["c"], "min_share": "x"}, "min_share"),
+        ({"kind": "dedup", "key": ["a"], "asked": "yes"}, "asked"),
+    ],
+)
+def test_a_step_entry_of_the_wrong_type_is_one_error_naming_the_file(step, named):
+    code = f"CROSS_ROW_STEPS = [{step!r}]\n\n{IDENTITY}"
+    records = [{"a": str(i % 3), "b": "x", "c": i} for i in range(6)]
+    with pytest.raises(ApplyError, match=f"cleaning_functions.py.*{named}"):
+        list(apply_records(code, records, workers=1))
+
+
+def test_a_step_is_still_read_from_lists_of_names():
+    code = "CROSS_ROW_STEPS = [{'kind': 'majority', 'key': ['a'], 'fields': ['b']}]\n\n" + IDENTITY
+    records = [{"a": "1", "b": "x"}, {"a": "1", "b": "x"}, {"a": "1", "b": "x "}]
+    assert [r["b"] for r in apply_records(code, records, workers=1)] == ["x", "x", "x"]
