@@ -41,17 +41,20 @@ class SkippedRecord:
 
 
 def unique_header(names: list[str]) -> list[str]:
-    """Empty names become column_N (1-based position); repeats get _2, _3, ..."""
+    """Empty names become column_N (1-based position); repeats get _2, _3, ... (each name's next
+    suffix kept: n repeats of one name are n tries, not n * n)."""
     taken = {n for n in names if n.strip()}
     seen: set[str] = set()
+    tried: dict[str, int] = {}  # name -> the suffix to try next (every one before it is used)
     result = []
     for i, name in enumerate(names, 1):
         if not name.strip():
             name = f"column_{i}"
         if name in seen:
-            k = 2
+            k = tried.get(name, 2)
             while f"{name}_{k}" in seen or f"{name}_{k}" in taken:
                 k += 1
+            tried[name] = k + 1
             name = f"{name}_{k}"
         seen.add(name)
         result.append(name)

@@ -421,7 +421,6 @@ class _Counted(str):
         return str.__format__(self, spec)
 
 
-@BREAK("unique_header is quadratic")
 def test_repeated_header_names_are_renamed_in_linear_work():
     _Counted.made = 0
     n = 2000
