@@ -442,7 +442,6 @@ def test_renaming_keeps_its_old_answers():
     ]
 
 
-@BREAK("step entry types")
 # ---------------------------------------------------------------------------- 11. steps' types
 @pytest.mark.parametrize(
     "step, named",
