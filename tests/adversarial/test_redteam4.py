@@ -292,7 +292,6 @@ def _state(tmp_path, **entries) -> str:
     return str(path)
 
 
-@BREAK("state entry types")
 @pytest.mark.parametrize("key", sorted(BAD_ENTRIES))
 def test_a_state_entry_of_the_wrong_type_is_a_state_file_error_naming_it(tmp_path, key):
     path = _state(tmp_path, **{key: BAD_ENTRIES[key]})
@@ -300,7 +299,6 @@ def test_a_state_entry_of_the_wrong_type_is_a_state_file_error_naming_it(tmp_pat
         load_state(path)
 
 
-@BREAK("state entry types")
 @pytest.mark.parametrize("examples", [[[1, 2, 3], "x"], {"a": 1}, 5])
 def test_a_functions_examples_of_the_wrong_form_are_a_state_file_error(tmp_path, examples):
     fn = {"name": "f", "docstring": "d", "code": IDENTITY, "examples": examples}
@@ -308,7 +306,6 @@ def test_a_functions_examples_of_the_wrong_form_are_a_state_file_error(tmp_path,
         load_state(_state(tmp_path, functions=[fn]))
 
 
-@BREAK("state entry types")
 @pytest.mark.parametrize(
     "options", [{"holdout_ratio": "lots"}, {"max_iterations": "99"}, {"cross_row": "yes"}]
 )
@@ -318,7 +315,6 @@ def test_a_saved_option_of_the_wrong_type_is_a_state_file_error_naming_it(tmp_pa
         DataCleaner.resume(path, FakeBackend(default=CLEAN_REPLY))
 
 
-@BREAK("state entry types")
 def test_the_cli_resume_names_the_state_file_and_the_entry(tmp_path, use):
     use(FakeBackend(default=CLEAN_REPLY))
     path = _state(tmp_path, rejected=[1, 2])
