@@ -144,6 +144,9 @@ def resume_arguments(
     return saved, backend, {**kept, **given}
 
 
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
 def _check_saved_options(saved: dict[str, Any], state_file: str | os.PathLike) -> None:
     """StateFileError naming a saved option whose value is not of its default's kind (a bool, a
     whole number, a number, text): the file is untrusted, and a wrong one was a raw TypeError in
@@ -156,6 +159,6 @@ def _check_saved_options(saved: dict[str, Any], state_file: str | os.PathLike) -
         kinds = (int, float) if isinstance(default, float) else type(default)
         if isinstance(value, bool) != isinstance(default, bool) or not isinstance(value, kinds):
             raise StateFileError(
-                f"state file {os.fspath(state_file)}: option '{name}' must be a "
-                f"{type(default).__name__}, not {type(value).__name__}"
+                f"state file {os.fspath(state_file)}: option '{name}' must be "
+                f"{_KINDS.get(type(default), type(default).__name__)}, not {value!r:.40}"
             )

@@ -224,6 +224,7 @@ _OPTIONAL = {
     "spec_ties": dict,
     "fingerprint": dict,
 }
+_WORDS = {int: "a whole number", list: "a list", dict: "an object"}
 _LLM_COUNTS = ("calls", "failed_attempts", "prompt_tokens", "completion_tokens", "cached_tokens")
 
 
@@ -231,7 +232,7 @@ def _check_entries(data: dict[str, Any], p: Path) -> None:
     for key, kind in _OPTIONAL.items():
         value = data.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise StateFileError(f"state file {p}: '{key}' must be a {kind.__name__}")
+            raise StateFileError(f"state file {p}: '{key}' must be {_WORDS[kind]}")
     parts = {"rejected": list, "issues": dict}
     for key, kind in parts.items():
         if not all(isinstance(item, kind) for item in data.get(key) or ()):
