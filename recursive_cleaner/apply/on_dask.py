@@ -46,6 +46,7 @@ from .._extras import require
 from .dask_fit import run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
 from .dask_spool import CrossRowJob
+from .fields import output_format
 from .local import MAX_DROP
 from .out_types import column_types, output_spec
 from .pipeline import ApplyRun
@@ -132,6 +133,8 @@ def apply_dask(
     fmts = [check_input_format("apply_dask", path, fmt).encoded(encoding).name for path in files]
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
+    for target in targets:  # an extension no writer has: one ValueError, before any task
+        output_format(target)
     if reject_path is not None and (reject_dir is not None or not single):
         raise ValueError(
             "reject_path is for one input file; give reject_dir for several (or a glob)"
@@ -198,7 +201,6 @@ def apply_dask(
                 cluster,
                 job,
                 path,
-                kind,
                 parts,
                 target,
                 reject,
@@ -218,10 +220,10 @@ def apply_dask(
         )
         cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
         try:
-            for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
+            for path, parts, target, reject in zip(files, plans, targets, rejects):
                 results = (list(next(cleaned))[0] for _ in parts)
                 done = _write_file(
-                    path, kind, results, target, reject, result, started, on_progress, types
+                    path, results, target, reject, result, started, on_progress, types
                 )
                 done.seconds = time.monotonic() - started
                 result.files[path], result.outputs[path] = done, target
@@ -346,7 +348,6 @@ def _ordered(dask: Any, delayeds: list, client: Any, window: int) -> Iterator[An
 
 def _write_file(
     path: str,
-    fmt: str,
     parts: Iterable[PartResult],
     target: str,
     reject: str | None,
@@ -358,8 +359,8 @@ def _write_file(
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
     with AtomicFile(target) as out, AtomicFile(reject) if reject else nullcontext() as rejects:
-        # the input's format, tabs for a .tsv input
-        writer = output_writer(fmt, out, path, types)
+        # the format the output's extension names, as apply_file writes it (tabs for a .tsv)
+        writer = output_writer(output_format(target), out, target, types)
         try:
             for part in parts:
                 for payload, count in part.payloads:

@@ -344,7 +344,6 @@ def test_an_excel_output_keeps_every_digit_of_a_big_int(tmp_path):
     assert str(rows[1][0]) == str(big) and rows[1][1] == 12
 
 
-@BREAK("Dask writes the input's format")
 # ---------------------------------------------------------------------------- 8. Dask's output
 @pytest.mark.parametrize("target", ["out.csv", "out.parquet"])
 def test_apply_dask_writes_the_format_its_output_names(tmp_path, target):
