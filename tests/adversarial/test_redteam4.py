@@ -322,7 +322,6 @@ def test_the_cli_resume_names_the_state_file_and_the_entry(tmp_path, use):
     assert result.exit_code == 1 and path in result.stderr and "rejected" in result.stderr
 
 
-@BREAK("Excel output cuts or rounds")
 # ---------------------------------------------------------------------------- 7. Excel limits
 def test_an_excel_output_never_cuts_a_long_text(tmp_path):
     optional("openpyxl")
@@ -333,7 +332,6 @@ def test_an_excel_output_never_cuts_a_long_text(tmp_path):
     assert not (tmp_path / "o.xlsx").exists()
 
 
-@BREAK("Excel output cuts or rounds")
 def test_an_excel_output_keeps_every_digit_of_a_big_int(tmp_path):
     openpyxl = optional("openpyxl")
     source = tmp_path / "in.jsonl"
