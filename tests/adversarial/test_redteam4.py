@@ -54,7 +54,6 @@ def _sparse(n: int) -> tuple[bytes, int]:
     return b"\n".join(json.dumps({f"k{i}": i}).encode() for i in range(n)), n
 
 
-@BREAK("sparse records make a table of empty cells")
 @pytest.mark.parametrize("name", ["o.csv", "o.parquet", "o.xlsx"])
 def test_records_with_keys_of_their_own_cannot_make_a_table_of_empty_cells(tmp_path, name):
     """2,000 records x 2,000 columns: 4,000,000 cells for 2,000 values, refused by the bound the
@@ -79,7 +78,6 @@ def test_records_with_some_keys_missing_still_make_their_table(tmp_path):
     assert result.records_out == 3000
 
 
-@BREAK("sparse records make a table of empty cells")
 def test_apply_of_a_sparse_file_is_one_error_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     payload, _ = _sparse(3000)
