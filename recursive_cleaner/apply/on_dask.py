@@ -48,7 +48,7 @@ from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbere
 from .dask_spool import CrossRowJob
 from .fields import output_format
 from .local import MAX_DROP
-from .out_types import column_types, output_spec
+from .out_types import column_types, output_spec, spec_inputs
 from .pipeline import ApplyRun
 from .pool import start_workers
 from .result import ApplyError, ApplyResult, check_input_format, no_records
@@ -156,7 +156,11 @@ def apply_dask(
         for p in files
     ]
     check_distinct_paths(
-        {"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
+        {
+            "functions_path": functions_path,
+            **{f"inputs[{i}]": p for i, p in enumerate(files)},
+            **spec_inputs(spec, functions_path, None),
+        },
         {
             **{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
             **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)},
