@@ -223,7 +223,6 @@ def _with(control: str) -> str:
     )
 
 
-@BREAK("controls in model code")
 @pytest.mark.parametrize("name", sorted(ESCAPES))
 def test_code_holding_a_terminal_or_bidi_control_is_refused_naming_it(name):
     problems = check_code_safety(_with(ESCAPES[name]))
@@ -235,7 +234,6 @@ def test_ordinary_code_with_escapes_written_as_escapes_passes():
     assert check_code_safety(code) == []
 
 
-@BREAK("controls in model code")
 def test_no_control_from_a_reply_reaches_cleaning_functions_py(tmp_path):
     data = tmp_path / "s.jsonl"
     statuses = ["active", "Active ", "pending", "PENDING", "active", "churned"]
@@ -255,7 +253,7 @@ def test_no_control_from_a_reply_reaches_cleaning_functions_py(tmp_path):
         cross_row=False,
     ).run()
     text = (tmp_path / "cf.py").read_text(encoding="utf-8")
-    assert not [c for c in text if c in "".join(ESCAPES.values())]
+    assert not [c for c in text if c in "\x1b\x07\x9b\x08\u202e\u2066\u2069"]
 
 
 # ---------------------------------------------------------------------------- 6. state file types
