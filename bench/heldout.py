@@ -68,7 +68,13 @@ __all__ = [
 # who had read only make_tables.py and the tables
 BLIND = ("blind_email", "blind_ticket", "blind_chat", "blind_terse", "blind_spec", "blind_slack",
          "blind_meeting")
-WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND
+# blind set B (session 17, bench/heldout/goals/BLIND_B.md, BLIND_BNEW.md): written after the
+# evidence mechanisms of issue 42, before any run
+BLIND_B = tuple(
+    f"blindb_{w}"
+    for w in ("email", "ticket", "chat", "terse", "spec", "voice", "handover", "nonnative")
+)
+WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND + BLIND_B
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"

@@ -62,8 +62,9 @@ def replan(
     cleaned = [clean_data(dict(r)) for r in records]
     sample = cleaned[:2000]
     stated = {k: [f for f in v if f in fields] for k, v in spec.stated().items() if k in fields}
+    # as run.finish.plan_cross_row: a rule across rows may mend an asked field
     candidates = discover_steps(
-        sample, stated=stated, protected=focus.protected, frozen=focus.frozen
+        sample, stated=stated, protected=focus.protected, frozen=focus.rows_frozen
     )
     if as_saved:
         candidates = with_stated([CrossRowStep.from_dict(s) for s in saved], candidates, stated)
@@ -73,11 +74,12 @@ def replan(
         focus.expectations,
         allow_dedup=spec.dedup,
         stated=stated,
-        frozen=focus.frozen,
+        frozen=focus.rows_frozen,
         csv_strings=focus.csv_strings,
         protected=focus.protected,
         kept=focus.kept,
         examples=spec.examples(),
+        content=focus.harm,
     )
     fitted = fit(kept, cleaned)
     return kept, refused, [out for out in map(fitted.transform, cleaned) if out is not None]

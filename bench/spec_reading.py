@@ -5,7 +5,8 @@ For each goal text of ``bench/instructions``, ``bench/phrasings`` and ``bench/he
 its table's header and the first ``--rows`` rows as the data sample, as ``read_spec`` gets them) one
 line: ``field=kind`` per field, ``kind`` ``-`` for none, the field's mark after it: ``*`` written
 (in scope, not as_is), ``~`` written only by one of the goals' unit conversions (the library's
-``convert_unit`` functions), ``!`` protected (as_is), nothing out of scope. Then the harm, per text:
+``convert_unit`` functions), ``+`` written only by a rule across rows (asked, no format binds it:
+"fix the typos", a stated key), ``!`` protected (as_is), nothing out of scope. Then the harm, per text:
 
 - ``writable-protected``: a field the text asks to leave alone (held-out tables: meta.json's
   ``protect``; the benchmark tables: ``bench/phrasings.py``'s ``KEEP`` / ``as_is`` fields) that the
@@ -94,6 +95,7 @@ def reading(text: dict[str, Any]) -> tuple[str, list[str], list[str]]:
 
     spec = read_spec(text["goals"], text["fields"], text["samples"])
     converted = {f for c in getattr(spec, "conversions", ()) for f in (c.value, c.unit)}
+    rows_frozen = spec.frozen(rows=True)  # what not even a rule across rows may write
     parts = []
     for name in text["fields"]:
         f = spec.fields[name]
@@ -104,10 +106,12 @@ def reading(text: dict[str, Any]) -> tuple[str, list[str], list[str]]:
             if spec.in_scope(name)
             else "~"
             if name in converted
+            else "+"
+            if name not in rows_frozen
             else ""
         )
         parts.append(f"{name}={'as_is' if f.kind == 'as_is' else f.kind or '-'}{mark}")
-    written = {f for f in text["fields"] if spec.in_scope(f)} | converted
+    written = {f for f in text["fields"] if spec.in_scope(f) or f not in rows_frozen} | converted
     harm = sorted(f for f in text["protect"] if f in written)
     missed = sorted(f for f in text["asked"] if f not in written)
     return f"{text['label']:<18} scope={spec.scope} " + " ".join(parts), harm, missed

@@ -50,12 +50,14 @@ def _point(num: str, decimal):
     return "." if num.count(".") == 1 else ""
 
 
-def _split_number(value, decimal=None):
+def _split_number(value, decimal=None, brackets=False):
     """(negative, integer digits, fraction digits, exponent, written number) for a decorated number,
     else None.
 
     ``decimal`` is the decimal mark ("," or "."; the other marks group thousands), None to read it
-    from the number itself ("1,234" is 1234, "14,90" is 14.9).
+    from the number itself ("1,234" is 1234, "14,90" is 14.9). A number in brackets is negative only
+    with ``brackets`` (accounting: "(12)" is -12); a hyphen after a letter is no minus sign
+    ("ORD-5000" is a code, not -5000).
     """
     if not isinstance(value, str) or decimal not in _DECIMALS:
         return None
@@ -63,6 +65,8 @@ def _split_number(value, decimal=None):
         value.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ").split()
     )
     negative = text.startswith("(") and text.endswith(")")
+    if negative and not brackets:
+        return None
     match = _NUMBER.fullmatch(text[1:-1].strip() if negative else text)
     if (
         match is None
@@ -72,6 +76,8 @@ def _split_number(value, decimal=None):
         return None
     if _MULTIPLIER.match(match["post"]):
         return None
+    if match["sign2"] and match["pre"][-1:].isalpha():
+        return None  # "ORD-5000", "A-12": a code's hyphen, not a sign
     negative = negative or "-" in (match["sign"], match["sign2"])
     num = match["num"]
     point = _point(num, decimal)
@@ -102,10 +108,10 @@ def without_float_noise(number: float) -> float:
     return short if len(repr(short)) + 4 <= len(repr(number)) else number
 
 
-def _number(value, mode, decimal=None):
+def _number(value, mode, decimal=None, brackets=False):
     integer = mode == "integer"
     if mode == "whole":  # whole values as int, the rest as float
-        number = _number(value, "float", decimal)
+        number = _number(value, "float", decimal, brackets)
         return int(number) if isinstance(number, float) and number.is_integer() else number
     if (
         isinstance(value, bool)
@@ -116,7 +122,7 @@ def _number(value, mode, decimal=None):
     if isinstance(value, (int, float)):
         number = float(value) if not integer else value
     else:
-        parts = _split_number(value, decimal)
+        parts = _split_number(value, decimal, brackets)
         if parts is None:
             return value
         negative, digits, fraction, exponent, _ = parts
@@ -149,15 +155,15 @@ _MULTIPLIED_BY = {
 }
 
 
-def _scaled_number(value, mode, decimal=None):
+def _scaled_number(value, mode, decimal=None, brackets=False):
     """``_number`` that also reads a multiplier after the number: "52k" is 52000, "$1.5M"
     1500000."""
     match = (
         _SCALED.fullmatch(value.strip()) if isinstance(value, str) and len(value) <= 64 else None
     )
     if match is None:
-        return _number(value, mode, decimal)
-    number = _number(match["body"] + match["rest"], "float", decimal)
+        return _number(value, mode, decimal, brackets)
+    number = _number(match["body"] + match["rest"], "float", decimal, brackets)
     if not isinstance(number, float):
         return value
     number = without_float_noise(number * _MULTIPLIED_BY[match["unit"].lower()])
@@ -180,7 +186,14 @@ def _int(value, _):
     if grouped:  # thousands separators: "379,998" -> 379998
         return int(grouped[1] + grouped[2].replace(",", ""))
     runs = _re.findall(r"[0-9]+", value)
-    return int(runs[0]) if len(runs) == 1 else value
+    bracketed = value.strip()[:1] + value.strip()[-1:] == "()"
+    if len(runs) != 1 or bracketed or _SIGN_BEFORE.search(value):
+        return value  # a sign or accounting brackets around the digits: not an id's one run
+    return int(runs[0])
+
+
+# a minus that is a sign (at the start, after a space, bracket or currency), not a code's hyphen
+_SIGN_BEFORE = _re.compile(r"(?:^|[\s(\[$€£¥₹])[-\u2212]\s?[0-9]")
 
 
 def _strip_units(value, _):

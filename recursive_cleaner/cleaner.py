@@ -40,6 +40,7 @@ from .run.finish import finish_interrupted, finish_run
 from .run.lock import state_lock
 from .run.result import RunResult
 from .run.resume import resume_arguments
+from .run.review import GoalsPlan, read_plan
 from .run.setup import resolve_backend
 from .run.start import start_run
 from .run.state import RunContext, RunState
@@ -184,6 +185,17 @@ class DataCleaner:
         cleaner.ctx.resumed = True
         checkpoint.restore(cleaner.ctx, saved)
         return cleaner
+
+    def plan(self) -> "GoalsPlan":
+        """The goals' reading before any function is written, with no model call (but the draft,
+        when ``draft_spec`` asks for it): each field, what it will become, the clause that binds it,
+        its examples; the fields left as they are and why; the rules across rows; what nothing
+        binds. The spec is written to ``<output stem>.plan.spec.json`` (edit it, give it back as
+        ``spec=``)."""
+        ctx = self.ctx
+        if not Path(ctx.file_path).is_file():
+            raise FileNotFoundError(f"data file not found: {ctx.file_path}")
+        return read_plan(ctx)
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunResult:

@@ -18,10 +18,10 @@ CATALOGUE = (
     '"+44 20 7946 0123", "00 44 20 7946 0123"; extensions dropped\n'
     "to_number(v, *, integer=False, whole_as_int=False, decimal=None) -> float (int if "
     'integer=True; with whole_as_int=True whole values as int: "12.0 oz" -> 12, "16.9 oz" -> 16.9) '
-    'from "$1,234.50", "USD 1,234.50", "1.234,50 €", "(12.50)" -> -12.5, "5.5%" -> 5.5, "12.0 oz" '
+    'from "$1,234.50", "USD 1,234.50", "1.234,50 €", "5.5%" -> 5.5, "12.0 oz" '
     '-> 12.0, "0.052000000000000005" -> 0.052 (float noise dropped); decimal="," reads "1,234" as '
     '1.234 and "14,90" as 14.9 (decimal="." reads "1,234" as 1234); scaled=True reads "52k" as '
-    "52000 (else unchanged)\n"
+    '52000, accounting=True "(12.50)" as -12.5 (else unchanged); a code ("ORD-5000") stays\n'
     'to_int(v) -> int from "CUST-01024", "cust_1024", "C01024", " 1024 ", "1024.0" (needs exactly '
     "one run of digits)\n"
     'strip_units(v) -> the number\'s text without currency, unit or %: "12.0 oz" -> "12.0", '
@@ -96,33 +96,11 @@ from ._toolkit_text import (
     _whitespace,
 )
 
-PRIMITIVES: tuple[str, ...] = (
-    "to_iso_date",
-    "to_iso_datetime",
-    "to_time_24h",
-    "to_time_12h",
-    "to_e164",
-    "to_number",
-    "to_int",
-    "strip_units",
-    "words_to_number",
-    "to_count",
-    "to_unit",
-    "convert_unit",
-    "to_shape",
-    "closest_value",
-    "to_bool",
-    "null_if_placeholder",
-    "is_null_like",
-    "normalize_whitespace",
-    "title_case_name",
-    "normalize_email",
-    "to_lower",
-    "to_upper",
-    "to_country_code",
-    "to_country_name",
-    "to_us_state_code",
-    "to_us_state_name",
+PRIMITIVES: tuple[str, ...] = tuple(
+    "to_iso_date to_iso_datetime to_time_24h to_time_12h to_e164 to_number to_int strip_units "
+    "words_to_number to_count to_unit convert_unit to_shape closest_value to_bool "
+    "null_if_placeholder is_null_like normalize_whitespace title_case_name normalize_email "
+    "to_lower to_upper to_country_code to_country_name to_us_state_code to_us_state_name".split()
 )
 __all__ = [
     "CATALOGUE",
@@ -183,18 +161,22 @@ def to_e164(value, *, default_country: str = "1"):
     return _stable(_e164, value, default_country)
 
 
-# ---- numbers, counts, units and shapes (parsers in _toolkit_numbers.py and _toolkit_units.py)
-# -----
+# ---- numbers, counts, units, shapes (parsers in _toolkit_numbers.py, _toolkit_units.py) -----
 def to_number(
-    value, *, integer: bool = False, whole_as_int: bool = False, decimal=None, scaled: bool = False
+    value,
+    *,
+    integer: bool = False,
+    whole_as_int: bool = False,
+    decimal=None,
+    scaled: bool = False,
+    accounting: bool = False,
 ):
     """float from numbers decorated with currency, units, %, grouping, without float noise;
-    integer=True: int, and only whole values convert; whole_as_int=True: whole values as int (12),
-    others as float (16.9); decimal="," or ".": the decimal mark (the other groups thousands), None:
-    read from each value; "1.5k" or "2M" stay unless scaled=True ("52k" -> 52000, "$1.5M" ->
-    1500000)."""
+    integer=True: int (only whole values convert); whole_as_int=True: whole values as int, others
+    as float; decimal="," or ".": the decimal mark, None: read from each value; scaled=True reads
+    "52k" as 52000, accounting=True "(12)" as -12 (else both stay); "ORD-5000" stays."""
     mode = "integer" if integer else "whole" if whole_as_int else "float"
-    return _stable(_scaled_number if scaled else _number, value, mode, decimal)
+    return _stable(_scaled_number if scaled else _number, value, mode, decimal, accounting)
 
 
 def to_int(value):

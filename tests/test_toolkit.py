@@ -241,8 +241,10 @@ NUMBERS = [
     ("5.5%", 5.5),
     ("0.05", 0.05),
     ("1.234,50 €", 1234.5),
-    ("(12.50)", -12.5),
-    ("($1,234.50)", -1234.5),
+    ("(12.50)", "(12.50)"),  # accounting brackets only when asked (accounting=True)
+    ("($1,234.50)", "($1,234.50)"),
+    ("ORD-5000", "ORD-5000"),  # a code's hyphen is no minus sign
+    ("A-12", "A-12"),
     ("-3", -3.0),
     ("1e3", 1000.0),
     ("2.5E-2", 0.025),
@@ -354,6 +356,12 @@ def test_to_int():
     )
 
 
+def test_accounting_brackets_are_negative_only_when_asked():
+    assert to_number("(12.50)", accounting=True) == -12.5
+    assert to_number("($1,234.50)", accounting=True) == -1234.5
+    assert to_int("(12)") == "(12)" and to_int("- 5") == "- 5" and to_int("ORD-5000") == 5000
+
+
 def test_strip_units():
     table(
         strip_units,
@@ -362,7 +370,7 @@ def test_strip_units():
             ("5.0%", "5.0"),
             ("$1,234.50", "1,234.50"),
             ("1.234,50 €", "1.234,50"),
-            ("(12.50)", "-12.50"),
+            ("(12.50)", "(12.50)"),
             ("+5 kg", "5"),
             ("-3 °C", "-3"),
             ("1e3 m/s", "1e3"),

@@ -1,5 +1,6 @@
 """Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export,
-a fleet's fuel log, a library catalogue, a container terminal's gate log.
+a fleet's fuel log, a library catalogue, a container terminal's gate log, electricity meter
+readings.
 
 Standard library only, seeded and deterministic: the same seed writes byte-identical files.
 Per table, in ``OUT/<table>/``:
@@ -31,9 +32,10 @@ from pathlib import Path
 __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table", "main"]
 
 # fleet: session 13; books: session 15 (two fields asked, the rest left alone); containers: a
-# container terminal's gate log, with goals written blind (see goals/BLIND.md); each written before
-# its first run
-TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers")
+# container terminal's gate log, with goals written blind (see goals/BLIND.md); meters: an
+# electricity network's meter readings, goals written blind (see goals/BLIND_BNEW.md); each written
+# before its first run
+TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers", "meters")
 ROWS = {
     "lab": 1600,
     "warehouse": 1700,
@@ -41,6 +43,7 @@ ROWS = {
     "fleet": 1400,
     "books": 1300,
     "containers": 1500,
+    "meters": 1450,
 }
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
@@ -1090,6 +1093,199 @@ def build_containers(rng: random.Random, n: int) -> tuple[list[str], list[dict],
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- electricity meter readings
+
+# meter make as the asset register writes it -> as handhelds, imports and people write it
+METER_MAKES = {
+    "Landis+Gyr": ["Landis & Gyr", "landis+gyr", "LANDIS+GYR", "Landis Gyr", "L+G", "Landis+Gry"],
+    "Elster": ["ELSTER", "elster", "Elster ", "Elstr", "Elster Metering"],
+    "Itron": ["ITRON", "itron", " Itron", "Itorn", "Itron Inc."],
+    "Secure": ["SECURE", "secure", "Secure Meters", "Secrue", "Secure Ltd"],
+    "EDMI": ["edmi", "E.D.M.I.", "Edmi", "EDMI "],
+}
+TARIFF_SLIPS = {
+    "STD": ["std", "Std", "Standard", "STD ", "standard"],
+    "E7": ["e7", "E-7", "E 7", "Economy 7", "ECO7", "economy7"],
+    "E10": ["e10", "E-10", "Economy 10", "E 10"],
+    "TOU": ["tou", "T.O.U.", "Time of Use", "TOU ", "time-of-use"],
+}
+READ_TYPE_SLIPS = {
+    "Actual": ["actual", "ACTUAL", "A", "Act", "act.", "Actual read"],
+    "Estimated": ["estimated", "EST", "Est.", "E", "Estimate", "est"],
+    "Customer": ["customer", "CUST", "C", "Cust read", "Customer own read", "self-read"],
+    "Smart": ["smart", "SMART", "S", "AMR", "Smart (remote)", "remote"],
+}
+DISTRICTS = [
+    "LS6", "LS7", "LS8", "LS11", "LS12", "LS15", "LS17", "LS28", "BD3", "BD9", "WF1", "WF3",
+]
+INWARD_LETTERS = "ABDEFGHJLNPQRSTUWXYZ"
+READER_NOTES = [
+    "  DOG - do not enter garden",
+    "key w/ neighbour at no.12",
+    "meter in cellar,  torch needed",
+    "READ THROUGH WINDOW",
+    "access code 0451#",
+    "new meter fitted 12/01 - old serial 00418822",
+    "display faulty, reg 2 only",
+    "tenant moved out?  check w/ billing",
+    "E7 - day & night regs read",
+    "photo taken",
+    "MtR box outside, rear of property",
+    "re-read reqd - reading < prev",
+    "VULNERABLE cust - knock loudly",
+    "OK",
+]
+NOTES_BY_TYPE = {  # notes only some read types get, on top of the readers' general ones
+    "Estimated": ["no access - card left", "Est. - meter obscured by boxes", "cupboard locked",
+                  "  NO ACCESS x3 - letter sent"],
+    "Customer": ["cust. phoned in reading 03/02", "via app, photo attached", "Cust read  (web)"],
+}
+
+
+def _meter_serial(rng: random.Random, make: str) -> str:
+    """Serials as printed on the meters' faces: leading zeros, date-like digits, odd casing."""
+    if make == "Landis+Gyr":
+        return f"00{rng.randrange(10**5, 10**6)}"
+    if make == "Elster":
+        z = "z" if rng.random() < 0.2 else "Z"
+        return f"E{rng.randrange(8, 22):02d}{z}{rng.randrange(0, 10**7):07d}"
+    if make == "Itron":  # the build date then a day's sequence: reads like yyyymmdd
+        d = rand_date(rng, dt.date(2009, 1, 1), dt.date(2021, 12, 31))
+        return f"{d:%Y%m%d}"
+    if make == "Secure":
+        return f"{rng.randrange(12, 23)}P{rng.randrange(0, 10**7):07d}"
+    return f"Mk{rng.choice(['7A', '7C', '10E'])}{rng.randrange(0, 10**6):06d}"
+
+
+def build_meters(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """An electricity network's meter-reading export for 2024 (walk routes, customers' own reads,
+    smart meters' remote reads): dates, register readings, read types, tariffs and meter makes as
+    handhelds and imports wrote them; account numbers, meter serials and the readers' notes as
+    printed or typed, to be left exactly as they are."""
+    cols = [
+        "read_id",
+        "account_no",
+        "postcode",
+        "route",
+        "meter_serial",
+        "meter_make",
+        "tariff",
+        "read_date",
+        "read_type",
+        "reading_kwh",
+        "reader_notes",
+    ]
+    routes = {d: f"RT-{k + 1:02d}" for k, d in enumerate(DISTRICTS)}
+    year_start = dt.date(2024, 1, 1)
+    pool, accounts, serials = [], set(), set()
+    while len(pool) < n * 1.05:
+        account = f"{rng.randrange(10**5, 10**8):010d}"
+        make = rng.choice(list(METER_MAKES) + ["Landis+Gyr", "Elster", "Elster", "Secure"])
+        serial = _meter_serial(rng, make)
+        if account in accounts or serial in serials:
+            continue
+        accounts.add(account)
+        serials.add(serial)
+        district = rng.choice(DISTRICTS)
+        meter = {
+            "account_no": account,
+            "postcode": f"{district} {rng.randrange(1, 10)}"
+            f"{rng.choice(INWARD_LETTERS)}{rng.choice(INWARD_LETTERS)}",
+            "route": routes[district],
+            "meter_serial": serial,
+            "meter_make": make,
+            "tariff": rng.choice(["STD"] * 6 + ["E7", "E7", "E10", "TOU"]),
+        }
+        smart = rng.random() < 0.3
+        per_day = rng.uniform(1800, 6500) / 365
+        register = rng.randrange(1200, 90000) + (rng.randrange(10) / 10 if smart else 0)
+        last = year_start - dt.timedelta(days=rng.randrange(20, 90))
+        if smart:
+            dates = [year_start.replace(month=m) + dt.timedelta(days=rng.randrange(3))
+                     for m in range(1, 13)]
+        else:
+            dates = [year_start.replace(month=m) + dt.timedelta(days=rng.randrange(45))
+                     for m in (2, 5, 8, 11)]
+            dates += [rand_date(rng, year_start, dt.date(2024, 12, 20))
+                      for _ in range(rng.choice([0, 0, 1, 1, 2]))]
+            dates = sorted(set(dates))
+        for when in dates:
+            register += per_day * (when - last).days * rng.uniform(0.7, 1.3)
+            register = round(register, 1) if smart else round(register)
+            last = when
+            if smart:
+                kind = "Smart" if rng.random() < 0.95 else "Estimated"
+            else:
+                kind = rng.choice(["Actual"] * 14 + ["Estimated"] * 4 + ["Customer"] * 2)
+            notes = ""
+            if kind != "Smart" and rng.random() < 0.3:
+                notes = rng.choice(READER_NOTES + NOTES_BY_TYPE.get(kind, []) * 3)
+            pool.append(
+                {
+                    **meter,
+                    "read_date": when.isoformat(),
+                    "read_type": kind,
+                    "reading_kwh": fmt_num(register, 1),
+                    "reader_notes": notes,
+                }
+            )
+    pool.sort(key=lambda r: (r["read_date"], r["route"], r["account_no"]))
+    keep = sorted(rng.sample(range(len(pool)), n))
+    clean, dirty = [], []
+    for i, k in enumerate(keep):
+        row = {"read_id": f"MR{2400001 + i}", **pool[k]}
+        row = {c: row[c] for c in cols}
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["meter_make"] = rng.choice(METER_MAKES[clean[i]["meter_make"]])
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["tariff"] = rng.choice(TARIFF_SLIPS[clean[i]["tariff"]])
+    for i in dirty_cells(rng, n, 0.10):
+        d = dt.date.fromisoformat(clean[i]["read_date"])
+        dirty[i]["read_date"] = rng.choice(
+            [
+                day_first(rng, d),
+                day_first(rng, d),
+                day_first(rng, d, long_forms=False),
+                f"{d:%Y-%m-%d}T00:00:00",
+                f"{d:%Y%m%d}",
+                f"{d.day}-{MONTHS[d.month - 1]}-{d:%y}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.10):
+        dirty[i]["read_type"] = rng.choice(READ_TYPE_SLIPS[clean[i]["read_type"]])
+    for i in dirty_cells(rng, n, 0.12):
+        text = clean[i]["reading_kwh"]
+        value = float(text)
+        grouped = f"{value:,.1f}" if "." in text else f"{int(value):,}"
+        mwh = fmt_num(value / 1000, 4)
+        assert round(float(mwh) * 1000, 1) == value, (mwh, text)
+        forms = [
+            grouped,
+            grouped,
+            grouped.replace(",", " "),
+            f"{text} kWh",
+            f"{grouped} kWh",
+            f"{text}kWh",
+            f"{mwh} MWh",
+        ]
+        if "." in text:
+            forms += [comma_decimal(text), comma_decimal(text), f"{comma_decimal(text)} kWh"]
+        else:
+            forms += [f"{int(value):06d}", f"{int(value):06d}"]
+        dirty[i]["reading_kwh"] = rng.choice([f for f in forms if f != text])
+    meta = {
+        "id": "read_id",
+        "protect": ["account_no", "meter_serial", "reader_notes"],
+        "fix": ["meter_make", "tariff", "read_date", "read_type", "reading_kwh"],
+        "other": ["read_id", "postcode", "route"],
+        "numeric": ["reading_kwh"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
 BUILDERS = {
@@ -1099,6 +1295,7 @@ BUILDERS = {
     "fleet": build_fleet,
     "books": build_books,
     "containers": build_containers,
+    "meters": build_meters,
 }
 
 

@@ -15,6 +15,7 @@ from .steps import CrossRowStep, apply_steps, fit, kind_of
 from .xml_form import format_steps
 from ..profiling.example_checks import maps_example
 from .guard import dedup_key_problem, harm
+from ..profiling.harm import HarmCheck, changes
 from ..profiling.improvement import judge_holdout
 
 __all__ = ["validate_steps", "writable_fields", "MAX_STEPS"]
@@ -56,6 +57,7 @@ def _guarded(
     protected: set[str],
     kept: Mapping[str, Iterable[str]],
     named: Mapping[str, Iterable[str]],
+    frozen: set[str] = frozenset(),
 ) -> tuple[CrossRowStep | None, str | None]:
     """The step without the fields the goals leave as they are, with its guards set; why fields were
     taken out.
@@ -77,6 +79,17 @@ def _guarded(
         if removed
         else None
     )
+    # a field the goals do not ask for: written only where a stated key's clause names it
+    keys_fixed = kind.fixes_keys and set(step.fields) <= stated
+    named_by_key = {f for k in step.key if k in stated for f in [k, *named.get(k, ())]}
+    unasked = [f for f in written if f in frozen and f not in named_by_key and not keys_fixed]
+    if unasked:
+        written = tuple(f for f in written if f not in unasked)
+        more = (
+            f"it would write {', '.join(unasked)}, which the goals do not ask to change (no key "
+            "they state names it)"
+        )
+        why = f"{why}; {more}" if why else more
     if not written:
         return None, why
     touches = set(step.key) | set(written)
@@ -87,6 +100,33 @@ def _guarded(
         keep=tuple(sorted((f, shape) for f in touches for shape in kept.get(f, ()))),
         variants_only=kind.stated_repair and not (stated & set(step.key)),
     ), why
+
+
+def _content_harm(
+    step: CrossRowStep,
+    current: list[dict],
+    after: list[dict],
+    content: HarmCheck | None,
+    keyed: set[str],
+) -> str | None:
+    """Why the step's changes on the sample harm a value by the judge that needs no reading
+    (``profiling.harm``), or None. A field a stated key's clause names is the rule's to write (only
+    a minus sign may not appear or go)."""
+    if content is None or len(after) != len(current):
+        return None
+    for fld in step.fields:
+        for old, new in zip(current, after):
+            if fld not in old or old.get(fld) == new.get(fld):
+                continue
+            was, now = old.get(fld), new.get(fld)
+            why = (
+                ("it writes a minus sign" if "sign" in changes(was, now) else None)
+                if fld in keyed
+                else content.check(fld, was, now)
+            )
+            if why:
+                return f"on the sample it turns {fld} {was!r} into {now!r}: {why}"
+    return None
 
 
 def _breaks_examples(
@@ -141,6 +181,7 @@ def validate_steps(
     protected: Iterable[str] = (),
     kept: Mapping[str, Iterable[str]] | None = None,
     examples: Mapping[str, Iterable[tuple[str, str]]] | None = None,
+    content: HarmCheck | None = None,
 ) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step,
     reason)]).
@@ -155,7 +196,9 @@ def validate_steps(
     step's key; nor a value of a shape an example keeps (``kept``: field -> shapes). A majority step
     on a key the goals do not state replaces only values that look like variants of the winner
     (``CrossRowStep.variants_only``). A step that writes a field with ``examples`` (field ->
-    (input, output) pairs) must keep them (``_breaks_examples``).
+    (input, output) pairs) must keep them (``_breaks_examples``). ``content``: the judge that needs
+    no reading (``profiling.harm``): no change on the sample may lose or invent content its field's
+    evidence does not ask, but in a field a stated key's clause names.
     """
     accepted: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
@@ -166,7 +209,7 @@ def validate_steps(
         if at >= MAX_STEPS:
             refused.append((format_steps([given]), f"more than {MAX_STEPS} steps: not checked"))
             continue
-        step, why = _guarded(given, stated, protected, kept or {}, named)
+        step, why = _guarded(given, stated, protected, kept or {}, named, frozen - protected)
         if why:
             refused.append((format_steps([given]), why))
         if step is None:
@@ -187,18 +230,24 @@ def validate_steps(
             continue
         asked = step.asked or (kind.stated_repair and bool(stated & set(step.key)))
         touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
-        keyed = bool(stated & set(step.key)) or (kind.fixes_keys and set(step.fields) <= stated)
-        if touched and not keyed:
+        # a field the goals do not ask for: only a stated key's rule whose clause names it writes
+        # it ("the same clinic id has the same clinic name": the name, never a yes/no beside it)
+        named_by_key = {f for k in step.key if k in stated for f in [k, *named.get(k, ())]}
+        keys_fixed = kind.fixes_keys and set(step.fields) <= stated
+        unnamed = [f for f in touched if f not in named_by_key and not keys_fixed]
+        if unnamed:
             refused.append(
                 (
                     format_steps([step]),
-                    f"it changes {', '.join(touched)}, which the goals do not ask "
-                    "to change (and its key is not one the goals state)",
+                    f"it changes {', '.join(unnamed)}, which the goals do not ask "
+                    "to change (no key they state names it)",
                 )
             )
             continue
-        too_much = harm(step, current, after, asked=asked) or _breaks_examples(
-            step, current, after, examples or {}
+        too_much = (
+            harm(step, current, after, asked=asked)
+            or _breaks_examples(step, current, after, examples or {})
+            or _content_harm(step, current, after, content, named_by_key)
         )
         if too_much:
             refused.append((format_steps([step]), too_much))

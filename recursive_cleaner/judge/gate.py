@@ -199,6 +199,7 @@ class Gate:
             csv_strings=self.focus.csv_strings,
             frozen=self.focus.frozen,
             kept=self.focus.kept,
+            harm=self.focus.harm,
         ), report.outputs
 
     def check_modification(
@@ -271,7 +272,11 @@ class Gate:
             )
         if self.mode == "structured":
             worse = judge_holdout(
-                current, res.outputs, self.focus.expectations, csv_strings=self.focus.csv_strings
+                current,
+                res.outputs,
+                self.focus.expectations,
+                csv_strings=self.focus.csv_strings,
+                harm=self.focus.harm,
             )
             if worse:
                 return Verdict(
@@ -295,6 +300,7 @@ class Gate:
                     csv_strings=self.focus.csv_strings,
                     frozen=self.focus.frozen,
                     kept=self.focus.kept,
+                    harm=self.focus.harm,
                 )
                 if worse:
                     return Verdict(worse)

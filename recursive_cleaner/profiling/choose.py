@@ -21,6 +21,7 @@ from typing import Mapping
 from . import kinds
 from .example_checks import maps_example
 from .expectations import Expectation, is_placeholder
+from .harm import HarmCheck
 from .improvement import judge_change
 from .kinds import Candidate
 from .kinds.dates import dayfirst_from_words
@@ -101,6 +102,7 @@ def choose_function(
     csv_strings: bool | None = None,
     frozen: frozenset | set = frozenset(),
     kept: Mapping[str, frozenset] | None = None,
+    harm: HarmCheck | None = None,
 ) -> Choice | None:
     """The call that passes the field's examples, changes no right value and fixes the most, as a
     function."""
@@ -133,6 +135,7 @@ def choose_function(
             before_profiles=before,
             frozen=frozenset(frozen),
             kept=kept,
+            harm=harm,
         )
         if verdict.problem is not None or verdict.credited is not None:
             continue

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..errors import clip_text
 from .expectations import Expectation
+from .harm import HarmCheck, harm_check
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
 from .spec import CleaningSpec, load_spec, read_spec
@@ -53,6 +54,10 @@ class FieldFocus:
     suggested: dict[str, Expectation] = field(default_factory=dict)
     # field -> refusals seen (``reason_key``)
     reasons: dict[str, set] = field(default_factory=dict)
+    # the judge that needs no reading: each field's portrait (its data) and licence (its evidence)
+    harm: HarmCheck | None = None
+    # fields a rule across rows may not write either (not asked for at all)
+    rows_frozen: set[str] = field(default_factory=set)
 
     def learn(
         self,
@@ -65,6 +70,7 @@ class FieldFocus:
         draft: dict | None = None,
         check: dict[str, list] | None = None,
         tie=None,
+        ask=None,
     ) -> CleaningSpec:
         """The field spec (given, or read from the goals and checked on the samples) and the formats
         it sets; ``tie``: ``read_spec``'s model guess for a clause the rules tie to no field."""
@@ -82,16 +88,19 @@ class FieldFocus:
                 csv_strings=self.csv_strings,
                 check=check,
                 tie=tie,
+                ask=ask,
             )
         else:
             self.spec = spec if isinstance(spec, CleaningSpec) else load_spec(spec)
         self.expectations = self.spec.expectations()
         self.frozen = self.spec.frozen()
+        self.rows_frozen = self.spec.frozen(rows=True)
         self.protected = self.spec.protected()
         self.kept = self.spec.kept()
         self.shown = frozenset(
             f for f, ex in self.spec.examples().items() if any(a != b for a, b in ex)
         )
+        self.harm = harm_check(self.spec, check or samples or {})
         # seen there, reported as suggestions, never changed: what the fields' names and data
         if self.frozen:
             # suggest (the spec, maybe edited, is the one reading of the goals; they are not read
@@ -206,6 +215,7 @@ class FieldFocus:
             csv_strings=self.csv_strings,
             frozen=frozenset(self.frozen),
             kept=self.kept,
+            harm=self.harm,
         )
         return verdict.problem, verdict.credited
 

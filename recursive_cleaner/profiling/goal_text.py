@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from .digit_counts import with_digits
 from .goal_lists import ENUM_TRIGGER, enum_values, paren_enum
+from .negation import Negations
 from .scans import LeadThen, Spans
 
 __all__ = [
@@ -241,10 +242,27 @@ def _kinds_of(text: str, holds) -> tuple[tuple[str, tuple[str, ...], int, int], 
             found = [f for f in found if f[0] != "datetime"]
     if "datetime" in {k for k, *_ in found}:
         found = [f for f in found if f[0] != "date"]
+    if found:  # a format word a negation stands before asks nothing ("no trimming", "not a number")
+        negations = Negations(text)
+        found = [f for f in found if f[0] == "as_is" or not _negated(text, f, negations)]
     enum = enum_values(text, holds) or paren_enum(text, holds)
     if enum:
         found.append(("enum", enum[0], enum[1], enum[1] + 1))
     return tuple(found)
+
+
+_REMOVAL = re.compile(r"(?:no|without)\s+$", re.I)
+
+
+def _negated(text: str, found: tuple, negations: Negations) -> bool:
+    """Does a negation undo this format word? Not "no" / "without" right before things to remove
+    ("no extra spaces", "without dashes": a target); yes before an action or a kind ("no
+    trimming", "not a number", "don't convert to ISO")."""
+    near = negations.nearest(found[2])
+    if near is None:
+        return False
+    between = text[near[0] : found[2]]
+    return not (_REMOVAL.fullmatch(between) and text[found[2] : found[3]].rstrip().endswith("s"))
 
 
 _CUT = re.compile(r"[,;]|\b(?:and|but|while|whereas)\b", re.I)

@@ -1,12 +1,12 @@
 """Does a candidate function move the field profile? The library's own check, no model call.
 
-A function aimed at one field is accepted only if it lowers that field's count of
-non-conforming values, leaves the values that were already right exactly as they were (a small
-model's lookup table otherwise "corrects" every other spelling), and leaves every other field
-exactly as it was. A function with no
-target (from the open-ended pass) must lower some field's count of wrong values and must not
-add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
-prompt's example for a field the data does not have).
+A function aimed at one field is accepted only if it lowers that field's count of non-conforming
+values, leaves the values that were already right exactly as they were (a small model's lookup
+table otherwise "corrects" every other spelling), and leaves every other field exactly as it was. A
+function with no target (from the open-ended pass) must lower some field's count of wrong values and
+must not add issues anywhere (a small model otherwise "fixes" fields that were fine, or copies the
+prompt's example for a field the data does not have). Then the judge that needs no reading
+(``harm``): no change may lose or invent content its field's evidence does not ask.
 The reasons go back to the model with numbers and the values still wrong.
 
 The model may choose its issue: a function asked for one field that instead fixes another
@@ -30,6 +30,7 @@ from typing import Any, Mapping
 
 from ..errors import clip_text
 from .expectations import Expectation
+from .harm import HarmCheck
 from .profiler import (
     FieldProfile,
     is_missing,
@@ -95,8 +96,7 @@ _ZERO_LED = re.compile(r"[-+]?0\d")
 
 
 def _decimal(value: Any) -> Decimal | None:
-    """A finite number's exact value (a float by its shortest repr), a plain numeric text's, or
-    None."""
+    """A finite number's exact value (a float by its repr), a plain numeric text's, or None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, float):
@@ -137,11 +137,13 @@ def untouchable_change(
     kept: Mapping[str, frozenset[str]] | None = None,
     *,
     csv_strings: bool = False,
+    harm: HarmCheck | None = None,
 ) -> str | None:
     """Why the change from ``before`` to ``after`` touches what nothing may change, or None.
 
     ``frozen``: fields never written; ``kept``: field -> the value shapes an example keeps as they
-    are.
+    are; ``harm``: the judge that needs no reading (``profiling.harm``): a change of a value's
+    content the field's evidence does not ask.
     """
     changed = _changed_fields(before, after, csv_strings)
     untouchable = sorted(f for f in changed if f in frozen)
@@ -169,6 +171,31 @@ def untouchable_change(
                 f"It changed {len(broke)} value(s) of '{name}' that the goals keep as they are "
                 f"({examples}); "
                 "values of that form must stay exactly as they were."
+            )
+    return _harmful(before, after, changed, harm, csv_strings) if harm is not None else None
+
+
+def _harmful(
+    before: list, after: list, changed: Mapping[str, int], harm: HarmCheck, csv_strings: bool
+) -> str | None:
+    """The first field whose changed values lose or invent content the goals do not ask for."""
+    for name in sorted(changed):
+        hurt = []
+        for old, new in zip(before, after):
+            # a field the record did not have: no value of it was right before
+            if not isinstance(old, dict) or not isinstance(new, dict) or name not in old:
+                continue
+            was, now = old.get(name), new.get(name)
+            if _same(was, now, csv_strings):
+                continue
+            why = harm.check(name, was, now)
+            if why:
+                hurt.append((was, now, why))
+        if hurt:
+            shown = "; ".join(f"{_shown(a)} -> {_shown(b)} ({why})" for a, b, why in hurt[:3])
+            return (
+                f"It changed {len(hurt)} value(s) of '{name}' in a way the goals do not ask for "
+                f"({shown}); leave such values exactly as they were."
             )
     return None
 
@@ -228,6 +255,7 @@ def judge_change(
     before_profiles: dict[str, FieldProfile] | None = None,
     frozen: frozenset[str] = frozenset(),
     kept: Mapping[str, frozenset[str]] | None = None,
+    harm: HarmCheck | None = None,
 ) -> Verdict:
     """Judge the change from ``before`` to ``after`` (the same records, in order).
 
@@ -250,6 +278,12 @@ def judge_change(
     untouchable = untouchable_change(before, after, frozen, kept, csv_strings=csv_strings)
     if untouchable:
         return verdict(untouchable)
+
+    def accepted(credited: str | None = None) -> Verdict:
+        """The change passes the kind's judge: it must pass the one that needs no reading too."""
+        hurt = _harmful(before, after, changed, harm, csv_strings) if harm is not None else None
+        return verdict(hurt) if hurt else verdict(None, credited)
+
     if target is not None:
         others = {f: n for f, n in changed.items() if f != target}
         chosen = _other_issue(
@@ -264,7 +298,7 @@ def judge_change(
             expectations,
         )
         if chosen:
-            return verdict(None, chosen)
+            return accepted(chosen)
         if others:
             listed = ", ".join(f"'{f}' in {n} record(s)" for f, n in sorted(others.items()))
             return verdict(
@@ -289,7 +323,7 @@ def judge_change(
                 f"It did not reduce the wrong values of '{target}': {old} before, {new} after. "
                 f"Still wrong: {still}."
             )
-        return verdict(None)
+        return accepted()
     worse = {f: (n_before.get(f, 0), n) for f, n in n_after.items() if n > n_before.get(f, 0)}
     if worse:
         listed = "; ".join(f"'{f}' {a} -> {b} wrong values" for f, (a, b) in sorted(worse.items()))
@@ -300,7 +334,7 @@ def judge_change(
             f"It changed {fields} but fixed nothing: no field has fewer values in the wrong format "
             "afterwards. Only fix a problem you can see in the data shown, for a field that exists."
         )
-    return verdict(None)
+    return accepted()
 
 
 def _other_issue(
@@ -334,12 +368,15 @@ def judge_holdout(
     csv_strings: bool | None = None,
     frozen: frozenset[str] | set[str] = frozenset(),
     kept: Mapping[str, frozenset[str]] | None = None,
+    harm: HarmCheck | None = None,
 ) -> str | None:
     """Why the change makes the held-out records worse (a field with more wrong values, or one it
     may not touch)."""
     if csv_strings is None:
         csv_strings = strings_only(before)
-    untouchable = untouchable_change(before, after, frozen, kept, csv_strings=csv_strings)
+    untouchable = untouchable_change(
+        before, after, frozen, kept, csv_strings=csv_strings, harm=harm
+    )
     if untouchable:
         return "On records you were not shown: " + untouchable[0].lower() + untouchable[1:]
     n_before = issue_counts(profile_records(before, expectations, csv_strings=csv_strings))

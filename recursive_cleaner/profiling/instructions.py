@@ -56,7 +56,7 @@ from .goal_text import (
     paren_enum,
 )
 
-__all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences"]
+__all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences", "resolve_kind"]
 
 _EVERY_FIELD = re.compile(
     r"\b(?:everything|everywhere|every (?:field|column|value|cell)|all (?:the )?(?:fields|columns|"
@@ -86,6 +86,14 @@ def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] |
     """The one field whose data holds most of the values ``clause`` lists, or None."""
     enum = enum_values(clause, reader.holds) or paren_enum(clause, reader.holds)
     return reader.holding(enum[0], enum[1], enum[1] + 1) if enum else None
+
+
+def resolve_kind(
+    field: str, kinds: list[tuple[str, tuple[str, ...]]]
+) -> tuple[str, tuple[str, ...]] | None:
+    """The kind (and allowed values) ``kinds`` a clause names give this field ("lower" for an email
+    field is ``email``), the most specific first; None for none."""
+    return _resolve(field, kinds)
 
 
 def _resolve(
@@ -138,6 +146,9 @@ class GoalReading:
     asked: bool = False  # the goals ask a change of it: a format, or a verb of cleaning naming it
     # the goals' clauses that leave every field they do not ask for as it is (the same for each)
     rest: str = ""
+    said: tuple[str, ...] = ()  # the clauses that mention it, one by one (``words`` joins them)
+    # typos asked in a clause naming no field ("Typos: some letters were swapped"): every field's
+    typos: bool = False
 
 
 def read_goals(
@@ -203,10 +214,6 @@ def read_goals(
                 changed.update(head)
             continue
         subject: frozenset = head
-        typos_anywhere = typos_anywhere or any(
-            not head and not groups and _TYPOS.search(clause)
-            for clause, groups in zip(clauses, mentioned)
-        )
         for whole, all_groups in zip(clauses, mentioned):
             rest = leaves_rest(whole)
             if rest:  # "leave all other fields alone": not every field, the ones not asked for
@@ -232,6 +239,10 @@ def read_goals(
             for _, _, group in all_groups:
                 for field in group:
                     said[field].append(whole)
+            # typos in a clause naming no field, with no subject before it: every field's
+            typos_anywhere = typos_anywhere or (
+                not all_groups and not rest and not subject and bool(_TYPOS.search(whole))
+            )
             # "Some come in as 03/02/2024 - those are day first": about the last subject
             if not all_groups and not rest:
                 for field in subject:
@@ -312,8 +323,18 @@ def read_goals(
             field in named,
             words,
             clauses,
-            field not in firm and (every or field in changed or any(k != "as_is" for k, _ in own)),
+            # words about every field ask a change of each only with typos or a format for all:
+            # "everything else is to be left how it is" asks nothing (a mention is no ask)
+            field not in firm
+            and (
+                typos_anywhere
+                or bool(every_kinds)
+                or field in changed
+                or any(k != "as_is" for k, _ in own)
+            ),
             " ".join(dict.fromkeys(rests)),
+            tuple(dict.fromkeys(said[field])),
+            typos_anywhere and field not in firm,
         )
     return out
 

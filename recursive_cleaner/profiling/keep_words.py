@@ -23,6 +23,7 @@ import bisect
 import re
 
 from .goal_text import detect_kinds
+from .negation import Negations
 from .scans import LeadThen
 
 __all__ = ["leaves_rest", "asks_change", "changed_fields", "listed", "BACK_REFERENCE"]
@@ -65,14 +66,6 @@ _CHANGE = re.compile(
 )
 # "set ... to" (as "\bset\b(?=[^.;]*\bto\b)" in _CHANGE, every "set" read to the end of its part)
 _SET_TO = LeadThen(r"\bset\b", r"\bto\b", re.I)
-# "don't", "can’t", "dont", "cannot"; never the "nt" that ends "want", "current" or "amount"
-_NEGATION = re.compile(
-    r"\b(?:not|never|no|nothing|none|nobody|neither|nor|without|cannot)\b|\Bn[’']t\b"
-    r"|\b(?:do|does|did|is|are|was|were|ca|wo|should|must|need|have|has)nt\b",
-    re.I,
-)
-# where a negation stops reaching: a comma, a colon, "and", "but", "so", "then"
-_PART = re.compile(r"[,:;]|\b(?:and|but|so|then|while|whereas)\b", re.I)
 # a keep clause that points back ("keep every one of them", "leave them", "those stay")
 BACK_REFERENCE = re.compile(
     r"\b(?:them|they|those|these|each|both|every one|all of them|either)\b", re.I
@@ -89,32 +82,14 @@ def _changes(text: str) -> list[tuple[int, int]]:
     )
 
 
-class _Negations:
-    """Where a negation stands in one text: ``before(at)``, a negation before ``at`` in its part
-    of the sentence (the parts and negations found once: asked at every verb of a long text, each
-    question read the text from its start)."""
-
-    def __init__(self, text: str) -> None:
-        self.cuts = [m.end() for m in _PART.finditer(text)]
-        found = [m.span() for m in _NEGATION.finditer(text)]  # whole words: never overlapping
-        self.starts, self.ends = [a for a, _ in found], [b for _, b in found]
-
-    def before(self, at: int) -> bool:
-        # the last cut ending at or before ``at`` (a part of "_PART" ends before ``at``)
-        k = bisect.bisect_right(self.cuts, at) - 1
-        cut = self.cuts[k] if k >= 0 else 0
-        i = bisect.bisect_left(self.starts, cut)
-        return i < len(self.starts) and self.ends[i] <= at
-
-
 def _negated(text: str, at: int) -> bool:
     """Does a negation stand before ``at`` in its part of the sentence?"""
-    return _Negations(text).before(at)
+    return Negations(text).before(at)
 
 
 def asks_change(text: str) -> bool:
     """A verb of cleaning or a target in ``text`` with no negation before it in its part."""
-    negations = _Negations(text)
+    negations = Negations(text)
     return any(not negations.before(start) for start, _ in _changes(text))
 
 
@@ -128,7 +103,7 @@ def leaves_rest(clause: str) -> bool:
     words = [(m.start(), m.end(), True) for m in _KEEP.finditer(clause)]
     kept = [(a, b) for a, b, _ in words]
     kept_starts = [a for a, _ in kept]
-    negations = _Negations(clause)
+    negations = Negations(clause)
     for start, end in _changes(clause):
         k = bisect.bisect_right(kept_starts, start) - 1  # keep words never overlap
         if not (k >= 0 and start < kept[k][1]):

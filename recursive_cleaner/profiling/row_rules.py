@@ -7,7 +7,16 @@ import re
 
 from .mentions import FieldMentions
 
-__all__ = ["stated_keys", "stated_fields", "asks_dedup"]
+__all__ = ["stated_keys", "stated_fields", "asks_dedup", "mended_fields", "MEND_WORDS"]
+
+MEND_WORDS = re.compile(
+    r"\btypos?\b|\bmisspel\w*|\bspell(?:ing|ings|ed|t)?\b|\bvariants?\b|\binconsisten\w*"
+    r"|\bconsisten\w*|\bcanonical\b|\bmost (?:of the )?(?:rows|lines|records)\b",
+    re.I,
+)
+"""Words that ask a rule across rows to mend a field's values (the spelling most rows have): typos,
+misspellings, variants, consistency. A field a clause with them names may be written by a rule
+across rows (vocabulary, majority variants) though no format binds it."""
 
 _AGREE_WORDS = re.compile(r"\b(?:same|identical|agree|consistent|match)", re.I)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n\s*\n")
@@ -125,3 +134,25 @@ def asks_dedup(instructions: str | None) -> bool:
         if _REMOVE.search(sentence) or re.search(r"\bde-?dup", sentence, re.I):
             return True
     return False
+
+
+_EVERY = re.compile(
+    r"\b(?:everywhere|every (?:field|column)|all (?:the )?(?:fields|columns|text|values|data))\b",
+    re.I,
+)
+
+
+def mended_fields(said: dict[str, tuple[str, ...]], keeps) -> set[str]:
+    """The fields a clause with ``MEND_WORDS`` is about (``said``: each field's clauses, as the
+    reader attributed them), not one that leaves fields alone (``keeps(clause)``); every field when
+    such a clause is about every field ("fix the typos everywhere"): what a rule across rows may
+    mend though no format binds it."""
+    parts = {  # each clause's sentences that ask the mending: "status: fix the typos. Leave ..."
+        c: [p for p in _SENTENCES.split(c) if MEND_WORDS.search(p) and not keeps(p)]
+        for clauses in said.values()
+        for c in clauses
+    }
+    mending = {c for c, found in parts.items() if found}
+    if any(_EVERY.search(p) for c in mending for p in parts[c]):
+        return set(said)
+    return {name for name, clauses in said.items() if mending.intersection(clauses)}

@@ -53,14 +53,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from .convention import form_owner
 from .examples import goal_examples
 from .conversions import read_conversions
-from .instructions import goal_sentences, read_goals
-from .row_rules import asks_dedup, stated_fields, stated_keys
+from .expectations import conforms
+from .goal_text import detect_kinds
+from .instructions import goal_sentences, read_goals, resolve_kind
+from .keep_words import asks_change, leaves_rest
+from .kinds import get as kinds_get
+from .mentions import FieldMentions
+from .row_rules import asks_dedup, mended_fields, stated_fields, stated_keys
 from .spec_checks import (
     against_convention,
+    asked_reading,
     checked_reading,
     fit_score,
     one_shape,
@@ -104,6 +111,7 @@ def read_spec(
     csv_strings: bool | None = None,
     check: dict[str, list] | None = None,
     tie=None,
+    ask=None,
 ) -> CleaningSpec:
     """The spec of ``fields`` from the goals (rules, and the model's ``draft`` when given), checked
     on the data.
@@ -113,7 +121,9 @@ def read_spec(
     ``tie(clause) -> field | None`` guesses the field of a clause with a format word the rules tie
     to no field (``model.field_tie``); the guess stands only if at least half the field's sample
     values fit the clause's reading or are turned into fitting ones by its primitive, and some are
-    turned.
+    turned. ``ask({field: words}) -> {field: kind | None}`` guesses, in one call, the format the
+    goals ask of each field they mention but bind to none (``model.kind_ask``): kept only where the
+    data agrees (``spec_checks.asked_reading``).
     """
 
     if scope not in SCOPES:
@@ -162,6 +172,15 @@ def read_spec(
         spec.fields[name] = with_examples(spec.fields[name], pairs, check.get(name))
     for name in fields:
         spec.fields[name] = with_written_form(spec.fields[name], check.get(name))
+    fields_of: dict[str, set[str]] = {}  # each clause -> the fields it mentions
+    for name, reading in readings.items():
+        for clause in reading.said:
+            fields_of.setdefault(clause, set()).add(name)
+    mentions = FieldMentions(fields, check)
+    for name in fields:  # a guess its own clause confirms: the clause is its evidence
+        spec.fields[name] = _confirmed(
+            name, spec.fields[name], readings[name].said, mentions, fields_of
+        )
     # a code the words write for one field that only another field's data has: that field's
     for name in fields:
         field_spec = spec.fields[name]
@@ -185,17 +204,142 @@ def read_spec(
     spec.dedup = asks_dedup(instructions)
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
     spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
+    asked = _asked(spec, readings)
+    mended = {n for n, r in readings.items() if r.typos} | mended_fields(
+        {n: r.said for n, r in readings.items()},
+        lambda c: (
+            not asks_change(c) or leaves_rest(c) or any(k == "as_is" for k, *_ in detect_kinds(c))
+        ),
+    )
+    for name in asked | mended:
+        if spec.fields[name].kind != "as_is":
+            spec.fields[name] = replace(
+                spec.fields[name], asked=name in asked or name in mended, mend=name in mended
+            )
+    if ask is not None and spec.scope == "mentioned":  # the model where the rules bind nothing
+        unbound = _addressed(
+            {n: f.words for n, f in spec.fields.items() if f.kind != "as_is" and not f.bound()},
+            {n: f.words for n, f in spec.fields.items()},
+        )
+        for name, kind in (ask(unbound) if unbound else {}).items():
+            if kind == "keep" and name in unbound:  # a protection the rules did not read
+                spec.fields[name] = replace(
+                    spec.fields[name],
+                    kind="as_is",
+                    source="model",
+                    asked=False,
+                    note="the model read the goals as leaving it as it is",
+                )
+            elif kind and name in unbound:
+                spec.fields[name] = asked_reading(
+                    spec.fields[name], kind, check.get(name), csv_strings
+                )
     rest = next((r.rest for r in readings.values() if r.rest), "")
     if rest:
-        _leave_rest(spec, readings, rest)
+        _leave_rest(spec, asked, rest)
+    for name, field_spec in spec.fields.items():
+        if spec.in_scope(name) or field_spec.kind == "as_is" or field_spec.asked:
+            found = _evidence(field_spec, readings[name].said, fields_of)
+            spec.fields[name] = replace(field_spec, evidence=found)
     return spec
 
 
-def _leave_rest(spec: CleaningSpec, readings: dict, words: str) -> None:
-    """ "Leave everything else alone": every field the goals do not ask for is ``as_is``; a field is
-    asked for by a format or a verb of cleaning naming it, an example that changes its values, a
-    conversion, or the stated key it is mended by. Goals that ask for no field leave it all as
-    read."""
+_TOKEN = re.compile(r"\+?[\w@.:/\-]*\w")
+_PART_END = re.compile(r"[,;:]\s|\s[-–—]\s|\.\s")
+_KIND_WORD = re.compile(r"[^\W\d_]{3,}")
+_PLAIN_WORDS = frozenset({"values", "with", "without", "spaces", "single", "the", "and", "case"})
+
+
+def _kind_words(kind: Any) -> frozenset[str]:
+    """The words a kind declares for itself (its description, noun, name): "iso", "dates" for a
+    date."""
+    text = " ".join((getattr(kind, "words", ""), getattr(kind, "noun", ""), kind.name))
+    return frozenset(w.casefold() for w in _KIND_WORD.findall(text)) - _PLAIN_WORDS
+
+
+def _confirmed(
+    name: str,
+    field_spec: FieldSpec,
+    said: tuple[str, ...],
+    mentions: FieldMentions,
+    fields_of: dict[str, set[str]],
+) -> FieldSpec:
+    """A kind guessed from the field's name or data that a part of a clause about it confirms: the
+    part names it and at most a few fields, asks a change and leaves nothing alone, and holds a
+    format word that reads as that kind for the field ("lowercase emails"), a value of the kind's
+    form ("international format, e.g. +14155550123", "ISO like 2024-03-01") or one of the kind's
+    own words ("signup_date ISO"). The part binds it."""
+    if field_spec.kind in (None, "free", "as_is") or field_spec.source not in (
+        "field name",
+        "data",
+    ):
+        return field_spec
+    kind = kinds_get(field_spec.kind)
+    if kind is None:
+        return field_spec
+    exp, own = field_spec.expectation(), _kind_words(kind)
+    for clause in said:
+        for part in filter(None, (p.strip() for p in _PART_END.split(clause))):
+            # a part naming no field speaks of the clause's subject: this field's alone
+            named = {f for *_, group in mentions.groups(part) for f in group} or set(
+                fields_of.get(clause, ())
+            )
+            if name not in named or len(named) > _ADDRESSED or not asks_change(part):
+                continue
+            found = detect_kinds(part)
+            if any(k == "as_is" for k, *_ in found) or leaves_rest(part):
+                continue
+            read = resolve_kind(name, [(k, a) for k, a, _, _ in found]) if found else None
+            written = kind.regex and any(
+                conforms(t, exp) for t in _TOKEN.findall(part) if any(c.isdigit() for c in t)
+            )
+            worded = own & {w.casefold() for w in _KIND_WORD.findall(part)}
+            if (read and read[0] == field_spec.kind) or written or worded:
+                return replace(
+                    field_spec,
+                    source="instructions",
+                    note=(field_spec.note + "; " if field_spec.note else "")
+                    + f"the goals confirm the {field_spec.kind} its {field_spec.source} suggested",
+                )
+    return field_spec
+
+
+def _evidence(field_spec: FieldSpec, said: tuple[str, ...], fields_of: dict) -> str:
+    """The clause that binds a field (or leaves it alone): of the clauses that mention it, those
+    naming at most a few fields that write a format word or an example's input; else those naming
+    few fields; else the first that mention it."""
+    few = [c for c in said if len(fields_of.get(c, ())) <= _ADDRESSED] or list(said)
+    inputs = [a for a, b in field_spec.examples if a != b]
+    binding = [c for c in few if detect_kinds(c) or any(a and a in c for a in inputs)]
+    return " ".join(" ".join(c.split()) for c in (binding or few)[:2])[:300]
+
+
+_CLAUSE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
+_ADDRESSED = 3  # a clause naming more fields than this lists them ("Columns: a, b, c, d")
+
+
+def _addressed(unbound: dict[str, str], words: dict[str, str]) -> dict[str, str]:
+    """The unbound fields a clause speaks to, each with those clauses: a clause that names at most
+    ``_ADDRESSED`` fields (a list of the columns describes them, it asks nothing of each)."""
+    named: dict[str, set[str]] = {}
+    for name, said in words.items():
+        for clause in filter(None, (c.strip() for c in _CLAUSE_END.split(said or ""))):
+            named.setdefault(clause, set()).add(name)
+    out = {}
+    for name, said in unbound.items():
+        own = [
+            c
+            for c in dict.fromkeys(filter(None, (c.strip() for c in _CLAUSE_END.split(said or ""))))
+            if len(named.get(c, ())) <= _ADDRESSED
+        ]
+        if own:
+            out[name] = " ".join(own)
+    return out
+
+
+def _asked(spec: CleaningSpec, readings: dict) -> set[str]:
+    """The fields the goals ask a change of: a format or a verb of cleaning naming it, an example
+    that changes its values, a conversion, or the stated key it is mended by."""
     asked = {n for n, r in readings.items() if r.asked}
     asked |= {
         n
@@ -205,6 +349,12 @@ def _leave_rest(spec: CleaningSpec, readings: dict, words: str) -> None:
     }
     asked |= {f for c in spec.conversions for f in (c.value, c.unit)}
     asked |= {f for fields in spec.key_fields.values() for f in fields}
+    return asked & set(spec.fields)
+
+
+def _leave_rest(spec: CleaningSpec, asked: set[str], words: str) -> None:
+    """ "Leave everything else alone": every field the goals do not ask for is ``as_is``. Goals that
+    ask for no field leave it all as read."""
     if not asked:
         return
     for name, field_spec in spec.fields.items():

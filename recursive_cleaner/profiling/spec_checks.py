@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import clip_text
 from .convention import refuted, written_values
 from .expectations import (
+    KIND_PRIMITIVES,
     Expectation,
     conforms,
     form_template,
@@ -31,6 +32,7 @@ __all__ = [
     "settle_reading",
     "checked_reading",
     "tied_reading",
+    "asked_reading",
     "against_convention",
 ]
 
@@ -221,6 +223,27 @@ def tied_reading(
         "",
         note=f"not {clip_text(clause, 80)!r}, which the model "
         f"tied to this field: {fit + conv} of {n} sample values fit it",
+    )
+
+
+def asked_reading(spec: FieldSpec, kind: str, samples: list | None, csv_strings: bool) -> FieldSpec:
+    """The model's answer to which format the goals ask of a field they bind to none (issue 42
+    point 6): its kind, from the model, only where the data agrees — the kind already fits some
+    values and not others, its primitive turns some of those into fitting ones, and together at
+    least half; else the field as it was, with a note."""
+    exp = Expectation(kind, (), "model", KIND_PRIMITIVES.get(kind, ""))
+    fit, conv, n = fit_score(exp, samples, csv_strings=csv_strings)
+    if n >= MIN_CHECKED and fit and conv and fit + conv >= 0.5 * n and fit < n:
+        return replace(
+            spec,
+            kind=kind,
+            allowed=(),
+            source="model",
+            note=f"the model read the goals as {kind} for it; {fit + conv} of {n} sample values "
+            "fit it",
+        )
+    return replace(
+        spec, note=f"not {kind}, the model's reading: {fit + conv} of {n} sample values fit it"
     )
 
 

@@ -29,9 +29,13 @@ __all__ = [
     "SPEC_KINDS",
     "SCOPES",
     "SPEC_FILE",
+    "EVIDENCE_SOURCES",
 ]
 
 SPEC_KINDS = KINDS + ("free",)
+EVIDENCE_SOURCES = frozenset({"instructions", "user", "model"})
+"""Where a field's kind is evidence: a clause of the goals, the user's spec, the model's reading of
+a clause that the data agreed with. A kind guessed from the field's name or its data is not."""
 SCOPES = ("mentioned", "all")
 SPEC_FILE = "cleaning_spec.json"
 _SPEC_VERSION = 1
@@ -49,6 +53,21 @@ class FieldSpec:
     note: str = ""
     # (input, output) pairs the cleaning must map exactly
     examples: tuple[tuple[str, str], ...] = ()
+    # the goals ask a change of it (a format, a verb of cleaning, typos, an example, a conversion,
+    # a stated key): bound to a target or not (``bound``); asked and unbound is an unmet goal
+    asked: bool = False
+    # the clause that binds it (quoted in the spec, the report and ``plan``)
+    evidence: str = ""
+    # a clause asks a rule across rows to mend it (typos, variants, consistency): the spelling
+    # most rows have may be written though no format binds it
+    mend: bool = False
+
+    def bound(self) -> bool:
+        """Do the goals bind the field to a target: a kind a clause (or the user) gives it, or an
+        example that changes a value? Nothing else makes a field writable (no target, no write)."""
+        return (
+            self.kind not in (None, "free", "as_is") and self.source in EVIDENCE_SOURCES
+        ) or any(a != b for a, b in self.examples)
 
     def kept_values(self) -> tuple[str, ...]:
         """The inputs of the examples whose output equals their input: values (and shapes) no change
@@ -90,11 +109,15 @@ class CleaningSpec:
         return {k: list(self.key_fields.get(k, [])) for k in self.keys}
 
     def in_scope(self, name: str) -> bool:
-        """May the cleaning change this field (cross-row repairs on stated keys aside)?"""
+        """May the cleaning change this field (cross-row repairs on stated keys aside)? Only where
+        the goals bind it to a target (``FieldSpec.bound``, a conversion); with ``scope="all"``
+        (goals that name no field, or the user's option) every field not left as it is."""
         spec = self.fields.get(name)
         if self.scope == "all":
             return spec is None or spec.kind != "as_is"
-        return spec is not None and spec.mentioned and spec.kind != "as_is"
+        if spec is None or spec.kind == "as_is":
+            return False
+        return spec.bound() or any(name in (c.value, c.unit) for c in self.conversions)
 
     def expectations(self) -> dict[str, Expectation]:
         """``{field: Expectation}`` for the fields in scope that have a checkable kind (as_is
@@ -106,10 +129,26 @@ class CleaningSpec:
                 out[name] = exp
         return out
 
-    def frozen(self) -> set[str]:
-        """Fields nothing may change (out of scope) but a cross-row repair on a key the goals
-        state."""
-        return {name for name in self.fields if not self.in_scope(name)}
+    def frozen(self, rows: bool = False) -> set[str]:
+        """Fields no function may change (out of scope); ``rows``: those a rule across rows may not
+        change either (no clause asks it to mend them: "fix the typos in the city" asks the
+        spelling most rows have and binds no format) but a repair on a key the goals state with
+        them."""
+        return {
+            name
+            for name, spec in self.fields.items()
+            if not self.in_scope(name) and not (rows and spec.mend and spec.kind != "as_is")
+        }
+
+    def unmet(self) -> dict[str, str]:
+        """``{field: the goals' words}`` of the fields the goals ask a change of but bind to no
+        target the library can check (no format, example, list or conversion): left as they are,
+        said so (a rule across rows may still mend them)."""
+        return {
+            name: spec.evidence or spec.words
+            for name, spec in self.fields.items()
+            if spec.asked and spec.kind != "as_is" and not self.in_scope(name)
+        }
 
     def protected(self) -> set[str]:
         """Fields the goals say to leave as they are (``as_is``): nothing writes them but the
@@ -135,12 +174,16 @@ class CleaningSpec:
             d = {
                 k: v
                 for k, v in asdict(spec).items()
-                if v not in ("", (), None) or k in ("kind", "mentioned")
+                if v not in ("", (), None, False) or k in ("kind", "mentioned")
             }
             if "allowed" in d:
                 d["allowed"] = list(d["allowed"])
             if "examples" in d:
                 d["examples"] = [list(pair) for pair in d["examples"]]
+            # files written before them stay the same
+            for optional in ("asked", "evidence", "mend"):
+                if not d.get(optional):
+                    d.pop(optional, None)
             fields_out[name] = d
         keys = [
             {"key": k, "fields": list(self.key_fields.get(k, []))}
@@ -173,7 +216,12 @@ class CleaningSpec:
         lines = []
         for name, spec in self.fields.items():
             if not self.in_scope(name) and spec.kind != "as_is":
-                lines.append(f"{name}: left as it is (the goals do not mention it)")
+                why = (
+                    "the goals name no format, example, list or conversion for it"
+                    if spec.mentioned
+                    else "the goals do not mention it"
+                )
+                lines.append(f"{name}: left as it is ({why})")
                 continue
             what = (
                 spec.expectation().describe()
@@ -183,13 +231,14 @@ class CleaningSpec:
             shown = "; ".join(f"{a!r} -> {b!r}" for a, b in spec.examples[:3])
             lines.append(
                 f"{name}: {what} (from {spec.source or 'nothing'})"
+                + (f'; evidence: "{clip_text(spec.evidence, 160)}"' if spec.evidence else "")
                 + (f"; {spec.note}" if spec.note else "")
                 + (f"; examples {shown}" if shown else "")
             )
         for key, named in self.stated().items():
             lines.append(
                 f"rows with the same {key} agree on "
-                f"{', '.join(named) if named else 'every other field'} "
+                f"{', '.join(named) if named else 'no field named: none written'} "
                 "(a stated key)"
             )
         lines += [f"conversion: {c.describe()}" for c in self.conversions]
@@ -255,6 +304,9 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
             str(d.get("source", "user")) or "user",
             str(d.get("note", "")),
             _loaded_examples(d.get("examples"), where, name),
+            bool(d.get("asked", False)),
+            str(d.get("evidence", "")),
+            bool(d.get("mend", False)),
         )
     return out
 

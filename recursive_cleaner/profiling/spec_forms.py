@@ -28,11 +28,12 @@ def _exact(value: str) -> str:
 
 
 def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
-    """A field the goals name with no format read, whose words write one value (or template) with
-    digits in the exact form most of its values have ("phone as 617-555-0143", "NNN-NNN-NNNN"): that
-    form is its kind ``shape``."""
+    """A field the goals name with no format read (or only one guessed from its name or data),
+    whose words write one value (or template) with digits in the exact form most of its values have
+    ("phone as 617-555-0143", "NNN-NNN-NNNN", "dates like 1985-03-16"): that form is its kind
+    (``shape``, or a date or timestamp), the clause its evidence."""
     if (
-        spec.kind not in (None, "free")
+        (spec.kind not in (None, "free") and spec.source not in ("field name", "data"))
         or not spec.mentioned
         or any(a != b for a, b in spec.examples)
     ):

@@ -124,6 +124,7 @@ def hint_for(
         csv_strings=fields.csv_strings,
         frozen=fields.frozen,
         kept=fields.kept,
+        harm=fields.harm,
     )
     if chosen is None:
         return None

@@ -57,6 +57,7 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
             else {}
         ),
         **({"spec_ties": dict(state.spec_ties)} if state.spec_ties else {}),
+        **({"spec_kinds": dict(state.spec_kinds)} if state.spec_kinds else {}),
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
         "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
@@ -89,6 +90,11 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     if isinstance(ties, dict):
         state.spec_ties = {
             str(c): (str(f) if isinstance(f, str) else None) for c, f in ties.items()
+        }
+    kinds = saved.get("spec_kinds")
+    if isinstance(kinds, dict):
+        state.spec_kinds = {
+            str(k): (str(v) if isinstance(v, str) else None) for k, v in kinds.items()
         }
     progress = saved.get("early_termination")
     if isinstance(progress, dict):

@@ -22,6 +22,7 @@ from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
 from .result import RunResult
+from .review import unmet_goals
 from .sidecar import spec_path_for, spec_stamp, stamped_spec
 from .state import RunContext
 
@@ -75,6 +76,7 @@ def finish_run(
     result.skipped_records, result.skipped = state.skip_count, list(state.skipped)
     result.llm = stats.to_dict()
     result.unfixable = dict(ctx.focus.unfixable)
+    result.unmet = unmet_goals(state.spec, state.functions, state.cross_row_steps, result.unfixable)
     result.issues = list(state.issues)
     result.unusable_replies = state.unusable_replies
     result.modifications = list(state.modifications)
@@ -163,13 +165,14 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         k: [f for f in named if f in fields] for k, named in spec.stated().items() if k in fields
     }
     dedup = spec.dedup
-    candidates = discover_steps(
-        sample, stated=stated, protected=ctx.focus.protected, frozen=ctx.focus.frozen
-    )
+    # a rule across rows may also mend a field the goals ask for with no format ("fix the typos
+    # in the city")
+    frozen = ctx.focus.rows_frozen
+    candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected, frozen=frozen)
     if not candidates and not dedup:
         return
     # a field the goals leave alone may be a key, never offered as a field a step writes
-    writable = writable_fields(fields, stated, ctx.focus.protected, ctx.focus.frozen)
+    writable = writable_fields(fields, stated, ctx.focus.protected, frozen)
     form = (
         plan_reply(fields, dedup=dedup, writable=writable).gbnf()
         if ctx.options.constrained
@@ -189,11 +192,12 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         ctx.focus.expectations,
         allow_dedup=dedup,
         stated=stated,
-        frozen=ctx.focus.frozen,
+        frozen=frozen,
         csv_strings=ctx.focus.csv_strings,
         protected=ctx.focus.protected,
         kept=ctx.focus.kept,
         examples=ctx.focus.spec.examples() if ctx.focus.spec else None,
+        content=ctx.focus.harm,
     )
     state.cross_row_steps = kept
     records = [r for r in sample if isinstance(r, dict)]

@@ -84,6 +84,7 @@ def report_data(
         functions=[f for f in state.functions if f["name"] in set(result.functions)],
         rejected=list(result.rejected),
         unfixable=dict(result.unfixable),
+        unmet=dict(result.unmet),
         issues=list(result.issues),
         improvement=state.improvement,
         llm=llm,

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from ..judge.validation import ALLOWED_IMPORTS
 from ..model.field_tie import make_tie
+from ..model.kind_ask import make_kind_ask
 from ..model.prompt import static_prefix
 from ..model.spec_draft import build_spec_prompt, parse_spec_draft, spec_schema
 from ..optimizer.grouping import TAGS_INSTRUCTION
@@ -14,7 +15,7 @@ from ..profiling.focus import function_name
 from ..toolkit import CATALOGUE
 from .state import RunContext
 
-__all__ = ["prepare_prompt", "add_conversions", "left_alone", "field_samples"]
+__all__ = ["prepare_prompt", "learn_spec", "add_conversions", "left_alone", "field_samples"]
 
 
 def prepare_prompt(ctx: RunContext) -> None:
@@ -26,37 +27,7 @@ def prepare_prompt(ctx: RunContext) -> None:
             ctx.file_path, options.schema_sample_size, encoding=ctx.source.encoding
         )
     if info:
-        check = field_samples(ctx, info)
-        draft = None
-        if options.draft_spec and options.spec is None and state.spec_draft is not None:
-            draft = state.spec_draft  # a resumed run: the draft it already asked for
-        elif options.draft_spec and options.spec is None:  # the model's reading, a second opinion
-            structured = ctx.client.can("json")
-            prompt = build_spec_prompt(options.instructions, check, structured=structured)
-            reply = ctx.call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
-            draft = state.spec_draft = parse_spec_draft(reply, info["fields"])
-        tie = (
-            None
-            if options.spec is not None
-            else make_tie(  # a clause the rules tie to no field
-                ctx.client.backend,
-                info["fields"],
-                check,
-                known=state.spec_ties,
-                call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
-                constrained=options.constrained,
-            )
-        )
-        state.spec = ctx.focus.learn(
-            options.instructions,
-            info["fields"],
-            info.get("samples"),
-            scope=options.scope,
-            spec=options.spec,
-            check=check,
-            draft=draft,
-            tie=tie,
-        )
+        learn_spec(ctx, info)
         ctx.emit("spec_ready", fields=state.spec.to_dict()["fields"], scope=state.spec.scope)
         add_conversions(ctx, state.spec.conversions)
     shown = schema.format_schema_for_prompt(info, left_alone=left_alone(ctx)) if info else ""
@@ -68,6 +39,56 @@ def prepare_prompt(ctx: RunContext) -> None:
         allowed_imports=", ".join(allowed),
         toolkit=CATALOGUE if options.toolkit else "",
         extra_rules=TAGS_INSTRUCTION if options.optimize else "",
+    )
+
+
+def learn_spec(ctx: RunContext, info: dict, *, ties: bool = True) -> None:
+    """The field spec (``state.spec``): given, or read from the goals and checked on the data; the
+    model's draft when ``draft_spec`` asks for it, and (``ties``) one constrained call per clause
+    the rules tie to no field."""
+    options, state = ctx.options, ctx.state
+    check = field_samples(ctx, info)
+    draft = None
+    if options.draft_spec and options.spec is None and state.spec_draft is not None:
+        draft = state.spec_draft  # a resumed run: the draft it already asked for
+    elif options.draft_spec and options.spec is None:  # the model's reading, a second opinion
+        structured = ctx.client.can("json")
+        prompt = build_spec_prompt(options.instructions, check, structured=structured)
+        reply = ctx.call(prompt, 0, 0, purpose="spec", schema=spec_schema(info["fields"]))
+        draft = state.spec_draft = parse_spec_draft(reply, info["fields"])
+    tie = (
+        None
+        if options.spec is not None or not ties
+        else make_tie(  # a clause the rules tie to no field
+            ctx.client.backend,
+            info["fields"],
+            check,
+            known=state.spec_ties,
+            call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
+            constrained=options.constrained,
+        )
+    )
+    ask = (
+        None
+        if options.spec is not None or not ties
+        else make_kind_ask(  # a field asked for with no format the rules bind (issue 42 point 6)
+            ctx.client.backend,
+            check,
+            call=lambda prompt, gbnf: ctx.call(prompt, 0, 0, purpose="spec", grammar=gbnf),
+            known=state.spec_kinds,
+            constrained=options.constrained,
+        )
+    )
+    state.spec = ctx.focus.learn(
+        options.instructions,
+        info["fields"],
+        info.get("samples"),
+        scope=options.scope,
+        spec=options.spec,
+        check=check,
+        draft=draft,
+        tie=tie,
+        ask=ask,
     )
 
 

@@ -27,6 +27,8 @@ class RunResult:
     llm: dict[str, Any] = field(default_factory=dict)
     resumed_from_chunk: int | None = None
     unfixable: dict[str, str] = field(default_factory=dict)
+    # what the goals ask that the run did not do: {field or rule: why, the clause quoted}
+    unmet: dict[str, str] = field(default_factory=dict)
     issues: list[dict] = field(default_factory=list)
     report_path: str | None = None
     improvement: ImprovementReport | None = None

@@ -62,6 +62,9 @@ class RunState:
     spec_draft: dict | None = None
     # clause -> the field the model tied it to (model.field_tie), kept too
     spec_ties: dict = field(default_factory=dict)
+    # the model's answers for fields asked for with no format (model.kind_ask): "field\nwords" ->
+    # kind
+    spec_kinds: dict = field(default_factory=dict)
     unusable_replies: int = 0  # model replies that could not be parsed (the run asked again)
     prefix: str = ""  # the static prompt prefix of this run
     cross_row_steps: list[CrossRowStep] = field(default_factory=list)

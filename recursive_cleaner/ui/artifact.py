@@ -120,6 +120,7 @@ def loaded_run(data: Any, where: str, functions_path: str | os.PathLike) -> tupl
         skipped_records=report.skipped_records if report else 0,
         llm=dict(report.llm) if report else {},
         unfixable=dict(report.unfixable) if report else {},
+        unmet=dict(report.unmet) if report else {},
         unusable_replies=report.unusable_replies if report else 0,
         cross_row=list(data["cross_row_steps"]),
         spec=dict(data["spec"]),

@@ -22,6 +22,7 @@ import click
 
 from .._version import __version__
 from .cli_apply import FAILED_RECORDS_EXIT, apply_cmd, validate
+from .cli_plan import plan
 from .cli_common import (
     PROG,
     RESUME,
@@ -29,6 +30,7 @@ from .cli_common import (
     debug_option,
     distinct,
     echo,
+    goals_text,
     need_file,
     one_line,
     progress_display,
@@ -88,20 +90,6 @@ _RUN_NAMES = {
     "state_file": "--state",
     "log_calls": "--log-calls",
 }
-
-
-def _instructions(value: str) -> str:
-    """Inline text, or ``@path`` to read it from a file."""
-    if not value.startswith("@"):
-        return value
-    need_file(value[1:], "instructions file")
-    try:
-        return Path(value[1:]).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise click.UsageError(
-            f"instructions file {value[1:]} is not UTF-8 text ({exc.reason} at byte "
-            f"{exc.start}); re-encode it to UTF-8"
-        ) from None
 
 
 class _StderrNow:
@@ -230,7 +218,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         log_calls=kwargs.get("log_calls"),
         dry_run=dry_run,
     )
-    instructions = _instructions(kwargs.pop("instructions"))
+    instructions = goals_text(kwargs.pop("instructions"))
     llm = _build_backend(backend, opts.pop("backend_options"))
     click.get_current_context().meta[RESUME] = (state, backend)
     kwargs["dry_run"] = dry_run
@@ -241,12 +229,24 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
             err=True,
         )
     with progress_display(opts.pop("progress")) as on_progress:
+        cleaner: Any = None
+
+        def events(event: dict) -> None:
+            # on a terminal, the goals' reading before the first model call (issue 42 point 5)
+            spec = cleaner.ctx.state.spec if cleaner is not None else None
+            if event.get("type") == "spec_ready" and spec is not None:
+                from ..run.review import plan_lines
+
+                echo("\n".join(plan_lines(spec)))
+            if on_progress is not None:
+                on_progress(event)
+
         cleaner = DataCleaner(
             llm,
             file,
             instructions=instructions,
             state_file=state,
-            on_progress=on_progress,
+            on_progress=events if sys.stdout.isatty() and not dry_run else on_progress,
             **kwargs,
         )
         result = cleaner.run()
@@ -349,6 +349,7 @@ def resume(
 
 cli.add_command(apply_cmd)
 cli.add_command(validate)
+cli.add_command(plan)
 cli.add_command(report)
 
 

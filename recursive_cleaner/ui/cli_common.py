@@ -18,6 +18,7 @@ __all__ = [
     "echo",
     "one_line",
     "need_file",
+    "goals_text",
     "distinct",
     "progress_display",
     "progress_option",
@@ -135,3 +136,17 @@ class SectionedCommand(click.Command):
             if rows[common]:
                 with formatter.section(title):
                     formatter.write_dl(rows[common])
+
+
+def goals_text(value: str) -> str:
+    """The goals of ``-i``: inline text, or ``@path`` to read them from a UTF-8 file."""
+    if not value.startswith("@"):
+        return value
+    need_file(value[1:], "instructions file")
+    try:
+        return Path(value[1:]).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(
+            f"instructions file {value[1:]} is not UTF-8 text ({exc.reason} at byte "
+            f"{exc.start}); re-encode it to UTF-8"
+        ) from None

@@ -57,6 +57,11 @@ def print_result(result: Any, dry_run: bool, source: str | None = None) -> None:
     )
     if result.spec_path:
         echo(f"field spec {result.spec_path} (edit it and pass it back with --spec)")
+    unmet = getattr(result, "unmet", None) or {}
+    if unmet and not dry_run:
+        echo(f"unmet goals ({len(unmet)}): what the goals ask that was not done")
+        for name, why in unmet.items():
+            echo(f"  {name}: {why}")
     if result.cross_row_sample:
         echo(
             f"cross-row steps: {len(result.cross_row)}; on a sample they keep "

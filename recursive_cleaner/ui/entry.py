@@ -302,6 +302,11 @@ class CleanResult:
             parts.append(f"<p>Cross-row steps:</p><ul>{steps}</ul>")
         if unfixable:
             parts.append(f"<p>Left as they are:</p><ul>{unfixable}</ul>")
+        unmet = "".join(
+            f"<li><code>{esc(k)}</code>: {esc(v)}</li>" for k, v in self.run.unmet.items()
+        )
+        if unmet:
+            parts.append(f"<p>Unmet goals (not done):</p><ul>{unmet}</ul>")
         page = html_fragment(self._report_html)
         if page:  # the HTML report: fields, examples, what was left alone, cross-row steps
             parts.append(page)

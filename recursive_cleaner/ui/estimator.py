@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..cleaner import DataCleaner
 from ..apply.check import SpecCheck, validate
 from ..apply.local import apply_file, apply_records
 from ..given_options import flat_options
@@ -119,6 +120,16 @@ class Cleaner:
             raise TypeError(f"Cleaner got an unexpected option {unknown[0]!r} (docs/options.md)")
         self._fitted(clean(X, self.goals, self.backend, progress=self.progress, **self._options))
         return self
+
+    def plan(self, X: Any) -> Any:
+        """How the goals read against ``X`` before any model call (``DataCleaner.plan``): each
+        field's target and the clause that binds it, what is left alone and why, what nothing
+        binds; ``print`` it. No model is called (but the draft, when ``draft_spec`` asks)."""
+        unknown = [name for name in self._options if not _known(name)]
+        if unknown:
+            raise TypeError(f"Cleaner got an unexpected option {unknown[0]!r} (docs/options.md)")
+        backend = self.backend if self._options.get("draft_spec") else _no_model
+        return DataCleaner(backend, X, instructions=self.goals, **self._options).plan()
 
     def transform(
         self, X: Any, output: str | os.PathLike | None = None, **apply_options: Any
@@ -286,3 +297,8 @@ def _clean_name(source: Path) -> str:
     name = source.name
     cut = name.find(".", 1)
     return f"{name}.clean" if cut < 0 else f"{name[:cut]}.clean{name[cut:]}"
+
+
+def _no_model(prompt: str) -> str:
+    """The backend of a plan: it makes no call."""
+    raise RuntimeError("plan() makes no model call")

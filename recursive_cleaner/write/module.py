@@ -229,9 +229,11 @@ def check_structure(
             f"({len(found)} top-level names, {len(expected)} expected); nothing written"
         )
     for node in tree.body:
-        if isinstance(node, ast.Assign) and node.targets and getattr(
-            node.targets[0], "id", None
-        ) == "CROSS_ROW_STEPS":
+        if (
+            isinstance(node, ast.Assign)
+            and node.targets
+            and getattr(node.targets[0], "id", None) == "CROSS_ROW_STEPS"
+        ):
             try:
                 steps = ast.literal_eval(node.value)
             except ValueError as exc:

@@ -150,6 +150,19 @@ def render_report(data: ReportData) -> str:
         sections.append(issues_section(data))
     if not data.dry_run and data.functions:
         sections.append(functions_section(data))
+    if data.unmet:
+        sections.append(
+            [
+                "## Unmet goals",
+                "",
+                "What the goals ask that this run did not do (nothing was written for it):",
+                "",
+                *[
+                    f"- {md_code(name, 60)}: {short_text(why, 300)}"
+                    for name, why in data.unmet.items()
+                ],
+            ]
+        )
     if data.spec:
         sections.append(
             [

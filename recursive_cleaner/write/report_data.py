@@ -64,6 +64,7 @@ class ReportData:
     functions: list[dict] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (function name, reason)
     unfixable: dict[str, str] = field(default_factory=dict)  # field -> issue given up on
+    unmet: dict[str, str] = field(default_factory=dict)  # what the goals ask that was not done
     issues: list[dict] = field(default_factory=list)  # field, issue, offending, count, chunk_index
     improvement: ImprovementReport | None = None
     # calls, prompt_tokens, completion_tokens, cached_tokens, ...

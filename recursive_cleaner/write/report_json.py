@@ -223,6 +223,7 @@ _REPORT: dict[str, Reader] = {
     ),
     "rejected": _items(_pair(_TEXT_OR_NONE, _text)),
     "unfixable": _mapping(_text),
+    "unmet": _mapping(_text),
     "issues": _items(
         _record(
             {

@@ -152,7 +152,7 @@ class Counted(str):
 
 def test_an_enumeration_is_checked_through_a_set_read_once():
     allowed = tuple(Counted(f"value-{i:05d}") for i in range(5000))
-    spec = CleaningSpec({"status": FieldSpec("enum", allowed, mentioned=True)})
+    spec = CleaningSpec({"status": FieldSpec("enum", allowed, mentioned=True, source="user")})
     records = [{"status": f"value-{i * 7 % 5000:05d}"} for i in range(2000)]
     records += [{"status": "no such value"}] * 100
     Counted.compared = 0

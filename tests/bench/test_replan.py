@@ -27,7 +27,10 @@ def test_replan_scores_the_librarys_own_plan_and_lists_what_is_still_wrong(tmp_p
     _write(folder / "dirty.csv", [header] + dirty)
     _write(folder / "clean.csv", [header] + clean)
     goals = tmp_path / "goals.txt"
-    goals.write_text("sample is a count like '12 patients'; score is a percentage like '97%'.")
+    # a change asked of both (issue 42: a description alone binds nothing)
+    goals.write_text(
+        "Fix the typos in sample (a count like '12 patients') and score (a percentage like '97%')."
+    )
     functions = tmp_path / "cf.py"
     functions.write_text("def clean_data(record):\n    return dict(record)\n")
     argv = ["t", "--data-dir", str(tmp_path), "--goals", str(goals), "--functions", str(functions)]

@@ -198,8 +198,25 @@ def test_the_cleaner_plans_and_writes_a_registered_kind(fill, tmp_path):
         output_path=str(tmp_path / "cf.py"),
         sleep=lambda s: None,
     ).run()
-    assert [s["kind"] for s in result.cross_row] == ["fill"]
     assert fill.prompt in [p for p in backend.history if "RULES ACROSS ROWS" in p][0]
+    # planned and checked like a built-in: filling a blank no goal asks for is refused by the judge
+    # that needs no reading (issue 42); a stated key naming the city lets the rule write it
+    assert result.cross_row == [] and any(
+        "fill" in step and "fills a blank" in why for step, why in result.rejected
+    )
+    plan = (
+        '<cross_row_plan><cross_row_step kind="majority" key="provider" fields="city"/>'
+        "</cross_row_plan>"
+    )
+    stated = DataCleaner(
+        FakeBackend(lambda p: plan if "RULES ACROSS ROWS" in p else CLEAN_REPLY),
+        str(source),
+        chunk_size=12,
+        instructions="Rows with the same provider have the same city.",
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
+    assert [s["kind"] for s in stated.cross_row] == ["majority"]
     spec = importlib.util.spec_from_file_location("cf_fill", tmp_path / "cf.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -438,8 +438,9 @@ def test_the_cleaner_keeps_the_rule_the_goals_state_even_if_the_model_drops_it(t
     backend = FakeBackend(
         lambda p: "<cross_row_plan></cross_row_plan>" if "RULES ACROSS ROWS" in p else CLEAN_REPLY
     )
-    goals = (
-        "Several sites report the same flight; the times are the same for every row of that flight."
+    goals = (  # the rule names the field it writes (a key alone names none: issue 42)
+        "Several sites report the same flight; the sched times are the same for every row of that "
+        "flight."
     )
     result = DataCleaner(
         backend,

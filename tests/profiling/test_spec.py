@@ -204,9 +204,13 @@ def test_typos_in_a_sentence_that_names_no_field_reach_every_field():
         "code."
     )
     spec = read_spec(goals, ["name", "city", "state"], {})
-    assert all(spec.in_scope(f) for f in ("name", "city", "state"))
+    # every field asked for; typos bind no format: the rules across rows may mend them, no function
+    # writes them, and that is said (issue 42: no target, no write)
+    assert spec.frozen(rows=True) == set() and spec.in_scope("state")
+    assert set(spec.unmet()) == {"name", "city"}
     spec = read_spec("status: fix the typos. Leave everything else.", CRM_FIELDS, {})
-    assert spec.frozen() == set(CRM_FIELDS) - {"status"}  # the typos sentence names its field
+    # the typos sentence names its field
+    assert spec.frozen(rows=True) == set(CRM_FIELDS) - {"status"}
 
 
 def test_a_case_asked_of_every_field_reaches_each_fields_own_kind():
@@ -281,7 +285,7 @@ def test_a_name_guess_is_not_applied_to_an_unnamed_field_whose_values_share_one_
         fields,
         samples,
     )
-    assert spec.in_scope("phone") and spec.fields["phone"].kind != "phone_e164"
+    assert spec.fields["phone"].asked and spec.fields["phone"].kind != "phone_e164"
     assert "share one shape" in spec.fields["phone"].note
 
 
@@ -622,3 +626,25 @@ def test_the_goals_examples_outrank_a_kind_only_the_data_suggested():
     printed = spec.fields["printed"]
     assert (printed.kind, printed.source, printed.allowed) == ("shape", "examples", ("1998",))
     assert spec.fields["code"].source == "instructions"  # a kind the goals' words set stays
+
+
+def test_a_rule_across_rows_mends_only_fields_a_clause_asks_it_to():
+    fields = ["code", "line", "author", "pages", "seal"]
+    goals = (
+        "line: the short trading name. Abbreviations and misspellings map to these.\n"
+        "Author, pages and seal stay as entered. I know they're inconsistent (authors sometimes "
+        "surname first), but I don't want any of it normalised."
+    )
+    spec = read_spec(goals, fields, {})
+    # the misspellings sentence follows the line's: its subject, not every field's
+    assert spec.fields["line"].mend and not spec.frozen(rows=True) & {"line"}
+    # a sentence that names inconsistency but asks no change mends nothing
+    assert {"author", "pages", "seal", "code"} <= spec.frozen(rows=True)
+    assert not any(spec.fields[f].mend for f in ("author", "pages", "seal", "code"))
+
+
+def test_mend_is_kept_in_the_spec_file():
+    spec = read_spec("city: fix the typos.", ["city", "zip"], {})
+    assert spec.fields["city"].mend
+    again = load_spec(json.loads(json.dumps(spec.to_dict())))
+    assert again.fields["city"].mend and not again.fields["zip"].mend

@@ -69,6 +69,9 @@ class Kind:
     # a regex every conforming text fully matches ("": none); exact: matching it is conforming
     regex: str = ""
     regex_exact: bool = True
+    # what writing this kind may do to a value's content (``profiling.harm.CHANGES``: "labels",
+    # "trimmed", ...), allowed by the judge of harm where a clause binds the field to the kind
+    changes: frozenset[str] = frozenset()
 
     def describe(self, allowed: tuple[str, ...], csv_strings: bool = False) -> str:
         """A short noun phrase for the format: 'ISO dates (YYYY-MM-DD)'."""

@@ -17,6 +17,7 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+")
 
 
 class PhoneE164(Kind):
+    changes = frozenset({"labels", "trimmed", "unknown"})
     name, primitive, priority, menu = "phone_e164", "to_e164", 0, "phone_e164 (+15551234567)"
     noun, words = "phone numbers", "E.164 phone numbers (+15551234567)"
     regex = _E164.pattern
@@ -26,6 +27,7 @@ class PhoneE164(Kind):
 
 
 class Email(Kind):
+    changes = frozenset({"labels"})
     name, primitive, priority, menu = "email", "normalize_email", 5, "email (lower case, no spaces)"
     noun, words = "email addresses", "lower-case email addresses without spaces"
     regex, regex_exact = _EMAIL.pattern, False  # and lower case
@@ -104,6 +106,8 @@ class Shape(Kind):
     """``allowed``: the goals' example outputs; a value conforms when it has the shape of one
     (letters as a/A, digits as 9). Not on the draft's menu: a shape comes from the goals'
     examples."""
+
+    changes = frozenset({"labels", "unknown"})
 
     # above number, case and text: "5 digits" is the whole format, "0042" keeps its zeros
     name, primitive, priority = "shape", "to_shape", 10.5

@@ -54,7 +54,12 @@ def _date_candidates(
     return [plain, day]
 
 
+# what writing a date or time may do: month names to digits, parts reordered, a timestamp cut
+_DATE_CHANGES = frozenset({"labels", "words", "trimmed", "digits", "converted", "unknown"})
+
+
 class Date(Kind):
+    changes = _DATE_CHANGES
     name, primitive, priority, menu, noun = "date", "to_iso_date", 2, "date (YYYY-MM-DD)", "dates"
     words = "ISO dates (YYYY-MM-DD)"
     regex, regex_exact = _ISO_DATE.pattern, False  # and a real date
@@ -69,6 +74,8 @@ class Date(Kind):
 class DateTime(Kind):
     """ISO 8601 timestamps; with ``allowed = (form,)`` exactly that strftime form ("%Y-%m-%d
     %H:%M")."""
+
+    changes = _DATE_CHANGES
 
     name, primitive, priority = "datetime", "to_iso_datetime", 1
     menu, noun = "datetime (YYYY-MM-DDTHH:MM:SS)", "timestamps"
@@ -113,6 +120,7 @@ class DateTime(Kind):
 
 
 class Time(Kind):
+    changes = _DATE_CHANGES | {"added"}
     name, primitive, priority, menu, noun = (
         "time",
         "to_time_24h",
@@ -128,6 +136,7 @@ class Time(Kind):
 
 
 class Time12(Kind):
+    changes = _DATE_CHANGES | {"added"}
     name, primitive, priority, menu = "time12", "to_time_12h", 3, "time12 (7:10 a.m.)"
     words = "12-hour times (7:10 a.m., 12:45 p.m.)"
     regex = _TIME12.pattern

@@ -137,6 +137,11 @@ def _number_candidates(
     else:
         out += [Candidate("to_number", kwargs=whole + mark) for mark in marks]
     out += [Candidate("words_to_number"), Candidate("to_count"), Candidate("strip_units")]
+    # "(12)" -> -12: an example asks to read accounting brackets as a minus sign
+    if any(a.strip()[:1] == "(" and b.strip()[:1] in "-\u2212" for a, b in examples):
+        out += [
+            Candidate("to_number", kwargs=whole + mark + (("accounting", True),)) for mark in marks
+        ]
     # "52k" -> 52000: the examples ask to read multipliers
     if any(_SCALE_WORD.search(a) for a, _ in examples):
         out += [
@@ -150,6 +155,7 @@ def _number_candidates(
 
 
 class _Numeric(Kind):
+    changes = frozenset({"labels", "trimmed", "converted", "zeros", "unknown"})
     pattern = PLAIN_NUMBER
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
@@ -202,6 +208,7 @@ class Integer(_Numeric):
 
 
 class Bool(Kind):
+    changes = frozenset({"labels", "words", "added", "spelling"})
     name, primitive, priority, menu, words = "bool", "to_bool", 9, "bool", "booleans (true/false)"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
