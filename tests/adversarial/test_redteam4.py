@@ -187,7 +187,6 @@ def _no_record_sees_another(code: str) -> None:
         assert result.error or result.violations, result
 
 
-@BREAK("class-level tables carry state")
 @POSIX
 @pytest.mark.parametrize("name", sorted(PAST_BOTH))
 def test_a_class_level_table_of_an_allowed_module_keeps_no_state_between_records(name):
@@ -195,7 +194,6 @@ def test_a_class_level_table_of_an_allowed_module_keeps_no_state_between_records
     _no_record_sees_another(PAST_BOTH[name])
 
 
-@BREAK("submodule tables carry state in the child")
 @POSIX
 @pytest.mark.parametrize("name", sorted(CHILD_ONLY))
 def test_a_submodules_table_keeps_no_state_between_records_without_the_policy(name):
