@@ -450,3 +450,87 @@ def test_a_step_is_still_read_from_lists_of_names():
     code = "CROSS_ROW_STEPS = [{'kind': 'majority', 'key': ['a'], 'fields': ['b']}]\n\n" + IDENTITY
     records = [{"a": "1", "b": "x"}, {"a": "1", "b": "x"}, {"a": "1", "b": "x "}]
     assert [r["b"] for r in apply_records(code, records, workers=1)] == ["x", "x", "x"]
+
+
+# ---------------------------------------------------------------------------- 12. shared strings
+def _shared_string_book(path, rows: int, cols: int, text: str) -> None:
+    """An .xlsx whose data cells all name one shared string (what Excel itself writes for a
+    repeated text: the string once, each cell its index)."""
+    import zipfile
+
+    ns = 'xmlns="http://schemas.openxmlformats.org/'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = f'{ns}spreadsheetml/2006/main"'
+    parts = {
+        "[Content_Types].xml": f'<Types {ns}package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+        'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-'
+        'officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/sharedStrings.'
+        'xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.'
+        'sharedStrings+xml"/></Types>',
+        "_rels/.rels": f'<Relationships {ns}package/2006/relationships"><Relationship Id="r1" '
+        f'Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<workbook {main} xmlns:r="{rel}"><sheets><sheet name="S" '
+        'sheetId="1" r:id="r1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": f'<Relationships {ns}package/2006/relationships">'
+        f'<Relationship Id="r1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/>'
+        f'<Relationship Id="r2" Type="{rel}/sharedStrings" Target="sharedStrings.xml"/>'
+        "</Relationships>",
+        "xl/sharedStrings.xml": f"<sst {main}>"
+        + "".join(f"<si><t>h{j}</t></si>" for j in range(cols))
+        + f"<si><t>{text}</t></si></sst>",
+        "xl/worksheets/sheet1.xml": f"<worksheet {main}><sheetData>"
+        + '<row r="1">'
+        + "".join(f'<c r="{chr(65 + j)}1" t="s"><v>{j}</v></c>' for j in range(cols))
+        + "</row>"
+        + "".join(
+            f'<row r="{i}">' + f'<c t="s"><v>{cols}</v></c>' * cols + "</row>"
+            for i in range(2, rows + 2)
+        )
+        + "</sheetData></worksheet>",
+    }
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as book:
+        for name, content in parts.items():
+            book.writestr(name, content)
+
+
+def test_cells_naming_one_shared_string_cannot_grow_a_small_workbook(tmp_path, monkeypatch):
+    """Before: a 62 KB workbook of 200,000 cells naming one 32,000-character string (6.4 GB of
+    values) took apply 42 s and 1.9 GB before the sandbox's memory limit stopped it; now the
+    reader refuses it by sheet row 211 (``rows.SHEET_TEXT_RATIO``), here at a test's size."""
+    optional("openpyxl")
+    from recursive_cleaner.errors import InputError
+    from recursive_cleaner.read.parsers import iter_records
+
+    monkeypatch.setattr(rows_module, "SHEET_TEXT_MB", 1)
+    path = tmp_path / "ss.xlsx"
+    _shared_string_book(path, rows=2000, cols=5, text="x" * 4000)  # 40 MB of values
+    assert path.stat().st_size < 10_000
+    read = 0
+    with pytest.raises(InputError, match=r"ss\.xlsx: by sheet row \d+ .*SHEET_TEXT_RATIO"):
+        for _ in iter_records(str(path)):
+            read += 1
+    assert read < 100  # 1 MB: about 50 rows of 20,000 characters
+
+
+def test_a_workbook_of_ordinary_repeated_text_still_reads(tmp_path, monkeypatch):
+    optional("openpyxl")
+    from recursive_cleaner.read.parsers import iter_records
+
+    monkeypatch.setattr(rows_module, "SHEET_TEXT_MB", 1)
+    path = tmp_path / "ok.xlsx"
+    _shared_string_book(path, rows=2000, cols=5, text="active")
+    records = list(iter_records(str(path)))
+    assert len(records) == 2000 and records[0] == {f"h{j}": "active" for j in range(5)}
+
+
+def test_apply_names_the_bound_in_one_line(tmp_path, monkeypatch):
+    optional("openpyxl")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(rows_module, "SHEET_TEXT_MB", 1)
+    _shared_string_book(tmp_path / "ss.xlsx", rows=2000, cols=5, text="x" * 4000)
+    _functions(tmp_path)
+    result = invoke("apply", "cf.py", "ss.xlsx", "-o", "out.jsonl", "--progress", "off")
+    assert result.exit_code == 1 and "SHEET_TEXT_RATIO" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "out.jsonl").exists()
