@@ -534,3 +534,39 @@ def test_apply_names_the_bound_in_one_line(tmp_path, monkeypatch):
     result = invoke("apply", "cf.py", "ss.xlsx", "-o", "out.jsonl", "--progress", "off")
     assert result.exit_code == 1 and "SHEET_TEXT_RATIO" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "out.jsonl").exists()
+
+
+# ---------------------------------------------------------------------------- 13. infinite timeouts
+def test_an_infinite_sandbox_timeout_is_refused_before_any_call(tmp_path):
+    """Before: ``sandbox_timeout=inf`` (a flag, or a loaded Cleaner file's options: JSON's
+    ``Infinity``) was accepted and the run died at its first candidate in a raw OverflowError
+    (``math.ceil(inf)`` for the child's CPU limit)."""
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": 1, "s": "A "}\n')
+    backend = FakeBackend(default=CLEAN_REPLY)
+    with pytest.raises(ValueError, match="sandbox_timeout must be a positive finite number"):
+        DataCleaner(
+            backend, str(data), instructions="trim s", sleep=lambda s: None, sandbox_timeout=1e999
+        ).run()
+    assert backend.calls == 0
+
+
+@pytest.mark.parametrize("timeout", [float("inf"), float("nan"), 0.0])
+def test_the_sandbox_and_apply_refuse_a_timeout_no_cpu_limit_comes_from(tmp_path, timeout):
+    with pytest.raises(ValueError, match="positive finite number"):
+        run_in_sandbox(IDENTITY, "clean_data", [{"a": 1}], timeout=timeout)
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"a": 1}\n')
+    with pytest.raises(ValueError, match="positive finite number"):
+        apply_file(
+            _functions(tmp_path), str(source), str(tmp_path / "o.jsonl"), timeout_per_batch=timeout
+        )
+
+
+def test_the_cli_refuses_an_infinite_sandbox_timeout_in_one_line(tmp_path, monkeypatch, use):
+    use(FakeBackend(default=CLEAN_REPLY))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.jsonl").write_text('{"id": 1, "s": "A "}\n')
+    result = invoke("generate", "d.jsonl", "-i", "trim s", "--sandbox-timeout", "inf")
+    assert result.exit_code in (1, 2) and "sandbox" in result.stderr.lower(), result.stderr
+    assert "Traceback" not in result.stderr
