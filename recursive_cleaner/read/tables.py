@@ -19,7 +19,8 @@ for CSV).
 * Excel: the first worksheet, in openpyxl's read-only mode with cached formula values
   (``data_only=True``; a formula never calculated reads as None). The first non-blank row
   is the header; blank rows are ignored; a row with cells beyond the header's last column
-  is skipped and reported (``on_skip``, with its sheet row as the line). Every record has
+  is skipped and reported (``on_skip``, with its sheet row as the line), as is each record of
+  the other sheets (rows holding a value after their first), which are not read. Every record has
   every column up to the header's last: a sheet whose records would be mostly blanks filled in
   (``rows.SHEET_RATIO``, past ``rows.SHEET_CELLS``) is refused, as is one whose values come to
   more text than ``rows.SHEET_TEXT_RATIO`` times the file (past ``rows.SHEET_TEXT_MB``: a shared
@@ -234,8 +235,37 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
             else:
                 values += [None] * (len(keys) - len(values))
                 yield dict(zip(keys, values))
+        for other in book.worksheets[1:]:
+            _unread_sheet(other, path, on_skip)
     finally:
         book.close()
+
+
+def _unread_sheet(sheet: Any, path: str, on_skip: Callable | None) -> None:
+    """Each record of a sheet after the first (rows holding a value, past its first): a reported
+    skip, never a quiet loss (only the first worksheet is read)."""
+    from ..errors import clip_text
+
+    if on_skip is None:
+        return
+    sheet.reset_dimensions()
+    header, cells, values_seen = False, 0, 0
+    for number, row in enumerate(sheet.iter_rows(values_only=True), 1):
+        filled = sum(1 for v in row if v is not None and v != "")
+        cells, values_seen = cells + len(row), values_seen + filled
+        if cells > rows.SHEET_CELLS and cells > rows.SHEET_RATIO * values_seen:
+            raise _too_sparse(path, number, cells, values_seen, len(row))
+        if filled and header:
+            title = clip_text(str(sheet.title), 40)
+            on_skip(
+                SkippedRecord(
+                    path,
+                    number,
+                    f"in sheet {title!r}, which is not read: only the first worksheet is (save "
+                    "that sheet as a file of its own)",
+                )
+            )
+        header = header or bool(filled)
 
 
 def _too_sparse(path: str, row: int, cells: int, values: int, columns: int) -> Exception:

@@ -570,3 +570,33 @@ def test_the_cli_refuses_an_infinite_sandbox_timeout_in_one_line(tmp_path, monke
     result = invoke("generate", "d.jsonl", "-i", "trim s", "--sandbox-timeout", "inf")
     assert result.exit_code in (1, 2) and "sandbox" in result.stderr.lower(), result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------------- 14. other sheets
+def test_the_records_of_a_workbooks_other_sheets_are_counted_never_lost_quietly(
+    tmp_path, monkeypatch
+):
+    """Before: a workbook whose second sheet held 498 records: ``apply`` wrote "1 of 1
+    records", exit 0 (only the first worksheet is read)."""
+    openpyxl = optional("openpyxl")
+    monkeypatch.chdir(tmp_path)
+    book = openpyxl.Workbook()
+    book.active.append(["id", "n"])
+    book.active.append([1, "a"])
+    more = book.create_sheet("more\u202e")
+    more.append(["id", "n"])
+    for i in range(2, 50):
+        more.append([i, "b"])
+    more.append([])
+    book.create_sheet("notes").append(["a header alone is no record"])
+    book.save(tmp_path / "two.xlsx")
+    _functions(tmp_path)
+    result = invoke("apply", "cf.py", "two.xlsx", "-o", "out.jsonl", "--progress", "off")
+    assert result.exit_code == 1 and "48 input row(s)" in result.stderr, result.stderr
+    assert "1 of 49 records" in result.stdout and "\u202e" not in result.stdout + result.stderr
+    from recursive_cleaner.read.parsers import iter_records
+
+    skipped = []
+    assert list(iter_records("two.xlsx", on_skip=skipped.append)) == [{"id": 1, "n": "a"}]
+    assert [s.line for s in skipped] == list(range(2, 50))
+    assert "'more" in skipped[0].reason and "first worksheet" in skipped[0].reason
