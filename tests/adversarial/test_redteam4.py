@@ -1,5 +1,71 @@
 """The fourth red-team pass (after issue 43): each break it found, asserting what should happen.
 
+33 attacks: 15 held, 18 broke, 15 fixed (3 open, named below). One line per attack (test):
+
+ 1. broke, fixed: records each bringing a key of their own make a table of empty cells in
+    CSV/Parquet/Excel outputs (test_records_with_keys_of_their_own_cannot_make_a_table...)
+ 2. broke, fixed: apply writes its report/audit/output over the spec it reads
+    (test_apply_never_writes_over_the_spec_it_reads, ..._refuses_an_audit_over_its_spec)
+ 3. broke, fixed: class-level tables of allowed classes carry state
+    (test_a_class_level_table_of_an_allowed_module_keeps_no_state_between_records)
+ 4. broke, fixed: submodules' tables carry state in the child
+    (test_a_submodules_table_keeps_no_state_between_records_without_the_policy)
+ 5. broke, fixed: terminal escapes / bidi controls in model code
+    (test_code_holding_a_terminal_or_bidi_control_is_refused_naming_it, ...reaches_cleaning...)
+ 6. broke, fixed: state file entries of the wrong type (test_a_state_entry_of_the_wrong_type...,
+    test_a_saved_option_of_the_wrong_type..., test_the_cli_resume_names_the_state_file...)
+ 7. broke, fixed: Excel output cut a text past 32,767 characters
+    (test_an_excel_output_never_cuts_a_long_text)
+ 8. broke, fixed: Excel output rounded ints past 2**53 (..._keeps_every_digit_of_a_big_int)
+ 9. broke, fixed: apply --dask wrote the input's format (test_apply_dask_writes_the_format...)
+10. broke, fixed: a control character in a field name broke llama.cpp's grammar
+    (test_a_control_character_in_a_field_name..., test_a_nul_in_a_csv_header_leaves...)
+11. broke, fixed: quadratic unique_header (test_repeated_header_names_are_renamed_in_linear_work)
+12. broke, fixed: CROSS_ROW_STEPS entries of the wrong type (test_a_step_entry_of_the_wrong_type...)
+13. broke, fixed: a 62 KB .xlsx of cells naming one 32,000-character shared string: 6.4 GB of
+    values (test_cells_naming_one_shared_string_cannot_grow_a_small_workbook,
+    test_apply_names_the_bound_in_one_line; bench/hostile_readers.py xlsx-shared)
+14. broke, fixed: sandbox_timeout=inf (a flag, or a loaded Cleaner file's Infinity): a raw
+    OverflowError at the first candidate (test_an_infinite_sandbox_timeout_is_refused...,
+    test_the_sandbox_and_apply_refuse_a_timeout..., test_the_cli_refuses_an_infinite...)
+15. broke, fixed: a workbook's other sheets' records lost with exit 0
+    (test_the_records_of_a_workbooks_other_sheets_are_counted_never_lost_quietly)
+16. broke, OPEN: the child alone lets a store through an allowed module function's
+    ``__globals__`` carry state (the policy refuses it; strict xfail
+    test_the_child_alone_keeps_no_state_through_globals_or_type_setattr)
+17. broke, OPEN: the child alone lets ``type.__setattr__`` on an allowed class carry state (the
+    policy refuses it; the same strict xfail)
+18. broke, OPEN: a JSON record with a key twice ({"a": 1, "a": 2}) keeps the last value without
+    a word (JSON's own reading; a check would cost every record an object_pairs_hook)
+19. held: an unterminated CSV quote: the rows it swallows are skipped and counted
+    (test_held_reader_attacks_lose_no_record_quietly)
+20. held: raw U+2028 / U+0085 / U+001C inside JSONL strings are no line ends (same test)
+21. held: a 100,000-deep list in a JSONL value, a JSON document or a state file: a skip or one
+    line "nested too deeply" (same test)
+22. held: two objects, null, [] or a string as JSONL lines: counted skips (same test)
+23. held: two gzip members read as one stream; a truncated .jsonl.gz is one InputError
+    (same test, test_a_truncated_gzip_is_one_input_error)
+24. held: a 200 KB CSV field: one line naming the csv module's field limit
+25. held: a NUL inside a CSV cell is kept as data
+26. held: field names with triple quotes / CR LF / U+2028, enum values and goal text holding code
+    reach the library's own no-call functions as literals only
+    (test_hostile_field_names_values_and_goals_stay_data_in_the_generated_module)
+27. held: terminal and bidi controls in field names and values through validate, apply's lines,
+    the audit log and the HTML report
+28. held: format strings walking attributes ("{0.__class__.__mro__}", built-up, format_map):
+    refused by the policy
+29. held: a function's result that is no record (None, a list, a string; 200,000-deep, a set,
+    bytes, tuple keys) fails that record, never written
+    (test_a_functions_result_that_is_not_a_record_fails_it_and_never_writes_it)
+30. held: module-level itertools.count / functools.partial, stores on allowed classes and
+    objects, a module-level str.maketrans table: refused by the policy and by the child
+31. held: apply -o onto a folder, /dev/stdout or /dev/null: one line, nothing written
+32. held: -i @/dev/zero or @/dev/urandom: refused (the message says "not found", see the report)
+33. held (by design): a clean_data returning {} empties every record, exit 0: apply writes what
+    the functions return (generate's judge refuses a function dropping fields; --audit shows it)
+
+The first pass's breaks in order (the sections below keep their numbers):
+
 1. Tabular outputs: records that each bring a key of their own make a table of empty cells (a
    126 KB JSONL took 32 s and 683 MB writing Parquet; 266 KB became a 256 MB CSV).
 2. ``apply`` wrote its report, audit or output over the field spec it read (``--spec``, or the
@@ -18,6 +84,11 @@
 10. ``unique_header`` was quadratic in repeated names (a 64 KB CSV header: 78 s in apply).
 11. ``CROSS_ROW_STEPS`` entries of the wrong type: a raw TypeError, or a string key read as its
     letters.
+12. An .xlsx whose cells name one shared string (attack 13 above).
+13. Infinite timeouts (attack 14).
+14. A workbook's other sheets (attack 15).
+15. State past the child alone through ``__globals__`` / ``type.__setattr__`` (attacks 16-17).
+16. The held attacks, pinned (attacks 19-29).
 """
 
 from __future__ import annotations
@@ -600,3 +671,136 @@ def test_the_records_of_a_workbooks_other_sheets_are_counted_never_lost_quietly(
     assert list(iter_records("two.xlsx", on_skip=skipped.append)) == [{"id": 1, "n": "a"}]
     assert [s.line for s in skipped] == list(range(2, 50))
     assert "'more" in skipped[0].reason and "first worksheet" in skipped[0].reason
+
+
+# ---------------------------------------------------------------------------- 15. child-only state
+# The policy refuses both; without it, the child does not stop them (left open: see the docstring)
+CHILD_ONLY_OPEN = {
+    "an allowed module function's __globals__": _counter(
+        "import textwrap",
+        "g = textwrap.dedent.__globals__\n    g['_n'] = g.get('_n', 0) + 1",
+        "textwrap.dedent.__globals__.get('_n')",
+    ),
+    "type.__setattr__ on an allowed module's class": _counter(
+        "import string",
+        "type.__setattr__(string.Template, 'idpattern', string.Template.idpattern + 'x')",
+        "len(string.Template.idpattern)",
+    ),
+}
+
+
+@POSIX
+@pytest.mark.parametrize("name", sorted(CHILD_ONLY_OPEN))
+def test_spellings_the_policy_refuses(name):
+    assert check_code_safety(CHILD_ONLY_OPEN[name])
+
+
+@BREAK("the child alone does not stop a store through __globals__ or type.__setattr__")
+@POSIX
+@pytest.mark.parametrize("name", sorted(CHILD_ONLY_OPEN))
+def test_the_child_alone_keeps_no_state_through_globals_or_type_setattr(name):
+    _no_record_sees_another(CHILD_ONLY_OPEN[name])
+
+
+# ---------------------------------------------------------------------------- 16. held, pinned
+HELD_INPUTS = {  # name -> (file, bytes, records read, skipped lines)
+    "unterminated CSV quote": (
+        "q.csv",
+        b"id,n\n1,a\n2,\"b\n" + b"".join(b"%d,c\n" % i for i in range(3, 8)),
+        None,
+        None,
+    ),
+    "raw U+2028, U+0085, U+001C in a JSONL string": (
+        "s.jsonl",
+        '{"t": "a\u2028b\u0085c"}\n{"t": "d"}\n'.encode(),
+        [{"t": "a\u2028b\u0085c"}, {"t": "d"}],
+        [],
+    ),
+    "a 100,000-deep list in a JSONL value": (
+        "d.jsonl",
+        b'{"a": 1}\n{"v": ' + b"[" * 100_000 + b"]" * 100_000 + b'}\n{"a": 3}\n',
+        [{"a": 1}, {"a": 3}],
+        [2],
+    ),
+    "two objects, null, [] and a string as JSONL lines": (
+        "o.jsonl",
+        b'{"a": 1}{"a": 2}\nnull\n[]\n"s"\n{"a": 3}\n',
+        [{"a": 3}],
+        [1, 2, 3, 4],
+    ),
+    "two gzip members": ("c.jsonl.gz", None, [{"a": 1}, {"a": 2}], []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELD_INPUTS))
+def test_held_reader_attacks_lose_no_record_quietly(tmp_path, name):
+    import gzip
+
+    from recursive_cleaner.read.parsers import iter_records
+
+    file, payload, expected, lines = HELD_INPUTS[name]
+    if payload is None:
+        payload = gzip.compress(b'{"a": 1}\n') + gzip.compress(b'{"a": 2}\n')
+    path = tmp_path / file
+    path.write_bytes(payload)
+    skipped = []
+    if expected is None:  # an unterminated quote: the rows it swallows are skipped, never merged
+        records = list(iter_records(str(path), on_skip=skipped.append))
+        assert len(records) + len(skipped) == 7 and skipped, (records, skipped)
+        return
+    assert list(iter_records(str(path), on_skip=skipped.append)) == expected
+    assert [s.line for s in skipped] == lines
+
+
+def test_a_truncated_gzip_is_one_input_error(tmp_path):
+    import gzip
+
+    from recursive_cleaner.errors import InputError
+    from recursive_cleaner.read.parsers import iter_records
+
+    data = gzip.compress(b"".join(b'{"id": %d, "t": "%s"}\n' % (i, b"x" * 40) for i in range(5000)))
+    (tmp_path / "t.jsonl.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="not a readable gzip file"):
+        list(iter_records(str(tmp_path / "t.jsonl.gz")))
+
+
+def test_hostile_field_names_values_and_goals_stay_data_in_the_generated_module(tmp_path):
+    """Field names with triple quotes, backslashes, CR LF and U+2028, enum values and goal text
+    holding quotes and ``import os``: the library's own no-call functions write them as literals."""
+    import ast
+
+    f1, f2 = 'status"""\nimport os\nos.system("id")\n#', "signup\u2028date\r\nx=1"
+    rows = [
+        {"id": i, f1: ["Active", "ACTIVE ", "pending"][i % 3], f2: f"2020/01/0{i % 9 + 1}"}
+        for i in range(30)
+    ]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    goals = (
+        f'{f1} is one of "active", "pending", "can\'\'\'celled\\"\n#"; lower case.\n'
+        f'{f2} should be ISO dates (YYYY-MM-DD). """ \'\'\' \n import os'
+    )
+    DataCleaner(
+        FakeBackend(default=CLEAN_REPLY),
+        str(data),
+        instructions=goals,
+        output_path=str(tmp_path / "cf.py"),
+        report_path=str(tmp_path / "r.md"),
+        sleep=lambda s: None,
+        chunk_size=30,
+        holdout_ratio=0.0,
+    ).run()
+    tree = ast.parse((tmp_path / "cf.py").read_text(encoding="utf-8"))
+    kinds = {type(node).__name__ for node in tree.body[1:]}
+    assert kinds <= {"Import", "ImportFrom", "FunctionDef", "Assign"}, kinds
+    assert check_code_safety((tmp_path / "cf.py").read_text(encoding="utf-8")) == []
+
+
+def test_a_functions_result_that_is_not_a_record_fails_it_and_never_writes_it(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"a": 1}\n{"a": 2}\n')
+    for body in ("return None", "return [record]", "return 'x'"):
+        code = _functions(tmp_path, f"def clean_data(record):\n    {body}\n")
+        result = apply_file(code, str(source), str(tmp_path / "o.jsonl"), workers=1)
+        assert result.failed == 2 and result.records_out == 2, (body, result)
+        assert (tmp_path / "o.jsonl").read_text() == source.read_text()
