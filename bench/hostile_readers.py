@@ -11,6 +11,9 @@ includes the interpreter and pyarrow / openpyxl: about 60-100 MB before any file
 
 * ``xlsx-a-xfd``: 2,000 rows with a cell in column A and one in XFD (29 KB), read in chunks of
   2,000 as apply's batches are (issue: 16,384 keys a record, 851 MB a batch);
+* ``xlsx-shared``: 20,000 rows of 10 cells naming one 32,000-character shared string (62 KB):
+  the records read and the JSON they come to, as apply's batches and the prompts hold them
+  (red team 4: 6.4 GB; apply took 42 s and 1.9 GB before the sandbox's memory limit);
 * ``parquet-dict`` / ``parquet-plain`` / ``parquet-delta``: 2,000 rows of one 120 KB string, zstd,
   in a dictionary (433 bytes), plain (22 KB) and prefix-encoded (452 bytes): 240 MB of values;
 * ``gz-long-line``: a ``.jsonl.gz`` of 189 KB whose first line is a 200 MB string;
@@ -52,6 +55,46 @@ def _xlsx(path: str) -> None:
     book.save(path)
 
 
+def _xlsx_shared(path: str, rows: int = 20_000, cols: int = 10) -> None:
+    """Every data cell names one 32,000-character shared string (Excel's own way to store it)."""
+    import zipfile
+
+    ns = 'xmlns="http://schemas.openxmlformats.org/'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = f'{ns}spreadsheetml/2006/main"'
+    ml = "application/vnd.openxmlformats-officedocument.spreadsheetml."
+    parts = {
+        "[Content_Types].xml": f'<Types {ns}package/2006/content-types"><Default Extension="rels" '
+        'ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default '
+        f'Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" '
+        f'ContentType="{ml}sheet.main+xml"/><Override PartName="/xl/sharedStrings.xml" '
+        f'ContentType="{ml}sharedStrings+xml"/></Types>',
+        "_rels/.rels": f'<Relationships {ns}package/2006/relationships"><Relationship Id="r1" '
+        f'Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<workbook {main} xmlns:r="{rel}"><sheets><sheet name="S" '
+        'sheetId="1" r:id="r1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": f'<Relationships {ns}package/2006/relationships">'
+        f'<Relationship Id="r1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/>'
+        f'<Relationship Id="r2" Type="{rel}/sharedStrings" Target="sharedStrings.xml"/>'
+        "</Relationships>",
+        "xl/sharedStrings.xml": f"<sst {main}>"
+        + "".join(f"<si><t>h{j}</t></si>" for j in range(cols))
+        + f"<si><t>{'x' * 32_000}</t></si></sst>",
+        "xl/worksheets/sheet1.xml": f"<worksheet {main}><sheetData>"
+        + '<row r="1">'
+        + "".join(f'<c r="{chr(65 + j)}1" t="s"><v>{j}</v></c>' for j in range(cols))
+        + "</row>"
+        + "".join(
+            f'<row r="{i}">' + f'<c t="s"><v>{cols}</v></c>' * cols + "</row>"
+            for i in range(2, rows + 2)
+        )
+        + "</sheetData></worksheet>",
+    }
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as book:
+        for name, content in parts.items():
+            book.writestr(name, content)
+
+
 def _parquet(path: str, **options) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -88,6 +131,7 @@ def build(work: str, cases: list[str]) -> None:
     """Write each case's file into ``work`` (kept: a second run reuses them)."""
     makers = {
         "xlsx-a-xfd": ("wide.xlsx", _xlsx),
+        "xlsx-shared": ("shared.xlsx", _xlsx_shared),
         "parquet-dict": ("dict.parquet", _parquet),
         "parquet-plain": ("plain.parquet", lambda p: _parquet(p, use_dictionary=False)),
         "parquet-delta": (
@@ -117,6 +161,14 @@ from recursive_cleaner.read.text_chunker import chunk_text
 
 def records(name):
     return sum(len(c) for c in iter_chunks(os.path.join(work, name), 2000))
+
+def as_json(name):
+    chunks = iter_chunks(os.path.join(work, name), 2000)
+    n = size = 0
+    for chunk in chunks:
+        n += len(chunk)
+        size += sum(len(json.dumps(r)) for r in chunk)
+    return f"{n} records, {size >> 20} MB as JSON"
 
 def text(unit, size):
     return f"{len(chunk_text((unit * (size // len(unit) + 1))[:size]))} chunks"
@@ -150,6 +202,7 @@ def cost():
 
 RUN = {
     "xlsx-a-xfd": lambda: f"{records('wide.xlsx')} records",
+    "xlsx-shared": lambda: as_json("shared.xlsx"),
     "parquet-dict": lambda: f"{records('dict.parquet')} records",
     "parquet-plain": lambda: f"{records('plain.parquet')} records",
     "parquet-delta": lambda: f"{records('delta.parquet')} records",
@@ -177,6 +230,7 @@ print(json.dumps({"outcome": outcome, "seconds": seconds, "peak_mb": peak}))
 
 CASES = [
     "xlsx-a-xfd",
+    "xlsx-shared",
     "parquet-dict",
     "parquet-plain",
     "parquet-delta",

@@ -64,7 +64,6 @@ def run_file(
     cluster: Any,
     job: CrossRowJob,
     path: str,
-    fmt: str,
     parts: list[Part],
     target: str,
     reject: str | None,
@@ -147,7 +146,6 @@ def run_file(
         write_output(
             job,
             path,
-            fmt,
             stats,
             transformed,
             target,

@@ -17,6 +17,7 @@ from .cross_row import step_label
 from .dask_keys import with_owners
 from .dask_parts import add_counts, renumbered
 from .dask_spool import CrossRowJob, Spooled, spooled_records
+from .fields import output_format
 from .result import ApplyError, ApplyResult, no_records
 from .writers import AtomicFile, output_writer
 from ..crossrow.steps import Fitted
@@ -105,7 +106,6 @@ def _batches(parts: Iterator[_Transformed], size: int) -> Iterator[tuple[bytes, 
 def write_output(
     job: CrossRowJob,
     path: str,
-    fmt: str,
     stats: list[Spooled],
     transformed: Iterator[_Transformed],
     target: str,
@@ -136,7 +136,8 @@ def write_output(
         AtomicFile(reject) if reject else nullcontext() as rejects,
         AtomicFile(audit_path) if audit_path else nullcontext() as audit,
     ):
-        writer = output_writer(fmt, out, path, column_types)
+        # the format the output's extension names, as apply_file writes it
+        writer = output_writer(output_format(target), out, target, column_types)
         try:
             for payload, count in _batches(counted(), job.size):
                 try:

@@ -70,7 +70,7 @@ from contextlib import nullcontext
 from typing import Any, Callable, Iterable, Iterator
 
 from .fields import missing_fields, output_format, sample_records
-from .out_types import column_types, output_spec
+from .out_types import column_types, output_spec, spec_inputs
 from .cross_row import spool
 from .batch import Batch, input_batches
 from .pipeline import KEEP_SKIPS, ApplyRun
@@ -160,7 +160,11 @@ def apply_file(
     counted in ``skipped_input`` and, like failed records, against ``max_failures``.
     """
     check_distinct_paths(
-        {"functions_path": functions_path, "input_path": input_path},
+        {
+            "functions_path": functions_path,
+            "input_path": input_path,
+            **spec_inputs(spec, functions_path, code),
+        },
         {"output_path": output_path, "reject_path": reject_path, "audit_path": audit_path},
     )
     out_fmt = output_format(output_path)

@@ -46,8 +46,9 @@ from .._extras import require
 from .dask_fit import run_file
 from .dask_parts import PartResult, add_counts, clean_part, plan_file, renumbered
 from .dask_spool import CrossRowJob
+from .fields import output_format
 from .local import MAX_DROP
-from .out_types import column_types, output_spec
+from .out_types import column_types, output_spec, spec_inputs
 from .pipeline import ApplyRun
 from .pool import start_workers
 from .result import ApplyError, ApplyResult, check_input_format, no_records
@@ -132,6 +133,8 @@ def apply_dask(
     fmts = [check_input_format("apply_dask", path, fmt).encoded(encoding).name for path in files]
     single = isinstance(inputs, (str, os.PathLike)) and not glob.has_magic(str(inputs))
     targets = _targets(files, output, single)
+    for target in targets:  # an extension no writer has: one ValueError, before any task
+        output_format(target)
     if reject_path is not None and (reject_dir is not None or not single):
         raise ValueError(
             "reject_path is for one input file; give reject_dir for several (or a glob)"
@@ -153,7 +156,11 @@ def apply_dask(
         for p in files
     ]
     check_distinct_paths(
-        {"functions_path": functions_path, **{f"inputs[{i}]": p for i, p in enumerate(files)}},
+        {
+            "functions_path": functions_path,
+            **{f"inputs[{i}]": p for i, p in enumerate(files)},
+            **spec_inputs(spec, functions_path, None),
+        },
         {
             **{f"output of inputs[{i}]": t for i, t in enumerate(targets)},
             **{f"rejects of inputs[{i}]": r for i, r in enumerate(rejects)},
@@ -198,7 +205,6 @@ def apply_dask(
                 cluster,
                 job,
                 path,
-                kind,
                 parts,
                 target,
                 reject,
@@ -218,10 +224,10 @@ def apply_dask(
         )
         cleaned = _ordered(dask, clean_bag.to_delayed(), client, 2 * threads)
         try:
-            for path, kind, parts, target, reject in zip(files, fmts, plans, targets, rejects):
+            for path, parts, target, reject in zip(files, plans, targets, rejects):
                 results = (list(next(cleaned))[0] for _ in parts)
                 done = _write_file(
-                    path, kind, results, target, reject, result, started, on_progress, types
+                    path, results, target, reject, result, started, on_progress, types
                 )
                 done.seconds = time.monotonic() - started
                 result.files[path], result.outputs[path] = done, target
@@ -346,7 +352,6 @@ def _ordered(dask: Any, delayeds: list, client: Any, window: int) -> Iterator[An
 
 def _write_file(
     path: str,
-    fmt: str,
     parts: Iterable[PartResult],
     target: str,
     reject: str | None,
@@ -358,8 +363,8 @@ def _write_file(
     """One output file from its parts' results, in order, as apply_file writes it."""
     done = ApplyResult(workers=total.workers, trusted=total.trusted)
     with AtomicFile(target) as out, AtomicFile(reject) if reject else nullcontext() as rejects:
-        # the input's format, tabs for a .tsv input
-        writer = output_writer(fmt, out, path, types)
+        # the format the output's extension names, as apply_file writes it (tabs for a .tsv)
+        writer = output_writer(output_format(target), out, target, types)
         try:
             for part in parts:
                 for payload, count in part.payloads:

@@ -31,7 +31,14 @@ from .report import spec_beside
 from ..profiling.spec import CleaningSpec, load_spec
 from ..read.formats.output import is_blank
 
-__all__ = ["ColumnType", "TYPED_KINDS", "column_types", "output_spec", "typed_frame"]
+__all__ = [
+    "ColumnType",
+    "TYPED_KINDS",
+    "column_types",
+    "output_spec",
+    "spec_inputs",
+    "typed_frame",
+]
 
 TYPED_KINDS = ("integer", "number", "date", "datetime")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -141,6 +148,20 @@ def output_spec(
     if isinstance(spec, CleaningSpec):
         return spec
     return load_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
+
+
+def spec_inputs(
+    spec: Any, functions_path: str | os.PathLike | None, code: str | None
+) -> dict[str, str]:
+    """The spec file ``output_spec`` reads, named for a path check (an input: no output of the run
+    may be written over it): ``spec`` when it is a path, else the one found beside the
+    functions."""
+    if isinstance(spec, (str, os.PathLike)):
+        return {"spec": os.fspath(spec)}
+    if spec is None and code is None and functions_path is not None:
+        found = spec_beside(functions_path)
+        return {f"the spec of {os.fspath(functions_path)}": found} if found else {}
+    return {}
 
 
 def typed_frame(frame: Any, types: dict[str, ColumnType], labels: dict | None = None) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 import warnings
 from collections import deque
@@ -52,8 +53,8 @@ class ApplyRun:
         audit: bool = False,
         max_drop: float = 1.0,
     ) -> None:
-        if not timeout > 0:
-            raise ValueError(f"timeout_per_batch must be positive, got {timeout!r}")
+        if not 0 < timeout < math.inf:
+            raise ValueError(f"timeout_per_batch must be a positive finite number, not {timeout!r}")
         if not 0 <= max_drop <= 1:
             raise ValueError(f"max_drop must be a share between 0 and 1, got {max_drop!r}")
         self.max_drop = max_drop

@@ -81,6 +81,7 @@ class CrossRowStep:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "protected", tuple(self.protected))
+        _check_types(self)
         object.__setattr__(self, "keep", tuple((str(f), str(shape)) for f, shape in self.keep))
         kind = kinds.get(self.kind)
         if kind is None:
@@ -128,6 +129,9 @@ class CrossRowStep:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CrossRowStep":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        for name in _NAMES:  # a string would be read as its letters: "sku" as s, k, u
+            if isinstance(known.get(name), (str, bytes)):
+                raise ValueError(f"{name} must be a list of field names, not a string")
         known["key"], known["fields"] = (
             tuple(known.get("key") or ()),
             tuple(known.get("fields") or ()),
@@ -150,6 +154,30 @@ class CrossRowStep:
         ):
             return is_variant(old, new, self.max_distance)
         return True
+
+
+_NAMES = ("key", "fields", "weight_by", "protected")
+_NUMBERS = ("min_share", "ratio", "min_count", "max_distance")
+_FLAGS = ("asked", "variants_only")
+
+
+def _check_types(step: CrossRowStep) -> None:
+    """ValueError naming the first entry of a step whose type is not the one its kind reads (a
+    hand-edited functions file is untrusted: a raw TypeError came from deep in apply)."""
+    for name in _NAMES:
+        if not all(isinstance(f, str) for f in getattr(step, name)):
+            raise ValueError(f"{name} must hold field names (strings)")
+    for name in _NUMBERS:
+        value = getattr(step, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number, got {type(value).__name__}")
+    for name in _FLAGS:
+        if not isinstance(getattr(step, name), bool):
+            raise ValueError(
+                f"{name} must be true or false, got {type(getattr(step, name)).__name__}"
+            )
+    if not isinstance(step.normalize, str):
+        raise ValueError(f"normalize must be text, got {type(step.normalize).__name__}")
 
 
 @dataclass

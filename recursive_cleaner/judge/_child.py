@@ -538,18 +538,35 @@ def _freeze_modules(protected: set) -> None:
                 frozen_classes[kind] = None
         return frozen_classes[kind]
 
-    names = sorted(ALLOWED_MODULES | _INTERNAL_MODULES | frozenset(_FROZEN_EXTRA))
+    # an allowed package's public submodules are reached as its attributes (html.entities,
+    # json.decoder): read-only as the package is
+    packages = tuple(n + "." for n in ALLOWED_MODULES if n != TOOLKIT)
+    subs = frozenset(
+        n for n in sys.modules if n.startswith(packages) and not n.rpartition(".")[2][:1] == "_"
+    )
+    names = sorted(ALLOWED_MODULES | _INTERNAL_MODULES | frozenset(_FROZEN_EXTRA) | subs)
     modules = [sys.modules[n] for n in names if type(sys.modules.get(n)) is module_type]
     protected.update(id(m) for m in modules)
     read_only = {list: tuple, dict: proxy, set: frozenset}
+    set_type_attr = type.__setattr__
     for module in modules:
         namespace = dict_of(module)
-        public = module.__name__ in ALLOWED_MODULES  # the helpers (warnings) keep their lists
+        # the helpers (warnings) keep their lists
+        public = module.__name__ in ALLOWED_MODULES or module.__name__ in subs
         for name, value in list(namespace.items()):
             kind = type(value)
             if kind in read_only and public and not name.startswith("_"):
                 value = namespace[name] = read_only[kind](value)
             protected.add(id(value))
+            if public and isinstance(value, type) and value.__flags__ & 512:
+                # a class's public tables (calendar.HTMLCalendar.cssclasses,
+                # textwrap.TextWrapper.unicode_whitespace_trans): every instance reads the same one
+                for attr, table in list(vars(value).items()):
+                    if type(table) in read_only and not attr.startswith("_"):
+                        try:
+                            set_type_attr(value, attr, read_only[type(table)](table))
+                        except BaseException:  # a class that refuses its own stores
+                            pass
             if (
                 kind.__flags__ & 512  # a heap type: a class written in Python
                 and not isinstance(value, (type, module_type, types.FunctionType))

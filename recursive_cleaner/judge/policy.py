@@ -36,6 +36,7 @@ refers to, and the checks that need it, in ``policy_scope`` (``Scope``).
 from __future__ import annotations
 
 import ast
+import re
 from string import Formatter
 
 from ._child import TOOLKIT
@@ -132,10 +133,29 @@ def check_code_safety(code: str) -> list[str]:
     except (RecursionError, MemoryError):  # Python's parser gives up on deeply nested code
         return ["The code is nested too deeply to parse; write plain statements."]
     try:
-        return _problems(tree)
+        return _hidden(code) + _problems(tree)
     # a walk that recurses (ast.unparse of a long chain in a message)
     except (RecursionError, MemoryError):
         return [TOO_DEEP]
+
+
+# terminal escapes, other C0/C1 controls and the bidirectional overrides and isolates: a file read
+# with ``cat`` or in an editor (a review before ``--trusted``) shows other code than runs (ESC [2K
+# erases a line; Trojan Source, CVE-2021-42574). Tab, the line ends and the separators Python
+# reads inside a string (\v \f \x1c-\x1e \x85) stay.
+_HIDDEN = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _hidden(code: str) -> list[str]:
+    found = _HIDDEN.search(code)
+    if found is None:
+        return []
+    line, c = code.count("\n", 0, found.start()) + 1, ord(found.group())
+    escape = f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    return [
+        f"Line {line}: the code holds the control character U+{c:04X}, which shows other code "
+        f"than runs where the file is read; write it as an escape in a string (`'{escape}'`)"
+    ]
 
 
 def _problems(tree: ast.Module) -> list[str]:

@@ -68,8 +68,8 @@ def run_in_sandbox(
     """
     if not isinstance(code, str) or not isinstance(function_name, str):
         raise TypeError("code and function_name must be str")
-    if not timeout > 0:
-        raise ValueError(f"timeout must be positive, got {timeout!r}")
+    if not 0 < timeout < math.inf:
+        raise ValueError(f"timeout must be a positive finite number, got {timeout!r}")
     texts = []
     for index, record in enumerate(records):
         try:

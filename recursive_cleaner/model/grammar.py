@@ -76,14 +76,22 @@ _CLASS_ESCAPES = {
 }
 
 
+def _char(c: str, escapes: dict[str, str]) -> str:
+    """One character of a GBNF literal or class: a control character as ``\\xHH`` (raw, a NUL
+    ends llama.cpp's reading of the grammar: "failed to parse grammar")."""
+    if c in escapes:
+        return escapes[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c
+
+
 def _gbnf(node: _Node) -> str:
     if node.kind == "lit":
-        return '"' + "".join(_GBNF_ESCAPES.get(c, c) for c in node.text) + '"'
+        return '"' + "".join(_char(c, _GBNF_ESCAPES) for c in node.text) + '"'
     if node.kind == "cls":
         return (
             "["
             + ("^" if node.low else "")
-            + "".join(_CLASS_ESCAPES.get(c, c) for c in node.text)
+            + "".join(_char(c, _CLASS_ESCAPES) for c in node.text)
             + "]"
         )
     if node.kind == "seq":
@@ -241,7 +249,7 @@ def open_reply(
 
 def _plain(field: str) -> bool:
     """A field name an issue's text can start with (one line, no tag or backtick, not too long)."""
-    return 0 < len(field) <= 80 and not re.search(r"[<`\r\n]", field)
+    return 0 < len(field) <= 80 and not re.search(r"[<`\x00-\x1f\x7f]", field)
 
 
 def detect_reply() -> Grammar:

@@ -24,6 +24,8 @@ __all__ = [
     "GZIP_LINE_MB",
     "SHEET_RATIO",
     "SHEET_CELLS",
+    "SHEET_TEXT_RATIO",
+    "SHEET_TEXT_MB",
     "PARQUET_RATIO",
     "PARQUET_MB",
     "PARQUET_BATCH_MB",
@@ -41,17 +43,20 @@ class SkippedRecord:
 
 
 def unique_header(names: list[str]) -> list[str]:
-    """Empty names become column_N (1-based position); repeats get _2, _3, ..."""
+    """Empty names become column_N (1-based position); repeats get _2, _3, ... (each name's next
+    suffix kept: n repeats of one name are n tries, not n * n)."""
     taken = {n for n in names if n.strip()}
     seen: set[str] = set()
+    tried: dict[str, int] = {}  # name -> the suffix to try next (every one before it is used)
     result = []
     for i, name in enumerate(names, 1):
         if not name.strip():
             name = f"column_{i}"
         if name in seen:
-            k = 2
+            k = tried.get(name, 2)
             while f"{name}_{k}" in seen or f"{name}_{k}" in taken:
                 k += 1
+            tried[name] = k + 1
             name = f"{name}_{k}"
         seen.add(name)
         result.append(name)
@@ -69,6 +74,10 @@ SHEET_RATIO, SHEET_CELLS = 100, 1_000_000
 """A worksheet is refused once its records hold more than SHEET_CELLS cells (keys, blanks included)
 and more than SHEET_RATIO times the cells holding a value: every record has every column up to the
 header's last one, so two cells in columns A and XFD make 16,384 keys a row."""
+SHEET_TEXT_RATIO, SHEET_TEXT_MB = 100, 64
+"""A worksheet is refused once its values come to more than SHEET_TEXT_RATIO times the file's size
+and more than SHEET_TEXT_MB of text: a shared string is stored once and any number of cells may name
+it (a 62 KB workbook of 200,000 cells naming one 32,000-character string holds 6.4 GB of values)."""
 PARQUET_RATIO, PARQUET_MB, PARQUET_BATCH_MB = 100, 64, 16
 """A Parquet file is refused when its values (as its metadata declares them, then as read) come to
 more than PARQUET_RATIO times its size and more than PARQUET_MB; it is read in batches of about

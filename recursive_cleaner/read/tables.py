@@ -19,9 +19,12 @@ for CSV).
 * Excel: the first worksheet, in openpyxl's read-only mode with cached formula values
   (``data_only=True``; a formula never calculated reads as None). The first non-blank row
   is the header; blank rows are ignored; a row with cells beyond the header's last column
-  is skipped and reported (``on_skip``, with its sheet row as the line). Every record has
+  is skipped and reported (``on_skip``, with its sheet row as the line), as is each record of
+  the other sheets (rows holding a value after their first), which are not read. Every record has
   every column up to the header's last: a sheet whose records would be mostly blanks filled in
-  (``rows.SHEET_RATIO``, past ``rows.SHEET_CELLS``) is refused. A date cell at
+  (``rows.SHEET_RATIO``, past ``rows.SHEET_CELLS``) is refused, as is one whose values come to
+  more text than ``rows.SHEET_TEXT_RATIO`` times the file (past ``rows.SHEET_TEXT_MB``: a shared
+  string is stored once, any number of cells may name it). A date cell at
   midnight reads as "YYYY-MM-DD", any other date-time as "YYYY-MM-DDTHH:MM:SS". The old
   binary ``.xls`` format is refused with a hint to save it as .xlsx.
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import os
 from typing import Any, Callable, Iterator
 
 from .._extras import require
@@ -201,6 +205,7 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
         sheet.reset_dimensions()  # do not trust the stored dimension: some writers get it wrong
         keys: list[str] | None = None
         cells = values_seen = 0  # cells read (blanks filled in included) and those with a value
+        text, text_limit = 0, _text_limit(path)  # characters of the values read (others: 8)
         for number, row in enumerate(sheet.iter_rows(values_only=True), 1):
             values = [None if v is None else _excel_value(v) for v in row]
             filled = [i for i, v in enumerate(values) if v is not None and v != ""]
@@ -208,6 +213,9 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
             values_seen += len(filled)
             if cells > rows.SHEET_CELLS and cells > rows.SHEET_RATIO * values_seen:
                 raise _too_sparse(path, number, cells, values_seen, len(keys or values))
+            text += sum(len(values[i]) if type(values[i]) is str else 8 for i in filled)
+            if text > text_limit:
+                raise _too_much_text(path, number, text_limit)
             if not filled:
                 continue  # blank row
             if keys is None:
@@ -227,8 +235,37 @@ def _excel_records(openpyxl: Any, path: str, on_skip: Callable | None) -> Iterat
             else:
                 values += [None] * (len(keys) - len(values))
                 yield dict(zip(keys, values))
+        for other in book.worksheets[1:]:
+            _unread_sheet(other, path, on_skip)
     finally:
         book.close()
+
+
+def _unread_sheet(sheet: Any, path: str, on_skip: Callable | None) -> None:
+    """Each record of a sheet after the first (rows holding a value, past its first): a reported
+    skip, never a quiet loss (only the first worksheet is read)."""
+    from ..errors import clip_text
+
+    if on_skip is None:
+        return
+    sheet.reset_dimensions()
+    header, cells, values_seen = False, 0, 0
+    for number, row in enumerate(sheet.iter_rows(values_only=True), 1):
+        filled = sum(1 for v in row if v is not None and v != "")
+        cells, values_seen = cells + len(row), values_seen + filled
+        if cells > rows.SHEET_CELLS and cells > rows.SHEET_RATIO * values_seen:
+            raise _too_sparse(path, number, cells, values_seen, len(row))
+        if filled and header:
+            title = clip_text(str(sheet.title), 40)
+            on_skip(
+                SkippedRecord(
+                    path,
+                    number,
+                    f"in sheet {title!r}, which is not read: only the first worksheet is (save "
+                    "that sheet as a file of its own)",
+                )
+            )
+        header = header or bool(filled)
 
 
 def _too_sparse(path: str, row: int, cells: int, values: int, columns: int) -> Exception:
@@ -240,6 +277,25 @@ def _too_sparse(path: str, row: int, cells: int, values: int, columns: int) -> E
         f"{path}: by sheet row {row} the records hold {cells:,} cells for {values:,} values "
         f"({columns:,} columns a row), more than {rows.SHEET_RATIO} cells per value (bound: "
         "rows.SHEET_RATIO); delete the empty columns between the used ones and save it again",
+        path,
+        row,
+    )
+
+
+def _text_limit(path: str) -> int:
+    """The characters a sheet's values may come to (``rows.SHEET_TEXT_RATIO`` times the file's
+    size, at least ``rows.SHEET_TEXT_MB``)."""
+    return max(rows.SHEET_TEXT_MB << 20, rows.SHEET_TEXT_RATIO * os.path.getsize(path))
+
+
+def _too_much_text(path: str, row: int, limit: int) -> Exception:
+    """The refusal of a sheet whose values grow past ``rows.SHEET_TEXT_RATIO`` times its file."""
+    from ..errors import InputError
+
+    return InputError(
+        f"{path}: by sheet row {row} its values come to more than {limit >> 20} MB of text, over "
+        f"{rows.SHEET_TEXT_RATIO} times its {rows.size_text(os.path.getsize(path))} (cells naming "
+        "one shared string again and again?); it is not read (bound: rows.SHEET_TEXT_RATIO)",
         path,
         row,
     )

@@ -49,6 +49,7 @@ def settings_for(
         v["stratify_field"],
         v["scope"],
         v["chunk_view"],
+        v["sandbox_timeout"],
     )
     path = os.fspath(data) if isinstance(data, (str, os.PathLike)) else "records.jsonl"
     encoding = input_encoding(data, path, v["encoding"])

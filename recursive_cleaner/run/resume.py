@@ -125,6 +125,7 @@ def resume_arguments(
     keyword arguments: every saved option (``chunk_size`` and ``instructions`` too) under the
     ``options`` given (flat or in their groups), the output paths of ``resume_paths``."""
     saved = load_state(state_file)
+    _check_saved_options(saved.get("options", {}), state_file)
     given = flat_options(options)
     kept = Options.from_dict(
         {
@@ -141,3 +142,23 @@ def resume_arguments(
     if isinstance(kept.get("reflection"), dict):
         kept["reflection"] = ReflectionConfig(**kept["reflection"])
     return saved, backend, {**kept, **given}
+
+
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+def _check_saved_options(saved: dict[str, Any], state_file: str | os.PathLike) -> None:
+    """StateFileError naming a saved option whose value is not of its default's kind (a bool, a
+    whole number, a number, text): the file is untrusted, and a wrong one was a raw TypeError in
+    the option checks."""
+    defaults = Options().to_dict()
+    for name, value in saved.items():
+        default = defaults.get(name)
+        if value is None or default is None:
+            continue
+        kinds = (int, float) if isinstance(default, float) else type(default)
+        if isinstance(value, bool) != isinstance(default, bool) or not isinstance(value, kinds):
+            raise StateFileError(
+                f"state file {os.fspath(state_file)}: option '{name}' must be "
+                f"{_KINDS.get(type(default), type(default).__name__)}, not {value!r:.40}"
+            )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -52,9 +53,12 @@ def check_options(
     stratify_field: str | None,
     scope: str = "mentioned",
     chunk_view: str = "varied",
+    sandbox_timeout: float = 10.0,
 ) -> None:
     """ValueError for an option no run could use."""
     problems = [
+        # inf: no CPU limit can be set from it (was a raw OverflowError at the first candidate)
+        (not 0 < sandbox_timeout < math.inf, "sandbox_timeout must be a positive finite number"),
         (chunk_size < 1, "chunk_size must be at least 1"),
         (max_iterations < 1, "max_iterations must be at least 1"),
         (mode not in ("auto", "structured", "text"), "mode must be 'auto', 'structured' or 'text'"),

@@ -180,9 +180,10 @@ def apply_cmd(
         found_spec = found.path
         if found.note:
             echo(f"note: {found.note}", err=True)
+    spec_read = {"--spec": spec_path} if spec_path else {f"the spec of {functions}": found_spec}
     distinct(
         check_distinct_paths,
-        {"FUNCTIONS": functions, "FILE": file},
+        {"FUNCTIONS": functions, "FILE": file, **spec_read},
         {"-o": output, "--reject-file": reject_file, "--audit": audit, "--report": report_path},
     )
     options = dict(

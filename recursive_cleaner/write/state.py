@@ -197,4 +197,49 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
             )
         if not f["name"].isidentifier():  # it is written into clean_data() as a call
             raise StateFileError(f"state file {p}: functions[{i}]'s name is not a Python name")
+        examples = f.get("examples", [])
+        if not isinstance(examples, list) or not all(
+            isinstance(e, dict) and "input" in e and "output" in e for e in examples
+        ):
+            raise StateFileError(
+                f"state file {p}: functions[{i}]'s examples must be a list of input/output pairs"
+            )
+    _check_entries(data, p)
     return data
+
+
+# what resume and ``report`` read besides _REQUIRED: an entry present must have its type (the file
+# is untrusted: a list where a dict belongs was a raw AttributeError in the middle of resuming)
+_OPTIONAL = {
+    "total_chunks": int,
+    "file_size": int,
+    "skipped_records": int,
+    "unusable_replies": int,
+    "rejected": list,
+    "issues": list,
+    "llm": dict,
+    "options": dict,
+    "early_termination": dict,
+    "spec_draft": dict,
+    "spec_ties": dict,
+    "fingerprint": dict,
+}
+_WORDS = {int: "a whole number", list: "a list", dict: "an object"}
+_LLM_COUNTS = ("calls", "failed_attempts", "prompt_tokens", "completion_tokens", "cached_tokens")
+
+
+def _check_entries(data: dict[str, Any], p: Path) -> None:
+    for key, kind in _OPTIONAL.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise StateFileError(f"state file {p}: '{key}' must be {_WORDS[kind]}")
+    parts = {"rejected": list, "issues": dict}
+    for key, kind in parts.items():
+        if not all(isinstance(item, kind) for item in data.get(key) or ()):
+            raise StateFileError(
+                f"state file {p}: every entry of '{key}' must be a {kind.__name__}"
+            )
+    llm = data.get("llm") or {}
+    counts = [llm.get(k, 0) for k in _LLM_COUNTS]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts):
+        raise StateFileError(f"state file {p}: 'llm' must hold counts (whole numbers)")

@@ -18,8 +18,10 @@ has its column, null before it), and each column's type is decided on all of its
   (value, type name)), blanks as nulls; otherwise as above. Rows are written in row groups of
   ``ROW_GROUP_ROWS`` rows.
 * Excel: one sheet "Sheet1"; None is an empty cell; bool, int and float are cells of
-  that type (NaN and infinities: empty); lists and dicts are JSON text. Strings are always
-  text cells, also when they start with "=" (no formula injection); the control
+  that type (NaN and infinities: empty; an int past 2**53, which a sheet's double cannot hold,
+  is written as its digits, a text cell); lists and dicts are JSON text. A text longer than a
+  cell holds (32,767 characters) fails the run with a ValueError: it is never cut. Strings are
+  always text cells, also when they start with "=" (no formula injection); the control
   characters a sheet cannot hold are replaced by U+FFFD. More than 1,048,576 rows (the
   sheet limit, header included) fail the run with a ValueError as soon as they are counted.
 """
@@ -35,10 +37,20 @@ from typing import Any, BinaryIO
 from ..._extras import require
 from .output import Header, TableWriter, load_batch, null_blanks, spool_file
 
-__all__ = ["ParquetWriter", "ExcelWriter", "ROW_GROUP_ROWS", "EXCEL_MAX_ROWS", "ARROW_TYPES"]
+__all__ = [
+    "ParquetWriter",
+    "ExcelWriter",
+    "ROW_GROUP_ROWS",
+    "EXCEL_MAX_ROWS",
+    "EXCEL_CELL_CHARS",
+    "EXCEL_EXACT",
+    "ARROW_TYPES",
+]
 
 ROW_GROUP_ROWS = 65536
 EXCEL_MAX_ROWS = 1_048_576
+EXCEL_CELL_CHARS = 32_767  # a longer text is refused
+EXCEL_EXACT = 2**53  # a bigger int is written as its digits (text)
 # the type names a ``column_types`` entry converts to -> the pyarrow type
 ARROW_TYPES = {
     "int64": lambda pa: pa.int64(),
@@ -53,6 +65,13 @@ def _too_many() -> str:
     return (
         f"an Excel sheet holds at most {EXCEL_MAX_ROWS:,} rows (header included); "
         "write JSONL, CSV or Parquet instead"
+    )
+
+
+def _too_long(n: int) -> str:
+    return (
+        f"an Excel cell holds at most {EXCEL_CELL_CHARS:,} characters ({n:,} here); write JSONL, "
+        "CSV or Parquet instead"
     )
 
 
@@ -227,6 +246,11 @@ class ExcelWriter(_Spooled):
     def rows(self, records: list[dict]) -> None:
         if self.count + len(records) + 1 > EXCEL_MAX_ROWS:  # the header row included
             raise ValueError(_too_many())
+        for record in records:  # found here, while apply can still name the run's output
+            for key, value in record.items():
+                n = len(_cell_text(value)) if isinstance(value, (str, list, dict)) else 0
+                if max(n, len(key)) > EXCEL_CELL_CHARS:
+                    raise ValueError(_too_long(max(n, len(key))))
 
     def finish(self) -> None:
         try:
@@ -255,11 +279,15 @@ class ExcelWriter(_Spooled):
         self.sheet.append(cells)
 
     def _cell(self, value: Any) -> Any:
-        if value is None or isinstance(value, (bool, int)):
+        if value is None or isinstance(value, bool):
             return value
+        if isinstance(value, int):  # a sheet's numbers are doubles: a bigger int as its digits
+            return value if abs(value) <= EXCEL_EXACT else self._cell(str(value))
         if isinstance(value, float):
             return value if math.isfinite(value) else None
         text = self.illegal.sub("\ufffd", _cell_text(value))
+        if len(text) > EXCEL_CELL_CHARS:  # openpyxl would cut it without a word
+            raise ValueError(_too_long(len(text)))
         if text.startswith("="):  # a text cell, never a formula
             cell = self.cell_type(self.sheet, value=text)
             cell.data_type = "s"
