@@ -232,6 +232,15 @@ class _Reader:
         tok = toks[j]
         if tok.quoted:
             return tok.text
+        # "HR -> Human Resources": the longest run of bare words after it that the data holds
+        joined, k = tok.text, j + 1
+        while k < len(toks) and k - j <= _MAX_OUTPUT_WORDS and toks[k].kind == "value":
+            if toks[k].quoted or toks[k].word in LIST_WORDS:
+                break
+            joined += " " + toks[k].text
+            if self.in_data(joined):
+                return joined
+            k += 1
         nxt = toks[j + 1] if j + 1 < len(toks) else None
         if nxt is not None and nxt.kind == "value" and not nxt.quoted and value_like(nxt.text):
             return None  # "12:00 p.m.": a longer value, written without quotes
@@ -247,12 +256,28 @@ class _Reader:
         named = self._named(at, start, end, block)
         if exact:
             return [f for f in exact if f in named] or exact
+        alike = self._alike(a, named, start, at)
+        # "GP -> Guinea Pig": the field whose data holds the output, where the input's shape
+        # names another
+        right = [
+            f
+            for f in self.fields
+            if len(b) > 2 and any(c.isalnum() for c in a) and b in self.values[f]
+        ]
+        if right and not set(right) & set(alike):
+            return [f for f in right if f in named] or right
+        return alike
+
+    def _alike(self, a: str, named: frozenset, start: int, at: int) -> list[str]:
+        """The fields an input no data holds belongs to by its shape and the names around it."""
         shape = value_shape(a)
         alike = [f for f in self.fields if shape in self.shapes[f]]
         if len(alike) > 1:
             # every named field of A's shape; none named: the one field with A's exact shape
             # ("c1998": "c1980" in pub_year, not "b100000" in record_id)
             chosen = [f for f in alike if f in named]
+            if len(chosen) > 1:  # several named: the one named last before the example
+                chosen = self._nearest(chosen, start, at) or chosen
             if not chosen:
                 exact_shape = value_shape(a, runs=False)
                 chosen = [f for f in alike if exact_shape in self.exact[f]]
@@ -260,6 +285,16 @@ class _Reader:
         if alike:
             return alike
         return list(named) if len(named) == 1 and a not in self.loose else []
+
+    def _nearest(self, chosen: list[str], start: int, at: int) -> list[str]:
+        """Of ``chosen``, the fields of the last mention before ``at`` in its sentence that names
+        any ("names ..., dept back to ... (HR -> ...)": dept)."""
+        lo = max(start, at - _WINDOW)
+        for *_, group in reversed(self.mentions.groups(self.text[lo:at])):
+            found = [f for f in chosen if f in group]
+            if found:
+                return found
+        return []
 
     def _named(self, at: int, start: int, end: int, block: int) -> frozenset:
         """The fields the sentence names (read around the connector when it is long), else its
@@ -271,6 +306,10 @@ class _Reader:
         return self.mentions.heading(
             self.text[block : min(start, block + _WINDOW)].lstrip(" \t\n-*•+#0123456789.)")
         )
+
+
+# "Human Resources", "Customer Support": an output of a few words the data holds
+_MAX_OUTPUT_WORDS = 4
 
 
 def goal_examples(

@@ -135,7 +135,9 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
     return None
 
 
-_PAREN = re.compile(r"\(([^()]{3,120})\)")
+_PAREN = re.compile(r"\(([^()]{3,240})\)")
+# where a list in parentheses ends: a dash set apart, an arrow, a semicolon ("(a, b - so x -> a)")
+_PAREN_END = re.compile(r"\s[-–—]\s|->|→|=>|;")
 _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 # a word start only (the look-behind): from inside a long word the search would rescan its rest,
 # quadratic
@@ -174,14 +176,14 @@ def paren_enum(text: str, holds=None) -> tuple[tuple[str, ...], int] | None:
             return tuple(dict.fromkeys(items)), pipes.start()
     for m in _PAREN.finditer(text):
         # "(mmol/L, umol/L or g/L)": commas and "or" first; a slash only in a list of neither
-        inner = m.group(1)
+        inner = _PAREN_END.split(m.group(1), 1)[0]
         seps = r"\s*(?:,|\||\bor\b)\s*" if re.search(r",|\||\bor\b", inner) else r"\s*/\s*"
         items = [i.strip().strip("\"'“”") for i in re.split(seps, inner)]
         items = [i for i in items if i]
         if (
             len(items) >= 2
             and all(_PAREN_ITEM.fullmatch(i) and not NOT_ITEM.search(i) for i in items)
-            and re.search(r"/|,|\bor\b", m.group(1))
+            and re.search(r"/|,|\bor\b", inner)
         ):
             return tuple(dict.fromkeys(items)), m.start()
     return None

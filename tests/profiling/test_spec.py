@@ -693,3 +693,20 @@ def test_the_bullets_under_a_line_that_leaves_them_alone_are_kept():
     # "every value" under a field's bullet is that field's values, never every field's
     assert spec.fields["booking_date"].kind == "date" and spec.in_scope("booking_date")
     assert spec.fields["bin"].kind == "as_is" and spec.fields["currency"].kind == "as_is"
+
+
+def test_an_example_belongs_to_the_field_named_last_before_it_with_the_output_its_data_holds():
+    fields = ["fname", "l_name", "dept"]
+    data = {
+        "fname": ["Maria", "TOMASZ", "Anne"] * 5,
+        "l_name": ["Smith", "WRIGHT", "Costa"] * 5,
+        "dept": ["Human Resources", "Customer Support", "Finance", "HR"] * 5,
+    }
+    goals = (
+        "names trimmed + proper case, dept back to the real ones (Finance, Human Resources, "
+        "Customer Support - so HR -> Human Resources, CS -> Customer Support etc)"
+    )
+    spec = read_spec(goals, fields, data)
+    assert ("CS", "Customer Support") in spec.fields["dept"].examples  # the whole output
+    assert not spec.fields["fname"].examples and not spec.fields["l_name"].examples
+    assert spec.fields["dept"].allowed == ("Finance", "Human Resources", "Customer Support")
