@@ -232,7 +232,7 @@ class _Reader:
         tok = toks[j]
         if tok.quoted:
             return tok.text
-        # "HR -> Human Resources": the longest run of bare words after it that the data holds
+        # "ab -> Xy Zw": the longest run of bare words after it that the data holds
         joined, k = tok.text, j + 1
         while k < len(toks) and k - j <= _MAX_OUTPUT_WORDS and toks[k].kind == "value":
             if toks[k].quoted or toks[k].word in LIST_WORDS:
@@ -257,7 +257,7 @@ class _Reader:
         if exact:
             return [f for f in exact if f in named] or exact
         alike = self._alike(a, named, start, at)
-        # "GP -> Guinea Pig": the field whose data holds the output, where the input's shape
+        # the field whose data holds the output, where the input's shape
         # names another
         right = [
             f
@@ -288,7 +288,7 @@ class _Reader:
 
     def _nearest(self, chosen: list[str], start: int, at: int) -> list[str]:
         """Of ``chosen``, the fields of the last mention before ``at`` in its sentence that names
-        any ("names ..., dept back to ... (HR -> ...)": dept)."""
+        any ("a and b ..., c to ... (x -> y)": c)."""
         lo = max(start, at - _WINDOW)
         for *_, group in reversed(self.mentions.groups(self.text[lo:at])):
             found = [f for f in chosen if f in group]
@@ -308,7 +308,7 @@ class _Reader:
         )
 
 
-# "Human Resources", "Customer Support": an output of a few words the data holds
+# an output of a few words the data holds
 _MAX_OUTPUT_WORDS = 4
 
 

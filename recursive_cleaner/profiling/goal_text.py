@@ -135,7 +135,7 @@ _PATTERNS = [
         ),
         # touch the names of beers"; its own entry: "keep it lower case, and don't reformat the
         # phone" has both
-        # a negated change in any tense: "are not to be altered", "should never be changed"
+        # a negated change in any tense (a negation, up to two words, a change verb's participle)
         (
             "as_is",
             r"\b(?:not|never)\s+(?!just|only|merely|simply)(?:\w+\s+){0,2}?(?:changed|altered|touched|modified|edited|"

@@ -168,8 +168,8 @@ _BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
 
 
 def _kept_bullets(text: str, reader: FieldMentions) -> set[str]:
-    """The fields that lead the bullets under a line that leaves them alone ("Out of scope / do not
-    modify:" then "- bin (5 digits ...)"): each bullet's first field, until a line that is none."""
+    """The fields that lead the bullets under a line ending in a colon whose words leave fields
+    alone (an ``as_is`` reading): each bullet's first field, until a line that is none."""
     kept: set[str] = set()
     under = False
     for line in text.splitlines():
@@ -254,7 +254,7 @@ def read_goals(
             if rest:  # "leave all other fields alone": not every field, the ones not asked for
                 rests.append(whole)
                 all_groups = [g for g in all_groups if len(g[2]) < len(fields) or len(fields) == 1]
-            if subject and len(fields) > 1:  # "currency (...; leave every value as it is)":
+            if subject and len(fields) > 1:  # "every value" after a subject:
                 all_groups = [  # the subject's values, not every field's
                     (a, b, subject) if len(g) == len(fields) and _VALUE_WORDS.search(whole, a, b)
                     else (a, b, g)
@@ -333,7 +333,7 @@ def read_goals(
     every = typos_anywhere or any(
         _EVERY_FIELD.search(c) and not _about_rest(c) for c in goal_sentences(instructions)
     )
-    for field in _kept_bullets(instructions or "", reader):  # "Out of scope / do not modify:"
+    for field in _kept_bullets(instructions or "", reader):  # a keep line over bullets
         firm.add(field)
         kinds[field].append(("as_is", ()))
     out: dict[str, GoalReading] = {}

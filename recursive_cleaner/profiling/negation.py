@@ -16,8 +16,8 @@ NEGATION = re.compile(
     r"|\b(?:do|does|did|is|are|was|were|ca|wo|should|must|need|have|has)nt\b",
     re.I,
 )
-# a change refused of what the words before it describe: "... the lower-case shelf marks - do NOT
-# normalise them now", "those are fine, don't fix them"
+# a change refused of what the words before it describe: a negation, a change verb, then a word
+# pointing back ("... - do not change them")
 REFUSAL = re.compile(
     r"(?:\b(?:not|never)|n[’']t|\b(?:do|does|should|must)nt)\s+(?:\w+\s+){0,2}?"
     r"(?:chang|touch|modif|edit|alter|rewrit|reformat|fix|clean|correct|tid[yi]|normali[sz]|"

@@ -170,12 +170,12 @@ def read_segment(
         if not fields_for and ask is not None and tied is not None and kind != "as_is":
             fields_for, into = ask(clause), tied
         if kind == "as_is" and (after or (later and not before)) and not at.excepted():
-            # "not to be altered: emp_id (the six-digit number)": left alone, whatever the words
+            # a keep word before the field: left alone, whatever the words
             # after describe
             firm.update(fields_for)
         for field in fields_for:
             into.setdefault(field, []).append((kind, allowed))
             given.setdefault(field, set()).add(kind)
-    if not at.excepted() and not leaves_rest(clause):  # "bin (5 digits) must stay as it is": kept,
+    if not at.excepted() and not leaves_rest(clause):  # keep and format for one field: kept,
         firm.update(f for f, ks in given.items() if "as_is" in ks and len(ks) > 1)  # described
     return groups[-1][2] if groups else subject
