@@ -82,7 +82,16 @@ BLIND_C = tuple(
         "sms", "letter", "notes", "volunteer",
     )
 )
-WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND + BLIND_B + BLIND_C
+# blind set D (session 19, bench/heldout/goals/BLINDD.md): written before any run, with the returns
+# table
+BLIND_D = tuple(
+    f"blindd_{w}"
+    for w in (
+        "jira", "contract", "dictated", "examples", "nonnative", "thread", "handover", "teams",
+        "spec", "checklist", "donts", "manager", "sop", "wiki", "auditor",
+    )
+)
+WORDINGS = ("email", "terse", "ticket", "chat", "memo") + BLIND + BLIND_B + BLIND_C + BLIND_D
 GOALS = HERE / "heldout" / "goals"
 DEFAULT_TABLES = make_tables.DEFAULT_OUT
 DEFAULT_JSON = ROOT / "bench" / "out" / "heldout" / "results.json"
