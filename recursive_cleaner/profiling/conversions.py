@@ -41,17 +41,23 @@ __all__ = ["Conversion", "read_conversions", "load_conversions"]
 
 _NUM = r"(?P<n>\d{1,9}(?:[.,]\d{1,9})?)"
 _FACTOR = re.compile(
-    r"(?:\b(?P<mul>multipl(?:y|ied|ying))\b[^\d;:]{0,40}?\bby\s+|\btimes\s+|(?<=[\s(])[x*]\s+|×\s*"
+    r"(?:\b(?P<mul>multipl(?:y|ied|ying))\b[^\d;:]{0,40}?\bby\s+|\btimes\s+|(?<=[\s(])[x*]\s*|×\s*"
     r"|\b(?P<div>divid(?:e|ed|ing))\b[^\d;:]{0,40}?\bby\s+|(?<=\s)/\s+|÷\s*)" + _NUM,
     re.I,
 )
 _TOKEN = re.compile(r"[A-Za-zµμ]{1,12}(?:\s?/\s?[A-Za-z]{1,6})?")
 _EQUALS = re.compile(
-    r"\b1\s*(?P<a>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)\s*=\s*"
+    r"\b1\s*(?:[A-Za-z.]{1,10}\s+)?(?P<a>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)\s*=\s*"
     + _NUM
     + r"\s*(?P<b>[A-Za-zµμ]{1,12}(?:/[A-Za-z]{1,6})?)"
 )
-_WHOLE = re.compile(r"\bwhole\b|\bintegers?\b|\bno decimals\b|\bnearest (?:one|unit)\b", re.I)
+# "whole km", "no decimals", "to the nearest km": a whole number of the target unit (never "the
+# nearest tenth")
+_WHOLE = re.compile(
+    r"\bwhole\b|\bintegers?\b|\bno decimals\b|\bnearest\s+"
+    r"(?!(?:tenth|hundredth|thousandth|cent|penny|pence|decimal|place|digit)s?\b)[A-Za-z]{1,8}\b",
+    re.I,
+)
 # units that are also words: only as the data writes them
 _COMMON_WORDS = {"in", "m", "t", "g", "l", "ft", "pt", "lt"}
 _UNIT_PARTS = re.compile(
@@ -235,6 +241,25 @@ def _places(text: str) -> int | None:
     return said[0] if said else 0 if _WHOLE.search(text) else None
 
 
+_DECIMALS = re.compile(r"[+-]?\d+(?:[.,](\d+))?")
+_MIN_WRITTEN = 5  # rows in the target unit that show how its numbers are written
+
+
+def _places_written(value: str, unit: str, target: str, data: dict[str, list]) -> int | None:
+    """The decimals the value field's numbers already in ``target`` are written with, when most of
+    them agree (the goals name no rounding: the converted rows are written as the others are)."""
+    counts: Counter = Counter()
+    for v, u in zip(data.get(value) or [], data.get(unit) or []):
+        if isinstance(u, str) and isinstance(v, str) and same_unit(u.strip(), target):
+            m = _DECIMALS.fullmatch(v.strip())
+            if m:
+                counts[len(m.group(1) or "")] += 1
+    if sum(counts.values()) < _MIN_WRITTEN:
+        return None
+    places, n = counts.most_common(1)[0]
+    return places if n >= _MIN_UNIT_SHARE * sum(counts.values()) else None
+
+
 def _value_field(
     unit: str, fields: list[str], data: dict[str, list], rows: list[int]
 ) -> str | None:
@@ -295,15 +320,12 @@ def _conversion(
             continue
         op = "divide" if m["div"] or m.group().lstrip()[:1] in "/÷" else "multiply"
         by = float(m["n"].replace(",", "."))
+        target = _written(others[0], values)
+        places = _places(after) if _places(after) is not None else _places(before)
+        if places is None:
+            places = _places_written(value, name, target, data)
         return Conversion(
-            value,
-            name,
-            _written(source, values),
-            _written(others[0], values),
-            op,
-            by,
-            _places(after) if _places(after) is not None else _places(before),
-            sentence[:300],
+            value, name, _written(source, values), target, op, by, places, sentence[:300]
         )
     return None
 
@@ -334,6 +356,9 @@ def _equals(
             ]
             value = _value_field(name, fields, data, rows)
             if value is not None and value not in left_alone and by:
+                places = _places(sentence[m.end() : m.end() + _NEAR])
+                if places is None:
+                    places = _places_written(value, name, _written(target, values), data)
                 out.append(
                     Conversion(
                         value,
@@ -342,10 +367,88 @@ def _equals(
                         _written(target, values),
                         op,
                         by,
-                        _places(sentence[m.end() : m.end() + _NEAR]),
+                        places,
                         sentence[:300],
                     )
                 )
+    return out
+
+
+# "gallons -> litres", "miles to km (1.609)", "convert lb into kg": two units joined by a link
+_LINK = re.compile(r"->|→|=>|\b(?:to|into)\b", re.I)
+_PAIR_GAP = 80  # characters between the two units of a pair (a list of spellings in brackets)
+_BARE = re.compile(r"(?<![\d.,])\d{1,6}(?:\.\d{1,9})?(?![\d.,]*\d)")
+_RATIO_SLACK = 0.02  # within 2% of the table's factor (or its inverse): the goals' factor
+_SIGNIFICANT = 4  # a factor the goals do not give: the table's, to four digits as tables print it
+
+
+def _unit_spans(text: str) -> list[tuple[int, int, str]]:
+    return [
+        (m.start(), m.end(), re.sub(r"\s", "", m.group()))
+        for m in _TOKEN.finditer(text)
+        if _is_unit(re.sub(r"\s", "", m.group()))
+    ]
+
+
+def _factor_near(text: str, ratio: float) -> tuple[str, float] | None:
+    """The number of ``text`` that is ``ratio`` (multiply) or its inverse (divide), within 2%."""
+    for m in _BARE.finditer(text):
+        n = float(m.group())
+        if n and abs(n - ratio) <= _RATIO_SLACK * ratio:
+            return "multiply", n
+        if n and abs(n - 1 / ratio) <= _RATIO_SLACK / ratio:
+            return "divide", n
+    return None
+
+
+def _pairs(
+    sentence: str,
+    units: dict[str, Counter],
+    fields: list[str],
+    data: dict[str, list],
+    left_alone: set[str],
+) -> list[Conversion]:
+    """Two units of one dimension the table knows joined by a link, the first held by a unit field:
+    the factor is the number beside them that the table's factor confirms, else the table's."""
+    out = []
+    spans = _unit_spans(sentence)
+    for (a0, a1, a), (b0, b1, b) in zip(spans, spans[1:]):
+        gap = sentence[a1:b0]
+        ka, kb = unit_key(a), unit_key(b)
+        if (
+            len(gap) > _PAIR_GAP
+            or not _LINK.search(gap)
+            or ka not in UNITS
+            or kb not in UNITS
+            or UNITS[ka][0] != UNITS[kb][0]
+            or UNITS[ka] == UNITS[kb]
+        ):
+            continue
+        for name, values in units.items():
+            if name in left_alone or not _count(a, values) or a.lower() in _COMMON_WORDS:
+                continue
+            if _count(b, values) and _count(b, values) < _count(a, values):
+                continue  # the goals convert the exceptions: the source is the rarer unit
+            rows = [
+                i
+                for i, v in enumerate(data.get(name) or [])
+                if isinstance(v, str) and same_unit(v.strip(), a)
+            ]
+            value = _value_field(name, fields, data, rows)
+            if value is None or value in left_alone:
+                continue
+            ratio = UNITS[ka][1] / UNITS[kb][1]
+            after = sentence[b1 : b1 + _NEAR]
+            said = _factor_near(sentence[a1:b0] + " " + after[:60], ratio)
+            op, by = said or ("multiply", float(f"{ratio:.{_SIGNIFICANT}g}"))
+            target = _written(b, values)
+            places = _places(after)
+            if places is None:
+                places = _places_written(value, name, target, data)
+            out.append(
+                Conversion(value, name, _written(a, values), target, op, by, places, sentence[:300])
+            )
+            break
     return out
 
 
@@ -373,6 +476,7 @@ def read_conversions(
             )
             if conv is not None:
                 found.append(conv)
+        found += _pairs(sentence, units, fields, data, left_alone)
         for conv in found:
             if not any(
                 (c.value, c.unit, unit_key(c.source))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .._toolkit_units import UNITS
 from .field_names import (
     MAX_WORD,
     STOP_WORDS,
@@ -31,6 +32,12 @@ __all__ = [
     "singulars",
 ]
 
+# a name's last word that only says the unit its values are in ("weight_kg", "reading_kwh",
+# "price_usd"): the words before it name the field too
+_UNIT_WORDS = frozenset(UNITS) | {
+    "kwh", "wh", "mwh", "kw", "usd", "eur", "gbp", "chf", "cad", "aud", "jpy", "pct", "percent",
+    "cents", "pence", "secs", "sec", "mins", "min", "hrs", "hours", "days", "ms",
+}
 _ALL_OF = re.compile(r"\b(?:all|every|each)\b(?:\s+\w+)?\s*$", re.I)
 _CONNECT = re.compile(
     r"(?:[\s,/&]|\band\b|\bor\b|\bthe\b|\bcolumns?\b|\bfields?\b|\bas well as\b|\bplus\b)*", re.I
@@ -97,6 +104,17 @@ class FieldMentions:
             plural = "(?:es)?" if toks[-1].endswith(("s", "x", "z", "ch", "sh")) else "s?"
             rx = rf"(?<![\w])(?:{ies}{phrase}|{re.escape(field)}){plural}(?![\w])"
             self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
+        for field in fields:
+            toks = field_tokens(field)
+            stem = toks[:-1]
+            if (
+                len(toks) >= 2
+                and toks[-1] in _UNIT_WORDS
+                and not any(t in stem for f in fields if f != field for t in field_tokens(f))
+            ):
+                phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in stem)
+                rx = rf"(?<![\w]){phrase}s?(?![\w])"
+                self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(field_tokens(f) or [f.lower()]))
             if hit:

@@ -60,6 +60,7 @@ from .examples import goal_examples
 from .conversions import read_conversions
 from .expectations import conforms
 from .goal_text import detect_kinds
+from .goal_text import goal_blocks
 from .instructions import goal_sentences, read_goals, resolve_kind
 from .keep_words import asks_change, holds_keep, leaves_rest
 from .kinds import get as kinds_get
@@ -203,7 +204,10 @@ def read_spec(
     spec.key_words = {k: _stating(instructions, fields, k) for k in spec.keys}
     spec.dedup = asks_dedup(instructions)
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
-    spec.conversions = read_conversions(goal_sentences(instructions), fields, check, left_alone)
+    # each sentence first, then its whole bullet or paragraph (a factor whose units stand in the
+    # sentence before it: "Volume: litres. The US pumps record gallons; multiply those by 3.785")
+    parts = goal_sentences(instructions) + goal_blocks(instructions or "", lambda _: False)
+    spec.conversions = read_conversions(parts, fields, check, left_alone)
     asked = _asked(spec, readings)
     mended = {n for n, r in readings.items() if r.typos} | mended_fields(
         {n: r.said for n, r in readings.items()},
