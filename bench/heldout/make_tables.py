@@ -1,6 +1,6 @@
 """Held-out benchmark tables for issue 29: lab results, warehouse stock movements, an HR export,
 a fleet's fuel log, a library catalogue, a container terminal's gate log, electricity meter
-readings, a veterinary practice's visits.
+readings, a veterinary practice's visits, a web shop's returns log.
 
 Standard library only, seeded and deterministic: the same seed writes byte-identical files.
 Per table, in ``OUT/<table>/``:
@@ -34,9 +34,10 @@ __all__ = ["TABLES", "ROWS", "SEED", "DEFAULT_OUT", "build_table", "write_table"
 # fleet: session 13; books: session 15 (two fields asked, the rest left alone); containers: a
 # container terminal's gate log, with goals written blind (see goals/BLIND.md); meters: an
 # electricity network's meter readings, goals written blind (see goals/BLIND_BNEW.md); vet: a
-# veterinary practice's visits, goals written blind (see goals/BLINDC.md); each written before its
-# first run
-TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers", "meters", "vet")
+# veterinary practice's visits, goals written blind (see goals/BLINDC.md); returns: an outdoor-gear
+# web shop's returns log, goals written blind (see goals/BLINDD.md); each written before its first
+# run
+TABLES = ("lab", "warehouse", "hr", "fleet", "books", "containers", "meters", "vet", "returns")
 ROWS = {
     "lab": 1600,
     "warehouse": 1700,
@@ -46,6 +47,7 @@ ROWS = {
     "containers": 1500,
     "meters": 1450,
     "vet": 1350,
+    "returns": 1400,
 }
 SEED = 29
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "out" / "heldout" / "tables"
@@ -1496,6 +1498,268 @@ def build_vet(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[d
     return cols, dirty, clean, meta
 
 
+# ---------------------------------------------------------------- e-commerce returns log
+
+# product lines: SKU category, product, list price range in USD, parcel weight range in lb, sizes
+RETURN_LINES = [
+    ("JKT", "Rain jacket", 89, 260, 1.1, 2.6, ["XS", "S", "M", "L", "XL", "XXL"]),
+    ("PNT", "Trail pants", 59, 140, 0.8, 1.7, ["XS", "S", "M", "L", "XL"]),
+    ("BTS", "Hiking boots", 119, 240, 2.8, 4.9, ["07", "08", "09", "10", "11", "12", "13"]),
+    ("TNT", "Backpacking tent", 249, 690, 3.9, 11.5, ["OS"]),
+    ("BPK", "Daypack", 49, 180, 1.2, 3.4, ["OS"]),
+    ("SLB", "Sleeping bag", 129, 520, 2.1, 5.8, ["R", "LG"]),
+    ("GLV", "Fleece gloves", 19, 65, 0.2, 0.6, ["S", "M", "L"]),
+    ("HAT", "Sun hat", 22, 48, 0.3, 0.7, ["S", "M", "L"]),
+    ("STV", "Camp stove", 39, 160, 0.9, 2.9, ["OS"]),
+]
+# return reason as the returns system's picklist writes it -> as the web form, agents and the
+# marketplace import wrote it
+REASON_SLIPS = {
+    "Too small": [
+        "too small", "TOO SMALL", "Runs small", "Size too small", "Too smal", "Too small ",
+    ],
+    "Too large": ["too large", "Too big", "Runs large", "TOO LARGE", "Size too big", "Too lage"],
+    "Defective": ["defective", "DEFECTIVE", "Faulty", "faulty", "Defect", "Defectve"],
+    "Damaged in transit": [
+        "damaged in transit", "Arrived damaged", "Shipping damage", "Damaged in shipping",
+        "DAMAGED IN TRANSIT", "Damaged in transt",
+    ],
+    "Wrong item": ["wrong item", "Wrong item sent", "WRONG ITEM", "Incorrect item", "Wrong product",
+                   "Wrng item"],
+    "Not as described": ["not as described", "NOT AS DESCRIBED", "Not as pictured",
+                         "Not as desribed", " Not as described"],
+    "Changed mind": ["changed mind", "Changed my mind", "No longer needed", "Unwanted",
+                     "CHANGED MIND", "Chnaged mind"],
+}
+CARRIER_NAME_SLIPS = {
+    "UPS": ["ups", " UPS", "UPS ", "U.P.S.", "Ups"],
+    "FedEx": ["Fedex", "FEDEX", "fedex", "Fed Ex", "FedEx Ground"],
+    "USPS": ["usps", "Usps", "US Postal Service", "USPS ", "U.S.P.S."],
+    "Canada Post": ["canada post", "CANADA POST", "CanadaPost", "Canada  Post", "Postes Canada"],
+    "DHL": ["dhl", "Dhl", "DHL ", "DHL Express"],
+}
+INSPECT_NOTES = [
+    "  tags on, unworn",
+    "NO ORIGINAL BOX",
+    "strap torn ~2cm, see photo",
+    "smells of smoke - liquidate",
+    "ret. label reused;  carrier fee 0.00",
+    "wrong item IN box (got BPK-2210-OS)",
+    "pkg wt 3.2lb?  check scale",
+    "cust. says zip broke after 1 use",
+    "Mud on soles!!",
+    "refund per mgr ok - J.T.",
+    "seal intact",
+    "2 of 3 items rec'd",
+    "box crushed, item OK",
+    "RMA # missing, matched by order",
+    "warranty claim 00412",
+    "restock fee 15% applied",
+]
+KG_PER_LB = LB_TO_KG  # lb = kg x 2.2046 or kg / 0.4536 (the factors the goals give)
+
+
+def _order_ref(rng: random.Random) -> str:
+    """Order numbers as each sales channel writes them: the web shop's '#', the old ERP's nine
+    digits with leading zeros, the marketplace's three dashed groups."""
+    kind = rng.random()
+    if kind < 0.6:
+        return f"#{rng.randrange(100000, 160000)}"
+    if kind < 0.85:
+        return f"{rng.randrange(0, 10**7):09d}"
+    return f"{rng.randrange(111, 115)}-{rng.randrange(0, 10**7):07d}-{rng.randrange(0, 10**7):07d}"
+
+
+def _tracking(rng: random.Random, carrier: str) -> str:
+    """Tracking numbers as the dock scanner or the label reads them (grouped or not)."""
+    if carrier == "UPS":
+        body = "".join(rng.choice("0123456789ABCDEFGHJKRVWXY") for _ in range(6))
+        digits = f"{rng.randrange(0, 10**10):010d}"
+        plain = f"1Z{body}{digits}"
+        if rng.random() < 0.3:
+            return f"1Z {body[:3]} {body[3:]}{digits[:1]} {digits[1:3]} {digits[3:7]} {digits[7:]}"
+        return plain
+    if carrier == "FedEx":
+        digits = f"{rng.randrange(0, 10**12):012d}"
+        return digits if rng.random() < 0.7 else f"{digits[:4]} {digits[4:8]} {digits[8:]}"
+    if carrier == "USPS":
+        digits = f"{rng.choice(['9400', '9205', '9361'])}{rng.randrange(0, 10**18):018d}"
+        if rng.random() < 0.4:
+            return " ".join(digits[k : k + 4] for k in range(0, 22, 4))
+        return digits
+    if carrier == "Canada Post":
+        if rng.random() < 0.5:
+            return f"LM{rng.randrange(0, 10**9):09d}CA"
+        return f"{rng.randrange(0, 10**16):016d}"
+    return f"{rng.randrange(0, 10**10):010d}"  # DHL: ten digits, often leading zeros
+
+
+def _kg_form(lb: float) -> str | None:
+    """The weight in kilograms (three places), only where the usual factors (x 2.2046,
+    / 0.4536, / 0.45359237) all give back the same pounds to two places."""
+    kg = round(lb * KG_PER_LB, 3)
+    factors = (2.2046, 1 / 0.4536, 1 / KG_PER_LB)
+    if kg > 0 and all(round(kg * f, 2) == round(lb, 2) for f in factors):
+        return fmt_num(kg, 3)
+    return None
+
+
+def build_returns(rng: random.Random, n: int) -> tuple[list[str], list[dict], list[dict], dict]:
+    """An outdoor-gear web shop's returns log for 2024, as its US returns centre processed them
+    (US and Canadian customers, a dock scale in Canada weighing in kilograms): received dates
+    (US month-first), SKUs, reasons, carriers, parcel weights and refunds as agents, the web form
+    and imports wrote them; order numbers, tracking numbers and the inspectors' notes as keyed or
+    scanned, to be left exactly as they are."""
+    cols = [
+        "return_id",
+        "received",
+        "order_ref",
+        "sku",
+        "product",
+        "qty",
+        "reason",
+        "carrier",
+        "tracking_no",
+        "weight_lb",
+        "refund_usd",
+        "inspector_notes",
+    ]
+    catalogue, seen = [], set()
+    while len(catalogue) < 90:
+        cat, product, p_lo, p_hi, w_lo, w_hi, sizes = rng.choice(RETURN_LINES)
+        style = rng.randrange(1000, 10000)
+        if (cat, style) in seen:
+            continue
+        seen.add((cat, style))
+        catalogue.append(
+            {
+                "cat": cat,
+                "style": style,
+                "product": product,
+                "price": rng.randrange(p_lo, p_hi + 1) - 0.01,
+                "lb": rng.uniform(w_lo, w_hi),
+                "sizes": sizes,
+            }
+        )
+    day = dt.date(2024, 1, 2)
+    clean, dirty = [], []
+    for i in range(n):
+        if rng.random() < 0.17:
+            day += dt.timedelta(days=1 if day.weekday() < 4 else 3)
+        item = rng.choice(catalogue)
+        sku = f"{item['cat']}-{item['style']}-{rng.choice(item['sizes'])}"
+        if item["sizes"] != ["OS"] and rng.random() < 0.35:
+            reason = rng.choice(["Too small", "Too large"])
+        else:
+            reason = rng.choice(
+                ["Defective"] * 3
+                + ["Damaged in transit"] * 2
+                + ["Wrong item"] * 2
+                + ["Not as described"] * 2
+                + ["Changed mind"] * 4
+            )
+        canada = rng.random() < 0.2
+        if canada:
+            carrier = rng.choice(["Canada Post"] * 4 + ["UPS", "FedEx", "DHL"])
+        else:
+            carrier = rng.choice(["USPS"] * 5 + ["UPS"] * 4 + ["FedEx"] * 2 + ["DHL"])
+        qty = rng.choice([1] * 12 + [2, 2, 3])
+        gross = round(item["price"] * qty, 2)
+        if rng.random() < 0.03:
+            refund = 0.0
+        elif reason == "Changed mind" and rng.random() < 0.5:
+            refund = round(gross * 0.85, 2)  # a 15% restocking fee
+        else:
+            refund = gross
+        lb = round(item["lb"] * qty * rng.uniform(0.95, 1.08) + 0.15, 2)
+        if rng.random() < 0.2:  # the old dock scale weighs to the quarter pound
+            lb = max(0.25, round(lb * 4) / 4)
+        row = {
+            "return_id": f"RT{240001 + i * 2 + rng.randrange(2)}",
+            "received": day.isoformat(),
+            "order_ref": _order_ref(rng),
+            "sku": sku,
+            "product": item["product"],
+            "qty": str(qty),
+            "reason": reason,
+            "carrier": carrier,
+            "tracking_no": _tracking(rng, carrier),
+            "weight_lb": fmt_num(lb, 2),
+            "refund_usd": f"{refund:.2f}",
+            "inspector_notes": rng.choice(INSPECT_NOTES) if rng.random() < 0.3 else "",
+        }
+        clean.append(row)
+        dirty.append(dict(row))
+
+    for i in dirty_cells(rng, n, 0.10):
+        d = dt.date.fromisoformat(clean[i]["received"])
+        stamp = f"{rng.randrange(7, 19):02d}:{rng.randrange(60):02d}"
+        dirty[i]["received"] = rng.choice(
+            [
+                f"{d.month:02d}/{d.day:02d}/{d.year}",
+                f"{d.month:02d}/{d.day:02d}/{d.year}",
+                f"{d.month}/{d.day}/{d.year}",
+                f"{d.month}/{d.day}/{d:%y}",
+                f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
+                f"{MONTHS_LONG[d.month - 1]} {d.day} {d.year}",
+                f"{d.day}-{MONTHS[d.month - 1]}-{d.year}",
+                f"{d:%Y-%m-%d} {stamp}",
+                f"{d:%Y%m%d}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.10):
+        cat, style, size = clean[i]["sku"].split("-")
+        dirty[i]["sku"] = rng.choice(
+            [
+                f"{cat}-{style}-{size}".lower(),
+                f"{cat} {style} {size}",
+                f"{cat}{style}{size}",
+                f"{cat}-{style}{size}",
+                f"{cat}_{style}_{size}",
+                f"{cat.lower()} {style} {size.lower()}",
+                f" {cat}-{style}-{size}",
+            ]
+        )
+    for i in dirty_cells(rng, n, 0.09):
+        dirty[i]["reason"] = rng.choice(REASON_SLIPS[clean[i]["reason"]])
+    for i in dirty_cells(rng, n, 0.08):
+        dirty[i]["carrier"] = rng.choice(CARRIER_NAME_SLIPS[clean[i]["carrier"]])
+    for i in dirty_cells(rng, n, 0.12):
+        text = clean[i]["weight_lb"]
+        lb = float(text)
+        forms = [f"{text} lb", f"{text} lbs", f"{text}lbs", f"{text}lb"]
+        oz = round(lb * 16, 2)
+        if lb < 3:
+            forms += [f"{fmt_num(oz, 2)} oz", f"{fmt_num(oz, 2)}oz"]
+        if oz == int(oz) and lb >= 1:
+            whole, rest = divmod(int(oz), 16)
+            forms += [f"{whole} lb {rest} oz"] * 2
+        kg = _kg_form(lb)
+        if kg is not None:
+            forms += [f"{kg} kg"] * 3 + [f"{kg}kg"]
+        dirty[i]["weight_lb"] = rng.choice(forms)
+    for i in dirty_cells(rng, n, 0.10):
+        text = clean[i]["refund_usd"]
+        value = float(text)
+        grouped = f"{value:,.2f}"
+        forms = [f"${grouped}", f"${grouped}", f"$ {text}", f"USD {text}", f"{text} USD"]
+        if value > 0:
+            forms += [f"-{text}", f"-${grouped}", f"({grouped})"]
+        if value >= 1000:
+            forms += [grouped, grouped]
+        if value == int(value):
+            forms += [f"${int(value)}"]
+        dirty[i]["refund_usd"] = rng.choice([f for f in forms if f != text])
+    meta = {
+        "id": "return_id",
+        "protect": ["order_ref", "tracking_no", "inspector_notes"],
+        "fix": ["received", "sku", "reason", "carrier", "weight_lb", "refund_usd"],
+        "other": ["return_id", "product", "qty"],
+        "numeric": ["weight_lb", "refund_usd"],
+    }
+    return cols, dirty, clean, meta
+
+
 # ---------------------------------------------------------------- writing
 
 BUILDERS = {
@@ -1507,6 +1771,7 @@ BUILDERS = {
     "containers": build_containers,
     "meters": build_meters,
     "vet": build_vet,
+    "returns": build_returns,
 }
 
 
