@@ -118,6 +118,13 @@ _PATTERNS = [
         ),
         # are", "whatever is in it stays", "the notes column stays untouched"
         ("as_is", r"\bhands[\s-]off\b"),  # "sample ids + tech comments: hands off"
+        # the words that say a value comes out identical to what came in, whatever the verb
+        (
+            "as_is",
+            r"\b(?:(?:byte|character|char|word|letter)[\s-]for[\s-](?:byte|character|char|word|"
+            r"letter)|verbatim|unmodified|unaltered|unedited|pass(?:es|ed)?[\s-]through|"
+            r"pass-through)\b",
+        ),
         (
             "as_is",
             r"\b(?:read[\s-]only|out of scope|(?:must|should|may|shall|can)\s*(?:not|"

@@ -92,8 +92,7 @@ def _by_list(reader: FieldMentions, clause: str) -> tuple[int, int, frozenset] |
 def resolve_kind(
     field: str, kinds: list[tuple[str, tuple[str, ...]]]
 ) -> tuple[str, tuple[str, ...]] | None:
-    """The kind (and allowed values) ``kinds`` a clause names give this field ("lower" for an email
-    field is ``email``), the most specific first; None for none."""
+    """The kind and allowed values ``kinds`` give this field, most specific first; None for none."""
     return _resolve(field, kinds)
 
 
@@ -168,8 +167,8 @@ _BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
 
 
 def _kept_bullets(text: str, reader: FieldMentions) -> set[str]:
-    """The fields that lead the bullets under a line ending in a colon whose words leave fields
-    alone (an ``as_is`` reading): each bullet's first field, until a line that is none."""
+    """The first field of each bullet under a line ending in a colon (or a heading) that leaves
+    fields alone (an ``as_is`` reading), until a line that is none (blank lines do not count)."""
     kept: set[str] = set()
     under = False
     for line in text.splitlines():
@@ -180,9 +179,10 @@ def _kept_bullets(text: str, reader: FieldMentions) -> set[str]:
                 kept.update(groups[0][2])
             continue
         stripped = line.strip()
-        under = stripped.endswith(":") and any(
-            k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
-        )
+        if stripped:
+            under = (stripped.endswith(":") or stripped.startswith("#")) and any(
+                k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
+            )
     return kept
 
 

@@ -11,6 +11,8 @@ import pytest
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.apply.local import apply_file
 from recursive_cleaner.profiling.conversions import Conversion, load_conversions, read_conversions
+from recursive_cleaner.profiling.conversions.units import places_said
+from recursive_cleaner.profiling.goal_text import goal_blocks
 from recursive_cleaner.profiling.instructions import goal_sentences
 from recursive_cleaner.profiling.spec import load_spec, read_spec
 from tests.csv_files import read_csv, write_csv
@@ -96,7 +98,7 @@ def test_the_value_field_is_the_one_the_unit_fields_name_names_and_the_target_as
         "L",
         "multiply",
         3.785,
-        None,
+        1,  # no rounding said: the decimals the litre rows write ("20.5")
     )
 
 
@@ -104,7 +106,72 @@ def test_one_unit_equals_form_gives_the_factor_and_the_data_the_direction():
     assert read("1 gal = 3.785 L, 2 decimals", fleet()) == [
         "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals"
     ]
-    assert read("1 L = 0.2642 gal", fleet()) == ["volume in gal (volume_unit) becomes L: / 0.2642"]
+    assert read("1 L = 0.2642 gal", fleet()) == [
+        "volume in gal (volume_unit) becomes L: / 0.2642, rounded to 1 decimal"
+    ]
+
+
+def test_rounding_the_goals_do_not_give_is_the_one_the_target_rows_write_when_most_agree():
+    data = fleet()
+    data["volume"] = [f"{20 + i}.25" for i in range(60)]
+    assert read("gallons: multiply by 3.785 and set the unit to L", data) == [
+        "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals"
+    ]
+    data["volume"] = [f"{20 + i}" + (".5" if i % 2 else ".25") for i in range(60)]  # no agreement
+    assert read("gallons: multiply by 3.785 and set the unit to L", data) == [
+        "volume in gal (volume_unit) becomes L: x 3.785"
+    ]
+    # "to the nearest km": whole numbers of the target; "the nearest tenth" is no whole number
+    assert read("miles: multiply by 1.609, round to the nearest km", fleet()) == [
+        "odometer in miles (odo_unit) becomes km: x 1.609, rounded to 0 decimals"
+    ]
+    assert places_said("round to the nearest km") == 0
+    assert places_said("to the nearest tenth") is None
+
+
+@pytest.mark.parametrize(
+    "goals, by",
+    [
+        ("convert gallons to litres (3.785) and set the unit to L", "x 3.785"),
+        ("gallons -> litres (x3.785), unit column just says L", "x 3.785"),
+        ("gallons into litres with 3.785", "x 3.785"),
+        ("1 US gallon = 3.785 L, 2 decimals", "x 3.785"),
+        # no factor given: the unit table's, to four digits
+        ("gallons -> litres, unit L", "x 3.785"),
+        # a number that is the inverse of the table's factor divides
+        ("gallons to litres (0.2642 gal per litre)", "/ 0.2642"),
+    ],
+)
+def test_two_units_joined_by_a_link_are_a_conversion_the_unit_table_confirms(goals, by):
+    [got] = read(goals, fleet())
+    assert got.startswith(f"volume in gal (volume_unit) becomes L: {by}")
+
+
+def test_the_factor_may_stand_in_the_sentence_after_the_units_in_one_bullet():
+    goals = (
+        "- Volume: litres. The US pumps record US gallons; multiply those by 3.785 and round to 2"
+        " decimals.\n- Odometer: km please."
+    )
+    parts = goal_sentences(goals) + goal_blocks(goals, lambda _: False)
+    [conv] = read_conversions(parts, list(fleet()), fleet())
+    assert conv.describe() == (
+        "volume in gal (volume_unit) becomes L: x 3.785, rounded to 2 decimals"
+    )
+    spec = read_spec(goals, list(fleet()), check=fleet())
+    assert [c.describe() for c in spec.conversions] == [conv.describe()]
+
+
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "miles to km, but only for the trucks",  # km and miles: the odometer, never the volume
+        "the dates go to ISO and the names to title case",  # no units
+        "litres to gallons",  # the source must be the rarer unit the field holds
+    ],
+)
+def test_a_pair_needs_a_held_rarer_source_and_a_target_of_its_dimension(goals):
+    got = read(goals, fleet())
+    assert not any(c.startswith("volume") for c in got)
 
 
 @pytest.mark.parametrize(
@@ -307,14 +374,18 @@ def _letters(i: int) -> str:
         " ".join(_letters(i) + "/l" for i in range(20_000)) + " divide by 18",
         "mg/dL x 2 " * 20_000,  # many factors
         "Take the mg/dL number. " * 10_000 + "divide by 18 and put mmol/L as the unit",
+        "mg/dL to mmol/L, " * 20_000,  # many pairs of units joined by a link
     ],
 )
 def test_hostile_goals_cost_work_in_proportion_to_their_length(goals, monkeypatch):
-    from recursive_cleaner.profiling import conversions
+    from recursive_cleaner.profiling.conversions import reading, units
 
     calls = []
-    real = conversions.same_unit
-    monkeypatch.setattr(conversions, "same_unit", lambda a, b: calls.append(1) or real(a, b))
-    read_conversions(goal_sentences(goals), list(lab()), lab())
-    # a bounded number of unit comparisons per 100 characters
-    assert len(calls) < 200 * len(goals) // 100
+    real = units.same_unit
+    for module in (units, reading):
+        monkeypatch.setattr(module, "same_unit", lambda a, b: calls.append(1) or real(a, b))
+    for parts in (goal_sentences(goals), goal_blocks(goals, lambda _: False)):
+        calls.clear()
+        read_conversions(parts, list(lab()), lab())
+        # a bounded number of unit comparisons per 100 characters
+        assert len(calls) < 200 * len(goals) // 100

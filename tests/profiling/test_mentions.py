@@ -185,3 +185,15 @@ def test_the_column_named_by_the_last_word_of_one_field_is_that_field():
     spec = read_spec(text.replace("plain", "plain 13 digits"), fields)
     assert spec.fields["pub_year"].allowed == ("9999",)
     assert spec.fields["isbn"].allowed == ("9" * 13,)
+
+
+def test_a_name_whose_last_word_is_a_unit_is_named_by_the_words_before_it():
+    fields = ["visit_id", "weight_kg", "fee", "reading_kwh", "price_usd"]
+    reader = FieldMentions(fields)
+    named = lambda text: [sorted(f) for _, _, f in reader.groups(text)]  # noqa: E731
+    assert named("4. Weight - the column is meant to be kilograms") == [["weight_kg"]]
+    assert named("the reading itself is in kilowatt hours") == [["reading_kwh"]]
+    assert named("prices in dollars") == [["price_usd"]]
+    # a stem another field's name holds: never weight_kg by it
+    both = FieldMentions(["gross_weight", "weight_kg"])
+    assert all("weight_kg" not in f for _, _, f in both.groups("the weight column"))

@@ -285,3 +285,29 @@ def test_a_heading_line_that_also_leaves_the_rest_keeps_its_own_fields():
     goals = "- grade / remark: leave as is Leave everything else alone\n- depot: upper case"
     spec = read_spec(goals, STOCK, STOCK_DATA)
     assert {"grade", "remark"} <= spec.protected() and spec.in_scope("depot")
+
+
+NOTES_FIELDS = ["emp_id", "name", "notes"]
+NOTES_SAMPLES = {
+    "emp_id": ["000123", "000456", "000789"],
+    "name": [" ann", "BOB ", "cy"],
+    "notes": ["  see file ", "ok", "late  start"],
+}
+
+
+@pytest.mark.parametrize(
+    "goals",
+    [
+        "Trim the names. notes is free text and passes through unmodified, whitespace included.",
+        "Trim the names. The notes go through verbatim.",
+        "Trim the names. Notes: byte-for-byte, whitespace included.",
+        "Trim the names.\n\n## Fields passed through byte-for-byte\n\n- `notes` - free text, "
+        "whitespace included.\n- `emp_id` - leading zeros matter.\n",
+    ],
+)
+def test_words_that_say_a_value_comes_out_identical_keep_it_whatever_the_verb(goals):
+    spec = read_spec(goals, NOTES_FIELDS, NOTES_SAMPLES, scope="mentioned")
+    assert spec.fields["notes"].kind == "as_is" and not spec.in_scope("notes")
+    assert spec.in_scope("name")
+    if "##" in goals:  # the bullets under a keep heading, a blank line between
+        assert spec.fields["emp_id"].kind == "as_is"
