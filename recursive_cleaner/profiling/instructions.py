@@ -42,7 +42,7 @@ from .expectations import (
     Expectation,
 )
 from .fallback import fallback_expectation
-from .keep_words import changed_fields, leaves_rest
+from .keep_words import asks_change, changed_fields, holds_keep, leaves_rest
 from .mentions import FieldMentions, field_tokens, is_date_name
 from .scans import LeadThen
 from .segments import read_segment
@@ -53,7 +53,9 @@ from .goal_text import (
     goal_blocks,
     goal_clauses,
     goal_sentences,
+    kept_bullets,
     paren_enum,
+    run_on_parts,
 )
 
 __all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences", "resolve_kind"]
@@ -78,8 +80,7 @@ _EVERY_FIELD_KINDS = ("lower", "upper", "text")  # what a sentence about every f
 _TYPOS = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling (?:mistakes|errors)\b", re.I)
 
 
-def _about_rest(text: str) -> bool:
-    """Words about the fields not named: "leave everything else as it is", "the rest as is"."""
+def _about_rest(text: str) -> bool:  # "leave everything else as it is", "the rest as is"
     return any(words.search(text) is not None for words in _LEAVE_REST)
 
 
@@ -163,27 +164,6 @@ class GoalReading:
     typos: bool = False
 
 
-_BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
-
-
-def _kept_bullets(text: str, reader: FieldMentions) -> set[str]:
-    """The first field of each bullet under a line ending in a colon (or a heading) that leaves
-    fields alone (an ``as_is`` reading), until a line that is none (blank lines do not count)."""
-    kept: set[str] = set()
-    under = False
-    for line in text.splitlines():
-        bullet = _BULLET.match(line)
-        if bullet and under:
-            groups = reader.groups(line)
-            if groups and groups[0][0] <= bullet.end() + 1:
-                kept.update(groups[0][2])
-            continue
-        stripped = line.strip()
-        if stripped:
-            under = (stripped.endswith(":") or stripped.startswith("#")) and any(
-                k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
-            )
-    return kept
 
 
 def read_goals(
@@ -214,6 +194,7 @@ def read_goals(
 
     fields = [str(f) for f in fields]
     reader = FieldMentions(fields, samples if data is None else data)
+    says = lambda p: bool(detect_kinds(p, reader.holds)) or asks_change(p) or holds_keep(p)  # noqa: E731
     kinds: dict[str, list[tuple[str, tuple[str, ...]]]] = {f: [] for f in fields}
     said: dict[str, list[str]] = {f: [] for f in fields}
     named: set[str] = set()
@@ -226,7 +207,7 @@ def read_goals(
     rests: list[str] = []  # "leave everything else alone"
     for block in goal_blocks(instructions or "", lambda body: bool(reader.heading(body))):
         head = reader.heading(block)
-        clauses = goal_clauses(block)
+        clauses = run_on_parts(goal_clauses(block), reader.groups, says)
         mentioned = [
             reader.groups(c) or ([] if head else [g for g in [reader.by_data(c)] if g])
             for c in clauses
@@ -256,7 +237,8 @@ def read_goals(
                 all_groups = [g for g in all_groups if len(g[2]) < len(fields) or len(fields) == 1]
             if subject and len(fields) > 1:  # "every value" after a subject:
                 all_groups = [  # the subject's values, not every field's
-                    (a, b, subject) if len(g) == len(fields) and _VALUE_WORDS.search(whole, a, b)
+                    (a, b, subject)
+                    if len(g) == len(fields) and _VALUE_WORDS.search(whole, a, b)
                     else (a, b, g)
                     for a, b, g in all_groups
                 ]
@@ -333,7 +315,7 @@ def read_goals(
     every = typos_anywhere or any(
         _EVERY_FIELD.search(c) and not _about_rest(c) for c in goal_sentences(instructions)
     )
-    for field in _kept_bullets(instructions or "", reader):  # a keep line over bullets
+    for field in kept_bullets(instructions or "", reader):  # a keep line over bullets
         firm.add(field)
         kinds[field].append(("as_is", ()))
     out: dict[str, GoalReading] = {}

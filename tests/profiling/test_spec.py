@@ -710,3 +710,38 @@ def test_an_example_belongs_to_the_field_named_last_before_it_with_the_output_it
     assert ("CS", "Customer Support") in spec.fields["dept"].examples  # the whole output
     assert not spec.fields["fname"].examples and not spec.fields["l_name"].examples
     assert spec.fields["dept"].allowed == ("Finance", "Human Resources", "Customer Support")
+
+
+RUN_ON_FIELDS = ["order_ref", "sku", "carrier", "weight_lb", "refund_usd", "notes"]
+RUN_ON_DATA = {
+    "order_ref": ["#000123", "000000456", "#000789"],
+    "sku": ["abc 1234 m", "ABC-1234-M", "xyz_9876_l"],
+    "carrier": ["UPS", "fedex", "DHL Express"],
+    "weight_lb": ["2 lb 12 oz", "3.5", "1.2 kg"],
+    "refund_usd": ["$12.00", "(4.50)", "7"],
+    "notes": ["  ok", "dent  on lid", ""],
+}
+
+
+def test_a_run_on_paragraph_is_read_a_comma_part_at_a_time():
+    """A dictated paragraph of commas: each part that opens with a field is that field's, so a
+    refusal at its end keeps only the fields it names."""
+    goals = (
+        "ok so the SKUs should be upper case with dashes, fix those, the weight should be in "
+        "pounds, just the number, round to two decimals, the refund should be just the number with the "
+        "cents, no dollar sign, and please do not touch the order ref column, the zeros in front "
+        "are supposed to be there, and the notes, don't tidy those either, thanks"
+    )
+    spec = read_spec(goals, RUN_ON_FIELDS, RUN_ON_DATA, scope="mentioned")
+    assert spec.in_scope("weight_lb") and spec.in_scope("refund_usd")
+    assert spec.fields["order_ref"].kind == "as_is" and not spec.in_scope("notes")
+
+
+def test_a_list_of_fields_and_a_comma_inside_quotes_are_never_cut():
+    goals = (
+        "Nothing else is to be changed: the order refs, the carrier names we were sent, the weight "
+        'as typed by the dock ("2 lb, 12 oz"), the refund amounts and the notes are to be left '
+        "exactly as they were entered, including the odd spacing of the notes and the refunds."
+    )
+    spec = read_spec(goals, RUN_ON_FIELDS, RUN_ON_DATA, scope="mentioned")
+    assert not any(spec.in_scope(f) for f in RUN_ON_FIELDS)
