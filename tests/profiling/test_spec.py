@@ -729,8 +729,8 @@ def test_a_run_on_paragraph_is_read_a_comma_part_at_a_time():
     goals = (
         "ok so the SKUs should be upper case with dashes, fix those, the weight should be in "
         "pounds, just the number, round to two decimals, the refund should be just the number "
-        "with the cents, no dollar sign, and please do not touch the order ref column, the zeros in front "
-        "are supposed to be there, and the notes, don't tidy those either, thanks"
+        "with the cents, no dollar sign, and please do not touch the order ref column, the zeros "
+        "in front are supposed to be there, and the notes, don't tidy those either, thanks"
     )
     spec = read_spec(goals, RUN_ON_FIELDS, RUN_ON_DATA, scope="mentioned")
     assert spec.in_scope("weight_lb") and spec.in_scope("refund_usd")
