@@ -60,7 +60,7 @@ class ReportData:
     chunks_total: int = 0
     chunks_processed: int = 0
     records_seen: int = 0
-    # name, docstring, field, issue, issues_before/after
+    # name, docstring, code, field, issue, issues_before/after, examples
     functions: list[dict] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (function name, reason)
     unfixable: dict[str, str] = field(default_factory=dict)  # field -> issue given up on
@@ -105,6 +105,12 @@ class ReportData:
     whole_file: dict = field(default_factory=dict)
     # Ctrl-C: the report of what was accepted before it (no cross-row plan, optimization, metrics)
     interrupted: bool = False
+    # the source as the user gave it when its path is not what they gave ("a DataFrame of 300
+    # rows"); the goals' reading as ``recursive-cleaner plan`` prints it (``run.review``); the
+    # whole-file profile, ``{"before": ..., "after": ...}`` (``profile.profile_file``)
+    source_label: str = ""
+    plan: list[str] = field(default_factory=list)
+    profile: dict = field(default_factory=dict)
 
 
 def short_text(text: Any, limit: int) -> str:

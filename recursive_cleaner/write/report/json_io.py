@@ -198,6 +198,46 @@ _IMPROVEMENT = _dataclass(
 )
 _COUNTS = _mapping(_number)
 _TEXTS = _items(_text)
+# one side of the whole-file profile (``profile.profile_file``), every column of it
+_PROFILE_SIDE = _record(
+    {
+        "label": _text,
+        "records": _count,
+        "skipped": _count,
+        "not_objects": _count,
+        "more_columns": _count,
+        "more_capped": _flag,
+        "note": _text,
+        "columns": _items(
+            _record(
+                {
+                    "name": _text,
+                    "types": _mapping(_count),
+                    "nulls": _count,
+                    "distinct": _count,
+                    "distinct_capped": _flag,
+                    "top": _items(_pair(_text, _count)),
+                    "top_exact": _flag,
+                    "lengths": _items(_count),
+                    "numbers": _record(
+                        {
+                            "count": _count,
+                            "min": _number,
+                            "max": _number,
+                            "mean": _optional(_number),
+                            "bins": _items(_count),
+                            "sampled": _flag,
+                        }
+                    ),
+                    "expected": _text,
+                    "checked": _count,
+                    "wrong": _count,
+                    "evidence": _text,
+                }
+            )
+        ),
+    }
+)
 # every field of ReportData, with the type its renderers read
 _REPORT: dict[str, Reader] = {
     "title": _text,
@@ -213,6 +253,7 @@ _REPORT: dict[str, Reader] = {
             {
                 "name": _TEXT_OR_NONE,
                 "docstring": _TEXT_OR_NONE,
+                "code": _TEXT_OR_NONE,
                 "field": _TEXT_OR_NONE,
                 "issue": _TEXT_OR_NONE,
                 "issues_before": _optional(_COUNTS),
@@ -278,6 +319,9 @@ _REPORT: dict[str, Reader] = {
         {"records": _count, "fields": _mapping(_pair(_optional(_count), _optional(_count)))}
     ),
     "interrupted": _flag,
+    "source_label": _text,
+    "plan": _TEXTS,
+    "profile": _record({"before": _PROFILE_SIDE, "after": _PROFILE_SIDE}),
 }
 
 

@@ -66,7 +66,9 @@ def _dirty_fields(data: ReportData) -> list[str]:
 
 def _summary(data: ReportData) -> list[str]:
     lines = []
-    if data.source:
+    if data.source_label:
+        lines.append(f"- **Source:** {short_text(data.source_label, 200)} ({data.mode})")
+    elif data.source:
         lines.append(f"- **Source:** {code_cell(data.source, 120)} ({data.mode})")
     if data.chunks_total or data.records_seen:
         unit = "texts" if data.mode == "text" else "records"
