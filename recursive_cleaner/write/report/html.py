@@ -15,6 +15,7 @@ shows (``CleanResult``).
 from __future__ import annotations
 
 import os
+import re
 
 from ...escape import html_text
 from .data import DEFAULT_TITLE, INTERRUPTED_TEXT, ReportData
@@ -73,6 +74,34 @@ padding:1px 3px;border-radius:3px}
 white-space:pre-wrap;overflow-wrap:anywhere;text-align:left;font-size:12px}
 .rc-report details{margin:4px 0}
 """
+
+
+# the same layout as inline styles, which a notebook's sanitizer keeps where it drops <style> (an
+# untrusted notebook, GitHub's viewer) and which no stylesheet rule outranks: tables laid out by
+# their content, plain cells left-aligned, the lists of values (examples, frequent values) left
+# and on one line each; a number's cell (rc-n) is right-aligned either way
+_LAYOUT = re.compile(r'<(?:(table)\b|(td|th)>|(td) class="rc-ex"|ul class="(rc-examples|rc-top)")')
+_INLINE = {
+    "table": "table-layout:auto;width:auto;margin-left:0;margin-right:0",
+    "cell": "text-align:left;vertical-align:top",
+    "list": "text-align:left;white-space:nowrap;margin:0;padding-left:16px",
+}
+
+
+def _inline_styles(markup: str) -> str:
+    """The page's own tables, plain cells and value lists with their layout inline (values from
+    data are escaped: no ``<td>`` of theirs is left to match)."""
+
+    def style(m: re.Match) -> str:
+        if m.group(1):
+            return f'<table style="{_INLINE["table"]}"'
+        if m.group(2):
+            return f'<{m.group(2)} style="{_INLINE["cell"]}">'
+        if m.group(3):
+            return f'<td class="rc-ex" style="{_INLINE["cell"]};white-space:nowrap"'
+        return f'<ul class="{m.group(4)}" style="{_INLINE["list"]}"'
+
+    return _LAYOUT.sub(style, markup)
 
 
 def html_report_path(report_path: str | os.PathLike | None) -> str | None:
@@ -135,7 +164,7 @@ def render_html(data: ReportData) -> str:
         *model_section(data),
         "</div>",
     ]
-    body = "\n".join(p for p in parts if p)
+    body = _inline_styles("\n".join(p for p in parts if p))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -75,7 +75,9 @@ def _distribution(col: dict, name: str) -> str:
     if text:
         lengths = _list(col.get("lengths"))
         chart = histogram(lengths, list(LENGTH_LABELS), f"{name}: text lengths")
-        return f'{chart}<div class="rc-small">text lengths 0 … {LENGTH_LABELS[-1]}</div>'
+        counts = [count_of(n) or 0 for n in lengths]
+        most = LENGTH_LABELS[counts.index(max(counts))] if len(counts) == len(LENGTH_LABELS) else ""
+        return f'{chart}<div class="rc-small">text length, most {html_text(most)}</div>'
     return "—"
 
 
