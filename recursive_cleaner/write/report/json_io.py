@@ -124,6 +124,11 @@ def _pair(first: Reader, second: Reader) -> Reader:
     return pair
 
 
+def _listed(read: Reader) -> Reader:
+    """A pair as a list (the profile's JSON form)."""
+    return lambda value, at, strict: list(read(value, at, strict))
+
+
 def _record(keys: dict[str, Reader]) -> Reader:
     """An object holding only ``keys`` (each optional); other keys are left out."""
 
@@ -216,7 +221,7 @@ _PROFILE_SIDE = _record(
                     "nulls": _count,
                     "distinct": _count,
                     "distinct_capped": _flag,
-                    "top": _items(_pair(_text, _count)),
+                    "top": _items(_listed(_pair(_text, _count))),
                     "top_exact": _flag,
                     "lengths": _items(_count),
                     "numbers": _record(
