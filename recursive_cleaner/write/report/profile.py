@@ -16,7 +16,7 @@ which ``html_profile`` renders. Every text in it comes from the data: escaped wh
 
 from __future__ import annotations
 
-import hashlib
+import bisect
 import json
 import math
 import os
@@ -58,7 +58,7 @@ DISTINCT_CAP = 1_000  # distinct values counted exactly up to this, then shown "
 TOP_SLOTS = 32  # Misra-Gries counters per column
 TOP_SHOWN = 5  # the most frequent values shown
 EVIDENCE_CHARS = 300  # the clause that binds a field, quoted at most
-KEY_CHARS = 120  # a value's text kept as a top-value key at most
+KEY_CHARS = 120  # a value's text kept as a top-value key at most (escaped where shown)
 SAMPLE = 256  # numbers kept per column for the histogram (a seeded reservoir)
 NUMBER_BINS = 8
 # text lengths: 0, 1-4, 5-9, 10-19, 20-49, 50-99, 100-999, 1000 and more
@@ -129,10 +129,9 @@ class ColumnStats:
         kind = _kind(value, strings_only)
         self.types[kind] = self.types.get(kind, 0) + 1
         text = _text(value)
-        steps = 1 + self._distinct(kind, text) + self._count_top(clip_text(text, KEY_CHARS))
+        steps = 1 + self._distinct(kind, text) + self._count_top(text[:KEY_CHARS])
         if isinstance(value, str):
-            size = len(value)
-            self.lengths[sum(1 for edge in LENGTH_EDGES[1:] if size >= edge)] += 1
+            self.lengths[bisect.bisect_right(LENGTH_EDGES, len(value)) - 1] += 1
         if kind in ("integer", "number"):
             try:
                 number = float(value.strip() if isinstance(value, str) else value)
@@ -145,8 +144,7 @@ class ColumnStats:
     def _distinct(self, kind: str, text: str) -> int:
         if self.distinct_capped:
             return 0
-        digest = hashlib.blake2b(f"{kind}:{text}".encode(errors="replace"), digest_size=8)
-        self.digests.add(int.from_bytes(digest.digest(), "big"))
+        self.digests.add(hash((kind, text)))  # one pass in one process: hash() is stable
         if len(self.digests) > DISTINCT_CAP:
             self.distinct_capped, self.digests = True, set()
         return 1
