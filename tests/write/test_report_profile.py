@@ -80,6 +80,9 @@ def test_a_csvs_numbers_are_numbers_and_a_text_file_has_no_columns(tmp_path):
     out = profile_file(csv_path)
     assert column(out, "qty")["types"] == {"integer": 1, "number": 1}
     assert column(out, "qty")["nulls"] == 1 and column(out, "code")["types"]["text"] == 2
+    # mostly numbers: its distribution is of the values, not of their lengths
+    row = re.search(r'data-column="qty".*?</tr>', render_html(ReportData(profile={"before": out})))
+    assert "3.5 … 12, mean" in row.group(0)
     text = tmp_path / "notes.txt"
     text.write_text("some prose\n")
     assert profile_file(text)["columns"] == [] and "no columns" in profile_file(text)["note"]

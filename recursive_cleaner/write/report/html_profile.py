@@ -62,7 +62,8 @@ def _distribution(col: dict, name: str) -> str:
     numbers = _dict(col.get("numbers"))
     count = count_of(numbers.get("count")) or 0
     text = sum(count_of(n) or 0 for n in _list(col.get("lengths")))
-    if count and count >= text:
+    present = sum(count_of(n) or 0 for n in _dict(col.get("types")).values())
+    if count and 2 * count >= present:  # mostly numbers (a CSV's numbers are text too)
         low, high = numbers.get("min"), numbers.get("max")
         bins = _list(numbers.get("bins"))
         labels = [f"bin {i + 1} of {len(bins)}" for i in range(len(bins))]
@@ -81,13 +82,21 @@ def _distribution(col: dict, name: str) -> str:
     return "—"
 
 
+def _percent(part: int, whole: int) -> str:
+    share = 100 * part / whole
+    return "<1%" if 0 < share < 1 else ">99%" if 99 < share < 100 else f"{share:.0f}%"
+
+
 def _types(col: dict, present: int) -> str:
     types = _dict(col.get("types"))
-    parts = [
-        f"{html_text(cut(kind, 20))} {100 * (count_of(n) or 0) / present:.0f}%"
-        for kind, n in types.items()
+    parts = (
+        [
+            f"{html_text(cut(kind, 20))} {html_text(_percent(count_of(n) or 0, present))}"
+            for kind, n in types.items()
+        ]
         if present
-    ]
+        else []
+    )
     return " · ".join(parts) or "—"
 
 
