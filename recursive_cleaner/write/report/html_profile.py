@@ -200,6 +200,12 @@ def profile_section(data: ReportData) -> list[str]:
         facts.append(_facts(after, "After"))
     elif sampled:
         facts.append(f"After: the run's metrics sample of {imp.records:,} records, cleaned")
+    else:
+        facts.append(
+            "After: not profiled here — <code>recursive-cleaner apply FUNCTIONS FILE -o OUT "
+            "--report PAGE.html</code> profiles the cleaned whole file "
+            "(<code>--track-metrics</code>: a sample, in this page)"
+        )
     rows = []
     names = [str(c.get("name")) for c in _list(before.get("columns")) if isinstance(c, dict)]
     for col in _list(before.get("columns")):
