@@ -1,7 +1,8 @@
 """The HTML report of an ``apply`` run: wrong values per field counted on the whole file.
 
-``write_apply_report`` checks the input and the cleaned output against the field spec (``validate``:
-two streaming passes), pairs input and output records for up to three real before → after values
+``write_apply_report`` profiles the input and the cleaned output (``write.report.profile``: one
+bounded streaming pass each, the wrong values counted by the field spec as ``validate`` counts
+them) and pairs input and output records for up to three real before → after values
 per field (a third pass, stopped early; only when every record came out in order: no rejects, no
 dropped duplicates), and writes the same page the run writes (``write.report_html``), its counts
 labelled "counted on the whole file by apply". Without a spec the page still shows the examples,
@@ -20,8 +21,10 @@ from ..profiling.spec import CleaningSpec, load_spec
 from ..read.parsers import iter_records
 from ..run.sidecar import LEGACY_SPEC, STAMP_KEY, code_digest, spec_path_for
 from ..write.report_data import ReportData
-from ..write.report_html import counts_from_checks, left_alone_fields, write_html_report
-from .check import validate
+from ..profiling.spec_file import check_forms
+from ..run.review import plan_lines
+from ..write.report.profile import add_profile, wrong_counts
+from ..write.report_html import left_alone_fields, write_html_report
 from .functions_plan import read_plan
 from .result import ApplyResult, read_functions
 
@@ -150,10 +153,8 @@ def write_apply_report(
     source, output = os.fspath(input_path), os.fspath(output_path)
     if spec is not None and not isinstance(spec, CleaningSpec):
         spec = load_spec(os.fspath(spec) if isinstance(spec, os.PathLike) else spec)
-    whole = {}
     if spec is not None:
-        before = validate(source, spec, shown=0, encoding=encoding)
-        whole = counts_from_checks(before, validate(output, spec, shown=0))
+        check_forms(spec)  # a spec made in Python: the forms load_spec checks (as validate did)
     in_order = result.records_out == result.records_in and not result.dropped_duplicates
     examples = _examples(source, output, encoding) if in_order else []
     if code is None:
@@ -171,6 +172,9 @@ def write_apply_report(
         cross_row=[s.describe() for s in steps],
         applied=dataclasses.asdict(result),
         left_alone=left_alone_fields(spec),
-        whole_file=whole,
+        plan=plan_lines(spec) if spec is not None else [],
     )
+    # one streaming pass over each file: its profile and the wrong values by the spec
+    add_profile(data, source, output=output, spec=spec, encoding=encoding)
+    data.whole_file = wrong_counts(data.profile) if spec is not None else {}
     return write_html_report(report_path, data)

@@ -22,7 +22,14 @@ from ..errors import OutputError
 from .json_stream import dump_json
 from .tables import plain_value
 
-__all__ = ["materialize_input", "frame_records", "column_labels", "inputs_folder", "INPUT_DIR"]
+__all__ = [
+    "materialize_input",
+    "frame_records",
+    "column_labels",
+    "inputs_folder",
+    "given_as",
+    "INPUT_DIR",
+]
 
 
 INPUT_DIR = "recursive_cleaner_inputs"
@@ -49,6 +56,14 @@ def inputs_folder(workdir: str | os.PathLike | None = None) -> Path:
 
 
 _SLICE = 10_000  # DataFrame rows converted at a time
+_GIVEN: dict[str, str] = {}  # a written file -> what the user gave ("a DataFrame of 3 rows")
+_GIVEN_KEPT = 64  # entries remembered at most (the oldest forgotten first)
+
+
+def given_as(path: str | os.PathLike) -> str:
+    """What the user gave for a file ``materialize_input`` wrote in this process ("a DataFrame of
+    1,200 rows", "a list of 3 records"); "" for any other path."""
+    return _GIVEN.get(os.fspath(path), "")
 
 
 def _is_frame(data: Any) -> bool:
@@ -123,7 +138,7 @@ def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> st
     if isinstance(data, (str, os.PathLike)):
         return os.fspath(data)
     folder = inputs_folder(workdir)
-    digest = hashlib.sha256()
+    digest, rows = hashlib.sha256(), 0
     fd, tmp = tempfile.mkstemp(prefix=".input-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -131,8 +146,14 @@ def materialize_input(data: Any, workdir: str | os.PathLike | None = None) -> st
                 line = dump_json(record) + b"\n"
                 digest.update(line)
                 out.write(line)
+                rows += 1
         final = folder / f"input-{digest.hexdigest()[:16]}.jsonl"
         os.replace(tmp, final)
+        what = f"a DataFrame of {rows:,} rows" if _is_frame(data) else f"a list of {rows:,} records"
+        _GIVEN.pop(str(final), None)
+        _GIVEN[str(final)] = what
+        while len(_GIVEN) > _GIVEN_KEPT:
+            del _GIVEN[next(iter(_GIVEN))]
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -11,7 +11,9 @@ from ..profiling.expectations import Expectation
 from ..read import formats, parsers
 from ..write.metrics import ImprovementReport, compare_quality
 from ..write.report import ReportData, write_report
+from ..write.report.profile import add_profile
 from ..write.report_html import html_report_path, left_alone_fields, write_html_report
+from .review import plan_lines
 from .result import RunResult
 from .state import RunContext
 
@@ -109,6 +111,7 @@ def report_data(
         cross_row_notes=[list(n) for n in state.cross_row_notes],
         left_alone=left_alone_fields(state.spec),
         interrupted=interrupted,
+        plan=plan_lines(state.spec) if state.spec else [],
     )
 
 
@@ -120,5 +123,6 @@ def write_run_report(
     if not ctx.options.report_path:
         return None
     data = result.report_data = report_data(ctx, result, seconds, interrupted=interrupted)
+    add_profile(data, ctx.file_path, spec=ctx.state.spec, encoding=ctx.source.encoding)
     write_html_report(html_report_path(ctx.options.report_path), data)
     return write_report(ctx.options.report_path, data)

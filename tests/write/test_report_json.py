@@ -52,8 +52,11 @@ def test_every_field_goes_through_json_and_renders_the_same():
 def test_saving_leaves_out_what_the_renderers_never_read():
     data = full(llm={"calls": 2, "latency": {"avg_ms": 1.0}, "model": "x"})
     data.functions[0]["code"] = "def fix_dates(record): ..."
+    data.functions[0]["chunk_index"] = 3
     saved = report_to_dict(data)
-    assert saved["llm"] == {"calls": 2} and "code" not in saved["functions"][0]
+    assert saved["llm"] == {"calls": 2} and "chunk_index" not in saved["functions"][0]
+    # the HTML page shows each function's code (issue 45): kept
+    assert saved["functions"][0]["code"] == "def fix_dates(record): ..."
 
 
 @given(

@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..escape import md_code, md_text
-from .metrics import pct
-from .state import atomic_write_text
+from ...escape import md_code, md_text
+from ..metrics import pct
+from ..state import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .metrics import ImprovementReport
-from .report_data import (
+    from ..metrics import ImprovementReport
+from .data import (
     ReportData,
     short_text,
     code_cell,
@@ -34,7 +34,7 @@ from .report_data import (
     INTERRUPTED_TEXT,
     WHOLE_RECORD,
 )
-from .report_sections import (
+from .sections import (
     functions_section,
     issues_section,
     rejected_section,
@@ -66,7 +66,9 @@ def _dirty_fields(data: ReportData) -> list[str]:
 
 def _summary(data: ReportData) -> list[str]:
     lines = []
-    if data.source:
+    if data.source_label:
+        lines.append(f"- **Source:** {short_text(data.source_label, 200)} ({data.mode})")
+    elif data.source:
         lines.append(f"- **Source:** {code_cell(data.source, 120)} ({data.mode})")
     if data.chunks_total or data.records_seen:
         unit = "texts" if data.mode == "text" else "records"
