@@ -18,6 +18,7 @@ MAX_SLASH_ITEM = 40  # characters of one item of a slash list ("active/pending/c
 MAX_SLASH_ITEMS = 12  # items of a slash list after its first
 
 _COLON = re.compile(r"^[^:]{1,60}:\s*")  # "priority: 'low', 'medium' or 'high'" (quoted lists only)
+_LEAD_QUOTE = re.compile(r"(?:^|(?<=[.:;]))\s*(?=[\"“])")  # a quote opening the text or a sentence
 
 ENUM_TRIGGER = re.compile(
     r"(?:\b(?:one of|either|valid(?: values)?(?: are)?\s*:|allowed(?: values)?(?: are)?\s*:|"
@@ -72,6 +73,9 @@ def _triggers(clause: str):
     colon = _COLON.match(clause)
     if colon:
         yield True, colon
+    lead = _LEAD_QUOTE.search(clause)
+    if lead:  # a clause that opens with a quoted list: a list only where the data holds it
+        yield None, lead
     for k, trig in enumerate(ENUM_TRIGGER.finditer(clause)):
         if k == MAX_TRIGGERS:
             return
@@ -94,6 +98,10 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
+        if colon is None:  # '"Too small", "Too large", "Defective".' opening a clause
+            if len(items) >= 3 and holds is not None and holds(items):
+                return tuple(dict.fromkeys(items)), trig.start()
+            continue
         words = _LEAD.sub("", _list_words(rest))  # "status: only a, b or c"
         if not items and colon and holds is not None and not ENUM_TRIGGER.search(words):
             bare = [

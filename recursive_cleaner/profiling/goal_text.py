@@ -24,13 +24,10 @@ __all__ = [
     "paren_enum",
     "ENUM_TRIGGER",
     "AS_IS_WORDS",
-    "run_on_parts",
-    "kept_bullets",
     "clause_segments",
 ]
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
-_KEPT_BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")  # a bullet under a keep line
 _CLAUSE_END = re.compile(r"(?<=[.!?])\s+|;\s+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "a.m.", "p.m.", "approx.", "incl.")
 # what clauses looks back at: never the whole block
@@ -181,72 +178,6 @@ def goal_clauses(block: str) -> list[str]:
             start = m.end()
     out.append(block[start:])
     return [c for c in out if c.strip()]
-
-
-_RUN_ON = 300  # a clause this long, naming three fields or more, is read a comma part at a time
-_SUBJECT_WORDS = 8  # words before a field that opens a comma part ("and please do not touch the …")
-_WORD = re.compile(r"\S+")
-_OWN_WORDS = 3  # words between a field and the comma after it that make a part, not a list item
-
-
-def kept_bullets(text: str, reader) -> set[str]:
-    """The first field of each bullet under a line ending in a colon (or a heading) that leaves
-    fields alone (an ``as_is`` reading), until a line that is none (blank lines do not count)."""
-    kept: set[str] = set()
-    under = False
-    for line in text.splitlines():
-        bullet = _KEPT_BULLET.match(line)
-        if bullet and under:
-            groups = reader.groups(line)
-            if groups and groups[0][0] <= bullet.end() + 1:
-                kept.update(groups[0][2])
-            continue
-        stripped = line.strip()
-        if stripped:
-            under = (stripped.endswith(":") or stripped.startswith("#")) and any(
-                k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
-            )
-    return kept
-
-
-def _outside(text: str) -> bool:
-    """No bracket or quote ``text`` opens is still open at its end."""
-    return (
-        text.count("(") <= text.count(")")
-        and text.count('"') % 2 == 0
-        and (text.count("“") <= text.count("”"))
-    )
-
-
-def run_on_parts(clauses: list[str], groups, says) -> list[str]:
-    """Each clause, a run-on one (a dictated paragraph of commas) cut before each comma part that
-    opens with a field (``groups(clause)``: the field mentions, in order) once the words since the
-    last cut ask something (``says(text)``: a format, a change or a keep), never inside a list of
-    fields ("the titles, the authors' names, the page counts") nor before the first field."""
-    out = []
-    for clause in clauses:
-        found = groups(clause) if len(clause) >= _RUN_ON else []
-        if len({f for *_, g in found for f in g}) < 3:
-            out.append(clause)
-            continue
-        cuts, last_end = [], None
-        for a, b, _ in found:
-            comma = clause.rfind(",", 0, a)
-            if (
-                last_end is not None
-                and comma > last_end
-                # words of its own before the comma: never a list of fields
-                and len(_WORD.findall(clause, last_end, comma)) >= _OWN_WORDS
-                and len(_WORD.findall(clause, comma + 1, a)) <= _SUBJECT_WORDS
-                and _outside(clause[cuts[-1] + 1 if cuts else 0 : comma])
-                and says(clause[cuts[-1] + 1 if cuts else 0 : comma])
-            ):
-                cuts.append(comma)
-            last_end = b
-        for start, end in zip([-1, *cuts], [*cuts, len(clause)]):
-            if clause[start + 1 : end].strip():
-                out.append(clause[start + 1 : end].strip())
-    return out
 
 
 def goal_sentences(text: str) -> list[str]:

@@ -46,6 +46,7 @@ from .keep_words import asks_change, changed_fields, holds_keep, leaves_rest
 from .mentions import FieldMentions, field_tokens, is_date_name
 from .scans import LeadThen
 from .segments import read_segment
+from .document import kept_bullets, run_on_parts
 from .goal_text import (
     clause_segments,
     detect_kinds,
@@ -53,9 +54,7 @@ from .goal_text import (
     goal_blocks,
     goal_clauses,
     goal_sentences,
-    kept_bullets,
     paren_enum,
-    run_on_parts,
 )
 
 __all__ = ["infer_expectations", "read_goals", "GoalReading", "goal_sentences", "resolve_kind"]

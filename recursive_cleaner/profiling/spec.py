@@ -60,6 +60,7 @@ from .examples import goal_examples
 from .conversions import read_conversions
 from .expectations import conforms
 from .goal_text import detect_kinds
+from .document import plain_goals
 from .goal_text import goal_blocks
 from .instructions import goal_sentences, read_goals, resolve_kind
 from .keep_words import asks_change, holds_keep, leaves_rest
@@ -129,6 +130,7 @@ def read_spec(
 
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    instructions = plain_goals(instructions)  # a markdown table's rows as bullets, `x` as "x"
     samples = samples or {}
     check = check or samples
     if csv_strings is None:

@@ -12,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recursive_cleaner import DataCleaner
+from recursive_cleaner.profiling.goal_lists import enum_values
+from recursive_cleaner.profiling.document import plain_goals
 from recursive_cleaner.profiling.improvement import judge_change
+from recursive_cleaner.profiling.mentions import FieldMentions
 from recursive_cleaner.profiling.spec import load_spec, read_spec
 from tests.fakes import CLEAN_REPLY, FakeBackend, StructuredFakeBackend, make_reply
 
@@ -745,3 +748,36 @@ def test_a_list_of_fields_and_a_comma_inside_quotes_are_never_cut():
     )
     spec = read_spec(goals, RUN_ON_FIELDS, RUN_ON_DATA, scope="mentioned")
     assert not any(spec.in_scope(f) for f in RUN_ON_FIELDS)
+
+
+def test_a_markdown_table_of_rules_reads_as_bullets_and_backticks_quote_values():
+    goals = (
+        "## Fields we standardise\n\n| field | type | rule |\n|---|---|---|\n"
+        "| `reason` | enum | `Too small`, `Too large`, `Defective`. Typos are mapped. |\n"
+        "| `refund` | decimal, 2 places | bare number, no `$` sign |\n\n"
+        "| column | before | after |\n|:--|:--|:--|\n| sku | `ab 1234` | `AB-1234` |\n"
+    )
+    assert plain_goals(goals).splitlines()[2:5] == [
+        '- reason: enum. "Too small", "Too large", "Defective". Typos are mapped.',
+        '- refund: decimal, 2 places. bare number, no "$" sign.',
+        "",
+    ]
+    assert plain_goals(goals).splitlines()[-1] == '- sku: "ab 1234" -> "AB-1234"'
+    fields = ["reason", "refund", "sku"]
+    data = {
+        "reason": ["Too small", "Defective", "too large", "Defectve"] * 5,
+        "refund": ["$1.00", "2.50", "3"] * 5,
+        "sku": ["ab 1234", "AB-1234"] * 5,
+    }
+    spec = read_spec(goals, fields, data, scope="mentioned")
+    assert spec.fields["reason"].kind == "enum"
+    assert spec.fields["reason"].allowed == ("Too small", "Too large", "Defective")
+    assert spec.in_scope("refund") and spec.fields["refund"].kind == "number"
+
+
+def test_a_quoted_list_opening_a_sentence_is_a_list_only_where_the_data_holds_it():
+    data = {"reason": ["Too small", "Defective", "Too large"] * 5, "note": ["a", "b", "c"] * 5}
+    reader = FieldMentions(list(data), data)
+    listed = '"Too small", "Too large", "Defective".'
+    assert enum_values(listed, reader.holds) == (("Too small", "Too large", "Defective"), 0)
+    assert enum_values('"red", "green", "blue".', reader.holds) is None  # no field holds them
