@@ -10,6 +10,11 @@ from .goal_text import detect_kinds
 
 __all__ = ["plain_goals", "kept_bullets", "run_on_parts"]
 
+_HEAD_CHARS = 60  # a section heading's length at most
+_END_MARKS = frozenset(".:!?;,")
+# a bullet's own label naming a field (``names``: "tracking_no: keep …", "emp_id - 6 digits"): the
+# section's name stays off it
+_LABEL = re.compile(r"[*_`]*[\w .()/*_`-]{1,40}?[*_`]*(?::\s|\s[-–—]\s)")
 _KEPT_BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")  # a bullet under a keep line
 
 _RUN_ON = 300  # a clause this long, naming three fields or more, is read a comma part at a time
@@ -32,9 +37,10 @@ def kept_bullets(text: str, reader) -> set[str]:
             continue
         stripped = line.strip()
         if stripped:
-            under = (stripped.endswith(":") or stripped.startswith("#")) and any(
-                k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
-            )
+            head = stripped.endswith(":") or stripped.startswith("#")
+            under = (
+                head or len(stripped) <= _HEAD_CHARS and stripped[-1] not in _END_MARKS
+            ) and any(k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds))
     return kept
 
 
@@ -105,14 +111,16 @@ def _row_text(cells: list[str], header: list[str]) -> str:
     return f"- {head}: {said}." if head else f"- {said}."
 
 
-def plain_goals(text: str) -> str:
+def plain_goals(text: str, names=lambda label: False) -> str:
     """The goals with a markdown table's rows as bullets led by their first cell ("| `sku` | string
     | upper case |" -> "- sku: string. upper case"; the header row above the rule line read for
-    its columns, never as a row) and a value in backticks quoted ("`Too small`" -> '"Too
-    small"')."""
+    its columns, never as a row), a value in backticks quoted ("`Too small`" -> '"Too small"'), and
+    a section's heading ("Dates (dob, hire_dt)": short, no end mark, bullets under it) put before
+    each of its bullets that no label naming a field (``names(label)``) leads."""
     lines = (text or "").splitlines()
     out: list[str] = []
     header: list[str] = []
+    section = ""  # a heading line with bullets under it
     for i, line in enumerate(lines):
         row = _TABLE_ROW.match(line)
         if _table_rule(line):
@@ -123,5 +131,22 @@ def plain_goals(text: str) -> str:
                 header = cells  # the header above the rule line
                 continue
             line = _row_text(cells, header)
+        bullet = _KEPT_BULLET.match(line)
+        label = _LABEL.match(line, bullet.end()) if bullet else None
+        if bullet and section and not (label and names(label.group())):
+            line = f"{line[: bullet.end()]}{section}: {line[bullet.end() :]}"
+        elif line.strip():
+            section = line.strip() if _section_head(line, lines[i + 1 : i + 3]) else ""
         out.append(_TICKS.sub(r'"\1"', line))
     return "\n".join(out)
+
+
+def _section_head(line: str, after: list[str]) -> bool:
+    """A short line at the margin with no end mark, bullets under it ("Dates (dob, hire_dt)")."""
+    head = line.strip()
+    return (
+        line[:1].strip() != ""
+        and len(head) <= _HEAD_CHARS
+        and head[-1] not in _END_MARKS
+        and any(_KEPT_BULLET.match(a) for a in after if a.strip())
+    )

@@ -130,7 +130,9 @@ def read_spec(
 
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    instructions = plain_goals(instructions)  # a markdown table's rows as bullets, `x` as "x"
+    # a markdown table's rows as bullets, `x` as "x", a section's name on its bullets
+    named = FieldMentions([str(f) for f in fields])
+    instructions = plain_goals(instructions, lambda label: bool(named.groups(label)))
     samples = samples or {}
     check = check or samples
     if csv_strings is None:

@@ -781,3 +781,26 @@ def test_a_quoted_list_opening_a_sentence_is_a_list_only_where_the_data_holds_it
     listed = '"Too small", "Too large", "Defective".'
     assert enum_values(listed, reader.holds) == (("Too small", "Too large", "Defective"), 0)
     assert enum_values('"red", "green", "blue".', reader.holds) is None  # no field holds them
+
+
+def test_bullets_under_a_section_heading_are_the_headings_fields():
+    goals = (
+        "Cleansing rules\n\nDates (dob, hire_dt)\n• Target format: YYYY-MM-DD.\n"
+        "• Numeric dates are day first (31/05/1963).\n\nPhone\n• Format 617-555-0183.\n\n"
+        "Do not change\n• emp_id - 6 digits with leading zeros, the key.\n"
+        "• notes: free text, we query the phone log with it.\n"
+    )
+    fields = ["emp_id", "dob", "hire_dt", "phone", "notes"]
+    data = {
+        "emp_id": ["000123", "000456"] * 5,
+        "dob": ["31/05/1963", "1963-05-31"] * 5,
+        "hire_dt": ["01/02/2001", "2001-02-01"] * 5,
+        "phone": ["(617) 555-0183", "617-555-0183"] * 5,
+        "notes": ["ok", " see file"] * 5,
+    }
+    spec = read_spec(goals, fields, data, scope="mentioned")
+    assert spec.fields["dob"].kind == spec.fields["hire_dt"].kind == "date"
+    assert spec.in_scope("dob") and spec.in_scope("hire_dt") and spec.in_scope("phone")
+    # a bullet's own field label keeps the section's name off it: "the phone log" stays notes'
+    assert spec.fields["emp_id"].kind == "as_is" and spec.fields["notes"].kind == "as_is"
+    assert "Do not change: emp_id" not in plain_goals(goals, lambda label: "emp_id" in label)
