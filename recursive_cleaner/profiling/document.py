@@ -38,9 +38,10 @@ def kept_bullets(text: str, reader) -> set[str]:
         stripped = line.strip()
         if stripped:
             head = stripped.endswith(":") or stripped.startswith("#")
-            under = (
-                head or len(stripped) <= _HEAD_CHARS and stripped[-1] not in _END_MARKS
-            ) and any(k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds))
+            section = not bullet and len(stripped) <= _HEAD_CHARS and stripped[-1] not in _END_MARKS
+            under = (head or section) and any(
+                k == "as_is" for k, *_ in detect_kinds(stripped, reader.holds)
+            )
     return kept
 
 
