@@ -804,3 +804,16 @@ def test_bullets_under_a_section_heading_are_the_headings_fields():
     # a bullet's own field label keeps the section's name off it: "the phone log" stays notes'
     assert spec.fields["emp_id"].kind == "as_is" and spec.fields["notes"].kind == "as_is"
     assert "Do not change: emp_id" not in plain_goals(goals, lambda label: "emp_id" in label)
+
+
+def test_quoted_inputs_of_a_mapping_are_no_list_and_a_pipe_list_holds_words_of_several_words():
+    data = {"reason": ["Too small", "Damaged in transit", "Unwanted", "Changed my mind"] * 5}
+    reader = FieldMentions(list(data), data)
+    mapped = 'Map typos; "Unwanted", "Changed my mind", "Too small" = Changed mind.'
+    assert enum_values(mapped, reader.holds) is None
+    piped = "one of: Too small | Damaged in transit | Changed mind"
+    assert read_spec(piped, ["reason"], data).fields["reason"].allowed == (
+        "Too small",
+        "Damaged in transit",
+        "Changed mind",
+    )
