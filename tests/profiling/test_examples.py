@@ -270,3 +270,14 @@ def test_a_shape_several_fields_share_goes_to_the_one_with_its_exact_shape():
     # the exact shape in two fields: dropped, never guessed
     data["ref"].append("x2000")
     assert goal_examples("The publication date: c1998 -> 1998.", fields, data) == {}
+
+
+def test_an_equals_sign_links_an_example_to_its_output():
+    from recursive_cleaner.profiling.spec import read_spec
+
+    data = {"reason": ["Too large", "Defective", "Faulty", "Too big"] * 5}
+    goals = 'reason: one of Too large, Defective. "Too big" = Too large; "Faulty" = Defective.'
+    assert read_spec(goals, ["reason"], data).fields["reason"].examples == (
+        ("Too big", "Too large"),
+        ("Faulty", "Defective"),
+    )
