@@ -123,7 +123,18 @@ COMMON = frozenset(
 
 
 class SectionedCommand(click.Command):
-    """A command whose --help lists its common options first, then the advanced ones."""
+    """A command whose --help lists its common options first, then the advanced ones; ``{formats}``
+    in its help is the format registry's list (``cli_examples.with_formats``)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from .cli_examples import with_formats
+
+        text = self.help or ""
+        self.help = with_formats(text, self.name or "")
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = text
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows: dict[bool, list[tuple[str, str]]] = {True: [], False: []}

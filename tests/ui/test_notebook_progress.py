@@ -65,7 +65,8 @@ def _progress_messages(tmp_path, monkeypatch) -> tuple[list[str], list[str]]:
         m["content"]["data"]["text/html"]
         for m in seen
         if m["msg_type"] in ("display_data", "update_display_data")
-        and 'class="recursive-cleaner-progress"' in m["content"].get("data", {}).get("text/html", "")
+        and 'class="recursive-cleaner-progress"'
+        in m["content"].get("data", {}).get("text/html", "")
     ]
     texts = [
         m["content"]["data"].get("text/plain", "")
