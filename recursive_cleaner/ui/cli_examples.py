@@ -1,6 +1,5 @@
 """What every command's ``--help`` ends with: copy-paste examples on the bundled sample (a clone's
-``test_cases/``), run from the clone's folder; and the input formats, read from the format
-registry (``read.formats``) when the help is shown, so a new format is listed where it is read.
+``test_cases/``), run from the clone's folder (the formats a help lists: ``cli_common``).
 
 tests/ui/test_help_examples.py parses the examples out of each ``--help`` and runs every one.
 """
@@ -11,14 +10,7 @@ from typing import Any
 
 from .cli_common import PROG
 
-__all__ = [
-    "EXAMPLES",
-    "FORMATS",
-    "input_formats",
-    "with_formats",
-    "examples_epilog",
-    "add_examples",
-]
+__all__ = ["EXAMPLES", "examples_epilog", "add_examples"]
 
 SAMPLE = "test_cases/crm_customers.jsonl"
 GOALS = "@test_cases/crm_instructions.txt"
@@ -60,22 +52,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 """Command name ("" for the group) -> its examples, in an order that runs from a clone's folder:
 generate writes what apply, validate, report and resume read."""
 
-RECORDS_ONLY = ("apply", "validate")  # commands that read records: no text, no documents
-FORMATS = "{formats}"
-"""In a command's help, replaced by ``input_formats()`` when the help is shown."""
-
-
-def input_formats(*, applied: bool = False) -> str:
-    """The files a command reads, from the format registry (and the documents read as text);
-    ``applied``: those apply reads (records only)."""
-    from ..read.documents import DOCUMENT_SUFFIXES
-    from ..read.formats import described
-
-    listed = described(applied=applied)
-    if applied:
-        return listed
-    return f"{listed}; documents, read as text ({' '.join(DOCUMENT_SUFFIXES)})"
-
 
 def examples_epilog(name: str) -> str:
     """The help's last section: the command's examples, kept one per line (click's ``\\b``)."""
@@ -84,14 +60,6 @@ def examples_epilog(name: str) -> str:
         return ""
     where = "Examples (from a clone's folder; the bundled sample is test_cases/):"
     return where + "\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
-
-
-def with_formats(text: str, command: str) -> str:
-    """``text`` with ``{formats}`` replaced by the registry's formats (``apply``: those it
-    reads)."""
-    if FORMATS not in text:
-        return text
-    return text.replace(FORMATS, input_formats(applied=command in RECORDS_ONLY))
 
 
 def add_examples(group: Any) -> None:
