@@ -280,7 +280,7 @@ class DataCleaner:
         while attempts < self.settings.max_iterations:
             iteration += 1
             focus = self.ctx.focus.next(view)
-            if focus is None and clean_by_profile(self.ctx, open_failures, accepted):
+            if focus is None and clean_by_profile(self.ctx, open_failures, accepted, view):
                 return "clean_by_profile"
             at = {"chunk_index": index, "iteration": iteration}
             self._emit("iteration", **at)

@@ -9,6 +9,41 @@ from typing import Callable, Iterable, Union
 Reply = Union[str, BaseException]
 
 
+class FakeClock:
+    """A clock a test moves, no real time passing: ``clock()`` is ``now``; ``timer`` is a progress
+    Timer (``timer(interval, tick)`` -> stop) whose ticks fire as ``advance`` moves the clock past
+    them, in order."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+        self.timers: list[list] = []  # [interval, next due, tick]
+
+    def __call__(self) -> float:
+        return self.now
+
+    def timer(self, interval: float, tick: Callable[[], None]) -> Callable[[], None]:
+        entry = [interval, self.now + interval, tick]
+        self.timers.append(entry)
+
+        def stop() -> None:
+            if entry in self.timers:
+                self.timers.remove(entry)
+
+        return stop
+
+    def advance(self, seconds: float) -> None:
+        """Move ``seconds`` on, firing every tick that falls due on the way at its own time."""
+        end = self.now + seconds
+        while True:
+            due = [e for e in self.timers if e[1] <= end]
+            if not due:
+                break
+            entry = min(due, key=lambda e: e[1])
+            self.now, entry[1] = entry[1], entry[1] + entry[0]
+            entry[2]()
+        self.now = end
+
+
 class FakeBackend:
     """A scripted LLM backend.
 
@@ -17,6 +52,8 @@ class FakeBackend:
     recorded in ``history``. When a list runs out, ``default`` is returned if given,
     else an AssertionError is raised so a test notices an unexpected call. It declares the
     capability ``usage``: ``last_usage`` is ``usage`` (None without it) after every call.
+    With ``clock`` (a ``FakeClock``) every call takes ``latency`` seconds of it, the ticks of its
+    timers firing on the way (a slow model, no real sleep).
     """
 
     capabilities = frozenset({"usage"})
@@ -27,8 +64,11 @@ class FakeBackend:
         *,
         default: str | None = None,
         usage: dict | None = None,
+        clock: FakeClock | None = None,
+        latency: float = 0.0,
     ) -> None:
         self.history: list[str] = []
+        self.clock, self.latency = clock, latency
         self._handler: Callable[[str], str] | None = None
         self._replies: list[Reply] = []
         if callable(replies):
@@ -46,6 +86,8 @@ class FakeBackend:
     def generate(self, prompt: str) -> str:
         self.history.append(prompt)
         self.last_usage = dict(self._usage) if self._usage else None
+        if self.clock is not None and self.latency:
+            self.clock.advance(self.latency)
         if self._handler is not None:
             return self._handler(prompt)
         if self._replies:

@@ -122,6 +122,16 @@ def _homogeneous(tmp_path, n=60):
     return _data(tmp_path, [{"id": i, "email": f"user{i}@x.com"} for i in range(n)])
 
 
+def _unexplained(tmp_path, n=60):
+    """Homogeneous, but for a field with no target whose values come in two forms: with
+    ``scope="all"`` the profile leaves it unexplained, so the open pass is asked (issue 45)."""
+    rows = [
+        {"id": i, "email": f"user{i}@x.com", "remark": ["ok", "late by 2 days"][i % 2]}
+        for i in range(n)
+    ]
+    return _data(tmp_path, rows)
+
+
 def test_early_termination_stops_when_the_model_judges_saturation(tmp_path):
     backend = FakeBackend(
         lambda p: SATURATED if "<saturation_check>" in p or "saturat" in p.lower() else CLEAN_REPLY
@@ -149,7 +159,7 @@ def test_early_termination_stops_when_the_model_judges_saturation(tmp_path):
 def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
     """Idle chunks and the saturation count live in the state file: a resumed run does not start
     over."""
-    path, state = _homogeneous(tmp_path), str(tmp_path / "state.json")
+    path, state = _unexplained(tmp_path), str(tmp_path / "state.json")
 
     def interrupted(prompt):
         if "saturat" in prompt.lower():
@@ -165,6 +175,7 @@ def test_a_resumed_run_keeps_its_early_termination_counts(tmp_path):
             tmp_path,
             chunk_size=3,
             profile_fields=True,
+            scope="all",
             early_termination=True,
             saturation_check_interval=4,
             state_file=state,
@@ -220,11 +231,30 @@ def test_with_the_defaults_the_calls_do_not_grow_with_the_file(tmp_path, records
     saturation check."""
     backend = FakeBackend(default=CLEAN_REPLY)
     result, _ = _run(
-        backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True
+        backend,
+        _unexplained(tmp_path, records),
+        tmp_path,
+        chunk_size=3,
+        profile_fields=True,
+        scope="all",
     )
     assert result.chunks_processed == records // 3 and not result.stopped_early
     # one chunk that teaches nothing (idle_chunks_before_skip=1), then no call for the rest
-    assert backend.calls == 1
+    assert backend.calls == 1 and result.open_passes == 1
+
+
+@pytest.mark.parametrize("records", [60, 600])
+def test_no_open_pass_where_the_profile_leaves_nothing_unexplained(tmp_path, records):
+    """Issue 45: every field in scope meets its target on every chunk: no call at all, said."""
+    backend = FakeBackend(default=CLEAN_REPLY)
+    result, events = _run(
+        backend, _homogeneous(tmp_path, records), tmp_path, chunk_size=3, profile_fields=True
+    )
+    assert result.chunks_processed == records // 3 and backend.calls == 0
+    assert result.open_passes == 0 and result.open_pass_skipped == records // 3
+    assert result.open_pass_note() == "no open pass: nothing left unexplained"
+    said = [e for e in events if e["type"] == "open_pass_skipped"]
+    assert len(said) == 1 and said[0]["reason"] == result.open_pass_note()
 
 
 def test_a_garbled_saturation_reply_never_stops_the_run(tmp_path):

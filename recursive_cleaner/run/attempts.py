@@ -11,6 +11,7 @@ from ..model.response import ParsedResponse
 from ..profiling.focus import reason_key
 from ..profiling.profiler import FieldProfile
 from ..read.sampling import split_holdout
+from .open_pass import skip_open_pass
 from .setup import first_issue
 from .state import RunContext
 
@@ -147,21 +148,27 @@ def accept(
     return view
 
 
-def clean_by_profile(ctx: RunContext, open_failures: int, accepted: int) -> bool:
+def clean_by_profile(
+    ctx: RunContext, open_failures: int, accepted: int, view: list | None = None
+) -> bool:
     """The profile shows nothing left: stop after the open-ended pass found nothing it could
-    fix.
+    fix, or with no open pass at all where the profile leaves nothing unexplained.
 
     Without a model call when the open-ended passes of the last ``idle_chunks_before_skip``
     chunks found nothing (homogeneous data stops costing calls, so a run's cost does not grow
     with the file; off with ``call_every_chunk``, the reference design). Field functions do
     not count: the profile finds those issues on every chunk without the open pass. Otherwise
     after ``open_pass_attempts`` failed open-ended attempts on this chunk. Never a call when the
-    goals leave every field alone (with or without the profile): nothing could be accepted.
+    goals leave every field alone (with or without the profile): nothing could be accepted, nor
+    when ``view`` (the chunk as the functions left it) has nothing the profile leaves unexplained
+    (``open_pass.unexplained``). False (an open pass follows) is counted in
+    ``state.open_passes``.
     """
     options, state = ctx.options, ctx.state
     if nothing_to_write(ctx):
         return True
     if not ctx.focus.enabled:
+        state.open_passes += 1
         return False
     if (
         not options.call_every_chunk
@@ -173,6 +180,9 @@ def clean_by_profile(ctx: RunContext, open_failures: int, accepted: int) -> bool
     if open_failures >= options.open_pass_attempts:
         state.idle_chunks += accepted == 0
         return True
+    if view is not None and skip_open_pass(ctx, view):
+        return True
+    state.open_passes += 1
     return False
 
 

@@ -60,7 +60,12 @@ def snapshot(ctx: RunContext) -> dict[str, Any]:
         **({"spec_kinds": dict(state.spec_kinds)} if state.spec_kinds else {}),
         "llm": ctx.client.stats.to_dict(),
         "options": {k: v for k, v in options.to_dict().items() if k not in CONTRACT_OPTIONS},
-        "early_termination": {**ctx.watch.to_dict(), "idle_chunks": state.idle_chunks},
+        "early_termination": {
+            **ctx.watch.to_dict(),
+            "idle_chunks": state.idle_chunks,
+            "open_passes": state.open_passes,
+            "open_pass_skipped": state.open_pass_skipped,
+        },
         "fingerprint": state.fingerprint or make_fingerprint(options, ctx.file_path),
     }
 
@@ -99,7 +104,9 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
     progress = saved.get("early_termination")
     if isinstance(progress, dict):
         ctx.watch.load(progress)
-        state.idle_chunks = int(progress.get("idle_chunks", 0) or 0)
+        state.idle_chunks = _count(progress.get("idle_chunks"))
+        state.open_passes = _count(progress.get("open_passes"))
+        state.open_pass_skipped = _count(progress.get("open_pass_skipped"))
     llm = saved.get("llm", {})
     ctx.client.stats = LLMStats(
         calls=llm.get("calls", 0),
@@ -109,6 +116,11 @@ def restore(ctx: RunContext, saved: dict[str, Any]) -> None:
         cached_tokens=llm.get("cached_tokens", 0),
         on_add=ctx.client.stats.on_add,
     )
+
+
+def _count(value: Any) -> int:
+    """A saved count: a non-negative int, else 0 (a state file is data)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def load_matching_state(ctx: RunContext, state_file: str | None) -> int | None:

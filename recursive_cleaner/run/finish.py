@@ -79,6 +79,7 @@ def finish_run(
     result.unmet = unmet_goals(state.spec, state.functions, state.cross_row_steps, result.unfixable)
     result.issues = list(state.issues)
     result.unusable_replies = state.unusable_replies
+    result.open_passes, result.open_pass_skipped = state.open_passes, state.open_pass_skipped
     result.modifications = list(state.modifications)
     result.cross_row = [s.to_dict() for s in state.cross_row_steps]
     result.cross_row_dropped, result.cross_row_sample = state.cross_row_drop

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..read import parsers
 from ..write.metrics import ImprovementReport
+from .open_pass import open_pass_note
 
 __all__ = ["RunResult"]
 
@@ -43,6 +44,9 @@ class RunResult:
     spec_path: str | None = None
     reflection: dict[str, int] = field(default_factory=dict)
     optimization: dict[str, Any] = field(default_factory=dict)
+    # open-ended passes asked of the model, and chunks that needed none (run.open_pass)
+    open_passes: int = 0
+    open_pass_skipped: int = 0
     # model replies that could not be parsed (each cost a call; the run asked again)
     unusable_replies: int = 0
     # the source written to output_path ("" in a dry run): what this run made, whatever the file
@@ -53,3 +57,7 @@ class RunResult:
     # what the report shows (write.report_data.ReportData; None when no report was written): a
     # CleanResult renders its report from it, and saves it as data, never as markup
     report_data: Any = None
+
+    def open_pass_note(self) -> str:
+        """"no open pass: nothing left unexplained" when no chunk needed the open pass, else ""."""
+        return open_pass_note(self.open_passes, self.open_pass_skipped)

@@ -58,6 +58,9 @@ class RunState:
     modifications: list[dict] = field(default_factory=list)
     records_seen: int = 0
     idle_chunks: int = 0
+    open_passes: int = 0  # open-ended passes asked of the model (run.open_pass)
+    # chunks whose open pass was not asked: the profile left nothing unexplained
+    open_pass_skipped: int = 0
     # the model's draft of the spec (draft_spec=True), kept so a resume does not ask again
     spec_draft: dict | None = None
     # clause -> the field the model tied it to (model.field_tie), kept too

@@ -36,6 +36,7 @@ from .cli_common import (
     progress_display,
     progress_option,
 )
+from .cli_examples import add_examples
 from .cli_errors import OneLineErrors, Terminated, error_message, fail, sigterm_as_interrupt
 from .cli_options import backend_option, default_backend, run_kwargs, run_options
 from .cli_report import print_result, report, state_summary
@@ -153,9 +154,8 @@ def cli() -> None:
 def generate(**opts: Any) -> None:
     """Write cleaning_functions.py for FILE.
 
-    FILE is JSONL, CSV, JSON or plain text. The model reads it chunk by chunk and writes one tested
-    function at a time; the functions, a markdown report and (with --state) a state file are
-    written.
+    FILE is {formats}. The model reads it chunk by chunk and writes one tested function at a
+    time; the functions, a markdown report and (with --state) a state file are written.
     """
     _clean(opts, dry_run=opts.pop("dry_run"))
 
@@ -170,7 +170,7 @@ def analyze(**opts: Any) -> None:
 
     A dry run: the field profile and one detection call per chunk; the report lists the issues, in
     analysis_report.md unless --report is given (a generate run's cleaning_report.md is left as it
-    is).
+    is). FILE is {formats}.
     """
     source = click.get_current_context().get_parameter_source("report_path")
     if source == click.core.ParameterSource.DEFAULT:
@@ -250,7 +250,7 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
             **kwargs,
         )
         result = cleaner.run()
-    print_result(result, dry_run, source=file)
+    _finished(result, dry_run, file)
 
 
 @cli.command(cls=SectionedCommand)
@@ -344,13 +344,22 @@ def resume(
         given.update({"log_calls": log_calls} if log_calls else {})
         cleaner = DataCleaner.resume(state, llm, on_progress=on_progress, **paths, **given)
         result = cleaner.run()
-    print_result(result, bool(saved.get("options", {}).get("dry_run")), saved.get("file_path"))
+    _finished(result, bool(saved.get("options", {}).get("dry_run")), saved.get("file_path"))
 
 
 cli.add_command(apply_cmd)
 cli.add_command(validate)
 cli.add_command(plan)
 cli.add_command(report)
+add_examples(cli)  # every --help ends with copy-paste examples (issue 45)
+
+
+def _finished(result: Any, dry_run: bool, source: str | None) -> None:
+    """A finished run's lines, and whether the open pass was needed (issue 45)."""
+    print_result(result, dry_run, source=source)
+    note = "" if dry_run else result.open_pass_note()
+    if note:
+        echo(note)
 
 
 def _same_size(saved: dict) -> bool:

@@ -164,7 +164,8 @@ def apply_cmd(
 
     Runs clean_data from FUNCTIONS (a cleaning_functions.py) on every record of FILE, in worker
     processes (sandboxed unless --trusted), then the file's cross-row steps (a second pass),
-    and writes the records in order to OUTPUT, in the format its extension names.
+    and writes the records in order to OUTPUT, in the format its extension names. FILE is
+    {formats}.
     """
     from ..apply.local import MAX_DROP, apply_file
     from ..apply.report import find_spec, write_apply_report
@@ -312,6 +313,7 @@ def validate(file: str, spec_path: str | None, encoding: str) -> None:
     """Check FILE against a field spec: per field, the values that break it.
 
     Exit 0 when every checked value meets the spec, 1 when some do not (blanks are counted apart).
+    FILE is {formats}.
     """
     from ..apply.check import validate as check
     from ..apply.report import find_spec

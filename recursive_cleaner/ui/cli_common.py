@@ -25,6 +25,9 @@ __all__ = [
     "debug_option",
     "COMMON",
     "SectionedCommand",
+    "FORMATS",
+    "input_formats",
+    "with_formats",
 ]
 
 PROG = "recursive-cleaner"
@@ -123,7 +126,16 @@ COMMON = frozenset(
 
 
 class SectionedCommand(click.Command):
-    """A command whose --help lists its common options first, then the advanced ones."""
+    """A command whose --help lists its common options first, then the advanced ones; ``{formats}``
+    in its help is the format registry's list (``with_formats``)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        text = self.help or ""
+        self.help = with_formats(text, self.name or "")
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = text
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
@@ -136,6 +148,31 @@ class SectionedCommand(click.Command):
             if rows[common]:
                 with formatter.section(title):
                     formatter.write_dl(rows[common])
+
+
+RECORDS_ONLY = ("apply", "validate")  # commands that read records: no text, no documents
+FORMATS = "{formats}"
+"""In a command's help, replaced by ``input_formats()`` when the help is shown."""
+
+
+def input_formats(*, applied: bool = False) -> str:
+    """The files a command reads, from the format registry (and the documents read as text);
+    ``applied``: those apply reads (records only)."""
+    from ..read.documents import DOCUMENT_SUFFIXES
+    from ..read.formats import described
+
+    listed = described(applied=applied)
+    if applied:
+        return listed
+    return f"{listed}; documents, read as text ({' '.join(DOCUMENT_SUFFIXES)})"
+
+
+def with_formats(text: str, command: str) -> str:
+    """``text`` with ``{formats}`` replaced by the registry's formats (``RECORDS_ONLY``: those
+    read as records)."""
+    if FORMATS not in text:
+        return text
+    return text.replace(FORMATS, input_formats(applied=command in RECORDS_ONLY))
 
 
 def goals_text(value: str) -> str:

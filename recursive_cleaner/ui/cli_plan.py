@@ -48,12 +48,7 @@ def plan(
     For each field: what it will become, the clause that binds it (the evidence) and its examples;
     the fields left as they are and why; the rules across rows; what the goals ask that nothing
     binds. No model is called. The spec is written beside -o, PATH-STEM.plan.spec.json: edit it
-    and give it to generate with --spec.
-
-    \b
-    Examples:
-      recursive-cleaner plan orders.csv -i "order_date as YYYY-MM-DD; leave postcode alone"
-      recursive-cleaner plan test_cases/crm_customers.jsonl -i @test_cases/crm_instructions.txt
+    and give it to generate with --spec. FILE is {formats}.
     """
     from ..cleaner import DataCleaner
 

@@ -48,8 +48,10 @@ class LiveProgress:
     kernel (when no ``stream`` is given), else the rich bar when rich is installed and ``stream``
     (default stderr) is a terminal, else plain lines.
     The display stops at the ``complete`` event or on ``close()``; use it as a context manager so
-    an error also stops it. ``tally`` holds the counts seen so far. Plain lines add a heartbeat
-    every ``heartbeat`` seconds of a model call (None: off), driven by ``timer``.
+    an error also stops it. ``tally`` holds the counts seen so far. While a model call runs, the
+    bar and the notebook's HTML show its seconds so far (the bar redraws itself; the notebook is
+    redrawn every second by ``timer``), the notebook adds the heartbeat once the call has taken
+    ``heartbeat`` seconds, and plain lines add one every ``heartbeat`` seconds (None: off).
     """
 
     def __init__(
@@ -86,7 +88,9 @@ class LiveProgress:
         self.tally.update(event, self.clock())
         if self._view is None:
             if self.live == "notebook":
-                self._view = NotebookView(self.tally, self.clock, self.refresh)
+                self._view = NotebookView(
+                    self.tally, self.clock, self.refresh, self.heartbeat, self.timer
+                )
             elif self.live:
                 self._view = rich_view(self.stream, self.tally, self.clock, self.refresh)
             else:

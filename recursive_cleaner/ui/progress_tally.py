@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import clip_text
 
-__all__ = ["ProgressTally", "tokens_text", "duration_text", "short_text"]
+__all__ = ["ProgressTally", "tokens_text", "duration_text", "short_text", "waiting_text"]
 
 _REASON = 120
 
@@ -29,6 +29,11 @@ def short_text(text: Any, limit: int = _REASON) -> str:
     """One line of at most ``limit`` characters, terminal escape sequences removed
     (``clip_text``)."""
     return clip_text(" ".join(clip_text(text, 4 * limit).split()), limit)
+
+
+def waiting_text(call: Any, seconds: float) -> str:
+    """The heartbeat: ``still waiting for the model (call 3, 60 s)``."""
+    return f"still waiting for the model (call {call}, {seconds:.0f} s)"
 
 
 @dataclass
@@ -59,6 +64,8 @@ class ProgressTally:
     seconds: float | None = None  # apply: the run's own clock
     stopped_early: bool = False
     finished: bool = False
+    call: Any = None  # the model call under way (its number), and since when (None: no call)
+    call_since: float | None = None
 
     def where(self) -> str:
         return (
@@ -80,6 +87,22 @@ class ProgressTally:
             return self.seconds
         return now - self.started if self.started is not None else 0.0
 
+    def waiting(self, now: float) -> float | None:
+        """Seconds the model call under way has taken so far; None when no call is under way."""
+        return None if self.call_since is None else max(0.0, now - self.call_since)
+
+    def activity_at(self, now: float) -> str:
+        """The activity, with the seconds of the model call under way (``... · 25 s``)."""
+        waited = self.waiting(now)
+        return self.activity if waited is None else f"{self.activity} · {waited:.0f} s"
+
+    def heartbeat(self, now: float, every: float | None) -> str:
+        """The heartbeat once a model call has taken ``every`` seconds or more, else ""."""
+        waited = self.waiting(now)
+        if waited is None or not every or every <= 0 or waited < every:
+            return ""
+        return waiting_text(self.call, waited)
+
     def records_per_s(self, now: float) -> float:
         elapsed = self.elapsed(now)
         return self.records / elapsed if elapsed > 0 else 0.0
@@ -96,6 +119,10 @@ class ProgressTally:
         """Count one event and set the activity it implies."""
         kind = event.get("type")
         self.total_chunks = event.get("total_chunks") or self.total_chunks
+        if kind == "llm_request":
+            self.call, self.call_since = event.get("call"), now
+        elif kind != "llm_retry":  # a reply, a failure, anything else: no call under way
+            self.call_since = None
         if kind == "chunk_start":
             if self.started is None:  # a resumed run starts with its chunks and functions counted
                 self.started, self.chunks_done = now, event["chunk_index"]
@@ -157,6 +184,8 @@ class ProgressTally:
                 True,
                 "stopped early: writing the functions and the report",
             )
+        elif kind == "open_pass_skipped":
+            self.activity = f"{self.where()}: {short_text(event.get('reason', ''))}"
         elif kind == "optimize_start":
             self.activity = f"consolidating {event.get('function_count')} functions"
         elif kind == "optimize_round":

@@ -6,9 +6,9 @@ import html
 import threading
 from typing import Any, Callable, TextIO
 
-from .progress_tally import ProgressTally, duration_text, short_text
+from .progress_tally import ProgressTally, duration_text, short_text, waiting_text
 
-__all__ = ["PlainView", "rich_view", "NotebookView", "Timer", "thread_timer"]
+__all__ = ["PlainView", "rich_view", "generate_head", "NotebookView", "Timer", "thread_timer"]
 
 Timer = Callable[[float, Callable[[], None]], Callable[[], None]]
 """``timer(interval, tick)`` calls ``tick`` every ``interval`` seconds until the returned stop."""
@@ -56,7 +56,7 @@ class PlainView:
                 return
             call, since, _ = waiting
             self.waiting = (call, since, now + self.heartbeat)
-            self.line(f"  still waiting for the model (call {call}, {now - since:.0f} s)")
+            self.line(f"  {waiting_text(call, now - since)}")
 
     def wait_for(self, call: Any) -> None:
         """A model call starts: the heartbeat counts from now."""
@@ -118,6 +118,8 @@ class PlainView:
                 f"stopped early after {e.get('chunks_processed')} chunks: "
                 f"{short_text(e.get('reasoning', ''))}"
             )
+        elif kind == "open_pass_skipped":
+            self.line(f"  {short_text(e.get('reason', ''))}")
         elif kind == "optimize_start":
             self.line(f"consolidating {e.get('function_count')} functions")
         elif kind == "optimize_complete":
@@ -130,6 +132,15 @@ class PlainView:
 
     def close(self) -> None:
         self.done_waiting()
+
+
+def generate_head(tally: ProgressTally, now: float) -> str:
+    """A generate run's head line: chunks, the elapsed time, records/s and the ETA."""
+    return (
+        f"{tally.chunks_done}/{tally.total_chunks or '?'} chunks · "
+        f"{duration_text(tally.elapsed(now))} elapsed · "
+        f"{tally.records_per_s(now):.1f} records/s · ETA {duration_text(tally.eta(now))}"
+    )
 
 
 def rich_view(
@@ -149,16 +160,13 @@ def rich_view(
                     f"{duration_text(tally.elapsed(now))}",
                     "cyan",
                 )
-            return Text(
-                f"{tally.chunks_done}/{tally.total_chunks or '?'} chunks · "
-                f"{tally.records_per_s(now):.1f} records/s · ETA {duration_text(tally.eta(now))}",
-                "cyan",
-            )
+            return Text(generate_head(tally, now), "cyan")
 
     class Display(Progress):
         def get_renderables(self):
             yield self.make_tasks_table(self.tasks)
-            yield Text("  " + tally.activity, overflow="ellipsis", no_wrap=True)
+            # redrawn by rich's own refresh: the seconds of a model call move while it runs
+            yield Text("  " + tally.activity_at(clock()), overflow="ellipsis", no_wrap=True)
             yield Text("  " + tally.counts(), "dim", overflow="ellipsis", no_wrap=True)
 
     console = Console(file=stream) if stream is not None else Console(stderr=True)
@@ -193,13 +201,32 @@ def rich_view(
 
 
 class NotebookView:
-    """An HTML bar in the cell's output, updated in place through an IPython display handle."""
+    """An HTML bar in the cell's output, updated in place through an IPython display handle.
 
-    def __init__(self, tally: ProgressTally, clock: Callable[[], float], refresh: float) -> None:
+    While a model call runs, ``timer`` (a thread; tests pass their own) redraws it every second:
+    the call's seconds, and the heartbeat once it has taken ``heartbeat`` seconds (None: none).
+    """
+
+    TICK = 1.0  # seconds between redraws while a model call runs
+    ALWAYS = frozenset(
+        {"chunk_start", "chunk_done", "complete", "function_generated", "llm_request", "llm_call"}
+    )
+
+    def __init__(
+        self,
+        tally: ProgressTally,
+        clock: Callable[[], float],
+        refresh: float,
+        heartbeat: float | None = 30.0,
+        timer: Timer = thread_timer,
+    ) -> None:
         from IPython.display import HTML, display
 
         self.HTML, self.tally, self.clock = HTML, tally, clock
+        self.heartbeat, self.timer = heartbeat, timer
         self.every, self.last = 1.0 / refresh if refresh > 0 else 0.0, float("-inf")
+        self.stop_timer: Callable[[], None] | None = None
+        self.lock = threading.Lock()  # the timer's thread and the run's
         self.handle = display(HTML(self.html()), display_id=True)
 
     def html(self) -> str:
@@ -216,25 +243,39 @@ class NotebookView:
                 if total
                 else "<progress></progress>"
             )
-            head = (
-                f"{t.chunks_done}/{total or '?'} chunks · {t.records_per_s(now):.1f} records/s · "
-                f"ETA {duration_text(t.eta(now))}"
-            )
+            head = generate_head(t, now)
+        beat = t.heartbeat(now, self.heartbeat)
         return (
             f'<div class="recursive-cleaner-progress">{bar} {html.escape(head)}<br>'
-            f"<span>{html.escape(short_text(t.activity))}</span><br>"
-            f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>'
+            f"<span>{html.escape(short_text(t.activity_at(now)))}</span><br>"
+            + (f"<span>{html.escape(beat)}</span><br>" if beat else "")
+            + f'<small style="opacity:.7">{html.escape(t.counts())}</small></div>'
         )
 
-    def show(self, event: dict) -> None:
-        now = self.clock()
-        if now - self.last >= self.every or event.get("type") in (
-            "chunk_done",
-            "complete",
-            "function_generated",
-        ):
-            self.last = now
+    def redraw(self) -> None:
+        with self.lock:
+            self.last = self.clock()
             self.handle.update(self.HTML(self.html()))
 
+    def tick(self) -> None:
+        """A redraw while a model call runs (the timer's)."""
+        if self.tally.call_since is not None:
+            self.redraw()
+
+    def show(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "llm_request" and self.stop_timer is None:
+            self.stop_timer = self.timer(self.TICK, self.tick)
+        elif kind not in ("llm_request", "llm_retry"):
+            self.stop_ticks()
+        if self.clock() - self.last >= self.every or kind in self.ALWAYS:
+            self.redraw()
+
+    def stop_ticks(self) -> None:
+        stop, self.stop_timer = self.stop_timer, None
+        if stop is not None:
+            stop()
+
     def close(self) -> None:
-        self.handle.update(self.HTML(self.html()))
+        self.stop_ticks()
+        self.redraw()

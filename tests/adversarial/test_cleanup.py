@@ -288,7 +288,7 @@ default=CLEAN_REPLY)
     sys.exit(cli.main(["generate", "crm.jsonl", "--chunk-size", "3", "--state", "st.json", "-o", \
 "out/functions.py",
                        "--report", "out/report.md", "--progress", "off", \
-"--idle-chunks-before-skip", "2"]))
+"--call-every-chunk"]))
 """)
 
 

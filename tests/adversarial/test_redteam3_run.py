@@ -388,7 +388,9 @@ def test_a_state_that_cannot_be_written_on_ctrl_c_never_hides_the_interrupt(
 
 def test_the_cli_ctrl_c_in_the_first_chunk_hints_resume_and_resume_finishes(data, use):
     use(FakeBackend([make_reply("fix_email", LOWER), KeyboardInterrupt()]))
+    # the open pass after the function is asked though nothing is left unexplained (issue 45)
     args = ["generate", "data.jsonl", "-i", GOALS, "--chunk-size", "2", "--state", "st.json"]
+    args.append("--call-every-chunk")
     line = one_error_line(invoke(*args, "--no-hint-functions", "--holdout", "0"), code=130)
     assert "interrupted; progress is saved, carry on with: recursive-cleaner resume st.json" in line
     use(FakeBackend(default=CLEAN_REPLY))
@@ -402,7 +404,9 @@ def test_sigterm_in_the_first_chunk_saves_the_state_too(data, use):
     nothing else written (no functions or report: it exits at once)."""
     fake = FakeBackend([make_reply("fix_email", LOWER), Terminated()])
     use(fake)
+    # the open pass after the function is asked though nothing is left unexplained (issue 45)
     args = ["generate", "data.jsonl", "-i", GOALS, "--chunk-size", "2", "--state", "st.json"]
+    args.append("--call-every-chunk")
     line = one_error_line(invoke(*args, "--no-hint-functions", "--holdout", "0"), code=143)
     assert "terminated; progress is saved" in line
     saved = load_state(str(data.parent / "st.json"))

@@ -192,6 +192,7 @@ def test_the_cli_runs_a_job_with_a_plugin_backend(echo_site: Path, tmp_path: Pat
             "echo:cli",
             "-o",
             str(tmp_path / "out" / "cleaning_functions.py"),
+            "--call-every-chunk",  # a model call, though nothing is left unexplained (issue 45)
         ],
         cwd=tmp_path,
         env=env,

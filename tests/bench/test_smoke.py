@@ -132,7 +132,7 @@ def test_accuracy_main(tmp_path, capsys):
     assert float(m.group(4)) == pytest.approx(8 / 11, abs=1e-4)
     # every call the backend saw is counted, at 120 tokens each (how many the loop makes is the
     # cleaner's business)
-    assert int(m.group(5)) == backend.calls >= 2
+    assert int(m.group(5)) == backend.calls >= 1
     assert int(m.group(6)) == 120 * backend.calls
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["error_cells"], summary["changed_cells"], summary["correct_repairs"]) == (
@@ -453,7 +453,8 @@ def test_chunk_overhead_runs_the_loop_without_the_model(capsys):
         line,
     )
     assert m, line
-    assert int(m.group(1)) == 2 and int(m.group(2)) >= 1
+    # the library's one-liners leave nothing unexplained: not even an open pass (issue 45)
+    assert int(m.group(1)) == 2 and int(m.group(2)) == 0
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,8 @@ def test_field_prompt_shows_only_offending_values_and_names_the_function(data, t
     assert "=== DATA (" not in first and "b@x.com" not in first  # not the whole chunk
     second = _task(backend.history[1])
     assert "'signup_date'" in second and "'4/5/2023'" in second and "to_iso_date" in second
-    assert "=== DATA (" in _task(backend.history[2])  # profile clean: the open-ended pass decides
+    # profile clean and nothing left unexplained: no open-ended pass (issue 45)
+    assert backend.calls == 2
     gen = [e for e in events if e["type"] == "function_generated"]
     assert gen[0]["field"] == "status" and gen[0]["issues_before"]["status"] == 3
     assert gen[0]["issues_after"]["status"] == 0
@@ -161,11 +162,14 @@ def test_profile_off_gives_the_reference_design(data, tmp_path):
 
 
 CLEAN_ROWS = [{"id": i, "status": "active", "signup_date": "2023-04-05"} for i in range(12)]
+# and a field with no target whose values come in two forms: with scope="all" the profile leaves
+# it unexplained, so the open pass is asked (issue 45)
+VARIED_ROWS = [{**r, "remark": ["ok", "late by 2 days"][r["id"] % 2]} for r in CLEAN_ROWS]
 
 
 def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls(tmp_path):
     path = tmp_path / "clean.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    path.write_text("".join(json.dumps(r) + "\n" for r in VARIED_ROWS))
     again = make_reply("fix_status", FIX_STATUS)  # changes nothing on clean data: rejected
     backend = FakeBackend([again, CLEAN_REPLY], default=CLEAN_REPLY)
     events = []
@@ -179,6 +183,7 @@ def test_clean_profile_gives_one_open_pass_then_homogeneous_chunks_cost_no_calls
         sleep=lambda s: None,
         early_termination=True,
         idle_chunks_before_skip=2,
+        scope="all",
     )
     result = cleaner.run()
     assert result.chunks_total == 4 and result.chunks_clean == 4
@@ -209,7 +214,7 @@ def test_the_idle_skip_is_on_by_default_without_early_termination(tmp_path):
     """Issue 18: the no-call skip does not depend on early_termination (the model's saturation
     check)."""
     path = tmp_path / "clean.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in CLEAN_ROWS))
+    path.write_text("".join(json.dumps(r) + "\n" for r in VARIED_ROWS))
     backend = FakeBackend(default=CLEAN_REPLY)
     result = DataCleaner(
         backend,
@@ -218,6 +223,7 @@ def test_the_idle_skip_is_on_by_default_without_early_termination(tmp_path):
         instructions=INSTRUCTIONS,
         output_path=str(tmp_path / "cf.py"),
         sleep=lambda s: None,
+        scope="all",
     ).run()
     assert backend.calls == 1 and result.chunks_processed == 4 and not result.stopped_early
     assert not any("saturat" in p.lower() for p in backend.history)
@@ -243,6 +249,7 @@ def test_open_pass_function_must_fix_something_measurable(tmp_path):
         holdout_ratio=0.0,
         output_path=str(tmp_path / "cf.py"),
         sleep=lambda s: None,
+        call_every_chunk=True,  # the profile leaves nothing unexplained: ask the open pass anyway
     ).run()
     assert result.functions == []
     assert any("fixed nothing" in reason for _, reason in result.rejected)
@@ -387,7 +394,12 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
     the profile."""
     # one dirty email per chunk of three: the usual form (lower case) is the goals' target
     rows = [
-        {"id": i, "email": f" User{i}@X.com" if i % 3 == 0 else f"user{i}@x.com"} for i in range(12)
+        {
+            "id": i,
+            "email": f" User{i}@X.com" if i % 3 == 0 else f"user{i}@x.com",
+            "remark": ["ok", "late by 2 days"][i % 2],  # no target, two forms: the open pass asked
+        }
+        for i in range(12)
     ]
     path = tmp_path / "data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -409,6 +421,7 @@ def test_an_open_pass_that_finds_nothing_counts_as_idle_even_beside_field_functi
         sleep=lambda s: None,
         idle_chunks_before_skip=2,
         hint_functions=False,
+        scope="all",
     ).run()
     assert result.functions == ["fix_email"]
     # the field function and an open pass on chunk 1, an open pass on chunk 2, then none
@@ -486,6 +499,7 @@ def test_the_open_pass_is_shown_only_the_fields_it_may_change(tmp_path):
         output_path=str(tmp_path / "cf.py"),
         holdout_ratio=0.0,
         sleep=lambda s: None,
+        call_every_chunk=True,  # the title function leaves nothing unexplained: ask anyway
     ).run()
     assert backend.calls >= 1
     for prompt in backend.history:

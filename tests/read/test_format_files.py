@@ -224,6 +224,7 @@ def test_data_cleaner_runs_on_a_parquet_file(tmp_path):
         output_path=str(tmp_path / "cf.py"),
         report_path=None,
         sleep=lambda s: None,
+        call_every_chunk=True,  # the model shown each chunk (issue 45: else no call is needed)
     ).run()
     assert result.chunks_total == 3 and result.chunks_processed == 3
     # dates reach the model as ISO text

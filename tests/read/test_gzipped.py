@@ -99,6 +99,7 @@ def test_generate_reads_a_jsonl_gz_file(work):
         output_path=str(work / "out.py"),
         report_path=None,
         sleep=lambda s: None,
+        call_every_chunk=True,  # the model shown each chunk (issue 45: else no call is needed)
     ).run()
     assert result.chunks_total == 3 and result.chunks_processed == 3
     assert any("User3@Example.COM" in prompt for prompt in backend.history)

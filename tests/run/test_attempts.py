@@ -72,6 +72,7 @@ def _open_passes(tmp_path, replies):
         str(data),
         chunk_size=10,
         open_pass_attempts=3,
+        call_every_chunk=True,  # the profile leaves nothing unexplained: ask anyway (issue 45)
         instructions="email: an email address, all lower case",
         holdout_ratio=0,
         output_path=str(tmp_path / "cf.py"),

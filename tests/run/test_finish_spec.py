@@ -85,6 +85,8 @@ def _run(folder, data, **options):
         output_path=str(output),
         state_file=str(folder / "state.json"),
         sleep=lambda s: None,
+        # the functions leave nothing unexplained: ask the open pass anyway (issue 45)
+        call_every_chunk=True,
         **options,
     ).run()
     out = folder / "out.csv"

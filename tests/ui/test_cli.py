@@ -274,7 +274,15 @@ def test_missing_optional_extra_names_the_install_command(work, use, monkeypatch
         )
     )
     line = one_error_line(
-        invoke("generate", "crm.jsonl", "-i", "email: lower case", "--llm-attempts", "1")
+        invoke(
+            "generate",
+            "crm.jsonl",
+            "-i",
+            "email: lower case",
+            "--llm-attempts",
+            "1",
+            "--call-every-chunk",  # the profile leaves nothing unexplained: ask anyway (issue 45)
+        )
     )
     assert "pip install 'recursive-data-cleaner[local]'" in line
 
@@ -294,8 +302,7 @@ def test_dead_server_then_resume_finishes_the_run(work, use):
             "3",
             "--state",
             "st.json",
-            "--idle-chunks-before-skip",
-            "2",  # so chunk 2 asks too
+            "--call-every-chunk",  # so chunk 2 asks too (and chunk 1: issue 45)
             "--llm-attempts",
             "1",
             "-b",
@@ -349,8 +356,7 @@ def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
         "3",
         "--state",
         "st.json",
-        "--idle-chunks-before-skip",
-        "2",
+        "--call-every-chunk",  # the profile leaves nothing unexplained: ask anyway (issue 45)
     )
     line = one_error_line(result, code=130)
     assert "interrupted" in line and "recursive-cleaner resume st.json" in line
@@ -362,7 +368,9 @@ def test_ctrl_c_exits_130_with_the_resume_hint(work, use):
 def test_ctrl_c_is_not_retried_by_the_model_call(work, use):
     fake = FakeBackend([KeyboardInterrupt()], default=CLEAN_REPLY)
     use(fake)
-    line = one_error_line(invoke("generate", "crm.jsonl", "--state", "st.json"), code=130)
+    line = one_error_line(
+        invoke("generate", "crm.jsonl", "--state", "st.json", "--call-every-chunk"), code=130
+    )
     assert fake.calls == 1
     # no chunk finished, yet the state is saved at the first chunk's start (issue 43)
     hint = "carry on with: recursive-cleaner resume st.json"
@@ -383,7 +391,8 @@ def test_debug_shows_the_traceback(work, use):
 
 def test_unexpected_error_is_one_line_with_its_type(work, use):
     use(FakeBackend(lambda prompt: 42))  # not a str: LLMCallError
-    assert "TypeError" in one_error_line(invoke("generate", "crm.jsonl", "--llm-attempts", "1"))
+    result = invoke("generate", "crm.jsonl", "--llm-attempts", "1", "--call-every-chunk")
+    assert "TypeError" in one_error_line(result)
 
 
 # ---------------------------------------------------------------------------- apply, report
@@ -854,7 +863,8 @@ def test_goals_left_out_are_a_warning(work, use):
 
 def test_goals_left_out_are_said_before_the_run(work, use):
     use(FakeBackend([BackendError("the server is down")]))
-    result = invoke("generate", "crm.jsonl", "-i", "", "--llm-attempts", "1", "--progress", "off")
+    args = ("-i", "", "--llm-attempts", "1", "--progress", "off", "--call-every-chunk")
+    result = invoke("generate", "crm.jsonl", *args)
     assert result.exit_code == 1  # the run failed at its first call; the warning came first
     said = result.stderr
     assert said.index("warning: no goals given") < said.index("the server is down")
@@ -897,7 +907,8 @@ def test_resuming_a_finished_run_says_nothing_was_left(work, use):
 def test_log_calls_writes_one_json_line_per_model_call(work, use):
     use(_scripted())
     args = ("-i", "email: lower case", "--chunk-size", "3", "-b", "ollama:m", "--progress", "off")
-    result = invoke("generate", "crm.jsonl", *args, "--log-calls", "calls.jsonl")
+    every = "--call-every-chunk"  # the profile leaves nothing unexplained: ask anyway (issue 45)
+    result = invoke("generate", "crm.jsonl", *args, every, "--log-calls", "calls.jsonl")
     assert result.exit_code == 0, result.stderr
     lines = [json.loads(line) for line in (work / "calls.jsonl").read_text().splitlines()]
     assert lines and all(line["error"] is None and line["prompt"] for line in lines)

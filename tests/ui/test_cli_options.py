@@ -394,8 +394,8 @@ def test_generate_reports_unusable_replies(work, use):
             ["not the XML asked for", make_reply("lower_emails", EMAIL)], default=CLEAN_REPLY
         )
     )
-    result = invoke(
-        "generate", "crm.jsonl", "-i", "email: lower case", "--progress", "off", "--holdout", "0"
-    )
+    args = ("-i", "email: lower case", "--progress", "off", "--holdout", "0")
+    # the open pass, though the library's email function leaves nothing unexplained (issue 45)
+    result = invoke("generate", "crm.jsonl", *args, "--call-every-chunk")
     assert result.exit_code == 0, result.stderr
     assert ", 1 unusable replies" in result.stdout

@@ -25,6 +25,7 @@ from ._base import (
     Part,
     SkipCallback,
     batched,
+    described,
     detect,
     find,
     get,
@@ -61,6 +62,7 @@ __all__ = [
     "output_extensions",
     "resolve",
     "batched",
+    "described",
 ]
 
 for _format in (

@@ -31,6 +31,7 @@ __all__ = [
     "resolve",
     "batched",
     "install_hint",
+    "described",
 ]
 
 BLOCK_SIZE = 1 << 20  # bytes read per block (JSON, text, counting)
@@ -80,6 +81,7 @@ class Format:
     """
 
     name: str = ""
+    label: str = ""  # what help text calls it ("CSV/TSV"; "": the name)
     extensions: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     structured: bool = True  # records (dicts); False: text, read in character chunks
@@ -231,6 +233,21 @@ def _by_extension(path: str | os.PathLike) -> Format | None:
 def detect(path: str | os.PathLike) -> Format:
     """The format a path's extension names (two suffixes first: ``.csv.gz``); else text."""
     return _by_extension(path) or REGISTRY[_DEFAULT]
+
+
+def described(*, applied: bool = False) -> str:
+    """The registered formats in registration order, for a command's help: "JSONL (.jsonl
+    .ndjson), ..., Excel (.xlsx .xlsm .xls; extra excel)", the format of a path no extension
+    names last ("plain text (any other name)"); ``applied``: only those apply reads."""
+    parts, default = [], REGISTRY.get(_DEFAULT)
+    for fmt in REGISTRY.values():
+        if fmt is default or (applied and not fmt.applies):
+            continue
+        notes = " ".join(fmt.extensions) + (f"; extra {fmt.extra}" if fmt.extra else "")
+        parts.append(f"{fmt.label or fmt.name} ({notes})")
+    if default is not None and not (applied and not default.applies):
+        parts.append(f"{default.label or default.name} (any other name)")
+    return ", ".join(parts)
 
 
 def output_extensions() -> dict[str, str]:

@@ -273,6 +273,7 @@ class CsvFormat(Format):
     """CSV, or TSV for a path ending with ``tab_suffix``; ``opener`` opens the file (``open``)."""
 
     name = "csv"
+    label = "CSV/TSV"
     extensions = writes = (".csv", ".tsv")
     strings_only = True
     tab_suffix = ".tsv"

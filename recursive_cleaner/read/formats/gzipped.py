@@ -196,6 +196,7 @@ class GzipJsonlFormat(_Gzipped, JsonlFormat):
     """JSON Lines in a gzip stream."""
 
     name = "jsonl.gz"
+    label = "gzipped JSONL"
     extensions = writes = (".jsonl.gz", ".ndjson.gz")
 
     def writer(self, out: BinaryIO, path: str) -> GzipWriter:
@@ -206,6 +207,7 @@ class GzipCsvFormat(_Gzipped, CsvFormat):
     """CSV (TSV for ``.tsv.gz``) in a gzip stream."""
 
     name = "csv.gz"
+    label = "gzipped CSV/TSV"
     extensions = writes = (".csv.gz", ".tsv.gz")
     tab_suffix = ".tsv.gz"
 

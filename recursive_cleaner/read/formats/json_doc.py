@@ -38,6 +38,7 @@ class JsonFormat(Format):
     """A JSON array of records (or ``{"data": [...]}``)."""
 
     name = "json"
+    label = "JSON"
     extensions = writes = (".json",)
 
     def records(self, path: str, on_skip: SkipCallback | None, block_size: int) -> Iterator[dict]:

@@ -145,6 +145,7 @@ class JsonlFormat(Format):
     """JSON Lines; ``opener`` opens the file as bytes (a subclass may read it through a codec)."""
 
     name = "jsonl"
+    label = "JSONL"
     extensions = writes = (".jsonl", ".ndjson")
     opener: Opener = staticmethod(open)
 

@@ -20,6 +20,7 @@ class ParquetFormat(Format):
     """Parquet, streamed by record batches; counted from the file's metadata."""
 
     name = "parquet"
+    label = "Parquet"
     extensions = writes = (".parquet", ".pq")
     module, extra = "pyarrow", "parquet"
     decodes = False  # no text encoding applies (``encoded``: UTF-8 only)
@@ -44,6 +45,7 @@ class ExcelFormat(Format):
     """The first sheet of an .xlsx / .xlsm workbook (header row); one sheet "Sheet1" written."""
 
     name = "excel"
+    label = "Excel"
     extensions = (".xlsx", ".xlsm", ".xls")
     writes = (".xlsx", ".xlsm")
     module, extra = "openpyxl", "excel"

@@ -91,6 +91,7 @@ class TextFormat(Format):
     characters."""
 
     name = "text"
+    label = "plain text"
     structured = False
     applies = False
 
