@@ -307,11 +307,6 @@ def test_the_venv_check_refuses_what_fails_on_debian_and_takes_the_proposed_comm
     assert [outside_a_venv(c) for c in PROPOSED_README] == [[], []]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 45: README.md's commands still assume `python` and a pip that installs outside "
-    "a venv; the lead changes README.md and .ci/run together (PROPOSED_README), then drops this",
-)
 def test_the_readmes_commands_run_on_a_current_debian():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
