@@ -96,6 +96,7 @@ def report_data(
         skipped_examples=[f"{s.path}:{s.line}: {s.reason}" for s in result.skipped[:10]],
         output_path="" if options.dry_run else result.output_path,
         order_note=state.order_note,
+        open_pass=result.open_pass_note(),
         modifications=list(result.modifications),
         reflection=dict(result.reflection),
         optimization=dict(result.optimization),

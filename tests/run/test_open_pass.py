@@ -127,3 +127,21 @@ def test_the_command_line_says_no_open_pass_was_needed(clone, use):
     assert "LLM calls 0," in result.stdout and NOTHING_LEFT in result.stdout.splitlines()
     assert f"] {' ' * 2}{NOTHING_LEFT}" in result.stderr  # the plain progress line, once
     assert result.stderr.count(NOTHING_LEFT) == 1 and backend.calls == 0
+
+
+def test_the_report_says_no_open_pass_was_needed(tmp_path):
+    def report(folder, **options) -> str:
+        folder.mkdir()
+        DataCleaner(
+            FakeBackend(default=CLEAN_REPLY),
+            str(SAMPLE),
+            instructions=GOALS,
+            output_path=str(folder / "cleaning_functions.py"),
+            report_path=str(folder / "cleaning_report.md"),
+            sleep=lambda s: None,
+            **options,
+        ).run()
+        return (folder / "cleaning_report.md").read_text(encoding="utf-8")
+
+    assert f"- {NOTHING_LEFT}" in report(tmp_path / "now").splitlines()
+    assert NOTHING_LEFT not in report(tmp_path / "asked", call_every_chunk=True)

@@ -74,6 +74,7 @@ class ReportData:
     skipped_examples: list[str] = field(default_factory=list)
     output_path: str = ""
     order_note: str = ""
+    open_pass: str = ""  # "no open pass: nothing left unexplained" (run.open_pass)
     # name, chunk_index: functions replaced by a new version
     modifications: list[dict] = field(default_factory=list)
     # ReflectionStats.to_dict(): original, discarded, refined, ...

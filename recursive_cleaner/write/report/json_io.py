@@ -288,6 +288,7 @@ _REPORT: dict[str, Reader] = {
     "skipped_examples": _TEXTS,
     "output_path": _text,
     "order_note": _text,
+    "open_pass": _text,
     "modifications": _items(_record({"name": _TEXT_OR_NONE, "chunk_index": _optional(_count)})),
     "reflection": _COUNTS,
     "optimization": _record(

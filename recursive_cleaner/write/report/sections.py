@@ -161,6 +161,8 @@ def judgement_section(data: ReportData) -> list[str]:
             f"- Early termination: the model judged the patterns saturated after "
             f"{num_text(data.chunks_processed)} of {num_text(data.chunks_total)} chunks"
         )
+    if data.open_pass:
+        lines.append(f"- {md_text(data.open_pass)}")
     return lines if len(lines) > 2 else []
 
 
