@@ -12,13 +12,13 @@ __all__ = ["plain_goals", "kept_bullets", "run_on_parts"]
 
 _HEAD_CHARS = 60  # a section heading's length at most
 _END_MARKS = frozenset(".:!?;,")
-# a bullet's own label naming a field (``names``: "tracking_no: keep …", "emp_id - 6 digits"): the
+# a bullet's own label naming a field (``names``: "code: keep …", "id - digits only"): the
 # section's name stays off it
 _LABEL = re.compile(r"[*_`]*[\w .()/*_`-]{1,40}?[*_`]*(?::\s|\s[-–—]\s)")
 _KEPT_BULLET = re.compile(r"\s*(?:[-*•·–]|\d{1,2}[.)])\s+")  # a bullet under a keep line
 
 _RUN_ON = 300  # a clause this long, naming three fields or more, is read a comma part at a time
-_SUBJECT_WORDS = 8  # words before a field that opens a comma part ("and please do not touch the …")
+_SUBJECT_WORDS = 8  # words at most before the field that opens a comma part
 _WORD = re.compile(r"\S+")
 _OWN_WORDS = 3  # words between a field and the comma after it that make a part, not a list item
 
@@ -58,7 +58,7 @@ def run_on_parts(clauses: list[str], groups, says) -> list[str]:
     """Each clause, a run-on one (a dictated paragraph of commas) cut before each comma part that
     opens with a field (``groups(clause)``: the field mentions, in order) once the words since the
     last cut ask something (``says(text)``: a format, a change or a keep), never inside a list of
-    fields ("the titles, the authors' names, the page counts") nor before the first field."""
+    fields ("the a, the b and the c") nor before the first field."""
     out = []
     for clause in clauses:
         found = groups(clause) if len(clause) >= _RUN_ON else []
@@ -115,8 +115,8 @@ def _row_text(cells: list[str], header: list[str]) -> str:
 def plain_goals(text: str, names=lambda label: False) -> str:
     """The goals with a markdown table's rows as bullets led by their first cell ("| `sku` | string
     | upper case |" -> "- sku: string. upper case"; the header row above the rule line read for
-    its columns, never as a row), a value in backticks quoted ("`Too small`" -> '"Too small"'), and
-    a section's heading ("Dates (dob, hire_dt)": short, no end mark, bullets under it) put before
+    its columns, never as a row), a value in backticks quoted ("`x`" -> '"x"'), and
+    a section's heading ("Dates (start, end)": short, no end mark, bullets under it) put before
     each of its bullets that no label naming a field (``names(label)``) leads."""
     lines = (text or "").splitlines()
     out: list[str] = []
@@ -143,7 +143,7 @@ def plain_goals(text: str, names=lambda label: False) -> str:
 
 
 def _section_head(line: str, after: list[str]) -> bool:
-    """A short line at the margin with no end mark, bullets under it ("Dates (dob, hire_dt)")."""
+    """A short line at the margin with no end mark, bullets under it ("Dates (start, end)")."""
     head = line.strip()
     return (
         line[:1].strip() != ""

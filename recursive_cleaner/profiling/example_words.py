@@ -49,7 +49,7 @@ def _by_first(phrases: tuple[str, ...]) -> dict[str, list[tuple[str, ...]]]:
 CONVERT_AFTER = _by_first(
     (
         "all become",
-        "=",  # '"Faulty" = Defective'
+        "=",  # '"a" = B'
         "becomes",
         "become",
         "should become",

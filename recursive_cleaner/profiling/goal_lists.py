@@ -98,8 +98,8 @@ def enum_values(clause: str, holds=None) -> tuple[tuple[str, ...], int] | None:
             if not sep or not sep.group().strip():
                 break
             pos = sep.end()
-        if colon is None:  # '"Too small", "Too large", "Defective".' opening a clause
-            # '"Unwanted", "Changed my mind" = Changed mind': inputs of a mapping, no list
+        if colon is None:  # a quoted list opening a clause
+            # quoted inputs followed by '=' or an arrow: a mapping, no list
             converted = _CONVERTED.match(rest, pos) or rest.startswith("=", pos)
             if len(items) >= 3 and not converted and holds is not None and holds(items):
                 return tuple(dict.fromkeys(items)), trig.start()
@@ -151,7 +151,7 @@ _PAREN_END = re.compile(r"\s[-–—]\s|->|→|=>|;")
 _PAREN_ITEM = re.compile(r"[A-Za-z][A-Za-z'_-]*(?: [A-Za-z][A-Za-z'_-]*)?")
 # a word start only (the look-behind): from inside a long word the search would rescan its rest,
 # quadratic
-_PIPE_ITEM = r"[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,3}"  # up to four words: "Damaged in transit"
+_PIPE_ITEM = r"[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,3}"  # up to four words: "a b c"
 _PIPES = re.compile(rf"(?<![\w'-]){_PIPE_ITEM}(?:\s*\|\s*{_PIPE_ITEM})+")
 # items of bounded length: a search starts after every "'" or "-" of a word, and each start read
 # the rest of it

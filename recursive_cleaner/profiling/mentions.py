@@ -32,8 +32,8 @@ __all__ = [
     "singulars",
 ]
 
-# a name's last word that only says the unit its values are in ("weight_kg", "reading_kwh",
-# "price_usd"): the words before it name the field too
+# a name's last word that only says the unit its values are in ("<stem>_kg", "<stem>_kwh",
+# "<stem>_usd"): the words before it name the field too
 _UNIT_WORDS = frozenset(UNITS) | {
     "kwh", "wh", "mwh", "kw", "usd", "eur", "gbp", "chf", "cad", "aud", "jpy", "pct", "percent",
     "cents", "pence", "secs", "sec", "mins", "min", "hrs", "hours", "days", "ms",

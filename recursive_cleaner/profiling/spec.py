@@ -209,7 +209,7 @@ def read_spec(
     spec.dedup = asks_dedup(instructions)
     left_alone = {n for n, f in spec.fields.items() if f.kind == "as_is"}
     # each sentence first, then its whole bullet or paragraph (a factor whose units stand in the
-    # sentence before it: "Volume: litres. The US pumps record gallons; multiply those by 3.785")
+    # sentence before it: the units in one sentence, the factor in the next)
     parts = goal_sentences(instructions) + goal_blocks(instructions or "", lambda _: False)
     spec.conversions = read_conversions(parts, fields, check, left_alone)
     asked = _asked(spec, readings)
