@@ -182,3 +182,53 @@ def test_the_case_most_values_write_is_not_made_one_few_write():
     statuses = portrait(["active"] * 30 + ["pending"] * 20)
     upper = Licence.of("upper", shape_of=statuses)  # a whole uniform column the goals convert
     assert harm("active", "ACTIVE", statuses, upper) is None
+
+
+NOTES = [
+    "box dented on one corner",
+    "  seal broken, contents ok",
+    "tag missing  but item unused",
+    "customer says wrong size ",
+    "no damage found on inspection",
+    "strap frayed near the buckle",
+    "sole worn, used outdoors",
+    "returned in original packing",
+] * 3
+
+
+def test_a_whitespace_only_change_is_named_spacing():
+    assert changes("  seal broken ", "seal broken") == {"spacing"}
+    assert changes("tag missing  but unused", "tag missing but unused") == {"spacing"}
+    assert changes("seal broken", "seal broken") == frozenset()
+
+
+def test_free_text_keeps_its_whitespace_unless_the_evidence_asks():
+    notes = portrait(NOTES)
+    assert notes.prose
+    trim = ("  seal broken, contents ok", "seal broken, contents ok")
+    assert harm(*trim, notes, Licence()) == (
+        "it changes the spacing of free text, which is part of the value"
+    )
+    # the model's reading of a kind that trims is no licence (firm=False); a clause's is
+    assert harm(*trim, notes, Licence.of("text", shape_of=notes, firm=False))
+    assert harm(*trim, notes, Licence.of("text", shape_of=notes)) is None
+    # an example that respaces licenses it, whoever read the kind
+    shown = Licence.of(examples=[(" a b ", "a b")], shape_of=notes, firm=False)
+    assert harm(*trim, notes, shown) is None
+
+
+def test_padding_around_a_code_or_a_name_is_no_content():
+    codes = portrait(["AB-1001", "AB-1002", "CD-2001", "EF-3001"] * 3)
+    assert not codes.prose
+    assert harm(" AB-1001 ", "AB-1001", codes, Licence()) is None
+
+
+def test_the_judge_refuses_a_function_that_trims_notes_the_model_read_as_text():
+    rows = [{"notes": n} for n in NOTES]
+    after = [{"notes": " ".join(n.split())} for n in NOTES]
+    spec = read_spec("notes: free text", ["notes"], {"notes": NOTES[:3]}, check={"notes": NOTES})
+    check = harm_check(spec, {"notes": NOTES})
+    check.licences["notes"] = Licence.of("text", shape_of=check.portraits["notes"], firm=False)
+    exp = {"notes": Expectation("text", (), "model", "normalize_whitespace")}
+    verdict = judge_change(rows, after, exp, target="notes", csv_strings=True, harm=check)
+    assert verdict.problem and "spacing of free text" in verdict.problem

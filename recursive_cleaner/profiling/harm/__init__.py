@@ -22,6 +22,9 @@ names what the change did to its content (``changes``; ``CHANGES`` lists them):
   it). A change to the same number is none of these;
 - ``filled``: a blank given a value; ``erased``: a value blanked (``unknown``: a value with no digit
   that is no placeholder, blanked);
+- ``spacing``: only the whitespace around or between the same words changed. Free text (half the
+  values or more write three words or more: the ``Portrait``) keeps its whitespace as part of the
+  value unless an example respaces, or a clause binds a kind that trims; elsewhere padding is none;
 - ``merge``: two values the data holds often each (a small vocabulary's) made one;
 - ``reshape``: a value of the field's usual shape (at least half its values: the ``Portrait``) or
   of a shape the goals write as a target, given another shape (``'2025-01-06'`` ->

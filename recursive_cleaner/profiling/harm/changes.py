@@ -43,6 +43,7 @@ CHANGES = frozenset(
         "merge",
         "recase",
         "reshape",
+        "spacing",
     }
 )
 """Every change this judge names (what ``Kind.changes`` and a ``Licence`` may allow)."""
@@ -100,13 +101,14 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
     p = shape_of or Portrait()
     if blank(old):
         return frozenset() if blank(new) else frozenset({"filled"})
-    a, b = value_text(old).strip(), value_text(new).strip()
+    raw_a, raw_b = value_text(old), value_text(new)
+    a, b = raw_a.strip(), raw_b.strip()
     if blank(new):
         if is_placeholder(a):
             return frozenset()
         return frozenset({"erased" if digits_of(a) else "unknown"})
-    if a == b:
-        return frozenset()
+    if a.split() == b.split():  # the same words: only the whitespace around or between them
+        return frozenset({"spacing"}) if raw_a != raw_b else frozenset()
     found: set[str] = set()
     num_a, num_b = plain_number(a), plain_number(b)
     same_number = num_a is not None and num_a == num_b

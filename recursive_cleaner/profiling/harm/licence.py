@@ -46,7 +46,9 @@ class Licence:
     """What the field's evidence asks a change to do: the changes its bound kind and its examples
     make, its allowed values, the shapes it writes as targets (its examples' outputs and the
     templates of its clauses: literal forms, never a kind's) and the shapes its examples name as
-    wrong; ``everything``: a conversion or a stated key's repair writes the field."""
+    wrong; ``everything``: a conversion or a stated key's repair writes the field; ``spacing``: an
+    example respaces a value, or a clause (never a guess or the model's reading) binds a kind that
+    trims and respaces (what free text needs: its whitespace is part of the value)."""
 
     allows: frozenset[str] = frozenset()
     allowed: frozenset[str] = frozenset()
@@ -56,6 +58,7 @@ class Licence:
     everything: bool = False
     # a clause or the user bound the kind (not the model's guess): it may convert a whole column
     firm: bool = True
+    spacing: bool = False
 
     @classmethod
     def of(
@@ -77,7 +80,9 @@ class Licence:
         if k is not None and kind not in ("enum", "shape"):
             listed |= {str(v) for v in (k.values(tuple(listed)) or ())}
         reshapes, zeros, targets = set(), False, set()
+        spacing = firm and "spacing" in allows
         for a, b in examples:
+            spacing = spacing or changes(a, b, shape_of) == {"spacing"}
             a, b = value_text(a).strip(), value_text(b).strip()
             targets.add(value_shape(b))
             if a != b:
@@ -94,6 +99,7 @@ class Licence:
             zeros,
             everything,
             firm,
+            spacing,
         )
 
 
@@ -122,6 +128,10 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
     )
     if corrected:  # the goals' list says the old value is wrong and the new one right
         allowed |= CHANGES - {"sign", "zeros"}
+    # whitespace is part of free text; elsewhere a value's padding or doubled spaces are no content
+    allowed.discard("spacing")
+    if not p.prose or lic.spacing or lic.everything or corrected:
+        allowed.add("spacing")
     if "spelling" in found and b in p.established and a not in p.established:
         allowed.add("spelling")  # a rare spelling of a value many rows hold
     allowed.add("typo")  # a rare spelling of a word many values hold
@@ -168,6 +178,7 @@ _ORDER = [
     "erased",
     "unknown",
     "filled",
+    "spacing",
 ]
 _WHY = {
     "sign": "it writes a minus sign the value does not have",
@@ -187,6 +198,7 @@ _WHY = {
     "merge": "it turns one value many rows hold into another",
     "recase": "it writes a value in a case few of the field's values have",
     "reshape": "it rewrites a value of the field's usual form into another form",
+    "spacing": "it changes the spacing of free text, which is part of the value",
 }
 
 

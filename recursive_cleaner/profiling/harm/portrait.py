@@ -94,6 +94,7 @@ class Portrait:
     coded: bool = False  # some values are codes with leading zeros ("01067")
     common: frozenset[str] = frozenset()  # casefolded words many values hold (labels among them)
     case: str = ""  # the case most values with letters write: "upper", "lower" or "mixed"
+    prose: bool = False  # free text: half the values or more write three words or more
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +105,7 @@ class Portrait:
             "labels": sorted(self.labels)[:50],
             "coded": self.coded,
             "case": self.case,
+            "prose": self.prose,
         }
 
 
@@ -139,6 +141,7 @@ def portrait(values: Iterable[Any]) -> Portrait:
         coded=zero_led >= 2 and zero_led >= 0.02 * n,
         common=common,
         case=_usual_case(texts),
+        prose=sum(1 for t in texts if len(t.split()) >= 3) * 2 >= n,
     )
 
 

@@ -18,7 +18,11 @@ def _title_word(word: str) -> bool:
     return letters[0].isupper() and not (len(letters) > 1 and all(c.isupper() for c in letters))
 
 
+_RESPACES = frozenset({"spacing"})  # each writes trimmed values with single spaces
+
+
 class TitleCase(Kind):
+    changes = _RESPACES
     name, primitive, priority, menu, words = (
         "title_case",
         "title_case_name",
@@ -39,6 +43,7 @@ class TitleCase(Kind):
 
 
 class Lower(Kind):
+    changes = _RESPACES
     name, primitive, priority, menu, words = "lower", "to_lower", 14, "lower", "trimmed lower case"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
@@ -46,6 +51,7 @@ class Lower(Kind):
 
 
 class Upper(Kind):
+    changes = _RESPACES
     name, primitive, priority, menu, words = "upper", "to_upper", 13, "upper", "trimmed upper case"
 
     def conforms(self, value: Any, allowed, csv_strings=False) -> bool:
@@ -53,6 +59,7 @@ class Upper(Kind):
 
 
 class Text(Kind):
+    changes = _RESPACES
     name, primitive, priority, menu = (
         "text",
         "normalize_whitespace",
