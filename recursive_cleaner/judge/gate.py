@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..profiling.example_checks import example_cases, example_failures, examples_refusal
+from ..profiling.example_checks import (
+    example_cases,
+    example_failures,
+    examples_refusal,
+    maps_example,
+)
 from ..profiling.focus import FieldFocus
 from ..profiling.improvement import judge_holdout, untouchable_change
 from ..write.module import render_module
@@ -16,7 +21,11 @@ from .assembly import pick_examples
 from .sandbox import SandboxWorker, run_in_sandbox
 from .validation import check_code_safety, validate_function_detailed
 
-__all__ = ["ChunkView", "Gate", "Verdict"]
+__all__ = ["ChunkView", "Gate", "Verdict", "NOT_DONE_KEY"]
+
+
+NOT_DONE_KEY = "examples_not_done"
+"""Where an accepted function's dict keeps the goals' examples it left as they came."""
 
 
 @dataclass
@@ -32,6 +41,8 @@ class Verdict:
     field: str | None = None
     # a few (input, output) pairs of the function alone (judge.assembly)
     examples: list | None = None
+    # the goals' examples (field, input, output) the library's own call left as they came
+    not_done: list | None = None
 
 
 @dataclass(frozen=True)
@@ -128,7 +139,10 @@ class Gate:
         if problem:
             return Verdict(problem)
         written_for = credited or (target.field if target is not None else None)
-        problem = self._check_examples(code, name, functions, records, {written_for} - {None})
+        # the library's own call may leave an example as it came, never write it wrong; a model's
+        # function must map each example of its field exactly
+        strict = {written_for} - {None} if not parsed.hint else set()
+        problem, not_done = self._check_examples(code, name, functions, records, strict)
         if problem:
             return Verdict(problem)
         problem, hidden = self._check_hidden(code, name)
@@ -140,6 +154,7 @@ class Gate:
             hidden,
             field=credited,
             examples=pick_examples(records, report.outputs, report.errors),
+            not_done=[c for c in not_done if c[0] == written_for] or None,
         )
 
     def _probes(self, records: list) -> tuple[list, list[dict]]:
@@ -156,21 +171,21 @@ class Gate:
 
     def _check_examples(
         self, code: str, name: str, functions: list[dict], records: list, strict: set
-    ) -> str | None:
-        """Why the candidate breaks the goals' examples, fed through the accepted functions and then
-        it, or None.
+    ) -> tuple[str | None, list]:
+        """(why the candidate breaks the goals' examples, fed through the accepted functions and
+        then it, or None; the examples it leaves as they came to it).
 
         In the field it is written for (``strict``) each example's input must become exactly its
         output; in another field it may leave the value as the accepted functions hand it on.
         """
         cases, probes = self._probes(records)
         if not cases:
-            return None
+            return None, []
         inputs = self.apply(functions, probes)
         res = run_in_sandbox(code, name, inputs, timeout=self.timeout)
         if not res.ok:
-            return f"On the goals' examples it failed: {res.error or 'it did not run'}"
-        return examples_refusal(
+            return f"On the goals' examples it failed: {res.error or 'it did not run'}", []
+        problem = examples_refusal(
             example_failures(
                 cases,
                 res.outputs,
@@ -180,6 +195,16 @@ class Gate:
                 expectations=self.focus.expectations,
             )
         )
+        left = [
+            (f, a, b)
+            for (f, a, b), came, out in zip(cases, inputs, res.outputs)
+            if a != b
+            and isinstance(came, dict)
+            and isinstance(out, dict)
+            and out.get(f) == came.get(f)
+            and not maps_example(out.get(f), b, (self.focus.expectations or {}).get(f))
+        ]
+        return problem, left
 
     def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
         """The candidate must also run on the held-out records and leave them no worse."""

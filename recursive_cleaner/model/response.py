@@ -70,6 +70,9 @@ class ParsedResponse:
     docstring: str = ""
     code: str = ""
     status: str = STATUS_NEEDS_WORK
+    # the library's own toolkit call (``run.asking.hint_for``), not a model's function: it may leave
+    # a goals' example as it came (the example is then said as not done)
+    hint: bool = False
 
     @property
     def has_function(self) -> bool:

@@ -136,4 +136,6 @@ def hint_for(
         function_name=field_name(ctx, focus),
         call=chosen.candidate.call(),
     )
-    return ParsedResponse(name=field_name(ctx, focus), docstring=chosen.docstring, code=chosen.code)
+    return ParsedResponse(
+        name=field_name(ctx, focus), docstring=chosen.docstring, code=chosen.code, hint=True
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from ..errors import clip_text
-from ..judge.gate import ChunkView, Verdict
+from ..judge.gate import NOT_DONE_KEY, ChunkView, Verdict
 from ..model.response import ParsedResponse
 from ..profiling.focus import reason_key
 from ..profiling.profiler import FieldProfile
@@ -135,6 +135,7 @@ def accept(
             **where,
         )
     else:
+        _note_examples(state.functions, entry, parsed, verdict)
         state.functions.append(entry)
         ctx.emit(
             "function_generated",
@@ -146,6 +147,19 @@ def accept(
         )
     ctx.focus.fixed(focus)
     return view
+
+
+def _note_examples(
+    functions: list[dict], entry: dict, parsed: ParsedResponse, verdict: Verdict
+) -> None:
+    """Keep the goals' examples the library's own call left as they came (said as unmet); a model's
+    function for the same field maps each of them, so it does them."""
+    if verdict.not_done:
+        entry[NOT_DONE_KEY] = [[a, b] for _, a, b in verdict.not_done]
+    elif not parsed.hint and entry["field"] is not None:
+        for f in functions:
+            if f.get("field") == entry["field"]:
+                f.pop(NOT_DONE_KEY, None)
 
 
 def clean_by_profile(

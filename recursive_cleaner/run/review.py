@@ -17,6 +17,7 @@ from typing import Any
 import os
 
 from ..errors import clip_text
+from ..judge.gate import NOT_DONE_KEY
 from ..profiling import schema
 from ..profiling.spec import CleaningSpec
 from ..write.state import atomic_write_text
@@ -162,6 +163,12 @@ def unmet_goals(
         if name in stepped:
             continue  # a rule across rows mends it
         out[name] = f"asked, but no format, example, list or conversion binds it: {_quote(words)}"
+    for f in functions:
+        for a, b in f.get(NOT_DONE_KEY) or ():
+            out.setdefault(
+                f.get("field") or f["name"],
+                f"its example {a!r} -> {b!r} was not done: `{f['name']}` leaves it as it came",
+            )
     for name, issue in (unfixable or {}).items():
         out.setdefault(name, f"given up: {issue}")
     for name, pairs in spec.examples().items():

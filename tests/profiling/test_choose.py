@@ -292,3 +292,12 @@ def test_the_chosen_function_leaves_a_missing_field_missing():
     exec(compile(chosen.code, "<chosen>", "exec"), namespace)  # noqa: S102
     assert namespace["fix_signup"]({"other": 1}) == {"other": 1}
     assert namespace["fix_signup"]({"signup": "25/03/2023"}) == {"signup": "2023-03-25"}
+
+
+def test_the_librarys_call_may_leave_an_example_as_it_came_never_write_it_wrong():
+    values = ["1.5", "2 lb", "3.25 lb", "2 lb 12 oz", "4", "5 lb", "0.75", "6 lb", "7", "8 lb"]
+    goals = 'weight: only the number in pounds (for example "2 lb 12 oz" = 2.75)'
+    chosen, spec = _choose(goals, "weight", values)
+    assert spec.fields["weight"].examples == (("2 lb 12 oz", "2.75"),)
+    assert chosen is not None and chosen.candidate.run("2 lb 12 oz") == "2 lb 12 oz"
+    assert chosen.candidate.run("3.25 lb") in (3.25, "3.25")

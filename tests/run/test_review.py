@@ -166,3 +166,23 @@ def test_a_cleaner_plans_before_it_fits(tmp_path):
     reading = cleaner.plan(shop())  # a list of dicts, as fit takes it
     assert "order_date: ISO dates (YYYY-MM-DD)" in str(reading)
     assert cleaner.backend.calls == 0
+
+
+def test_an_example_the_librarys_own_call_leaves_as_it_came_is_said_as_unmet(tmp_path):
+    weights = ["1.5", "2 lb", "3.25 lb", "2 lb 12 oz", "4", "5 lb", "0.75", "6 lb"]
+    data = _csv(tmp_path / "w.csv", [{"id": str(i), "weight": weights[i % 8]} for i in range(40)])
+    goals = 'weight: only the number in pounds (for example "2 lb 12 oz" = 2.75)'
+    fake = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(
+        fake,
+        str(data),
+        instructions=goals,
+        output_path=str(tmp_path / "cf.py"),
+        sleep=lambda s: None,
+    ).run()
+    assert result.functions == ["fix_weight"], result.unmet
+    assert "'2 lb 12 oz' -> '2.75' was not done" in result.unmet["weight"]
+    out = apply_file(str(tmp_path / "cf.py"), str(data), str(tmp_path / "out.csv"))
+    cleaned = {r["weight"] for r in _read(tmp_path / "out.csv")}
+    assert "2 lb 12 oz" in cleaned and "3.25" in cleaned and "3.25 lb" not in cleaned
+    assert out is not None
