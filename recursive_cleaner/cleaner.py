@@ -30,6 +30,7 @@ from .run.attempts import (
     clean_by_profile,
     give_up,
     record_failure,
+    retake_set_aside,
     review,
     show_chunk,
 )
@@ -274,6 +275,7 @@ class DataCleaner:
         last_reply = ""
         open_failures, accepted = 0, 0  # accepted: functions from open-ended passes on this chunk
         self._emit("chunk_profile", chunk_index=index, open_issues=self.ctx.focus.counts(view))
+        view = retake_set_aside(self.ctx, view, index)
         # attempts: the model's; the library's own one-liners cost no call
         iteration, attempts = 0, 0
         asked: set = set()  # the fields the model was asked about (None: the open pass)

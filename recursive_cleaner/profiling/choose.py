@@ -22,12 +22,14 @@ from . import kinds
 from .example_checks import maps_example
 from .expectations import Expectation, is_placeholder
 from .harm import HarmCheck
+from .harm.portrait import words_of
 from .improvement import judge_change
 from .kinds import Candidate
 from .kinds.dates import dayfirst_from_words
 from .kinds.numbers import target_units
 from .profiler import FieldProfile, issue_counts, profile_records
 from .spec import CleaningSpec, FieldSpec
+from ..toolkit import unit_dimension
 
 __all__ = [
     "Candidate",
@@ -84,13 +86,31 @@ def candidates(
     return unique
 
 
-def _passes_examples(candidate: Candidate, examples: tuple, exp: Expectation | None) -> bool:
-    """Each example mapped, or left as it came (not done, said as unmet): never written wrong."""
+def _passes_examples(
+    candidate: Candidate, examples: tuple, exp: Expectation | None, values: list
+) -> bool:
+    """Each example mapped, or left as it came (not done, said as unmet): never written wrong. A
+    value that carries a word such an example drops ("tsd" of "1,5 tsd" -> 1500; a unit aside) is
+    of the form the example is about: the call leaves it as it came too, for a function that does
+    it."""
     try:
-        return all(
-            maps_example(out, b, exp) or out == a
-            for a, b in examples
-            for out in (candidate.run(a),)
+        undone: set[str] = set()
+        for a, b in examples:
+            out = candidate.run(a)
+            if maps_example(out, b, exp):
+                continue
+            if out != a:
+                return False
+            # a unit is a label a number's call drops or converts (the judge of harm sees which)
+            undone |= {
+                w
+                for w in set(words_of(str(a))) - set(words_of(str(b)))
+                if unit_dimension(w) is None
+            }
+        return not undone or all(
+            candidate.run(v) == v
+            for v in values
+            if isinstance(v, str) and undone & set(words_of(v))
         )
     # the toolkit never raises; a call with wrong arguments passes nothing
     except Exception:  # noqa: BLE001
@@ -125,7 +145,7 @@ def choose_function(
     wrong = issue_counts(before).get(target, 0)
     best: tuple[int, Candidate] | None = None
     for candidate in candidates(profile, values, field):
-        if not _passes_examples(candidate, examples, profile.expectation):
+        if not _passes_examples(candidate, examples, profile.expectation, values):
             continue
         try:
             after = [{**r, target: candidate.run(r.get(target))} for r in rows]

@@ -179,6 +179,12 @@ class FieldFocus:
             self.unfixable.setdefault(prof.field, prof.issue or "")
         return None
 
+    def set_aside(self, records: list) -> list[FieldProfile]:
+        """The fields given up on (``unfixable``) that still have an open issue in ``records``."""
+        if not self.enabled or not self.unfixable:
+            return []
+        return [p for p in open_issues(self.profile(records)) if p.field in self.unfixable]
+
     def shown_changes(self) -> frozenset[str]:
         """The fields whose goals give an example that changes a value ('c1998' -> '1998')."""
         return self.shown

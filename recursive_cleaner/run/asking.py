@@ -105,7 +105,7 @@ def hint_for(
 ) -> ParsedResponse | None:
     """The first attempt at a field (``hint_functions``), once per field and run: the toolkit call
     the library chooses by the goals' examples and the data (``profiling.choose``); None when no
-    call passes them."""
+    call passes them (tried again on a later chunk: its values may be ones a call mends)."""
     if (
         focus is None
         or not ctx.options.hint_functions
@@ -113,7 +113,6 @@ def hint_for(
         or focus.field in ctx.hinted
     ):
         return None
-    ctx.hinted.add(focus.field)
     fields = ctx.focus
     chosen = choose_function(
         focus,
@@ -128,6 +127,7 @@ def hint_for(
     )
     if chosen is None:
         return None
+    ctx.hinted.add(focus.field)
     ctx.emit(
         "function_from_hint",
         chunk_index=index,

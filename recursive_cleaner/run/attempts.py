@@ -11,6 +11,7 @@ from ..model.response import ParsedResponse
 from ..profiling.focus import reason_key
 from ..profiling.profiler import FieldProfile
 from ..read.sampling import split_holdout
+from .asking import hint_for
 from .open_pass import skip_open_pass
 from .setup import first_issue
 from .state import RunContext
@@ -24,6 +25,7 @@ __all__ = [
     "nothing_to_write",
     "record_failure",
     "give_up",
+    "retake_set_aside",
 ]
 
 log = logging.getLogger("recursive_cleaner")
@@ -160,6 +162,24 @@ def _note_examples(
         for f in functions:
             if f.get("field") == entry["field"]:
                 f.pop(NOT_DONE_KEY, None)
+
+
+def retake_set_aside(ctx: RunContext, view: list, index: int) -> list:
+    """A field given up on gets the library's own call on a chunk whose wrong values one mends (a
+    list's case and typos where the first chunk held only values no call maps): no model call,
+    the gate as for any function; the chunk as it then looks."""
+    for prof in ctx.focus.set_aside(view):
+        parsed = hint_for(ctx, prof, view, index, 0)
+        if parsed is None:
+            continue
+        verdict = ctx.gate.check(parsed, view, ctx.state.functions, prof)
+        problem = verdict.problem or review(ctx, parsed, view, prof, verdict)
+        if problem:
+            ctx.state.rejected.append((parsed.name, clip_text(problem, FEEDBACK_CHARS)))
+            continue
+        # still said as given up: the values it was given up on stay as they came
+        view = accept(ctx, parsed, verdict, view, prof, chunk_index=index, iteration=0)
+    return view
 
 
 def clean_by_profile(

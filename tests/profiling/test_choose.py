@@ -301,3 +301,11 @@ def test_the_librarys_call_may_leave_an_example_as_it_came_never_write_it_wrong(
     assert spec.fields["weight"].examples == (("2 lb 12 oz", "2.75"),)
     assert chosen is not None and chosen.candidate.run("2 lb 12 oz") == "2 lb 12 oz"
     assert chosen.candidate.run("3.25 lb") in (3.25, "3.25")
+
+
+def test_a_call_that_leaves_an_example_undone_leaves_the_values_of_its_form_too():
+    # "tsd" (a multiplier no call reads): to_number would write "2 tsd" as 2, losing what a
+    # function that does the example needs; it leaves the example undone, so it may not
+    values = ["1,5 tsd", "12", "3,50", "2 tsd", "7", "0,25", "4,5 tsd", "9"]
+    chosen, _ = _choose('amount: a plain number; "1,5 tsd" -> 1500', "amount", values)
+    assert chosen is None or all(chosen.candidate.run(v) == v for v in values if "tsd" in v)

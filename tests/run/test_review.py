@@ -186,3 +186,29 @@ def test_an_example_the_librarys_own_call_leaves_as_it_came_is_said_as_unmet(tmp
     cleaned = {r["weight"] for r in _read(tmp_path / "out.csv")}
     assert "2 lb 12 oz" in cleaned and "3.25" in cleaned and "3.25 lb" not in cleaned
     assert out is not None
+
+
+def test_a_field_given_up_on_the_first_chunk_gets_the_librarys_call_where_a_later_one_mends(
+    tmp_path,
+):
+    # the first chunk's wrong values are ones no call maps ('Incorrect item'); later chunks hold
+    # case and typo variants the list mends: the library's own call, with no model call
+    later = ["DEFECTIVE", "wrong item", "Defectve", "Wrong item", "Defective"]
+    rows = [{"id": str(i), "reason": "Incorrect item" if i % 2 else "Defective"} for i in range(20)]
+    rows += [{"id": str(20 + i), "reason": later[i % 5]} for i in range(40)]
+    data = _csv(tmp_path / "r.csv", rows)
+    fake = FakeBackend(default=CLEAN_REPLY)
+    result = DataCleaner(
+        fake,
+        str(data),
+        instructions='reason: one of "Defective", "Wrong item"',
+        output_path=str(tmp_path / "cf.py"),
+        chunk_size=20,
+        sleep=lambda s: None,
+    ).run()
+    assert result.functions == ["fix_reason"]
+    apply_file(str(tmp_path / "cf.py"), str(data), str(tmp_path / "out.csv"))
+    cleaned = [r["reason"] for r in _read(tmp_path / "out.csv")]
+    assert set(cleaned[20:]) == {"Defective", "Wrong item"}
+    assert cleaned[1] == "Incorrect item"  # no value of the list spells it: left as it came
+    assert "reason" in result.unmet
