@@ -86,35 +86,38 @@ def candidates(
     return unique
 
 
-def _passes_examples(
+def _examples_done(
     candidate: Candidate, examples: tuple, exp: Expectation | None, values: list
-) -> bool:
+) -> int | None:
     """Each example mapped, or left as it came (not done, said as unmet): never written wrong. A
     value that carries a word such an example drops ("tsd" of "1,5 tsd" -> 1500; a unit aside) is
     of the form the example is about: the call leaves it as it came too, for a function that does
-    it."""
+    it. The number of examples it does, or None when it writes one wrong."""
     try:
         undone: set[str] = set()
+        done = 0
         for a, b in examples:
             out = candidate.run(a)
             if maps_example(out, b, exp):
+                done += 1
                 continue
             if out != a:
-                return False
+                return None
             # a unit is a label a number's call drops or converts (the judge of harm sees which)
             undone |= {
                 w
                 for w in set(words_of(str(a))) - set(words_of(str(b)))
                 if unit_dimension(w) is None
             }
-        return not undone or all(
+        kept = all(
             candidate.run(v) == v
             for v in values
             if isinstance(v, str) and undone & set(words_of(v))
         )
+        return done if kept else None
     # the toolkit never raises; a call with wrong arguments passes nothing
     except Exception:  # noqa: BLE001
-        return False
+        return None
 
 
 def choose_function(
@@ -129,8 +132,8 @@ def choose_function(
     kept: Mapping[str, frozenset] | None = None,
     harm: HarmCheck | None = None,
 ) -> Choice | None:
-    """The call that passes the field's examples, changes no right value and fixes the most, as a
-    function."""
+    """The call that passes the field's examples (does them, or leaves them as they came), changes
+    no right value, and does the most examples and then fixes the most values, as a function."""
     target = profile.field
     if not name.isidentifier():
         return None
@@ -143,9 +146,10 @@ def choose_function(
     values = [r.get(target) for r in rows]
     before = profile_records(rows, expectations, csv_strings=csv_strings)
     wrong = issue_counts(before).get(target, 0)
-    best: tuple[int, Candidate] | None = None
+    best: tuple[tuple[int, int], Candidate] | None = None
     for candidate in candidates(profile, values, field):
-        if not _passes_examples(candidate, examples, profile.expectation, values):
+        done = _examples_done(candidate, examples, profile.expectation, values)
+        if done is None:
             continue
         try:
             after = [{**r, target: candidate.run(r.get(target))} for r in rows]
@@ -164,13 +168,14 @@ def choose_function(
         )
         if verdict.problem is not None or verdict.credited is not None:
             continue
-        fixed = wrong - verdict.after.get(target, 0)
-        if best is None or fixed > best[0]:
-            best = (fixed, candidate)
+        # the call that does the most examples, then fixes the most values
+        score = (done, wrong - verdict.after.get(target, 0))
+        if best is None or score > best[0]:
+            best = (score, candidate)
     if best is None:
         return None
     docstring, code = _written(profile, name, best[1])
-    return Choice(best[1], best[0], docstring, code)
+    return Choice(best[1], best[0][1], docstring, code)
 
 
 def _written(profile: FieldProfile, name: str, candidate: Candidate) -> tuple[str, str]:

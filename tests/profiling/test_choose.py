@@ -309,3 +309,10 @@ def test_a_call_that_leaves_an_example_undone_leaves_the_values_of_its_form_too(
     values = ["1,5 tsd", "12", "3,50", "2 tsd", "7", "0,25", "4,5 tsd", "9"]
     chosen, _ = _choose('amount: a plain number; "1,5 tsd" -> 1500', "amount", values)
     assert chosen is None or all(chosen.candidate.run(v) == v for v in values if "tsd" in v)
+
+
+def test_of_two_calls_the_one_that_does_the_example_is_chosen():
+    values = ["51500", "$55,000", "63,500", "92000", "USD 141,500", "55k", "70000", "81000"]
+    chosen, spec = _choose('sal: a plain number, no $ or commas ("55k" -> "55000")', "sal", values)
+    assert spec.fields["sal"].examples == (("55k", "55000"),)
+    assert chosen is not None and chosen.candidate.run("55k") in (55000, 55000.0, "55000")
