@@ -146,10 +146,17 @@ def _unlabelled(value, example):
     return value
 
 
+_MAX_FORMS = 20
+
+
 def _shape(value, example, label=False):
     """``value``'s letters and digits in the form of ``example``: case and separators from it, slot
     by slot; with ``label``, a word in front or behind that the example has no letters for is
-    dropped first ("ISBN: 978-…", "c1998")."""
+    dropped first ("ISBN: 978-…", "c1998"). ``example`` may be a list of forms (at most 20): the
+    one result the forms that fit agree on, else the value unchanged."""
+    if isinstance(example, (list, tuple)) and isinstance(value, str):
+        found = {_shape(value, one, label) for one in example[:_MAX_FORMS]} - {value}
+        return found.pop() if len(found) == 1 else value
     if not isinstance(value, str) or not isinstance(example, str) or len(value) > _MAX_SHAPE:
         return value
     slots = [c for c in example if c.isalnum()]

@@ -261,3 +261,12 @@ def test_convert_unit_without_one_usable_factor_changes_nothing(kwargs):
 def test_convert_unit_is_total_and_idempotent(value, unit):
     once = convert_unit(value, unit, "gal", "L", multiply=3.785, places=2)
     assert convert_unit(*once, "gal", "L", multiply=3.785, places=2) == once
+
+
+def test_to_shape_with_several_forms_takes_the_one_that_fits():
+    forms = ["BTS-6874-08", "SLB-2196-R", "JKT-2420-XS"]
+    assert to_shape("jkt 6342 m", forms) == "JKT-6342-M"
+    assert to_shape("BTS398207", forms) == "BTS-3982-07"
+    assert to_shape("PNT9344XL", forms) == "PNT-9344-XL"
+    assert to_shape("JKT 6342 XXL", forms) == "JKT 6342 XXL"  # no form fits: as it came
+    assert to_shape("AB12", ["AB-12", "A-B12"]) == "AB12"  # two forms fit and disagree

@@ -43,11 +43,17 @@ def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
         return spec
     shapes = Counter(_exact(v) for v in values)
     inputs = {a for a, _ in spec.examples}
-    forms = {
+    written = {
         _exact(v): v
         for v in written_values(spec.words)
-        if v not in inputs and any(c.isdigit() for c in v) and shapes[_exact(v)] * 2 >= len(values)
+        if v not in inputs and any(c.isdigit() for c in v)
     }
+    forms = {s: v for s, v in written.items() if shapes[s] * 2 >= len(values)}
+    held = {s: v for s, v in written.items() if shapes[s]}  # forms some values have
+    if not forms and len(held) > 1 and sum(shapes[s] for s in held) * 2 >= len(values):
+        # several forms of one code that half the values have between them ("BTS-6874-08",
+        # "SLB-2196-R": sizes of two letters or one)
+        return _with_forms(spec, tuple(held.values()), values)
     if len(forms) != 1:
         return spec
     shape, form = forms.popitem()
@@ -75,6 +81,28 @@ def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
             f"the form the goals write ({form!r}): {shapes[shape]} of {len(values)} sample values "
             "have it"
         ),
+    )
+
+
+def _with_forms(spec: FieldSpec, forms: tuple[str, ...], values: list[str]) -> FieldSpec:
+    """The field as ``shape`` with the several forms its words write, where the forms mend some
+    value (never dates or timestamps: those are parsed, not regrouped)."""
+    if any(timestamp_form([f]) or _ISO_DAY.fullmatch(f) for f in forms):
+        return spec
+    shapes = {_exact(f) for f in forms}
+    if not any(
+        _exact(str(to_shape(v, list(forms)))) in shapes for v in values if _exact(v) not in shapes
+    ):
+        return spec
+    have = sum(_exact(v) in shapes for v in values)
+    return replace(
+        spec,
+        kind="shape",
+        allowed=forms,
+        source="instructions",
+        note=(spec.note + "; " if spec.note else "")
+        + f"the forms the goals write ({', '.join(map(repr, forms))}): {have} of {len(values)} "
+        "sample values have one",
     )
 
 

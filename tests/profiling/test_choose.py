@@ -316,3 +316,25 @@ def test_of_two_calls_the_one_that_does_the_example_is_chosen():
     chosen, spec = _choose('sal: a plain number, no $ or commas ("55k" -> "55000")', "sal", values)
     assert spec.fields["sal"].examples == (("55k", "55000"),)
     assert chosen is not None and chosen.candidate.run("55k") in (55000, 55000.0, "55000")
+
+
+SKUS = ["BTS-6874-08", "SLB-2196-R", "JKT-2420-XS", "jkt 6342 m", "BTS398207", "PNT_9344_XL"]
+
+
+def test_several_forms_the_goals_write_are_the_fields_shape():
+    values = SKUS * 3 + ["HAT-9064-L", "STV-8959-OS", "TNT-6652-OS", "PNT-6243-M"] * 3
+    goals = "sku: 3 letters - 4 numbers - size. Example BTS-6874-08, SLB-2196-R, JKT-2420-XS."
+    chosen, spec = _choose(goals, "sku", values)
+    assert spec.fields["sku"].kind == "shape"
+    assert set(spec.fields["sku"].allowed) == {"BTS-6874-08", "SLB-2196-R", "JKT-2420-XS"}
+    assert chosen.candidate.run("jkt 6342 m") == "JKT-6342-M"
+    assert chosen.candidate.run("PNT_9344_XL") == "PNT-9344-XL"
+
+
+def test_an_example_with_units_tells_the_unit_a_conversion_writes():
+    values = ["1.5", "2 lb", "3.47kg", "2 lb 12 oz", "4", "1.88 lbs", "0.75", "6 oz", "7", "8"]
+    goals = 'weight: pounds, number only. Some rows are in kg: multiply by 2.2046. "2 lb 12 oz" -> 2.75'
+    chosen, _ = _choose(goals, "weight", values)
+    assert chosen is not None and chosen.candidate.primitive == "to_unit"
+    assert chosen.candidate.run("3.47kg") == 7.65  # in pounds, as the example's output is
+    assert chosen.candidate.run("1.88 lbs") == 1.88

@@ -130,4 +130,9 @@ class Shape(Kind):
                 Candidate(p)
                 for p in ("title_case_name", "to_lower", "to_upper", "normalize_whitespace")
             ]
+        if len(allowed) > 1:  # several forms (sizes of one letter or two): the one that fits
+            out += [
+                Candidate("to_shape", (list(allowed),)),
+                Candidate("to_shape", (list(allowed),), (("label", True),)),
+            ]
         return out

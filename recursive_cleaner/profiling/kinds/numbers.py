@@ -108,6 +108,37 @@ def _digits(examples: tuple[tuple[str, str], ...], words: str = "") -> list[int]
     return sorted(out)
 
 
+_AMOUNT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(fl\.?\s*oz\.?|[A-Za-z]+)")
+
+
+def _in_unit(text: str, target: str) -> float | None:
+    """The quantity ``text`` writes as amounts with units ("2 lb 12 oz", "3.5 kg") in ``target``,
+    or None when it is not all amounts of units ``to_unit`` converts."""
+    parts = list(_AMOUNT.finditer(text))
+    if not parts or "".join(m.group() for m in parts).replace(" ", "") != text.replace(" ", ""):
+        return None
+    total = 0.0
+    for m in parts:
+        one = toolkit.to_unit(f"{m.group(1).replace(',', '.')} {m.group(2)}", target)
+        if not isinstance(one, (int, float)):
+            return None
+        total += one
+    return total
+
+
+def _fits_examples(target: str, examples: tuple[tuple[str, str], ...]) -> bool | None:
+    """Whether the examples that convert amounts with units agree with ``target`` as the unit their
+    outputs are in ("2 lb 12 oz" -> 2.75 is in lb, not kg); None when no example says."""
+    said = None
+    for a, b in examples:
+        value, out = _in_unit(a.strip(), target), toolkit.to_number(b)
+        if value is None or not isinstance(out, (int, float)) or isinstance(out, bool):
+            continue
+        agrees = math.isclose(value, out, rel_tol=0.01, abs_tol=0.01)
+        said = agrees if said is None else said and agrees
+    return said
+
+
 def _number_candidates(
     kind: str, allowed: tuple, strings: list, words: str, examples: tuple
 ) -> list[Candidate]:
@@ -123,7 +154,11 @@ def _number_candidates(
     out: list[Candidate] = []
     units = _value_units(strings)
     for dimension, used in units.items():
-        for target in target_units(words, dimension, used):
+        targets = target_units(words, dimension, used)
+        # an example that converts amounts with units tells the unit its output is in
+        told = {t: _fits_examples(t, examples) for t in targets}
+        targets = [t for t in targets if told[t]] + [t for t in targets if told[t] is None]
+        for target in targets:
             for digits in [*_digits(examples, words), None]:  # the rounding the goals give first
                 for mark in marks:
                     kw = ((("digits", digits),) if digits is not None else ()) + mark
