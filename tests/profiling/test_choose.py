@@ -333,7 +333,9 @@ def test_several_forms_the_goals_write_are_the_fields_shape():
 
 def test_an_example_with_units_tells_the_unit_a_conversion_writes():
     values = ["1.5", "2 lb", "3.47kg", "2 lb 12 oz", "4", "1.88 lbs", "0.75", "6 oz", "7", "8"]
-    goals = 'weight: pounds, number only. Some rows are in kg: multiply by 2.2046. "2 lb 12 oz" -> 2.75'
+    goals = (
+        'weight: pounds, number only. Some rows are in kg: multiply by 2.2046. "2 lb 12 oz" -> 2.75'
+    )
     chosen, _ = _choose(goals, "weight", values)
     assert chosen is not None and chosen.candidate.primitive == "to_unit"
     assert chosen.candidate.run("3.47kg") == 7.65  # in pounds, as the example's output is
