@@ -170,13 +170,19 @@ def to_number(
     decimal=None,
     scaled: bool = False,
     accounting: bool = False,
+    absolute: bool = False,
 ):
     """float from numbers decorated with currency, units, %, grouping, without float noise;
     integer=True: int (only whole values convert); whole_as_int=True: whole values as int, others
     as float; decimal="," or ".": the decimal mark, None: read from each value; scaled=True reads
-    "52k" as 52000, accounting=True "(12)" as -12 (else both stay); "ORD-5000" stays."""
+    "52k" as 52000, accounting=True "(12)" as -12 (else both stay); absolute=True writes the
+    amount without its sign ("-$12.50" and "(12.50)" -> 12.5); "ORD-5000" stays."""
     mode = "integer" if integer else "whole" if whole_as_int else "float"
-    return _stable(_scaled_number if scaled else _number, value, mode, decimal, accounting)
+    parse = _scaled_number if scaled else _number
+    number = _stable(parse, value, mode, decimal, accounting or absolute)
+    if absolute and isinstance(number, (int, float)) and not isinstance(number, bool):
+        return -number if number < 0 else number
+    return number
 
 
 def to_int(value):

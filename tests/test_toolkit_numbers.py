@@ -199,3 +199,13 @@ def test_the_new_primitives_are_offered_to_generated_code():
     assert {"to_count", "words_to_number", "to_unit", "to_shape"} <= set(tk.PRIMITIVES)
     # for the library's own choice, not for generated code
     assert "infer_decimal" not in tk.PRIMITIVES
+
+
+def test_to_number_absolute_writes_the_amount_without_its_sign():
+    from recursive_cleaner.toolkit import to_number
+
+    assert to_number("-$191.99", absolute=True) == 191.99
+    assert to_number("(45.99)", absolute=True) == 45.99
+    assert to_number("12", absolute=True) == 12.0
+    assert to_number("ORD-5000", absolute=True) == "ORD-5000"  # a hyphen after letters: no sign
+    assert to_number(-3, absolute=True) == 3.0

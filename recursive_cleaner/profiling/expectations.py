@@ -75,7 +75,8 @@ class Expectation:
     kind: str
     # enum: allowed spellings as written; us_state/country: ("lower",) for lower
     allowed: tuple[str, ...] = ()
-    # case; number/integer: "whole_as_int" (12.0 -> 12), "no_leading_zeros" ("01907" -> 1907)
+    # case; number/integer: "whole_as_int" (12.0 -> 12), "no_leading_zeros" ("01907" -> 1907),
+    # "positive" (an example writes "-12.5" as 12.5)
     source: str = ""  # "instructions" | "field name" | "data"
     primitive: str = ""  # the toolkit primitive that fits
 

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 
-from ..toolkit import to_shape
+from ..toolkit import to_number, to_shape
 from .convention import written_values
 from .examples import fitting_examples
 from .expectations import is_placeholder, value_shape
@@ -120,6 +120,13 @@ def timestamp_form(values: list[str]) -> str | None:
     return forms.pop() if len(forms) == 1 else None
 
 
+def _unsigned(a: str, b: str) -> bool:
+    """The example writes a negative amount as the same amount without its sign."""
+    was, now = to_number(a, accounting=True), to_number(b)
+    numbers = all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in (was, now))
+    return numbers and was < 0 and now == -was
+
+
 def with_examples(
     spec: FieldSpec, pairs: tuple[tuple[str, str], ...], samples: list | None
 ) -> FieldSpec:
@@ -138,6 +145,9 @@ def with_examples(
     changes = [(a, b) for a, b in pairs if a != b]
     # named by its values
     spec = replace(spec, examples=pairs, mentioned=spec.mentioned or bool(changes))
+    if spec.kind in ("number", "integer") and "positive" not in spec.allowed:
+        if any(_unsigned(a, b) for a, b in changes):  # "-$12.50" -> 12.50: amounts without sign
+            spec = replace(spec, allowed=tuple(spec.allowed) + ("positive",))
     outputs = tuple(dict.fromkeys(b for _, b in changes))
     shapes = {value_shape(b) for b in outputs}
     values = [str(v).strip() for v in present_values(samples)]

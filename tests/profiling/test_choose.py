@@ -340,3 +340,16 @@ def test_an_example_with_units_tells_the_unit_a_conversion_writes():
     assert chosen is not None and chosen.candidate.primitive == "to_unit"
     assert chosen.candidate.run("3.47kg") == 7.65  # in pounds, as the example's output is
     assert chosen.candidate.run("1.88 lbs") == 1.88
+
+
+def test_examples_that_drop_a_refunds_sign_make_the_field_positive():
+    values = ["206.99", "$34.99", "-45.99", "(134.99)", "182.99 USD", "25.99", "-$19.99", "32.99"]
+    goals = 'refund: a plain number, stored positive: "-$191.99" -> 191.99, "(45.99)" -> 45.99'
+    chosen, spec = _choose(goals, "refund", values)
+    assert "positive" in spec.fields["refund"].allowed
+    assert chosen is not None and dict(chosen.candidate.kwargs).get("absolute") is True
+    assert [chosen.candidate.run(v) for v in ("-45.99", "(134.99)", "ORD-5")] == [
+        45.99,
+        134.99,
+        "ORD-5",
+    ]

@@ -14,7 +14,7 @@ through the same door (``register(MyKind())``).
 
 - ``dates``: date, datetime (ISO 8601, or ``allowed = (form,)``), time, time12;
 - ``codes``: phone_e164, email, enum, country_alpha2, us_state, shape;
-- ``numbers``: number, integer (``whole_as_int``, ``no_leading_zeros``), bool;
+- ``numbers``: number, integer (``whole_as_int``, ``no_leading_zeros``, ``positive``), bool;
 - ``text``: title_case, lower, upper, text, as_is.
 """
 

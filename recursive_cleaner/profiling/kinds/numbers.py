@@ -177,6 +177,15 @@ def _number_candidates(
         out += [
             Candidate("to_number", kwargs=whole + mark + (("accounting", True),)) for mark in marks
         ]
+    # "-$12.50" -> 12.50, "(12.50)" -> 12.50: the examples ask for amounts without their sign
+    if any(
+        a.strip()[:1] in "-(\u2212" and isinstance(n, float) and n > 0
+        for a, b in examples
+        for n in (toolkit.to_number(b),)
+    ):
+        out += [
+            Candidate("to_number", kwargs=whole + mark + (("absolute", True),)) for mark in marks
+        ]
     # "52k" -> 52000: the examples ask to read multipliers
     if any(_SCALE_WORD.search(a) for a, _ in examples):
         out += [
@@ -205,6 +214,10 @@ class _Numeric(Kind):
             and _LEADING_ZERO.fullmatch(value.strip())
         ):
             return False  # "01907" where the goals want 1907
+        if "positive" in marks:
+            number = toolkit.to_number(value, accounting=True)
+            if isinstance(number, (int, float)) and number < 0:
+                return False  # the goals' examples write amounts without their sign
         if noisy(value):
             return False  # 0.052000000000000005: floating-point noise is not a number's plain form
         if isinstance(value, int) or (
@@ -229,6 +242,7 @@ class Number(_Numeric):
                 else ""
             )
             + (", without leading zeros" if "no_leading_zeros" in allowed else "")
+            + (", without a sign (-12.5 is 12.5)" if "positive" in allowed else "")
         )
 
 
@@ -237,8 +251,10 @@ class Integer(_Numeric):
     pattern = _PLAIN_INT
 
     def describe(self, allowed, csv_strings=False) -> str:
-        return "plain integers" + (
-            " without leading zeros (1907, not 01907)" if "no_leading_zeros" in allowed else ""
+        return (
+            "plain integers"
+            + (" without leading zeros (1907, not 01907)" if "no_leading_zeros" in allowed else "")
+            + (", without a sign (-12 is 12)" if "positive" in allowed else "")
         )
 
 
