@@ -138,8 +138,31 @@ def plain_goals(text: str, names=lambda label: False) -> str:
             line = f"{line[: bullet.end()]}{section}: {line[bullet.end() :]}"
         elif line.strip():
             section = line.strip() if _section_head(line, lines[i + 1 : i + 3]) else ""
-        out.append(_TICKS.sub(r'"\1"', line))
+        out.append(_spoken_template(_TICKS.sub(r'"\1"', line)))
     return "\n".join(out)
+
+
+_PART = r"(year|month|day)s?"
+_SEP = r"(\s*[-/.]\s*|\s+(?:dash|hyphen|slash|dot|stroke)\s+)"
+# a date's three parts named in words, one separator between them ("year-month-day", "day slash
+# month slash year"): the template the reader knows ("YYYY-MM-DD", "DD/MM/YYYY")
+_SPOKEN = re.compile(rf"\b{_PART}{_SEP}{_PART}(?P<sep2>\s*[-/.]\s*|\s+\w+\s+){_PART}\b", re.I)
+_LETTERS = {"year": "YYYY", "month": "MM", "day": "DD"}
+_MARKS = {"dash": "-", "hyphen": "-", "slash": "/", "stroke": "/", "dot": "."}
+
+
+def _spoken_template(line: str) -> str:
+    """A date's parts named in words put as the template they name."""
+
+    def template(m: re.Match) -> str:
+        parts = [m.group(1).lower(), m.group(3).lower(), m.group(5).lower()]
+        seps = [m.group(2).strip().lower(), m.group("sep2").strip().lower()]
+        if len(set(parts)) != 3 or seps[0] != seps[1]:
+            return m.group()
+        mark = _MARKS.get(seps[0], seps[0])
+        return mark.join(_LETTERS[p] for p in parts)
+
+    return _SPOKEN.sub(template, line)
 
 
 def _section_head(line: str, after: list[str]) -> bool:

@@ -1,0 +1,35 @@
+"""The goals' document before reading (profiling/document.py): forms written in words put as the
+templates the reader knows."""
+
+from __future__ import annotations
+
+import pytest
+
+from recursive_cleaner.profiling.document import plain_goals
+from recursive_cleaner.profiling.spec import read_spec
+
+
+@pytest.mark.parametrize(
+    "said, written",
+    [
+        ("all one format, year dash month dash day, please", "all one format, YYYY-MM-DD, please"),
+        ("dates like 2024-03-22 (year-month-day)", "dates like 2024-03-22 (YYYY-MM-DD)"),
+        ("day/month/year", "DD/MM/YYYY"),
+        ("month slash day slash year", "MM/DD/YYYY"),
+        ("year month day", "year month day"),  # no separator: no template
+        ("day-month-day", "day-month-day"),  # a part twice: no date
+        ("year-month/day", "year-month/day"),  # two separators: no template
+    ],
+)
+def test_a_dates_parts_named_in_words_are_the_template_they_name(said, written):
+    assert plain_goals(said) == written
+
+
+def test_a_spoken_date_format_binds_the_field():
+    spec = read_spec(
+        "the received column needs to be all one format, year dash month dash day",
+        ["received"],
+        {"received": ["2024-03-22", "03/20/2024", "2024-01-05", "Mar 20, 2024", "2024-02-11"]},
+    )
+    assert spec.fields["received"].kind == "date"
+    assert spec.fields["received"].source == "instructions"
