@@ -286,6 +286,9 @@ def checked_reading(
                 # keep it
                 "are codes written so, and the goals name no case",
             )
+    if exp.kind == "enum" and spec.allowed:
+        spec = _as_the_data_spells(spec, samples)
+        exp = spec.expectation()
     fit, convertible, n = fit_score(exp, samples, csv_strings=csv_strings)
     if fit == 0 and convertible == 0 and n >= MIN_CHECKED:
         return replace(
@@ -309,3 +312,26 @@ def checked_reading(
                 f"{exp.primitive} {fit + convertible}",
             )
     return spec
+
+
+def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
+    """A listed value that more values are written as in another case or spacing ("too small"
+    where the data mostly writes "Too small"): the data's spelling, its convention (a list written
+    in prose); a value no row holds stays as the goals write it."""
+    counts = Counter(str(v).strip() for v in present_values(samples))
+    spelled: dict[str, str] = {}
+    for value, count in counts.most_common():
+        if count >= 2:
+            spelled.setdefault(" ".join(value.casefold().split()), value)
+    allowed = tuple(
+        a
+        if counts[top] <= counts[a]
+        else top
+        for a in spec.allowed
+        for top in (spelled.get(" ".join(str(a).casefold().split()), a),)
+    )
+    if allowed == tuple(spec.allowed):
+        return spec
+    moved = sum(a != b for a, b in zip(allowed, spec.allowed))
+    note = f"{moved} listed value(s) as the data writes them"
+    return replace(spec, allowed=allowed, note=f"{spec.note}; {note}" if spec.note else note)

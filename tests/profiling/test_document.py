@@ -33,3 +33,15 @@ def test_a_spoken_date_format_binds_the_field():
     )
     assert spec.fields["received"].kind == "date"
     assert spec.fields["received"].source == "instructions"
+
+
+def test_a_list_written_in_prose_takes_the_spelling_most_values_have():
+    values = ["Too small"] * 6 + ["Wrong item"] * 5 + ["wrong item", "TOO SMALL", "Defective"] * 2
+    spec = read_spec(
+        "reason should only ever be one of: too small, wrong item, defective",
+        ["reason"],
+        {"reason": values},
+    )
+    assert spec.fields["reason"].kind == "enum"
+    # the data's convention where more values write it; the goals' spelling where they do
+    assert spec.fields["reason"].allowed == ("Too small", "Wrong item", "Defective")
