@@ -331,3 +331,17 @@ def test_the_fields_a_plan_may_offer_to_write_follow_validate_steps_rules():
         "city",
         "notes",
     ]
+
+
+def test_a_key_the_goals_do_not_state_is_never_repaired():
+    # a rare key two edits from a full group's (another container, right as it is): a step on a
+    # key the goals do not state (variants_only) leaves the key, and the row, as they are
+    rows = shop_rows()
+    rows[5]["postcode"] = "8O331"
+    rows[5]["country"] = "AT"
+    stated = CrossRowStep("majority", key=("postcode",), fields=("country",), min_count=2)
+    assert apply_steps([stated], rows)[5]["postcode"] == "80331"  # a stated key is repaired
+    unstated = CrossRowStep(
+        "majority", key=("postcode",), fields=("country",), min_count=2, variants_only=True
+    )
+    assert apply_steps([unstated], rows)[5]["postcode"] == "8O331"

@@ -232,3 +232,14 @@ def test_the_judge_refuses_a_function_that_trims_notes_the_model_read_as_text():
     exp = {"notes": Expectation("text", (), "model", "normalize_whitespace")}
     verdict = judge_change(rows, after, exp, target="notes", csv_strings=True, harm=check)
     assert verdict.problem and "spacing of free text" in verdict.problem
+
+
+def test_a_list_the_data_does_not_hold_licenses_no_correction():
+    # wrong values the goals show ("seen: 3,990, 4 830") read as a list: the data holds none of
+    # them, so a right weight is never turned into one
+    weights = portrait([str(3000 + 37 * i) for i in range(40)])
+    seen = Licence.of("enum", allowed=["3,990", "17,2 t", "4 830"], shape_of=weights)
+    assert harm("3830", "4 830", weights, seen)
+    statuses = portrait(["active"] * 20 + ["pending"] * 10 + ["actve", "Pending "])
+    listed = Licence.of("enum", allowed=["active", "pending"], shape_of=statuses)
+    assert harm("actve", "active", statuses, listed) is None

@@ -13,7 +13,8 @@ source) pairs seen. With
 of the winner (``values.is_variant``) are replaced: never one valid value by another.
 
 A row whose one-field key is seen too rarely joins the full group of a key within
-``max_distance`` edits whose values it matches (``near``), and its key is repaired. Bounded work:
+``max_distance`` edits whose values it matches (``near``), and its key is repaired (a key the goals
+state only: with ``variants_only`` a rare key is left as it is). Bounded work:
 the close keys are found within ``near.MAX_WORK`` (a key first seen while transforming, one an
 earlier step wrote: ``near.PROBE_WORK`` each, ``MAX_WORK`` for them all), and a group's winners
 are worked out once, not for each of its rows (3,000 rows of one key and 3,000 distinct values
@@ -255,7 +256,8 @@ def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> Any:
     seen = key in groups
     if seen and _known(state, step, key, None) >= step.min_count or key is None:
         return key
-    if len(step.key) != 1:
+    # a key the goals do not state is never repaired: its rare keys may be other things, right
+    if len(step.key) != 1 or step.variants_only:
         return key if seen else None
     scored = []
     for other in _close(fitted, i, state, key, seen):

@@ -96,6 +96,11 @@ class Portrait:
     case: str = ""  # the case most values with letters write: "upper", "lower" or "mixed"
     prose: bool = False  # free text: half the values or more write three words or more
 
+    @property
+    def read(self) -> bool:
+        """Enough values to say what the field holds (else the portrait says nothing)."""
+        return self.count >= _MIN_SAMPLE
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "count": self.count,
