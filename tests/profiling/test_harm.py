@@ -243,3 +243,15 @@ def test_a_list_the_data_does_not_hold_licenses_no_correction():
     statuses = portrait(["active"] * 20 + ["pending"] * 10 + ["actve", "Pending "])
     listed = Licence.of("enum", allowed=["active", "pending"], shape_of=statuses)
     assert harm("actve", "active", statuses, listed) is None
+
+
+def test_a_list_few_values_are_on_licenses_nothing():
+    # "normal capitalisation (Priya, not PRIYA)" read as a list: few names are on it, so no name
+    # many rows hold is turned into one on it
+    names = ["Maria"] * 12 + ["Priya"] * 4 + ["Omar", "Li", "Jose", "Kim"] * 3 + ["PRIYA"]
+    goals = "fname: normal capitalisation (Priya, not PRIYA or priya)."
+    spec = read_spec(goals, ["fname"], {"fname": names}, check={"fname": names})
+    assert spec.fields["fname"].kind == "enum" and "Priya" in spec.fields["fname"].allowed
+    check = harm_check(spec, {"fname": names})
+    assert check.licences["fname"].allowed == frozenset()
+    assert check.check("fname", "Maria", "Priya")

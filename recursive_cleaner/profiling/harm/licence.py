@@ -103,6 +103,13 @@ class Licence:
         )
 
 
+def _vocabulary(listed: Iterable[str], values: Iterable[Any]) -> bool:
+    """Half the present values or more are on the list (spelled so, case aside)."""
+    on = {folded(str(a).strip()) for a in listed}
+    texts = [folded(value_text(v).strip()) for v in values if value_text(v).strip()]
+    return bool(on) and sum(t in on for t in texts) * 2 >= len(texts)
+
+
 def _on_list(value: str, allowed: frozenset[str]) -> bool:
     mine = folded(value)
     return any(folded(str(a).strip()) == mine for a in allowed)
@@ -226,9 +233,12 @@ def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:
     licences = {}
     for name, fs in spec.fields.items():
         bound = fs.kind if fs.source in trusted and fs.kind != "as_is" else None
+        listed = fs.allowed if fs.source in trusted else ()
+        if fs.kind == "enum" and not _vocabulary(listed, values.get(name, ())):
+            listed = ()  # a list few values are on is no vocabulary of this field's
         licences[name] = Licence.of(
             bound,
-            allowed=fs.allowed if fs.source in trusted else (),
+            allowed=listed,
             examples=fs.examples,
             words=fs.words,
             everything=name in converted,
