@@ -112,6 +112,26 @@ class _Clause:
         return self._last[k]
 
 
+_WORD_RUN = re.compile(r"[^\W\d_][\w'’-]*")
+_KEPT_VALUES = 2  # values of the data named before a keep word that make it a keep of values
+_MAX_KEPT_WORDS = 60  # words before the keep word looked at
+
+
+def _keeps_values(clause: str, start: int, holds) -> bool:
+    """The words before the keep word name two of the data's values or more, written with a capital
+    ("surnames like McDonald, de la Cruz are right already"): a keep of those values."""
+    if holds is None:
+        return False
+    words = [m.group() for m in _WORD_RUN.finditer(clause, 0, start)][-_MAX_KEPT_WORDS:]
+    found: set[str] = set()
+    for i in range(len(words)):
+        for n in (1, 2, 3):
+            gram = " ".join(words[i : i + n])
+            if i + n <= len(words) and any(c.isupper() for c in gram) and holds([gram]):
+                found.add(gram.casefold())
+    return len(found) >= _KEPT_VALUES
+
+
 def read_segment(
     clause: str,
     groups: list,
@@ -131,6 +151,11 @@ def read_segment(
     if len(found) > MAX_FORMATS:  # the first ones in the text, read in their order
         first = sorted(range(len(found)), key=lambda i: (found[i][2], i))[:MAX_FORMATS]
         found = [found[i] for i in sorted(first)]
+    if any(k == "as_is" and _keeps_values(clause, s, holds) for k, _, s, _ in found):
+        # "surnames like McDonald, de la Cruz are correct": a keep of those values, which reads
+        # neither a keep of the field nor the words that describe the values ("lower-case
+        # particles")
+        return groups[-1][2] if groups else subject
     at = _Clause(clause, groups, found)
     given: dict[str, set[str]] = {}  # each field this clause reads: the kinds it gives it
     for kind, allowed, start, end in found:

@@ -317,19 +317,31 @@ def checked_reading(
 def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
     """A listed value that more values are written as in another case or spacing ("too small"
     where the data mostly writes "Too small"): the data's spelling, its convention (a list written
-    in prose); a value the goals quote, or no row holds, stays as the goals write it."""
+    in prose), also for an item's last words where no value is the item; a value the goals quote,
+    or no row holds, stays as the goals write it."""
     counts = Counter(str(v).strip() for v in present_values(samples))
     spelled: dict[str, str] = {}
     for value, count in counts.most_common():
         if count >= 2:
             spelled.setdefault(" ".join(value.casefold().split()), value)
     words = spec.words or ""
+
+    def held(item: str) -> str:
+        """The data's spelling of the item, or of its last words where the item is held by no
+        value ("use only Finance": the words that lead the list, caught in its first item)."""
+        parts = str(item).casefold().split()
+        for k in range(len(parts), 0, -1):
+            top = spelled.get(" ".join(parts[-k:]))
+            if top is not None and (k == len(parts) or not counts[item]):
+                return top
+        return item
+
     allowed = tuple(
         a
         if counts[top] <= counts[a] or any(f"{q}{a}{q}" in words for q in "\"'“”`")
         else top
         for a in spec.allowed
-        for top in (spelled.get(" ".join(str(a).casefold().split()), a),)
+        for top in (held(a),)
     )
     if allowed == tuple(spec.allowed):
         return spec

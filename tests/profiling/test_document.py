@@ -45,3 +45,31 @@ def test_a_list_written_in_prose_takes_the_spelling_most_values_have():
     assert spec.fields["reason"].kind == "enum"
     # the data's convention where more values write it; the goals' spelling where they do
     assert spec.fields["reason"].allowed == ("Too small", "Wrong item", "Defective")
+
+
+def test_words_that_lead_a_list_caught_in_its_first_item_give_way_to_the_value_the_data_holds():
+    values = ["Finance"] * 5 + ["Legal"] * 4 + ["Sales", "Marketing"] * 4 + ["Fin", "legal"]
+    spec = read_spec(
+        "Department names are inconsistent. Remediation: use only Finance, Legal, Marketing and "
+        "Sales, "
+        "mapping abbreviations (e.g. Fin), misspellings and case variants accordingly.",
+        ["dept"],
+        {"dept": values},
+    )
+    assert spec.fields["dept"].allowed[:4] == ("Finance", "Legal", "Marketing", "Sales")
+
+
+def test_a_keep_of_values_the_data_holds_is_no_keep_of_the_field():
+    names = ["McDonald", "de la Cruz", "van der Berg", "WRIGHT", "Wright", "Smith", "smith"] * 3
+    data = {"fname": ["Mary", "KATE", "Omar"] * 7, "l_name": names, "notes": ["x"] * 21}
+    goals = (
+        "First and last names have surplus spaces. Remediation: remove the spaces and restore "
+        'conventional capitalisation (e.g. "WRIGHT" -> "Wright"). Surnames with internal '
+        "capitals or lower-case particles (McDonald, de la Cruz, van der Berg and similar) are "
+        "already correct and are not to be altered."
+    )
+    spec = read_spec(goals, list(data), data)
+    # the values are kept, not the field; nor is "lower-case particles" the field's case
+    assert spec.fields["l_name"].kind not in ("as_is", "lower") and spec.fields["l_name"].asked
+    kept = read_spec("Last names are already correct and are not to be altered.", list(data), data)
+    assert kept.fields["l_name"].kind == "as_is"  # no values named: the field is kept
