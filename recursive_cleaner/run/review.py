@@ -94,6 +94,8 @@ def plan_lines(spec: CleaningSpec) -> list[str]:
     if spec.dedup:
         rules.append("  duplicate records are removed (the goals ask for it)")
     rules += [f"  conversion: {c.describe()}" for c in spec.conversions]
+    if spec.authority is not None:
+        rules.append(f"  {spec.authority.describe()} (a source-weighted vote by it)")
     if rules:
         lines.append("Rules across rows:")
         lines += rules
