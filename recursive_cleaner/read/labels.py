@@ -86,6 +86,16 @@ class Labels:
             if f != self.key and (wanted is None or f in wanted)
         ]
 
+    def cases(self) -> list[tuple[int, str, Any, Any]]:
+        """(label index, field, input value, corrected value) of every labelled cell (the key's
+        aside): the examples a function is held to on the row each labels."""
+        return [
+            (k, f, r.given.get(f), v)
+            for k, r in enumerate(self.rows)
+            for f, v in r.corrected.items()
+            if f != self.key
+        ]
+
     def step_rows(self) -> list[dict]:
         """The corrected rows as the ``labels`` cross-row step keeps them (key included)."""
         return [dict(r.corrected, **{self.key: r.given.get(self.key)}) for r in self.rows]
@@ -212,6 +222,14 @@ def read_labels(
             )
         record_at, record = found[0]
         corrected = {c: v for c, v in labels[at - 1].items() if c in header}
+        nested = [c for c, v in corrected.items() if isinstance(v, (dict, list))]
+        if nested:
+            raise LabelError(
+                f"labels {where} row {at}: {clip_text(nested[0], _SHOWN)!r} holds a list or an "
+                "object; a label holds plain values",
+                where,
+                at,
+            )
         out.append(Label(at, text, dict(record), corrected, record_at))
     return Labels(chosen, where, tuple(out))
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import os
 
+from ..crossrow import kinds
 from ..errors import clip_text
 from ..profiling import schema
 from ..profiling.spec import CleaningSpec
@@ -159,7 +160,10 @@ def unmet_goals(
         return {}
     out: dict[str, str] = {}
     written = {f.get("field") for f in functions}
-    stepped = {fld for s in steps for fld in getattr(s, "fields", ())}
+    # a rule across rows mends them (the user's corrected rows mend their own rows only)
+    stepped = {
+        fld for s in steps if getattr(kinds.get(s.kind), "planned", True) for fld in s.fields
+    }
     for name, words in spec.unmet().items():
         if name in stepped:
             continue  # a rule across rows mends it
