@@ -1,6 +1,7 @@
 """Corrected rows and a named authority on the benchmark tables (issue 44), offline, no model.
 
-For each table (flights, hospital, beers of ``--data-dir``): the saved model functions
+For each table (flights, hospital, beers of ``--data-dir``, and the generated multi-source table of
+``bench/truth_table.py``: ``synthetic``): the saved model functions
 (``bench/functions/TABLE.py``, ``clean_data`` in the sandbox; none for beers: the raw rows), then
 the run's cross-row plan without the model call (``run.finish.plan_cross_row``'s path, as
 ``bench/replan.py``: the goals of ``bench/instructions/TABLE.txt`` read into the spec,
@@ -182,15 +183,80 @@ def _lines(table: str, variant: str, n: int, results: list) -> list[str]:
     return out
 
 
+def synthetic(seeds: list[int], table_seed: int = 32, entities: int = 400) -> list[str]:
+    """The generated multi-source table of ``bench/truth_table.py`` (12 feeds of known accuracy,
+    two copying a poor one): a plain majority by ``sku``; truth discovery (the ``feed``-weighted
+    vote) with 0, 10 and 20 labelled rows; with the most accurate feed (``north``) named as the
+    authority, with 0 and 20 labels."""
+    import truth_table
+    from recursive_cleaner.crossrow.labelled import with_labels
+    from recursive_cleaner.crossrow.steps import CrossRowStep, fit
+    from recursive_cleaner.profiling.authority import Authority
+    from recursive_cleaner.read.labels import read_labels
+
+    dirty, clean = truth_table.build_table(table_seed, entities)
+    keys = dirty[0]
+    rows = [dict(zip(keys, r)) for r in dirty[1:]]
+    vote = CrossRowStep("majority", key=("sku",), fields=truth_table.FIELDS, weight_by=("feed",))
+    plain = CrossRowStep("majority", key=("sku",), fields=truth_table.FIELDS)
+
+    def f1(steps: list) -> tuple[float, int]:
+        fitted = fit(steps, rows)
+        out = [keys] + [
+            [scoring.to_csv_text(o.get(k)) for k in keys]
+            for o in map(fitted.transform, [dict(r) for r in rows])
+        ]
+        return score(dirty, clean, out)
+
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "dirty.csv")
+        scoring.write_csv_table(data, dirty)
+        runs = [("plain majority", [plain], None, 0), ("truth", [vote], None, 0)]
+        runs += [("truth", [vote], None, 10), ("truth", [vote], None, 20)]
+        north = Authority("feed", "equals", "north")
+        runs += [("truth + authority north", [vote], north, 0)]
+        runs += [("truth + authority north", [vote], north, 20)]
+        for name, steps, named, n in runs:
+            got = []
+            for seed in seeds if n else [None]:
+                labels = None
+                if n:
+                    path, _ = draw_labels(dirty, clean, n, seed, tmp)
+                    labels = read_labels(path, data)
+                got.append(
+                    f1(
+                        with_labels(
+                            steps,
+                            labels.step_rows() if labels else (),
+                            labels.key if labels else None,
+                            named,
+                        )
+                    )
+                )
+            mean = statistics.mean(g[0] for g in got)
+            broken = statistics.mean(g[1] for g in got)
+            spread = f" (seeds {min(g[0] for g in got):.4f}..{max(g[0] for g in got):.4f})"
+            lines.append(
+                f"synthetic {name:24s} {n:2d} labels F1 {mean:.4f} broken {broken:5.1f}"
+                + (spread if n else "")
+            )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     p.add_argument("--labels", type=int, default=20, help="labelled rows per seed")
-    p.add_argument("--tables", nargs="+", default=list(TABLES))
+    p.add_argument("--tables", nargs="+", default=[*TABLES, "synthetic"])
     args = p.parse_args(argv)
     for table in args.tables:
-        for line in run(table, args.data_dir, args.seeds, args.labels, table == "flights"):
+        if table == "synthetic":
+            lines = synthetic(args.seeds)
+        else:
+            lines = run(table, args.data_dir, args.seeds, args.labels, table == "flights")
+        for line in lines:
             print(line, flush=True)
     return 0
 

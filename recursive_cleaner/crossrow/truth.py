@@ -23,8 +23,12 @@ solved?", VLDB 2013):
 
 Cells whose truth is known (``fixed``: the user's corrected rows, issue 44, or the value a named
 authority reports) hold that value with probability one whatever the votes say, and are evidence
-about every source reporting them, a lone report too, each counted ``FIXED_WEIGHT`` times: a
-source the labels show right where the blocs are wrong gains weight everywhere else.
+about every source reporting them, a lone report too: a source the labels show right where the
+blocs are wrong gains weight everywhere else. Told each cell's field (``facet``), a source's vote
+in a field moves towards its share right on the known cells of that field, by as much as the
+fields are seen to differ beyond chance (an empirical-Bayes shrinkage: on flights a site right on
+nearly every scheduled time is wrong on most actual times; sources as good in every field are not
+moved by a few labels).
 
 Blank values do not vote. Sources and cells are visited in a sorted order, so the fit of merged
 parts (Dask) is the fit of the whole.
@@ -56,8 +60,6 @@ __all__ = [
     "PAIR_BUDGET",
     "MAX_PAIRS",
     "PAIR_WORK",
-    "FIXED_WEIGHT",
-    "FACET_PRIOR",
 ]
 
 MAX_FALSE_VALUES = 10.0  # n when no two false claims agree
@@ -65,8 +67,6 @@ PRIOR_ACCURACY = 0.8  # every source's accuracy before the data says otherwise
 PAIR_BUDGET = 250_000  # source pairs counted, once, to choose the pairs (cells sampled past it)
 MAX_PAIRS = 1_000  # source pairs looked at for copying, at most: the most often seen together
 PAIR_WORK = 2_000_000  # pair steps of one fit, every round together; past it the rounds stop
-FIXED_WEIGHT = 3.0  # a claim on a cell whose truth is known counts as this many claims
-FACET_PRIOR = 1.0  # a source's overall accuracy, worth this many known claims in one field
 _PRIOR_WEIGHT = 2.0  # ... worth this many claims
 _MIN_A, _MAX_A = 0.01, 0.99
 _COPY_RATE = 0.8  # c: the share of its values a copier copies
@@ -234,15 +234,14 @@ def _top(p: list[float]) -> int | None:
 
 def _accuracy(cells: Cells, probs: list[list[float]], sources: int) -> list[float]:
     """Each source's mean probability of its values, where two or more sources report or the truth
-    is known (those ``FIXED_WEIGHT`` times), shrunk towards the prior."""
+    is known, shrunk towards the prior."""
     sums, counts = [0.0] * sources, [0.0] * sources
-    for claims, p, shared, known in zip(cells.claims, probs, cells.shared, cells.fixed):
+    for claims, p, shared in zip(cells.claims, probs, cells.shared):
         if not shared:
             continue  # a lone report agrees with itself: no evidence about its source
-        weight = 1.0 if known is None else FIXED_WEIGHT
         for s, v, w in claims:
-            sums[s] += weight * w * p[v]
-            counts[s] += weight * w
+            sums[s] += w * p[v]
+            counts[s] += w
     return [
         min(_MAX_A, max(_MIN_A, (x + _PRIOR_WEIGHT * PRIOR_ACCURACY) / (k + _PRIOR_WEIGHT)))
         for x, k in zip(sums, counts)
@@ -272,18 +271,36 @@ def _known_tally(cells: Cells) -> dict[int, tuple[list[float], list[float]]]:
     return out
 
 
+def _spread(accuracy: list[float], tally: dict[int, tuple[list[float], list[float]]]) -> float:
+    """How far the sources' accuracies differ from field to field beyond chance, as a variance
+    (method of moments over the known cells: each source's share right in a field, around its
+    overall accuracy, less the binomial noise of that many claims); 0 when no more than chance."""
+    excess, terms = 0.0, 0
+    for right, given in tally.values():
+        for a, r, g in zip(accuracy, right, given):
+            if g >= 1:
+                excess += (r / g - a) ** 2 - a * (1 - a) / g
+                terms += 1
+    return max(0.0, excess / terms) if terms else 0.0
+
+
 def _facet_votes(
     accuracy: list[float], tally: dict[int, tuple[list[float], list[float]]], n: float
 ) -> dict[int, list[float]]:
-    """Each facet's votes: a source's accuracy, moved per facet by its claims on the known cells
-    there (``FACET_PRIOR`` claims' worth of its overall accuracy beside them)."""
-    return {
-        facet: [
-            _vote(min(_MAX_A, max(_MIN_A, (FACET_PRIOR * a + r) / (FACET_PRIOR + g))), n)
-            for a, r, g in zip(accuracy, right, given)
-        ]
-        for facet, (right, given) in tally.items()
-    }
+    """Each facet's votes: a source's accuracy moved towards its share right on the known cells
+    of that field, by as much as the fields are seen to differ beyond chance (``_spread``, an
+    empirical-Bayes shrinkage: sources as good in every field are not moved by a few labels)."""
+    spread = _spread(accuracy, tally)
+    out = {}
+    for facet, (right, given) in tally.items():
+        votes = []
+        for a, r, g in zip(accuracy, right, given):
+            if g > 0 and spread > 0:
+                noise = max(a * (1 - a), 1e-6) / g
+                a = a + (r / g - a) * spread / (spread + noise)
+            votes.append(_vote(min(_MAX_A, max(_MIN_A, a)), n))
+        out[facet] = votes
+    return out
 
 
 def find_truths(

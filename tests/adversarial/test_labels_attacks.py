@@ -127,6 +127,8 @@ def test_a_function_breaking_a_labelled_cell_is_refused_with_the_label_as_feedba
     report = (tmp_path / "report.md").read_text()
     assert "## Corrected rows (labels)" in report
     assert "function fix_amount: 2 of 2 labelled cells of amount right after it" in report
+    page = (tmp_path / "report.html").read_text()
+    assert '<section id="labels">' in page and "2 of 2 labelled cells of amount" in page
 
 
 def test_the_labelled_rows_keep_the_users_values_in_the_applied_output(tmp_path):
