@@ -18,6 +18,7 @@ from recursive_cleaner.errors import LabelError, StateFileError
 from recursive_cleaner.read.labels import read_labels
 from tests.cli_helpers import invoke, one_error_line
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply
+from tests.optional_deps import optional
 
 ROWS = [
     ("1", "12", "Paris"),
@@ -209,3 +210,76 @@ def test_a_state_file_resumed_with_other_labels_is_refused(tmp_path):
     other = _csv(tmp_path / "b.csv", [("2", "1", "Lyon")])
     with pytest.raises(StateFileError, match="other corrected rows"):
         _cleaner(tmp_path, backend, other, state_file=state).run()
+
+
+def test_on_dask_the_labels_and_an_authority_give_apply_files_output(tmp_path):
+    """The labels step counts nothing and is fitted before the votes: Dask's merged parts give the
+    same anchors, the same truths and the same output as apply_file."""
+    optional("dask.bag")
+    distributed = optional("distributed")
+    from recursive_cleaner.apply.on_dask import apply_dask
+    from recursive_cleaner.write.module import render_module
+
+    rows = [
+        {"id": n, "src": src, "flight": f"UA-{i}", "dep": f"{i}:{'05' if bad else '00'}"}
+        for n, (i, src, bad) in enumerate(
+            (i, src, src != "ua" and i % 3 == 0)
+            for i in range(30)
+            for src in ("ua", "echo1", "echo2", "site")
+        )
+    ]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    steps = [
+        {"kind": "majority", "key": ["flight"], "fields": ["dep"], "weight_by": ["src"]},
+        {
+            "kind": "labels",
+            "key": ["id"],
+            "fields": ["src", "flight", "dep"],
+            "rows": [{"id": 1, "src": "echo1", "flight": "UA-0", "dep": "9:59"}],
+        },
+    ]
+    for variant in ([], ["key_first_part"]):
+        steps[0]["authority"] = variant
+        functions = tmp_path / "cf.py"
+        functions.write_text(render_module([], cross_row=[s for s in steps]))
+        apply_file(str(functions), str(tmp_path / "in.jsonl"), str(tmp_path / "ref.jsonl"))
+        with (
+            distributed.LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster, set_as_default=False) as client,
+        ):
+            apply_dask(
+                str(functions),
+                str(tmp_path / "in.jsonl"),
+                str(tmp_path / "dask.jsonl"),
+                partition_size=20,
+                client=client,
+            )
+        ref = (tmp_path / "ref.jsonl").read_text()
+        assert (tmp_path / "dask.jsonl").read_text() == ref
+        out = [json.loads(line) for line in ref.splitlines()]
+        assert out[1]["dep"] == "9:59"  # the labelled row: the user's value
+        assert all(o["dep"] == "9:59" for o in out if o["flight"] == "UA-0")  # its truth
+        right = [o["dep"] == f"{o['flight'][3:]}:00" for o in out if o["flight"] != "UA-0"]
+        # the bloc wins the unlabelled flights by its numbers; the airline's own site by its word
+        assert all(right) if variant else not all(right)
+
+
+def test_the_estimator_takes_a_dataframe_of_labels(tmp_path):
+    pd = optional("pandas")
+    from recursive_cleaner import Cleaner
+
+    frame = pd.DataFrame({"id": [1, 2, 3, 4], "amount": ["12", "N/A", "3,50", "7"]})
+    labels = pd.DataFrame({"id": [2], "amount": ["0"]})
+    cleaner = Cleaner(
+        GOALS,
+        FakeBackend(default=CLEAN_REPLY),
+        labels=labels,
+        holdout_ratio=0,
+        sleep=lambda s: None,
+        output_path=str(tmp_path / "cf.py"),
+    )
+    assert cleaner.get_params()["labels"] is labels
+    out = cleaner.fit(frame).transform(frame)
+    assert list(out["amount"]) == [12.0, 0.0, 3.5, 7.0]
