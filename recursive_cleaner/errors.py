@@ -16,7 +16,9 @@ Every error the library raises on purpose derives from ``CleanerError``::
     ├── DataLossError           apply: cross-row steps the goals did not ask for would
     │                           drop more records than allowed (carries the counts)
     ├── InputError              a problem with the input file, naming file and line
-    │   └── InputEncodingError  bytes that are not valid in the expected encoding
+    │   ├── InputEncodingError  bytes that are not valid in the expected encoding
+    │   └── LabelError          corrected rows (``labels=``) that cannot be used: a row
+    │                           matching no input row or two, no key to match them by
     ├── PathConflictError       an output path that is the input or another output
     │                           (also a ValueError); nothing is written
     ├── OutputError             a file the library writes is a symlink or not a regular
@@ -48,6 +50,7 @@ __all__ = [
     "DependencyCycleError",
     "InputError",
     "InputEncodingError",
+    "LabelError",
     "StateFileError",
     "DataLossError",
     "PathConflictError",
@@ -132,6 +135,12 @@ class InputEncodingError(InputError):
     ) -> None:
         super().__init__(message, path, line)
         self.byte_offset = byte_offset
+
+
+class LabelError(InputError):
+    """Corrected rows (``labels=``, ``--labels``) that cannot be used: a label matching no input
+    row or two, a column the data lacks, no key column to match them by; ``path`` names the labels
+    file and ``line`` the label's row (1-based, the header not counted)."""
 
 
 class StateFileError(CleanerError, ValueError):

@@ -300,6 +300,18 @@ class Goals(OptionGroup):
         False,
         "Also ask the model to draft the field spec (one call); the data settles disagreements.",
     )
+    labels: Any = option(
+        None,
+        "Rows corrected by hand (CSV/JSONL/JSON with the data's header, a DataFrame or a list of "
+        "records): tests of every function and rule across rows; they keep their values.",
+        metavar="FILE",
+        stored="str | list | None",
+    )
+    labels_key: str | None = option(
+        None,
+        "The column matching each corrected row to its input row (default: an id column).",
+        metavar="COL",
+    )
 
 
 BASICS = Basics()

@@ -76,6 +76,8 @@ NON_DEFAULT = {
     "scope": "all",
     "spec": {"fields": {"email": {"kind": "email"}}},
     "draft_spec": True,
+    "labels": [{"id": 1, "email": "a@b.co"}],
+    "labels_key": "id",
     "backend": "openai:some-model@http://127.0.0.1:9/v1",
     "backend_options": {"timeout": 7},
 }

@@ -73,7 +73,7 @@ def build_plan_prompt(
     A kind that ``drops`` records is offered only with ``dedup`` (the goals ask to remove them).
     """
     shown = format_steps(candidates) if candidates else "(none found)"
-    offered = [kind for kind in kinds.registered() if dedup or not kind.drops]
+    offered = [kind for kind in kinds.registered() if kind.planned and (dedup or not kind.drops)]
     lines = "".join(f"{kind.prompt}\n" for kind in offered if kind.prompt)
     asks = "".join(f",\nand {kind.task}" for kind in offered if kind.task)
     return prefix + _PLAN.format(

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator
 from ..profiling.profiler import value_shape
 from . import kinds
 from .kinds import NO_FIX, StepKind
+from .step_checks import AUTHORITY_RULES, NAMES, as_row, check_authority, check_rows, check_types
 from .values import NORMALIZERS, hashable, is_variant, normalized
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "unasked_drops",
     "is_variant",
     "kind_of",
+    "AUTHORITY_RULES",
 ]
 
 KINDS = tuple(sorted(kinds.REGISTRY))  # the built-ins; ``kinds.registered()`` has plug-ins' too
@@ -78,11 +80,18 @@ class CrossRowStep:
     protected: tuple[str, ...] = ()
     # (field, value shape) an example keeps as it is: never replaced
     keep: tuple[tuple[str, str], ...] = ()
+    # a labels step: the user's corrected rows, each ((field, value), ...), matched by ``key``
+    rows: tuple[tuple[tuple[str, Any], ...], ...] = ()
+    # a source-weighted step: the source that wins where it reports (``AUTHORITY_RULES``):
+    # ("equals", NAME) or ("key_first_part",)
+    authority: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "protected", tuple(self.protected))
-        _check_types(self)
+        check_types(self)
         object.__setattr__(self, "keep", tuple((str(f), str(shape)) for f, shape in self.keep))
+        object.__setattr__(self, "authority", tuple(self.authority))
+        object.__setattr__(self, "rows", tuple(as_row(r) for r in self.rows))
         kind = kinds.get(self.kind)
         if kind is None:
             names = ", ".join(sorted(kinds.REGISTRY))
@@ -101,6 +110,12 @@ class CrossRowStep:
             raise ValueError(f"only a {kinds.which('weighs')} step can weight its votes by source")
         if self.variants_only and not kind.stated_repair:
             raise ValueError(f"only a {kinds.which('stated_repair')} step replaces variants only")
+        if self.rows and not kind.anchors:
+            raise ValueError(f"only a {kinds.which('anchors')} step holds rows")
+        check_rows(self)
+        if self.authority and not kind.weighs:
+            raise ValueError(f"only a {kinds.which('weighs')} step names an authority")
+        check_authority(self)
         kind.check(self)
 
     def describe(self) -> str:
@@ -117,19 +132,23 @@ class CrossRowStep:
         if not self.asked:
             d.pop("asked")
         # files written before these existed stay the same
-        for name in ("variants_only", "protected", "keep"):
+        for name in ("variants_only", "protected", "keep", "rows", "authority"):
             if not d[name]:
                 d.pop(name)
         if "protected" in d:
             d["protected"] = list(self.protected)
         if "keep" in d:
             d["keep"] = [list(pair) for pair in self.keep]
+        if "rows" in d:
+            d["rows"] = [dict(row) for row in self.rows]
+        if "authority" in d:
+            d["authority"] = list(self.authority)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CrossRowStep":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        for name in _NAMES:  # a string would be read as its letters: "sku" as s, k, u
+        for name in NAMES:  # a string would be read as its letters: "sku" as s, k, u
             if isinstance(known.get(name), (str, bytes)):
                 raise ValueError(f"{name} must be a list of field names, not a string")
         known["key"], known["fields"] = (
@@ -139,6 +158,13 @@ class CrossRowStep:
         known["weight_by"] = tuple(known.get("weight_by") or ())
         known["protected"] = tuple(known.get("protected") or ())
         known["keep"] = tuple(tuple(pair) for pair in known.get("keep") or ())
+        rows = known.get("rows") or ()
+        if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
+            raise ValueError("rows must be a list of records (objects)")
+        known["rows"] = tuple(tuple(r.items()) for r in rows)
+        if isinstance(known.get("authority"), (str, bytes)):
+            raise ValueError("authority must be a list: [rule] or [rule, name]")
+        known["authority"] = tuple(known.get("authority") or ())
         return cls(**known)
 
     def may_write(self, fld: str, old: Any, new: Any) -> bool:
@@ -154,30 +180,6 @@ class CrossRowStep:
         ):
             return is_variant(old, new, self.max_distance)
         return True
-
-
-_NAMES = ("key", "fields", "weight_by", "protected")
-_NUMBERS = ("min_share", "ratio", "min_count", "max_distance")
-_FLAGS = ("asked", "variants_only")
-
-
-def _check_types(step: CrossRowStep) -> None:
-    """ValueError naming the first entry of a step whose type is not the one its kind reads (a
-    hand-edited functions file is untrusted: a raw TypeError came from deep in apply)."""
-    for name in _NAMES:
-        if not all(isinstance(f, str) for f in getattr(step, name)):
-            raise ValueError(f"{name} must hold field names (strings)")
-    for name in _NUMBERS:
-        value = getattr(step, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} must be a number, got {type(value).__name__}")
-    for name in _FLAGS:
-        if not isinstance(getattr(step, name), bool):
-            raise ValueError(
-                f"{name} must be true or false, got {type(getattr(step, name)).__name__}"
-            )
-    if not isinstance(step.normalize, str):
-        raise ValueError(f"normalize must be text, got {type(step.normalize).__name__}")
 
 
 @dataclass
@@ -199,6 +201,8 @@ class Fitted:
     dropped_by: Counter = field(default_factory=Counter)  # step index -> records it dropped
     left_alone: Counter = field(default_factory=Counter)  # (step, field) -> values/keys left alone
     key_fixers: list[int] = field(default_factory=list)
+    # rows whose values are known (an ``anchors`` kind's: the user's corrected rows)
+    anchors: list[dict] = field(default_factory=list)
 
     def fix(self, fld: str, value: Any) -> Any:
         """``value`` of ``fld`` as the first ``fixes_keys`` step that has a fix for it writes it."""
@@ -302,11 +306,13 @@ class Summary:
             self.counts[i][fld] = Counter({value: counter[value] for value in self.counts[i][fld]})
 
     def fitted(self) -> Fitted:
-        """The winners: ``fixes_keys`` steps first (vocabulary), then the others (keys fixed)."""
+        """The winners: ``fixes_keys`` steps first (vocabulary), then the ``anchors`` (labels), then
+        the others (keys fixed, known rows given)."""
         fitted = Fitted(list(self.steps))
         fixers = [i for i, s in enumerate(self.steps) if kind_of(s).fixes_keys]
-        others = [i for i in range(len(self.steps)) if i not in fixers]
-        for group in (fixers, others):
+        anchors = [i for i, s in enumerate(self.steps) if kind_of(s).anchors and i not in fixers]
+        others = [i for i in range(len(self.steps)) if i not in fixers and i not in anchors]
+        for group in (fixers, anchors, others):
             for i in group:
                 state = kind_of(self.steps[i]).fit(self, i, fitted)
                 if state is not None:

@@ -21,12 +21,21 @@ solved?", VLDB 2013):
   feed (Bayesian, over the cells both report); a source's vote for a value is discounted by the
   chance that it copied it from a more accurate source giving it too; re-voted until it settles.
 
+Cells whose truth is known (``fixed``: the user's corrected rows, issue 44, or the value a named
+authority reports) hold that value with probability one whatever the votes say, and are evidence
+about every source reporting them, a lone report too: a source the labels show right where the
+blocs are wrong gains weight everywhere else. Told each cell's field (``facet``), a source's vote
+in a field moves towards its share right on the known cells of that field, by as much as the
+fields are seen to differ beyond chance (an empirical-Bayes shrinkage: on flights a site right on
+nearly every scheduled time is wrong on most actual times; sources as good in every field are not
+moved by a few labels).
+
 Blank values do not vote. Sources and cells are visited in a sorted order, so the fit of merged
 parts (Dask) is the fit of the whole.
 
 Bounded work: each round costs the claims, plus pairs of sources. The pairs are chosen once: the
 cells whose source pairs are counted are sampled evenly past ``PAIR_BUDGET`` pairs; of the pairs
-seen together in ``_MIN_SHARED`` of those cells (fewer can never be found to copy), the
+seen together in ``MIN_SHARED`` of those cells (fewer can never be found to copy), the
 ``MAX_PAIRS`` most often seen together are the ones looked at for copying, the others left out
 (``Truths.pairs_left_out``); every pair step of the fit (counting, copy statistics, discounts)
 is counted, and past ``PAIR_WORK`` of them the rounds stop where they are (``Truths.stopped``).
@@ -39,10 +48,9 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from itertools import combinations
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
-from .values import format_key
+from .truth_cells import Bounds, Cells, Votes
 
 __all__ = [
     "Truths",
@@ -63,13 +71,11 @@ _PRIOR_WEIGHT = 2.0  # ... worth this many claims
 _MIN_A, _MAX_A = 0.01, 0.99
 _COPY_RATE = 0.8  # c: the share of its values a copier copies
 _COPY_PRIOR = 0.1  # the prior chance that one source copies another (each way)
-_MIN_SHARED = 5  # cells two sources must share before they may be found to copy
+MIN_SHARED = 5  # cells two sources must share before they may be found to copy
 _MIN_DUPLICATE = 10  # disputed cells two sources must share, never differing, to be duplicates
 _ROUNDS = 20  # rounds at most before copying is looked for, and after
 # a vote is discounted for copying from at most this many sources giving its value before it
 _EARLIER = 64
-
-Votes = dict[Hashable, Counter]  # (group key, field) -> Counter of (value, source) -> rows
 
 
 @dataclass
@@ -86,98 +92,6 @@ class Truths:
     # source pairs seen together often enough to copy, past ``MAX_PAIRS``: never looked at
     pairs_left_out: int = 0
     stopped: bool = False  # the rounds stopped at ``PAIR_WORK``, before they settled
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _order(items: Any) -> list:
-    """Anything hashable, sorted (by type name, then repr: values that do not compare)."""
-    return sorted(items, key=lambda x: (type(x).__name__, repr(x)))
-
-
-class _Cells:
-    """The claims, indexed: per cell, its values (by format key) and which source gives which;
-    the source pairs looked at for copying, and where they are seen together."""
-
-    def __init__(self, votes: Votes) -> None:
-        self.keys: list = []
-        self.spellings: list[list[Counter]] = []  # cell -> value -> spelling -> rows
-        self.claims: list[list[tuple[int, int, float]]] = []  # cell -> (source, value, weight)
-        given: list[tuple[Any, dict]] = []
-        for cell in _order(votes):
-            by_source: dict[Any, dict] = defaultdict(dict)
-            for (value, source), n in votes[cell].items():
-                if not _blank(value) and n > 0:
-                    by_source[source].setdefault(format_key(value), Counter())[value] += n
-            if by_source:
-                given.append((cell, by_source))
-        self.sources = _order({s for _, by_source in given for s in by_source})
-        index = {s: i for i, s in enumerate(self.sources)}
-        for cell, by_source in given:
-            values: dict[Any, int] = {}
-            spell: list[Counter] = []
-            claims = []
-            for source in sorted(by_source, key=index.__getitem__):
-                given_values = by_source[source]
-                for fk in given_values if len(given_values) == 1 else _order(given_values):
-                    if fk not in values:
-                        values[fk] = len(spell)
-                        spell.append(Counter())
-                    spell[values[fk]].update(by_source[source][fk])
-                    claims.append((index[source], values[fk], 1.0 / len(by_source[source])))
-            self.keys.append(cell)
-            self.spellings.append(spell)
-            self.claims.append(claims)
-        # a cell two or more sources report: evidence about its sources
-        self.shared = [len({s for s, _, _ in c}) > 1 for c in self.claims]
-        pairs = sum(len(c) * (len(c) - 1) // 2 for c in self.claims)
-        stride = max(1, math.ceil(pairs / PAIR_BUDGET))  # cells sampled for pair counts
-        # (cell, [(source, value)] by source) of the sampled cells: the sources giving one value
-        self.sampled = [
-            (i, [(s, v) for s, v, w in self.claims[i] if w == 1.0])
-            for i in range(0, len(self.claims), stride)
-        ]
-        self.work = 0  # pair steps so far (``PAIR_WORK``)
-        self.left_out = 0
-        self._pair_up()
-
-    def _pair_up(self) -> None:
-        """The pairs looked at (seen together in ``_MIN_SHARED`` sampled cells: the ``MAX_PAIRS``
-        most often seen, then the closest in the sources' order) and, per sampled cell, (source,
-        value, source, value) of each."""
-        together: Counter = Counter()
-        for _, given in self.sampled:
-            together.update(combinations([s for s, _ in given], 2))
-        self.work += sum(together.values())
-        often = sorted(
-            (pair for pair, k in together.items() if k >= _MIN_SHARED),
-            key=lambda pair: (-together[pair], pair[1] - pair[0], pair),
-        )
-        self.left_out = max(0, len(often) - MAX_PAIRS)
-        looked = sorted(often[:MAX_PAIRS])
-        every, wanted = len(looked) == len(together), set(looked)
-        # sampled cell -> (s, v, t, u) of each pair looked at
-        self.seen: list[list[tuple[int, int, int, int]]] = []
-        # pair -> (sampled cell, v, u) where it is seen together
-        self.where: dict[tuple[int, int], list[tuple[int, int, int]]] = defaultdict(list)
-        for i, given in self.sampled:
-            pairs = len(given) * (len(given) - 1) // 2
-            if pairs <= len(looked):  # the cell's pairs, or the pairs looked at: the fewer
-                seen = [
-                    (s, v, t, u)
-                    for (s, v), (t, u) in combinations(given, 2)
-                    if every or (s, t) in wanted
-                ]
-            else:
-                value = dict(given)
-                seen = [(s, value[s], t, value[t]) for s, t in looked if s in value and t in value]
-            self.work += min(pairs, len(looked))
-            for s, v, t, u in seen:
-                self.where[(s, t)].append((i, v, u))
-            self.seen.append(seen)
-        self.pair_steps = sum(len(seen) for seen in self.seen)  # one pass over them
 
 
 def _vote(a: float, n: float) -> float:
@@ -232,7 +146,7 @@ def _probabilities(
     return [x / total for x in weights]
 
 
-def _false_values(cells: _Cells, truth: list[int | None], copies: dict) -> float:
+def _false_values(cells: Cells, truth: list[int | None], copies: dict) -> float:
     """``n`` as the data shows it: two false claims of one cell, by sources not found to copy each
     other, agree once in ``n`` pairs."""
     pairs = agree = 0
@@ -256,7 +170,7 @@ def _false_values(cells: _Cells, truth: list[int | None], copies: dict) -> float
     return min(MAX_FALSE_VALUES, max(1.0, pairs / agree)) if agree else MAX_FALSE_VALUES
 
 
-def _duplicates(cells: _Cells) -> dict[tuple[int, int], float]:
+def _duplicates(cells: Cells) -> dict[tuple[int, int], float]:
     """Pairs of sources that never differ, over at least ``_MIN_DUPLICATE`` cells where the
     sources disagree: independent ones would (a truth-free sign of copying, looked for first)."""
     shared: Counter = Counter()
@@ -273,7 +187,7 @@ def _duplicates(cells: _Cells) -> dict[tuple[int, int], float]:
 
 
 def _copying(
-    cells: _Cells, probs: list[list[float]], accuracy: list[float], n: float
+    cells: Cells, probs: list[list[float]], accuracy: list[float], n: float
 ) -> dict[tuple[int, int], float]:
     """(source, source) -> the chance that one copies the other, over the cells both report."""
     # per pair: the same value (counted by its chance of being true, and false), other values
@@ -290,7 +204,7 @@ def _copying(
     out = {}
     c, alpha = _COPY_RATE, _COPY_PRIOR
     for (s, t), (kt, kf, kd) in shared.items():
-        if kt + kf + kd < _MIN_SHARED or kf < 1:
+        if kt + kf + kd < MIN_SHARED or kf < 1:
             continue  # no false value shared: nothing tells a copier from a good source
         a1, a2 = accuracy[s], accuracy[t]
         pt, pf = a1 * a2, (1 - a1) * (1 - a2) / n
@@ -318,9 +232,9 @@ def _top(p: list[float]) -> int | None:
     return ranked[0]
 
 
-def _accuracy(cells: _Cells, probs: list[list[float]], sources: int) -> list[float]:
-    """Each source's mean probability of its values, where two or more sources report, shrunk
-    towards the prior."""
+def _accuracy(cells: Cells, probs: list[list[float]], sources: int) -> list[float]:
+    """Each source's mean probability of its values, where two or more sources report or the truth
+    is known, shrunk towards the prior."""
     sums, counts = [0.0] * sources, [0.0] * sources
     for claims, p, shared in zip(cells.claims, probs, cells.shared):
         if not shared:
@@ -334,9 +248,70 @@ def _accuracy(cells: _Cells, probs: list[list[float]], sources: int) -> list[flo
     ]
 
 
-def find_truths(votes: Votes) -> Truths:
-    """Each cell's values with their probabilities, each source's accuracy, the copying pairs."""
-    cells = _Cells(votes)
+def _known(cells: Cells, probs: list[list[float]]) -> list[list[float]]:
+    """``probs`` with each cell whose truth is known holding its value with probability one."""
+    for i, known in enumerate(cells.fixed):
+        if known is not None:
+            probs[i] = [float(v == known[0]) for v in range(len(probs[i]))]
+    return probs
+
+
+def _known_tally(cells: Cells) -> dict[int, tuple[list[float], list[float]]]:
+    """Per facet with known cells: each source's (right, given) claims on them."""
+    out: dict[int, tuple[list[float], list[float]]] = {}
+    for claims, known, facet in zip(cells.claims, cells.fixed, cells.facet):
+        if known is None:
+            continue
+        right, given = out.setdefault(
+            facet, ([0.0] * len(cells.sources), [0.0] * len(cells.sources))
+        )
+        for s, v, w in claims:
+            right[s] += w * (v == known[0])
+            given[s] += w
+    return out
+
+
+def _spread(accuracy: list[float], tally: dict[int, tuple[list[float], list[float]]]) -> float:
+    """How far the sources' accuracies differ from field to field beyond chance, as a variance
+    (method of moments over the known cells: each source's share right in a field, around its
+    overall accuracy, less the binomial noise of that many claims); 0 when no more than chance."""
+    excess, terms = 0.0, 0
+    for right, given in tally.values():
+        for a, r, g in zip(accuracy, right, given):
+            if g >= 1:
+                excess += (r / g - a) ** 2 - a * (1 - a) / g
+                terms += 1
+    return max(0.0, excess / terms) if terms else 0.0
+
+
+def _facet_votes(
+    accuracy: list[float], tally: dict[int, tuple[list[float], list[float]]], n: float
+) -> dict[int, list[float]]:
+    """Each facet's votes: a source's accuracy moved towards its share right on the known cells
+    of that field, by as much as the fields are seen to differ beyond chance (``_spread``, an
+    empirical-Bayes shrinkage: sources as good in every field are not moved by a few labels)."""
+    spread = _spread(accuracy, tally)
+    out = {}
+    for facet, (right, given) in tally.items():
+        votes = []
+        for a, r, g in zip(accuracy, right, given):
+            if g > 0 and spread > 0:
+                noise = max(a * (1 - a), 1e-6) / g
+                a = a + (r / g - a) * spread / (spread + noise)
+            votes.append(_vote(min(_MAX_A, max(_MIN_A, a)), n))
+        out[facet] = votes
+    return out
+
+
+def find_truths(
+    votes: Votes, fixed: dict | None = None, facet: Callable[[Hashable], Hashable] | None = None
+) -> Truths:
+    """Each cell's values with their probabilities, each source's accuracy, the copying pairs;
+    ``fixed``: cell -> its known value (a label's, an authority's), held whatever the votes say;
+    ``facet``: cell -> its field, where a source's accuracy on the known cells of a field moves
+    its votes in that field."""
+    cells = Cells(votes, Bounds(PAIR_BUDGET, MAX_PAIRS, MIN_SHARED), fixed, facet)
+    tally = _known_tally(cells)
     accuracy = [PRIOR_ACCURACY] * len(cells.sources)
     truth: list[int | None] = []
     probs: list[list[float]] = []
@@ -345,11 +320,15 @@ def find_truths(votes: Votes) -> Truths:
     while rounds < 2 * _ROUNDS:
         rounds += 1
         votes = [_vote(a, n) for a in accuracy]
+        by_facet = _facet_votes(accuracy, tally, n)
         partners = _partners(copies)
-        probs = [
-            _probabilities(claims, len(spell), votes, n, partners)
-            for claims, spell in zip(cells.claims, cells.spellings)
-        ]
+        probs = _known(
+            cells,
+            [
+                _probabilities(claims, len(spell), by_facet.get(f, votes), n, partners)
+                for claims, spell, f in zip(cells.claims, cells.spellings, cells.facet)
+            ],
+        )
         new_truth, new_accuracy = [_top(p) for p in probs], _accuracy(cells, probs, len(accuracy))
         settled = new_truth == truth and all(
             abs(x - y) < 1e-4 for x, y in zip(new_accuracy, accuracy)
@@ -369,12 +348,15 @@ def find_truths(votes: Votes) -> Truths:
 
 
 def _result(
-    cells: _Cells, probs: list[list[float]], accuracy: list[float], copies: dict, n: float
+    cells: Cells, probs: list[list[float]], accuracy: list[float], copies: dict, n: float
 ) -> Truths:
     out = Truths(false_values=n)
-    for cell, spell, p in zip(cells.keys, cells.spellings, probs):
+    for cell, spell, p, known in zip(cells.keys, cells.spellings, probs, cells.fixed):
         out.scores[cell] = Counter(
-            {spellings.most_common(1)[0][0]: p[v] for v, spellings in enumerate(spell)}
+            {
+                known[1] if known and v == known[0] else spellings.most_common(1)[0][0]: p[v]
+                for v, spellings in enumerate(spell)
+            }
         )
     reported: Counter = Counter()
     for claims in cells.claims:

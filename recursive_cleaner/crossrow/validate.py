@@ -9,12 +9,13 @@ in the wrong format (the field profiler's count), keeps the goals' examples and 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from .steps import CrossRowStep, apply_steps, fit, kind_of
 from .xml_form import format_steps
 from ..profiling.example_checks import maps_example
 from .guard import dedup_key_problem, harm
+from .labelled import LabelledRow, label_breaks
 from ..profiling.harm import HarmCheck, changes
 from ..profiling.improvement import judge_holdout
 
@@ -182,6 +183,8 @@ def validate_steps(
     kept: Mapping[str, Iterable[str]] | None = None,
     examples: Mapping[str, Iterable[tuple[str, str]]] | None = None,
     content: HarmCheck | None = None,
+    labels: Sequence[LabelledRow] = (),
+    labels_key: str = "",
 ) -> tuple[list[CrossRowStep], list[tuple[str, str]]]:
     """Keep each step that changes the sample, makes no field worse and is safe; (kept, [(step,
     reason)]).
@@ -198,7 +201,10 @@ def validate_steps(
     (``CrossRowStep.variants_only``). A step that writes a field with ``examples`` (field ->
     (input, output) pairs) must keep them (``_breaks_examples``). ``content``: the judge that needs
     no reading (``profiling.harm``): no change on the sample may lose or invent content its field's
-    evidence does not ask, but in a field a stated key's clause names.
+    evidence does not ask, but in a field a stated key's clause names. ``labels``: the user's
+    corrected rows, (the row as the functions leave it, its corrected values), matched by
+    ``labels_key``: a step may not turn a labelled cell that was right wrong, nor drop the row
+    (``labelled.label_breaks``; fitted on the sample and those rows, their cells known).
     """
     accepted: list[CrossRowStep] = []
     refused: list[tuple[str, str]] = []
@@ -248,6 +254,7 @@ def validate_steps(
             harm(step, current, after, asked=asked)
             or _breaks_examples(step, current, after, examples or {})
             or _content_harm(step, current, after, content, named_by_key)
+            or label_breaks([*accepted, step], sample, labels, labels_key)
         )
         if too_much:
             refused.append((format_steps([step]), too_much))

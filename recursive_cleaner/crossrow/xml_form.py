@@ -46,6 +46,9 @@ def parse_steps(
         except ValueError as exc:
             problems.append(f"{m.group(0)}: {exc}")
             continue
+        if not kind_of(step).planned:
+            problems.append(f"{m.group(0)}: a {step.kind} step is the library's own, not planned")
+            continue
         unknown = [
             f
             for f in step.key + step.fields + step.weight_by
@@ -108,7 +111,9 @@ def plan_reply(
     lines = [
         _line(kind, listed, written)
         for kind in kinds.registered()
-        if (dedup or not kind.drops) and (written is not None or not kind.needs_fields)
+        if kind.planned
+        and (dedup or not kind.drops)
+        and (written is not None or not kind.needs_fields)
     ]
     if not lines:
         return Grammar(lit("<cross_row_plan>\n</cross_row_plan>"))

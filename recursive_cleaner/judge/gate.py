@@ -18,6 +18,7 @@ from ..profiling.profiler import FieldProfile
 from ..model.response import ParsedResponse
 from ..write.names import name_problems
 from .assembly import pick_examples
+from .label_check import label_inputs, labels_problem
 from .sandbox import SandboxWorker, run_in_sandbox
 from .validation import check_code_safety, validate_function_detailed
 
@@ -145,6 +146,9 @@ class Gate:
         problem, not_done = self._check_examples(code, name, functions, records, strict)
         if problem:
             return Verdict(problem)
+        problem = self._check_labels(code, name, functions, {written_for} - {None})
+        if problem:
+            return Verdict(problem)
         problem, hidden = self._check_hidden(code, name)
         if problem:
             return Verdict(problem)
@@ -206,6 +210,17 @@ class Gate:
         ]
         return problem, left
 
+    def _check_labels(self, code: str, name: str, functions: list, strict: set) -> str | None:
+        """Why the candidate (or a chain: ``clean_data``, no ``functions``) breaks the user's
+        corrected rows, fed through the accepted functions and then it, or None."""
+        labels, exp = self.focus.labels, self.focus.expectations
+        if labels is None or self.mode != "structured":
+            return None
+        inputs = self.apply(functions, label_inputs(labels))
+        return labels_problem(
+            labels, code, name, inputs, strict=strict, timeout=self.timeout, expectations=exp
+        )
+
     def _check_hidden(self, code: str, name: str) -> tuple[str | None, list]:
         """The candidate must also run on the held-out records and leave them no worse."""
         if not self.hidden:
@@ -265,10 +280,10 @@ class Gate:
                 + untouchable[0].lower()
                 + untouchable[1:]
             )
+        field_of = next((f.get("field") for f in functions if f["name"] == parsed.name), None)
         cases, probes = self._probes(current)
         if cases:
             ran = run_in_sandbox(source, "clean_data", probes, timeout=self.timeout)
-            field_of = next((f.get("field") for f in functions if f["name"] == parsed.name), None)
             broke = (
                 examples_refusal(
                     example_failures(
@@ -289,6 +304,11 @@ class Gate:
                     + broke[0].lower()
                     + broke[1:]
                 )
+        broke = self._check_labels(source, "clean_data", [], {field_of} - {None})
+        if broke:
+            return Verdict(
+                f"Your new version of `{parsed.name}` is refused: " + broke[0].lower() + broke[1:]
+            )
         if res.outputs == current:
             return Verdict(
                 f"Your new version of `{parsed.name}` changes nothing on this data; write a "

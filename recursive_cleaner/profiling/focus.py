@@ -21,6 +21,7 @@ from .expectations import Expectation
 from .harm import HarmCheck, harm_check
 from .improvement import judge_change
 from .profiler import FieldProfile, issue_counts, open_issues, profile_records
+from ..read.labels import Labels
 from .spec import CleaningSpec, load_spec, read_spec
 
 __all__ = ["FieldFocus", "function_name", "reason_key"]
@@ -58,6 +59,8 @@ class FieldFocus:
     harm: HarmCheck | None = None
     # fields a rule across rows may not write either (not asked for at all)
     rows_frozen: set[str] = field(default_factory=set)
+    # the user's corrected rows (``read.labels.Labels``): tests of every function and step
+    labels: Labels | None = None
 
     def learn(
         self,
@@ -100,7 +103,10 @@ class FieldFocus:
         self.shown = frozenset(
             f for f, ex in self.spec.examples().items() if any(a != b for a, b in ex)
         )
-        self.harm = harm_check(self.spec, check or samples or {})
+        labelled: dict[str, list] = {}
+        for name, given, label in self.labels.cells() if self.labels is not None else ():
+            labelled.setdefault(name, []).append((given, label))
+        self.harm = harm_check(self.spec, check or samples or {}, labelled)
         # seen there, reported as suggestions, never changed: what the fields' names and data
         if self.frozen:
             # suggest (the spec, maybe edited, is the one reading of the goals; they are not read

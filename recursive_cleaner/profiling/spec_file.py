@@ -18,6 +18,7 @@ from .expectations import (
     Expectation,
     value_shape,
 )
+from .authority import Authority, load_authority
 from .conversions import Conversion, load_conversions
 
 
@@ -102,6 +103,8 @@ class CleaningSpec:
     key_words: dict[str, str] = field(default_factory=dict)  # key -> the sentences that state it
     # unit conversions across a number field and its unit field
     conversions: tuple[Conversion, ...] = ()
+    # the source that wins where it reports (``profiling.authority``)
+    authority: Authority | None = None
 
     def stated(self) -> dict[str, list[str]]:
         """``{key: fields}`` of the stated keys: the fields the goals say its rows agree on ([]:
@@ -199,6 +202,8 @@ class CleaningSpec:
         }
         if self.conversions:  # files written before conversions existed stay the same
             out["conversions"] = [c.to_dict() for c in self.conversions]
+        if self.authority is not None:
+            out["authority"] = self.authority.to_dict()
         return out
 
     def to_pandera(self, *, csv_strings: bool = False, strict: bool = False) -> Any:
@@ -242,6 +247,7 @@ class CleaningSpec:
                 "(a stated key)"
             )
         lines += [f"conversion: {c.describe()}" for c in self.conversions]
+        lines += [self.authority.describe()] if self.authority else []
         return lines
 
 
@@ -269,6 +275,7 @@ def load_spec(given: str | Path | dict) -> CleaningSpec:
     out.conversions = load_conversions(
         data.get("conversions"), where, set(map(str, data["fields"]))
     )
+    out.authority = load_authority(data.get("authority"), where, set(map(str, data["fields"])))
     for name, d in data["fields"].items():
         if not isinstance(d, dict):
             raise ValueError(f"{where}: field {name!r} must be an object")

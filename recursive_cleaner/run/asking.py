@@ -8,7 +8,7 @@ from ..model.grammar import field_reply, open_reply
 from ..model.prompt import build_field_prompt, build_prompt, format_chunk, format_feedback
 from ..model.response import ParsedResponse
 from ..profiling.choose import choose_function
-from ..profiling.example_checks import format_examples
+from ..profiling.example_checks import format_examples, format_labels
 from ..profiling.focus import function_name
 from ..profiling.profiler import FieldProfile, format_issue_for_prompt
 from .state import RunContext
@@ -43,6 +43,9 @@ def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback
         )
     spec = ctx.focus.spec
     examples = spec.fields[focus.field].examples if spec and focus.field in spec.fields else ()
+    labels = ctx.focus.labels
+    labelled = [(a, b) for _, f, a, b in labels.cases() if f == focus.field] if labels else []
+    shown = "\n".join(t for t in (format_examples(examples), format_labels(labelled)) if t)
     return build_field_prompt(
         state.prefix,
         context,
@@ -50,7 +53,7 @@ def prompt_for(ctx: RunContext, view: list, focus: FieldProfile | None, feedback
         issue=format_issue_for_prompt(focus),
         name=field_name(ctx, focus),
         feedback=format_feedback(feedback),
-        examples=format_examples(examples),
+        examples=shown,
     )
 
 

@@ -17,9 +17,11 @@ from ..profiling.spec import load_spec
 from ..read import formats, parsers
 from ..read.formats.encoding import check_encoding, is_utf8
 from ..read.documents import is_document, materialize_document
-from ..read.inputs import materialize_input
+from ..read.inputs import frame_records, materialize_input
+from ..read.labels import read_labels
 from ..read.source import ChunkSource
 from .call_log import CallLog
+from .labelled import writable_labels
 from .setup import backend_spec, beside, check_options, check_run_paths, saved_backend_options
 from .state import ChunkFocus, RunContext, RunState
 
@@ -59,6 +61,14 @@ def settings_for(
     if isinstance(reflection, str):
         reflection = ReflectionConfig(mode=reflection)
     spec = v["spec"]
+    labels = v["labels"]
+    if labels is not None and not isinstance(labels, (str, os.PathLike, list, tuple)):
+        if type(labels).__name__ != "DataFrame":
+            raise TypeError(
+                "labels= takes a file path, a DataFrame or a list of records, got "
+                f"{type(labels).__name__}"
+            )
+        labels = list(frame_records(labels))  # a DataFrame: its records, kept in the state file
     settings = Options(
         **{
             **{s.name: v[s.name] for s in OPTIONS if s.saved},
@@ -69,6 +79,9 @@ def settings_for(
             "report_path": beside(v["report_path"], v["output_path"]),
             "reflection": None if reflection is None else asdict(reflection),
             "spec": str(spec) if isinstance(spec, Path) else spec,
+            "labels": os.fspath(labels)
+            if isinstance(labels, (str, os.PathLike))
+            else (None if labels is None else [dict(r) for r in labels]),
             "backend": backend_spec(llm_backend),
             "backend_options": saved_backend_options(llm_backend),
         }
@@ -114,7 +127,8 @@ def build_context(
     document as its text), the spec and every path checked; the model client, source and gate.
 
     ``backend`` is resolved; ``mode`` is the mode asked for (``options.mode``: as resolved).
-    ValueError for structured reading of a text file or a spec that cannot be used;
+    ValueError for structured reading of a text file or a spec that cannot be used; LabelError
+    for corrected rows (``labels``) that cannot be matched to the input rows;
     PathConflictError / OutputError for a path the run may not write (``log_calls`` too): all
     before the first model call.
     """
@@ -131,6 +145,7 @@ def build_context(
         )
     if options.spec is not None:
         load_spec(options.spec)  # a spec file that cannot be used fails here, naming what is wrong
+    labels_path = options.labels if isinstance(options.labels, str) else None
     check_run_paths(
         file_path,
         options.output_path,
@@ -140,6 +155,7 @@ def build_context(
         document=document,
         log_calls=log_calls,
         dry_run=options.dry_run,
+        labels=labels_path,
     )
     focus = ChunkFocus(
         enabled=options.profile_fields
@@ -147,6 +163,18 @@ def build_context(
         and options.validate_runtime,
         max_attempts=options.max_field_attempts,
     )
+    if options.labels is not None:  # matched to the input rows now: a bad label fails here
+        if options.mode != "structured":
+            raise ValueError("labels (corrected rows) need structured data, not text")
+        focus.labels = writable_labels(
+            read_labels(
+                options.labels,
+                file_path,
+                key=options.labels_key,
+                encoding=options.encoding,
+                data_encoding=options.encoding,
+            )
+        )
     return RunContext(
         options=options,
         state=state,

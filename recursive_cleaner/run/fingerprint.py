@@ -54,10 +54,12 @@ OPERATIONAL = frozenset(
         "metrics_sample",
         "instructions",
         "spec",
+        "labels",
     }
 )
-"""Options that do not change what is generated (or that have a part of their own: goals, spec)."""
-LATER_DEFAULTS = {"encoding": "utf-8"}
+"""Options that do not change what is generated (or that have a part of their own: goals, spec,
+labels)."""
+LATER_DEFAULTS = {"encoding": "utf-8", "labels": None, "labels_key": None}
 """Options added after the first fingerprints, left out of the digest at these defaults: a state
 file saved before them still matches the same options given again."""
 
@@ -111,16 +113,27 @@ def _spec_digest(spec: str | dict | None) -> str | None:
         return _digest(spec)
 
 
+def _labels_digest(labels: str | list | None) -> str | None:
+    """The user's corrected rows by their content (a file's bytes, a list's records); None: none."""
+    if labels is None:
+        return None
+    if isinstance(labels, (str, os.PathLike)):
+        return data_identity(labels)["content"]
+    return _digest(labels)
+
+
 def make_fingerprint(options: Options, file_path: str | os.PathLike) -> dict[str, Any]:
     """The state file's ``fingerprint``: one hash per part a result depends on, and the data file's
-    identity."""
-    return {
+    identity (``labels`` only when given: a state file from before them still matches)."""
+    out = {
         "version": FINGERPRINT_VERSION,
         "goals": _digest(options.instructions),
         "spec": _spec_digest(options.spec),
         "options": _digest(generating_options(options)),
         "data": data_identity(file_path),
     }
+    labels = _labels_digest(getattr(options, "labels", None))
+    return out | ({"labels": labels} if labels is not None else {})
 
 
 def changes(
@@ -145,6 +158,8 @@ def changes(
         found.append("other goals")
     if saved.get("spec") != current["spec"]:
         found.append("another field spec")
+    if saved.get("labels") != current.get("labels"):
+        found.append("other corrected rows (labels)")
     if compare_options and saved.get("options") != current["options"]:
         before = generating_options(saved_state.get("options") or {})
         now = generating_options(options)

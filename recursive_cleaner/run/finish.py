@@ -22,6 +22,7 @@ from ..write.state import atomic_write_text
 from ..write.module import OutputResult, write_output
 from .measure import measure_improvement, write_run_report
 from .result import RunResult
+from .labelled import label_lines, labelled_rows, plan_with_labels
 from .review import unmet_goals
 from .sidecar import spec_path_for, spec_stamp, stamped_spec
 from .state import RunContext
@@ -170,7 +171,10 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
     # in the city")
     frozen = ctx.focus.rows_frozen
     candidates = discover_steps(sample, stated=stated, protected=ctx.focus.protected, frozen=frozen)
+    labels = ctx.focus.labels
     if not candidates and not dedup:
+        state.cross_row_steps = plan_with_labels(ctx, [])
+        state.label_lines = label_lines(ctx, sample, state.cross_row_steps)
         return
     # a field the goals leave alone may be a key, never offered as a field a step writes
     writable = writable_fields(fields, stated, ctx.focus.protected, frozen)
@@ -199,8 +203,12 @@ def plan_cross_row(ctx: RunContext, sample_size: int = 2000) -> None:
         kept=ctx.focus.kept,
         examples=ctx.focus.spec.examples() if ctx.focus.spec else None,
         content=ctx.focus.harm,
+        labels=labelled_rows(ctx),
+        labels_key=labels.key if labels is not None else "",
     )
+    kept = plan_with_labels(ctx, kept)
     state.cross_row_steps = kept
+    state.label_lines = label_lines(ctx, sample, kept)
     records = [r for r in sample if isinstance(r, dict)]
     state.cross_row_drop = (len(records) - len(apply_steps(kept, records)), len(records))
     state.cross_row_rows = rows_changed(kept, records)

@@ -110,6 +110,7 @@ def report_data(
         seconds=seconds,
         cross_row_rows=list(state.cross_row_rows),
         cross_row_notes=[list(n) for n in state.cross_row_notes],
+        labels=list(state.label_lines),
         left_alone=left_alone_fields(state.spec),
         interrupted=interrupted,
         plan=plan_lines(state.spec) if state.spec else [],

@@ -16,6 +16,7 @@ from typing import Any
 
 import os
 
+from ..crossrow import kinds
 from ..errors import clip_text
 from ..judge.gate import NOT_DONE_KEY
 from ..profiling import schema
@@ -95,6 +96,8 @@ def plan_lines(spec: CleaningSpec) -> list[str]:
     if spec.dedup:
         rules.append("  duplicate records are removed (the goals ask for it)")
     rules += [f"  conversion: {c.describe()}" for c in spec.conversions]
+    if spec.authority is not None:
+        rules.append(f"  {spec.authority.describe()} (a source-weighted vote by it)")
     if rules:
         lines.append("Rules across rows:")
         lines += rules
@@ -158,7 +161,10 @@ def unmet_goals(
         return {}
     out: dict[str, str] = {}
     written = {f.get("field") for f in functions}
-    stepped = {fld for s in steps for fld in getattr(s, "fields", ())}
+    # a rule across rows mends them (the user's corrected rows mend their own rows only)
+    stepped = {
+        fld for s in steps if getattr(kinds.get(s.kind), "planned", True) for fld in s.fields
+    }
     for name, words in spec.unmet().items():
         if name in stepped:
             continue  # a rule across rows mends it

@@ -127,6 +127,7 @@ def check_run_paths(
     document: str | None = None,
     log_calls: str | None = None,
     dry_run: bool = False,
+    labels: str | None = None,
 ) -> None:
     """PathConflictError when a file a run writes (functions, report, its HTML page, field spec,
     state, call log) is its data or another one; OutputError when one cannot be a regular file
@@ -150,6 +151,7 @@ def check_run_paths(
         name["file_path"]: file_path,
         name["ground_truth"]: ground_truth,
         "the document": document,
+        "the labels": labels,
     }
     lock = lock_path(state_file) if state_file else None
     for what, path in inputs.items():  # the lock is truncated to a pid line and removed at the end

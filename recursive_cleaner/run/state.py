@@ -76,6 +76,8 @@ class RunState:
     cross_row_rows: list[int] = field(default_factory=list)  # per step, records it changed there
     # per step, what its fit learned there (a source-weighted vote's source accuracies)
     cross_row_notes: list[list[str]] = field(default_factory=list)
+    # the user's corrected rows: what they are, the labelled cells each function and step passes
+    label_lines: list[str] = field(default_factory=list)
     consolidation: ConsolidationResult | None = None
     order_note: str = ""
     metrics_sample: MetricsSample | None = None

@@ -47,6 +47,7 @@ STEERING_OPTIONS = (
     "ground_truth",
     "spec",
     "state_file",
+    "labels",
 )
 
 
@@ -60,7 +61,7 @@ def steering_left_out(
         out["backend"] = backend
     for name in STEERING_OPTIONS:
         value = options.get(name)
-        if name == "spec" and isinstance(value, dict):
+        if name in ("spec", "labels") and isinstance(value, (dict, list)):
             continue
         if name in options and value != DEFAULTS.get(name):
             out[name] = value

@@ -206,6 +206,8 @@ def _clean(opts: dict, *, dry_run: bool) -> None:
         need_file(kwargs["ground_truth"], "ground-truth file")
     if kwargs.get("spec"):
         need_file(kwargs["spec"], "spec file")
+    if kwargs.get("labels"):
+        need_file(kwargs["labels"], "labels file")
     output, report = kwargs["output_path"], kwargs["report_path"]
     distinct(
         check_run_paths,

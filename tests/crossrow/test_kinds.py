@@ -24,9 +24,11 @@ from tests.optional_deps import optional
 
 # --------------------------------------------------------------------------- the registry
 def test_the_built_ins_are_registered_in_the_prompts_order():
-    names = ["majority", "vocabulary", "dedup", "words", "shape"]
+    names = ["majority", "vocabulary", "dedup", "words", "shape", "labels"]
     assert [k.name for k in kinds.registered()] == names
-    assert KINDS == ("dedup", "majority", "shape", "vocabulary", "words")
+    # the plan offers the model all but the library's own (labels: the user's corrected rows)
+    assert [k.name for k in kinds.registered() if k.planned] == names[:-1]
+    assert KINDS == ("dedup", "labels", "majority", "shape", "vocabulary", "words")
     assert kinds.get("majority") is kinds.REGISTRY["majority"] and kinds.get("nope") is None
     assert kinds.get(None) is None
     assert kinds.which("drops") == "dedup" and kinds.which("weighs") == "majority"

@@ -18,13 +18,15 @@ its own through the same door (``register(MyKind())``).
 - ``vocabulary``: a rare spelling becomes the much more frequent close one (keys too);
 - ``dedup``: a record whose key was seen before is dropped;
 - ``words``: a rare misspelled word inside a field's values becomes the word the field spells often;
-- ``shape``: a value off the field's shape by a character becomes the one held value it can be.
+- ``shape``: a value off the field's shape by a character becomes the one held value it can be;
+- ``labels``: the user's corrected rows keep their values (never planned: the library adds it).
 """
 
 from __future__ import annotations
 
 from ._base import NO_FIX, REGISTRY, StepKind, get, register, registered, which
 from .dedup import Dedup
+from .labels import Labels
 from .majority import Majority
 from .shape import Shape
 from .vocabulary import Vocabulary
@@ -32,5 +34,5 @@ from .words import Words
 
 __all__ = ["StepKind", "REGISTRY", "NO_FIX", "register", "get", "registered", "which"]
 
-for _kind in (Majority(), Vocabulary(), Dedup(), Words(), Shape()):
+for _kind in (Majority(), Vocabulary(), Dedup(), Words(), Shape(), Labels()):
     register(_kind)

@@ -63,6 +63,12 @@ class StepKind:
     fixes_keys: bool = False
     # it maps a value to a value whatever its row: the goals' examples are checked on it alone
     value_map: bool = False
+    # the plan offers it to the model (prompt, grammar, the reply's XML); the library's own
+    # steps (``labels``) are not
+    planned: bool = True
+    # its fit gives rows whose values are known (``Fitted.anchors``): fitted before the steps
+    # that read them (a source-weighted majority holds their cells' truth)
+    anchors: bool = False
     prompt: str = ""  # its line under "Kinds of rule" in the planning prompt
     task: str = ""  # a clause the planning task adds when this kind is offered
 

@@ -7,8 +7,13 @@ With ``weight_by`` (the field naming each row's source) the vote is truth discov
 (``crossrow.truth``): each source's accuracy and each value's probability fitted together,
 values that differ only by format one value (a row's value of the winner's is left as it is),
 copying sources counted once, blanks not voting; a value more likely than not wins, and
-``notes`` shows each source's accuracy. Memory: one counter per (key, field) of the (value,
-source) pairs seen. With
+``notes`` shows each source's accuracy. The truth of a cell is known, whatever the votes, where
+the user's corrected rows label it (``Fitted.anchors``, a ``labels`` step's) and else where the
+step's ``authority`` reports it (``("equals", NAME)``: the source of that name;
+``("key_first_part",)``: the source the key's first part names, ``ua`` for ``UA-1234-IAH-ORD``;
+names compared casefolded); a source's accuracy on the known cells of a field moves its votes in
+that field (``truth``). A plain vote's labelled cells are their groups' winners. Memory: one
+counter per (key, field) of the (value, source) pairs seen. With
 ``variants_only`` (a key the goals do not state) only blanks and values that look like variants
 of the winner (``values.is_variant``) are replaced: never one valid value by another.
 
@@ -33,12 +38,11 @@ from ..near import MAX_WORK, PROBE_WORK, Budget, NearIndex, close_keys
 from ..truth import MAX_PAIRS, find_truths
 from ..values import format_key, hashable, moves_a_field_in
 from ._base import StepKind
+from .majority_known import KEY, NAME_CHARS, authority_text, field_of, known_truths
 
 __all__ = ["Majority", "KeyGroups"]
 
 MAX_SOURCES_SHOWN = 20  # the report names the best and worst sources past this
-NAME_CHARS = 40  # a source's name in the report, at most
-_KEY = "\0key"  # inside a majority group: the raw key values, counted
 _NONE = object()
 _MISSING = object()
 
@@ -82,6 +86,7 @@ class Majority(StepKind):
                 f"for each {key}, set {fields} to the value its sources most likely agree on "
                 f"(truth discovery: each {'+'.join(step.weight_by)} weighted by its estimated "
                 "accuracy, values that differ only by format as one, copying sources counted once)"
+                + (f"; {authority_text(step)} wins where it reports" if step.authority else "")
             )
         return (
             f"for each {key}, set {fields} to the value most of its rows have (at least "
@@ -112,7 +117,7 @@ class Majority(StepKind):
         raw_key = tuple(record.get(k) for k in s.key)
         group = groups.setdefault(tuple(hashable(k) for k in raw_key), {})
         raw = hashable(raw_key[0]) if len(raw_key) == 1 else raw_key
-        group.setdefault(_KEY, Counter())[raw] += 1
+        group.setdefault(KEY, Counter())[raw] += 1
         source = _source(record, s.weight_by) if s.weight_by else None
         for fld in s.fields:
             vote = hashable(record.get(fld))
@@ -144,14 +149,20 @@ class Majority(StepKind):
                     for key, group in merged.items()
                     for fld in s.fields
                     if fld in group
-                }
+                },
+                fixed=known_truths(s, merged, fitted, i),
+                facet=field_of,
             )
             for key, group in merged.items():
                 for fld in s.fields:
                     group[fld] = truths.scores.get((key, fld), Counter())
         near = _near_keys(s, merged, fitted.left_alone, i) if len(s.key) == 1 else None
-        if truths is None:
-            return KeyGroups(merged, near)
+        if truths is None:  # a plain vote: the labelled cells are their groups' winners
+            known = {
+                cell: hashable(value)
+                for cell, value in known_truths(s, merged, fitted, i, authority=False).items()
+            }
+            return KeyGroups(merged, near, known=known)
         if truths.pairs_left_out:
             fitted.left_alone[(i, "+".join(s.weight_by))] += truths.pairs_left_out
         return KeyGroups(
@@ -243,7 +254,7 @@ def _known(state: KeyGroups, step: Any, key: Any, fld: str | None) -> Any:
     found = state.known.get((key, fld), _MISSING)
     if found is _MISSING:
         group = state.groups[key]
-        found = sum(group[_KEY].values()) if fld is None else _winner(group.get(fld), step)
+        found = sum(group[KEY].values()) if fld is None else _winner(group.get(fld), step)
         state.known[(key, fld)] = found
     return found
 
@@ -271,7 +282,7 @@ def _group(fitted: Any, i: int, state: KeyGroups, record: dict) -> Any:
     if not scored or scored[0][0] < needed or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return key if seen else None
     best = scored[0][1]
-    raw = _known(state, step, best, _KEY)
+    raw = _known(state, step, best, KEY)
     if raw is not _NONE and record.get(step.key[0]) != raw and step.key[0] not in step.protected:
         record[step.key[0]] = raw
         fitted.changed[(i, step.key[0])] += 1
@@ -303,7 +314,7 @@ def _close(fitted: Any, i: int, state: KeyGroups, key: tuple, seen: bool) -> lis
 
 
 def _full(group: dict[str, Counter], step: Any) -> bool:
-    return sum(group[_KEY].values()) >= step.min_count
+    return sum(group[KEY].values()) >= step.min_count
 
 
 def _key_index(step: Any, groups: dict[Any, dict[str, Counter]]) -> NearIndex:

@@ -222,9 +222,14 @@ class HarmCheck:
         return harm(old, new, self.portraits.get(name), self.licences.get(name))
 
 
-def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:
+def harm_check(
+    spec: Any,
+    values: Mapping[str, Iterable[Any]],
+    labelled: Mapping[str, Iterable[tuple[Any, Any]]] | None = None,
+) -> HarmCheck:
     """The ``HarmCheck`` of a run: each field's portrait from its ``values`` (a sample of the file)
-    and its licence from the spec's evidence (``profiling.spec.CleaningSpec``)."""
+    and its licence from the spec's evidence (``profiling.spec.CleaningSpec``) and the user's
+    corrected cells (``labelled``: field -> (input, corrected) pairs, evidence like examples)."""
     portraits = {name: portrait(vals) for name, vals in values.items()}
     converted = {f for c in getattr(spec, "conversions", ()) for f in (c.value, c.unit)}
     # scope "all" (goals that name no field, or the user's option): every field's reading is the
@@ -239,7 +244,7 @@ def harm_check(spec: Any, values: Mapping[str, Iterable[Any]]) -> HarmCheck:
         licences[name] = Licence.of(
             bound,
             allowed=listed,
-            examples=fs.examples,
+            examples=(*fs.examples, *(labelled or {}).get(name, ())),
             words=fs.words,
             everything=name in converted,
             shape_of=portraits.get(name),

@@ -112,6 +112,9 @@ class ReportData:
     source_label: str = ""
     plan: list[str] = field(default_factory=list)
     profile: dict = field(default_factory=dict)
+    # the user's corrected rows (issue 44): what they are, and the labelled cells each function
+    # and cross-row step passes (``run.labelled.label_lines``)
+    labels: list[str] = field(default_factory=list)
 
 
 def short_text(text: Any, limit: int) -> str:

@@ -27,6 +27,7 @@ from .html_changes import (
     field_counts,
     field_examples,
     fields_section,
+    labels_section,
     left_alone_fields,
     left_alone_section,
 )
@@ -159,6 +160,7 @@ def render_html(data: ReportData) -> str:
         *fields_section(data),
         *left_alone_section(data),
         *cross_row_section(data),
+        *labels_section(data),
         *goals_section(data),
         *code_section(data),
         *model_section(data),

@@ -23,6 +23,7 @@ __all__ = [
     "fields_section",
     "left_alone_section",
     "cross_row_section",
+    "labels_section",
     "bars",
     "EXAMPLES_PER_FIELD",
     "BAR_WIDTH",
@@ -232,4 +233,17 @@ def cross_row_section(data: ReportData) -> list[str]:
         f'dropped per step: <span class="rc-basis">{html_text(basis)}</span>.</p>',
         "<table><thead><tr><th>Step</th><th>Records changed</th></tr></thead>"
         f"<tbody>{body}</tbody></table></section>",
+    ]
+
+
+def labels_section(data: ReportData) -> list[str]:
+    """The user's corrected rows: what they are, the labelled cells each function and step
+    passes."""
+    if not data.labels:
+        return []
+    items = "".join(f"<li>{html_text(cut(line, 300))}</li>" for line in data.labels)
+    return [
+        '<section id="labels"><h2>Corrected rows (labels)</h2>',
+        "<p>The rows the user corrected are tests of every function and step, and keep their "
+        f"corrected values in the output.</p><ul>{items}</ul></section>",
     ]

@@ -328,6 +328,7 @@ _REPORT: dict[str, Reader] = {
     "source_label": _text,
     "plan": _TEXTS,
     "profile": _record({"before": _PROFILE_SIDE, "after": _PROFILE_SIDE}),
+    "labels": _TEXTS,
 }
 
 

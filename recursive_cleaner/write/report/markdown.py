@@ -194,6 +194,17 @@ def render_report(data: ReportData) -> str:
         )
     if data.cross_row or refused_steps(data):
         sections.append(cross_row_section(data))
+    if data.labels:
+        sections.append(
+            [
+                "## Corrected rows (labels)",
+                "",
+                "The rows the user corrected are tests of every function and step, and keep their "
+                "corrected values in the output:",
+                "",
+                *[f"- {short_text(line, 300)}" for line in data.labels],
+            ]
+        )
     if data.applied:
         sections.append(applied_section(data))
     if data.improvement is not None and data.improvement.fields:
