@@ -72,7 +72,7 @@ def old_weights(commit: str) -> Callable | None:
 def _as_truths(weigh: Callable) -> Callable:
     """``find_truths`` made of an old ``weigh_votes``: its weighted counts as the scores."""
 
-    def find(votes: dict) -> truth_module.Truths:
+    def find(votes: dict, **_known: Any) -> truth_module.Truths:  # no known cells in the bench
         weighted, weights = weigh(votes)
         scores = {}
         for cell, counts in weighted.items():  # its rule: the strict plurality wins
