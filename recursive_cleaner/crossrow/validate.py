@@ -240,6 +240,8 @@ def validate_steps(
         # it ("the same clinic id has the same clinic name": the name, never a yes/no beside it)
         named_by_key = {f for k in step.key if k in stated for f in [k, *named.get(k, ())]}
         keys_fixed = kind.fixes_keys and set(step.fields) <= stated
+        if keys_fixed:  # the keys the goals state: theirs to mend
+            named_by_key |= set(step.fields)
         unnamed = [f for f in touched if f not in named_by_key and not keys_fixed]
         if unnamed:
             refused.append(

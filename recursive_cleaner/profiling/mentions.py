@@ -115,6 +115,17 @@ class FieldMentions:
                 phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in stem)
                 rx = rf"(?<![\w]){phrase}s?(?![\w])"
                 self.mentions.append((re.compile(rx, re.I), frozenset([field]), False))
+        # a numbered series ("address_1", "address_2", "address_3"): its stem names every one
+        series: dict[tuple[str, ...], list[str]] = {}
+        for field in fields:
+            toks = field_tokens(field)
+            if len(toks) >= 2 and toks[-1].isdigit():
+                series.setdefault(tuple(toks[:-1]), []).append(field)
+        for stem, members in series.items():
+            if len(members) >= 2 and not any(field_tokens(f) == list(stem) for f in fields):
+                phrase = r"[\s_\-]{0,2}".join(re.escape(t) for t in stem)
+                rx = rf"(?<![\w]){phrase}(?:es|s)?(?![\w])(?!\s?[_-]?\d)"
+                self.mentions.append((re.compile(rx, re.I), frozenset(members), True))
         for rx, test in _SYNONYMS:
             hit = frozenset(f for f in fields if test(field_tokens(f) or [f.lower()]))
             if hit:

@@ -73,3 +73,18 @@ def test_a_keep_of_values_the_data_holds_is_no_keep_of_the_field():
     assert spec.fields["l_name"].kind not in ("as_is", "lower") and spec.fields["l_name"].asked
     kept = read_spec("Last names are already correct and are not to be altered.", list(data), data)
     assert kept.fields["l_name"].kind == "as_is"  # no values named: the field is kept
+
+
+def test_the_stem_of_a_numbered_series_names_every_field_of_it():
+    fields = ["provider_number", "name", "address_1", "address_2", "address_3", "city"]
+    data = {f: [f"{f} {i}" for i in range(10)] for f in fields}
+    spec = read_spec(
+        "The same provider_number always has the same name, address and city.", fields, data
+    )
+    assert spec.stated()["provider_number"] == [
+        "name",
+        "address_1",
+        "address_2",
+        "address_3",
+        "city",
+    ]

@@ -255,3 +255,14 @@ def test_a_list_few_values_are_on_licenses_nothing():
     check = harm_check(spec, {"fname": names})
     assert check.licences["fname"].allowed == frozenset()
     assert check.check("fname", "Maria", "Priya")
+
+
+def test_a_few_characters_put_right_into_a_value_many_rows_hold_is_a_repair():
+    streets = portrait(["2505 u s highway 431 north"] * 12 + ["1108 ross clark circle"] * 12)
+    assert (
+        harm("2505xuxsxhighwayx431xnorth", "2505 u s highway 431 north", streets, Licence()) is None
+    )
+    scores = portrait(["100%"] * 10 + ["97%"] * 10 + ["88%"] * 10)
+    assert harm("1xx%", "100%", scores, Licence()) is None
+    # a value few rows hold is no target: letters dropped stay harm
+    assert harm("2505xuxsxhighwayx431xnorth", "2505 u s highway 431 nort", streets, Licence())

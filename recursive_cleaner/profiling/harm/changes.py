@@ -154,16 +154,17 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
 
 
 def _repaired(a: str, b: str, p: Portrait) -> bool:
-    """A value outside the field's usual shape put into it by replacing a few of its characters in
-    place (``'1?0%'`` -> ``'100%'``, ``'3x233'`` -> ``'35233'``): nothing dropped or added."""
-    if (
-        p.usual is None
-        or value_shape(b) != p.usual
-        or value_shape(a) == p.usual
-        or len(a) != len(b)
-    ):
+    """A value put right by replacing a few of its characters in place, nothing dropped or added:
+    out of the field's usual shape into it (``'1?0%'`` -> ``'100%'``, ``'3x233'`` -> ``'35233'``),
+    or a value few rows hold into one many rows hold (``'2505xuxsxhighway'`` -> ``'2505 u s
+    highway'``: the data's own word for it)."""
+    if len(a) != len(b):
         return False
-    return sum(x != y for x, y in zip(a, b)) <= max(1, len(a) // 4)
+    usual = p.usual is not None and value_shape(b) == p.usual and value_shape(a) != p.usual
+    held = b in p.established and a not in p.established
+    # a value many rows hold is the data's own word: two characters of a short one may be put right
+    limit = max(2 if held else 1, len(a) // 4)
+    return (usual or held) and sum(x != y for x, y in zip(a, b)) <= limit
 
 
 # a date or time template: runs of one repeated letter (YYYY, MM, dd, hh, mm, ss) joined by

@@ -144,7 +144,7 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         allowed.add("spelling")  # a rare spelling of a value many rows hold
     allowed.add("typo")  # a rare spelling of a word many values hold
     if "repair" in found:  # a few characters put right, into the usual shape: their content
-        allowed |= {"repair", "trimmed", "digits", "words", "added", "spelling"}
+        allowed |= {"repair", "trimmed", "digits", "words", "labels", "added", "spelling"}
     if "reshape" in found:
         shape, new_shape = value_shape(a), value_shape(b)
         # the goals write the new value's form (a template, an example's output) and not the old
