@@ -113,6 +113,18 @@ def _content_harm(
     """Why the step's changes on the sample harm a value by the judge that needs no reading
     (``profiling.harm``), or None. A field a stated key's clause names is the rule's to write (only
     a minus sign may not appear or go)."""
+    harmed = _harmed_field(step, current, after, content, keyed)
+    return harmed[1] if harmed else None
+
+
+def _harmed_field(
+    step: CrossRowStep,
+    current: list[dict],
+    after: list[dict],
+    content: HarmCheck | None,
+    keyed: set[str],
+) -> tuple[str, str] | None:
+    """(the first field whose change harms a value, why), or None (``_content_harm``)."""
     if content is None or len(after) != len(current):
         return None
     for fld in step.fields:
@@ -126,7 +138,7 @@ def _content_harm(
                 else content.check(fld, was, now)
             )
             if why:
-                return f"on the sample it turns {fld} {was!r} into {now!r}: {why}"
+                return fld, f"on the sample it turns {fld} {was!r} into {now!r}: {why}"
     return None
 
 
@@ -234,14 +246,24 @@ def validate_steps(
         if after == current:
             refused.append((format_steps([step]), "it changes nothing on the sample"))
             continue
-        asked = step.asked or (kind.stated_repair and bool(stated & set(step.key)))
-        touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
         # a field the goals do not ask for: only a stated key's rule whose clause names it writes
         # it ("the same clinic id has the same clinic name": the name, never a yes/no beside it)
         named_by_key = {f for k in step.key if k in stated for f in [k, *named.get(k, ())]}
         keys_fixed = kind.fixes_keys and set(step.fields) <= stated
         if keys_fixed:  # the keys the goals state: theirs to mend
             named_by_key |= set(step.fields)
+        harmed = _harmed_field(step, current, after, content, named_by_key)
+        while harmed and len(step.fields) > 1 and not kind.drops:
+            # one field's harm is that field's: the rule stays for the others
+            refused.append((format_steps([step]), f"{harmed[1]}; kept without {harmed[0]}"))
+            step = replace(step, fields=tuple(f for f in step.fields if f != harmed[0]))
+            after = apply_steps(accepted + [step], [r for r in sample if isinstance(r, dict)])
+            harmed = _harmed_field(step, current, after, content, named_by_key)
+        if after == current:
+            refused.append((format_steps([step]), "it changes nothing on the sample"))
+            continue
+        asked = step.asked or (kind.stated_repair and bool(stated & set(step.key)))
+        touched = sorted(frozen & _changed(current, after)) if len(after) == len(current) else []
         unnamed = [f for f in touched if f not in named_by_key and not keys_fixed]
         if unnamed:
             refused.append(

@@ -345,3 +345,18 @@ def test_a_key_the_goals_do_not_state_is_never_repaired():
         "majority", key=("postcode",), fields=("country",), min_count=2, variants_only=True
     )
     assert apply_steps([unstated], rows)[5]["postcode"] == "8O331"
+
+
+def test_a_step_refused_for_one_fields_harm_is_kept_for_its_other_fields():
+    from recursive_cleaner.profiling.harm import HarmCheck, portrait
+
+    rows = [
+        {"k": str(i % 4), "country": "Germany", "firm": f"Firm {i % 4}"} for i in range(40)
+    ]
+    rows[1]["country"] = "Germnay"  # a typo of a value many rows hold: the vote mends it
+    rows[2]["firm"] = "Other Works"  # another firm's words: no vote may write them over
+    step = CrossRowStep("majority", key=("k",), fields=("country", "firm"), min_count=2)
+    content = HarmCheck({f: portrait([r[f] for r in rows]) for f in ("country", "firm")}, {})
+    kept, refused = validate_steps([step], rows, stated=["k"], content=content)
+    assert [s.fields for s in kept] == [("country",)]
+    assert any("kept without firm" in why for _, why in refused)
