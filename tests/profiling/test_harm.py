@@ -266,3 +266,12 @@ def test_a_few_characters_put_right_into_a_value_many_rows_hold_is_a_repair():
     assert harm("1xx%", "100%", scores, Licence()) is None
     # a value few rows hold is no target: letters dropped stay harm
     assert harm("2505xuxsxhighwayx431xnorth", "2505 u s highway 431 nort", streets, Licence())
+
+
+def test_a_kinds_standard_codes_are_no_reading_of_a_list():
+    # a state code few rows hold is still a state: a kind's own codes are not the goals' list
+    states = portrait(["CA"] * 20 + ["NY"] * 12 + ["OR", "MN", ""])
+    codes = Licence.of("us_state", shape_of=states)
+    assert codes.standard and harm("", "MN", states, codes) is None
+    seen = Licence.of("enum", allowed=["CA", "NY", "MN"], shape_of=states)
+    assert not seen.standard and harm("", "MN", states, seen)

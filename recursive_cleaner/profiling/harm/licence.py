@@ -59,6 +59,8 @@ class Licence:
     # a clause or the user bound the kind (not the model's guess): it may convert a whole column
     firm: bool = True
     spacing: bool = False
+    # the list is a kind's standard codes (US states, countries), not one the goals' words give
+    standard: bool = False
 
     @classmethod
     def of(
@@ -77,8 +79,11 @@ class Licence:
         k = kind_of(kind)
         allows = set(getattr(k, "changes", frozenset()) if k is not None else ())
         listed = {str(a) for a in allowed}
+        standard = False
         if k is not None and kind not in ("enum", "shape"):
-            listed |= {str(v) for v in (k.values(tuple(listed)) or ())}
+            codes = {str(v) for v in (k.values(tuple(listed)) or ())}
+            standard = bool(codes) and not listed
+            listed |= codes
         reshapes, zeros, targets = set(), False, set()
         spacing = firm and "spacing" in allows
         for a, b in examples:
@@ -100,6 +105,7 @@ class Licence:
             everything,
             firm,
             spacing,
+            standard,
         )
 
 
@@ -130,9 +136,10 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         bool(lic.allowed)
         and _on_list(b, lic.allowed)
         and not _on_list(a, lic.allowed)
-        # the list is the reading's: only a value many rows hold is the data's word that it is a
-        # value of this field ("seen: 3,990, 4 830" read as a list turns no 3830 into 4 830)
-        and (b in p.established or not p.read)
+        # a list the goals' words give is the reading's: only a value many rows hold is the data's
+        # word that it is a value of this field ("seen: 3,990, 4 830" read as a list turns no 3830
+        # into 4 830); a kind's standard codes are no reading of a list
+        and (b in p.established or not p.read or lic.standard)
     )
     if corrected:  # the goals' list says the old value is wrong and the new one right
         allowed |= CHANGES - {"sign", "zeros"}
