@@ -326,13 +326,13 @@ def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
             spelled.setdefault(" ".join(value.casefold().split()), value)
     words = spec.words or ""
 
-    def held(item: str) -> str:
-        """The data's spelling of the item, or of its last words where the item is held by no
-        value ("use only Finance": the words that lead the list, caught in its first item)."""
+    def held(item: str, first: bool) -> str:
+        """The data's spelling of the item, or for the first item held by no value, of its last
+        words ("use only Finance": the words that lead the list, caught in its first item)."""
         parts = str(item).casefold().split()
-        for k in range(len(parts), 0, -1):
+        for k in range(len(parts), 0 if first and not counts[item] else len(parts) - 1, -1):
             top = spelled.get(" ".join(parts[-k:]))
-            if top is not None and (k == len(parts) or not counts[item]):
+            if top is not None:
                 return top
         return item
 
@@ -340,8 +340,8 @@ def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
         a
         if counts[top] <= counts[a] or any(f"{q}{a}{q}" in words for q in "\"'“”`")
         else top
-        for a in spec.allowed
-        for top in (held(a),)
+        for i, a in enumerate(spec.allowed)
+        for top in (held(a, i == 0),)
     )
     if allowed == tuple(spec.allowed):
         return spec

@@ -88,3 +88,11 @@ def test_the_stem_of_a_numbered_series_names_every_field_of_it():
         "address_3",
         "city",
     ]
+
+
+def test_only_the_first_item_of_a_list_gives_way_to_its_last_words():
+    values = ["F"] * 12 + ["E"] * 8 + ["FULL", "laden", "FCL", "MT"] * 2
+    spec = read_spec(
+        "fe: F or E. Synonyms: full, laden, FCL -> F; empty, MT -> E.", ["fe"], {"fe": values}
+    )
+    assert spec.fields["fe"].allowed == ("F", "E")  # "FCL -> F" is no spelling of "F"
