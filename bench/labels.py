@@ -36,6 +36,7 @@ for _p in (ROOT, HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+import replan  # noqa: E402
 import scoring  # noqa: E402
 
 DEFAULT_DATA_DIR = os.path.join(os.path.dirname(ROOT), "shared", "bench-data")
@@ -61,7 +62,6 @@ def plan(
 ) -> tuple[list, object]:
     """The steps the run keeps (no model call: every candidate) and the spec."""
     from recursive_cleaner.crossrow.discover import discover_steps
-    from recursive_cleaner.crossrow.validate import validate_steps
     from recursive_cleaner.profiling.focus import FieldFocus
 
     with open(os.path.join(HERE, "instructions", f"{table}.txt"), encoding="utf-8") as f:
@@ -77,20 +77,8 @@ def plan(
     candidates = discover_steps(
         sample, stated=stated, protected=focus.protected, frozen=focus.rows_frozen
     )
-    kept, _ = validate_steps(
-        candidates,
-        sample,
-        focus.expectations,
-        allow_dedup=spec.dedup,
-        stated=stated,
-        frozen=focus.rows_frozen,
-        csv_strings=focus.csv_strings,
-        protected=focus.protected,
-        kept=focus.kept,
-        examples=spec.examples(),
-        content=focus.harm,
-        labels=labelled,
-        labels_key=key,
+    kept, _ = replan.checked_steps(
+        candidates, sample, spec, focus, stated, labels=labelled, labels_key=key
     )
     return kept, spec
 

@@ -42,6 +42,26 @@ def _functions(path: str | None) -> tuple[Any, list[dict]]:
     return module.clean_data, list(getattr(module, "CROSS_ROW_STEPS", []))
 
 
+def checked_steps(candidates: list, sample: list, spec, focus, stated: dict, **more) -> tuple:
+    """``validate_steps`` as a run calls it (``run.finish.plan_cross_row``): (kept, refused)."""
+    from recursive_cleaner.crossrow.validate import validate_steps
+
+    return validate_steps(
+        candidates,
+        sample,
+        focus.expectations,
+        allow_dedup=spec.dedup,
+        stated=stated,
+        frozen=focus.rows_frozen,
+        csv_strings=focus.csv_strings,
+        protected=focus.protected,
+        kept=focus.kept,
+        examples=spec.examples(),
+        content=focus.harm,
+        **more,
+    )
+
+
 def replan(
     dirty: str, goals: str, functions: str | None = None, *, as_saved: bool = False
 ) -> tuple[list, list, list[dict]]:
@@ -49,7 +69,6 @@ def replan(
     from recursive_cleaner.crossrow.discover import discover_steps
     from recursive_cleaner.crossrow.plan import with_stated
     from recursive_cleaner.crossrow.steps import CrossRowStep, fit
-    from recursive_cleaner.crossrow.validate import validate_steps
     from recursive_cleaner.profiling.focus import FieldFocus
 
     with open(dirty, newline="", encoding="utf-8") as f:
@@ -68,19 +87,7 @@ def replan(
     )
     if as_saved:
         candidates = with_stated([CrossRowStep.from_dict(s) for s in saved], candidates, stated)
-    kept, refused = validate_steps(
-        candidates,
-        sample,
-        focus.expectations,
-        allow_dedup=spec.dedup,
-        stated=stated,
-        frozen=focus.rows_frozen,
-        csv_strings=focus.csv_strings,
-        protected=focus.protected,
-        kept=focus.kept,
-        examples=spec.examples(),
-        content=focus.harm,
-    )
+    kept, refused = checked_steps(candidates, sample, spec, focus, stated)
     fitted = fit(kept, cleaned)
     return kept, refused, [out for out in map(fitted.transform, cleaned) if out is not None]
 
