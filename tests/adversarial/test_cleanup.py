@@ -178,8 +178,8 @@ def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path, watch):
     ``thread``: the portable way (macOS), the child's own watcher thread, forced here on Linux.
     """
     force_thread = (
-        "from recursive_cleaner.judge import sandbox_worker; "
-        "sandbox_worker._tie_to_parent = lambda fd, pid: False\n"
+        "from recursive_cleaner.judge.sandbox import _process; "
+        "_process.tie_to_parent = lambda fd, pid: False\n"
     )
     script = (
         (force_thread if watch == "thread" else "")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 # where the worker reads its paths
-from recursive_cleaner.judge import sandbox_worker as sandbox_module
+from recursive_cleaner.judge.sandbox import _worker as sandbox_module
 from recursive_cleaner.errors import SandboxError
 from recursive_cleaner.judge.sandbox import SandboxResult, run_in_sandbox
 from recursive_cleaner.judge.validation import validate_function
