@@ -16,7 +16,7 @@ from typing import IO
 
 from ...errors import SandboxError, clip_text
 
-__all__ = ["Child", "feed", "kill", "launch", "stderr_tail", "tie_to_parent", "wait"]
+__all__ = ["Child", "feed", "kill_child", "launch", "stderr_tail", "tie_to_parent", "wait_child"]
 
 _STDERR_KEEP = 1000
 _PIPE_BYTES = 1 << 20
@@ -71,7 +71,7 @@ def launch(cmd: list[str], cwd: str, env: dict) -> Child:
     return Child(proc, stderr, wfd, rfd, lifeline, None if signalled else watched)
 
 
-def kill(proc: subprocess.Popen) -> None:
+def kill_child(proc: subprocess.Popen) -> None:
     """SIGKILL the child's process group (and the child itself, should it have left it)."""
     for killing in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
         try:
@@ -80,7 +80,7 @@ def kill(proc: subprocess.Popen) -> None:
             pass
 
 
-def wait(proc: subprocess.Popen, timeout: float) -> int | None:
+def wait_child(proc: subprocess.Popen, timeout: float) -> int | None:
     """The child's exit code once it ends within ``timeout`` seconds, else None."""
     try:
         return proc.wait(timeout=timeout)

@@ -26,8 +26,7 @@ from typing import Callable
 from ...errors import SandboxError, clip_text
 from ._channel import LINE_BYTES, Channel, Stop, wait_readable
 from ._child_policy import MAX_OUTPUT_CHARS
-from ._process import Child, feed, kill as kill_child, launch, stderr_tail
-from ._process import wait as wait_for_exit
+from ._process import Child, feed, kill_child, launch, stderr_tail, wait_child
 from ._reply_check import (
     HEAD_TOO_DEEP,
     LOAD_TOO_DEEP,
@@ -135,7 +134,7 @@ class SandboxWorker:
             self._workdir = None
 
     def _wait(self, timeout: float) -> int | None:
-        return wait_for_exit(self._child.proc, timeout)
+        return wait_child(self._child.proc, timeout)
 
     def _death(self) -> str:
         """Why the child ended without answering (its output ended)."""
