@@ -2,7 +2,7 @@
 
 Each ``_name(value, option)`` parser returns the converted value, or ``value`` itself when it
 cannot parse it; the toolkit wraps them in ``_stable`` (total and idempotent). Standard library
-only: the sandbox loads this file with the toolkit (``judge._child._load_toolkit``).
+only: the sandbox loads this file with the toolkit (``judge.sandbox._child_setup``).
 """
 
 import re as _re

@@ -63,7 +63,7 @@ __doc__ = CATALOGUE
 
 # Standard library only, and only modules the sandbox allows: the sandbox child loads this file by
 # path before it arms its audit hook, so nothing here may open files, compile code or read frames at
-# call time. The parsers are in the _toolkit_*.py parts (judge/_child.py loads them, in order).
+# call time. The parsers are in the _toolkit_*.py parts (judge/sandbox/_child_setup.py loads them).
 
 from ._toolkit_dates import _date_order, _iso_date, _iso_datetime, _time_12h, _time_24h
 from ._toolkit_data import COUNTRIES as _COUNTRY_TABLE

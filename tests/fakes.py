@@ -3,6 +3,7 @@ MockModel)."""
 
 from __future__ import annotations
 
+import select
 import types
 from typing import Callable, Iterable, Union
 
@@ -42,6 +43,29 @@ class FakeClock:
             self.now, entry[1] = entry[1], entry[1] + entry[0]
             entry[2]()
         self.now = end
+
+
+class FakeChildClock(FakeClock):
+    """A FakeClock for a sandbox worker (``SandboxWorker(..., clock=c, wait=c.wait)``): no wait
+    sleeps.
+
+    Until ``silent`` is set, a wait returns as soon as the child writes or ends (a real select,
+    ``limit`` seconds at most, as a safety net), the clock standing still; once it is set the child
+    is taken to answer nothing more (it sleeps or spins), so a wait finds nothing there now and
+    moves the clock on by all it was asked for: the deadline passes at once. ``waits`` holds the
+    seconds of every wait.
+    """
+
+    def __init__(self, now: float = 0.0, *, limit: float = 60.0) -> None:
+        super().__init__(now)
+        self.silent, self.limit, self.waits = False, limit, []
+
+    def wait(self, fd: int, seconds: float) -> bool:
+        self.waits.append(seconds)
+        if select.select([fd], [], [], 0 if self.silent else self.limit)[0]:
+            return True
+        self.advance(seconds)
+        return False
 
 
 class FakeBackend:

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recursive_cleaner.judge import _child as _sandbox_child
+from recursive_cleaner.judge import sandbox
 
 # where the worker reads its paths
-from recursive_cleaner.judge import sandbox_worker as sandbox_module
+from recursive_cleaner.judge.sandbox import _worker as sandbox_module
 from recursive_cleaner import toolkit as tk
 from recursive_cleaner.apply.local import apply_file, apply_records
 from recursive_cleaner.judge.sandbox import SandboxWorker, run_in_sandbox
@@ -761,9 +761,7 @@ def test_toolkit_uses_only_modules_the_sandbox_allows():
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                assert all(alias.name in _sandbox_child.ALLOWED_MODULES for alias in node.names), (
-                    name
-                )
+                assert all(alias.name in sandbox.ALLOWED_MODULES for alias in node.names), name
             elif isinstance(node, ast.ImportFrom):
                 assert (
                     node.level == 1
@@ -775,7 +773,7 @@ def test_toolkit_uses_only_modules_the_sandbox_allows():
                         "_toolkit_units",
                         "_toolkit_text",
                     )
-                ) or (node.level == 0 and node.module in _sandbox_child.ALLOWED_MODULES), (
+                ) or (node.level == 0 and node.module in sandbox.ALLOWED_MODULES), (
                     name,
                     node.module,
                 )

@@ -14,7 +14,7 @@ from ..judge.validation import check_code_safety
 __all__ = ["FUNCTION_NAME", "start_workers", "worker_count"]
 
 FUNCTION_NAME = "clean_data"
-# The trusted worker: the batch-mode server of _sandbox_child.py, without its lock-down.
+# The trusted worker: the batch-mode server of the sandbox child, without its lock-down.
 # The functions' folder and the working folder go LAST on sys.path (python -c puts the working
 # folder first): a json.py lying beside cleaning_functions.py must not replace the standard
 # library's (issue 28); helper modules of your own there are still found.

@@ -39,7 +39,7 @@ import ast
 import re
 from string import Formatter
 
-from ._child import TOOLKIT
+from .sandbox import TOOLKIT
 from ..toolkit import PRIMITIVES
 from .policy_rules import (
     ALLOWED_IMPORTS,

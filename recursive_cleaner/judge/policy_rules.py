@@ -10,7 +10,7 @@ import types
 from string import Formatter
 
 from ..errors import clip_text
-from ._child import ALLOWED_MODULES, TOOLKIT
+from .sandbox import ALLOWED_MODULES, TOOLKIT
 
 __all__ = [
     "ALLOWED_IMPORTS",

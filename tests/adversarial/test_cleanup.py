@@ -178,8 +178,8 @@ def test_a_sleeping_child_dies_with_its_killed_parent(tmp_path, watch):
     ``thread``: the portable way (macOS), the child's own watcher thread, forced here on Linux.
     """
     force_thread = (
-        "from recursive_cleaner.judge import sandbox_worker; "
-        "sandbox_worker._tie_to_parent = lambda fd, pid: False\n"
+        "from recursive_cleaner.judge.sandbox import _process; "
+        "_process.tie_to_parent = lambda fd, pid: False\n"
     )
     script = (
         (force_thread if watch == "thread" else "")
@@ -219,16 +219,21 @@ def test_a_child_stuck_in_c_code_dies_with_its_killed_parent(tmp_path):
 
 
 def test_a_sleeping_child_is_killed_at_the_wall_clock_timeout():
-    """In a living parent, the wall-clock timeout (not the CPU limit) ends a child that sleeps."""
+    """In a living parent, the wall-clock timeout (not the CPU limit) ends a child that sleeps; the
+    worker's clock is a fake one, so the 0.5 s pass at once."""
     from recursive_cleaner.judge.sandbox import SandboxWorker
+    from tests.fakes import FakeChildClock
 
+    clock = FakeChildClock()
     before = set(sandbox_children(os.getpid()))  # another test's gate may keep its child
-    with SandboxWorker(SLEEPY, "clean", cpu_seconds=600) as worker:
+    with SandboxWorker(SLEEPY, "clean", cpu_seconds=600, clock=clock, wait=clock.wait) as worker:
         assert worker.start().ok
         [child] = set(sandbox_children(os.getpid())) - before
+        clock.silent, loading = True, len(clock.waits)  # it sleeps 600 s: no answer comes
         worker.submit([{"a": 1}])
         reply = worker.receive(timeout=0.5)
         assert reply.error == "timed out after 0.5s"
+        assert clock.waits[loading:] == [0.5] and clock() == 0.5  # one wait, all of the timeout
         assert not alive(child)  # killed and reaped before receive returned
 
 

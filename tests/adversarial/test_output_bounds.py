@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.apply import apply_records
 from recursive_cleaner.errors import CleanerError, clip_text
-from recursive_cleaner.judge._child import MAX_DEPTH, MESSAGE_CHARS, make_depth_check
+from recursive_cleaner.judge.sandbox import MAX_DEPTH, MESSAGE_CHARS
+from recursive_cleaner.judge.sandbox._child_records import make_depth_check
 from recursive_cleaner.judge.sandbox import SandboxResult, SandboxWorker, run_in_sandbox
 from recursive_cleaner.judge.validation import validate_function, validate_function_detailed
 from tests.fakes import CLEAN_REPLY, FakeBackend, make_reply

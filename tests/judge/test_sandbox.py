@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -17,10 +18,11 @@ from pathlib import Path
 import pytest
 
 # where the worker reads its paths
-from recursive_cleaner.judge import sandbox_worker as sandbox_module
+from recursive_cleaner.judge.sandbox import _worker as sandbox_module
 from recursive_cleaner.errors import SandboxError
-from recursive_cleaner.judge.sandbox import SandboxResult, run_in_sandbox
+from recursive_cleaner.judge.sandbox import SandboxResult, SandboxWorker, run_in_sandbox
 from recursive_cleaner.judge.validation import validate_function
+from tests.fakes import FakeChildClock
 
 # A module-global gadget chain: object -> os._wrap_close -> the os module's globals.
 OS_GLOBALS = (
@@ -206,11 +208,21 @@ def test_a_caught_refusal_is_still_reported():
 # --- limits -----------------------------------------------------------------------
 
 
+SPIN = "def clean(r):\n    while True:\n        pass"
+
+
 def test_an_endless_loop_is_killed_at_the_timeout():
-    result = run("def clean(r):\n    while True:\n        pass", timeout=1.0)
+    """A child that never answers: the worker waits once, for the whole timeout on its clock, and
+    kills it. The clock is a fake one (no real second passes); bench/sandbox_timing.py times it."""
+    clock = FakeChildClock()
+    with SandboxWorker(SPIN, "clean", clock=clock, wait=clock.wait) as worker:
+        assert worker.start().ok and clock() == 0.0
+        clock.silent, loading = True, len(clock.waits)  # from now on the child only spins
+        result = worker.run_batch([{"a": 1}], timeout=1.0)
+        assert worker.closed  # killed at the deadline
     assert not result.ok
     assert result.error == "timed out after 1.0s"
-    assert 1.0 <= result.duration_s < 5
+    assert clock.waits[loading:] == [1.0] and clock() == result.duration_s == 1.0
 
 
 def test_allocating_ten_gigabytes_hits_the_memory_limit():
@@ -221,10 +233,15 @@ def test_allocating_ten_gigabytes_hits_the_memory_limit():
 
 
 def test_cpu_limit_stops_a_busy_child():
-    result = run("def clean(r):\n    while True:\n        pass", timeout=5.0, cpu_seconds=1)
+    """The CPU limit, not the timeout, ends a spinning child: on the worker's clock no time passes
+    (each wait ends when the child writes or ends), so no timeout can have fired."""
+    clock = FakeChildClock()
+    with SandboxWorker(SPIN, "clean", cpu_seconds=1, clock=clock, wait=clock.wait) as worker:
+        assert worker.start().ok
+        result = worker.run_batch([{"a": 1}], timeout=5.0)
     assert not result.ok
     assert result.error in ("CPU time limit of 1s exceeded", "killed by signal 9 (SIGKILL)")
-    assert result.duration_s < 4.5
+    assert clock() == result.duration_s == 0.0
 
 
 # --- protocol and per-record results ----------------------------------------------
@@ -344,10 +361,22 @@ def test_text_records():
     assert result.ok and result.outputs == ["a b", "\u00e9\u00e9 x"]
 
 
-def test_spawn_cost_is_small():
+def test_one_child_runs_a_whole_batch(monkeypatch):
+    """What a run costs is one child, whatever the number of records (bench/sandbox_timing.py
+    times the spawn): fifty records, one process started."""
+    started = []
+    popen = subprocess.Popen
+
+    def counted(*args, **kwargs):
+        started.append(args[0])
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", counted)
     records = [{"phone": f"555 000 {i:04d}"} for i in range(50)]
     result = run(PHONE, records)
-    assert result.ok and result.duration_s < 2.0  # ~50 ms on a 2-core box; generous for CI
+    assert result.ok and result.errors == [None] * 50
+    assert [o["phone"] for o in result.outputs] == [f"555-000-{i:04d}" for i in range(50)]
+    assert len(started) == 1 and started[0][-1].endswith("_child.py")
 
 
 # --- the AST policy rejects the same snippets before anything runs ------------------

@@ -3,8 +3,6 @@ per-table list."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from recursive_cleaner.profiling.mentions import FieldMentions, abbreviation_links, name_parts
@@ -112,14 +110,24 @@ def test_an_abbreviated_field_keeps_its_own_format_beside_others():
     assert not spec.fields["l_name"].mentioned and not spec.in_scope("l_name")
 
 
-def test_abbreviation_links_are_read_in_linear_time():
+def test_abbreviation_links_are_read_in_linear_work(monkeypatch):
+    """Linear work, counted (calls into profiling, characters handed to its patterns): doubling
+    the text adds no more than twice the work; quadratic would add four times."""
+    from recursive_cleaner import profiling
+    from tests.work_meter import grows_linearly, work_meter
+
     fields = ["fname", "l_name", "dob", "qty", "hire_dt", "signup_date", "customer_id"]
-    started = time.monotonic()
-    FieldMentions(fields).groups(
-        "date of birth first name quantity " * 3000 + "a, " * 20_000 + "a/" * 20_000 + "a" * 100_000
-    )
-    # generous for shared cores: quadratic would take minutes
-    assert time.monotonic() - started < 20
+
+    def text(n: int) -> str:
+        return (
+            "date of birth first name quantity " * (3 * n // 20)
+            + "a, " * n
+            + "a/" * n
+            + "a" * 5 * n
+        )
+
+    work = work_meter(monkeypatch, profiling)
+    grows_linearly(work, lambda n: FieldMentions(fields).groups(text(n)), 2_000)
 
 
 def test_a_word_for_several_fields_keeps_those_no_specific_mention_names():

@@ -8,8 +8,9 @@ import json
 import signal
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
-from ._child import MEMORY_EXIT
+from ._child_policy import MEMORY_EXIT
 
 __all__ = ["SandboxResult", "BatchReply", "as_result", "death_message"]
 
@@ -49,9 +50,11 @@ class BatchReply:
         return self.error is None and not self.violations
 
 
-def as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
+def as_result(
+    reply: BatchReply, n: int, started: float, clock: Callable[[], float] = time.monotonic
+) -> SandboxResult:
     """A reply to a batch of n records as a SandboxResult, the outputs parsed (``receive_by``
-    checked them first)."""
+    checked them first); ``started`` is when the run began, on ``clock``."""
     outputs, errors = [None] * n, [None] * n
     try:
         if reply.payload or reply.n:
@@ -69,7 +72,7 @@ def as_result(reply: BatchReply, n: int, started: float) -> SandboxResult:
         errors=errors,
         violations=reply.violations,
         error=reply.error,
-        duration_s=time.monotonic() - started,
+        duration_s=clock() - started,
     )
 
 

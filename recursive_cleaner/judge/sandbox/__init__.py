@@ -10,7 +10,7 @@ loaded modules by refusals and arms a default-deny audit hook before it compiles
 parent enforces the wall-clock timeout by killing the child's process group. The working
 directory is removed as soon as the child runs in it, and the child dies with its parent: it
 holds the read end of a pipe whose only write end is the parent's, and ends when that pipe
-closes (on Linux by the kernel's SIGIO, see ``_tie_to_parent``; elsewhere a thread in the child).
+closes (on Linux by the kernel's SIGIO, see ``tie_to_parent``; elsewhere a thread in the child).
 
 The worker loads the code once and then answers batch after batch (one length-prefixed
 message each way, results under a per-worker secret token) until its input ends: apply uses
@@ -18,14 +18,20 @@ it for whole datasets. :func:`run_in_sandbox` is one worker, one batch. Whatever
 does, the caller gets a :class:`SandboxResult` or :class:`BatchReply`;
 :class:`~recursive_cleaner.errors.SandboxError` means the sandbox itself could not run.
 
-Nothing the child sends is trusted. The parent reads at most ``_LINE_BYTES`` for a report line,
-a bounded header per batch and at most ``max_reply_mb`` of output, and ``reply_check`` checks
+Nothing the child sends is trusted. The parent reads at most ``LINE_BYTES`` for a report line,
+a bounded header per batch and at most ``max_reply_mb`` of output, and ``_reply_check`` checks
 every reply before anything is parsed; a reply that breaks the protocol fails the batch
 ("malformed reply") and kills the child, unparsed. Every text from the child is clipped the
 moment it is read, so what reaches prompts, state files, reports and the terminal is bounded.
 
-``SandboxWorker`` is in ``sandbox_worker``, ``BatchReply`` and ``SandboxResult`` in
-``sandbox_result`` (all re-exported here).
+The package by concern (private modules; the public names are this module's):
+
+    _worker        SandboxWorker: start, submit, receive, close; the protocol's steps
+    _process       the child's process: started in its session, fed, tied to this one, killed
+    _channel       the child's output read: bounded lines, nonce messages, waits on a clock
+    _reply_check   what a reply must be before it is parsed
+    _result        BatchReply, SandboxResult, the words for a child that died
+    _child         the child program (run by path), and its ``_child_*`` modules: see there
 """
 
 from __future__ import annotations
@@ -34,9 +40,16 @@ import json
 import math
 import time
 
-from ._child import MAX_OUTPUT_CHARS, TRUSTED_ENVIRONMENT
-from .sandbox_result import BatchReply, SandboxResult, as_result
-from .sandbox_worker import CHILD_PATH, SandboxWorker
+from ._child_policy import (
+    ALLOWED_MODULES,
+    MAX_DEPTH,
+    MAX_OUTPUT_CHARS,
+    MESSAGE_CHARS,
+    TOOLKIT,
+    TRUSTED_ENVIRONMENT,
+)
+from ._result import BatchReply, SandboxResult, as_result
+from ._worker import CHILD_PATH, SandboxWorker
 
 __all__ = [
     "SandboxResult",
@@ -45,6 +58,11 @@ __all__ = [
     "SandboxWorker",
     "CHILD_PATH",
     "TRUSTED_ENVIRONMENT",
+    "ALLOWED_MODULES",
+    "TOOLKIT",
+    "MAX_DEPTH",
+    "MAX_OUTPUT_CHARS",
+    "MESSAGE_CHARS",
 ]
 
 

@@ -16,8 +16,9 @@ import json
 import re
 from typing import Any, Callable
 
-from ..errors import clip_text
-from ._child import MAX_DEPTH, MESSAGE_CHARS, make_depth_check
+from ...errors import clip_text
+from ._child_policy import MAX_DEPTH, MESSAGE_CHARS
+from ._child_records import make_depth_check
 
 __all__ = [
     "BadReply",
