@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from ..errors import clip_text
-from ..judge.gate import NOT_DONE_KEY, ChunkView, Verdict
+from ..judge.verdict import NOT_DONE_KEY, ChunkView, Verdict
 from ..model.response import ParsedResponse
 from ..profiling.focus import reason_key
 from ..profiling.profiler import FieldProfile

@@ -18,7 +18,7 @@ import os
 
 from ..crossrow import kinds
 from ..errors import clip_text
-from ..judge.gate import NOT_DONE_KEY
+from ..judge.verdict import NOT_DONE_KEY
 from ..profiling import schema
 from ..profiling.spec import CleaningSpec
 from ..write.state import atomic_write_text

@@ -3,7 +3,8 @@ functions, then it."""
 
 from __future__ import annotations
 
-from recursive_cleaner.judge.gate import ChunkView, Gate
+from recursive_cleaner.judge.gate import Gate
+from recursive_cleaner.judge.verdict import ChunkView
 from recursive_cleaner.model.response import ParsedResponse
 from recursive_cleaner.profiling.focus import FieldFocus
 

@@ -11,7 +11,8 @@ from backends.errors import BackendHTTPError
 
 from recursive_cleaner import DataCleaner
 from recursive_cleaner.errors import LLMCallError
-from recursive_cleaner.judge.gate import ChunkView, Gate, Verdict
+from recursive_cleaner.judge.gate import Gate
+from recursive_cleaner.judge.verdict import ChunkView, Verdict
 from recursive_cleaner.judge.reflection import ReflectionConfig, critique
 from recursive_cleaner.model.capabilities import GRAMMAR, JSON, USAGE, capabilities_of
 from recursive_cleaner.model.client import ModelClient, Retry, as_client, retry_reason
