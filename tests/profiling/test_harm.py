@@ -4,6 +4,7 @@ to the value's content, against the field's evidence, never against the kind it 
 from __future__ import annotations
 
 import pytest
+from dataclasses import replace
 
 from recursive_cleaner.profiling.harm import (
     Licence,
@@ -237,9 +238,17 @@ def test_the_judge_refuses_a_function_that_trims_notes_the_model_read_as_text():
 def test_a_list_the_data_does_not_hold_licenses_no_correction():
     # wrong values the goals show ("seen: 3,990, 4 830") read as a list: the data holds none of
     # them, so a right weight is never turned into one
-    weights = portrait([str(3000 + 37 * i) for i in range(40)])
-    seen = Licence.of("enum", allowed=["3,990", "17,2 t", "4 830"], shape_of=weights)
-    assert harm("3830", "4 830", weights, seen)
+    weights = [str(3000 + 37 * i) for i in range(40)]
+    spec = read_spec('weight: one of "3,990", "17,2 t", "4 830"', ["weight"], {"weight": weights})
+    spec.fields["weight"] = replace(
+        spec.fields["weight"],
+        kind="enum",
+        allowed=("3,990", "17,2 t", "4 830"),
+        source="instructions",
+    )
+    check = harm_check(spec, {"weight": weights})
+    assert check.licences["weight"].allowed == frozenset()
+    assert check.check("weight", "3830", "4 830")
     statuses = portrait(["active"] * 20 + ["pending"] * 10 + ["actve", "Pending "])
     listed = Licence.of("enum", allowed=["active", "pending"], shape_of=statuses)
     assert harm("actve", "active", statuses, listed) is None
@@ -273,5 +282,4 @@ def test_a_kinds_standard_codes_are_no_reading_of_a_list():
     states = portrait(["CA"] * 20 + ["NY"] * 12 + ["OR", "MN", ""])
     codes = Licence.of("us_state", shape_of=states)
     assert codes.standard and harm("", "MN", states, codes) is None
-    seen = Licence.of("enum", allowed=["CA", "NY", "MN"], shape_of=states)
-    assert not seen.standard and harm("", "MN", states, seen)
+    assert not Licence.of("enum", allowed=["CA", "NY", "MN"], shape_of=states).standard

@@ -136,10 +136,9 @@ def harm(old: Any, new: Any, shape_of: Portrait | None, licence: Licence | None)
         bool(lic.allowed)
         and _on_list(b, lic.allowed)
         and not _on_list(a, lic.allowed)
-        # a list the goals' words give is the reading's: only a value many rows hold is the data's
-        # word that it is a value of this field ("seen: 3,990, 4 830" read as a list turns no 3830
-        # into 4 830); a kind's standard codes are no reading of a list
-        and (b in p.established or not p.read or lic.standard)
+        # a value many rows hold made one few hold: the list is the reading's, not the data's (and
+        # a list few of the field's values are on licenses nothing: ``harm_check``'s vocabulary)
+        and not (a in p.established and b not in p.established and not lic.standard)
     )
     if corrected:  # the goals' list says the old value is wrong and the new one right
         allowed |= CHANGES - {"sign", "zeros"}
