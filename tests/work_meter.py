@@ -20,7 +20,7 @@ from typing import Callable
 
 import pytest
 
-__all__ = ["Meter", "grows_linearly", "work_meter"]
+__all__ = ["Meter", "CountingPattern", "grows_linearly", "work_meter"]
 
 
 class Meter:

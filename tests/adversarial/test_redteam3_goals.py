@@ -40,6 +40,7 @@ from recursive_cleaner.profiling.keep_words import _SET_TO
 from recursive_cleaner.profiling.mentions import FieldMentions
 from recursive_cleaner.profiling.spec import CleaningSpec, FieldSpec, load_spec, read_spec
 from recursive_cleaner.ui.cli import cli
+from tests.work_meter import CountingPattern, Meter, work_meter
 
 FIELDS = [
     "status",
@@ -72,143 +73,12 @@ SAMPLES = {
 
 
 # ---------------------------------------------------------------------------- the work meter
-class _Meter:
-    calls = 0
-    chars = 0
-
-
-class _CountingPattern:
-    """A compiled pattern that adds to the meter what each call is handed: the stretch a search,
-    split or substitution reads; 1 plus the matched length for a match at one place."""
-
-    def __init__(self, pattern: re.Pattern, meter: _Meter) -> None:
-        self._p, self._m = pattern, meter
-        self.pattern, self.flags, self.groups = pattern.pattern, pattern.flags, pattern.groups
-        self.groupindex = pattern.groupindex
-
-    def _scan(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> None:
-        self._m.chars += max(min(endpos, len(text)) - pos, 0)
-
-    def search(self, text, pos=0, endpos=sys.maxsize):
-        self._scan(text, pos, endpos)
-        return self._p.search(text, pos, endpos)
-
-    def finditer(self, text, pos=0, endpos=sys.maxsize):
-        self._scan(text, pos, endpos)
-        return self._p.finditer(text, pos, endpos)
-
-    def findall(self, text, pos=0, endpos=sys.maxsize):
-        self._scan(text, pos, endpos)
-        return self._p.findall(text, pos, endpos)
-
-    def sub(self, repl, text, count=0):
-        self._scan(text)
-        return self._p.sub(repl, text, count)
-
-    def split(self, text, maxsplit=0):
-        self._scan(text)
-        return self._p.split(text, maxsplit)
-
-    def match(self, text, pos=0, endpos=sys.maxsize):
-        m = self._p.match(text, pos, endpos)
-        self._m.chars += 1 + (m.end() - pos if m else 0)
-        return m
-
-    def fullmatch(self, text, pos=0, endpos=sys.maxsize):
-        m = self._p.fullmatch(text, pos, endpos)
-        self._m.chars += 1 + (m.end() - pos if m else 0)
-        return m
-
-
-def _counting_re(meter: _Meter) -> types.SimpleNamespace:
-    """The ``re`` module with counting patterns behind its functions."""
-    proxy = types.SimpleNamespace(**{k: getattr(re, k) for k in dir(re) if not k.startswith("__")})
-
-    def compile_(pattern, flags=0):
-        return _CountingPattern(re.compile(pattern, flags), meter)
-
-    def scanning(name):
-        def call(pattern, text, flags=0):
-            return getattr(compile_(pattern, flags), name)(text)
-
-        return call
-
-    proxy.compile = compile_
-    for name in ("search", "match", "fullmatch", "finditer", "findall"):
-        setattr(proxy, name, scanning(name))
-    proxy.split = lambda p, text, maxsplit=0, flags=0: compile_(p, flags).split(text, maxsplit)
-    proxy.sub = lambda p, repl, text, count=0, flags=0: compile_(p, flags).sub(repl, text, count)
-    return proxy
-
-
-def _modules():
-    for info in pkgutil.walk_packages(profiling.__path__, profiling.__name__ + "."):
-        yield importlib.import_module(info.name)
-
-
-def _install(monkeypatch, meter: _Meter):
-    """Counting patterns and ``re`` in every profiling module; a hook counting calls into them."""
-    for module in _modules():
-        for name, value in list(vars(module).items()):
-            if isinstance(value, re.Pattern):
-                monkeypatch.setattr(module, name, _CountingPattern(value, meter))
-            elif value is re:
-                monkeypatch.setattr(module, name, _counting_re(meter))
-            elif isinstance(value, (list, tuple)) and any(
-                isinstance(x, re.Pattern) for v in value if isinstance(v, tuple) for x in v
-            ):
-                monkeypatch.setattr(
-                    module,
-                    name,
-                    type(value)(
-                        tuple(
-                            _CountingPattern(x, meter) if isinstance(x, re.Pattern) else x
-                            for x in v
-                        )
-                        for v in value
-                    ),
-                )
-        for value in list(vars(module).values()):
-            for item in value if isinstance(value, (list, tuple)) else [value]:
-                for obj in item if isinstance(item, tuple) else (item,):
-                    if type(obj).__name__ == "LeadThen":
-                        for attr in ("lead", "target", "stops"):
-                            found = getattr(obj, attr)
-                            monkeypatch.setattr(obj, attr, _CountingPattern(found, meter))
-    prefix = os.path.dirname(profiling.__file__) + os.sep
-
-    def hook(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(prefix):
-            meter.calls += 1
-
-    return hook
-
-
-def _clear_caches() -> None:
-    for module in _modules():
-        for value in vars(module).values():
-            if hasattr(value, "cache_clear"):
-                value.cache_clear()
-
-
 @pytest.fixture
 def work_of(monkeypatch):
-    """``work_of(goals)``: the counted work of ``read_spec`` on the goals (caches cleared)."""
-    meter = _Meter()
-    hook = _install(monkeypatch, meter)
-
-    def run(goals: str) -> int:
-        _clear_caches()
-        meter.calls = meter.chars = 0
-        sys.setprofile(hook)
-        try:
-            read_spec(goals, FIELDS, SAMPLES)
-        finally:
-            sys.setprofile(None)
-        return meter.calls + meter.chars
-
-    yield run
-    _clear_caches()
+    """``work_of(goals)``: the counted work of ``read_spec`` on the goals (caches cleared;
+    tests/work_meter.py)."""
+    work = work_meter(monkeypatch, profiling)
+    return lambda goals: work(lambda: read_spec(goals, FIELDS, SAMPLES))
 
 
 def _repeat(unit: str, chars: int, before: str = "", after: str = "") -> str:
@@ -389,9 +259,9 @@ def test_words_that_leave_fields_alone_are_read_as_the_old_patterns_read_them(pa
 
 def test_leave_repeated_is_one_pass_for_the_leads_and_one_for_the_targets(monkeypatch):
     leave = next(rx for kind, rx in _PATTERNS if type(rx).__name__ == "LeadThen")
-    meter = _Meter()
+    meter = Meter()
     for attr in ("lead", "target", "stops"):
-        monkeypatch.setattr(leave, attr, _CountingPattern(getattr(leave, attr), meter))
+        monkeypatch.setattr(leave, attr, CountingPattern(getattr(leave, attr), meter))
     text = "leave " * 20_000
     assert list(leave.finditer(text)) == []
     assert meter.chars == 2 * len(text)  # leads, targets; no stops looked for without a target
