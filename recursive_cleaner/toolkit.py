@@ -239,7 +239,7 @@ def to_shape(value, example, label=False):
     """``value``'s letters and digits in ``example``'s form, slot by slot ("ab 1234", "AB-1234" ->
     "AB-1234"; other counts unchanged); ``label=True`` first drops a word of letters in front or
     behind that the example has none for ("ISBN: 978-…", "c. 1998"). ``example`` may be a list of
-    forms ("BTS-6874-08", "SLB-2196-R"): the one result the forms that fit agree on."""
+    forms ("AB-1234-12", "AB-1234-X"): the one result the forms that fit agree on."""
     return _stable(_shape, value, example, bool(label))
 
 

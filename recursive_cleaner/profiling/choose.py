@@ -90,9 +90,9 @@ def _examples_done(
     candidate: Candidate, examples: tuple, exp: Expectation | None, values: list
 ) -> int | None:
     """Each example mapped, or left as it came (not done, said as unmet): never written wrong. A
-    value that carries a word such an example drops ("tsd" of "1,5 tsd" -> 1500; a unit aside) is
-    of the form the example is about: the call leaves it as it came too, for a function that does
-    it. The number of examples it does, or None when it writes one wrong."""
+    value that carries a word such an example drops (a multiplier no call reads, "3 dz" -> 36; a
+    unit aside) is of the form the example is about: the call leaves it as it came too, for a
+    function that does it. The number of examples it does, or None when it writes one wrong."""
     try:
         undone: set[str] = set()
         done = 0

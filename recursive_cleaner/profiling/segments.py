@@ -119,7 +119,7 @@ _MAX_KEPT_WORDS = 60  # words before the keep word looked at
 
 def _keeps_values(clause: str, start: int, holds) -> bool:
     """The words before the keep word name two of the data's values or more, written with a capital
-    ("surnames like McDonald, de la Cruz are right already"): a keep of those values."""
+    ("codes like AB-12, CD-34 are right already"): a keep of those values."""
     if holds is None:
         return False
     words = [m.group() for m in _WORD_RUN.finditer(clause, 0, start)][-_MAX_KEPT_WORDS:]
@@ -152,9 +152,9 @@ def read_segment(
         first = sorted(range(len(found)), key=lambda i: (found[i][2], i))[:MAX_FORMATS]
         found = [found[i] for i in sorted(first)]
     if any(k == "as_is" and _keeps_values(clause, s, holds) for k, _, s, _ in found):
-        # "surnames like McDonald, de la Cruz are correct": a keep of those values, which reads
-        # neither a keep of the field nor the words that describe the values ("lower-case
-        # particles")
+        # "codes like AB-12, CD-34 are correct": a keep of those values, which reads
+        # neither a keep of the field nor the words that describe the values ("upper-case
+        # prefixes")
         return groups[-1][2] if groups else subject
     at = _Clause(clause, groups, found)
     given: dict[str, set[str]] = {}  # each field this clause reads: the kinds it gives it

@@ -315,8 +315,8 @@ def checked_reading(
 
 
 def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
-    """A listed value that more values are written as in another case or spacing ("too small"
-    where the data mostly writes "Too small"): the data's spelling, its convention (a list written
+    """A listed value that more values are written as in another case or spacing ("in stock"
+    where the data mostly writes "In stock"): the data's spelling, its convention (a list written
     in prose), also for an item's last words where no value is the item; a value the goals quote,
     or no row holds, stays as the goals write it."""
     counts = Counter(str(v).strip() for v in present_values(samples))
@@ -328,7 +328,7 @@ def _as_the_data_spells(spec: FieldSpec, samples: list | None) -> FieldSpec:
 
     def held(item: str, first: bool) -> str:
         """The data's spelling of the item, or for the first item held by no value, of its last
-        words ("use only Finance": the words that lead the list, caught in its first item)."""
+        words ("choose from Red": the words that lead the list, caught in its first item)."""
         parts = str(item).casefold().split()
         for k in range(len(parts), 0 if first and not counts[item] else len(parts) - 1, -1):
             top = spelled.get(" ".join(parts[-k:]))

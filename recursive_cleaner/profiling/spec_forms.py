@@ -51,8 +51,8 @@ def with_written_form(spec: FieldSpec, samples: list | None) -> FieldSpec:
     forms = {s: v for s, v in written.items() if shapes[s] * 2 >= len(values)}
     held = {s: v for s, v in written.items() if shapes[s]}  # forms some values have
     if not forms and len(held) > 1 and sum(shapes[s] for s in held) * 2 >= len(values):
-        # several forms of one code that half the values have between them ("BTS-6874-08",
-        # "SLB-2196-R": sizes of two letters or one)
+        # several forms of one code that half the values have between them ("AB-1234-12",
+        # "AB-1234-X": a last part of two characters or one)
         return _with_forms(spec, tuple(held.values()), values)
     if len(forms) != 1:
         return spec

@@ -156,8 +156,8 @@ def changes(old: Any, new: Any, shape_of: Portrait | None = None) -> frozenset[s
 def _repaired(a: str, b: str, p: Portrait) -> bool:
     """A value put right by replacing a few of its characters in place, nothing dropped or added:
     out of the field's usual shape into it (``'1?0%'`` -> ``'100%'``, ``'3x233'`` -> ``'35233'``),
-    or a value few rows hold into one many rows hold (``'2505xuxsxhighway'`` -> ``'2505 u s
-    highway'``: the data's own word for it)."""
+    or a value few rows hold into one many rows hold (``'12x main sxreet'`` -> ``'12 main
+    street'``: the data's own word for it)."""
     if len(a) != len(b):
         return False
     usual = p.usual is not None and value_shape(b) == p.usual and value_shape(a) != p.usual

@@ -112,7 +112,7 @@ _AMOUNT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(fl\.?\s*oz\.?|[A-Za-z]+)")
 
 
 def _in_unit(text: str, target: str) -> float | None:
-    """The quantity ``text`` writes as amounts with units ("2 lb 12 oz", "3.5 kg") in ``target``,
+    """The quantity ``text`` writes as amounts with units ("1 ft 6 in", "3.5 kg") in ``target``,
     or None when it is not all amounts of units ``to_unit`` converts."""
     parts = list(_AMOUNT.finditer(text))
     if not parts or "".join(m.group() for m in parts).replace(" ", "") != text.replace(" ", ""):
@@ -128,7 +128,7 @@ def _in_unit(text: str, target: str) -> float | None:
 
 def _fits_examples(target: str, examples: tuple[tuple[str, str], ...]) -> bool | None:
     """Whether the examples that convert amounts with units agree with ``target`` as the unit their
-    outputs are in ("2 lb 12 oz" -> 2.75 is in lb, not kg); None when no example says."""
+    outputs are in ("1 ft 6 in" -> 1.5 is in ft, not m); None when no example says."""
     said = None
     for a, b in examples:
         value, out = _in_unit(a.strip(), target), toolkit.to_number(b)
